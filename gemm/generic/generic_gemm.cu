@@ -1,0 +1,386 @@
+/*
+ * generic_gemm.cu - the always-correct path: mma.sync tensor cores, sm_80+.
+ *
+ * What it computes: C = alpha * op(A) * op(B) + beta * C for every valid
+ * problem wsgemm accepts: any m, n, k, any leading dimension and base
+ * alignment (2-byte elements), both ops, strided batch, bf16/f16 in,
+ * bf16/f16/f32 out. The fast paths decline what they cannot run and AUTO
+ * lands here, so correctness comes first and speed second.
+ *
+ * Structure: one CTA computes a 128 x 128 tile of C with 8 warps (2 x 4, a
+ * 64 x 32 warp tile), K in steps of 32. Global -> registers -> shared memory
+ * (double buffered, one __syncthreads per K step) -> ldmatrix -> mma.sync
+ * m16n8k16 with fp32 accumulators. Shared memory holds both operands
+ * K-contiguous ([row][k], rows padded to 40 elements so ldmatrix is
+ * conflict-free: 80-byte rows put 8 consecutive rows in 8 distinct 16-byte
+ * bank groups). Global loads move 8 contiguous elements at once when the
+ * whole vector is inside the matrix and 16-byte aligned, element by element
+ * otherwise, with zero fill outside the matrix.
+ *
+ *   global A,B --(vector or scalar, predicated)--> regs --> smem[buf^1]
+ *   smem[buf] --ldmatrix--> fragments --mma.sync--> fp32 accumulators
+ *   accumulators --alpha/beta, convert, predicated stores--> C
+ */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+namespace {
+
+constexpr int kBlockM = 128;
+constexpr int kBlockN = 128;
+constexpr int kBlockK = 32;
+constexpr int kThreads = 256;
+constexpr int kWarpsM = 2;
+constexpr int kWarpsN = 4;
+constexpr int kWarpTileM = kBlockM / kWarpsM; /* 64 */
+constexpr int kWarpTileN = kBlockN / kWarpsN; /* 32 */
+constexpr int kMmaTilesM = kWarpTileM / 16;   /* 4 */
+constexpr int kMmaTilesN = kWarpTileN / 8;    /* 4 */
+constexpr int kSmemRow = kBlockK + 8;         /* padded row, in elements */
+constexpr int kVec = 8;                       /* elements per 16-byte vector */
+constexpr int kVecsPerOperand = kBlockM * kBlockK / kVec / kThreads; /* 2 per thread */
+
+static_assert(kWarpsM * kWarpsN * 32 == kThreads, "one warp per warp tile");
+static_assert(kBlockM == kBlockN, "the operand loader serves A and B with one tile shape");
+static_assert((kSmemRow * 2) % 16 == 0, "ldmatrix rows must start on 16-byte boundaries");
+static_assert(kBlockM * kBlockK % (kVec * kThreads) == 0, "vectors divide evenly among threads");
+
+struct GemmParams {
+    const uint16_t *A;
+    const uint16_t *B;
+    void *C;
+    int m, n, k;
+    long long lda, ldb, ldc;
+    long long strideA, strideB, strideC;
+    int batch_count;
+    int a_k_contiguous; /* op(A) = A^T: consecutive k are consecutive in memory */
+    int b_k_contiguous; /* op(B) = B:   consecutive k are consecutive in memory */
+    float alpha, beta;
+};
+
+/* One 128 x 32 operand tile as stored in shared memory: [row][k]. */
+struct OperandTile {
+    uint16_t v[kBlockM][kSmemRow];
+};
+
+struct SharedStorage {
+    OperandTile a[2];
+    OperandTile b[2];
+};
+
+/* The register-staged part of an operand tile a thread moves per K step. */
+struct StagedVectors {
+    uint16_t e[kVecsPerOperand][kVec];
+};
+
+/* ---------------------------------------------------------------- PTX wrappers */
+
+/* PTX ISA 9.7.14.5.15 "ldmatrix": four 8x8 b16 matrices, one row address per lane. */
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const uint16_t *row_smem)
+{
+    uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(row_smem));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+/* PTX ISA 9.7.14.5.14 "mma" m16n8k16, bf16 inputs, f32 accumulate. */
+__device__ __forceinline__ void mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* PTX ISA 9.7.14.5.14 "mma" m16n8k16, f16 inputs, f32 accumulate. */
+__device__ __forceinline__ void mma_m16n8k16_f16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* ---------------------------------------------------------------- output types */
+
+__device__ __forceinline__ float load_c(const float *c, long long i) { return c[i]; }
+__device__ __forceinline__ float load_c(const __nv_bfloat16 *c, long long i) { return __bfloat162float(c[i]); }
+__device__ __forceinline__ float load_c(const __half *c, long long i) { return __half2float(c[i]); }
+__device__ __forceinline__ void store_c(float *c, long long i, float v) { c[i] = v; }
+__device__ __forceinline__ void store_c(__nv_bfloat16 *c, long long i, float v) { c[i] = __float2bfloat16_rn(v); }
+__device__ __forceinline__ void store_c(__half *c, long long i, float v) { c[i] = __float2half_rn(v); }
+
+/* ---------------------------------------------------------------- operand loading */
+
+/* Where vector `v` (0..511) of a 128 x 32 tile sits: the tile row (m or n)
+ * and k of its first element, and whether its 8 elements run along k. */
+struct VectorSlot {
+    int row, k;
+};
+
+__device__ __forceinline__ VectorSlot vector_slot(int v, int k_contiguous)
+{
+    VectorSlot s;
+    if (k_contiguous) { /* 4 vectors cover a row's 32 k */
+        s.row = v / (kBlockK / kVec);
+        s.k = (v % (kBlockK / kVec)) * kVec;
+    } else { /* 16 vectors cover a k column's 128 rows */
+        s.row = (v % (kBlockM / kVec)) * kVec;
+        s.k = v / (kBlockM / kVec);
+    }
+    return s;
+}
+
+/* Load one vector of an operand whose element (row, k) lives at
+ * base[row * row_step + k * k_step] (one of the steps is 1). Elements outside
+ * rows x K read as zero. */
+__device__ __forceinline__ void load_vector(uint16_t (&out)[kVec], const uint16_t *base, int row, int k, int rows,
+                                            int K, long long ld, int k_contiguous)
+{
+    const long long row_step = k_contiguous ? ld : 1;
+    const long long k_step = k_contiguous ? 1 : ld;
+    const uint16_t *first = base + row * row_step + k * k_step;
+    const bool whole = k_contiguous ? (row < rows && k + kVec <= K) : (k < K && row + kVec <= rows);
+    if (whole && (reinterpret_cast<uintptr_t>(first) & 15u) == 0) {
+        const uint4 q = *reinterpret_cast<const uint4 *>(first);
+        const uint16_t *h = reinterpret_cast<const uint16_t *>(&q);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) out[e] = h[e];
+        return;
+    }
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) {
+        const int r = k_contiguous ? row : row + e;
+        const int kk = k_contiguous ? k + e : k;
+        out[e] = (r < rows && kk < K) ? first[e] : uint16_t(0); /* the vector's direction has step 1 */
+    }
+}
+
+__device__ __forceinline__ void load_operand_tile(StagedVectors &staged, const uint16_t *base, int row0, int k0,
+                                                  int rows, int K, long long ld, int k_contiguous)
+{
+#pragma unroll
+    for (int i = 0; i < kVecsPerOperand; ++i) {
+        VectorSlot s = vector_slot(threadIdx.x + i * kThreads, k_contiguous);
+        load_vector(staged.e[i], base, row0 + s.row, k0 + s.k, rows, K, ld, k_contiguous);
+    }
+}
+
+__device__ __forceinline__ void store_operand_tile(OperandTile &tile, const StagedVectors &staged, int k_contiguous)
+{
+#pragma unroll
+    for (int i = 0; i < kVecsPerOperand; ++i) {
+        VectorSlot s = vector_slot(threadIdx.x + i * kThreads, k_contiguous);
+        if (k_contiguous) {
+            uint4 q;
+            uint16_t *h = reinterpret_cast<uint16_t *>(&q);
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) h[e] = staged.e[i][e];
+            *reinterpret_cast<uint4 *>(&tile.v[s.row][s.k]) = q;
+        } else {
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) tile.v[s.row + e][s.k] = staged.e[i][e];
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- the tile computation */
+
+template <bool kBf16>
+__device__ __forceinline__ void mma_k_step(float (&acc)[kMmaTilesM][kMmaTilesN][4], const OperandTile &a,
+                                           const OperandTile &b, int warp_m, int warp_n, int lane)
+{
+#pragma unroll
+    for (int kk = 0; kk < kBlockK; kk += 16) {
+        uint32_t a_frag[kMmaTilesM][4];
+        uint32_t b_frag[kMmaTilesN][2];
+#pragma unroll
+        for (int tm = 0; tm < kMmaTilesM; ++tm) {
+            /* lanes 0-15 address rows 0-15 at k, lanes 16-31 the same rows at k+8 */
+            const int row = warp_m * kWarpTileM + tm * 16 + (lane % 16);
+            ldmatrix_x4(a_frag[tm], &a.v[row][kk + (lane / 16) * 8]);
+        }
+#pragma unroll
+        for (int tn = 0; tn < kMmaTilesN; tn += 2) {
+            /* matrices: (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15) */
+            const int mat = lane / 8;
+            const int row = warp_n * kWarpTileN + tn * 8 + (mat / 2) * 8 + (lane % 8);
+            uint32_t r[4];
+            ldmatrix_x4(r, &b.v[row][kk + (mat % 2) * 8]);
+            b_frag[tn][0] = r[0];
+            b_frag[tn][1] = r[1];
+            b_frag[tn + 1][0] = r[2];
+            b_frag[tn + 1][1] = r[3];
+        }
+#pragma unroll
+        for (int tm = 0; tm < kMmaTilesM; ++tm)
+#pragma unroll
+            for (int tn = 0; tn < kMmaTilesN; ++tn) {
+                if (kBf16)
+                    mma_m16n8k16_bf16(acc[tm][tn], a_frag[tm], b_frag[tn]);
+                else
+                    mma_m16n8k16_f16(acc[tm][tn], a_frag[tm], b_frag[tn]);
+            }
+    }
+}
+
+/* C fragment of mma m16n8k16: d0,d1 at (g, 2t..2t+1), d2,d3 at (g+8, 2t..2t+1). */
+template <typename TOut>
+__device__ __forceinline__ void store_tile(const GemmParams &p, TOut *c, const float (&acc)[kMmaTilesM][kMmaTilesN][4],
+                                           int m0, int n0, int warp_m, int warp_n, int lane)
+{
+    const int g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int tm = 0; tm < kMmaTilesM; ++tm)
+#pragma unroll
+        for (int tn = 0; tn < kMmaTilesN; ++tn)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                const int i = m0 + warp_m * kWarpTileM + tm * 16 + g + (r / 2) * 8;
+                const int j = n0 + warp_n * kWarpTileN + tn * 8 + 2 * t + (r % 2);
+                if (i >= p.m || j >= p.n) continue;
+                const long long ci = i + j * p.ldc;
+                float v = p.alpha * acc[tm][tn][r];
+                if (p.beta != 0.0f) v += p.beta * load_c(c, ci); /* beta == 0: C is never read */
+                store_c(c, ci, v);
+            }
+}
+
+template <bool kBf16, typename TOut>
+__global__ void __launch_bounds__(kThreads) generic_gemm_kernel(const GemmParams p)
+{
+    __shared__ __align__(16) SharedStorage smem;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
+    const int tiles_m = (p.m + kBlockM - 1) / kBlockM;
+    const int m0 = (blockIdx.x % tiles_m) * kBlockM;
+    const int n0 = (blockIdx.x / tiles_m) * kBlockN;
+    const int k_steps = (p.k + kBlockK - 1) / kBlockK;
+
+    for (int batch = blockIdx.z; batch < p.batch_count; batch += gridDim.z) {
+        const uint16_t *A = p.A + batch * p.strideA;
+        const uint16_t *B = p.B + batch * p.strideB;
+        TOut *C = static_cast<TOut *>(p.C) + batch * p.strideC;
+
+        float acc[kMmaTilesM][kMmaTilesN][4];
+#pragma unroll
+        for (int tm = 0; tm < kMmaTilesM; ++tm)
+#pragma unroll
+            for (int tn = 0; tn < kMmaTilesN; ++tn)
+#pragma unroll
+                for (int r = 0; r < 4; ++r) acc[tm][tn][r] = 0.0f;
+
+        StagedVectors next_a, next_b;
+        load_operand_tile(next_a, A, m0, 0, p.m, p.k, p.lda, p.a_k_contiguous);
+        load_operand_tile(next_b, B, n0, 0, p.n, p.k, p.ldb, p.b_k_contiguous);
+        store_operand_tile(smem.a[0], next_a, p.a_k_contiguous);
+        store_operand_tile(smem.b[0], next_b, p.b_k_contiguous);
+        __syncthreads();
+
+        for (int ks = 0; ks < k_steps; ++ks) {
+            const int buf = ks & 1;
+            const bool more = ks + 1 < k_steps;
+            if (more) { /* issue the next tile's global loads before this tile's math */
+                load_operand_tile(next_a, A, m0, (ks + 1) * kBlockK, p.m, p.k, p.lda, p.a_k_contiguous);
+                load_operand_tile(next_b, B, n0, (ks + 1) * kBlockK, p.n, p.k, p.ldb, p.b_k_contiguous);
+            }
+            mma_k_step<kBf16>(acc, smem.a[buf], smem.b[buf], warp_m, warp_n, lane);
+            if (more) { /* buf^1 was last read in step ks-1, before that step's barrier */
+                store_operand_tile(smem.a[buf ^ 1], next_a, p.a_k_contiguous);
+                store_operand_tile(smem.b[buf ^ 1], next_b, p.b_k_contiguous);
+            }
+            __syncthreads();
+        }
+        store_tile(p, C, acc, m0, n0, warp_m, warp_n, lane);
+    }
+}
+
+/* C = beta * C over every batch; beta == 0 writes zeros without reading C. */
+template <typename TOut>
+__global__ void scale_c_kernel(TOut *c, int m, int n, long long ldc, long long stride, int batch_count, float beta)
+{
+    const long long per_batch = (long long)m * n;
+    const long long total = per_batch * batch_count;
+    for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < total;
+         idx += (long long)gridDim.x * blockDim.x) {
+        const long long b = idx / per_batch, rest = idx % per_batch;
+        const long long ci = b * stride + rest % m + (rest / m) * ldc;
+        store_c(c, ci, beta == 0.0f ? 0.0f : beta * load_c(c, ci));
+    }
+}
+
+template <bool kBf16, typename TOut>
+cudaError_t launch_generic(const GemmParams &p, cudaStream_t stream)
+{
+    const long long tiles = (long long)((p.m + kBlockM - 1) / kBlockM) * ((p.n + kBlockN - 1) / kBlockN);
+    if (tiles > 0x7FFFFFFFLL) return cudaErrorInvalidConfiguration;
+    dim3 grid(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(p.batch_count < 65535 ? p.batch_count : 65535));
+    generic_gemm_kernel<kBf16, TOut><<<grid, kThreads, 0, stream>>>(p);
+    return cudaGetLastError();
+}
+
+template <bool kBf16>
+cudaError_t launch_for_output(const GemmParams &p, wsgemm_dtype c_type, cudaStream_t stream)
+{
+    switch (c_type) {
+    case WSGEMM_R_16BF: return launch_generic<kBf16, __nv_bfloat16>(p, stream);
+    case WSGEMM_R_16F: return launch_generic<kBf16, __half>(p, stream);
+    default: return launch_generic<kBf16, float>(p, stream);
+    }
+}
+
+template <typename TOut>
+cudaError_t launch_scale(const wsgemm_problem *p, cudaStream_t stream)
+{
+    const long long total = (long long)p->m * p->n * p->batch_count;
+    const long long blocks = (total + 255) / 256;
+    scale_c_kernel<TOut><<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(
+        static_cast<TOut *>(p->C), p->m, p->n, p->ldc, p->strideC, p->batch_count, p->beta);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
+{
+    GemmParams g;
+    g.A = static_cast<const uint16_t *>(p->A);
+    g.B = static_cast<const uint16_t *>(p->B);
+    g.C = p->C;
+    g.m = p->m;
+    g.n = p->n;
+    g.k = p->k;
+    g.lda = p->lda;
+    g.ldb = p->ldb;
+    g.ldc = p->ldc;
+    g.strideA = p->strideA;
+    g.strideB = p->strideB;
+    g.strideC = p->strideC;
+    g.batch_count = p->batch_count;
+    g.a_k_contiguous = p->transa == WSGEMM_OP_T;
+    g.b_k_contiguous = p->transb == WSGEMM_OP_N;
+    g.alpha = p->alpha;
+    g.beta = p->beta;
+    cudaError_t err = p->Atype == WSGEMM_R_16BF ? launch_for_output<true>(g, p->Ctype, ctx->stream)
+                                                : launch_for_output<false>(g, p->Ctype, ctx->stream);
+    if (err != cudaSuccess)
+        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "generic kernel launch failed: %s", cudaGetErrorString(err));
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+extern "C" wsgemm_status wsgemm_generic_scale_c(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
+{
+    cudaError_t err;
+    switch (p->Ctype) {
+    case WSGEMM_R_16BF: err = launch_scale<__nv_bfloat16>(p, ctx->stream); break;
+    case WSGEMM_R_16F: err = launch_scale<__half>(p, ctx->stream); break;
+    default: err = launch_scale<float>(p, ctx->stream); break;
+    }
+    if (err != cudaSuccess)
+        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "scale kernel launch failed: %s", cudaGetErrorString(err));
+    return WSGEMM_STATUS_SUCCESS;
+}

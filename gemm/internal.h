@@ -1,0 +1,103 @@
+/*
+ * internal.h - what api.c hands to each kernel path, and what each path
+ * promises back. C linkage; included by C (api.c) and CUDA (launchers).
+ *
+ * api.c has already checked every argument when a launcher runs: m, n, k,
+ * batch_count > 0, alpha != 0, the types are a supported combination, the
+ * leading dimensions are legal and the pointers are device memory. A
+ * launcher either runs the whole problem (and returns SUCCESS or CUDA_ERROR)
+ * or declines before touching C (NOT_SUPPORTED, with a reason).
+ */
+#ifndef WSGEMM_INTERNAL_H
+#define WSGEMM_INTERNAL_H
+
+#include <stddef.h>
+#include "wsgemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct wsgemm_problem {
+    wsgemm_op transa, transb;
+    int m, n, k;
+    float alpha, beta;
+    const void *A;
+    wsgemm_dtype Atype;
+    int lda;
+    long long strideA;
+    const void *B;
+    wsgemm_dtype Btype;
+    int ldb;
+    long long strideB;
+    void *C;
+    wsgemm_dtype Ctype;
+    int ldc;
+    long long strideC;
+    int batch_count;
+} wsgemm_problem;
+
+/* Facts about the device a call runs on, read once per device. */
+typedef struct wsgemm_device_info {
+    int ordinal;
+    int cc_major, cc_minor;
+    int sm_count;
+    int smem_optin_bytes; /* cudaDevAttrMaxSharedMemoryPerBlockOptin */
+    int l2_bytes;
+} wsgemm_device_info;
+
+/* Device scratch owned by the handle (staging copies, split-K partials).
+ * Grows on demand; freed by wsgemm_destroy. Stream-ordered use only. */
+typedef struct wsgemm_workspace {
+    void *ptr;
+    size_t bytes;
+} wsgemm_workspace;
+
+/* Everything a launcher may use besides the problem. */
+typedef struct wsgemm_launch_ctx {
+    cudaStream_t stream;
+    const wsgemm_device_info *device;
+    wsgemm_workspace *workspace;
+    char *message; /* where a launcher explains a non-SUCCESS status */
+    size_t message_size;
+} wsgemm_launch_ctx;
+
+/* Ensure the workspace holds at least `bytes`; ALLOC_FAILED otherwise. */
+wsgemm_status wsgemm_workspace_reserve(wsgemm_launch_ctx *ctx, size_t bytes);
+
+/* Write a formatted explanation into ctx->message and return `status`. */
+wsgemm_status wsgemm_fail(const wsgemm_launch_ctx *ctx, wsgemm_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Bytes per element of a dtype (2 or 4). */
+int wsgemm_dtype_size(wsgemm_dtype t);
+
+/* gemm/generic: runs every valid problem. */
+wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
+/* gemm/generic: C = beta * C (beta == 0: C = 0 without reading C), for k == 0
+ * or alpha == 0. */
+wsgemm_status wsgemm_generic_scale_c(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
+
+/* gemm/sm90: the Hopper path; declines with NOT_SUPPORTED what it cannot run. */
+int wsgemm_sm90_available(void); /* 1 when the build contains the sm90 kernel */
+wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
+
+/* Run once per device before AUTO may pick the SM100 path: a small GEMM on
+ * the SM100 path compared with the generic path. SUCCESS when they agree. */
+wsgemm_status wsgemm_sm100_self_check(wsgemm_launch_ctx *ctx);
+
+/* gemm/sm100: the Blackwell path (hardware TMEM), and the same kernel source
+ * built for sm_90a against the TMEM emulation. */
+int wsgemm_sm100_available(void);
+wsgemm_status wsgemm_sm100_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
+int wsgemm_sm100_emulated_available(void);
+wsgemm_status wsgemm_sm100_emulated_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WSGEMM_INTERNAL_H */

@@ -1,0 +1,42 @@
+/*
+ * paths_absent.c - the entry points of kernel paths this build does not
+ * contain (WSGEMM_CUDA_ARCHS without 90a or 100a, or the emulation off).
+ * They report the path as unavailable; api.c then answers a forced path
+ * with NOT_SUPPORTED and AUTO never picks it.
+ */
+#include "internal.h"
+
+#ifdef WSGEMM_ABSENT_SM90
+int wsgemm_sm90_available(void) { return 0; }
+wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
+{
+    (void)p;
+    return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "this build has no sm90 kernel (WSGEMM_CUDA_ARCHS lacks 90a)");
+}
+#endif
+
+#ifdef WSGEMM_ABSENT_SM100
+int wsgemm_sm100_available(void) { return 0; }
+wsgemm_status wsgemm_sm100_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
+{
+    (void)p;
+    return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "this build has no sm100 kernel (WSGEMM_CUDA_ARCHS lacks 100a)");
+}
+wsgemm_status wsgemm_sm100_self_check(wsgemm_launch_ctx *ctx)
+{
+    return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "this build has no sm100 kernel");
+}
+#endif
+
+#ifdef WSGEMM_ABSENT_SM100_EMULATED
+int wsgemm_sm100_emulated_available(void) { return 0; }
+wsgemm_status wsgemm_sm100_emulated_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
+{
+    (void)p;
+    return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
+                       "this build has no emulated sm100 kernel (needs 90a and WSGEMM_SM100_EMULATION=ON)");
+}
+#endif
+
+/* ISO C forbids an empty translation unit when every path is present. */
+typedef int wsgemm_paths_absent_nonempty;

@@ -1,0 +1,115 @@
+/*
+ * wsgemm.h - the one public header of wsgemm, a warp-specialized GEMM library.
+ *
+ * A drop-in replacement for cublasGemmEx / cublasGemmStridedBatchedEx: same
+ * argument order, column-major storage, C = alpha * op(A) * op(B) + beta * C
+ * with fp32 accumulation, alpha and beta read from host memory.
+ *
+ * Swapping a cuBLAS call is mechanical:
+ *   cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &alpha, A, CUDA_R_16BF, lda,
+ *                B, CUDA_R_16BF, ldb, &beta, C, CUDA_R_16BF, ldc,
+ *                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+ *   wsgemm_gemm_ex(h, WSGEMM_OP_N, WSGEMM_OP_T, m, n, k, &alpha, A, WSGEMM_R_16BF, lda,
+ *                  B, WSGEMM_R_16BF, ldb, &beta, C, WSGEMM_R_16BF, ldc);
+ * The enum values of wsgemm_op and wsgemm_dtype equal cuBLAS's and CUDA's, so
+ * a cast also works.
+ *
+ * Every function returns a status; on any status other than SUCCESS the
+ * output C has not been touched and wsgemm_get_last_error_message() names the
+ * offending argument. A handle is not thread-safe (like a cuBLAS handle): use
+ * one per host thread.
+ */
+#ifndef WSGEMM_H
+#define WSGEMM_H
+
+#include <cuda_runtime_api.h> /* cudaStream_t */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WSGEMM_VERSION_MAJOR 0
+#define WSGEMM_VERSION_MINOR 1
+
+typedef enum wsgemm_status {
+    WSGEMM_STATUS_SUCCESS = 0,
+    WSGEMM_STATUS_NOT_INITIALIZED = 1, /* null or destroyed handle */
+    WSGEMM_STATUS_INVALID_VALUE = 2,   /* an argument is out of range */
+    WSGEMM_STATUS_NOT_SUPPORTED = 3,   /* valid, but this type combination or path cannot do it */
+    WSGEMM_STATUS_ARCH_MISMATCH = 4,   /* a forced path the current GPU cannot run */
+    WSGEMM_STATUS_NO_DEVICE = 5,       /* no CUDA device (or no driver) */
+    WSGEMM_STATUS_ALLOC_FAILED = 6,    /* host or workspace allocation failed */
+    WSGEMM_STATUS_CUDA_ERROR = 7,      /* a CUDA call or a kernel launch failed */
+    WSGEMM_STATUS_INTERNAL_ERROR = 8   /* a self-check of wsgemm failed */
+} wsgemm_status;
+
+/* Values equal cublasOperation_t's. */
+typedef enum wsgemm_op {
+    WSGEMM_OP_N = 0, /* op(X) = X */
+    WSGEMM_OP_T = 1  /* op(X) = X^T */
+} wsgemm_op;
+
+/* Values equal cudaDataType_t's (CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF). */
+typedef enum wsgemm_dtype {
+    WSGEMM_R_32F = 0,
+    WSGEMM_R_16F = 2,
+    WSGEMM_R_16BF = 14
+} wsgemm_dtype;
+
+/* Kernel paths. AUTO picks the fastest path the device and problem allow. */
+typedef enum wsgemm_path {
+    WSGEMM_PATH_AUTO = 0,
+    WSGEMM_PATH_GENERIC = 1,        /* mma.sync kernel, any problem, sm_80 and later */
+    WSGEMM_PATH_SM90 = 2,           /* TMA + wgmma warp-specialized kernel, sm_90a (H100/H200) */
+    WSGEMM_PATH_SM100 = 3,          /* TMA + tcgen05 warp-specialized kernel, sm_100a (B200) */
+    WSGEMM_PATH_SM100_EMULATED = 4, /* the SM100 kernel source on sm_90a with TMEM and the
+                                       tensor core emulated (verification builds only) */
+    WSGEMM_PATH_NONE = 5            /* reported only: the last call launched no kernel */
+} wsgemm_path;
+
+typedef struct wsgemm_context *wsgemm_handle;
+
+/* Handle life cycle. create needs no GPU; the device is looked up per call. */
+wsgemm_status wsgemm_create(wsgemm_handle *handle);
+wsgemm_status wsgemm_destroy(wsgemm_handle handle);
+wsgemm_status wsgemm_set_stream(wsgemm_handle handle, cudaStream_t stream);
+wsgemm_status wsgemm_get_stream(wsgemm_handle handle, cudaStream_t *stream);
+
+/* Force a kernel path (or AUTO). A forced path the device cannot run makes
+ * the GEMM calls return ARCH_MISMATCH; a path the build lacks, NOT_SUPPORTED. */
+wsgemm_status wsgemm_set_path(wsgemm_handle handle, wsgemm_path path);
+wsgemm_status wsgemm_get_path(wsgemm_handle handle, wsgemm_path *path);
+/* The path the last successful GEMM call on this handle ran. */
+wsgemm_status wsgemm_get_last_path(wsgemm_handle handle, wsgemm_path *path);
+
+/* C = alpha * op(A) * op(B) + beta * C, column-major; op(A) is m x k, op(B)
+ * is k x n, C is m x n. A and B: both WSGEMM_R_16BF or both WSGEMM_R_16F.
+ * C: WSGEMM_R_16BF, WSGEMM_R_16F or WSGEMM_R_32F. alpha and beta point to
+ * host floats. m == 0 or n == 0 is a successful no-op; k == 0 or
+ * *alpha == 0 gives C = beta * C; *beta == 0 writes C without reading it. */
+wsgemm_status wsgemm_gemm_ex(wsgemm_handle handle, wsgemm_op transa, wsgemm_op transb,
+                             int m, int n, int k, const float *alpha,
+                             const void *A, wsgemm_dtype Atype, int lda,
+                             const void *B, wsgemm_dtype Btype, int ldb,
+                             const float *beta, void *C, wsgemm_dtype Ctype, int ldc);
+
+/* batch_count independent GEMMs; matrix i starts at A + i * strideA elements
+ * (likewise B and C). Strides of A and B may be 0 (a shared operand); the C
+ * matrices must not overlap: strideC >= ldc * n when batch_count > 1. */
+wsgemm_status wsgemm_gemm_strided_batched_ex(
+    wsgemm_handle handle, wsgemm_op transa, wsgemm_op transb, int m, int n, int k,
+    const float *alpha, const void *A, wsgemm_dtype Atype, int lda, long long strideA,
+    const void *B, wsgemm_dtype Btype, int ldb, long long strideB, const float *beta,
+    void *C, wsgemm_dtype Ctype, int ldc, long long strideC, int batch_count);
+
+/* Diagnostics. The message of the last failed call on this handle (or, for
+ * a null handle, on this host thread); "" after a successful call. */
+const char *wsgemm_status_string(wsgemm_status status);
+const char *wsgemm_path_name(wsgemm_path path);
+const char *wsgemm_get_last_error_message(wsgemm_handle handle);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WSGEMM_H */
