@@ -406,7 +406,8 @@ static int is_blackwell_dc(const wsgemm_device_info *d)
     return d->cc_major == 10 && d->cc_minor == 0; /* sm_100a code runs on 10.0 only */
 }
 
-/* Can the device (and this build) run the forced path at all? */
+/* Can the device run the forced path at all (ARCH_MISMATCH), and does this
+ * build contain it (NOT_SUPPORTED)? The device question comes first. */
 static wsgemm_status check_forced_path(wsgemm_handle h, const char *fn, wsgemm_path path,
                                        const wsgemm_device_info *d)
 {
@@ -419,24 +420,27 @@ static wsgemm_status check_forced_path(wsgemm_handle h, const char *fn, wsgemm_p
         return handle_fail(h, WSGEMM_STATUS_ARCH_MISMATCH, "%s: the generic path needs compute capability 8.0 or later; "
                            "device %d is %d.%d", fn, d->ordinal, d->cc_major, d->cc_minor);
     case WSGEMM_PATH_SM90:
+        if (!is_hopper(d))
+            return handle_fail(h, WSGEMM_STATUS_ARCH_MISMATCH, "%s: forced path sm90 needs compute capability 9.0 "
+                               "(sm_90a); device %d is %d.%d", fn, d->ordinal, d->cc_major, d->cc_minor);
         if (!wsgemm_sm90_available())
             return handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED, "%s: this build of wsgemm has no sm90 kernel", fn);
-        if (is_hopper(d)) return WSGEMM_STATUS_SUCCESS;
-        return handle_fail(h, WSGEMM_STATUS_ARCH_MISMATCH, "%s: forced path sm90 needs compute capability 9.0 "
-                           "(sm_90a); device %d is %d.%d", fn, d->ordinal, d->cc_major, d->cc_minor);
+        return WSGEMM_STATUS_SUCCESS;
     case WSGEMM_PATH_SM100:
+        if (!is_blackwell_dc(d))
+            return handle_fail(h, WSGEMM_STATUS_ARCH_MISMATCH, "%s: forced path sm100 needs compute capability 10.0 "
+                               "(sm_100a); device %d is %d.%d", fn, d->ordinal, d->cc_major, d->cc_minor);
         if (!wsgemm_sm100_available())
             return handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED, "%s: this build of wsgemm has no sm100 kernel", fn);
-        if (is_blackwell_dc(d)) return WSGEMM_STATUS_SUCCESS;
-        return handle_fail(h, WSGEMM_STATUS_ARCH_MISMATCH, "%s: forced path sm100 needs compute capability 10.0 "
-                           "(sm_100a); device %d is %d.%d", fn, d->ordinal, d->cc_major, d->cc_minor);
+        return WSGEMM_STATUS_SUCCESS;
     case WSGEMM_PATH_SM100_EMULATED:
+        if (!is_hopper(d))
+            return handle_fail(h, WSGEMM_STATUS_ARCH_MISMATCH, "%s: forced path sm100-emulated runs on compute "
+                               "capability 9.0 (sm_90a); device %d is %d.%d", fn, d->ordinal, d->cc_major, d->cc_minor);
         if (!wsgemm_sm100_emulated_available())
             return handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED, "%s: this build of wsgemm has no emulated sm100 kernel "
                                "(configure with -DWSGEMM_SM100_EMULATION=ON)", fn);
-        if (is_hopper(d)) return WSGEMM_STATUS_SUCCESS;
-        return handle_fail(h, WSGEMM_STATUS_ARCH_MISMATCH, "%s: forced path sm100-emulated runs on compute capability "
-                           "9.0 (sm_90a); device %d is %d.%d", fn, d->ordinal, d->cc_major, d->cc_minor);
+        return WSGEMM_STATUS_SUCCESS;
     }
     return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: unknown path %d", fn, (int)path);
 }

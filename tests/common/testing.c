@@ -193,10 +193,10 @@ void testing_gemm_describe(const testing_gemm *g, char *buf, size_t size)
 {
     snprintf(buf, size,
              "%c%c m=%d n=%d k=%d lda=%d ldb=%d ldc=%d batch=%d strideA=%lld strideB=%lld strideC=%lld "
-             "alpha=%g beta=%g %s->%s",
+             "alpha=%g beta=%g %s->%s offset=%d",
              g->transa == WSGEMM_OP_N ? 'N' : 'T', g->transb == WSGEMM_OP_N ? 'N' : 'T', g->m, g->n, g->k, g->lda,
              g->ldb, g->ldc, g->batch, g->strideA, g->strideB, g->strideC, (double)g->alpha, (double)g->beta,
-             testing_dtype_name(g->ab_type), testing_dtype_name(g->c_type));
+             testing_dtype_name(g->ab_type), testing_dtype_name(g->c_type), g->offset);
 }
 
 /* ---------------------------------------------------------------- host reference */
@@ -204,19 +204,19 @@ void testing_gemm_describe(const testing_gemm *g, char *buf, size_t size)
 /* op(A)(i, kk) of batch b, as stored column-major. */
 static size_t index_a(const testing_gemm *g, int b, int i, int kk)
 {
-    size_t base = (size_t)b * (size_t)g->strideA;
+    size_t base = (size_t)g->offset + (size_t)b * (size_t)g->strideA;
     return g->transa == WSGEMM_OP_N ? base + (size_t)i + (size_t)kk * g->lda : base + (size_t)kk + (size_t)i * g->lda;
 }
 
 static size_t index_b(const testing_gemm *g, int b, int kk, int j)
 {
-    size_t base = (size_t)b * (size_t)g->strideB;
+    size_t base = (size_t)g->offset + (size_t)b * (size_t)g->strideB;
     return g->transb == WSGEMM_OP_N ? base + (size_t)kk + (size_t)j * g->ldb : base + (size_t)j + (size_t)kk * g->ldb;
 }
 
 static size_t index_c(const testing_gemm *g, int b, int i, int j)
 {
-    return (size_t)b * (size_t)g->strideC + (size_t)i + (size_t)j * g->ldc;
+    return (size_t)g->offset + (size_t)b * (size_t)g->strideC + (size_t)i + (size_t)j * g->ldc;
 }
 
 void testing_reference_host(const testing_gemm *g, const void *A, const void *B, const void *C0, double *ref)
@@ -401,6 +401,12 @@ static cudaDataType_t cuda_type(wsgemm_dtype t)
     return (cudaDataType_t)t; /* the enum values are CUDA's */
 }
 
+/* The operand pointers a call hands over: the buffers plus the case's offset. */
+static const void *shifted(const void *base, int offset, wsgemm_dtype t)
+{
+    return (const char *)base + (size_t)offset * (size_t)testing_dtype_bytes(t);
+}
+
 void testing_reference_cublas(const testing_gemm *g, const testing_buffers *b, double *ref)
 {
     const int m = g->m, n = g->n;
@@ -415,8 +421,9 @@ void testing_reference_cublas(const testing_gemm *g, const testing_buffers *b, d
     CUDA_CHECK(cudaMalloc((void **)&dc, total * sizeof(float)));
     CUDA_CHECK(cudaMemcpy(dc, hc, total * sizeof(float), cudaMemcpyHostToDevice));
     CUBLAS_CHECK(cublasGemmStridedBatchedEx(
-        cublas_handle(), (cublasOperation_t)g->transa, (cublasOperation_t)g->transb, m, n, g->k, &g->alpha, b->A,
-        cuda_type(g->ab_type), g->lda, g->strideA, b->B, cuda_type(g->ab_type), g->ldb, g->strideB, &g->beta, dc,
+        cublas_handle(), (cublasOperation_t)g->transa, (cublasOperation_t)g->transb, m, n, g->k, &g->alpha,
+        shifted(b->A, g->offset, g->ab_type), cuda_type(g->ab_type), g->lda, g->strideA,
+        shifted(b->B, g->offset, g->ab_type), cuda_type(g->ab_type), g->ldb, g->strideB, &g->beta, dc,
         CUDA_R_32F, m, (long long)m * n, g->batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(hc, dc, total * sizeof(float), cudaMemcpyDeviceToHost));
@@ -427,11 +434,13 @@ void testing_reference_cublas(const testing_gemm *g, const testing_buffers *b, d
 
 wsgemm_status testing_run_wsgemm(wsgemm_handle h, const testing_gemm *g, const testing_buffers *b)
 {
+    const void *A = shifted(b->A, g->offset, g->ab_type), *B = shifted(b->B, g->offset, g->ab_type);
+    void *C = (void *)shifted(b->C, g->offset, g->c_type);
     if (g->batch == 1)
-        return wsgemm_gemm_ex(h, g->transa, g->transb, g->m, g->n, g->k, &g->alpha, b->A, g->ab_type, g->lda, b->B,
-                              g->ab_type, g->ldb, &g->beta, b->C, g->c_type, g->ldc);
-    return wsgemm_gemm_strided_batched_ex(h, g->transa, g->transb, g->m, g->n, g->k, &g->alpha, b->A, g->ab_type,
-                                          g->lda, g->strideA, b->B, g->ab_type, g->ldb, g->strideB, &g->beta, b->C,
+        return wsgemm_gemm_ex(h, g->transa, g->transb, g->m, g->n, g->k, &g->alpha, A, g->ab_type, g->lda, B,
+                              g->ab_type, g->ldb, &g->beta, C, g->c_type, g->ldc);
+    return wsgemm_gemm_strided_batched_ex(h, g->transa, g->transb, g->m, g->n, g->k, &g->alpha, A, g->ab_type,
+                                          g->lda, g->strideA, B, g->ab_type, g->ldb, g->strideB, &g->beta, C,
                                           g->c_type, g->ldc, g->strideC, g->batch);
 }
 

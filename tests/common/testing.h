@@ -88,6 +88,7 @@ typedef struct testing_gemm {
     int batch;
     float alpha, beta;
     wsgemm_dtype ab_type, c_type;
+    int offset; /* elements (0..8) added to the A, B and C base pointers: misaligned bases */
 } testing_gemm;
 
 /* Fill in tight leading dimensions and strides where the case leaves 0 / -1. */
