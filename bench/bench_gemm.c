@@ -1,0 +1,894 @@
+/*
+ * bench_gemm.c - wsgemm side by side with cuBLAS and cuBLASLt, through Google
+ * Benchmark (gbench_shim.h). Host C11.
+ *
+ * For every shape of every suite, in one process and on the same data:
+ *   cublas        cublasGemmEx (cublasGemmStridedBatchedEx when batched)
+ *   cublaslt      cublasLtMatmul, 32 MB workspace, the first (best) heuristic
+ *   wsgemm_auto   wsgemm_gemm_ex on WSGEMM_PATH_AUTO
+ *   wsgemm_<path> wsgemm_gemm_ex on each forced path this build holds and the
+ *                 device runs (a probe call decides at start-up): generic,
+ *                 sm90 (cc 9.0), sm100 (cc 10.0); sm100_emulated only with
+ *                 --wsgemm_emulated and only on shapes up to 1024 (it is slow)
+ *
+ * Benchmark names: <suite>/<impl>/<op><op>_<ab>_<c>/m:M/n:N/k:K[/batch:B]/manual_time,
+ * so --benchmark_filter picks suites (^square/), implementations (/cublas/)
+ * or shapes (/m:4096/). Suites: square, llm, skinny, unaligned, batched, ops, types.
+ *
+ * Method (shared/notes/measuring.md):
+ *  1. Correct first. Per shape, inputs uniform [-1,1] (testing.h), the
+ *     reference from cuBLAS with fp32 output; per implementation one call on
+ *     a NaN-poisoned C, every element checked (testing_check), the path that
+ *     ran asserted for a forced path. A wrong result is reported as an error
+ *     ("ERROR OCCURRED" on the console, error_occurred in the JSON), never as
+ *     a time, and makes the process exit 3.
+ *  2. Then time. Warm-up calls, then one GEMM per benchmark iteration, each
+ *     between two CUDA events; the GEMMs are queued back to back (a ring of
+ *     event pairs, the host waits only for the oldest) so host overhead does
+ *     not show as idle GPU time. Input/output sets rotate; all sets together
+ *     exceed twice the L2, so no call finds its operands in L2.
+ *  3. Counters, from the MEDIAN event time of the run (Google Benchmark's own
+ *     time column is the mean): TFLOPS (2mnk*batch / t), GBps (minimum bytes:
+ *     A and B read once, C written once), vs_cublas (cuBLAS median / this
+ *     median on the same shape: > 1 is faster than cuBLAS), path (the
+ *     wsgemm_path enum that ran; its name is in the label).
+ *
+ * Options of this program (the --benchmark_* ones are Google Benchmark's):
+ *   --wsgemm_emulated          add the sm100_emulated path (shapes <= 1024)
+ *   --wsgemm_plant_fault       corrupt one element of every wsgemm result
+ *                              before the check: every wsgemm row must then
+ *                              report an error (proves the check can fail)
+ *   --wsgemm_seed=N            input seed (default 1)
+ *   --wsgemm_context=KEY=VALUE add KEY to the report context (e.g. the driver)
+ * Without a GPU, --benchmark_list_tests lists every benchmark the build holds;
+ * asked to run, the program says there is no device and exits 0.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "gbench_shim.h"
+#include "testing.h"
+
+/* Which forced paths this build of the library holds (from CMake). */
+#ifndef BENCH_HAS_SM90
+#define BENCH_HAS_SM90 0
+#endif
+#ifndef BENCH_HAS_SM100
+#define BENCH_HAS_SM100 0
+#endif
+#ifndef BENCH_HAS_SM100_EMULATED
+#define BENCH_HAS_SM100_EMULATED 0
+#endif
+
+enum {
+    MAX_SETS = 64,                    /* rotation sets per shape (never reached: 1000^3 needs 21) */
+    EVENT_RING = 4,                   /* GEMMs in flight while timing */
+    WARMUP_CALLS = 3,                 /* untimed calls before each timed run */
+    CUBLAS_INLINE_RUNS = 30,          /* when vs_cublas needs a cuBLAS time nobody measured yet */
+    EMULATED_MAX_DIM = 1024,          /* the emulated path runs on shapes up to this only */
+    PROBE_DIM = 512                   /* the probe call that tells which forced paths run here */
+};
+static const size_t LT_WORKSPACE_BYTES = (size_t)32 << 20;
+
+/* ---------------------------------------------------------------- implementations */
+
+typedef enum impl_id {
+    IMPL_CUBLAS,
+    IMPL_CUBLASLT,
+    IMPL_WS_AUTO,
+    IMPL_WS_GENERIC,
+    IMPL_WS_SM90,
+    IMPL_WS_SM100,
+    IMPL_WS_SM100_EMULATED,
+    IMPL_COUNT
+} impl_id;
+
+typedef struct impl_info {
+    const char *name; /* in the benchmark name */
+    wsgemm_path path; /* the path forced on the handle (wsgemm implementations) */
+} impl_info;
+
+static const impl_info IMPLS[IMPL_COUNT] = {
+    [IMPL_CUBLAS] = {"cublas", WSGEMM_PATH_NONE},
+    [IMPL_CUBLASLT] = {"cublaslt", WSGEMM_PATH_NONE},
+    [IMPL_WS_AUTO] = {"wsgemm_auto", WSGEMM_PATH_AUTO},
+    [IMPL_WS_GENERIC] = {"wsgemm_generic", WSGEMM_PATH_GENERIC},
+    [IMPL_WS_SM90] = {"wsgemm_sm90", WSGEMM_PATH_SM90},
+    [IMPL_WS_SM100] = {"wsgemm_sm100", WSGEMM_PATH_SM100},
+    [IMPL_WS_SM100_EMULATED] = {"wsgemm_sm100_emulated", WSGEMM_PATH_SM100_EMULATED},
+};
+
+static int impl_is_wsgemm(impl_id id)
+{
+    return id >= IMPL_WS_AUTO;
+}
+
+/* ---------------------------------------------------------------- suites */
+
+typedef struct shape {
+    wsgemm_op ta, tb;
+    int m, n, k, batch;
+    wsgemm_dtype ab, c;
+} shape;
+
+#define BF16 WSGEMM_R_16BF
+#define F16 WSGEMM_R_16F
+#define F32 WSGEMM_R_32F
+#define OPN WSGEMM_OP_N
+#define OPT WSGEMM_OP_T
+/* NN, bf16 in and out: the common case */
+#define MNK(m, n, k) {OPN, OPN, (m), (n), (k), 1, BF16, BF16}
+#define SQUARE(s) MNK(s, s, s)
+
+/* Sizes 1024..16384 with the wave-quantization dips of 132 SMs (2688, 2816). */
+static const shape SUITE_SQUARE[] = {SQUARE(1024), SQUARE(2048), SQUARE(2560), SQUARE(2688),
+                                     SQUARE(2816), SQUARE(3072), SQUARE(4096), SQUARE(6144),
+                                     SQUARE(8192), SQUARE(12288), SQUARE(16384)};
+/* Llama-style projections (tokens x out x in) and a small-K case where the epilogue dominates. */
+static const shape SUITE_LLM[] = {MNK(4096, 14336, 4096), MNK(4096, 4096, 14336), MNK(8192, 8192, 1024),
+                                  MNK(8192, 8192, 512)};
+/* Decode: few rows against a large weight. */
+static const shape SUITE_SKINNY[] = {MNK(1, 8192, 8192),  MNK(8, 8192, 8192),   MNK(16, 8192, 8192),
+                                     MNK(32, 8192, 8192), MNK(64, 8192, 8192),  MNK(128, 8192, 8192),
+                                     MNK(256, 8192, 8192)};
+/* 4099: leading dimensions not 16-byte aligned (TMA cannot load them); 1000: no tile divides it. */
+static const shape SUITE_UNALIGNED[] = {SQUARE(4099), SQUARE(1000)};
+/* Strided batched: many small GEMMs, and attention scores (Q^T K, head dim 128). */
+static const shape SUITE_BATCHED[] = {{OPN, OPN, 1024, 1024, 1024, 16, BF16, BF16},
+                                      {OPN, OPN, 2048, 2048, 2048, 8, BF16, BF16},
+                                      {OPT, OPN, 2048, 2048, 128, 32, BF16, BF16}};
+static const shape SUITE_OPS[] = {{OPN, OPN, 8192, 8192, 8192, 1, BF16, BF16},
+                                  {OPN, OPT, 8192, 8192, 8192, 1, BF16, BF16},
+                                  {OPT, OPN, 8192, 8192, 8192, 1, BF16, BF16},
+                                  {OPT, OPT, 8192, 8192, 8192, 1, BF16, BF16}};
+static const shape SUITE_TYPES[] = {{OPN, OPN, 8192, 8192, 8192, 1, BF16, BF16},
+                                    {OPN, OPN, 8192, 8192, 8192, 1, BF16, F32},
+                                    {OPN, OPN, 8192, 8192, 8192, 1, F16, F16},
+                                    {OPN, OPN, 8192, 8192, 8192, 1, F16, F32}};
+
+typedef struct suite {
+    const char *name;
+    const shape *shapes;
+    int count;
+} suite;
+
+#define SUITE(name, array) {name, array, (int)(sizeof array / sizeof array[0])}
+static const suite SUITES[] = {SUITE("square", SUITE_SQUARE),       SUITE("llm", SUITE_LLM),
+                               SUITE("skinny", SUITE_SKINNY),       SUITE("unaligned", SUITE_UNALIGNED),
+                               SUITE("batched", SUITE_BATCHED),     SUITE("ops", SUITE_OPS),
+                               SUITE("types", SUITE_TYPES)};
+enum { SUITE_COUNT = (int)(sizeof SUITES / sizeof SUITES[0]) };
+
+/* One registered benchmark: a shape of a suite on one implementation. */
+typedef struct bench_case {
+    const char *suite;
+    shape s;
+    impl_id impl;
+} bench_case;
+
+/* ---------------------------------------------------------------- one shape's data, kept while its benchmarks run */
+
+typedef struct lt_plan {
+    int state; /* 0: not tried, 1: ready, -1: cuBLASLt has no algorithm (why says so) */
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t a, b, c;
+    cublasLtMatmulAlgo_t algo;
+    char why[200];
+} lt_plan;
+
+typedef struct problem {
+    testing_gemm g;      /* resolved: tight leading dimensions and strides */
+    testing_buffers data; /* set 0 with its host copies (inputs, NaN poison) */
+    int nsets;
+    void *A[MAX_SETS], *B[MAX_SETS], *C[MAX_SETS]; /* [0] is data's */
+    double *ref;  /* cuBLAS, fp32 output, tight m x n per batch */
+    void *got;    /* host copy of C for the checks */
+    double flops, min_bytes;
+    int checked[IMPL_COUNT]; /* 0: not yet, 1: passed, -1: failed (message says why) */
+    char message[IMPL_COUNT][320];
+    wsgemm_path ran[IMPL_COUNT];
+    double cublas_median_s; /* 0 until cuBLAS has been timed on this shape */
+    lt_plan lt;
+} problem;
+
+/* ---------------------------------------------------------------- process-wide state */
+
+typedef struct bench_globals {
+    int emulated, plant_fault;
+    unsigned long long seed;
+    int enabled[IMPL_COUNT];
+    wsgemm_handle ws;
+    cublasHandle_t cublas;
+    cublasLtHandle_t lt;
+    void *lt_workspace;
+    int l2_bytes;
+    cudaEvent_t start[EVENT_RING], stop[EVENT_RING];
+    problem *current;
+    double *times; /* seconds of each timed call of the current run */
+    int64_t times_capacity;
+    int wrong_results; /* correctness failures: exit status 3 */
+} bench_globals;
+
+static bench_globals G = {.seed = 1};
+
+/* ---------------------------------------------------------------- small helpers */
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, int64_t n)
+{
+    if (n <= 0) return 0.0;
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static char op_char(wsgemm_op op)
+{
+    return op == WSGEMM_OP_N ? 'N' : 'T';
+}
+
+static int max3(int a, int b, int c)
+{
+    int m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
+static int same_problem(const testing_gemm *x, const testing_gemm *y)
+{
+    return x->transa == y->transa && x->transb == y->transb && x->m == y->m && x->n == y->n && x->k == y->k &&
+           x->batch == y->batch && x->ab_type == y->ab_type && x->c_type == y->c_type;
+}
+
+/* ---------------------------------------------------------------- cuBLASLt plan */
+
+static void lt_plan_destroy(lt_plan *p)
+{
+    if (p->op) cublasLtMatmulDescDestroy(p->op);
+    if (p->a) cublasLtMatrixLayoutDestroy(p->a);
+    if (p->b) cublasLtMatrixLayoutDestroy(p->b);
+    if (p->c) cublasLtMatrixLayoutDestroy(p->c);
+    memset(p, 0, sizeof *p);
+}
+
+static cublasStatus_t lt_layout(cublasLtMatrixLayout_t *layout, wsgemm_dtype type, int rows, int cols, int ld,
+                                int batch, long long stride)
+{
+    cublasStatus_t s = cublasLtMatrixLayoutCreate(layout, (cudaDataType_t)type, (uint64_t)rows, (uint64_t)cols, ld);
+    if (s == CUBLAS_STATUS_SUCCESS && batch > 1) {
+        int32_t count = batch;
+        int64_t offset = stride;
+        s = cublasLtMatrixLayoutSetAttribute(*layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count);
+        if (s == CUBLAS_STATUS_SUCCESS)
+            s = cublasLtMatrixLayoutSetAttribute(*layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &offset,
+                                                 sizeof offset);
+    }
+    return s;
+}
+
+/* Descriptors and the best heuristic algorithm for the problem, once per shape. */
+static int lt_prepare(problem *p)
+{
+    lt_plan *plan = &p->lt;
+    if (plan->state != 0) return plan->state > 0;
+    const testing_gemm *g = &p->g;
+    cublasOperation_t ta = (cublasOperation_t)g->transa, tb = (cublasOperation_t)g->transb;
+    int a_rows = g->transa == WSGEMM_OP_N ? g->m : g->k, a_cols = g->transa == WSGEMM_OP_N ? g->k : g->m;
+    int b_rows = g->transb == WSGEMM_OP_N ? g->k : g->n, b_cols = g->transb == WSGEMM_OP_N ? g->n : g->k;
+    cublasLtMatmulPreference_t pref = NULL;
+    uint64_t workspace = LT_WORKSPACE_BYTES;
+    cublasLtMatmulHeuristicResult_t result;
+    int returned = 0;
+    const char *step = "cublasLtMatmulDescCreate";
+    cublasStatus_t s = cublasLtMatmulDescCreate(&plan->op, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+    if (s == CUBLAS_STATUS_SUCCESS)
+        s = cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
+    if (s == CUBLAS_STATUS_SUCCESS)
+        s = cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
+    if (s == CUBLAS_STATUS_SUCCESS) {
+        step = "cublasLtMatrixLayoutCreate";
+        s = lt_layout(&plan->a, g->ab_type, a_rows, a_cols, g->lda, g->batch, g->strideA);
+    }
+    if (s == CUBLAS_STATUS_SUCCESS) s = lt_layout(&plan->b, g->ab_type, b_rows, b_cols, g->ldb, g->batch, g->strideB);
+    if (s == CUBLAS_STATUS_SUCCESS) s = lt_layout(&plan->c, g->c_type, g->m, g->n, g->ldc, g->batch, g->strideC);
+    if (s == CUBLAS_STATUS_SUCCESS) {
+        step = "cublasLtMatmulPreference";
+        s = cublasLtMatmulPreferenceCreate(&pref);
+    }
+    if (s == CUBLAS_STATUS_SUCCESS)
+        s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                                                 sizeof workspace);
+    if (s == CUBLAS_STATUS_SUCCESS) {
+        step = "cublasLtMatmulAlgoGetHeuristic";
+        s = cublasLtMatmulAlgoGetHeuristic(G.lt, plan->op, plan->a, plan->b, plan->c, plan->c, pref, 1, &result,
+                                           &returned);
+    }
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    if (s != CUBLAS_STATUS_SUCCESS || returned == 0) {
+        char why[sizeof plan->why];
+        if (s != CUBLAS_STATUS_SUCCESS)
+            snprintf(why, sizeof why, "cuBLASLt: %s failed: %s", step, cublasLtGetStatusName(s));
+        else
+            snprintf(why, sizeof why, "cuBLASLt: no algorithm for this problem within a %zu MB workspace",
+                     LT_WORKSPACE_BYTES >> 20);
+        lt_plan_destroy(plan);
+        snprintf(plan->why, sizeof plan->why, "%s", why);
+        plan->state = -1;
+        return 0;
+    }
+    plan->algo = result.algo;
+    plan->state = 1;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- one call of an implementation on input set `set` */
+
+static int launch(impl_id id, problem *p, int set, char *why, size_t why_size)
+{
+    const testing_gemm *g = &p->g;
+    const void *A = p->A[set], *B = p->B[set];
+    void *C = p->C[set];
+    cudaDataType_t ab = (cudaDataType_t)g->ab_type, c = (cudaDataType_t)g->c_type;
+    cublasStatus_t cs;
+    switch (id) {
+    case IMPL_CUBLAS:
+        if (g->batch == 1)
+            cs = cublasGemmEx(G.cublas, (cublasOperation_t)g->transa, (cublasOperation_t)g->transb, g->m, g->n, g->k,
+                              &g->alpha, A, ab, g->lda, B, ab, g->ldb, &g->beta, C, c, g->ldc, CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT);
+        else
+            cs = cublasGemmStridedBatchedEx(G.cublas, (cublasOperation_t)g->transa, (cublasOperation_t)g->transb, g->m,
+                                            g->n, g->k, &g->alpha, A, ab, g->lda, g->strideA, B, ab, g->ldb,
+                                            g->strideB, &g->beta, C, c, g->ldc, g->strideC, g->batch,
+                                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        if (cs != CUBLAS_STATUS_SUCCESS) {
+            snprintf(why, why_size, "cuBLAS: %s", cublasGetStatusName(cs));
+            return 0;
+        }
+        return 1;
+    case IMPL_CUBLASLT:
+        if (!lt_prepare(p)) {
+            snprintf(why, why_size, "%s", p->lt.why);
+            return 0;
+        }
+        cs = cublasLtMatmul(G.lt, p->lt.op, &g->alpha, A, p->lt.a, B, p->lt.b, &g->beta, C, p->lt.c, C, p->lt.c,
+                            &p->lt.algo, G.lt_workspace, LT_WORKSPACE_BYTES, 0);
+        if (cs != CUBLAS_STATUS_SUCCESS) {
+            snprintf(why, why_size, "cuBLASLt: cublasLtMatmul: %s", cublasLtGetStatusName(cs));
+            return 0;
+        }
+        return 1;
+    default: {
+        wsgemm_status s;
+        if (g->batch == 1)
+            s = wsgemm_gemm_ex(G.ws, g->transa, g->transb, g->m, g->n, g->k, &g->alpha, A, g->ab_type, g->lda, B,
+                               g->ab_type, g->ldb, &g->beta, C, g->c_type, g->ldc);
+        else
+            s = wsgemm_gemm_strided_batched_ex(G.ws, g->transa, g->transb, g->m, g->n, g->k, &g->alpha, A,
+                                               g->ab_type, g->lda, g->strideA, B, g->ab_type, g->ldb, g->strideB,
+                                               &g->beta, C, g->c_type, g->ldc, g->strideC, g->batch);
+        if (s != WSGEMM_STATUS_SUCCESS) {
+            snprintf(why, why_size, "%s: %s", wsgemm_status_string(s), wsgemm_get_last_error_message(G.ws));
+            return 0;
+        }
+        return 1;
+    }
+    }
+}
+
+/* ---------------------------------------------------------------- shape data */
+
+static void problem_destroy(problem *p)
+{
+    if (!p) return;
+    cudaDeviceSynchronize();
+    for (int s = 1; s < p->nsets; ++s) {
+        cudaFree(p->A[s]);
+        cudaFree(p->B[s]);
+        cudaFree(p->C[s]);
+    }
+    testing_buffers_destroy(&p->data);
+    lt_plan_destroy(&p->lt);
+    free(p->ref);
+    free(p->got);
+    free(p);
+}
+
+/* dst = src rotated left by `shift` elements: same values, other places, so
+ * every set holds uniform [-1,1] data without a second host generation. */
+static void copy_rotated(void *dst, const void *src, size_t elems, size_t elem_bytes, size_t shift)
+{
+    shift %= elems;
+    size_t head = (elems - shift) * elem_bytes, tail = shift * elem_bytes;
+    CUDA_CHECK(cudaMemcpy(dst, (const char *)src + tail, head, cudaMemcpyDeviceToDevice));
+    if (tail) CUDA_CHECK(cudaMemcpy((char *)dst + head, src, tail, cudaMemcpyDeviceToDevice));
+}
+
+static problem *problem_create(const testing_gemm *want)
+{
+    problem *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->g = *want;
+    testing_gemm_resolve(&p->g);
+    const testing_gemm *g = &p->g;
+    testing_buffers_create(g, G.seed, &p->data);
+
+    size_t ab = (size_t)testing_dtype_bytes(g->ab_type), cb = (size_t)testing_dtype_bytes(g->c_type);
+    double set_bytes = (double)(p->data.elems_a + p->data.elems_b) * ab + (double)p->data.elems_c * cb;
+    int nsets = (int)(2.0 * G.l2_bytes / set_bytes) + 1; /* nsets * set_bytes > 2 * L2 */
+    if (nsets < 2) nsets = 2;                           /* never the same set twice in a row */
+    if (nsets > MAX_SETS) nsets = MAX_SETS;
+    p->nsets = nsets;
+    p->A[0] = p->data.A;
+    p->B[0] = p->data.B;
+    p->C[0] = p->data.C;
+    for (int s = 1; s < nsets; ++s) {
+        CUDA_CHECK(cudaMalloc(&p->A[s], p->data.elems_a * ab));
+        CUDA_CHECK(cudaMalloc(&p->B[s], p->data.elems_b * ab));
+        CUDA_CHECK(cudaMalloc(&p->C[s], p->data.elems_c * cb));
+        copy_rotated(p->A[s], p->A[0], p->data.elems_a, ab, (size_t)s * 7919u);
+        copy_rotated(p->B[s], p->B[0], p->data.elems_b, ab, (size_t)s * 104729u);
+        CUDA_CHECK(cudaMemset(p->C[s], 0xFF, p->data.elems_c * cb)); /* NaN in every output type */
+    }
+
+    size_t total = (size_t)g->batch * (size_t)g->m * (size_t)g->n;
+    p->ref = malloc((total ? total : 1) * sizeof(double));
+    p->got = malloc(p->data.elems_c * cb);
+    if (!p->ref || !p->got) {
+        fprintf(stderr, "bench: out of host memory for the reference of m=%d n=%d k=%d\n", g->m, g->n, g->k);
+        exit(1);
+    }
+    testing_reference_cublas(g, &p->data, p->ref);
+
+    double batch = (double)g->batch;
+    p->flops = 2.0 * g->m * (double)g->n * g->k * batch;
+    double a_bytes = (double)g->m * g->k * ab * (g->strideA == 0 ? 1.0 : batch);
+    double b_bytes = (double)g->k * g->n * ab * (g->strideB == 0 ? 1.0 : batch);
+    double c_bytes = (double)g->m * g->n * cb * batch * (g->beta != 0.0f ? 2.0 : 1.0);
+    p->min_bytes = a_bytes + b_bytes + c_bytes;
+    return p;
+}
+
+/* The data of this shape: the cached one, or made now (the previous shape's freed). */
+static problem *problem_for(const testing_gemm *want)
+{
+    if (G.current && same_problem(&G.current->g, want)) return G.current;
+    problem_destroy(G.current);
+    G.current = problem_create(want);
+    return G.current;
+}
+
+/* ---------------------------------------------------------------- correctness, once per shape and implementation */
+
+static int check_impl(impl_id id, problem *p)
+{
+    if (p->checked[id]) return p->checked[id] > 0;
+    char *msg = p->message[id];
+    const size_t msg_size = sizeof p->message[id];
+    char why[256] = "";
+    const testing_gemm *g = &p->g;
+    wsgemm_path forced = IMPLS[id].path;
+    p->ran[id] = WSGEMM_PATH_NONE;
+
+    testing_buffers_repoison(g, &p->data); /* C of set 0 := NaN: unwritten elements cannot pass */
+    if (impl_is_wsgemm(id)) WSGEMM_CHECK(wsgemm_set_path(G.ws, forced));
+    int ok = launch(id, p, 0, why, sizeof why);
+    cudaError_t err = cudaDeviceSynchronize();
+    if (!ok) {
+        snprintf(msg, msg_size, "not run: %s", why);
+    } else if (err != cudaSuccess) {
+        ok = 0;
+        snprintf(msg, msg_size, "CUDA error after the call: %s (%s)", cudaGetErrorName(err), cudaGetErrorString(err));
+        G.wrong_results++;
+    }
+    if (ok && impl_is_wsgemm(id)) {
+        WSGEMM_CHECK(wsgemm_get_last_path(G.ws, &p->ran[id]));
+        if (forced != WSGEMM_PATH_AUTO && p->ran[id] != forced) {
+            ok = 0;
+            snprintf(msg, msg_size, "path %s ran although %s was forced", wsgemm_path_name(p->ran[id]),
+                     wsgemm_path_name(forced));
+            G.wrong_results++;
+        }
+    }
+    if (ok) {
+        size_t bytes = p->data.elems_c * (size_t)testing_dtype_bytes(g->c_type);
+        CUDA_CHECK(cudaMemcpy(p->got, p->data.C, bytes, cudaMemcpyDeviceToHost));
+        if (G.plant_fault && impl_is_wsgemm(id)) /* C(m/2, n/2) of the last batch made plainly wrong */
+            testing_store(g->c_type, p->got,
+                          (size_t)(g->batch - 1) * (size_t)g->strideC + (size_t)(g->m / 2) + (size_t)(g->n / 2) * g->ldc,
+                          1000.0f);
+        char label[96];
+        snprintf(label, sizeof label, "%s%s%s", IMPLS[id].name, impl_is_wsgemm(id) ? " path=" : "",
+                 impl_is_wsgemm(id) ? wsgemm_path_name(p->ran[id]) : "");
+        testing_report r = testing_check(g, p->got, p->data.hC0, p->ref, testing_tolerance_for(g->c_type), label);
+        if (!r.passed) {
+            ok = 0;
+            snprintf(msg, msg_size,
+                     "WRONG RESULT vs cuBLAS: %zu of %zu elements off, %zu NaN, %zu padding elements written, "
+                     "relative Frobenius error %.3g (first mismatches on stderr)",
+                     r.mismatches, r.checked, r.nan_count, r.padding_touched, r.rel_fro);
+            G.wrong_results++;
+        }
+    }
+    p->checked[id] = ok ? 1 : -1;
+    return ok;
+}
+
+/* ---------------------------------------------------------------- timing */
+
+static int reserve_times(int64_t n)
+{
+    if (n <= G.times_capacity) return 1;
+    double *t = realloc(G.times, (size_t)n * sizeof *t);
+    if (!t) return 0;
+    G.times = t;
+    G.times_capacity = n;
+    return 1;
+}
+
+static double event_seconds(int slot)
+{
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventSynchronize(G.stop[slot]));
+    CUDA_CHECK(cudaEventElapsedTime(&ms, G.start[slot], G.stop[slot]));
+    return (double)ms * 1e-3;
+}
+
+static int warm_up(impl_id id, problem *p, char *why, size_t why_size)
+{
+    for (int w = 0; w < WARMUP_CALLS; ++w)
+        if (!launch(id, p, w % p->nsets, why, why_size)) return 0;
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
+        snprintf(why, why_size, "CUDA error in warm-up: %s", cudaGetErrorString(err));
+        return 0;
+    }
+    return 1;
+}
+
+/* `runs` timed calls outside Google Benchmark's loop; returns the median seconds or 0. */
+static double time_runs(impl_id id, problem *p, int runs)
+{
+    char why[256];
+    if (!warm_up(id, p, why, sizeof why) || !reserve_times(runs)) return 0.0;
+    for (int i = 0; i < runs; ++i) {
+        CUDA_CHECK(cudaEventRecord(G.start[0], 0));
+        if (!launch(id, p, i % p->nsets, why, sizeof why)) return 0.0;
+        CUDA_CHECK(cudaEventRecord(G.stop[0], 0));
+        G.times[i] = event_seconds(0);
+    }
+    return median_of(G.times, runs);
+}
+
+/* The state loop. Iteration i records start[i % RING], the GEMM, stop[i % RING]
+ * and then waits for iteration i - (RING-1), whose time it reports; the last
+ * iteration also waits for and reports the ones still in flight. So the GPU
+ * always has queued work and each event pair brackets exactly one GEMM.
+ * Returns the number of timed calls in G.times (0 after an error). */
+static int64_t timed_loop(gbench_state *st, impl_id id, problem *p)
+{
+    const int64_t total = gbench_max_iterations(st);
+    char why[256];
+    if (!reserve_times(total)) {
+        gbench_skip_with_error(st, "out of host memory for the timings");
+        return 0;
+    }
+    int64_t i = 0, done = 0; /* launched, timed */
+    while (gbench_keep_running(st)) {
+        const int slot = (int)(i % EVENT_RING);
+        CUDA_CHECK(cudaEventRecord(G.start[slot], 0));
+        if (!launch(id, p, (int)(i % p->nsets), why, sizeof why)) {
+            cudaDeviceSynchronize();
+            gbench_skip_with_error(st, why);
+            return 0;
+        }
+        CUDA_CHECK(cudaEventRecord(G.stop[slot], 0));
+        ++i;
+        const int64_t wait_until = i == total ? i : i - (EVENT_RING - 1); /* all on the last iteration */
+        double seconds = 0.0;
+        for (; done < wait_until; ++done) {
+            G.times[done] = event_seconds((int)(done % EVENT_RING));
+            seconds += G.times[done];
+        }
+        if (seconds > 0.0) gbench_set_iteration_time(st, seconds);
+    }
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) {
+        snprintf(why, sizeof why, "CUDA error while timing: %s", cudaGetErrorString(err));
+        gbench_skip_with_error(st, why);
+        return 0;
+    }
+    return done;
+}
+
+/* ---------------------------------------------------------------- the benchmark body */
+
+static void bench_gemm(gbench_state *st, void *user)
+{
+    const bench_case *bc = user;
+    testing_gemm want = {
+        .transa = bc->s.ta,
+        .transb = bc->s.tb,
+        .m = (int)gbench_arg(st, 0),
+        .n = (int)gbench_arg(st, 1),
+        .k = (int)gbench_arg(st, 2),
+        .strideA = -1,
+        .strideB = -1,
+        .strideC = -1,
+        .batch = bc->s.batch > 1 ? (int)gbench_arg(st, 3) : 1,
+        .alpha = 1.0f,
+        .beta = 0.0f,
+        .ab_type = bc->s.ab,
+        .c_type = bc->s.c,
+    };
+    problem *p = problem_for(&want);
+    if (!p) {
+        gbench_skip_with_error(st, "out of host memory for this shape");
+        return;
+    }
+    const impl_id id = bc->impl;
+    if (!check_impl(id, p)) {
+        gbench_skip_with_error(st, p->message[id]);
+        return;
+    }
+
+    char why[256];
+    if (impl_is_wsgemm(id)) WSGEMM_CHECK(wsgemm_set_path(G.ws, IMPLS[id].path));
+    if (!warm_up(id, p, why, sizeof why)) {
+        gbench_skip_with_error(st, why);
+        return;
+    }
+    int64_t n = timed_loop(st, id, p);
+    if (n == 0) return;
+    double median = median_of(G.times, n);
+
+    if (id == IMPL_CUBLAS) {
+        p->cublas_median_s = median; /* the latest run: the one just before the others on this shape */
+    } else if (p->cublas_median_s == 0.0 && check_impl(IMPL_CUBLAS, p)) {
+        p->cublas_median_s = time_runs(IMPL_CUBLAS, p, CUBLAS_INLINE_RUNS); /* cuBLAS was filtered out */
+        if (impl_is_wsgemm(id)) WSGEMM_CHECK(wsgemm_set_path(G.ws, IMPLS[id].path));
+    }
+
+    gbench_set_counter(st, "TFLOPS", p->flops / median * 1e-12, GBENCH_COUNTER_DEFAULT);
+    gbench_set_counter(st, "GBps", p->min_bytes / median * 1e-9, GBENCH_COUNTER_DEFAULT);
+    if (p->cublas_median_s > 0.0) gbench_set_counter(st, "vs_cublas", p->cublas_median_s / median, GBENCH_COUNTER_DEFAULT);
+    char label[96];
+    if (impl_is_wsgemm(id)) {
+        gbench_set_counter(st, "path", (double)p->ran[id], GBENCH_COUNTER_DEFAULT);
+        snprintf(label, sizeof label, "path=%s", wsgemm_path_name(p->ran[id]));
+    } else {
+        snprintf(label, sizeof label, "%s",
+                 id == IMPL_CUBLASLT ? "cublasLtMatmul" : p->g.batch > 1 ? "cublasGemmStridedBatchedEx" : "cublasGemmEx");
+    }
+    gbench_set_label(st, label);
+}
+
+/* ---------------------------------------------------------------- start-up: device, paths, registration */
+
+static void add_context_int(const char *key, long long value)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%lld", value);
+    gbench_add_context(key, text);
+}
+
+static void device_setup(void)
+{
+    int dev = 0;
+    struct cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&G.l2_bytes, cudaDevAttrL2CacheSize, dev));
+    WSGEMM_CHECK(wsgemm_create(&G.ws));
+    CUBLAS_CHECK(cublasCreate(&G.cublas));
+    CUBLAS_CHECK(cublasLtCreate(&G.lt));
+    CUDA_CHECK(cudaMalloc(&G.lt_workspace, LT_WORKSPACE_BYTES));
+    for (int i = 0; i < EVENT_RING; ++i) {
+        CUDA_CHECK(cudaEventCreate(&G.start[i]));
+        CUDA_CHECK(cudaEventCreate(&G.stop[i]));
+    }
+
+    int driver = 0, runtime = 0, cublas_version = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    cublasGetVersion(G.cublas, &cublas_version);
+    char text[128];
+    gbench_add_context("gpu", prop.name);
+    snprintf(text, sizeof text, "%d.%d", prop.major, prop.minor);
+    gbench_add_context("compute_capability", text);
+    add_context_int("sm_count", prop.multiProcessorCount);
+    add_context_int("l2_bytes", G.l2_bytes);
+    add_context_int("global_memory_bytes", (long long)prop.totalGlobalMem);
+    snprintf(text, sizeof text, "%d.%d", driver / 1000, (driver % 1000) / 10);
+    gbench_add_context("cuda_driver_api", text);
+    snprintf(text, sizeof text, "%d.%d", runtime / 1000, (runtime % 1000) / 10);
+    gbench_add_context("cuda_runtime", text);
+    add_context_int("cublas_version", cublas_version);
+    snprintf(text, sizeof text, "%d.%d", WSGEMM_VERSION_MAJOR, WSGEMM_VERSION_MINOR);
+    gbench_add_context("wsgemm_version", text);
+    gbench_add_context("timing", "CUDA events around each GEMM, queued back to back; counters from the median; "
+                                 "input sets rotated past 2x L2; correctness checked against cuBLAS first");
+    printf("bench: %s (cc %d.%d, %d SMs, L2 %d MB), CUDA runtime %d.%d, cuBLAS %d\n", prop.name, prop.major,
+           prop.minor, prop.multiProcessorCount, G.l2_bytes >> 20, runtime / 1000, (runtime % 1000) / 10,
+           cublas_version);
+}
+
+/* Does the device run a forced path? One small GEMM says (ARCH_MISMATCH: no). */
+static int probe_path(wsgemm_path path)
+{
+    const int d = PROBE_DIM;
+    void *A = NULL, *B = NULL, *C = NULL;
+    size_t bytes = (size_t)d * d * 2;
+    CUDA_CHECK(cudaMalloc(&A, bytes));
+    CUDA_CHECK(cudaMalloc(&B, bytes));
+    CUDA_CHECK(cudaMalloc(&C, bytes));
+    CUDA_CHECK(cudaMemset(A, 0, bytes));
+    CUDA_CHECK(cudaMemset(B, 0, bytes));
+    const float alpha = 1.0f, beta = 0.0f;
+    WSGEMM_CHECK(wsgemm_set_path(G.ws, path));
+    wsgemm_status s = wsgemm_gemm_ex(G.ws, WSGEMM_OP_N, WSGEMM_OP_N, d, d, d, &alpha, A, WSGEMM_R_16BF, d, B,
+                                     WSGEMM_R_16BF, d, &beta, C, WSGEMM_R_16BF, d);
+    cudaError_t err = cudaDeviceSynchronize();
+    if (s != WSGEMM_STATUS_SUCCESS)
+        printf("bench: path %s: the probe call returned %s (%s)%s\n", wsgemm_path_name(path), wsgemm_status_string(s),
+               wsgemm_get_last_error_message(G.ws),
+               s == WSGEMM_STATUS_ARCH_MISMATCH ? ": not benchmarked on this device" : ": benchmarked anyway");
+    if (err != cudaSuccess) {
+        fprintf(stderr, "bench: path %s: the probe call failed on the device: %s\n", wsgemm_path_name(path),
+                cudaGetErrorString(err));
+        exit(1); /* a sticky error: nothing after it could be measured */
+    }
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    return s != WSGEMM_STATUS_ARCH_MISMATCH;
+}
+
+static void choose_implementations(int have_gpu)
+{
+    G.enabled[IMPL_CUBLAS] = G.enabled[IMPL_CUBLASLT] = 1;
+    G.enabled[IMPL_WS_AUTO] = G.enabled[IMPL_WS_GENERIC] = 1;
+    G.enabled[IMPL_WS_SM90] = BENCH_HAS_SM90;
+    G.enabled[IMPL_WS_SM100] = BENCH_HAS_SM100;
+    G.enabled[IMPL_WS_SM100_EMULATED] = BENCH_HAS_SM100_EMULATED && G.emulated;
+    if (!have_gpu) return; /* listing only: everything the build holds */
+    for (int id = IMPL_WS_GENERIC; id < IMPL_COUNT; ++id)
+        if (G.enabled[id]) G.enabled[id] = probe_path(IMPLS[id].path);
+    char text[160] = "";
+    for (int id = 0; id < IMPL_COUNT; ++id)
+        if (G.enabled[id]) {
+            strncat(text, IMPLS[id].name, sizeof text - strlen(text) - 2);
+            strncat(text, " ", sizeof text - strlen(text) - 1);
+        }
+    gbench_add_context("implementations", text);
+    if (BENCH_HAS_SM100_EMULATED && !G.emulated)
+        printf("bench: the sm100_emulated path is built but not benchmarked (add --wsgemm_emulated)\n");
+}
+
+static bench_case *register_all(void)
+{
+    int total = 0;
+    for (int s = 0; s < SUITE_COUNT; ++s) total += SUITES[s].count * IMPL_COUNT;
+    bench_case *cases = calloc((size_t)total, sizeof *cases);
+    if (!cases) return NULL;
+    static const char *const arg_names[] = {"m", "n", "k", "batch"};
+    int used = 0;
+    for (int s = 0; s < SUITE_COUNT; ++s) {
+        for (int i = 0; i < SUITES[s].count; ++i) {
+            const shape *sh = &SUITES[s].shapes[i];
+            for (int id = 0; id < IMPL_COUNT; ++id) {
+                if (!G.enabled[id]) continue;
+                if (id == IMPL_WS_SM100_EMULATED && max3(sh->m, sh->n, sh->k) > EMULATED_MAX_DIM) continue;
+                bench_case *bc = &cases[used++];
+                bc->suite = SUITES[s].name;
+                bc->s = *sh;
+                bc->impl = (impl_id)id;
+                char name[128];
+                snprintf(name, sizeof name, "%s/%s/%c%c_%s_%s", bc->suite, IMPLS[id].name, op_char(sh->ta),
+                         op_char(sh->tb), testing_dtype_name(sh->ab), testing_dtype_name(sh->c));
+                const int64_t args[4] = {sh->m, sh->n, sh->k, sh->batch};
+                const int nargs = sh->batch > 1 ? 4 : 3;
+                gbench_benchmark *b = gbench_register(name, bench_gemm, bc);
+                gbench_args(b, args, nargs);
+                gbench_arg_names(b, arg_names, nargs);
+                gbench_use_manual_time(b);
+                gbench_unit(b, GBENCH_MICROSECOND);
+            }
+        }
+    }
+    return cases;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void usage_extra(void)
+{
+    printf("wsgemm-bench: wsgemm vs cuBLAS / cuBLASLt. Suites: square llm skinny unaligned batched ops types\n"
+           "  (select with --benchmark_filter='^square/' etc.; implementations with '/cublas/', '/wsgemm_auto/')\n"
+           "  --wsgemm_emulated           also time the sm100_emulated path (shapes <= %d)\n"
+           "  --wsgemm_plant_fault        corrupt every wsgemm result before its check (they must all error)\n"
+           "  --wsgemm_seed=N             input seed (default 1)\n"
+           "  --wsgemm_context=KEY=VALUE  add KEY=VALUE to the report context\n"
+           "Google Benchmark's options follow.\n\n",
+           EMULATED_MAX_DIM);
+}
+
+/* Take this program's --wsgemm_* options out of argv (Google Benchmark
+ * rejects arguments it does not know). Context pairs are kept for later. */
+static int strip_own_options(int *argc, char **argv, const char **contexts, int *ncontexts)
+{
+    int out = 1;
+    for (int i = 1; i < *argc; ++i) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--wsgemm_emulated")) G.emulated = 1;
+        else if (!strcmp(a, "--wsgemm_plant_fault")) G.plant_fault = 1;
+        else if (!strncmp(a, "--wsgemm_seed=", 14)) G.seed = strtoull(a + 14, NULL, 10);
+        else if (!strncmp(a, "--wsgemm_context=", 17) && strchr(a + 17, '=')) contexts[(*ncontexts)++] = a + 17;
+        else if (!strncmp(a, "--wsgemm_", 9)) {
+            fprintf(stderr, "wsgemm-bench: unknown option %s (see --help)\n", a);
+            return 0;
+        } else argv[out++] = argv[i];
+    }
+    *argc = out;
+    argv[out] = NULL;
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char **contexts = calloc((size_t)argc, sizeof *contexts);
+    int ncontexts = 0;
+    if (!contexts || !strip_own_options(&argc, argv, contexts, &ncontexts)) return 1;
+    for (int i = 1; i < argc; ++i)
+        if (!strcmp(argv[i], "--help")) usage_extra();
+
+    const int list_only = gbench_wants_list_only(argc, argv);
+    const int have_gpu = testing_gpu_count() > 0;
+    if (!have_gpu && !list_only) {
+        printf("wsgemm-bench: no CUDA device on this machine; nothing to run "
+               "(--benchmark_list_tests lists the benchmarks)\n");
+        return 0;
+    }
+    if (have_gpu) device_setup();
+    for (int i = 0; i < ncontexts; ++i) {
+        char key[64];
+        const char *eq = strchr(contexts[i], '=');
+        snprintf(key, sizeof key, "%.*s", (int)(eq - contexts[i]), contexts[i]);
+        gbench_add_context(key, eq + 1);
+    }
+    choose_implementations(have_gpu);
+    bench_case *cases = register_all();
+    if (!cases) return 1;
+
+    int rc = gbench_main(argc, argv);
+
+    problem_destroy(G.current);
+    if (have_gpu) {
+        for (int i = 0; i < EVENT_RING; ++i) {
+            cudaEventDestroy(G.start[i]);
+            cudaEventDestroy(G.stop[i]);
+        }
+        cudaFree(G.lt_workspace);
+        cublasLtDestroy(G.lt);
+        cublasDestroy(G.cublas);
+        wsgemm_destroy(G.ws);
+    }
+    free(G.times);
+    free(cases);
+    free(contexts);
+    if (rc == 0 && G.wrong_results) {
+        fprintf(stderr, "wsgemm-bench: %d implementation/shape pairs gave a WRONG RESULT (see ERROR rows)\n",
+                G.wrong_results);
+        rc = 3;
+    }
+    return rc;
+}
