@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -50,6 +51,40 @@ bool bool_flag_set(int argc, char **argv, const char *name)
         }
     }
     return false;
+}
+
+// --benchmark_min_time: 1.7 takes seconds as a bare number ("0.05"); 1.8
+// takes "0.05s" (or "100x" for iterations) and logs a complaint about a bare
+// number for every benchmark. Both changed in 1.8.0 together with the
+// arrival of State::SkipWithMessage, which tells the versions apart here.
+template <class S>
+constexpr auto min_time_wants_suffix(int) -> decltype(std::declval<S &>().SkipWithMessage(std::string()), true)
+{
+    return true;
+}
+template <class S>
+constexpr bool min_time_wants_suffix(long)
+{
+    return false;
+}
+
+// Rewrite --benchmark_min_time=VALUE in argv (in place: the strings are
+// kept alive in `storage`) to the syntax of the library this was built with.
+void normalize_min_time(int argc, char **argv, std::vector<std::string> &storage)
+{
+    const std::string flag = "--benchmark_min_time=";
+    const bool suffix = min_time_wants_suffix<benchmark::State>(0);
+    storage.reserve(static_cast<std::size_t>(argc));
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg.compare(0, flag.size(), flag) != 0 || arg.size() == flag.size()) continue;
+        const char last = arg.back();
+        if (suffix && last >= '0' && last <= '9') arg += 's';
+        else if (!suffix && last == 's') arg.pop_back();
+        else continue;
+        storage.push_back(arg);
+        argv[i] = &storage.back()[0];
+    }
 }
 
 }  // namespace
@@ -155,6 +190,8 @@ int gbench_wants_list_only(int argc, char **argv)
 
 int gbench_main(int argc, char **argv)
 {
+    std::vector<std::string> rewritten;
+    normalize_min_time(argc, argv, rewritten);
     benchmark::Initialize(&argc, argv);  // removes the --benchmark_* flags it knows; --help prints and exits
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     const std::size_t matched = benchmark::RunSpecifiedBenchmarks();
