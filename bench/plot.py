@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""plot.py - wsgemm-bench's JSON (--benchmark_out) -> PNG plots and a table.
+
+    python3 bench/plot.py bench.json --out DIR [--peak 989] [--quiet]
+
+Writes into DIR:
+    tflops_<suite>.png    TFLOP/s per implementation: a line over the size for
+                          the square and skinny sweeps, bars per shape for the
+                          other suites
+    ratio_to_cublas.png   every shape: each implementation's speed relative to
+                          cuBLAS on the same shape (> 1: faster than cuBLAS)
+    table.md              the table for docs/performance.md (also printed)
+
+Reads the "median" aggregate rows when the run had --benchmark_repetitions
+(the counters of wsgemm-bench are already medians of the event times within
+each repetition), the plain rows otherwise. Rows with error_occurred (a wrong
+result, a path that declined the shape) are listed under the table, never
+plotted. Needs matplotlib only for the PNGs (Agg backend: no display); the
+table is written without it.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+BF16_DENSE_PEAK_TFLOPS = 989.0  # H100/H200 SXM datasheet, dense bf16/fp16 with fp32 accumulation
+HBM_GBPS = 4800.0  # H200 datasheet HBM3e bandwidth (the skinny GB/s plot's ceiling)
+REFERENCE = "cublas"
+# Column and legend order; unknown implementations follow in name order.
+IMPL_ORDER = ["cublas", "cublaslt", "wsgemm_auto", "wsgemm_sm90", "wsgemm_sm100", "wsgemm_generic",
+              "wsgemm_sm100_emulated"]
+SUITE_ORDER = ["square", "llm", "skinny", "unaligned", "batched", "ops", "types"]
+SWEEPS = {"square": "m", "skinny": "m"}  # suites drawn as a line over one dimension
+
+
+def impl_key(name):
+    return (IMPL_ORDER.index(name), name) if name in IMPL_ORDER else (len(IMPL_ORDER), name)
+
+
+def suite_key(name):
+    return (SUITE_ORDER.index(name), name) if name in SUITE_ORDER else (len(SUITE_ORDER), name)
+
+
+def parse_name(run_name):
+    """'square/cublas/NN_bf16_bf16/m:4096/n:4096/k:4096/manual_time' -> fields."""
+    parts = run_name.split("/")
+    if len(parts) < 3:
+        return None
+    fields = {"suite": parts[0], "impl": parts[1], "variant": parts[2], "batch": 1}
+    for part in parts[3:]:
+        key, sep, value = part.partition(":")
+        if sep and key in ("m", "n", "k", "batch"):
+            fields[key] = int(value)
+    if not all(key in fields for key in ("m", "n", "k")):
+        return None
+    return fields
+
+
+class Result:
+    def __init__(self, fields):
+        self.__dict__.update(fields)
+        self.tflops = self.gbps = self.vs_cublas = None
+        self.label = ""
+        self.error = None
+
+    @property
+    def shape(self):
+        return (self.suite, self.variant, self.m, self.n, self.k, self.batch)
+
+
+def load(path):
+    """Returns (context, {shape: {impl: Result}})."""
+    with open(path) as f:
+        report = json.load(f)
+    rows = report.get("benchmarks", [])
+    has_median = {row.get("run_name", row["name"]) for row in rows
+                  if row.get("run_type") == "aggregate" and row.get("aggregate_name") == "median"}
+    # Gather the usable rows per benchmark: the median aggregate, else every repetition.
+    picked = {}
+    for row in rows:
+        run_name = row.get("run_name", row["name"])
+        if row.get("run_type") == "aggregate":
+            if row.get("aggregate_name") != "median":
+                continue
+        elif run_name in has_median and not row.get("error_occurred"):
+            continue
+        picked.setdefault(run_name, []).append(row)
+
+    results = {}
+    for run_name, group in picked.items():
+        fields = parse_name(run_name)
+        if fields is None:
+            continue
+        r = Result(fields)
+        errors = [row for row in group if row.get("error_occurred")]
+        good = [row for row in group if not row.get("error_occurred")]
+        if errors and not good:
+            r.error = errors[0].get("error_message", "error")
+        else:
+            def med(key):
+                values = [row[key] for row in good if isinstance(row.get(key), (int, float))]
+                return statistics.median(values) if values else None
+            r.tflops, r.gbps, r.vs_cublas = med("TFLOPS"), med("GBps"), med("vs_cublas")
+            r.label = good[0].get("label", "")
+            if errors:
+                r.error = errors[0].get("error_message", "error")
+        results.setdefault(r.shape, {})[r.impl] = r
+    return report.get("context", {}), results
+
+
+def shape_label(shape, with_suite=False):
+    suite, variant, m, n, k, batch = shape
+    dims = f"{m}^3" if m == n == k else f"{m}x{n}x{k}"
+    if batch > 1:
+        dims = f"{batch}x {dims}"
+    ops, _, types = variant.partition("_")
+    extra = []
+    if ops != "NN":
+        extra.append(ops)
+    if types != "bf16_bf16":
+        extra.append(types.replace("_", "->"))
+    text = dims + (" " + " ".join(extra) if extra else "")
+    return f"{suite}: {text}" if with_suite else text
+
+
+def ratio(r, shape_results):
+    """Speed relative to cuBLAS on the same shape: the counter, else from TFLOP/s."""
+    if r is None or r.error or r.tflops is None:
+        return None
+    if r.impl == REFERENCE:
+        return 1.0
+    if r.vs_cublas is not None:
+        return r.vs_cublas
+    ref = shape_results.get(REFERENCE)
+    if ref and not ref.error and ref.tflops:
+        return r.tflops / ref.tflops
+    return None
+
+
+# ---------------------------------------------------------------- table
+
+def fmt(value, digits=0):
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def table(context, results, peak):
+    impls = sorted({impl for per in results.values() for impl in per}, key=impl_key)
+    lines = []
+    head = ["suite", "shape"] + [f"{i} TFLOP/s" for i in impls] + ["auto path", "auto/cuBLAS", "auto % peak"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "|".join(" --- " for _ in head) + "|")
+    errors = []
+    for shape in sorted(results, key=lambda s: (suite_key(s[0]), s[1], s[5], s[2], s[3], s[4])):
+        per = results[shape]
+        cells = [shape[0], shape_label(shape)]
+        for impl in impls:
+            r = per.get(impl)
+            if r is None:
+                cells.append("-")
+            elif r.error:
+                cells.append("ERROR")
+                errors.append(f"{shape_label(shape, True)} {impl}: {r.error}")
+            else:
+                cells.append(fmt(r.tflops))
+        auto = per.get("wsgemm_auto")
+        ok = auto is not None and not auto.error and auto.tflops is not None
+        cells.append(auto.label.replace("path=", "") if ok else "-")
+        cells.append(fmt(ratio(auto, per), 3) if ok else "-")
+        cells.append(fmt(100.0 * auto.tflops / peak, 1) if ok else "-")
+        lines.append("| " + " | ".join(cells) + " |")
+    info = [f"GPU: {context.get('gpu', '?')} (cc {context.get('compute_capability', '?')}, "
+            f"{context.get('sm_count', '?')} SMs); driver {context.get('driver', '?')}; "
+            f"CUDA runtime {context.get('cuda_runtime', '?')}; cuBLAS {context.get('cublas_version', '?')}",
+            f"date: {context.get('date', '?')}; command: {context.get('command', '?')}; "
+            f"commit: {context.get('commit', '?')}",
+            f"TFLOP/s from the median CUDA-event time per repetition (median over repetitions); "
+            f"% peak against {peak:g} TFLOP/s dense bf16; auto/cuBLAS > 1 means faster than cuBLAS."]
+    text = "\n".join(info) + "\n\n" + "\n".join(lines) + "\n"
+    if errors:
+        text += "\nErrors (no time reported):\n" + "\n".join(f"- {e}" for e in errors) + "\n"
+    return text
+
+
+# ---------------------------------------------------------------- plots
+
+def plot_all(context, results, out_dir, peak):
+    import matplotlib
+    matplotlib.use("Agg")  # no display on the GPU machine
+    import matplotlib.pyplot as plt
+
+    written = []
+    title_gpu = context.get("gpu", "")
+    by_suite = {}
+    for shape, per in results.items():
+        by_suite.setdefault(shape[0], {})[shape] = per
+
+    for suite in sorted(by_suite, key=suite_key):
+        shapes = by_suite[suite]
+        impls = sorted({i for per in shapes.values() for i in per}, key=impl_key)
+        if suite in SWEEPS:
+            dim = SWEEPS[suite]
+            index = {"m": 2, "n": 3, "k": 4}[dim]
+            variants = sorted({s[1] for s in shapes})
+            panels = [("TFLOPS", "TFLOP/s")] + ([("gbps", "GB/s (minimum bytes)")] if suite == "skinny" else [])
+            fig, axes = plt.subplots(1, len(panels), figsize=(7.5 * len(panels), 5), squeeze=False)
+            for ax, (key, ylabel) in zip(axes[0], panels):
+                for variant in variants:
+                    for impl in impls:
+                        pts = sorted((s[index], getattr(per[impl], "tflops" if key == "TFLOPS" else "gbps"))
+                                     for s, per in shapes.items()
+                                     if s[1] == variant and impl in per and not per[impl].error
+                                     and per[impl].tflops is not None)
+                        if not pts:
+                            continue
+                        name = impl if len(variants) == 1 else f"{impl} {variant}"
+                        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name,
+                                linewidth=2.2 if impl == "wsgemm_auto" else 1.3,
+                                linestyle="--" if impl.startswith("cublas") else "-")
+                if key == "TFLOPS" and suite == "square":
+                    ax.axhline(peak, color="gray", linestyle=":", linewidth=1)
+                    ax.text(ax.get_xlim()[0], peak, f" dense bf16 peak {peak:g}", va="bottom", fontsize=8,
+                            color="gray")
+                if key == "gbps":
+                    ax.axhline(HBM_GBPS, color="gray", linestyle=":", linewidth=1)
+                    ax.text(ax.get_xlim()[0], HBM_GBPS, f" HBM {HBM_GBPS:g} GB/s", va="bottom", fontsize=8,
+                            color="gray")
+                if suite == "skinny":
+                    ax.set_xscale("log", base=2)
+                ax.set_xlabel(f"{dim} (n = k = {next(iter(shapes))[3]})" if suite == "skinny" else "m = n = k")
+                ax.set_ylabel(ylabel)
+                ax.grid(True, alpha=0.3)
+                ax.legend(fontsize=8)
+            fig.suptitle(f"{suite}: TFLOP/s per implementation  {title_gpu}")
+        else:
+            ordered = sorted(shapes, key=lambda s: (s[1], s[5], s[2], s[3], s[4]))
+            labels = [shape_label(s) for s in ordered]
+            width = 0.8 / max(1, len(impls))
+            fig, ax = plt.subplots(figsize=(max(7.5, 1.6 * len(ordered) + 3), 5))
+            for j, impl in enumerate(impls):
+                xs, ys = [], []
+                for i, s in enumerate(ordered):
+                    r = shapes[s].get(impl)
+                    if r is not None and not r.error and r.tflops is not None:
+                        xs.append(i + (j - (len(impls) - 1) / 2) * width)
+                        ys.append(r.tflops)
+                ax.bar(xs, ys, width, label=impl)
+            ax.set_xticks(range(len(ordered)))
+            ax.set_xticklabels(labels, rotation=20, ha="right", fontsize=8)
+            ax.set_ylabel("TFLOP/s")
+            ax.grid(True, axis="y", alpha=0.3)
+            ax.legend(fontsize=8)
+            ax.set_title(f"{suite}: TFLOP/s per implementation  {title_gpu}")
+        fig.tight_layout()
+        path = os.path.join(out_dir, f"tflops_{suite}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+
+    # Ratio to cuBLAS, every shape of every suite.
+    ordered = sorted(results, key=lambda s: (suite_key(s[0]), s[1], s[5], s[2], s[3], s[4]))
+    impls = sorted({i for per in results.values() for i in per if i != REFERENCE}, key=impl_key)
+    if ordered and impls:
+        height = 0.8 / len(impls)
+        fig, ax = plt.subplots(figsize=(9, max(4, 0.28 * len(ordered) * max(1, len(impls)) / 2 + 1.5)))
+        for j, impl in enumerate(impls):
+            ys, xs = [], []
+            for i, s in enumerate(ordered):
+                value = ratio(results[s].get(impl), results[s])
+                if value is not None:
+                    ys.append(i + (j - (len(impls) - 1) / 2) * height)
+                    xs.append(value)
+            ax.barh(ys, xs, height, label=impl)
+        ax.axvline(1.0, color="black", linewidth=1)
+        ax.set_yticks(range(len(ordered)))
+        ax.set_yticklabels([shape_label(s, True) for s in ordered], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel("speed relative to cuBLAS on the same shape (cuBLAS time / time; > 1 is faster)")
+        ax.grid(True, axis="x", alpha=0.3)
+        ax.legend(fontsize=8, loc="lower right")
+        ax.set_title(f"ratio to cuBLAS  {title_gpu}")
+        fig.tight_layout()
+        path = os.path.join(out_dir, "ratio_to_cublas.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("json", help="wsgemm-bench --benchmark_out file")
+    parser.add_argument("--out", default=".", help="folder for the PNGs and table.md")
+    parser.add_argument("--peak", type=float, default=BF16_DENSE_PEAK_TFLOPS, help="TFLOP/s for '%% peak'")
+    parser.add_argument("--quiet", action="store_true", help="do not print the table")
+    args = parser.parse_args()
+
+    context, results = load(args.json)
+    if not results:
+        print(f"plot.py: no wsgemm-bench results in {args.json}", file=sys.stderr)
+        return 1
+    os.makedirs(args.out, exist_ok=True)
+    text = table(context, results, args.peak)
+    with open(os.path.join(args.out, "table.md"), "w") as f:
+        f.write(text)
+    try:
+        written = plot_all(context, results, args.out, args.peak)
+    except ImportError as e:
+        written = []
+        print(f"plot.py: no PNGs ({e}); the table is in {os.path.join(args.out, 'table.md')}", file=sys.stderr)
+    if not args.quiet:
+        print(text)
+    for path in written:
+        print(f"plot.py: wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

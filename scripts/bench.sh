@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# scripts/bench.sh - the one device command for the performance numbers:
+# configure and build wsgemm-bench for sm_90a (all cores), run the default
+# suites (wsgemm vs cuBLAS / cuBLASLt, correctness checked first), write
+# under $OUT:
+#   bench.json            Google Benchmark JSON (--benchmark_out), aggregates of 3 repetitions
+#   bench.log             the console output of the run
+#   tflops_<suite>.png    TFLOP/s per implementation, one plot per suite
+#   ratio_to_cublas.png   every shape, relative to cuBLAS
+#   table.md              the table for docs/performance.md (printed last)
+#   build.log, nvidia-smi.txt
+# Extra arguments go to wsgemm-bench, e.g. --benchmark_filter='^(square|llm)/'.
+# Environment: OUT (default build/bench-out), BUILD_DIR (default build/bench-h200),
+# BENCH_EMULATED=ON (also build and time the emulated sm100 path, shapes <= 1024),
+# WSGEMM_COMMIT (recorded in the report when the tree is not a git checkout).
+# Exit status: that of wsgemm-bench (3: a wrong result was found; see ERROR rows).
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=${OUT:-$root/build/bench-out}
+build=${BUILD_DIR:-$root/build/bench-h200}
+emulated=${BENCH_EMULATED:-OFF}
+mkdir -p "$OUT"
+start=$(date +%s)
+
+generator=()
+command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+echo "== configure + build (sm_90a, $(nproc) jobs); log: $OUT/build.log"
+if ! { cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DWSGEMM_CUDA_ARCHS=90a \
+         -DWSGEMM_SM100_EMULATION="$emulated" -DWSGEMM_BUILD_TESTS=OFF -DWSGEMM_BUILD_BENCH=ON &&
+       cmake --build "$build" -j "$(nproc)" --target wsgemm-bench; } >"$OUT/build.log" 2>&1; then
+    tail -n 40 "$OUT/build.log"
+    echo "bench.sh: the build failed (full log: $OUT/build.log)"
+    exit 1
+fi
+if [ ! -x "$build/wsgemm-bench" ]; then
+    grep -i "benchmark" "$OUT/build.log"
+    echo "bench.sh: wsgemm-bench was not built: Google Benchmark not found (libbenchmark-dev)"
+    exit 1
+fi
+echo "== built in $(($(date +%s) - start)) s"
+
+nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1 || true
+driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)
+commit=${WSGEMM_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+extra=()
+[ "$emulated" = ON ] && extra+=(--wsgemm_emulated)
+
+# 0.05 s per benchmark and 3 repetitions: about 175 benchmarks in ~3 minutes
+# on the H200 (the checks of the 16384^3 results on the host take a few s).
+echo "== run"
+"$build/wsgemm-bench" \
+    --benchmark_out="$OUT/bench.json" --benchmark_out_format=json \
+    --benchmark_min_time=0.05 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --wsgemm_context="driver=${driver:-unknown}" --wsgemm_context="commit=$commit" \
+    --wsgemm_context="command=scripts/bench.sh $*" \
+    "${extra[@]}" "$@" 2>&1 | tee "$OUT/bench.log"
+rc=${PIPESTATUS[0]}
+echo "== ran in $(($(date +%s) - start)) s in all; wsgemm-bench exit status $rc"
+
+if [ -s "$OUT/bench.json" ]; then
+    python3 "$root/bench/plot.py" "$OUT/bench.json" --out "$OUT" --quiet || echo "bench.sh: plot.py failed"
+    echo "== table ($OUT/table.md)"
+    cat "$OUT/table.md" 2>/dev/null
+else
+    echo "bench.sh: no JSON was written: nothing was measured"
+    [ "$rc" -eq 0 ] && rc=1
+fi
+exit "$rc"
