@@ -10,12 +10,15 @@
  * Structure: one CTA computes a 128 x 128 tile of C with 8 warps (2 x 4, a
  * 64 x 32 warp tile), K in steps of 32. Global -> registers -> shared memory
  * (double buffered, one __syncthreads per K step) -> ldmatrix -> mma.sync
- * m16n8k16 with fp32 accumulators. Shared memory holds both operands
- * K-contiguous ([row][k], rows padded to 40 elements so ldmatrix is
- * conflict-free: 80-byte rows put 8 consecutive rows in 8 distinct 16-byte
- * bank groups). Global loads move 8 contiguous elements at once when the
- * whole vector is inside the matrix and 16-byte aligned, element by element
- * otherwise, with zero fill outside the matrix.
+ * m16n8k16 with fp32 accumulators. Each operand tile keeps its global layout
+ * in shared memory: K-contiguous operands as [row][k] (rows padded to 40
+ * elements), M/N-contiguous ones as [k][row] (rows padded to 136 elements),
+ * so every shared store is a 16-byte vector and the transpose happens in
+ * ldmatrix (.trans for the second layout). Both paddings make ldmatrix
+ * conflict-free: 80- and 272-byte rows put 8 consecutive rows in 8 distinct
+ * 16-byte bank groups. Global loads move 8 contiguous elements at once when
+ * the whole vector is inside the matrix and 16-byte aligned, element by
+ * element otherwise, with zero fill outside the matrix.
  *
  *   global A,B --(vector or scalar, predicated)--> regs --> smem[buf^1]
  *   smem[buf] --ldmatrix--> fragments --mma.sync--> fp32 accumulators
@@ -39,13 +42,17 @@ constexpr int kWarpTileM = kBlockM / kWarpsM; /* 64 */
 constexpr int kWarpTileN = kBlockN / kWarpsN; /* 32 */
 constexpr int kMmaTilesM = kWarpTileM / 16;   /* 4 */
 constexpr int kMmaTilesN = kWarpTileN / 8;    /* 4 */
-constexpr int kSmemRow = kBlockK + 8;         /* padded row, in elements */
+constexpr int kSmemRowK = kBlockK + 8;        /* [row][k] layout: padded row, in elements */
+constexpr int kSmemRowMN = kBlockM + 8;       /* [k][row] layout: padded row, in elements */
 constexpr int kVec = 8;                       /* elements per 16-byte vector */
 constexpr int kVecsPerOperand = kBlockM * kBlockK / kVec / kThreads; /* 2 per thread */
 
 static_assert(kWarpsM * kWarpsN * 32 == kThreads, "one warp per warp tile");
 static_assert(kBlockM == kBlockN, "the operand loader serves A and B with one tile shape");
-static_assert((kSmemRow * 2) % 16 == 0, "ldmatrix rows must start on 16-byte boundaries");
+static_assert((kSmemRowK * 2) % 16 == 0 && (kSmemRowMN * 2) % 16 == 0,
+              "ldmatrix rows must start on 16-byte boundaries");
+static_assert((kSmemRowK * 2) % 128 == 80 && (kSmemRowMN * 2) % 128 == 16,
+              "row pitches that spread 8 ldmatrix rows over distinct 16-byte bank groups");
 static_assert(kBlockM * kBlockK % (kVec * kThreads) == 0, "vectors divide evenly among threads");
 
 struct GemmParams {
@@ -61,9 +68,12 @@ struct GemmParams {
     float alpha, beta;
 };
 
-/* One 128 x 32 operand tile as stored in shared memory: [row][k]. */
-struct OperandTile {
-    uint16_t v[kBlockM][kSmemRow];
+/* One 128 x 32 operand tile in shared memory, in the operand's own layout:
+ * by_k[row][k] when k is contiguous in global memory, by_row[k][row] when
+ * rows (m or n) are. */
+union OperandTile {
+    uint16_t by_k[kBlockM][kSmemRowK];
+    uint16_t by_row[kBlockK][kSmemRowMN];
 };
 
 struct SharedStorage {
@@ -83,6 +93,15 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const uint16_t *ro
 {
     uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(row_smem));
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+/* PTX ISA 9.7.14.5.15 "ldmatrix" with .trans: each 8x8 matrix arrives transposed. */
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const uint16_t *row_smem)
+{
+    uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(row_smem));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(addr));
 }
@@ -175,42 +194,58 @@ __device__ __forceinline__ void store_operand_tile(OperandTile &tile, const Stag
 #pragma unroll
     for (int i = 0; i < kVecsPerOperand; ++i) {
         VectorSlot s = vector_slot(threadIdx.x + i * kThreads, k_contiguous);
-        if (k_contiguous) {
-            uint4 q;
-            uint16_t *h = reinterpret_cast<uint16_t *>(&q);
+        uint4 q;
+        uint16_t *h = reinterpret_cast<uint16_t *>(&q);
 #pragma unroll
-            for (int e = 0; e < kVec; ++e) h[e] = staged.e[i][e];
-            *reinterpret_cast<uint4 *>(&tile.v[s.row][s.k]) = q;
-        } else {
-#pragma unroll
-            for (int e = 0; e < kVec; ++e) tile.v[s.row + e][s.k] = staged.e[i][e];
-        }
+        for (int e = 0; e < kVec; ++e) h[e] = staged.e[i][e];
+        uint16_t *dst = k_contiguous ? &tile.by_k[s.row][s.k] : &tile.by_row[s.k][s.row];
+        *reinterpret_cast<uint4 *>(dst) = q;
     }
 }
 
 /* ---------------------------------------------------------------- the tile computation */
 
+/* A fragment (16 x 16, m x k) of mma m16n8k16 as four 8x8 matrices:
+ * (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15), (m 8-15, k 8-15);
+ * lane l supplies a row address of matrix l / 8. */
+__device__ __forceinline__ void load_a_fragment(uint32_t (&frag)[4], const OperandTile &a, int m, int kk, int lane,
+                                                int k_contiguous)
+{
+    const int mat = lane / 8, r = lane % 8;
+    if (k_contiguous) /* stored [m][k]: row m + (mat % 2) * 8 + r at k + (mat / 2) * 8 */
+        ldmatrix_x4(frag, &a.by_k[m + (mat % 2) * 8 + r][kk + (mat / 2) * 8]);
+    else /* stored [k][m]: row k + (mat / 2) * 8 + r at m + (mat % 2) * 8, transposed on load */
+        ldmatrix_x4_trans(frag, &a.by_row[kk + (mat / 2) * 8 + r][m + (mat % 2) * 8]);
+}
+
+/* B fragments (k x 8) of two adjacent n tiles as four 8x8 matrices:
+ * (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15). */
+__device__ __forceinline__ void load_b_fragments(uint32_t (&r4)[4], const OperandTile &b, int n, int kk, int lane,
+                                                 int k_contiguous)
+{
+    const int mat = lane / 8, r = lane % 8;
+    if (k_contiguous) /* stored [n][k] */
+        ldmatrix_x4(r4, &b.by_k[n + (mat / 2) * 8 + r][kk + (mat % 2) * 8]);
+    else /* stored [k][n], transposed on load */
+        ldmatrix_x4_trans(r4, &b.by_row[kk + (mat % 2) * 8 + r][n + (mat / 2) * 8]);
+}
+
 template <bool kBf16>
 __device__ __forceinline__ void mma_k_step(float (&acc)[kMmaTilesM][kMmaTilesN][4], const OperandTile &a,
-                                           const OperandTile &b, int warp_m, int warp_n, int lane)
+                                           const OperandTile &b, int warp_m, int warp_n, int lane,
+                                           int a_k_contiguous, int b_k_contiguous)
 {
 #pragma unroll
     for (int kk = 0; kk < kBlockK; kk += 16) {
         uint32_t a_frag[kMmaTilesM][4];
         uint32_t b_frag[kMmaTilesN][2];
 #pragma unroll
-        for (int tm = 0; tm < kMmaTilesM; ++tm) {
-            /* lanes 0-15 address rows 0-15 at k, lanes 16-31 the same rows at k+8 */
-            const int row = warp_m * kWarpTileM + tm * 16 + (lane % 16);
-            ldmatrix_x4(a_frag[tm], &a.v[row][kk + (lane / 16) * 8]);
-        }
+        for (int tm = 0; tm < kMmaTilesM; ++tm)
+            load_a_fragment(a_frag[tm], a, warp_m * kWarpTileM + tm * 16, kk, lane, a_k_contiguous);
 #pragma unroll
         for (int tn = 0; tn < kMmaTilesN; tn += 2) {
-            /* matrices: (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15) */
-            const int mat = lane / 8;
-            const int row = warp_n * kWarpTileN + tn * 8 + (mat / 2) * 8 + (lane % 8);
             uint32_t r[4];
-            ldmatrix_x4(r, &b.v[row][kk + (mat % 2) * 8]);
+            load_b_fragments(r, b, warp_n * kWarpTileN + tn * 8, kk, lane, b_k_contiguous);
             b_frag[tn][0] = r[0];
             b_frag[tn][1] = r[1];
             b_frag[tn + 1][0] = r[2];
@@ -288,7 +323,7 @@ __global__ void __launch_bounds__(kThreads) generic_gemm_kernel(const GemmParams
                 load_operand_tile(next_a, A, m0, (ks + 1) * kBlockK, p.m, p.k, p.lda, p.a_k_contiguous);
                 load_operand_tile(next_b, B, n0, (ks + 1) * kBlockK, p.n, p.k, p.ldb, p.b_k_contiguous);
             }
-            mma_k_step<kBf16>(acc, smem.a[buf], smem.b[buf], warp_m, warp_n, lane);
+            mma_k_step<kBf16>(acc, smem.a[buf], smem.b[buf], warp_m, warp_n, lane, p.a_k_contiguous, p.b_k_contiguous);
             if (more) { /* buf^1 was last read in step ks-1, before that step's barrier */
                 store_operand_tile(smem.a[buf ^ 1], next_a, p.a_k_contiguous);
                 store_operand_tile(smem.b[buf ^ 1], next_b, p.b_k_contiguous);
