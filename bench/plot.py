@@ -140,8 +140,12 @@ def ratio(r, shape_results):
 
 # ---------------------------------------------------------------- table
 
-def fmt(value, digits=0):
-    return "-" if value is None else f"{value:.{digits}f}"
+def fmt(value, digits=None):
+    if value is None:
+        return "-"
+    if digits is None:  # TFLOP/s: whole numbers, a decimal below 100 (skinny shapes)
+        digits = 0 if value >= 100 else 1
+    return f"{value:.{digits}f}"
 
 
 def table(context, results, peak):
@@ -197,7 +201,10 @@ def plot_all(context, results, out_dir, peak):
 
     for suite in sorted(by_suite, key=suite_key):
         shapes = by_suite[suite]
-        impls = sorted({i for per in shapes.values() for i in per}, key=impl_key)
+        impls = sorted({i for per in shapes.values() for i in per if not per[i].error and per[i].tflops is not None},
+                       key=impl_key)
+        if not impls:
+            continue  # nothing but errors: nothing to draw
         if suite in SWEEPS:
             dim = SWEEPS[suite]
             index = {"m": 2, "n": 3, "k": 4}[dim]
