@@ -213,11 +213,28 @@ typedef struct bench_globals {
     double *times; /* seconds of each timed call of the current run */
     int64_t times_capacity;
     int wrong_results; /* correctness failures: exit status 3 */
+    /* Set by the first failed synchronization (a kernel fault is sticky: the
+     * context is lost). Every later benchmark is then reported as an error at
+     * once, so the run still ends normally with a complete JSON; exit 4. */
+    char device_error[320];
 } bench_globals;
 
 static bench_globals G = {.seed = 1};
 
 /* ---------------------------------------------------------------- small helpers */
+
+/* A synchronization reported `err` (a fault of some earlier kernel): remember
+ * it as the device's state. Returns 0 so callers can `return device_lost(..)`. */
+static int device_lost(cudaError_t err, const char *where, const char *impl)
+{
+    if (!G.device_error[0])
+        snprintf(G.device_error, sizeof G.device_error,
+                 "skipped: the device failed (%s: %s, %s, after %s); nothing after that can be measured", where,
+                 cudaGetErrorName(err), cudaGetErrorString(err), impl);
+    fprintf(stderr, "wsgemm-bench: %s: %s (%s) after %s\n", where, cudaGetErrorName(err), cudaGetErrorString(err),
+            impl);
+    return 0;
+}
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -488,6 +505,7 @@ static int check_impl(impl_id id, problem *p)
     } else if (err != cudaSuccess) {
         ok = 0;
         snprintf(msg, msg_size, "CUDA error after the call: %s (%s)", cudaGetErrorName(err), cudaGetErrorString(err));
+        device_lost(err, "correctness check", IMPLS[id].name);
         G.wrong_results++;
     }
     if (ok && impl_is_wsgemm(id)) {
@@ -535,11 +553,16 @@ static int reserve_times(int64_t n)
     return 1;
 }
 
-static double event_seconds(int slot)
+/* Seconds between the events of `slot`; -1 when the wait failed (device_lost). */
+static double event_seconds(int slot, impl_id id)
 {
     float ms = 0.0f;
-    CUDA_CHECK(cudaEventSynchronize(G.stop[slot]));
-    CUDA_CHECK(cudaEventElapsedTime(&ms, G.start[slot], G.stop[slot]));
+    cudaError_t err = cudaEventSynchronize(G.stop[slot]);
+    if (err == cudaSuccess) err = cudaEventElapsedTime(&ms, G.start[slot], G.stop[slot]);
+    if (err != cudaSuccess) {
+        device_lost(err, "timing", IMPLS[id].name);
+        return -1.0;
+    }
     return (double)ms * 1e-3;
 }
 
@@ -550,7 +573,7 @@ static int warm_up(impl_id id, problem *p, char *why, size_t why_size)
     cudaError_t err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
         snprintf(why, why_size, "CUDA error in warm-up: %s", cudaGetErrorString(err));
-        return 0;
+        return device_lost(err, "warm-up", IMPLS[id].name);
     }
     return 1;
 }
@@ -564,7 +587,8 @@ static double time_runs(impl_id id, problem *p, int runs)
         CUDA_CHECK(cudaEventRecord(G.start[0], 0));
         if (!launch(id, p, i % p->nsets, why, sizeof why)) return 0.0;
         CUDA_CHECK(cudaEventRecord(G.stop[0], 0));
-        G.times[i] = event_seconds(0);
+        G.times[i] = event_seconds(0, id);
+        if (G.times[i] < 0.0) return 0.0;
     }
     return median_of(G.times, runs);
 }
@@ -596,7 +620,11 @@ static int64_t timed_loop(gbench_state *st, impl_id id, problem *p)
         const int64_t wait_until = i == total ? i : i - (EVENT_RING - 1); /* all on the last iteration */
         double seconds = 0.0;
         for (; done < wait_until; ++done) {
-            G.times[done] = event_seconds((int)(done % EVENT_RING));
+            G.times[done] = event_seconds((int)(done % EVENT_RING), id);
+            if (G.times[done] < 0.0) {
+                gbench_skip_with_error(st, G.device_error);
+                return 0;
+            }
             seconds += G.times[done];
         }
         if (seconds > 0.0) gbench_set_iteration_time(st, seconds);
@@ -615,6 +643,10 @@ static int64_t timed_loop(gbench_state *st, impl_id id, problem *p)
 static void bench_gemm(gbench_state *st, void *user)
 {
     const bench_case *bc = user;
+    if (G.device_error[0]) {
+        gbench_skip_with_error(st, G.device_error);
+        return;
+    }
     testing_gemm want = {
         .transa = bc->s.ta,
         .transb = bc->s.tb,
@@ -644,7 +676,7 @@ static void bench_gemm(gbench_state *st, void *user)
     char why[256];
     if (impl_is_wsgemm(id)) WSGEMM_CHECK(wsgemm_set_path(G.ws, IMPLS[id].path));
     if (!warm_up(id, p, why, sizeof why)) {
-        gbench_skip_with_error(st, why);
+        gbench_skip_with_error(st, G.device_error[0] ? G.device_error : why);
         return;
     }
     int64_t n = timed_loop(st, id, p);
@@ -885,6 +917,11 @@ int main(int argc, char **argv)
     free(G.times);
     free(cases);
     free(contexts);
+    if (G.device_error[0]) {
+        fprintf(stderr, "wsgemm-bench: the device failed during the run; the rows after it are errors: %s\n",
+                G.device_error);
+        return 4;
+    }
     if (rc == 0 && G.wrong_results) {
         fprintf(stderr, "wsgemm-bench: %d implementation/shape pairs gave a WRONG RESULT (see ERROR rows)\n",
                 G.wrong_results);
