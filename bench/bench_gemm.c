@@ -42,6 +42,10 @@
  *   --wsgemm_context=KEY=VALUE add KEY to the report context (e.g. the driver)
  * Without a GPU, --benchmark_list_tests lists every benchmark the build holds;
  * asked to run, the program says there is no device and exits 0.
+ *
+ * Exit status: 0; 1 bad arguments; 2 the filter matched nothing; 3 a wrong
+ * result (ERROR rows say which); 4 the device failed (a kernel fault: every
+ * row after it is an error, the JSON is still complete).
  */
 #include <stdint.h>
 #include <stdio.h>

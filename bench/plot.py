@@ -69,10 +69,28 @@ class Result:
         return (self.suite, self.variant, self.m, self.n, self.k, self.batch)
 
 
+def salvage(text, path):
+    """A run that was killed leaves the JSON cut off: keep every complete row.
+
+    Google Benchmark flushes the file after each benchmark and writes each
+    row as an object indented by four spaces inside "benchmarks"."""
+    end = text.rfind("\n    }")
+    if end < 0:
+        raise SystemExit(f"plot.py: {path} is not a Google Benchmark report (and holds no complete row)")
+    report = json.loads(text[:end + len("\n    }")] + "\n  ]\n}\n")
+    print(f"plot.py: {path} was cut off; using its {len(report.get('benchmarks', []))} complete rows",
+          file=sys.stderr)
+    return report
+
+
 def load(path):
     """Returns (context, {shape: {impl: Result}})."""
     with open(path) as f:
-        report = json.load(f)
+        text = f.read()
+    try:
+        report = json.loads(text)
+    except json.JSONDecodeError:
+        report = salvage(text, path)
     rows = report.get("benchmarks", [])
     has_median = {row.get("run_name", row["name"]) for row in rows
                   if row.get("run_type") == "aggregate" and row.get("aggregate_name") == "median"}

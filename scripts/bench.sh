@@ -13,7 +13,8 @@
 # Environment: OUT (default build/bench-out), BUILD_DIR (default build/bench-h200),
 # BENCH_EMULATED=ON (also build and time the emulated sm100 path, shapes <= 1024),
 # WSGEMM_COMMIT (recorded in the report when the tree is not a git checkout).
-# Exit status: that of wsgemm-bench (3: a wrong result was found; see ERROR rows).
+# Exit status: that of wsgemm-bench (3: a wrong result was found, 4: the device
+# failed mid-run; see the ERROR rows), 1 when nothing could be built or measured.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
