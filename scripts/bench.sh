@@ -11,6 +11,8 @@
 #   build.log, nvidia-smi.txt
 # Extra arguments go to wsgemm-bench, e.g. --benchmark_filter='^(square|llm)/'.
 # Environment: OUT (default build/bench-out), BUILD_DIR (default build/bench-h200),
+# BENCH_BUDGET_S (default 360: build + run + plots end within it; the run is
+# stopped early if needed and the plots use the rows finished by then),
 # BENCH_EMULATED=ON (also build and time the emulated sm100 path, shapes <= 1024),
 # WSGEMM_COMMIT (recorded in the report when the tree is not a git checkout).
 # Exit status: that of wsgemm-bench (3: a wrong result was found, 4: the device
@@ -47,10 +49,13 @@ commit=${WSGEMM_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || e
 extra=()
 [ "$emulated" = ON ] && extra+=(--wsgemm_emulated)
 
-# 0.05 s per benchmark and 3 repetitions: about 175 benchmarks in ~3 minutes
+# 0.05 s per benchmark and 3 repetitions: about 175 benchmarks in ~2-3 minutes
 # on the H200 (the checks of the 16384^3 results on the host take a few s).
-echo "== run"
-"$build/wsgemm-bench" \
+budget=${BENCH_BUDGET_S:-360}
+left=$((budget - ($(date +%s) - start) - 20)) # 20 s for the plots
+[ "$left" -lt 30 ] && left=30
+echo "== run (stopped after $left s if not done)"
+timeout --signal=INT "$left" "$build/wsgemm-bench" \
     --benchmark_out="$OUT/bench.json" --benchmark_out_format=json \
     --benchmark_min_time=0.05 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
     --wsgemm_context="driver=${driver:-unknown}" --wsgemm_context="commit=$commit" \
@@ -58,6 +63,7 @@ echo "== run"
     "${extra[@]}" "$@" 2>&1 | tee "$OUT/bench.log"
 rc=${PIPESTATUS[0]}
 echo "== ran in $(($(date +%s) - start)) s in all; wsgemm-bench exit status $rc"
+[ "$rc" -eq 124 ] && echo "bench.sh: the run hit its time budget; the table holds the rows finished before it"
 
 if [ -s "$OUT/bench.json" ]; then
     python3 "$root/bench/plot.py" "$OUT/bench.json" --out "$OUT" --quiet || echo "bench.sh: plot.py failed"
