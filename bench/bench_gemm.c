@@ -76,7 +76,8 @@ enum {
     WARMUP_CALLS = 3,                 /* untimed calls before each timed run */
     CUBLAS_INLINE_RUNS = 30,          /* when vs_cublas needs a cuBLAS time nobody measured yet */
     EMULATED_MAX_DIM = 1024,          /* the emulated path runs on shapes up to this only */
-    PROBE_DIM = 512                   /* the probe call that tells which forced paths run here */
+    PROBE_DIM = 512,                  /* the probe call that tells which forced paths run here */
+    MAX_TIMED_CALLS = 10 * 1000 * 1000 /* 0.05 s of 5 us GEMMs is 10^4: far more means broken timing */
 };
 static const size_t LT_WORKSPACE_BYTES = (size_t)32 << 20;
 
@@ -606,6 +607,12 @@ static int64_t timed_loop(gbench_state *st, impl_id id, problem *p)
 {
     const int64_t total = gbench_max_iterations(st);
     char why[256];
+    if (total > MAX_TIMED_CALLS) { /* only when the event times came out ~0: a broken measurement */
+        snprintf(why, sizeof why, "Google Benchmark asks for %lld calls: the measured times are near zero",
+                 (long long)total);
+        gbench_skip_with_error(st, why);
+        return 0;
+    }
     if (!reserve_times(total)) {
         gbench_skip_with_error(st, "out of host memory for the timings");
         return 0;
