@@ -693,6 +693,16 @@ static void bench_gemm(gbench_state *st, void *user)
     int64_t n = timed_loop(st, id, p);
     if (n == 0) return;
     double median = median_of(G.times, n);
+    if (impl_is_wsgemm(id)) { /* the label names the path that ran while timed: the one that was checked */
+        wsgemm_path timed = WSGEMM_PATH_NONE;
+        WSGEMM_CHECK(wsgemm_get_last_path(G.ws, &timed));
+        if (timed != p->ran[id]) {
+            snprintf(why, sizeof why, "path %s was timed but path %s was checked", wsgemm_path_name(timed),
+                     wsgemm_path_name(p->ran[id]));
+            gbench_skip_with_error(st, why);
+            return;
+        }
+    }
 
     if (id == IMPL_CUBLAS) {
         p->cublas_median_s = median; /* the latest run: the one just before the others on this shape */
