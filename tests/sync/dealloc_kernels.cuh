@@ -67,6 +67,7 @@ __global__ void __launch_bounds__(DB_THREADS, 1)
             smem.peer_flags[threadIdx.x] = 0;
         }
         /* CG 2: the peer's barrier must be initialised (and its counters zeroed) before we touch them. */
+        __syncwarp(); /* barrier.cluster is .aligned: reconverge after the per-lane code */
         if (CtaGroup == 2)
             cluster_sync();
         else
@@ -108,6 +109,7 @@ __global__ void __launch_bounds__(DB_THREADS, 1)
         }
 
         /* Nobody re-initialises a barrier the peer may still arrive on, and nobody exits early. */
+        __syncwarp();
         if (CtaGroup == 2)
             cluster_sync();
         else
