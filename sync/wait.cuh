@@ -1,0 +1,95 @@
+/*
+ * sync/wait.cuh - the one blocking mbarrier wait every wsgemm kernel uses, with the watchdog.
+ *
+ * mbarrier_wait(bar_smem, parity, scope, suspend_ns, name, index) loops on try_wait.parity until the
+ * phase with parity `parity` has completed.
+ *   scope      WAIT_CTA: arrivals come from this CTA (and TMA complete_tx / commits to this CTA);
+ *              WAIT_CLUSTER: some arrivals come from a peer CTA (remote arrive, multicast commit), so the
+ *              acquire must be at cluster scope to see the peer's writes.
+ *   suspend_ns 0: try_wait without a hint (returns after a short hardware-chosen time; the loop spins);
+ *              otherwise the suspendTimeHint in ns (a ceiling: the thread wakes when the phase completes).
+ *   name,index how the watchdog names the barrier ("full", 3 -> "full[3]").
+ *
+ * Watchdog (compile with WSGEMM_WATCHDOG=1; CMake option WSGEMM_WATCHDOG, ON in Debug): the wait is
+ * bounded by WSGEMM_WATCHDOG_NS nanoseconds of %globaltimer (default 10 s: far beyond any legitimate
+ * wait, even under compute-sanitizer, yet short enough for CI). On expiry the lowest active lane of the
+ * warp prints barrier name and index, parity, blockIdx, cluster rank, warp and lane, then the thread
+ * executes trap: the launch fails with cudaErrorLaunchFailure instead of hanging. Without the watchdog
+ * the loop compiles to the bare try_wait spin (name and index are dropped).
+ */
+#ifndef WSGEMM_SYNC_WAIT_CUH
+#define WSGEMM_SYNC_WAIT_CUH
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sync/cluster.cuh"
+#include "sync/mbarrier.cuh"
+
+#ifndef WSGEMM_WATCHDOG
+#define WSGEMM_WATCHDOG 0
+#endif
+#ifndef WSGEMM_WATCHDOG_NS
+#define WSGEMM_WATCHDOG_NS 10000000000ull
+#endif
+
+enum wait_scope { WAIT_CTA = 0, WAIT_CLUSTER = 1 };
+
+/* PTX ISA "Special Registers: %globaltimer": a 64-bit nanosecond timer (global across SMs, so it keeps
+ * counting while the thread is suspended in try_wait). */
+static __device__ __forceinline__ uint64_t globaltimer_ns(void)
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+    return t;
+}
+
+/* One try_wait of the variant the arguments select; scope and suspend_ns are compile-time constants at
+ * every call site, so this folds to one instruction. */
+static __device__ __forceinline__ uint32_t mbarrier_try_wait_select(uint64_t *bar_smem, uint32_t parity,
+                                                                    enum wait_scope scope, uint32_t suspend_ns)
+{
+    if (scope == WAIT_CLUSTER) {
+        return suspend_ns ? mbarrier_try_wait_parity_cluster_hint(bar_smem, parity, suspend_ns)
+                          : mbarrier_try_wait_parity_cluster(bar_smem, parity);
+    }
+    return suspend_ns ? mbarrier_try_wait_parity_hint(bar_smem, parity, suspend_ns)
+                      : mbarrier_try_wait_parity(bar_smem, parity);
+}
+
+/* The watchdog's report; noinline keeps printf's stack out of the wait loop. */
+static __device__ __noinline__ void watchdog_fire(const char *name, uint32_t index, uint32_t parity,
+                                                  uint64_t waited_ns)
+{
+    uint32_t lane = threadIdx.x % 32;
+    uint32_t leader = (uint32_t)__ffs(__activemask()) - 1;
+    if (lane == leader) {
+        printf("wsgemm watchdog: wait on %s[%u] parity %u timed out after %llu ms: block (%d,%d,%d) cluster rank %u "
+               "warp %u lane %u\n",
+               name, index, parity, (unsigned long long)(waited_ns / 1000000ull), (int)blockIdx.x, (int)blockIdx.y,
+               (int)blockIdx.z, cluster_ctarank(), (uint32_t)(threadIdx.x / 32), lane);
+    }
+    __trap();
+}
+
+static __device__ __forceinline__ void mbarrier_wait(uint64_t *bar_smem, uint32_t parity, enum wait_scope scope,
+                                                     uint32_t suspend_ns, const char *name, uint32_t index)
+{
+#if WSGEMM_WATCHDOG
+    if (mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns))
+        return;
+    uint64_t start = globaltimer_ns();
+    while (!mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
+        uint64_t waited = globaltimer_ns() - start;
+        if (waited > (uint64_t)WSGEMM_WATCHDOG_NS)
+            watchdog_fire(name, index, parity, waited);
+    }
+#else
+    (void)name;
+    (void)index;
+    while (!mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
+    }
+#endif
+}
+
+#endif /* WSGEMM_SYNC_WAIT_CUH */
