@@ -8,7 +8,7 @@
  * lands here, so correctness comes first and speed second.
  *
  * Structure: one CTA computes a 128 x 128 tile of C with 8 warps (2 x 4, a
- * 64 x 32 warp tile), K in steps of 32. Global -> registers -> shared memory
+ * 64 x 32 warp tile), K in steps of 32. Global -> shared memory by cp.async
  * (double buffered, one __syncthreads per K step) -> ldmatrix -> mma.sync
  * m16n8k16 with fp32 accumulators. Each operand tile keeps its global layout
  * in shared memory: K-contiguous operands as [row][k] (rows padded to 40
@@ -16,11 +16,11 @@
  * so every shared store is a 16-byte vector and the transpose happens in
  * ldmatrix (.trans for the second layout). Both paddings make ldmatrix
  * conflict-free: 80- and 272-byte rows put 8 consecutive rows in 8 distinct
- * 16-byte bank groups. Global loads move 8 contiguous elements at once when
- * the whole vector is inside the matrix and 16-byte aligned, element by
- * element otherwise, with zero fill outside the matrix.
+ * 16-byte bank groups. A vector of 8 contiguous elements goes by cp.async
+ * when it lies wholly inside the matrix and is 16-byte aligned; otherwise
+ * element by element with zero fill outside the matrix.
  *
- *   global A,B --(vector or scalar, predicated)--> regs --> smem[buf^1]
+ *   global A,B --(cp.async 16 B, or scalar + st.shared at edges)--> smem[buf^1]
  *   smem[buf] --ldmatrix--> fragments --mma.sync--> fp32 accumulators
  *   accumulators --alpha/beta, convert, predicated stores--> C
  */
@@ -76,15 +76,21 @@ union OperandTile {
     uint16_t by_row[kBlockK][kSmemRowMN];
 };
 
-struct SharedStorage {
-    OperandTile a[2];
-    OperandTile b[2];
-};
+/* The epilogue reuses the operand buffers: each warp stages 32 rows of its
+ * 64 x 32 accumulator tile at a time (padded to 33 floats so the column-wise
+ * reads hit 32 distinct banks), then stores them column by column, 32
+ * consecutive rows of C per warp store. */
+constexpr int kEpilogueRows = 32;
+constexpr int kEpiloguePitch = kWarpTileN + 1;
 
-/* The register-staged part of an operand tile a thread moves per K step. */
-struct StagedVectors {
-    uint16_t e[kVecsPerOperand][kVec];
+union SharedStorage {
+    struct {
+        OperandTile a[2];
+        OperandTile b[2];
+    } mainloop;
+    float epilogue[kWarpsM * kWarpsN][kEpilogueRows][kEpiloguePitch];
 };
+static_assert(kWarpTileM % kEpilogueRows == 0 && kEpilogueRows == 32, "one lane per staged row");
 
 /* ---------------------------------------------------------------- PTX wrappers */
 
@@ -135,8 +141,22 @@ __device__ __forceinline__ void store_c(__half *c, long long i, float v) { c[i] 
 
 /* ---------------------------------------------------------------- operand loading */
 
+/* PTX ISA 9.7.9.25.3 "cp.async": 16 bytes global -> shared, bypassing L1 (.cg),
+ * completing asynchronously; sm_80+. */
+__device__ __forceinline__ void cp_async_16(void *dst_smem, const void *src_gmem)
+{
+    uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(dst_smem));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src_gmem) : "memory");
+}
+
+/* PTX ISA 9.7.9.25.3 "cp.async.commit_group": close the group of this thread's cp.async so far. */
+__device__ __forceinline__ void cp_async_commit_group() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+/* PTX ISA 9.7.9.25.3 "cp.async.wait_group 0": wait until all of this thread's groups completed. */
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+
 /* Where vector `v` (0..511) of a 128 x 32 tile sits: the tile row (m or n)
- * and k of its first element, and whether its 8 elements run along k. */
+ * and k of its first element; its 8 elements run along the contiguous one. */
 struct VectorSlot {
     int row, k;
 };
@@ -154,52 +174,42 @@ __device__ __forceinline__ VectorSlot vector_slot(int v, int k_contiguous)
     return s;
 }
 
-/* Load one vector of an operand whose element (row, k) lives at
- * base[row * row_step + k * k_step] (one of the steps is 1). Elements outside
- * rows x K read as zero. */
-__device__ __forceinline__ void load_vector(uint16_t (&out)[kVec], const uint16_t *base, int row, int k, int rows,
-                                            int K, long long ld, int k_contiguous)
+/* Copy one vector of an operand whose element (row, k) lives at
+ * base[row * row_step + k * k_step] into shared memory. A whole, 16-byte
+ * aligned vector goes by cp.async; one at the matrix edge or misaligned is
+ * loaded element by element (zero outside rows x K) and stored at once. */
+__device__ __forceinline__ void copy_vector(uint16_t *dst_smem, const uint16_t *base, int row, int k, int rows, int K,
+                                            long long ld, int k_contiguous)
 {
     const long long row_step = k_contiguous ? ld : 1;
     const long long k_step = k_contiguous ? 1 : ld;
     const uint16_t *first = base + row * row_step + k * k_step;
     const bool whole = k_contiguous ? (row < rows && k + kVec <= K) : (k < K && row + kVec <= rows);
     if (whole && (reinterpret_cast<uintptr_t>(first) & 15u) == 0) {
-        const uint4 q = *reinterpret_cast<const uint4 *>(first);
-        const uint16_t *h = reinterpret_cast<const uint16_t *>(&q);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) out[e] = h[e];
+        cp_async_16(dst_smem, first);
         return;
     }
+    uint4 q;
+    uint16_t *h = reinterpret_cast<uint16_t *>(&q);
 #pragma unroll
     for (int e = 0; e < kVec; ++e) {
         const int r = k_contiguous ? row : row + e;
         const int kk = k_contiguous ? k + e : k;
-        out[e] = (r < rows && kk < K) ? first[e] : uint16_t(0); /* the vector's direction has step 1 */
+        h[e] = (r < rows && kk < K) ? first[e] : uint16_t(0); /* the vector's direction has step 1 */
     }
+    *reinterpret_cast<uint4 *>(dst_smem) = q;
 }
 
-__device__ __forceinline__ void load_operand_tile(StagedVectors &staged, const uint16_t *base, int row0, int k0,
-                                                  int rows, int K, long long ld, int k_contiguous)
+/* Start copying the operand tile at (row0, k0) into `tile`, in the
+ * operand's own layout; complete with cp_async_wait_all + __syncthreads. */
+__device__ __forceinline__ void copy_operand_tile(OperandTile &tile, const uint16_t *base, int row0, int k0, int rows,
+                                                  int K, long long ld, int k_contiguous)
 {
 #pragma unroll
     for (int i = 0; i < kVecsPerOperand; ++i) {
         VectorSlot s = vector_slot(threadIdx.x + i * kThreads, k_contiguous);
-        load_vector(staged.e[i], base, row0 + s.row, k0 + s.k, rows, K, ld, k_contiguous);
-    }
-}
-
-__device__ __forceinline__ void store_operand_tile(OperandTile &tile, const StagedVectors &staged, int k_contiguous)
-{
-#pragma unroll
-    for (int i = 0; i < kVecsPerOperand; ++i) {
-        VectorSlot s = vector_slot(threadIdx.x + i * kThreads, k_contiguous);
-        uint4 q;
-        uint16_t *h = reinterpret_cast<uint16_t *>(&q);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) h[e] = staged.e[i][e];
         uint16_t *dst = k_contiguous ? &tile.by_k[s.row][s.k] : &tile.by_row[s.k][s.row];
-        *reinterpret_cast<uint4 *>(dst) = q;
+        copy_vector(dst, base, row0 + s.row, k0 + s.k, rows, K, ld, k_contiguous);
     }
 }
 
@@ -263,30 +273,43 @@ __device__ __forceinline__ void mma_k_step(float (&acc)[kMmaTilesM][kMmaTilesN][
     }
 }
 
-/* C fragment of mma m16n8k16: d0,d1 at (g, 2t..2t+1), d2,d3 at (g+8, 2t..2t+1). */
+/* Write the warp's accumulators to C through shared memory, 32 rows at a
+ * time. C fragment of mma m16n8k16: d0,d1 at (g, 2t..2t+1), d2,d3 at
+ * (g+8, 2t..2t+1). Call after a __syncthreads that ends the main loop. */
 template <typename TOut>
 __device__ __forceinline__ void store_tile(const GemmParams &p, TOut *c, const float (&acc)[kMmaTilesM][kMmaTilesN][4],
-                                           int m0, int n0, int warp_m, int warp_n, int lane)
+                                           float (&stage)[kEpilogueRows][kEpiloguePitch], int m0, int n0, int warp_m,
+                                           int warp_n, int lane)
 {
     const int g = lane / 4, t = lane % 4;
+    constexpr int kTilesPerPass = kEpilogueRows / 16;
 #pragma unroll
-    for (int tm = 0; tm < kMmaTilesM; ++tm)
+    for (int pass = 0; pass < kMmaTilesM / kTilesPerPass; ++pass) {
 #pragma unroll
-        for (int tn = 0; tn < kMmaTilesN; ++tn)
+        for (int tp = 0; tp < kTilesPerPass; ++tp)
 #pragma unroll
-            for (int r = 0; r < 4; ++r) {
-                const int i = m0 + warp_m * kWarpTileM + tm * 16 + g + (r / 2) * 8;
-                const int j = n0 + warp_n * kWarpTileN + tn * 8 + 2 * t + (r % 2);
-                if (i >= p.m || j >= p.n) continue;
-                const long long ci = i + j * p.ldc;
-                float v = p.alpha * acc[tm][tn][r];
+            for (int tn = 0; tn < kMmaTilesN; ++tn)
+#pragma unroll
+                for (int r = 0; r < 4; ++r)
+                    stage[tp * 16 + g + (r / 2) * 8][tn * 8 + 2 * t + (r % 2)] = acc[pass * kTilesPerPass + tp][tn][r];
+        __syncwarp();
+        const int i = m0 + warp_m * kWarpTileM + pass * kEpilogueRows + lane;
+#pragma unroll 4
+        for (int col = 0; col < kWarpTileN; ++col) {
+            const int j = n0 + warp_n * kWarpTileN + col;
+            if (i < p.m && j < p.n) {
+                const long long ci = i + (long long)j * p.ldc;
+                float v = p.alpha * stage[lane][col];
                 if (p.beta != 0.0f) v += p.beta * load_c(c, ci); /* beta == 0: C is never read */
                 store_c(c, ci, v);
             }
+        }
+        __syncwarp();
+    }
 }
 
-template <bool kBf16, typename TOut>
-__global__ void __launch_bounds__(kThreads) generic_gemm_kernel(const GemmParams p)
+template <bool kBf16, typename TOut, int kAKContiguous, int kBKContiguous>
+__global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmParams p)
 {
     __shared__ __align__(16) SharedStorage smem;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -309,28 +332,25 @@ __global__ void __launch_bounds__(kThreads) generic_gemm_kernel(const GemmParams
 #pragma unroll
                 for (int r = 0; r < 4; ++r) acc[tm][tn][r] = 0.0f;
 
-        StagedVectors next_a, next_b;
-        load_operand_tile(next_a, A, m0, 0, p.m, p.k, p.lda, p.a_k_contiguous);
-        load_operand_tile(next_b, B, n0, 0, p.n, p.k, p.ldb, p.b_k_contiguous);
-        store_operand_tile(smem.a[0], next_a, p.a_k_contiguous);
-        store_operand_tile(smem.b[0], next_b, p.b_k_contiguous);
+        copy_operand_tile(smem.mainloop.a[0], A, m0, 0, p.m, p.k, p.lda, kAKContiguous);
+        copy_operand_tile(smem.mainloop.b[0], B, n0, 0, p.n, p.k, p.ldb, kBKContiguous);
+        cp_async_commit_group();
+        cp_async_wait_all();
         __syncthreads();
 
         for (int ks = 0; ks < k_steps; ++ks) {
             const int buf = ks & 1;
-            const bool more = ks + 1 < k_steps;
-            if (more) { /* issue the next tile's global loads before this tile's math */
-                load_operand_tile(next_a, A, m0, (ks + 1) * kBlockK, p.m, p.k, p.lda, p.a_k_contiguous);
-                load_operand_tile(next_b, B, n0, (ks + 1) * kBlockK, p.n, p.k, p.ldb, p.b_k_contiguous);
+            if (ks + 1 < k_steps) { /* buf^1 was last read in step ks-1, before that step's barrier */
+                copy_operand_tile(smem.mainloop.a[buf ^ 1], A, m0, (ks + 1) * kBlockK, p.m, p.k, p.lda, kAKContiguous);
+                copy_operand_tile(smem.mainloop.b[buf ^ 1], B, n0, (ks + 1) * kBlockK, p.n, p.k, p.ldb, kBKContiguous);
+                cp_async_commit_group();
             }
-            mma_k_step<kBf16>(acc, smem.a[buf], smem.b[buf], warp_m, warp_n, lane, p.a_k_contiguous, p.b_k_contiguous);
-            if (more) { /* buf^1 was last read in step ks-1, before that step's barrier */
-                store_operand_tile(smem.a[buf ^ 1], next_a, p.a_k_contiguous);
-                store_operand_tile(smem.b[buf ^ 1], next_b, p.b_k_contiguous);
-            }
+            mma_k_step<kBf16>(acc, smem.mainloop.a[buf], smem.mainloop.b[buf], warp_m, warp_n, lane, kAKContiguous, kBKContiguous);
+            cp_async_wait_all();
             __syncthreads();
         }
-        store_tile(p, C, acc, m0, n0, warp_m, warp_n, lane);
+        store_tile(p, C, acc, smem.epilogue[warp], m0, n0, warp_m, warp_n, lane);
+        __syncthreads(); /* the next batch's copies overwrite the staged tile */
     }
 }
 
@@ -354,7 +374,16 @@ cudaError_t launch_generic(const GemmParams &p, cudaStream_t stream)
     const long long tiles = (long long)((p.m + kBlockM - 1) / kBlockM) * ((p.n + kBlockN - 1) / kBlockN);
     if (tiles > 0x7FFFFFFFLL) return cudaErrorInvalidConfiguration;
     dim3 grid(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(p.batch_count < 65535 ? p.batch_count : 65535));
-    generic_gemm_kernel<kBf16, TOut><<<grid, kThreads, 0, stream>>>(p);
+    /* the operand layouts are template arguments: one set of shared-memory
+     * addresses per kernel keeps the accumulators in registers */
+    if (p.a_k_contiguous && p.b_k_contiguous)
+        generic_gemm_kernel<kBf16, TOut, 1, 1><<<grid, kThreads, 0, stream>>>(p);
+    else if (p.a_k_contiguous)
+        generic_gemm_kernel<kBf16, TOut, 1, 0><<<grid, kThreads, 0, stream>>>(p);
+    else if (p.b_k_contiguous)
+        generic_gemm_kernel<kBf16, TOut, 0, 1><<<grid, kThreads, 0, stream>>>(p);
+    else
+        generic_gemm_kernel<kBf16, TOut, 0, 0><<<grid, kThreads, 0, stream>>>(p);
     return cudaGetLastError();
 }
 
