@@ -80,10 +80,13 @@
  *                                  commit or TMA complete_tx reaches them, and the peer CTA runs before
  *                                  the collective tcgen05.alloc.cta_group::2
  *   MMA warp: tcgen05.alloc(512) -> slot in smem; fence::before_thread_sync
- *   all 6 warps: named barrier 1 (192 threads)  (2) TMEM address published to the epilogue warps, also
- *                                  in a CTA that gets zero tiles; the producer waits too, so the
- *                                  peer's first TMA (which the leader's first MMA waits for) is issued
- *                                  only after the peer's alloc completed
+ *   cta_group 2, all threads: cluster_sync  (2) both CTAs' columns are allocated before the leader's
+ *                                  first MMA writes the peer's TMEM, and before either CTA could free
+ *                                  (the dealloc barrier alone would also order the frees: a peer's
+ *                                  epilogue signals only after it got the address, i.e. after its alloc)
+ *   MMA warp + 4 epilogue warps: named barrier 1 (160 threads)  (3) TMEM address published to the
+ *                                  epilogue warps, also in a CTA that gets zero tiles; then
+ *                                  fence::after_thread_sync and everyone reads the slot
  *   ... persistent tile loops of the three roles ...
  *   TMA lane: producer_tail = one more empty wait per stage: every commit (possibly multicast from
  *             the leader) that will arrive on this CTA's barriers has arrived, and no stage of this
@@ -161,6 +164,7 @@ constexpr int kFirstEpilogueWarp = 2;
 constexpr int kThreads = (kFirstEpilogueWarp + kEpilogueWarps) * 32; /* 192 */
 constexpr int kEpilogueChunk = 32; /* columns per tcgen05.ld.32x32b.x32 */
 constexpr uint32_t kTmemAddrBarrier = 1; /* named barrier id (0 is __syncthreads) */
+constexpr uint32_t kTmemAddrThreads = 32 + kEpilogueThreads; /* MMA warp + epilogue warps */
 constexpr int kSmemLimit = 227 * 1024;
 
 static_assert(kBlockK * kElemBytes == kSwizzleBytes, "a K-major stage row is exactly one 128-B swizzle row");
@@ -366,27 +370,27 @@ __device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
 
 /* ---------------------------------------------------------------- role: MMA warp (warp 1) */
 
-/* One k-block: four UMMAs (K = 16 each) from one thread, then a commit that frees the stage when they
- * are done (multicast to both CTAs of a pair: each CTA's producer waits on its own empty[s]). */
+/* One k-block: four UMMAs (K = 16 each), then a commit that frees the stage when they are done
+ * (multicast to both CTAs of a pair: each CTA's producer waits on its own empty[s]). The whole MMA warp
+ * calls the tmem/ _warp forms: on hardware the elect.sync leader (the same lane every call) issues each
+ * instruction, so the commit covers exactly the MMAs before it; in the emulation the 32 lanes share the
+ * arithmetic of each UMMA (tmem/tmem.cuh, "the emulation's main design decision"). */
 template <int kCtaGroup>
 __device__ __forceinline__ void issue_k_block(const KernelParams &p, SharedStorage<kCtaGroup> &s, uint32_t stage,
-                                              uint32_t d_tmem, int first_k_block, uint32_t mma_lane)
+                                              uint32_t d_tmem, int first_k_block)
 {
     const uint64_t a_desc = p.a_desc + ((smem_u32(s.a[stage]) & 0x3FFFFu) >> 4);
     const uint64_t b_desc = p.b_desc + ((smem_u32(s.b[stage]) & 0x3FFFFu) >> 4);
-    if (mma_lane) {
 #pragma unroll
-        for (int kk = 0; kk < kUmmasPerStage; ++kk) {
-            umma_f16<kCtaGroup>(d_tmem, umma_smem_desc_advance(a_desc, kk * p.a_k_step_bytes),
-                                umma_smem_desc_advance(b_desc, kk * p.b_k_step_bytes), p.idesc,
-                                (first_k_block && kk == 0) ? 0u : 1u);
-        }
-        if (kCtaGroup == 2)
-            umma_commit_multicast<kCtaGroup>(&s.empty[stage], 0x3);
-        else
-            umma_commit<kCtaGroup>(&s.empty[stage]);
+    for (int kk = 0; kk < kUmmasPerStage; ++kk) {
+        umma_f16_warp<kCtaGroup>(d_tmem, umma_smem_desc_advance(a_desc, kk * p.a_k_step_bytes),
+                                 umma_smem_desc_advance(b_desc, kk * p.b_k_step_bytes), p.idesc,
+                                 (first_k_block && kk == 0) ? 0u : 1u);
     }
-    __syncwarp();
+    if (kCtaGroup == 2)
+        umma_commit_multicast_warp<kCtaGroup>(&s.empty[stage], 0x3);
+    else
+        umma_commit_warp<kCtaGroup>(&s.empty[stage]);
 }
 
 template <int kCtaGroup>
@@ -394,10 +398,10 @@ __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, con
                          uint32_t tmem_base, uint32_t rank, int first_tile, int tile_step, int tiles)
 {
     typedef Config<kCtaGroup> C;
-    const uint32_t mma_lane = elect_one_sync(); /* the same lane issues every MMA and every commit */
     if (kCtaGroup == 2 && rank != 0) {
 #if SM100_EMULATION
         /* EMULATION: forward "P's stage s is loaded" to the leader's full[s] (see the header). */
+        const uint32_t mma_lane = elect_one_sync();
         PipelineState st = pipeline_consumer_start();
         for (int t = first_tile; t < tiles; t += tile_step) {
             for (int kb = 0; kb < p.k_blocks; ++kb) {
@@ -422,17 +426,14 @@ __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, con
         for (int kb = 0; kb < p.k_blocks; ++kb) {
             consumer_wait(&ring, st);
             tcgen05_fence_after_thread_sync(); /* the MMAs after the observed TMA completion */
-            issue_k_block<kCtaGroup>(p, s, st.stage, d_tmem, kb == 0, mma_lane);
+            issue_k_block<kCtaGroup>(p, s, st.stage, d_tmem, kb == 0);
             pipeline_state_advance(&st, C::kStages);
         }
         /* accumulator a is complete when every MMA above is: commit to acc_full (both CTAs of a pair) */
-        if (mma_lane) {
-            if (kCtaGroup == 2)
-                umma_commit_multicast<kCtaGroup>(&s.acc_full[acc.stage], 0x3);
-            else
-                umma_commit<kCtaGroup>(&s.acc_full[acc.stage]);
-        }
-        __syncwarp();
+        if (kCtaGroup == 2)
+            umma_commit_multicast_warp<kCtaGroup>(&s.acc_full[acc.stage], 0x3);
+        else
+            umma_commit_warp<kCtaGroup>(&s.acc_full[acc.stage]);
         pipeline_state_advance(&acc, kAccStages);
     }
 }
@@ -460,6 +461,7 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
         const uint32_t taddr = tmem_base + tmem_addr((uint32_t)(quarter * 32), (uint32_t)(acc.stage * kBlockN));
         for (int ch = 0; ch < chunks; ++ch) {
             uint32_t v[kEpilogueChunk];
+            __syncwarp(); /* tcgen05.ld is .sync.aligned: the warp reconverges after the predicated stores */
             tmem_ld_32x32b_x32(taddr + (uint32_t)(ch * kEpilogueChunk), v);
             tmem_wait_ld();
             if (ch == chunks - 1) {
@@ -532,9 +534,14 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
 
     if (warp == kMmaWarp) tmem_alloc<kCtaGroup>(&s.tmem_base, (uint32_t)kTmemCols);
     tcgen05_fence_before_thread_sync();
-    named_barrier_sync(kTmemAddrBarrier, (uint32_t)kThreads); /* (2) TMEM address published, zero tiles too */
-    tcgen05_fence_after_thread_sync();
-    const uint32_t tmem_base = s.tmem_base;
+    if (kCtaGroup == 2) cluster_sync(); /* (2) both CTAs' columns allocated before the leader's first MMA
+                                           writes the peer's TMEM and before either CTA can dealloc */
+    uint32_t tmem_base = 0;
+    if (warp != kTmaWarp) {
+        named_barrier_sync(kTmemAddrBarrier, kTmemAddrThreads); /* (3) address to the epilogue, zero tiles too */
+        tcgen05_fence_after_thread_sync();
+        tmem_base = s.tmem_base;
+    }
 
     if (warp == kTmaWarp) {
         producer_role<kCtaGroup>(p, s, ring, rank, first_tile, tile_step, tiles);
@@ -757,9 +764,15 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, int cta
     if (ctas < cta_group) ctas = cta_group;
 
 #if SM100_EMULATION
-    tmem_emu_host_prepare(ctx->stream);
+    const int delay_ns = env_int("WSGEMM_SM100_EMU_DELAY_NS", 0);
+    tmem_host_set_random_delays((uint32_t)(delay_ns > 0 ? delay_ns : 0), 12345u);
 #endif
-    cudaError_t err = cta_group == 2 ? launch_for_output<2>(k, p->Ctype, (int)ctas, ctx->stream)
+    cudaError_t err = tmem_host_prepare(ctx->stream); /* the emulation's per-launch set-up; no-op on hardware */
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "TMEM set-up failed: %s", cudaGetErrorString(err));
+    }
+    err = cta_group == 2 ? launch_for_output<2>(k, p->Ctype, (int)ctas, ctx->stream)
                                      : launch_for_output<1>(k, p->Ctype, (int)ctas, ctx->stream);
     if (err != cudaSuccess) {
         cudaGetLastError();
@@ -781,6 +794,17 @@ extern "C" int wsgemm_sm100_emulated_available(void)
 extern "C" wsgemm_status wsgemm_sm100_emulated_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
     return run_sm100(p, ctx, 0, env_fault());
+}
+
+/* For tests/sm100: TMEM columns the emulation still holds after the last launch (0 = clean, -1 on a
+ * CUDA error). The emulation's state is per translation unit, so the query must live here. Synchronizes
+ * the legacy default stream; call it after the GEMM's stream has finished. */
+extern "C" int wsgemm_sm100_emulated_tmem_leaked_columns(void)
+{
+    char msg[512];
+    const int leaked = tmem_host_leak_check(0, msg, sizeof msg);
+    if (leaked != 0) fprintf(stderr, "wsgemm sm100-emulated: TMEM leak check: %d (%s)\n", leaked, msg);
+    return leaked;
 }
 
 #else /* hardware */
