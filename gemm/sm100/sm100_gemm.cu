@@ -223,6 +223,18 @@ constexpr int smem_bytes()
 static_assert(smem_bytes<1>() <= kSmemLimit, "cta_group 1 shared memory fits in 227 KB");
 static_assert(smem_bytes<2>() <= kSmemLimit, "cta_group 2 shared memory fits in 227 KB");
 
+} // namespace
+
+/* The dynamic shared memory of each configuration, written into the PTX as initialised globals so the
+ * static test (tests/sm100/static_evidence.sh) can print and check them: ptxas -v does not report
+ * dynamic shared memory. Never read at run time. */
+__device__ int wsgemm_sm100_report_smem_bytes_cg1 = smem_bytes<1>();
+__device__ int wsgemm_sm100_report_smem_bytes_cg2 = smem_bytes<2>();
+__device__ int wsgemm_sm100_report_stages_cg1 = Config<1>::kStages;
+__device__ int wsgemm_sm100_report_stages_cg2 = Config<2>::kStages;
+
+namespace {
+
 /* ---------------------------------------------------------------- parameters */
 
 enum Fault { FAULT_NONE = 0, FAULT_EARLY_DEALLOC = 1, FAULT_MISSING_PEER_SIGNAL = 2 };
