@@ -225,13 +225,16 @@ static_assert(smem_bytes<2>() <= kSmemLimit, "cta_group 2 shared memory fits in 
 
 } // namespace
 
+#if !SM100_EMULATION
 /* The dynamic shared memory of each configuration, written into the PTX as initialised globals so the
  * static test (tests/sm100/static_evidence.sh) can print and check them: ptxas -v does not report
- * dynamic shared memory. Never read at run time. */
+ * dynamic shared memory. Never read at run time; hardware build only (the host shadows of __device__
+ * variables are global symbols, and both builds go into one library). */
 __device__ int wsgemm_sm100_report_smem_bytes_cg1 = smem_bytes<1>();
 __device__ int wsgemm_sm100_report_smem_bytes_cg2 = smem_bytes<2>();
 __device__ int wsgemm_sm100_report_stages_cg1 = Config<1>::kStages;
 __device__ int wsgemm_sm100_report_stages_cg2 = Config<2>::kStages;
+#endif
 
 namespace {
 
