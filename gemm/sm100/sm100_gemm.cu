@@ -111,7 +111,7 @@
  *                                epilogue skips signal_peer (and the count drops to 128 so it does not
  *                                simply hang). tests/sm100 proves the emulation checker catches both.
  */
-#include <cuda.h> /* CUtensorMap and the cuTensorMapEncodeTiled prototype (types only; libcuda is not linked) */
+#include <cuda.h> /* CUtensorMap (a type only; libcuda is not linked: gemm/common/tma.c) */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -120,6 +120,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/scheduler.cuh"
+#include "common/tma.cuh"
+#include "common/tma.h"
 #include "internal.h"
 #include "sync/cluster.cuh"
 #include "sync/dealloc_barrier.cuh"
@@ -245,10 +248,10 @@ enum Fault { FAULT_NONE = 0, FAULT_EARLY_DEALLOC = 1, FAULT_MISSING_PEER_SIGNAL 
 struct KernelParams {
     CUtensorMap tmap_a; /* 3-D: (K or M, M or K, batch), see make_operand_map */
     CUtensorMap tmap_b;
+    wsgemm_sched sched; /* tile order: gemm/common/scheduler.cuh (grouped, static round robin) */
     void *c;
     long long ldc, stride_c;
     int m, n;
-    int tiles_m, tiles_n, batch_count, k_blocks;
     float alpha, beta;
     uint32_t idesc;          /* tcgen05 instruction descriptor (kind::f16) */
     uint64_t a_desc, b_desc; /* smem descriptors with start address 0 (the stage address is added) */
@@ -258,58 +261,40 @@ struct KernelParams {
     int fault;
 };
 
+/* This CTA's share of unit u: rows m0.. of A and C (128 per CTA; the pair's two CTAs take adjacent
+ * 128-row tiles), columns n0.. of C, the batch. The scheduler's rows are 128-row tiles grouped into
+ * cluster rows of kCtaGroup, so one unit is a 128 x 256 tile (cta_group 1) or a 256 x 256 pair tile. */
 struct Tile {
     int m0, n0, batch;
 };
 
-/* Tile t of the problem: tile m fastest, then tile n, then batch. */
-template <int kCtaGroup>
-__device__ __forceinline__ Tile tile_at(const KernelParams &p, int t)
+__device__ __forceinline__ Tile tile_at(const KernelParams &p, long long u, uint32_t rank)
 {
+    const wsgemm_sched_unit w = wsgemm_sched_decode(&p.sched, u, (int)rank);
     Tile tile;
-    const int per_batch = p.tiles_m * p.tiles_n;
-    tile.batch = t / per_batch;
-    const int r = t - tile.batch * per_batch;
-    tile.m0 = (r % p.tiles_m) * Config<kCtaGroup>::kTileM;
-    tile.n0 = (r / p.tiles_m) * kBlockN;
+    tile.m0 = w.row * kBlockM;
+    tile.n0 = w.col * kBlockN;
+    tile.batch = w.batch;
     return tile;
 }
 
 /* ---------------------------------------------------------------- TMA wrappers this kernel needs */
 
-/* PTX ISA "cp.async.bulk.tensor": 3-D tile load from global memory into this CTA's shared memory,
- * completing (complete_tx) on the barrier bar_smem of this CTA. Out-of-bound elements are zero-filled
- * and still counted in the transaction bytes. */
-static __device__ __forceinline__ void tma_load_3d(void *dst_smem, const CUtensorMap *map, int c0, int c1, int c2,
-                                                   uint64_t *bar_smem)
-{
-    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%3, %4, %5}], [%2];"
-                 :
-                 : "r"(smem_u32(dst_smem)), "l"(map), "r"(smem_u32(bar_smem)), "r"(c0), "r"(c1), "r"(c2)
-                 : "memory");
-}
+/* The plain 3-D load and the tensor-map prefetch are gemm/common/tma.cuh's (shared with sm90). */
 
 #if !SM100_EMULATION
 /* PTX ISA "cp.async.bulk.tensor" with .cta_group::2 (sm_100a): the copy lands in this CTA's shared
  * memory and completes on the barrier at shared::cluster address bar_cluster, which may be in the
  * peer CTA of the pair: how the odd CTA's loads complete on the leader's full[s]. */
-static __device__ __forceinline__ void tma_load_3d_cta_pair(void *dst_smem, const CUtensorMap *map, int c0, int c1,
-                                                            int c2, uint32_t bar_cluster)
+static __device__ __forceinline__ void tma_load_3d_cta_pair(uint32_t dst_smem, const void *map_gmem,
+                                                            uint32_t bar_cluster, int32_t c0, int32_t c1, int32_t c2)
 {
     asm volatile("cp.async.bulk.tensor.3d.cta_group::2.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%3, %4, %5}], [%2];"
-                 :
-                 : "r"(smem_u32(dst_smem)), "l"(map), "r"(bar_cluster), "r"(c0), "r"(c1), "r"(c2)
+                 " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(dst_smem),
+                 "l"((uint64_t)(uintptr_t)map_gmem), "r"(bar_cluster), "r"(c0), "r"(c1), "r"(c2)
                  : "memory");
 }
 #endif
-
-/* PTX ISA "prefetch.tensormap": bring a tensor map (kernel parameter) into the cache before first use. */
-static __device__ __forceinline__ void tma_prefetch_map(const CUtensorMap *map)
-{
-    asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
-}
 
 /* ---------------------------------------------------------------- output types */
 
@@ -330,34 +315,34 @@ __device__ __forceinline__ void load_operand(uint8_t *dst_smem, const CUtensorMa
 {
     const int boxes = mn_major ? kRows / kMnBoxElems : 1;
     for (int q = 0; q < boxes; ++q) {
-        uint8_t *dst = dst_smem + q * (kMnBoxElems * kBlockK * kElemBytes);
+        const uint32_t dst = smem_u32(dst_smem) + (uint32_t)(q * kMnBoxElems * kBlockK * kElemBytes);
         const int c0 = mn_major ? row0 + q * kMnBoxElems : k0;
         const int c1 = mn_major ? k0 : row0;
 #if !SM100_EMULATION
         if (kCtaGroup == 2) {
-            tma_load_3d_cta_pair(dst, map, c0, c1, batch, full_cluster);
+            tma_load_3d_cta_pair(dst, map, full_cluster, c0, c1, batch);
             continue;
         }
 #endif
         (void)full_cluster;
-        tma_load_3d(dst, map, c0, c1, batch, full_smem);
+        tma_load_3d(dst, map, smem_u32(full_smem), c0, c1, batch);
     }
 }
 
 template <int kCtaGroup>
 __device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, const PipelineRing &ring,
-                              uint32_t rank, int first_tile, int tile_step, int tiles)
+                              uint32_t rank, long long first_unit, long long unit_step)
 {
     typedef Config<kCtaGroup> C;
     if (!elect_one_sync()) return;
     PipelineState st = pipeline_producer_start();
-    for (int t = first_tile; t < tiles; t += tile_step) {
-        const Tile tile = tile_at<kCtaGroup>(p, t);
-        const int a_row0 = tile.m0 + (int)rank * kBlockM;
+    for (long long u = first_unit; u < p.sched.units; u += unit_step) {
+        const Tile tile = tile_at(p, u, rank);
+        const int a_row0 = tile.m0;
         const int b_row0 = tile.n0 + (int)rank * C::kBRows;
         const int a_batch = p.a_batched ? tile.batch : 0;
         const int b_batch = p.b_batched ? tile.batch : 0;
-        for (int kb = 0; kb < p.k_blocks; ++kb) {
+        for (int kb = 0; kb < p.sched.k_blocks; ++kb) {
             producer_acquire(&ring, st);
             uint64_t *full = &s.full[st.stage];
             uint32_t full_cluster = 0;
@@ -410,7 +395,7 @@ __device__ __forceinline__ void issue_k_block(const KernelParams &p, SharedStora
 
 template <int kCtaGroup>
 __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, const PipelineRing &ring,
-                         uint32_t tmem_base, uint32_t rank, int first_tile, int tile_step, int tiles)
+                         uint32_t tmem_base, uint32_t rank, long long first_unit, long long unit_step)
 {
     typedef Config<kCtaGroup> C;
     if (kCtaGroup == 2 && rank != 0) {
@@ -418,8 +403,8 @@ __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, con
         /* EMULATION: forward "P's stage s is loaded" to the leader's full[s] (see the header). */
         const uint32_t mma_lane = elect_one_sync();
         PipelineState st = pipeline_consumer_start();
-        for (int t = first_tile; t < tiles; t += tile_step) {
-            for (int kb = 0; kb < p.k_blocks; ++kb) {
+        for (long long u = first_unit; u < p.sched.units; u += unit_step) {
+            for (int kb = 0; kb < p.sched.k_blocks; ++kb) {
                 if (mma_lane) {
                     mbarrier_wait(&s.full[st.stage], st.phase, WAIT_CTA, 0, "full(peer)", st.stage);
                     mbarrier_arrive_remote(&s.full[st.stage], 0);
@@ -434,11 +419,11 @@ __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, con
     const enum wait_scope acc_scope = kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA;
     PipelineState st = pipeline_consumer_start();
     PipelineState acc = pipeline_producer_start(); /* the MMA fills accumulators: they start empty */
-    for (int t = first_tile; t < tiles; t += tile_step) {
+    for (long long u = first_unit; u < p.sched.units; u += unit_step) {
         mbarrier_wait(&s.acc_empty[acc.stage], acc.phase, acc_scope, 0, "acc_empty", acc.stage);
         tcgen05_fence_after_thread_sync(); /* the epilogue's tcgen05.ld of this accumulator before our MMAs */
         const uint32_t d_tmem = tmem_base + (uint32_t)(acc.stage * kBlockN);
-        for (int kb = 0; kb < p.k_blocks; ++kb) {
+        for (int kb = 0; kb < p.sched.k_blocks; ++kb) {
             consumer_wait(&ring, st);
             tcgen05_fence_after_thread_sync(); /* the MMAs after the observed TMA completion */
             issue_k_block<kCtaGroup>(p, s, st.stage, d_tmem, kb == 0);
@@ -457,19 +442,19 @@ __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, con
 
 template <int kCtaGroup, typename TOut>
 __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, uint32_t tmem_base, uint32_t rank,
-                              int warp, int first_tile, int tile_step, int tiles)
+                              int warp, long long first_unit, long long unit_step)
 {
     const int quarter = warp % 4; /* the TMEM lane quarter this warp may access */
     const int lane = threadIdx.x % 32;
     const int row = quarter * 32 + lane; /* accumulator row = TMEM lane */
     const enum wait_scope acc_scope = kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA;
     PipelineState acc = pipeline_consumer_start();
-    for (int t = first_tile; t < tiles; t += tile_step) {
-        const Tile tile = tile_at<kCtaGroup>(p, t);
+    for (long long u = first_unit; u < p.sched.units; u += unit_step) {
+        const Tile tile = tile_at(p, u, rank);
         mbarrier_wait(&s.acc_full[acc.stage], acc.phase, acc_scope, 0, "acc_full", acc.stage);
         tcgen05_fence_after_thread_sync(); /* our tcgen05.ld after the MMAs the commit covered */
 
-        const int i = tile.m0 + (int)rank * kBlockM + row;
+        const int i = tile.m0 + row;
         const int cols = min(kBlockN, p.n - tile.n0);
         const int chunks = (cols + kEpilogueChunk - 1) / kEpilogueChunk;
         TOut *c = static_cast<TOut *>(p.c) + (long long)tile.batch * p.stride_c;
@@ -524,15 +509,14 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
         *reinterpret_cast<SharedStorage<kCtaGroup> *>(smem_raw + (((raw + 1023u) & ~1023u) - raw));
     const int warp = threadIdx.x / 32;
     const uint32_t rank = kCtaGroup == 2 ? cluster_ctarank() : 0u;
-    const int first_tile = (int)blockIdx.x / kCtaGroup;
-    const int tile_step = (int)gridDim.x / kCtaGroup;
-    const int tiles = p.tiles_m * p.tiles_n * p.batch_count;
+    const long long first_unit = (long long)(blockIdx.x / kCtaGroup); /* the cluster's index */
+    const long long unit_step = (long long)(gridDim.x / kCtaGroup);     /* the number of clusters */
 
     const PipelineRing ring = {s.full,    s.empty,      (uint32_t)C::kStages, kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA,
                                kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA, "full", "empty"};
     if (threadIdx.x == 0) {
-        tma_prefetch_map(&p.tmap_a);
-        tma_prefetch_map(&p.tmap_b);
+        tma_prefetch_tensormap(&p.tmap_a);
+        tma_prefetch_tensormap(&p.tmap_b);
         pipeline_init(&ring, C::kFullCount, 1u); /* full: TMA lane(s); empty: one (multicast) commit */
         for (int a = 0; a < kAccStages; ++a) {
             mbarrier_init(&s.acc_full[a], 1u);                 /* one (multicast) commit */
@@ -559,9 +543,9 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
     }
 
     if (warp == kTmaWarp) {
-        producer_role<kCtaGroup>(p, s, ring, rank, first_tile, tile_step, tiles);
+        producer_role<kCtaGroup>(p, s, ring, rank, first_unit, unit_step);
     } else if (warp == kMmaWarp) {
-        mma_role<kCtaGroup>(p, s, ring, tmem_base, rank, first_tile, tile_step, tiles);
+        mma_role<kCtaGroup>(p, s, ring, tmem_base, rank, first_unit, unit_step);
         __syncwarp();
         if (p.fault == FAULT_EARLY_DEALLOC) {
             /* planted bug: free TMEM without waiting for the epilogue's last reads */
@@ -571,55 +555,33 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
             dealloc_barrier_complete_dealloc<kCtaGroup, (uint32_t)kTmemCols>(&s.dealloc, tmem_base);
         }
     } else {
-        epilogue_role<kCtaGroup, TOut>(p, s, tmem_base, rank, warp, first_tile, tile_step, tiles);
+        epilogue_role<kCtaGroup, TOut>(p, s, tmem_base, rank, warp, first_unit, unit_step);
     }
 }
 
 /* ---------------------------------------------------------------- host: tensor maps */
 
-typedef CUresult (*EncodeTiledFn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
-                                  const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
-                                  CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-/* cuTensorMapEncodeTiled through the runtime's driver entry point, so nothing links libcuda. */
-EncodeTiledFn encode_tiled_fn(void)
-{
-    static EncodeTiledFn fn = NULL;
-    if (fn == NULL) {
-        void *ptr = NULL;
-        cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &ptr, 12000, cudaEnableDefault, &q) ==
-                cudaSuccess &&
-            q == cudaDriverEntryPointSuccess)
-            fn = (EncodeTiledFn)ptr;
-        else
-            cudaGetLastError();
-    }
-    return fn;
-}
-
-/* One operand as a 3-D tensor of 16-bit elements: dim 0 the contiguous one (K for a K-major operand,
- * M or N for an MN-major one), dim 1 the other, dim 2 the batch. Box: K-major {64 k, rows, 1};
- * MN-major {64 m-or-n, 64 k, 1} (the kernel issues rows/64 of them). SWIZZLE_128B, zero fill. */
+/* One operand as a 3-D tensor of 16-bit elements (gemm/common/tma.h): dim 0 the contiguous one (K for a
+ * K-major operand, M or N for an MN-major one), dim 1 the other, dim 2 the batch (depth 1 for an operand
+ * shared by the batch). Box: K-major {64 k, rows}; MN-major {64 m-or-n, 64 k} (the kernel issues rows/64
+ * of them). SWIZZLE_128B, zero fill out of bounds. */
 wsgemm_status make_operand_map(CUtensorMap *map, const void *ptr, wsgemm_dtype type, int mn_major, long long mn,
                                long long k, long long ld, long long stride, int batches, int rows,
                                wsgemm_launch_ctx *ctx, const char *name)
 {
-    EncodeTiledFn encode = encode_tiled_fn();
-    if (encode == NULL)
-        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "cuTensorMapEncodeTiled is not available from the driver");
-    const cuuint64_t dims[3] = {(cuuint64_t)(mn_major ? mn : k), (cuuint64_t)(mn_major ? k : mn), (cuuint64_t)batches};
-    const cuuint64_t strides[2] = {(cuuint64_t)ld * kElemBytes,
-                                   (cuuint64_t)(batches > 1 ? stride : ld * (mn_major ? k : mn)) * kElemBytes};
-    const cuuint32_t box[3] = {(cuuint32_t)kMnBoxElems, (cuuint32_t)(mn_major ? kBlockK : rows), 1u};
-    const cuuint32_t elem_strides[3] = {1u, 1u, 1u};
-    CUresult r = encode(map, type == WSGEMM_R_16BF ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                        3, const_cast<void *>(ptr), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS)
-        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "TMA cannot describe %s (cuTensorMapEncodeTiled error %d)",
-                           name, (int)r);
+    wsgemm_tma_2d16 d;
+    d.base = ptr;
+    d.dtype = type;
+    d.inner = (uint64_t)(mn_major ? mn : k);
+    d.outer = (uint64_t)(mn_major ? k : mn);
+    d.depth = (uint64_t)batches;
+    d.ld = (uint64_t)ld;
+    d.batch_stride = (uint64_t)(batches > 1 ? stride : 0);
+    d.box_inner = (uint32_t)kMnBoxElems;
+    d.box_outer = (uint32_t)(mn_major ? kBlockK : rows);
+    char msg[256];
+    if (wsgemm_tma_encode_2d16(map, &d, msg, sizeof msg) != cudaSuccess)
+        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "TMA cannot describe %s: %s", name, msg);
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -678,26 +640,20 @@ cudaError_t launch_for_output(const KernelParams &p, wsgemm_dtype c_type, int ct
     }
 }
 
-int is_aligned16(const void *ptr)
-{
-    return ((uintptr_t)ptr & 15u) == 0;
-}
-
-/* What TMA cannot take: declined before anything is launched, so AUTO can fall back. */
+/* What TMA cannot take (gemm/common/tma.h: 16-byte aligned base, leading dimension and batch stride
+ * multiples of 16 bytes, below 2^40 bytes): declined before anything is launched, so AUTO can fall back. */
 wsgemm_status check_tma_constraints(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
-    if (!is_aligned16(p->A) || !is_aligned16(p->B))
-        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "A and B must be 16-byte aligned for TMA");
-    if (p->lda % 8 != 0 || p->ldb % 8 != 0)
+    const int a_batch = p->batch_count > 1 && p->strideA != 0;
+    const int b_batch = p->batch_count > 1 && p->strideB != 0;
+    if (!wsgemm_tma_operand_ok(p->A, p->lda, p->strideA, a_batch))
         return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
-                           "lda = %d and ldb = %d must be multiples of 8 elements (16 bytes) for TMA", p->lda, p->ldb);
-    if (p->batch_count > 1 && (p->strideA % 8 != 0 || p->strideB % 8 != 0))
+                           "TMA cannot address A (base %p, lda = %d, strideA = %lld: needs a 16-byte aligned base and "
+                           "multiples of 8 elements)", p->A, p->lda, p->strideA);
+    if (!wsgemm_tma_operand_ok(p->B, p->ldb, p->strideB, b_batch))
         return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
-                           "strideA = %lld and strideB = %lld must be multiples of 8 elements for TMA", p->strideA,
-                           p->strideB);
-    if ((long long)p->lda * kElemBytes >= (1LL << 40) || (long long)p->ldb * kElemBytes >= (1LL << 40) ||
-        p->strideA * kElemBytes >= (1LL << 40) || p->strideB * kElemBytes >= (1LL << 40))
-        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "a stride is beyond TMA's 2^40-byte limit");
+                           "TMA cannot address B (base %p, ldb = %d, strideB = %lld: needs a 16-byte aligned base and "
+                           "multiples of 8 elements)", p->B, p->ldb, p->strideB);
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -715,7 +671,8 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, int cta
     const wsgemm_device_info *dev = ctx->device;
 
     const int sms = dev->sm_count > 0 ? dev->sm_count : 1;
-    const long long pair_tiles = (long long)((p->m + 255) / 256) * ((p->n + kBlockN - 1) / kBlockN) * p->batch_count;
+    const long long pair_tiles =
+        (long long)((p->m + 2 * kBlockM - 1) / (2 * kBlockM)) * ((p->n + kBlockN - 1) / kBlockN) * p->batch_count;
     if (cta_group == 0) cta_group = env_int("WSGEMM_SM100_CTA_GROUP", 0);
     if (cta_group != 1 && cta_group != 2) cta_group = (pair_tiles * 2 >= sms && sms >= 2) ? 2 : 1;
 
@@ -727,15 +684,15 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, int cta
     KernelParams k = {};
     const int tile_m = kBlockM * cta_group;
     const int b_rows = kBlockN / cta_group;
+    const int group = env_int("WSGEMM_SM100_GROUP", 8);
+    /* rows of the scheduler = 128-row tiles, cluster_rows = cta_group: one unit per (pair) tile; no split-K */
+    k.sched = wsgemm_sched_make((p->m + kBlockM - 1) / kBlockM, (p->n + kBlockN - 1) / kBlockN, cta_group, group, 1,
+                                p->batch_count, (p->k + kBlockK - 1) / kBlockK);
     k.c = p->C;
     k.ldc = p->ldc;
     k.stride_c = p->strideC;
     k.m = p->m;
     k.n = p->n;
-    k.tiles_m = (p->m + tile_m - 1) / tile_m;
-    k.tiles_n = (p->n + kBlockN - 1) / kBlockN;
-    k.batch_count = p->batch_count;
-    k.k_blocks = (p->k + kBlockK - 1) / kBlockK;
     k.alpha = p->alpha;
     k.beta = p->beta;
     k.a_mn_major = p->transa == WSGEMM_OP_N;
@@ -745,9 +702,7 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, int cta
     k.a_batched = a_batches > 1;
     k.b_batched = b_batches > 1;
     k.fault = fault;
-    const long long total_tiles = (long long)k.tiles_m * k.tiles_n * k.batch_count;
-    if (total_tiles > 0x7FFFFFFFLL)
-        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "%lld tiles exceed the scheduler's int range", total_tiles);
+    const long long total_tiles = k.sched.units;
 
     st = make_operand_map(&k.tmap_a, p->A, p->Atype, k.a_mn_major, p->m, p->k, p->lda, p->strideA, a_batches, kBlockM,
                           ctx, "A");
