@@ -34,7 +34,8 @@
  * the pair computes a 256 x 256 tile; CTA r loads rows 128r..128r+127 of the A tile and rows
  * 128r..128r+127 of the B tile (N/2) at IDENTICAL smem offsets; only rank 0 (the leader) issues
  * tcgen05.mma.cta_group::2 with M = 256, and each CTA's TMEM receives its own 128 rows x 256 columns.
- * Tile index t (tile m fastest, then n, then batch) goes to cluster t mod (number of clusters).
+ * Tile order: gemm/common/scheduler.cuh (shared with sm90): units in grouped order for L2 reuse, cluster
+ * c of C takes units c, c + C, ... (static, so results never depend on timing).
  *
  * ---------------------------------------------------------------- barriers (count: who arrives)
  *
@@ -106,6 +107,8 @@
  *                                or more, else 1)
  *   WSGEMM_SM100_CTAS=N          grid size in CTAs (default: min(tiles, SMs)); more CTAs than tiles is
  *                                legal and exercises the zero-tile teardown
+ *   WSGEMM_SM100_GROUP=g         rows per band of the grouped tile order (default 8)
+ *   WSGEMM_SM100_EMU_DELAY_NS=t  (emulated build) random delays up to t ns in emulated TMEM operations
  *   WSGEMM_SM100_FAULT=early_dealloc|missing_peer_signal   (emulated build only) plant a teardown bug:
  *                                the MMA warp frees TMEM without waiting on the dealloc barrier, or the
  *                                epilogue skips signal_peer (and the count drops to 128 so it does not
