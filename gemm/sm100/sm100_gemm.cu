@@ -443,6 +443,17 @@ __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, con
 
 /* ---------------------------------------------------------------- role: epilogue (warps 2-5) */
 
+/* Planted faults only: hold the epilogue back before its last tile's TMEM reads (about 2 ms), so the
+ * race a teardown bug opens is lost deterministically: with early_dealloc every CTA's reads come after
+ * its MMA warp freed TMEM; with missing_peer_signal the peer (rank 1) reads after the leader, which no
+ * longer waits for it, freed the pair's allocation. Never active without WSGEMM_SM100_FAULT. */
+__device__ __forceinline__ void fault_hold_back(const KernelParams &p, uint32_t rank)
+{
+    const bool hold = p.fault == FAULT_EARLY_DEALLOC || (p.fault == FAULT_MISSING_PEER_SIGNAL && rank == 1);
+    if (!hold) return;
+    for (int i = 0; i < 2000; ++i) __nanosleep(1000);
+}
+
 template <int kCtaGroup, typename TOut>
 __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, uint32_t tmem_base, uint32_t rank,
                               int warp, long long first_unit, long long unit_step)
@@ -456,6 +467,7 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
         const Tile tile = tile_at(p, u, rank);
         mbarrier_wait(&s.acc_full[acc.stage], acc.phase, acc_scope, 0, "acc_full", acc.stage);
         tcgen05_fence_after_thread_sync(); /* our tcgen05.ld after the MMAs the commit covered */
+        if (p.fault != FAULT_NONE && u + unit_step >= p.sched.units) fault_hold_back(p, rank);
 
         const int i = tile.m0 + row;
         const int cols = min(kBlockN, p.n - tile.n0);
@@ -778,6 +790,14 @@ extern "C" int wsgemm_sm100_emulated_tmem_leaked_columns(void)
     const int leaked = tmem_host_leak_check(0, msg, sizeof msg);
     if (leaked != 0) fprintf(stderr, "wsgemm sm100-emulated: TMEM leak check: %d (%s)\n", leaked, msg);
     return leaked;
+}
+
+/* For tests/sm100: the first error the emulation's checker recorded since the last launch (0 = none),
+ * with its description in msg. Readable after the checker's trap destroyed the context (the record is
+ * in host-mapped memory), unlike its device printf, which may be lost with the context. */
+extern "C" int wsgemm_sm100_emulated_checker_error(char *msg, size_t msg_size)
+{
+    return tmem_host_last_error(msg, msg_size);
 }
 
 #else /* hardware */
