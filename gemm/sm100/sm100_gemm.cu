@@ -191,7 +191,7 @@ struct Config {
     static constexpr int kABytes = kBlockM * kBlockK * kElemBytes; /* 16 KB */
     static constexpr int kBBytes = kBRows * kBlockK * kElemBytes;  /* 32 KB (cg 1) / 16 KB (cg 2) */
     static constexpr int kStageBytes = kABytes + kBBytes;          /* bytes THIS CTA's TMA lands per stage */
-    static constexpr int kStages = kCtaGroup == 1 ? 4 : 6;
+    static constexpr int kStages = kCtaGroup == 1 ? 4 : 7; /* as many as fit in 227 KB */
     static constexpr uint32_t kFullCount = (SM100_EMULATION && kCtaGroup == 2) ? 2u : 1u;
     /* bytes the leader's full[s] expects: on hardware both CTAs' copies complete there */
     static constexpr uint32_t kLeaderTxBytes = SM100_EMULATION ? kStageBytes : kStageBytes * kCtaGroup;
