@@ -10,7 +10,8 @@
  * -------------------------------------------------------
  *   #include "tmem/tmem.cuh"        // after defining one of the two macros (CMake does it per target)
  *
- *   set-up, MMA warp (whole warp, converged), after mbarrier init + cluster_sync for cta_group 2:
+ *   set-up, MMA warp (whole warp, converged), after mbarrier init + cluster_sync for cta_group 2
+ *   (tmem_alloc_and_publish / tmem_receive_address below wrap exactly these steps):
  *       tmem_alloc<CG>(&smem->tmem_slot, 512);          // writes the base address into the smem slot
  *       tcgen05_fence_before_thread_sync();
  *       named_barrier_sync(ID, 32 + 128);                 // MMA warp + 4 epilogue warps
@@ -98,6 +99,7 @@
 #include "sync/elect.cuh"
 #include "sync/mbarrier.cuh"
 #include "sync/cluster.cuh"
+#include "sync/named_barrier.cuh"
 
 #if defined(WSGEMM_TMEM_HARDWARE)
 #include "tmem/tmem_hw.cuh"
@@ -175,6 +177,32 @@ static __device__ __forceinline__ void tcgen05_fence_after_thread_sync(void)
 #else
     tmem_emu_fence();
 #endif
+}
+
+/* ================================================================ the address hand-off */
+
+/* The TmemAllocation hand-off in two calls (the pattern in the comment at the top):
+ *   allocating warp (whole warp):  base = tmem_alloc_and_publish<CG>(&smem->tmem_slot, 512, ID, 32 + 128);
+ *   every other participating warp: base = tmem_receive_address(&smem->tmem_slot, ID, 32 + 128);
+ * ID is a named barrier (1..15) used for nothing else at that time; nthreads counts every participating
+ * thread (allocating warp included). Epilogue warps must call it even when they get no tile. */
+template <int CtaGroup>
+static __device__ __forceinline__ uint32_t tmem_alloc_and_publish(uint32_t *slot_smem, uint32_t ncols,
+                                                                  uint32_t barrier_id, uint32_t nthreads)
+{
+    tmem_alloc<CtaGroup>(slot_smem, ncols);
+    tcgen05_fence_before_thread_sync(); /* the alloc (and its slot write) before the barrier */
+    named_barrier_sync(barrier_id, nthreads);
+    tcgen05_fence_after_thread_sync();
+    return *(volatile uint32_t *)slot_smem;
+}
+
+static __device__ __forceinline__ uint32_t tmem_receive_address(uint32_t *slot_smem, uint32_t barrier_id,
+                                                                uint32_t nthreads)
+{
+    named_barrier_sync(barrier_id, nthreads); /* orders the allocator's weak slot store before our read */
+    tcgen05_fence_after_thread_sync();
+    return *(volatile uint32_t *)slot_smem;
 }
 
 /* ================================================================ loads */
