@@ -283,7 +283,7 @@ static double estimate_cost(long long units, int max_clusters, int cluster, int 
     double t_mma = flops_kb / 7.0e6 * (bn == 256 ? 1.0 : bn == 128 ? 1.1 : 1.35); /* ~7 TFLOP/s per SM */
     double bytes_kb = (double)(SM90_BM + bn) * SM90_BK * 2.0;
     double per_sm_bw = 3.6e6 / (double)active; /* ~3.6 TB/s shared by the active SMs, in bytes/us */
-    if (per_sm_bw > 60.0e3) per_sm_bw = 60.0e3;
+    if (per_sm_bw > 40.0e3) per_sm_bw = 40.0e3; /* one SM alone cannot pull the whole HBM */
     double t_load = bytes_kb / per_sm_bw;
     double t_kb = t_mma > t_load ? t_mma : t_load;
     double cost = (double)waves * kb_per * t_kb + 2.0; /* + launch */

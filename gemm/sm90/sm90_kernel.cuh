@@ -283,6 +283,18 @@ static __device__ __forceinline__ void sm90_epilogue(const float (&acc)[BN / 2],
 
 /* ---------------------------------------------------------------- consumers */
 
+/* Stage st has been read by this warpgroup: tell the producer of every CTA that writes into it (all CTAs
+ * of the cluster, by multicast). The own CTA's barrier takes a local arrive (release.cta, no fence); the
+ * peer's a remote one. */
+template <int CLUSTER>
+static __device__ __forceinline__ void sm90_release(const PipelineRing *ring, PipelineState st, uint32_t rank)
+{
+    consumer_release(ring, st);
+#pragma unroll
+    for (uint32_t r = 0; r < CLUSTER; ++r)
+        if (r != rank) consumer_release_remote(ring, st, r);
+}
+
 template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16>
 static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES> *sm, const PipelineRing *ring,
                                                      const Sm90Params &prm, uint32_t rank, int consumer)
@@ -312,27 +324,13 @@ static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES> *sm, c
             if (kb != w.kb_begin) {
                 /* at most one group (this stage's) still runs: the previous stage has been read */
                 wgmma_wait_group<1>();
-                if (signals) {
-                    if constexpr (CLUSTER > 1) {
-#pragma unroll
-                        for (uint32_t r = 0; r < CLUSTER; ++r) consumer_release_remote(ring, prev, r);
-                    } else {
-                        consumer_release(ring, prev);
-                    }
-                }
+                if (signals) sm90_release<CLUSTER>(ring, prev, rank);
             }
             prev = st;
             pipeline_state_advance(&st, STAGES);
         }
         wgmma_wait_group<0>();
-        if (signals) {
-            if constexpr (CLUSTER > 1) {
-#pragma unroll
-                for (uint32_t r = 0; r < CLUSTER; ++r) consumer_release_remote(ring, prev, r);
-            } else {
-                consumer_release(ring, prev);
-            }
-        }
+        if (signals) sm90_release<CLUSTER>(ring, prev, rank);
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) wgmma_fence_operand(acc[i]);
         if (prm.out_type == WSGEMM_R_16BF) sm90_epilogue<BN, WSGEMM_R_16BF>(acc, prm, w, consumer);
