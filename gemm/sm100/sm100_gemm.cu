@@ -81,13 +81,13 @@
  *                                  commit or TMA complete_tx reaches them, and the peer CTA runs before
  *                                  the collective tcgen05.alloc.cta_group::2
  *   MMA warp: tcgen05.alloc(512) -> slot in smem; fence::before_thread_sync
- *   cta_group 2, all threads: cluster_sync  (2) both CTAs' columns are allocated before the leader's
+ *   MMA warp + 4 epilogue warps: named barrier 1 (160 threads)  (2) TMEM address published to the
+ *                                  epilogue warps, also in a CTA that gets zero tiles; then
+ *                                  fence::after_thread_sync and everyone reads the slot
+ *   cta_group 2, all threads: cluster_sync  (3) both CTAs' columns are allocated before the leader's
  *                                  first MMA writes the peer's TMEM, and before either CTA could free
  *                                  (the dealloc barrier alone would also order the frees: a peer's
  *                                  epilogue signals only after it got the address, i.e. after its alloc)
- *   MMA warp + 4 epilogue warps: named barrier 1 (160 threads)  (3) TMEM address published to the
- *                                  epilogue warps, also in a CTA that gets zero tiles; then
- *                                  fence::after_thread_sync and everyone reads the slot
  *   ... persistent tile loops of the three roles ...
  *   TMA lane: producer_tail = one more empty wait per stage: every commit (possibly multicast from
  *             the leader) that will arrive on this CTA's barriers has arrived, and no stage of this
@@ -424,10 +424,12 @@ __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, con
     PipelineState acc = pipeline_producer_start(); /* the MMA fills accumulators: they start empty */
     for (long long u = first_unit; u < p.sched.units; u += unit_step) {
         mbarrier_wait(&s.acc_empty[acc.stage], acc.phase, acc_scope, 0, "acc_empty", acc.stage);
+        __syncwarp(); /* lanes leave the spin at different times; elect.sync / the emulated UMMA need all 32 */
         tcgen05_fence_after_thread_sync(); /* the epilogue's tcgen05.ld of this accumulator before our MMAs */
         const uint32_t d_tmem = tmem_base + (uint32_t)(acc.stage * kBlockN);
         for (int kb = 0; kb < p.sched.k_blocks; ++kb) {
             consumer_wait(&ring, st);
+            __syncwarp();
             tcgen05_fence_after_thread_sync(); /* the MMAs after the observed TMA completion */
             issue_k_block<kCtaGroup>(p, s, st.stage, d_tmem, kb == 0);
             pipeline_state_advance(&st, C::kStages);
@@ -544,17 +546,24 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
         fence_mbarrier_init();          /* visible to the peer's remote arrivals and commits */
         fence_proxy_async_shared_cta(); /* and to TMA complete_tx (async proxy) */
     }
+    __syncwarp();   /* barrier.cluster is .aligned: warp 0 reconverges after thread 0's set-up */
     cluster_sync(); /* (1) barriers initialised in both CTAs; the peer runs before the collective alloc */
 
-    if (warp == kMmaWarp) tmem_alloc<kCtaGroup>(&s.tmem_base, (uint32_t)kTmemCols);
-    tcgen05_fence_before_thread_sync();
-    if (kCtaGroup == 2) cluster_sync(); /* (2) both CTAs' columns allocated before the leader's first MMA
-                                           writes the peer's TMEM and before either CTA can dealloc */
+    /* (2) TMEM: the MMA warp allocates and hands the base address to the epilogue warps through named
+     * barrier 1 (160 threads), also when this CTA gets zero tiles (tmem/tmem.cuh hand-off helpers). */
     uint32_t tmem_base = 0;
-    if (warp != kTmaWarp) {
-        named_barrier_sync(kTmemAddrBarrier, kTmemAddrThreads); /* (3) address to the epilogue, zero tiles too */
+    if (warp == kMmaWarp)
+        tmem_base = tmem_alloc_and_publish<kCtaGroup>(&s.tmem_base, (uint32_t)kTmemCols, kTmemAddrBarrier,
+                                                      kTmemAddrThreads);
+    else if (warp != kTmaWarp)
+        tmem_base = tmem_receive_address(&s.tmem_base, kTmemAddrBarrier, kTmemAddrThreads);
+    if (kCtaGroup == 2) {
+        /* (3) both CTAs' columns are allocated before the leader's first MMA writes the peer's TMEM and
+         * before either CTA could free them */
+        tcgen05_fence_before_thread_sync();
+        __syncwarp();
+        cluster_sync();
         tcgen05_fence_after_thread_sync();
-        tmem_base = s.tmem_base;
     }
 
     if (warp == kTmaWarp) {
