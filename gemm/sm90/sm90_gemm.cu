@@ -1,10 +1,477 @@
-/* Placeholder until the sm90 kernel lands: the path reports itself absent. */
-#include "internal.h"
+/*
+ * gemm/sm90/sm90_gemm.cu - the launcher of the Hopper path: choose the orientation, tile width, split-K
+ * and cluster shape; stage operands TMA cannot address; build the tensor maps; launch the kernel
+ * (sm90_kernel.cuh) and, for split-K, the fixed-order reduction.
+ *
+ * A call, top to bottom:
+ *   orientation  D = P Q^T with P the wgmma M side (128-row tiles) and Q the N side (BN-wide tiles).
+ *                Skinny problems (min(m, n) <= 256) put the small dimension on Q with a narrow BN (64,
+ *                128, 256) so no tensor-core work is wasted on padding. Otherwise P = op(B)^T, Q = op(A)
+ *                ("swapped"): Q runs along C's contiguous rows, so the epilogue stores pairs of adjacent
+ *                elements. WSGEMM_SM90_SWAP=0|1 overrides for large problems.
+ *   staging      TMA needs 16-byte aligned bases and strides. An operand with an odd leading dimension
+ *                (e.g. 4099), an unaligned base, or a batch stride that is unaligned or overlapping is
+ *                copied (re-pitched to a multiple of 8 elements) into the handle's workspace inside the
+ *                call, and the kernel reads the copy.
+ *   split-K      when the tile grid leaves SMs idle (small M or N), K is cut into `splits` contiguous
+ *                ranges; each writes fp32 partials to the workspace and a reduction kernel sums them in
+ *                split order 0, 1, ..., so the result depends only on the shape, never on timing.
+ *   launch       persistent grid: as many clusters as can be resident (cudaOccupancyMaxActiveClusters),
+ *                each walking the grouped tile order of common/scheduler.cuh.
+ *
+ * Environment (read on every call; for tuning and debugging, never needed for correctness):
+ *   WSGEMM_SM90_DEBUG=1   print the chosen configuration to stderr
+ *   WSGEMM_SM90_SWAP=0|1  orientation for large problems     WSGEMM_SM90_BN=64|128|256 tile width
+ *   WSGEMM_SM90_VARIANT=0|1|2  0 default (2-CTA cluster, deepest ring), 1 no cluster, 2 three stages
+ *                         (1 and 2 exist for bf16, BN 256, K-major P only; otherwise the default runs)
+ *   WSGEMM_SM90_SPLITK=n  force n K splits                   WSGEMM_SM90_GROUP=g grouped-order band
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-extern "C" int wsgemm_sm90_available(void) { return 0; }
+#include <cuda_runtime_api.h>
+
+#include "common/tma.h"
+#include "internal.h"
+#include "sm90/sm90_kernel.cuh"
+
+/* ---------------------------------------------------------------- helper kernels */
+
+/* Re-pitch one operand: dst[r + c*dst_ld + b*dst_stride] = src[r + c*src_ld + b*src_stride] for r < rows,
+ * c < cols, b < nb. Consecutive threads take consecutive r, so both sides are coalesced. */
+__global__ void sm90_stage_operand(uint16_t *dst, const uint16_t *src, long long rows, long long cols, int nb,
+                                   long long src_ld, long long src_stride, long long dst_ld, long long dst_stride)
+{
+    const long long per = rows * cols;
+    const long long total = per * nb;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long b = i / per;
+        long long rc = i - b * per;
+        long long c = rc / rows;
+        long long r = rc - c * rows;
+        dst[r + c * dst_ld + b * dst_stride] = src[r + c * src_ld + b * src_stride];
+    }
+}
+
+/* C(i, j, b) = alpha * sum_{s = 0 .. splits-1, in order} part[s][b][i + j*m] + beta * C (beta == 0: C is
+ * not read). A fixed order, so the bits depend only on the shape and the split count. */
+__global__ void sm90_splitk_reduce(const float *part, int splits, long long m, long long n, int nb, void *c,
+                                   int c_type, long long ldc, long long stride_c, float alpha, float beta)
+{
+    const long long per = m * n;
+    const long long total = per * nb;
+    for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;
+         idx += (long long)gridDim.x * blockDim.x) {
+        float sum = 0.0f;
+        for (int s = 0; s < splits; ++s) sum += part[(long long)s * total + idx];
+        long long b = idx / per;
+        long long ij = idx - b * per;
+        long long j = ij / m;
+        long long i = ij - j * m;
+        long long off = i + j * ldc + b * stride_c;
+        float v = alpha * sum;
+        if (c_type == WSGEMM_R_32F) {
+            float *p = (float *)c + off;
+            if (beta != 0.0f) v += beta * *p;
+            *p = v;
+        } else if (c_type == WSGEMM_R_16BF) {
+            __nv_bfloat16 *p = (__nv_bfloat16 *)c + off;
+            if (beta != 0.0f) v += beta * __bfloat162float(*p);
+            *p = __float2bfloat16_rn(v);
+        } else {
+            __half *p = (__half *)c + off;
+            if (beta != 0.0f) v += beta * __half2float(*p);
+            *p = __float2half_rn(v);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- kernel table */
+
+Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int bf16)
+{
+    switch (bn) {
+    case 256: return bf16 ? sm90_kernels_bf16_n256(variant, p_mn, q_mn) : sm90_kernels_f16_n256(variant, p_mn, q_mn);
+    case 128: return bf16 ? sm90_kernels_bf16_n128(variant, p_mn, q_mn) : sm90_kernels_f16_n128(variant, p_mn, q_mn);
+    default: return bf16 ? sm90_kernels_bf16_n64(variant, p_mn, q_mn) : sm90_kernels_f16_n64(variant, p_mn, q_mn);
+    }
+}
+
+/* Per-kernel facts that need a driver call: set the smem limit once, and the number of co-resident
+ * clusters. Keyed by kernel and device; a small fixed table (24 default + 4 tuning kernels). */
+typedef struct kernel_prep {
+    const void *fn;
+    int device;
+    int max_clusters;
+} kernel_prep;
+static kernel_prep prep_table[64];
+
+static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ctx *ctx, int *max_clusters)
+{
+    int dev = ctx->device->ordinal;
+    for (int i = 0; i < 64; ++i) {
+        if (prep_table[i].fn == info->fn && prep_table[i].device == dev) {
+            *max_clusters = prep_table[i].max_clusters;
+            return WSGEMM_STATUS_SUCCESS;
+        }
+    }
+    if (info->smem_bytes > ctx->device->smem_optin_bytes)
+        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "sm90 kernel needs %d bytes of shared memory; device has %d",
+                           info->smem_bytes, ctx->device->smem_optin_bytes);
+    cudaError_t err = cudaFuncSetAttribute(info->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, info->smem_bytes);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "cudaFuncSetAttribute(max dynamic smem %d) failed: %s",
+                           info->smem_bytes, cudaGetErrorString(err));
+    }
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)info->cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3((unsigned)(info->cluster * ctx->device->sm_count), 1, 1);
+    cfg.blockDim = dim3(SM90_THREADS, 1, 1);
+    cfg.dynamicSmemBytes = (size_t)info->smem_bytes;
+    cfg.stream = ctx->stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    err = cudaOccupancyMaxActiveClusters(&clusters, info->fn, &cfg);
+    if (err != cudaSuccess || clusters <= 0) {
+        cudaGetLastError();
+        clusters = ctx->device->sm_count / info->cluster; /* the ideal; extra clusters would just queue */
+    }
+    for (int i = 0; i < 64; ++i) {
+        if (prep_table[i].fn == NULL) {
+            prep_table[i].fn = info->fn;
+            prep_table[i].device = dev;
+            prep_table[i].max_clusters = clusters;
+            break;
+        }
+    }
+    *max_clusters = clusters;
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- operands */
+
+/* One input operand as stored: `inner` contiguous elements per column, `cols` columns ld apart,
+ * nb matrices stride apart. rows_dim is its M or N extent, k_major says which of inner/cols is K. */
+typedef struct operand {
+    const void *ptr;
+    long long ld, stride;
+    int inner, cols;
+    int nb;          /* matrices the map addresses: batch_count, or 1 for a shared operand */
+    int k_major;
+    int rows_dim;    /* M for A, N for B */
+    int staged;
+} operand;
+
+static operand describe_a(const wsgemm_problem *p)
+{
+    operand o;
+    o.ptr = p->A;
+    o.ld = p->lda;
+    o.stride = p->strideA;
+    o.k_major = p->transa == WSGEMM_OP_T;
+    o.inner = o.k_major ? p->k : p->m;
+    o.cols = o.k_major ? p->m : p->k;
+    o.nb = (p->batch_count > 1 && p->strideA != 0) ? p->batch_count : 1;
+    o.rows_dim = p->m;
+    o.staged = 0;
+    return o;
+}
+
+static operand describe_b(const wsgemm_problem *p)
+{
+    operand o;
+    o.ptr = p->B;
+    o.ld = p->ldb;
+    o.stride = p->strideB;
+    o.k_major = p->transb == WSGEMM_OP_N;
+    o.inner = o.k_major ? p->k : p->n;
+    o.cols = o.k_major ? p->n : p->k;
+    o.nb = (p->batch_count > 1 && p->strideB != 0) ? p->batch_count : 1;
+    o.rows_dim = p->n;
+    o.staged = 0;
+    return o;
+}
+
+static int needs_staging(const operand *o)
+{
+    int batched = o->nb > 1;
+    if (!wsgemm_tma_operand_ok(o->ptr, o->ld, o->stride, batched)) return 1;
+    if (batched && o->stride < o->ld * (long long)o->cols) return 1; /* overlapping matrices: not a TMA box walk */
+    return 0;
+}
+
+static long long round_up_ll(long long x, long long a)
+{
+    return (x + a - 1) / a * a;
+}
+
+static size_t staged_bytes(const operand *o)
+{
+    return (size_t)round_up_ll(o->inner, 8) * (size_t)o->cols * (size_t)o->nb * 2u;
+}
+
+static cudaError_t stage_operand(operand *o, void *dst, cudaStream_t stream)
+{
+    long long ld2 = round_up_ll(o->inner, 8);
+    long long stride2 = ld2 * o->cols;
+    long long total = (long long)o->inner * o->cols * o->nb;
+    int threads = 256;
+    long long blocks = (total + threads - 1) / threads;
+    if (blocks > 132 * 16) blocks = 132 * 16;
+    sm90_stage_operand<<<(unsigned)blocks, threads, 0, stream>>>((uint16_t *)dst, (const uint16_t *)o->ptr, o->inner,
+                                                                o->cols, o->nb, o->ld, o->stride, ld2, stride2);
+    o->ptr = dst;
+    o->ld = ld2;
+    o->stride = stride2;
+    o->staged = 1;
+    return cudaGetLastError();
+}
+
+/* The tensor map of operand o used as P (box rows 128) or as Q (box rows bn / cluster). */
+static cudaError_t encode_operand(CUtensorMap *map, const operand *o, wsgemm_dtype dtype, int k, int box_rows,
+                                  int box_k, char *msg, size_t msg_size)
+{
+    wsgemm_tma_2d16 d;
+    d.base = o->ptr;
+    d.dtype = dtype;
+    d.ld = (uint64_t)o->ld;
+    d.batch_stride = (uint64_t)o->stride;
+    d.depth = (uint64_t)o->nb;
+    if (o->k_major) { /* dim 0 = K, dim 1 = rows */
+        d.inner = (uint64_t)k;
+        d.outer = (uint64_t)o->rows_dim;
+        d.box_inner = SM90_BK;
+        d.box_outer = (uint32_t)box_rows;
+    } else { /* dim 0 = rows, dim 1 = K; 64-row boxes, box_k K rows each */
+        d.inner = (uint64_t)o->rows_dim;
+        d.outer = (uint64_t)k;
+        d.box_inner = 64;
+        d.box_outer = (uint32_t)box_k;
+    }
+    return wsgemm_tma_encode_2d16(map, &d, msg, msg_size);
+}
+
+static int env_int(const char *name, int fallback)
+{
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0') return fallback;
+    return atoi(v);
+}
+
+/* ---------------------------------------------------------------- split-K and tile-width model */
+
+/* Estimated time (arbitrary units, ~us) of the main kernel plus the reduction traffic: waves of units
+ * times K blocks per unit times the slower of the tensor-core time and the operand load time of a K block,
+ * plus the partials written and read back. Only comparisons between candidates matter. */
+static double estimate_cost(long long units, int max_clusters, int cluster, int k_blocks, int splits, int bn,
+                            long long m, long long n, int nb, int sm_count)
+{
+    long long work = units * splits;
+    long long waves = (work + max_clusters - 1) / max_clusters;
+    int kb_per = (k_blocks + splits - 1) / splits;
+    long long active = work * cluster < (long long)sm_count ? work * cluster : sm_count;
+    double flops_kb = 2.0 * SM90_BM * bn * SM90_BK;
+    double t_mma = flops_kb / 7.0e6 * (bn == 256 ? 1.0 : bn == 128 ? 1.1 : 1.35); /* ~7 TFLOP/s per SM */
+    double bytes_kb = (double)(SM90_BM + bn) * SM90_BK * 2.0;
+    double per_sm_bw = 3.6e6 / (double)active; /* ~3.6 TB/s shared by the active SMs, in bytes/us */
+    if (per_sm_bw > 40.0e3) per_sm_bw = 40.0e3; /* one SM alone cannot pull the whole HBM */
+    double t_load = bytes_kb / per_sm_bw;
+    double t_kb = t_mma > t_load ? t_mma : t_load;
+    double cost = (double)waves * kb_per * t_kb + 2.0; /* + launch */
+    if (splits > 1) cost += (double)splits * m * n * nb * 4.0 * 2.0 / 3.0e6 + 3.0;
+    return cost;
+}
+
+/* ---------------------------------------------------------------- the entry points */
+
+extern "C" int wsgemm_sm90_available(void)
+{
+    return 1;
+}
 
 extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
-    (void)p;
-    return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "the sm90 kernel is not part of this build yet");
+    const int debug = env_int("WSGEMM_SM90_DEBUG", 0);
+    const int bf16 = p->Atype == WSGEMM_R_16BF;
+    const int nb = p->batch_count;
+    const int sm_count = ctx->device->sm_count;
+
+    /* orientation and tile width */
+    int swap;
+    int small = p->m < p->n ? p->m : p->n;
+    if (small <= 256) swap = p->m <= p->n; /* the small side on Q */
+    else swap = env_int("WSGEMM_SM90_SWAP", 1) != 0;
+    const long long p_ext = swap ? p->n : p->m;
+    const long long q_ext = swap ? p->m : p->n;
+    operand a = describe_a(p), b = describe_b(p);
+    operand *op_p = swap ? &b : &a;
+    operand *op_q = swap ? &a : &b;
+    const int variant = env_int("WSGEMM_SM90_VARIANT", 0);
+    const int k_blocks = (p->k + SM90_BK - 1) / SM90_BK;
+    const int group = env_int("WSGEMM_SM90_GROUP", 8);
+
+    int bn_candidates[2];
+    int n_candidates = 0;
+    int forced_bn = env_int("WSGEMM_SM90_BN", 0);
+    if (forced_bn == 64 || forced_bn == 128 || forced_bn == 256) bn_candidates[n_candidates++] = forced_bn;
+    else if (q_ext <= 64) bn_candidates[n_candidates++] = 64;
+    else if (q_ext <= 128) bn_candidates[n_candidates++] = 128;
+    else {
+        bn_candidates[n_candidates++] = 256;
+        bn_candidates[n_candidates++] = 128;
+    }
+
+    /* choose (BN, splits) by the cost model */
+    Sm90KernelInfo info;
+    memset(&info, 0, sizeof info);
+    int max_clusters = 0, splits = 1;
+    double best_cost = 0.0;
+    for (int c = 0; c < n_candidates; ++c) {
+        int bn = bn_candidates[c];
+        Sm90KernelInfo ki = sm90_kernel_lookup(bn, variant, !op_p->k_major, !op_q->k_major, bf16);
+        if (ki.fn == NULL) ki = sm90_kernel_lookup(bn, 0, !op_p->k_major, !op_q->k_major, bf16);
+        if (ki.fn == NULL)
+            return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "no sm90 kernel instantiated for BN %d", bn);
+        int mc = 0;
+        wsgemm_status s = prepare_kernel(&ki, ctx, &mc);
+        if (s != WSGEMM_STATUS_SUCCESS) return s;
+        int tiles_p = (int)((p_ext + SM90_BM - 1) / SM90_BM);
+        int tiles_q = (int)((q_ext + bn - 1) / bn);
+        long long units = (long long)((tiles_p + ki.cluster - 1) / ki.cluster) * tiles_q * nb;
+        int forced_splits = env_int("WSGEMM_SM90_SPLITK", 0);
+        int max_splits = forced_splits > 0 ? forced_splits : (k_blocks / 4 < 16 ? k_blocks / 4 : 16);
+        int min_splits = forced_splits > 0 ? forced_splits : 1;
+        if (max_splits < 1) max_splits = 1;
+        for (int sp = min_splits; sp <= max_splits; ++sp) {
+            double cost = estimate_cost(units, mc, ki.cluster, k_blocks, sp, bn, p->m, p->n, nb, sm_count);
+            if (info.fn == NULL || cost < best_cost * 0.95) {
+                best_cost = cost;
+                info = ki;
+                max_clusters = mc;
+                splits = sp;
+            }
+        }
+    }
+    const int bn = info.bn;
+    const int cluster = info.cluster;
+    const int tiles_p = (int)((p_ext + SM90_BM - 1) / SM90_BM);
+    const int tiles_q = (int)((q_ext + bn - 1) / bn);
+    wsgemm_sched sched = wsgemm_sched_make(tiles_p, tiles_q, cluster, group, splits, nb, k_blocks);
+    splits = sched.splits;
+
+    /* workspace: staged operands, then split-K partials (each piece 256-byte aligned) */
+    int stage_a = needs_staging(&a), stage_b = needs_staging(&b);
+    size_t off_a = 0, bytes_a = stage_a ? staged_bytes(&a) : 0;
+    size_t off_b = (off_a + bytes_a + 255) & ~(size_t)255, bytes_b = stage_b ? staged_bytes(&b) : 0;
+    size_t off_part = (off_b + bytes_b + 255) & ~(size_t)255;
+    size_t bytes_part = splits > 1 ? (size_t)splits * (size_t)p->m * (size_t)p->n * (size_t)nb * sizeof(float) : 0;
+    size_t ws_bytes = off_part + bytes_part;
+    if (ws_bytes > 0) {
+        wsgemm_status s = wsgemm_workspace_reserve(ctx, ws_bytes);
+        if (s != WSGEMM_STATUS_SUCCESS) return s;
+    }
+    uint8_t *ws = (uint8_t *)ctx->workspace->ptr;
+
+    /* C is not touched before this point; from here on the call runs to completion or reports a CUDA error */
+    char msg[256] = "";
+    cudaError_t err = cudaSuccess;
+    if (stage_a) err = stage_operand(&a, ws + off_a, ctx->stream);
+    if (err == cudaSuccess && stage_b) err = stage_operand(&b, ws + off_b, ctx->stream);
+    if (err != cudaSuccess)
+        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 operand staging launch failed: %s",
+                           cudaGetErrorString(err));
+
+    CUtensorMap map_p, map_q;
+    const wsgemm_dtype dt = p->Atype;
+    err = encode_operand(&map_p, op_p, dt, p->k, SM90_BM, SM90_BK, msg, sizeof msg);
+    if (err == cudaSuccess)
+        err = encode_operand(&map_q, op_q, dt, p->k, bn / cluster, SM90_BK / cluster, msg, sizeof msg);
+    if (err != cudaSuccess)
+        return wsgemm_fail(ctx, stage_a || stage_b ? WSGEMM_STATUS_CUDA_ERROR : WSGEMM_STATUS_NOT_SUPPORTED,
+                           "sm90 tensor map: %s", msg);
+
+    Sm90Params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.sched = sched;
+    prm.p_extent = (int)p_ext;
+    prm.q_extent = (int)q_ext;
+    prm.p_batched = op_p->nb > 1;
+    prm.q_batched = op_q->nb > 1;
+    if (splits > 1) {
+        prm.out = ws + off_part;
+        prm.out_type = WSGEMM_R_32F;
+        prm.out_sp = swap ? p->m : 1;
+        prm.out_sq = swap ? 1 : p->m;
+        prm.out_batch = (long long)p->m * p->n;
+        prm.out_split = (long long)p->m * p->n * nb;
+        prm.alpha = 1.0f;
+        prm.beta = 0.0f;
+    } else {
+        prm.out = p->C;
+        prm.out_type = p->Ctype;
+        prm.out_sp = swap ? p->ldc : 1;
+        prm.out_sq = swap ? 1 : p->ldc;
+        prm.out_batch = p->strideC;
+        prm.out_split = 0;
+        prm.alpha = p->alpha;
+        prm.beta = p->beta;
+    }
+
+    long long clusters = sched.units < max_clusters ? sched.units : max_clusters;
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3((unsigned)(clusters * cluster), 1, 1);
+    cfg.blockDim = dim3(SM90_THREADS, 1, 1);
+    cfg.dynamicSmemBytes = (size_t)info.smem_bytes;
+    cfg.stream = ctx->stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+
+    if (debug) {
+        fprintf(stderr,
+                "wsgemm sm90: m=%d n=%d k=%d batch=%d op=%c%c %s->%s | %s P=%s(%s-major) Q=%s(%s-major) BN=%d "
+                "stages=%d cluster=%d variant=%d | tiles %dx%d units=%lld splits=%d (kb/split %d) group=%d "
+                "grid=%u smem=%d max_clusters=%d | staged A=%d B=%d workspace=%zu\n",
+                p->m, p->n, p->k, nb, p->transa == WSGEMM_OP_N ? 'N' : 'T', p->transb == WSGEMM_OP_N ? 'N' : 'T',
+                bf16 ? "bf16" : "f16",
+                p->Ctype == WSGEMM_R_32F ? "f32" : p->Ctype == WSGEMM_R_16BF ? "bf16" : "f16",
+                swap ? "swapped" : "normal", swap ? "B" : "A", op_p->k_major ? "K" : "MN", swap ? "A" : "B",
+                op_q->k_major ? "K" : "MN", bn, info.stages, cluster, variant, tiles_p, tiles_q, sched.units,
+                splits, sched.k_blocks_per_split, sched.group, cfg.gridDim.x, info.smem_bytes, max_clusters,
+                a.staged, b.staged, ws_bytes);
+    }
+
+    void *args[3] = {&map_p, &map_q, &prm};
+    err = cudaLaunchKernelExC(&cfg, info.fn, args);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 kernel launch failed: %s (grid %u, smem %d)",
+                           cudaGetErrorString(err), cfg.gridDim.x, info.smem_bytes);
+    }
+    if (splits > 1) {
+        long long total = (long long)p->m * p->n * nb;
+        long long blocks = (total + 255) / 256;
+        if (blocks > (long long)sm_count * 8) blocks = (long long)sm_count * 8;
+        sm90_splitk_reduce<<<(unsigned)blocks, 256, 0, ctx->stream>>>((const float *)(ws + off_part), splits, p->m,
+                                                                     p->n, nb, p->C, p->Ctype, p->ldc, p->strideC,
+                                                                     p->alpha, p->beta);
+        err = cudaGetLastError();
+        if (err != cudaSuccess)
+            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 split-K reduction launch failed: %s",
+                               cudaGetErrorString(err));
+    }
+    return WSGEMM_STATUS_SUCCESS;
 }

@@ -1,0 +1,73 @@
+/*
+ * gemm/common/tma.c - tensor maps through the driver entry point (see tma.h for why not libcuda).
+ */
+#include "common/tma.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+/* The driver function's type, spelled out here so cudaTypedefs.h is not needed (CUDA 12.0 ABI). */
+typedef CUresult (*encode_tiled_fn)(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
+                                    void *globalAddress, const cuuint64_t *globalDim,
+                                    const cuuint64_t *globalStrides, const cuuint32_t *boxDim,
+                                    const cuuint32_t *elementStrides, CUtensorMapInterleave interleave,
+                                    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+                                    CUtensorMapFloatOOBfill oobFill);
+
+/* Looked up once per process. A data race on first use only stores the same pointer twice. */
+static encode_tiled_fn lookup_encode_tiled(cudaError_t *err_out)
+{
+    static encode_tiled_fn cached;
+    if (cached) return cached;
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
+    cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &query);
+    if (err != cudaSuccess || query != cudaDriverEntryPointSuccess || fn == NULL) {
+        cudaGetLastError();
+        *err_out = err != cudaSuccess ? err : cudaErrorNotSupported;
+        return NULL;
+    }
+    cached = (encode_tiled_fn)fn;
+    return cached;
+}
+
+int wsgemm_tma_operand_ok(const void *base, long long ld, long long batch_stride, int uses_batch)
+{
+    const long long limit = (long long)1 << 39; /* elements: 2^40 bytes */
+    if (((uintptr_t)base & 15u) != 0) return 0;
+    if ((ld * 2) % 16 != 0 || ld >= limit) return 0;
+    if (uses_batch && ((batch_stride * 2) % 16 != 0 || batch_stride >= limit || batch_stride <= 0)) return 0;
+    return 1;
+}
+
+cudaError_t wsgemm_tma_encode_2d16(CUtensorMap *map, const wsgemm_tma_2d16 *d, char *msg, size_t msg_size)
+{
+    cudaError_t err = cudaSuccess;
+    encode_tiled_fn encode = lookup_encode_tiled(&err);
+    if (encode == NULL) {
+        snprintf(msg, msg_size, "cuTensorMapEncodeTiled is not available from the driver (%s)", cudaGetErrorName(err));
+        return err;
+    }
+    cuuint64_t dims[3] = {d->inner, d->outer, d->depth};
+    /* strides of dims 1 and 2 in bytes; the driver wants rank-1 entries */
+    cuuint64_t strides[2] = {d->ld * 2, (d->depth > 1 ? d->batch_stride : d->ld * d->outer) * 2};
+    cuuint32_t box[3] = {d->box_inner, d->box_outer, 1};
+    cuuint32_t elem_strides[3] = {1, 1, 1};
+    CUtensorMapDataType type =
+        d->dtype == WSGEMM_R_16BF ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    memset(map, 0, sizeof *map);
+    CUresult r = encode(map, type, 3, (void *)d->base, dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        snprintf(msg, msg_size,
+                 "cuTensorMapEncodeTiled failed (CUresult %d): dims %llu x %llu x %llu, strides %llu, %llu bytes, "
+                 "box %u x %u, base %p",
+                 (int)r, (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)dims[2],
+                 (unsigned long long)strides[0], (unsigned long long)strides[1], box[0], box[1], d->base);
+        return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}

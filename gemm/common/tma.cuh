@@ -1,0 +1,46 @@
+/*
+ * gemm/common/tma.cuh - device wrappers for the TMA (bulk tensor copy) instructions the fast kernels use.
+ * One wrapper per PTX instruction variant; citations name PTX ISA 9.0 sections by title ("Data Movement
+ * and Conversion Instructions: cp.async.bulk.tensor", "prefetch, prefetchu"). sm_90 and later.
+ *
+ * Addresses: dst_smem / bar_smem are 32-bit shared::cta addresses (smem_u32 from sync/mbarrier.cuh); a
+ * shared::cta address of the executing CTA is a valid shared::cluster address of that CTA, which is what
+ * the .shared::cluster destination form takes. map_gmem is the generic address of a CUtensorMap that lives
+ * in kernel parameter space (__grid_constant__), constant or global memory.
+ */
+#ifndef WSGEMM_COMMON_TMA_CUH
+#define WSGEMM_COMMON_TMA_CUH
+
+#include <stdint.h>
+
+/* PTX ISA "prefetch, prefetchu": prefetch.tensormap brings the tensor map into the descriptor cache so
+ * the first copy does not wait for it. */
+static __device__ __forceinline__ void tma_prefetch_tensormap(const void *map_gmem)
+{
+    asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)(uintptr_t)map_gmem) : "memory");
+}
+
+/* PTX ISA "cp.async.bulk.tensor": 3D tiled load global -> this CTA's shared memory; completion counts the
+ * box's bytes (including zero-filled out-of-bounds elements) as complete_tx on bar_smem. */
+static __device__ __forceinline__ void tma_load_3d(uint32_t dst_smem, const void *map_gmem, uint32_t bar_smem, int32_t c0,
+                                                   int32_t c1, int32_t c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(dst_smem),
+                 "l"((uint64_t)(uintptr_t)map_gmem), "r"(bar_smem), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+/* PTX ISA "cp.async.bulk.tensor" with .multicast::cluster: the same box is written to dst_smem's offset
+ * in every CTA of cta_mask (bit i = cluster rank i), and each destination CTA's barrier at bar_smem's
+ * offset receives complete_tx for the box's bytes. */
+static __device__ __forceinline__ void tma_load_3d_multicast(uint32_t dst_smem, const void *map_gmem, uint32_t bar_smem,
+                                                             int32_t c0, int32_t c1, int32_t c2, uint16_t cta_mask)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%3, %4, %5}], [%2], %6;" ::"r"(dst_smem),
+                 "l"((uint64_t)(uintptr_t)map_gmem), "r"(bar_smem), "r"(c0), "r"(c1), "r"(c2), "h"(cta_mask)
+                 : "memory");
+}
+
+#endif /* WSGEMM_COMMON_TMA_CUH */

@@ -1,0 +1,48 @@
+/*
+ * gemm/common/tma.h - TMA tensor-map creation for the fast paths (sm90, sm100). Host C.
+ *
+ * cuTensorMapEncodeTiled is a driver API function. wsgemm never links libcuda: the function is looked up
+ * once through the runtime (cudaGetDriverEntryPointByVersion), so a binary without a driver (the CPU
+ * tests, a build machine) still starts, and only the first fast-path call needs the driver.
+ *
+ * A wsgemm_tma_2d16 describes one operand as a 3D tensor of 16-bit elements:
+ *   dim 0 (contiguous): `inner` elements, dim 1: `outer` rows `ld` elements apart, dim 2: `depth`
+ *   matrices `batch_stride` elements apart (depth 1 when the operand is shared by the batch).
+ * The box is box_inner x box_outer x 1 with the 128-byte swizzle (box_inner * 2 <= 128), zero fill
+ * out of bounds (the kernels rely on it for M/N/K tails).
+ */
+#ifndef WSGEMM_COMMON_TMA_H
+#define WSGEMM_COMMON_TMA_H
+
+#include <cuda.h> /* CUtensorMap and its enums: types only, no libcuda symbol is referenced */
+#include <stdint.h>
+
+#include "wsgemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct wsgemm_tma_2d16 {
+    const void *base;       /* 16-byte aligned */
+    wsgemm_dtype dtype;     /* WSGEMM_R_16BF or WSGEMM_R_16F */
+    uint64_t inner, outer, depth;
+    uint64_t ld;            /* elements between rows; ld * 2 % 16 == 0 */
+    uint64_t batch_stride;  /* elements between matrices; * 2 % 16 == 0 (ignored when depth == 1) */
+    uint32_t box_inner, box_outer;
+} wsgemm_tma_2d16;
+
+/* 1 when TMA can address an operand with this base, leading dimension and batch stride (elements of
+ * 2 bytes): base and strides 16-byte aligned, strides below 2^40 bytes. */
+int wsgemm_tma_operand_ok(const void *base, long long ld, long long batch_stride, int uses_batch);
+
+/* Encode the tensor map. Returns cudaSuccess, or the reason it could not (no driver entry point:
+ * cudaErrorNotSupported or the lookup's error; an encode failure: cudaErrorInvalidValue) with a text
+ * in msg. */
+cudaError_t wsgemm_tma_encode_2d16(CUtensorMap *map, const wsgemm_tma_2d16 *desc, char *msg, size_t msg_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WSGEMM_COMMON_TMA_H */

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# static_evidence.sh - static checks of the sm_100a build of gemm/sm100/sm100_gemm.cu (no GPU needed):
+#   1. ptxas -v: every kernel has 0 spill bytes (printed);
+#   2. dynamic shared memory of both configurations within the 227 KB opt-in limit (printed);
+#   3. the PTX holds tcgen05.mma.cta_group::1 and ::2, tcgen05.commit with .multicast::cluster,
+#      cp.async.bulk.tensor (with .cta_group::2), tcgen05.alloc / relinquish_alloc_permit / dealloc,
+#      tcgen05.ld;
+#   4. SASS census (UTCHMMA, UTCBAR, UTMALDG, LDTM, UTCATOMSWS, UVIRTCOUNT opcodes) equals the reviewed
+#      file tests/sm100/sass_census.txt, where cuobjdump + nvdisasm exist (PATH, $CUOBJDUMP, or the pip
+#      packages nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm); skipped with a note otherwise.
+# Usage: static_evidence.sh <nvcc> <source dir> <has_sm100 ON|OFF> <work dir> [--update-census]
+# Exit 0 pass, 1 fail, 77 skipped (the build has no sm_100a).
+set -u
+NVCC=$1; SRC=$2; HAS=$3; WORK=$4; UPDATE=${5:-}
+if [ "$HAS" != "ON" ] && [ "$HAS" != "1" ] && [ "$HAS" != "TRUE" ]; then
+    echo "SKIPPED: WSGEMM_CUDA_ARCHS lacks 100a, no sm_100a build to inspect"
+    exit 77
+fi
+mkdir -p "$WORK"
+FLAGS=(-std=c++17 --generate-code=arch=compute_100a,code=sm_100a -DWSGEMM_TMEM_HARDWARE=1
+       -I"$SRC" -I"$SRC/gemm" -I"$SRC/include")
+CU="$SRC/gemm/sm100/sm100_gemm.cu"
+fail=0
+
+echo "== 1. ptxas -v (sm_100a)"
+if ! "$NVCC" "${FLAGS[@]}" -cubin -Xptxas -v "$CU" -o "$WORK/sm100.cubin" > "$WORK/ptxas.log" 2>&1; then
+    cat "$WORK/ptxas.log"; echo "FAIL: the sm_100a build does not compile"; exit 1
+fi
+# one line per kernel: name (demangled enough to read), registers, spills
+awk '/Compiling entry function/ {k=$0; sub(/.*sm100_gemm_kernelIL/, "", k); sub(/EEvNS.*/, "", k); name=k}
+     /spill stores/ {st=$5; ld=$9}
+     /Used [0-9]+ registers/ {printf "   kernel<%s>: %s registers, %s bytes spill stores, %s bytes spill loads\n", name, $5, st, ld}' \
+    "$WORK/ptxas.log"
+kernels=$(grep -c "Compiling entry function" "$WORK/ptxas.log")
+spills=$(grep -E "spill (stores|loads)" "$WORK/ptxas.log" | grep -vc " 0 bytes spill stores, 0 bytes spill loads")
+echo "   $kernels kernels, $spills with spills"
+[ "$kernels" -eq 6 ] || { echo "FAIL: expected 6 kernels (cta_group 1/2 x 3 output types)"; fail=1; }
+[ "$spills" -eq 0 ] || { echo "FAIL: register spills"; fail=1; }
+
+echo "== 2. shared memory"
+"$NVCC" "${FLAGS[@]}" -ptx "$CU" -o "$WORK/sm100.ptx" || { echo "FAIL: PTX generation"; exit 1; }
+for cg in 1 2; do
+    bytes=$(grep -E "wsgemm_sm100_report_smem_bytes_cg$cg *= *[0-9]+" "$WORK/sm100.ptx" | grep -oE "[0-9]+;" | tr -d ';')
+    stages=$(grep -E "wsgemm_sm100_report_stages_cg$cg *= *[0-9]+" "$WORK/sm100.ptx" | grep -oE "[0-9]+;" | tr -d ';')
+    if [ -z "$bytes" ]; then echo "FAIL: no smem report for cta_group $cg in the PTX"; fail=1; continue; fi
+    echo "   cta_group $cg: $stages stages, $bytes bytes dynamic shared memory (limit 232448 = 227 KB)"
+    [ "$bytes" -le 232448 ] || { echo "FAIL: cta_group $cg exceeds 227 KB"; fail=1; }
+done
+
+echo "== 3. PTX inventory"
+check() { # pattern, description
+    local n; n=$(grep -cF -- "$1" "$WORK/sm100.ptx")
+    printf "   %-72s %4d\n" "$1" "$n"
+    [ "$n" -gt 0 ] || { echo "FAIL: the PTX has no $1 ($2)"; fail=1; }
+}
+check "tcgen05.mma.cta_group::1.kind::f16" "cta_group 1 kernels"
+check "tcgen05.mma.cta_group::2.kind::f16" "cta_group 2 kernels"
+check "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster" "pair commit"
+check "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64" "single-CTA commit"
+check "cp.async.bulk.tensor.3d" "TMA loads"
+check "cp.async.bulk.tensor.3d.cta_group::2" "TMA completing on the leader's barrier"
+check "tcgen05.alloc.cta_group::1" "alloc"
+check "tcgen05.alloc.cta_group::2" "pair alloc"
+check "tcgen05.relinquish_alloc_permit" "relinquish"
+check "tcgen05.dealloc" "dealloc"
+check "tcgen05.ld.sync.aligned.32x32b.x32" "epilogue TMEM loads"
+check "tcgen05.wait::ld" "wait for the loads"
+
+echo "== 4. SASS census"
+find_tool() { # name -> path or empty
+    if [ -n "${CUOBJDUMP:-}" ] && [ "$1" = cuobjdump ]; then echo "$CUOBJDUMP"; return; fi
+    command -v "$1" 2>/dev/null && return
+    python3 - "$1" <<'PY' 2>/dev/null
+import glob, site, sys
+dirs = site.getsitepackages() + [site.getusersitepackages()]
+for d in dirs:
+    for p in glob.glob(d + "/nvidia/*/bin/" + sys.argv[1]):
+        print(p); sys.exit(0)
+PY
+}
+CUOBJ=$(find_tool cuobjdump); NVDIS=$(find_tool nvdisasm)
+REVIEWED="$SRC/tests/sm100/sass_census.txt"
+if [ -z "$CUOBJ" ] || [ -z "$NVDIS" ]; then
+    echo "   cuobjdump/nvdisasm not found (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm): census skipped"
+else
+    PATH="$(dirname "$NVDIS"):$PATH" "$CUOBJ" -sass "$WORK/sm100.cubin" > "$WORK/sm100.sass" || { echo "FAIL: cuobjdump"; exit 1; }
+    # opcode = first token of an instruction after an optional predicate
+    awk '$1 ~ /^\/\*[0-9a-f]+\*\/$/ { op = ($2 ~ /^@/) ? $3 : $2; print op }' "$WORK/sm100.sass" |
+        grep -E "^(UTCHMMA|UTCBAR|UTMALDG|LDTM|UTCATOMSWS|UVIRTCOUNT)" | sort | uniq -c |
+        awk '{printf "%s %s\n", $2, $1}' > "$WORK/sass_census.txt"
+    sed 's/^/   /' "$WORK/sass_census.txt"
+    if [ "$UPDATE" = "--update-census" ]; then
+        cp "$WORK/sass_census.txt" "$REVIEWED"; echo "   wrote $REVIEWED (review it, then commit)"
+    elif ! diff -u "$REVIEWED" "$WORK/sass_census.txt"; then
+        echo "FAIL: SASS census differs from the reviewed $REVIEWED (rerun with --update-census after review)"
+        fail=1
+    else
+        echo "   matches $REVIEWED"
+    fi
+fi
+[ $fail -eq 0 ] && echo "PASSED: sm_100a static evidence" || echo "FAILED: sm_100a static evidence"
+exit $fail

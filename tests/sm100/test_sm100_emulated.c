@@ -1,0 +1,395 @@
+/*
+ * test_sm100_emulated.c - the sm100 kernel (gemm/sm100/sm100_gemm.cu built for sm_90a against the
+ * TMEM emulation) against cuBLAS on a Hopper GPU, one ctest entry per case:
+ *
+ *   ops_cg1, ops_cg2       all four op combinations (K-major and MN-major operands), each cta_group
+ *   odd_shapes             m, n, k of 1, primes, just past tile edges; both cta_groups
+ *   batch                  strided batch, a shared operand (stride 0), interleaved C
+ *   alpha_beta             alpha != 1, beta != 0 (C read), beta == 0 with NaN-poisoned C
+ *   types                  bf16 and f16 in; bf16, f16, f32 out
+ *   more_ctas_than_tiles   a forced grid larger than the tile count (zero-tile CTAs must tear down)
+ *   padded_ld              lda/ldb/ldc larger than the rows (and padding rows of C untouched)
+ *   tma_decline            a leading dimension TMA cannot take: forced path says NOT_SUPPORTED, C
+ *                          untouched; AUTO still gives the right answer
+ *   no_leak                after a run, the emulation reports zero TMEM columns still allocated
+ *   fault_early_dealloc, fault_missing_peer_signal
+ *                          the planted teardown bugs (WSGEMM_SM100_FAULT) run in a child process;
+ *                          the case passes only if the child failed AND the emulation checker said so
+ *
+ * The cta_group is forced through the launcher's knob WSGEMM_SM100_CTA_GROUP, the grid through
+ * WSGEMM_SM100_CTAS (docs/sm100.md). Leading dimensions are multiples of 8 elements unless a case
+ * says otherwise: TMA needs 16-byte strides, and the path declines the rest (tma_decline).
+ * Shapes stay modest: the emulated tensor core runs on CUDA cores.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testing.h"
+#include "wsgemm.h"
+
+/* Exported by the emulated build of gemm/sm100/sm100_gemm.cu: TMEM columns still allocated on any SM
+ * after the last launch finished (the tmem/ emulation's leak query). Weak: a build without the
+ * emulation (100a only) links without it and the leak case skips. */
+extern int wsgemm_sm100_emulated_tmem_leaked_columns(void) __attribute__((weak));
+/* The first error the emulation's checker recorded since the last launch (0 = none), described in msg:
+ * it survives the checker's trap (host-mapped memory), unlike the device printf. */
+extern int wsgemm_sm100_emulated_checker_error(char *msg, size_t msg_size) __attribute__((weak));
+
+/* The path under test: the emulated kernel on Hopper (9.0), the real one on Blackwell (10.0): the same
+ * cases are the first-run check on a B200 (docs/sm100.md). */
+static wsgemm_path kPath = WSGEMM_PATH_SM100_EMULATED;
+
+static int round8(int x)
+{
+    return (x + 7) / 8 * 8;
+}
+
+static void set_cta_group(int cg)
+{
+    char v[8];
+    snprintf(v, sizeof v, "%d", cg);
+    setenv("WSGEMM_SM100_CTA_GROUP", v, 1);
+}
+
+/* A case with TMA-legal (multiple of 8) leading dimensions and tight strides. */
+static testing_gemm make_case(wsgemm_op ta, wsgemm_op tb, int m, int n, int k)
+{
+    testing_gemm g;
+    memset(&g, 0, sizeof g);
+    g.transa = ta;
+    g.transb = tb;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.lda = round8(ta == WSGEMM_OP_N ? m : k);
+    g.ldb = round8(tb == WSGEMM_OP_N ? k : n);
+    g.ldc = m;
+    g.strideA = g.strideB = g.strideC = -1;
+    g.batch = 1;
+    g.alpha = 1.0f;
+    g.beta = 0.0f;
+    g.ab_type = WSGEMM_R_16BF;
+    g.c_type = WSGEMM_R_16BF;
+    return g;
+}
+
+static int run_case(wsgemm_handle h, const testing_gemm *g, int cg, uint64_t seed)
+{
+    set_cta_group(cg);
+    printf("[cta_group %d] ", cg);
+    fflush(stdout);
+    return testing_case_against_cublas(h, g, kPath, seed, 1);
+}
+
+static const wsgemm_op kOps[4][2] = {
+    {WSGEMM_OP_T, WSGEMM_OP_N}, /* both K-major */
+    {WSGEMM_OP_N, WSGEMM_OP_N}, /* A MN-major */
+    {WSGEMM_OP_T, WSGEMM_OP_T}, /* B MN-major */
+    {WSGEMM_OP_N, WSGEMM_OP_T}, /* both MN-major */
+};
+
+static int case_ops(wsgemm_handle h, int cg)
+{
+    int ok = 1;
+    for (int o = 0; o < 4; ++o) {
+        /* two tiles in m and n for either cta_group, k over several stages and a partial k-block */
+        testing_gemm g = make_case(kOps[o][0], kOps[o][1], 300, 384, 456);
+        ok &= run_case(h, &g, cg, 100 + o);
+    }
+    return ok;
+}
+
+static int case_odd_shapes(wsgemm_handle h)
+{
+    static const int shapes[][3] = {
+        {1, 1, 1}, {7, 13, 5}, {129, 257, 65}, {255, 31, 200}, {257, 300, 17}, {131, 17, 129}, {64, 520, 64},
+    };
+    int ok = 1;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
+        for (int cg = 1; cg <= 2; ++cg) {
+            const wsgemm_op *op = kOps[(i + cg) % 4];
+            testing_gemm g = make_case(op[0], op[1], shapes[i][0], shapes[i][1], shapes[i][2]);
+            ok &= run_case(h, &g, cg, 200 + i);
+        }
+    return ok;
+}
+
+static int case_batch(wsgemm_handle h)
+{
+    int ok = 1;
+    for (int cg = 1; cg <= 2; ++cg) {
+        testing_gemm g = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 200, 136, 96);
+        g.batch = 3;
+        ok &= run_case(h, &g, cg, 300 + cg);
+
+        testing_gemm s = make_case(WSGEMM_OP_N, WSGEMM_OP_T, 130, 260, 72);
+        s.batch = 4;
+        s.strideA = 0; /* one A shared by every batch */
+        s.alpha = 0.75f;
+        ok &= run_case(h, &s, cg, 310 + cg);
+
+        testing_gemm b0 = make_case(WSGEMM_OP_T, WSGEMM_OP_T, 96, 70, 40);
+        b0.batch = 2;
+        b0.strideB = 0; /* one B shared by every batch */
+        b0.strideA = (long long)b0.lda * b0.m + 8; /* gaps between matrices, still 16-B aligned */
+        ok &= run_case(h, &b0, cg, 320 + cg);
+    }
+    return ok;
+}
+
+static int case_alpha_beta(wsgemm_handle h)
+{
+    static const float ab[][2] = {{0.5f, 0.0f}, {1.0f, 1.0f}, {-1.25f, 0.5f}, {2.0f, -1.5f}};
+    int ok = 1;
+    for (size_t i = 0; i < sizeof ab / sizeof ab[0]; ++i)
+        for (int cg = 1; cg <= 2; ++cg) {
+            testing_gemm g = make_case(kOps[i][0], kOps[i][1], 190, 270, 130);
+            g.alpha = ab[i][0];
+            g.beta = ab[i][1];
+            g.c_type = i % 2 ? WSGEMM_R_32F : WSGEMM_R_16BF;
+            ok &= run_case(h, &g, cg, 400 + i);
+        }
+    return ok;
+}
+
+static int case_types(wsgemm_handle h)
+{
+    static const wsgemm_dtype in[2] = {WSGEMM_R_16BF, WSGEMM_R_16F};
+    static const wsgemm_dtype out[3] = {WSGEMM_R_16BF, WSGEMM_R_16F, WSGEMM_R_32F};
+    int ok = 1;
+    for (int a = 0; a < 2; ++a)
+        for (int c = 0; c < 3; ++c)
+            for (int cg = 1; cg <= 2; ++cg) {
+                testing_gemm g = make_case(kOps[(a + c) % 4][0], kOps[(a + c) % 4][1], 160, 200, 100);
+                g.ab_type = in[a];
+                g.c_type = out[c];
+                g.beta = c == 2 ? 0.5f : 0.0f;
+                ok &= run_case(h, &g, cg, 500 + a * 3 + c);
+            }
+    return ok;
+}
+
+static int case_more_ctas(wsgemm_handle h)
+{
+    int ok = 1;
+    setenv("WSGEMM_SM100_CTAS", "12", 1); /* 12 CTAs (6 pairs) for 1-3 tiles */
+    for (int cg = 1; cg <= 2; ++cg) {
+        testing_gemm g = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 100, 300, 70);
+        ok &= run_case(h, &g, cg, 600 + cg);
+    }
+    setenv("WSGEMM_SM100_CTAS", "2", 1); /* fewer CTAs than tiles: every CTA loops over several tiles */
+    for (int cg = 1; cg <= 2; ++cg) {
+        testing_gemm g = make_case(WSGEMM_OP_N, WSGEMM_OP_N, 600, 700, 90);
+        ok &= run_case(h, &g, cg, 610 + cg);
+    }
+    unsetenv("WSGEMM_SM100_CTAS");
+    return ok;
+}
+
+static int case_padded_ld(wsgemm_handle h)
+{
+    int ok = 1;
+    for (int cg = 1; cg <= 2; ++cg) {
+        testing_gemm g = make_case(kOps[cg][0], kOps[cg][1], 150, 140, 120);
+        g.lda += 24;
+        g.ldb += 40;
+        g.ldc = 157; /* C's leading dimension has no alignment rule: the epilogue stores per element */
+        g.beta = 0.25f;
+        ok &= run_case(h, &g, cg, 700 + cg);
+    }
+    return ok;
+}
+
+/* lda = 101 (202 bytes) is not a TMA stride: the forced emulated path must decline before touching
+ * C, and AUTO must still produce the right result on another path. */
+static int case_tma_decline(wsgemm_handle h)
+{
+    testing_gemm g = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 64, 64, 100);
+    g.lda = 101;
+    testing_gemm_resolve(&g);
+    testing_buffers b;
+    testing_buffers_create(&g, 800, &b);
+    wsgemm_status s = testing_run_wsgemm(h, &g, &b);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const size_t c_bytes = b.elems_c * (size_t)testing_dtype_bytes(g.c_type);
+    void *after = malloc(c_bytes);
+    CUDA_CHECK(cudaMemcpy(after, b.C, c_bytes, cudaMemcpyDeviceToHost));
+    int ok = 1;
+    if (s != WSGEMM_STATUS_NOT_SUPPORTED) {
+        printf("FAIL tma_decline: forced sm100-emulated returned %s for lda = 101, expected NOT_SUPPORTED\n",
+               wsgemm_status_string(s));
+        ok = 0;
+    } else if (memcmp(after, b.hC0, c_bytes) != 0) {
+        printf("FAIL tma_decline: C was modified by a call that returned NOT_SUPPORTED\n");
+        ok = 0;
+    } else {
+        printf("PASS tma_decline: NOT_SUPPORTED (%s), C untouched\n", wsgemm_get_last_error_message(h));
+    }
+    free(after);
+    testing_buffers_destroy(&b);
+
+    WSGEMM_CHECK(wsgemm_set_path(h, WSGEMM_PATH_AUTO));
+    ok &= testing_case_against_cublas(h, &g, WSGEMM_PATH_AUTO, 801, 1);
+    WSGEMM_CHECK(wsgemm_set_path(h, kPath));
+    return ok;
+}
+
+static int case_no_leak(wsgemm_handle h)
+{
+    if (kPath != WSGEMM_PATH_SM100_EMULATED || wsgemm_sm100_emulated_tmem_leaked_columns == NULL) {
+        printf("SKIPPED: the TMEM leak query exists only in the emulated build\n");
+        exit(WSGEMM_TEST_SKIP);
+    }
+    int ok = 1;
+    for (int cg = 1; cg <= 2; ++cg) {
+        setenv("WSGEMM_SM100_CTAS", "8", 1); /* includes zero-tile CTAs */
+        testing_gemm g = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 256, 256, 64);
+        ok &= run_case(h, &g, cg, 900 + cg);
+        unsetenv("WSGEMM_SM100_CTAS");
+        CUDA_CHECK(cudaDeviceSynchronize());
+        int leaked = wsgemm_sm100_emulated_tmem_leaked_columns();
+        printf("%s no_leak cta_group %d: %d TMEM columns still allocated after the kernel\n",
+               leaked == 0 ? "PASS" : "FAIL", cg, leaked);
+        ok &= leaked == 0;
+    }
+    return ok;
+}
+
+/* ---------------------------------------------------------------- planted teardown bugs */
+
+/* What the tmem/ emulation prints when its checker fires (its device printf; may be lost with the
+ * trapped context, so the child also reports the checker's host-mapped record and its exit code). */
+#define TMEM_CHECKER_MARKER "TMEM-EMU ERROR"
+
+/* Child exit codes. */
+enum { CHILD_UNNOTICED = 0, CHILD_CUDA_ERROR_ONLY = 3, CHILD_CHECKER_FIRED = 4 };
+
+/* The child: one GEMM on the emulated path with the fault the parent put in the environment.
+ * Exit CHILD_UNNOTICED when the GEMM succeeded (the bug went unnoticed), CHILD_CHECKER_FIRED when the
+ * emulation's checker recorded an error, CHILD_CUDA_ERROR_ONLY for any other failure (a watchdog trap,
+ * a launch error). */
+static int fault_child(wsgemm_handle h)
+{
+    testing_gemm g = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 512, 512, 256); /* several tiles per pair */
+    testing_gemm_resolve(&g);
+    testing_buffers b;
+    testing_buffers_create(&g, 1000, &b);
+    wsgemm_status s = testing_run_wsgemm(h, &g, &b);
+    cudaError_t err = cudaDeviceSynchronize();
+    printf("child: fault=%s cta_group=%s status=%s cuda=%s\n", getenv("WSGEMM_SM100_FAULT"),
+           getenv("WSGEMM_SM100_CTA_GROUP"), wsgemm_status_string(s), cudaGetErrorString(err));
+    char rec[512] = "";
+    const int code = wsgemm_sm100_emulated_checker_error ? wsgemm_sm100_emulated_checker_error(rec, sizeof rec) : 0;
+    printf("child: emulation checker record: %s\n", code ? rec : "none");
+    fflush(stdout);
+    if (code != 0) return CHILD_CHECKER_FIRED;
+    return (s == WSGEMM_STATUS_SUCCESS && err == cudaSuccess) ? CHILD_UNNOTICED : CHILD_CUDA_ERROR_ONLY;
+}
+
+static int run_fault(const char *fault, int cg)
+{
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0) {
+        printf("FAIL %s: cannot find this executable\n", fault);
+        return 0;
+    }
+    exe[len] = '\0';
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "WSGEMM_SM100_FAULT=%s WSGEMM_SM100_CTA_GROUP=%d WSGEMM_SM100_CTAS=4 WSGEMM_SM100_EMU_DELAY_NS=2000 "
+             "timeout 300 '%s' fault_child 2>&1",
+             fault, cg, exe);
+    FILE *pipe = popen(cmd, "r");
+    if (pipe == NULL) {
+        printf("FAIL %s: popen failed\n", fault);
+        return 0;
+    }
+    static char out[1 << 16];
+    size_t used = 0;
+    char line[1024];
+    while (fgets(line, sizeof line, pipe) != NULL) {
+        printf("  | %s", line);
+        size_t l = strlen(line);
+        if (used + l < sizeof out) {
+            memcpy(out + used, line, l);
+            used += l;
+        }
+    }
+    out[used] = '\0';
+    int status = pclose(pipe);
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    const int hung = code == 124;
+    const int printed = strstr(out, TMEM_CHECKER_MARKER) != NULL;
+    const int ok = code == CHILD_CHECKER_FIRED;
+    printf("%s %s cta_group %d: child exit %d%s; emulation checker %s%s\n", ok ? "PASS" : "FAIL", fault, cg, code,
+           hung ? " (timed out: a hang, not a diagnosis)" : "", ok ? "fired" : "silent",
+           printed ? " (its message reached stdout)" : "");
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    const char *name = argc > 1 ? argv[1] : "ops_cg1";
+    testing_require_gpu("test_sm100_emulated");
+    const int cc = testing_device_cc();
+    if (cc == 100) {
+        kPath = WSGEMM_PATH_SM100; /* Blackwell: the real tcgen05 kernel, same cases */
+    } else if (cc != 90) {
+        printf("SKIPPED: the sm100 kernel runs emulated on compute capability 9.0 or natively on 10.0 "
+               "(device is %d)\n", cc);
+        return WSGEMM_TEST_SKIP;
+    }
+    printf("path under test: %s\n", wsgemm_path_name(kPath));
+    const int is_fault = strncmp(name, "fault_", 6) == 0;
+    if (is_fault && kPath != WSGEMM_PATH_SM100_EMULATED) {
+        printf("SKIPPED: planted faults need the emulation's checker (hardware would just fail or hang)\n");
+        return WSGEMM_TEST_SKIP;
+    }
+    if (strcmp(name, "fault_early_dealloc") == 0) {
+        int ok = run_fault("early_dealloc", 1) & run_fault("early_dealloc", 2);
+        return ok ? 0 : 1;
+    }
+    if (strcmp(name, "fault_missing_peer_signal") == 0) return run_fault("missing_peer_signal", 2) ? 0 : 1;
+
+    wsgemm_handle h;
+    WSGEMM_CHECK(wsgemm_create(&h));
+    WSGEMM_CHECK(wsgemm_set_path(h, kPath));
+    int ok;
+    if (strcmp(name, "fault_child") == 0) {
+        int code = fault_child(h);
+        wsgemm_destroy(h);
+        return code;
+    } else if (strcmp(name, "ops_cg1") == 0) {
+        ok = case_ops(h, 1);
+    } else if (strcmp(name, "ops_cg2") == 0) {
+        ok = case_ops(h, 2);
+    } else if (strcmp(name, "odd_shapes") == 0) {
+        ok = case_odd_shapes(h);
+    } else if (strcmp(name, "batch") == 0) {
+        ok = case_batch(h);
+    } else if (strcmp(name, "alpha_beta") == 0) {
+        ok = case_alpha_beta(h);
+    } else if (strcmp(name, "types") == 0) {
+        ok = case_types(h);
+    } else if (strcmp(name, "more_ctas_than_tiles") == 0) {
+        ok = case_more_ctas(h);
+    } else if (strcmp(name, "padded_ld") == 0) {
+        ok = case_padded_ld(h);
+    } else if (strcmp(name, "tma_decline") == 0) {
+        ok = case_tma_decline(h);
+    } else if (strcmp(name, "no_leak") == 0) {
+        ok = case_no_leak(h);
+    } else {
+        fprintf(stderr, "unknown case '%s'\n", name);
+        ok = 0;
+    }
+    wsgemm_destroy(h);
+    printf("%s: %s\n", name, ok ? "PASSED" : "FAILED");
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,68 @@
+#!/bin/sh
+# sm90_code_check.sh - CPU test: does the sm90 kernel compile to what we think it does?
+#
+#   sm90_code_check.sh ptx  <nvcc> <repo root> <work dir>
+#       compiles gemm/sm90/sm90_inst_bf16_n256.cu (the default kernels and the tuning variants) to PTX and
+#       to a cubin with the ptxas report, and checks: wgmma.mma_async, setmaxnreg.inc/.dec, TMA multicast
+#       present in the PTX; every kernel reports 0 spill bytes and 0 stack; ptxas did not ignore
+#       setmaxnreg (warning C7508 / "setmaxnreg ignored").
+#   sm90_code_check.sh sass <nvcc> <repo root> <work dir> [cuobjdump]
+#       disassembles that cubin and checks for HGMMA (the wgmma tensor-core instruction), USETMAXREG and
+#       UTMALDG, and no local-memory traffic (LDL/STL). Exit 77 (skipped) when no cuobjdump is found
+#       (pip install nvidia-cuda-cuobjdump provides one).
+# Prints what it checked; exits 1 on the first failed check.
+set -u
+mode=$1 nvcc=$2 root=$3 work=$4
+mkdir -p "$work"
+src="$root/gemm/sm90/sm90_inst_bf16_n256.cu"
+flags="-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I$root/include -I$root -I$root/gemm"
+fail() { echo "FAIL: $*"; exit 1; }
+
+if [ "$mode" = ptx ]; then
+    "$nvcc" $flags -ptx "$src" -o "$work/sm90.ptx" || fail "nvcc -ptx failed"
+    for pat in "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" "setmaxnreg.dec.sync.aligned.u32 40" \
+               "setmaxnreg.inc.sync.aligned.u32 232" "multicast::cluster" "wgmma.wait_group.sync.aligned 1"; do
+        n=$(grep -c "$pat" "$work/sm90.ptx")
+        [ "$n" -gt 0 ] || fail "PTX lacks '$pat'"
+        echo "ok: PTX has '$pat' ($n lines)"
+    done
+    "$nvcc" $flags -cubin -Xptxas -v "$src" -o "$work/sm90.cubin" > "$work/ptxas.log" 2>&1 || { cat "$work/ptxas.log"; fail "nvcc -cubin failed"; }
+    kernels=$(grep -c "Compiling entry function '_Z16sm90_gemm_kernel" "$work/ptxas.log")
+    [ "$kernels" -gt 0 ] || fail "ptxas report names no sm90_gemm_kernel"
+    spills=$(grep "spill stores" "$work/ptxas.log" | grep -vc "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads")
+    [ "$spills" -eq 0 ] && echo "ok: $kernels kernels, all with 0 bytes stack, 0 spill stores, 0 spill loads" \
+        || { grep "spill" "$work/ptxas.log"; fail "$spills functions spill or use a stack frame"; }
+    if grep -qi "C7508\|setmaxnreg.*ignored" "$work/ptxas.log"; then
+        grep -i "C7508\|setmaxnreg" "$work/ptxas.log"; fail "ptxas ignored setmaxnreg"
+    fi
+    echo "ok: no setmaxnreg warning (C7508)"
+    echo "PASS"
+    exit 0
+fi
+
+if [ "$mode" = sass ]; then
+    cuobjdump=${5:-}
+    if [ -z "$cuobjdump" ] || [ ! -x "$cuobjdump" ]; then
+        cuobjdump=$(command -v cuobjdump 2>/dev/null || true)
+    fi
+    if [ -z "$cuobjdump" ]; then
+        for c in $(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, "cu13/bin/cuobjdump") for p in nvidia.__path__))' 2>/dev/null); do
+            [ -x "$c" ] && cuobjdump=$c
+        done
+    fi
+    [ -n "$cuobjdump" ] || { echo "SKIPPED: no cuobjdump (pip install nvidia-cuda-cuobjdump)"; exit 77; }
+    "$nvcc" $flags -cubin "$src" -o "$work/sm90_sass.cubin" || fail "nvcc -cubin failed"
+    "$cuobjdump" -sass "$work/sm90_sass.cubin" > "$work/sm90.sass" 2>&1 || fail "$cuobjdump -sass failed"
+    for pat in "HGMMA.64x256x16.F32.BF16" "USETMAXREG.DEALLOC" "USETMAXREG.TRY_ALLOC" "UTMALDG.3D.MULTICAST"; do
+        n=$(grep -c "$pat" "$work/sm90.sass")
+        [ "$n" -gt 0 ] || fail "SASS lacks $pat"
+        echo "ok: SASS has $pat ($n)"
+    done
+    n=$(grep -cE "[[:space:]](LDL|STL)(\.|[[:space:]])" "$work/sm90.sass")
+    [ "$n" -eq 0 ] || fail "SASS has $n local-memory instructions (LDL/STL)"
+    echo "ok: no LDL/STL"
+    echo "PASS"
+    exit 0
+fi
+echo "usage: $0 ptx|sass <nvcc> <repo root> <work dir> [cuobjdump]"
+exit 2

@@ -1,0 +1,284 @@
+/*
+ * sm90_gemm_test.c - the cuBLAS matrix on the forced sm90 path (H100/H200 only).
+ *
+ * Usage: sm90_gemm_test <case> [-v]. Every case runs its problems through wsgemm with
+ * wsgemm_set_path(WSGEMM_PATH_SM90), compares every element with cuBLAS (fp32 compute), checks the padding
+ * of C is untouched, that the sm90 path ran, and that a second run is bit-identical
+ * (testing_case_against_cublas). Prints one PASS/FAIL line per problem and a summary; exits 1 on any
+ * failure, 77 (skipped) without a compute capability 9.0 GPU.
+ *
+ * Some cases set the tuning variables of the launcher (WSGEMM_SM90_SPLITK, _VARIANT, _SWAP, _BN) to force
+ * the code paths a default run would not take for that shape: forced split-K with batch and beta, the
+ * no-cluster and three-stage kernels, the unswapped orientation, narrow tiles on a large problem.
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testing.h"
+
+static int verbose;
+static int failures;
+static int problems;
+static uint64_t seed = 90;
+
+static testing_gemm gemm(wsgemm_op ta, wsgemm_op tb, int m, int n, int k)
+{
+    testing_gemm g;
+    memset(&g, 0, sizeof g);
+    g.transa = ta;
+    g.transb = tb;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.lda = g.ldb = g.ldc = 0;                   /* tight */
+    g.strideA = g.strideB = g.strideC = -1;      /* tight */
+    g.batch = 1;
+    g.alpha = 1.0f;
+    g.beta = 0.0f;
+    g.ab_type = WSGEMM_R_16BF;
+    g.c_type = WSGEMM_R_16BF;
+    return g;
+}
+
+static void run(wsgemm_handle h, const testing_gemm *g)
+{
+    problems++;
+    if (!testing_case_against_cublas(h, g, WSGEMM_PATH_SM90, seed++, verbose)) failures++;
+}
+
+static const wsgemm_op N = WSGEMM_OP_N, T = WSGEMM_OP_T;
+
+/* all four op combinations, tile-aligned and ragged */
+static void case_ops(wsgemm_handle h)
+{
+    const int shapes[][3] = {{256, 512, 256}, {384, 520, 200}, {1024, 1024, 1024}, {200, 300, 700}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (int ta = 0; ta < 2; ++ta)
+            for (int tb = 0; tb < 2; ++tb) {
+                testing_gemm g = gemm(ta ? T : N, tb ? T : N, shapes[s][0], shapes[s][1], shapes[s][2]);
+                run(h, &g);
+            }
+}
+
+/* M, N, K of 1, 7, 127, 129, 1000 in many combinations (TMA zero fill, predicated stores) */
+static void case_odd(wsgemm_handle h)
+{
+    const int v[] = {1, 7, 127, 129, 1000};
+    for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < 5; ++j) {
+            int k = v[(i + 2 * j) % 5];
+            testing_gemm g = gemm((i + j) % 2 ? T : N, (i / 2 + j) % 2 ? T : N, v[i], v[j], k);
+            run(h, &g);
+        }
+}
+
+/* leading dimensions larger than the rows: aligned padding, and padding that breaks 16-byte alignment */
+static void case_ld(wsgemm_handle h)
+{
+    for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb)
+            for (int pad = 0; pad < 3; ++pad) {
+                testing_gemm g = gemm(ta ? T : N, tb ? T : N, 300, 260, 190);
+                int extra = pad == 0 ? 64 : pad == 1 ? 3 : 1;
+                g.lda = (ta ? g.k : g.m) + extra;
+                g.ldb = (tb ? g.n : g.k) + extra;
+                g.ldc = g.m + 5;
+                run(h, &g);
+            }
+}
+
+/* lda = 4099 and friends: the staged (re-pitched) operand path */
+static void case_unaligned(wsgemm_handle h)
+{
+    for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+            testing_gemm g = gemm(ta ? T : N, tb ? T : N, 4099, 1000, 4099);
+            run(h, &g);
+        }
+    testing_gemm g = gemm(N, N, 4099, 4099, 4099);
+    run(h, &g);
+    g = gemm(T, N, 1000, 4099, 777);
+    g.ldc = 1003;
+    run(h, &g);
+}
+
+/* strided batch: tight, shared A (stride 0), padded strides, unaligned strides (staged) */
+static void case_batch(wsgemm_handle h)
+{
+    for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+            testing_gemm g = gemm(ta ? T : N, tb ? T : N, 200, 136, 96);
+            g.batch = 3;
+            run(h, &g);
+        }
+    testing_gemm g = gemm(N, N, 256, 256, 128);
+    g.batch = 4;
+    g.strideA = 0; /* one A for every batch */
+    run(h, &g);
+    g = gemm(T, T, 129, 257, 65);
+    g.batch = 3;
+    g.strideA = (long long)65 * 129 + 64;  /* padded, aligned */
+    g.strideB = (long long)257 * 65 + 3;   /* unaligned: staged */
+    g.strideC = (long long)129 * 257 + 11;
+    run(h, &g);
+    g = gemm(N, T, 64, 3000, 512); /* small M with batch */
+    g.batch = 2;
+    run(h, &g);
+}
+
+/* alpha and beta: beta 0 (C never read: the harness poisons it with NaN), 1, -0.5 */
+static void case_alphabeta(wsgemm_handle h)
+{
+    const float alphas[] = {1.0f, 2.0f, -1.5f};
+    const float betas[] = {0.0f, 1.0f, -0.5f};
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+            testing_gemm g = gemm(a % 2 ? T : N, b % 2 ? N : T, 333, 517, 300);
+            g.alpha = alphas[a];
+            g.beta = betas[b];
+            g.c_type = b == 2 ? WSGEMM_R_32F : WSGEMM_R_16BF;
+            run(h, &g);
+        }
+}
+
+/* every output type, both input types */
+static void case_ctypes(wsgemm_handle h)
+{
+    const wsgemm_dtype ct[] = {WSGEMM_R_16BF, WSGEMM_R_16F, WSGEMM_R_32F};
+    const wsgemm_dtype at[] = {WSGEMM_R_16BF, WSGEMM_R_16F};
+    for (int i = 0; i < 2; ++i)
+        for (int c = 0; c < 3; ++c) {
+            testing_gemm g = gemm(c % 2 ? T : N, i ? T : N, 513, 385, 257);
+            g.ab_type = at[i];
+            g.c_type = ct[c];
+            g.beta = c == 1 ? 0.5f : 0.0f;
+            run(h, &g);
+        }
+}
+
+/* fp16 inputs across the op combinations and the narrow tiles */
+static void case_fp16(wsgemm_handle h)
+{
+    for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+            testing_gemm g = gemm(ta ? T : N, tb ? T : N, 640, 384, 320);
+            g.ab_type = WSGEMM_R_16F;
+            g.c_type = (ta + tb) % 2 ? WSGEMM_R_16F : WSGEMM_R_32F;
+            run(h, &g);
+            g = gemm(ta ? T : N, tb ? T : N, 48, 2048, 1024);
+            g.ab_type = WSGEMM_R_16F;
+            g.c_type = WSGEMM_R_16F;
+            run(h, &g);
+        }
+}
+
+/* decode shapes: M (or N) of 16, 64, 100, 128, 256 against big N, K (narrow tiles, swapped orientation,
+ * automatic split-K) */
+static void case_smallm(wsgemm_handle h)
+{
+    const int ms[] = {16, 64, 100, 128, 256};
+    for (int i = 0; i < 5; ++i) {
+        testing_gemm g = gemm(i % 2 ? T : N, N, ms[i], 4096, 4096);
+        run(h, &g);
+        g = gemm(N, i % 2 ? N : T, 4096, ms[i], 4096); /* the mirror: small N */
+        run(h, &g);
+    }
+    testing_gemm g = gemm(T, N, 16, 8192, 8192);
+    run(h, &g);
+    g = gemm(N, N, 1, 8192, 8192);
+    run(h, &g);
+}
+
+/* K not a multiple of 64 (the last K block is zero-filled by TMA) */
+static void case_ktail(wsgemm_handle h)
+{
+    const int ks[] = {1, 8, 17, 63, 65, 100, 1000, 4095};
+    for (int i = 0; i < 8; ++i) {
+        testing_gemm g = gemm(i % 2 ? T : N, (i / 2) % 2 ? T : N, 300, 520, ks[i]);
+        run(h, &g);
+    }
+}
+
+/* forced split-K: fixed-order reduction with batch, beta and every C type */
+static void case_splitk(wsgemm_handle h)
+{
+    setenv("WSGEMM_SM90_SPLITK", "3", 1);
+    const wsgemm_dtype ct[] = {WSGEMM_R_16BF, WSGEMM_R_16F, WSGEMM_R_32F};
+    for (int c = 0; c < 3; ++c) {
+        testing_gemm g = gemm(c == 1 ? T : N, c == 2 ? T : N, 300, 700, 1000);
+        g.c_type = ct[c];
+        g.beta = c == 0 ? 0.0f : -0.5f;
+        g.batch = c == 2 ? 2 : 1;
+        run(h, &g);
+    }
+    setenv("WSGEMM_SM90_SPLITK", "7", 1);
+    testing_gemm g = gemm(T, N, 64, 4096, 4000);
+    g.beta = 1.0f;
+    run(h, &g);
+    unsetenv("WSGEMM_SM90_SPLITK");
+}
+
+/* the other kernels and orientations: no cluster, three stages, unswapped, BN 128 on a large problem */
+static void case_variants(wsgemm_handle h)
+{
+    const char *settings[][2] = {{"WSGEMM_SM90_VARIANT", "1"},
+                                 {"WSGEMM_SM90_VARIANT", "2"},
+                                 {"WSGEMM_SM90_SWAP", "0"},
+                                 {"WSGEMM_SM90_BN", "128"},
+                                 {"WSGEMM_SM90_GROUP", "1"}};
+    for (size_t s = 0; s < sizeof settings / sizeof settings[0]; ++s) {
+        setenv(settings[s][0], settings[s][1], 1);
+        for (int ta = 0; ta < 2; ++ta)
+            for (int tb = 0; tb < 2; ++tb) {
+                testing_gemm g = gemm(ta ? T : N, tb ? T : N, 777, 1100, 300);
+                run(h, &g);
+            }
+        unsetenv(settings[s][0]);
+    }
+}
+
+typedef struct test_case {
+    const char *name;
+    void (*fn)(wsgemm_handle);
+} test_case;
+
+static const test_case cases[] = {
+    {"ops", case_ops},       {"odd", case_odd},       {"ld", case_ld},
+    {"unaligned", case_unaligned}, {"batch", case_batch}, {"alphabeta", case_alphabeta},
+    {"ctypes", case_ctypes}, {"fp16", case_fp16},     {"smallm", case_smallm},
+    {"ktail", case_ktail},   {"splitk", case_splitk}, {"variants", case_variants},
+};
+
+int main(int argc, char **argv)
+{
+    testing_require_gpu("sm90_gemm_test");
+    if (testing_device_cc() != 90) {
+        printf("SKIPPED: the sm90 path needs compute capability 9.0 (this device: %d)\n", testing_device_cc());
+        return WSGEMM_TEST_SKIP;
+    }
+    const char *which = argc > 1 ? argv[1] : "all";
+    for (int i = 2; i < argc; ++i)
+        if (strcmp(argv[i], "-v") == 0) verbose = 1;
+    if (getenv("WSGEMM_TEST_VERBOSE")) verbose = 1;
+
+    wsgemm_handle h;
+    WSGEMM_CHECK(wsgemm_create(&h));
+    WSGEMM_CHECK(wsgemm_set_path(h, WSGEMM_PATH_SM90));
+    int found = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        if (strcmp(which, "all") != 0 && strcmp(which, cases[i].name) != 0) continue;
+        found = 1;
+        int before = failures, count = problems;
+        cases[i].fn(h);
+        printf("sm90 %-10s %d problems, %d failed\n", cases[i].name, problems - count, failures - before);
+    }
+    WSGEMM_CHECK(wsgemm_destroy(h));
+    if (!found) {
+        fprintf(stderr, "unknown case '%s'\n", which);
+        return 2;
+    }
+    printf("%s: %d problems, %d failed\n", failures ? "FAIL" : "PASS", problems, failures);
+    return failures ? 1 : 0;
+}

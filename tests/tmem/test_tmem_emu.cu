@@ -1,0 +1,831 @@
+/*
+ * test_tmem_emu.cu - GPU tests of the TMEM emulation backend (tmem/tmem_emu.cuh) on Hopper (sm_90a).
+ *
+ * Correctness cases: operand tiles are written to shared memory in the layout TMA would produce for each
+ * (major, swizzle) (tile_offset below: box geometry + the swizzle XOR, written independently of the
+ * emulation's descriptor decoding), descriptors are encoded from that geometry with tmem/desc.h
+ * (tile_desc), K = 64 is done as four K=16 UMMAs with the descriptor advanced per step, and the result is
+ * read back with tcgen05.ld by four epilogue warps (one per lane quarter) and compared with an fp64 host
+ * reference. cta_group 2 cases run on a cluster pair (M = 256, B split across the pair, D in both CTAs).
+ * gemm_1024 / gemm_1024_cg2 run a 1024^3 GEMM through the emulation and print the time.
+ *
+ * Misuse cases (misuse_*): each plants one rule violation in a kernel run in a forked child process (a
+ * trap kills the CUDA context); the case passes only if the checker recorded the expected error code
+ * (printed with its message) - or, for the leak, if the host leak query reports the columns.
+ * misuse_control runs a correct kernel the same way and must report no error: the harness can pass.
+ *
+ * Usage: test_tmem_emu <case>   (ctest runs one process per case). Exit 0 pass, 1 fail, 77 skipped.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sync/cluster.cuh"
+#include "sync/mbarrier.cuh"
+#include "sync/wait.cuh"
+#include "testing.h"
+#include "tmem/tmem.cuh"
+
+#define CHECK_CUDA(call) CUDA_CHECK(call)
+
+/* ================================================================ operand layouts (host + device) */
+
+enum { MAJ_K = 0, MAJ_MN = 1 };
+
+typedef struct operand_layout {
+    int major;   /* MAJ_K or MAJ_MN */
+    int swizzle; /* 0 (interleaved core matrices), 32, 64, 128 bytes */
+} operand_layout;
+
+static inline __host__ __device__ umma_swizzle swizzle_code(int swizzle)
+{
+    return swizzle == 128 ? UMMA_SWIZZLE_128B
+           : swizzle == 64 ? UMMA_SWIZZLE_64B
+           : swizzle == 32 ? UMMA_SWIZZLE_32B
+                           : UMMA_SWIZZLE_NONE;
+}
+
+/* Byte offset, inside a 1024-B aligned tile of `rows` (M or N) x K 16-bit elements, of element (i, k), as TMA
+ * would place it: K-major swizzled = boxes of swizzle bytes along K, one row per M/N index; MN-major
+ * swizzled = boxes of swizzle bytes along M/N, one row per K index; no swizzle = 8x16-B core matrices.
+ * Then the swizzle: the 16-B chunk index (bits 4..) XOR the 128-B row index (bits 7..) in the atom. */
+static inline __host__ __device__ uint32_t tile_offset(operand_layout L, uint32_t i, uint32_t k, uint32_t rows, uint32_t K)
+{
+    uint32_t off;
+    if (L.major == MAJ_K) {
+        if (L.swizzle == 0) {
+            off = (k / 8) * (rows * 16) + (i / 8) * 128 + (i % 8) * 16 + (k % 8) * 2;
+        } else {
+            uint32_t w = L.swizzle / 2; /* elements per box row */
+            off = (k / w) * (rows * L.swizzle) + i * L.swizzle + (k % w) * 2;
+        }
+    } else {
+        if (L.swizzle == 0) {
+            off = (i / 8) * ((K / 8) * 128) + (k / 8) * 128 + (k % 8) * 16 + (i % 8) * 2;
+        } else {
+            uint32_t w = L.swizzle / 2;
+            off = (i / w) * (K * L.swizzle) + k * L.swizzle + (i % w) * 2;
+        }
+    }
+    uint32_t mask = L.swizzle ? (uint32_t)L.swizzle / 16 - 1 : 0;
+    return off ^ (((off >> 7) & mask) << 4);
+}
+
+/* The descriptor a kernel author writes for K step s (K elements 16s .. 16s+15) of that tile. */
+static inline __host__ __device__ uint64_t tile_desc(operand_layout L, uint32_t tile_saddr, uint32_t rows, uint32_t K,
+                                              uint32_t s)
+{
+    uint32_t start, lbo, sbo;
+    if (L.major == MAJ_K) {
+        if (L.swizzle == 0) {
+            start = tile_saddr + 2 * s * (rows * 16);
+            lbo = rows * 16; /* next 8 K elements */
+            sbo = 128;       /* next 8 rows */
+        } else {
+            uint32_t w = L.swizzle / 2;
+            start = tile_saddr + (16 * s / w) * (rows * L.swizzle) + (16 * s % w) * 2;
+            lbo = 0;
+            sbo = 8 * L.swizzle;
+        }
+    } else {
+        if (L.swizzle == 0) {
+            start = tile_saddr + 2 * s * 128;
+            lbo = 128;            /* next 8 K rows */
+            sbo = (K / 8) * 128;  /* next 8 M/N elements */
+        } else {
+            start = tile_saddr + 16 * s * L.swizzle;
+            lbo = K * L.swizzle;  /* next swizzle atom along M/N */
+            sbo = 8 * L.swizzle;  /* next 8 K rows */
+        }
+    }
+    return umma_smem_desc_encode(start, lbo, sbo, swizzle_code(L.swizzle));
+}
+
+/* ================================================================ the UMMA test kernel */
+
+typedef struct umma_params {
+    operand_layout a, b;
+    uint32_t n;         /* instruction N (whole pair for cta_group 2) */
+    uint32_t k;         /* total K, a multiple of 16 */
+    uint32_t idesc;
+    uint32_t d_col;     /* accumulator column offset inside the 512-column allocation */
+    uint32_t use_16x256b;
+} umma_params;
+
+/* Round up to the next 1024-B boundary of the SHARED address (the swizzle works on shared-address bits). */
+static __device__ __forceinline__ uint8_t *align1024(uint8_t *p)
+{
+    uint32_t saddr = (uint32_t)__cvta_generic_to_shared(p);
+    return p + ((1024u - (saddr & 1023u)) & 1023u);
+}
+
+/* A: M x K row-major (K contiguous) in global; B: N x K row-major. D: M x N fp32 (row-major).
+ * D16 (optional): what the 16x256b loads returned, scattered by the documented fragment mapping. */
+template <int CG>
+__global__ void __launch_bounds__(128, 1)
+    umma_test_kernel(const uint16_t *A, const uint16_t *B, float *D, float *D16, umma_params p)
+{
+    extern __shared__ uint8_t smem_raw[];
+    __shared__ uint64_t mma_done;
+    __shared__ uint32_t tmem_slot;
+    uint8_t *tiles = align1024(smem_raw);
+    uint32_t rank = (CG == 2) ? cluster_ctarank() : 0;
+    uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    uint32_t rows_b = p.n / CG;
+    uint32_t a_bytes = 128 * p.k * 2;
+    uint8_t *a_tile = tiles, *b_tile = tiles + ((a_bytes + 1023) & ~1023u);
+    uint32_t m0 = rank * 128, n0 = rank * rows_b;
+    for (uint32_t idx = threadIdx.x; idx < 128 * p.k; idx += blockDim.x) {
+        uint32_t r = idx / p.k, k = idx % p.k;
+        *(uint16_t *)(a_tile + tile_offset(p.a, r, k, 128, p.k)) = A[(size_t)(m0 + r) * p.k + k];
+    }
+    for (uint32_t idx = threadIdx.x; idx < rows_b * p.k; idx += blockDim.x) {
+        uint32_t r = idx / p.k, k = idx % p.k;
+        *(uint16_t *)(b_tile + tile_offset(p.b, r, k, rows_b, p.k)) = B[(size_t)(n0 + r) * p.k + k];
+    }
+    if (threadIdx.x == 0) {
+        mbarrier_init(&mma_done, 1); /* one arrival: the commit (multicast: one in each CTA) */
+        fence_mbarrier_init();
+    }
+    fence_proxy_async_shared_cta(); /* ordinary smem stores, read by the tensor core */
+    __syncthreads();
+    if (CG == 2)
+        cluster_sync(); /* barriers initialised and tiles written in both CTAs */
+    if (warp == 0)
+        tmem_alloc<CG>(&tmem_slot, 512);
+    tcgen05_fence_before_thread_sync();
+    __syncthreads();
+    if (CG == 2)
+        cluster_sync(); /* the peer's alloc completed before the leader's MMA writes its TMEM */
+    tcgen05_fence_after_thread_sync();
+    uint32_t tmem_base = tmem_slot;
+    uint32_t d_tmem = tmem_base + p.d_col;
+    if (warp == 0 && rank == 0) {
+        uint32_t a_saddr = (uint32_t)__cvta_generic_to_shared(a_tile);
+        uint32_t b_saddr = (uint32_t)__cvta_generic_to_shared(b_tile);
+        for (uint32_t s = 0; s < p.k / 16; s++)
+            umma_f16_warp<CG>(d_tmem, tile_desc(p.a, a_saddr, 128, p.k, s), tile_desc(p.b, b_saddr, rows_b, p.k, s),
+                              p.idesc, s > 0);
+        if (CG == 1)
+            umma_commit_warp<CG>(&mma_done);
+        else
+            umma_commit_multicast_warp<CG>(&mma_done, 0x3);
+    }
+    mbarrier_wait(&mma_done, 0, CG == 2 ? WAIT_CLUSTER : WAIT_CTA, 0, "mma_done", 0);
+    tcgen05_fence_after_thread_sync();
+    /* Epilogue: warp w reads lanes 32w .. 32w+31 = rows m0 + 32w + lane. */
+    uint32_t row = 32 * warp + lane;
+    for (uint32_t c = 0; c < p.n; c += 32) {
+        uint32_t regs[32];
+        tmem_ld_32x32b_x32(d_tmem + ((32 * warp) << 16) + c, regs);
+        tmem_wait_ld();
+        for (uint32_t i = 0; i < 32 && c + i < p.n; i++)
+            D[(size_t)(m0 + row) * p.n + c + i] = __uint_as_float(regs[i]);
+    }
+    if (p.use_16x256b && D16) {
+        for (uint32_t half = 0; half < 2; half++) {
+            uint32_t lane0 = 32 * warp + 16 * half;
+            for (uint32_t c = 0; c < p.n; c += 64) {
+                uint32_t regs[32];
+                tmem_ld_16x256b_x8(d_tmem + (lane0 << 16) + c, regs);
+                tmem_wait_ld();
+                for (uint32_t i = 0; i < 32; i++) {
+                    uint32_t r = lane0 + lane / 4 + 8 * ((i / 2) % 2);
+                    uint32_t col = c + 2 * (lane % 4) + i % 2 + 8 * (i / 4);
+                    if (col < p.n)
+                        D16[(size_t)(m0 + r) * p.n + col] = __uint_as_float(regs[i]);
+                }
+            }
+        }
+    }
+    tcgen05_fence_before_thread_sync();
+    __syncthreads();
+    if (CG == 2)
+        cluster_sync(); /* both CTAs done with TMEM and with each other's smem */
+    if (warp == 0) {
+        tmem_relinquish_alloc_permit<CG>();
+        tcgen05_fence_after_thread_sync();
+        tmem_dealloc<CG>(tmem_base, 512);
+    }
+}
+
+/* ================================================================ host helpers */
+
+static void fill_operand(uint16_t *h, float *f, size_t count, int bf16, testing_rng *rng)
+{
+    for (size_t i = 0; i < count; i++) {
+        float v = testing_rng_uniform(rng);
+        h[i] = bf16 ? testing_float_to_bf16(v) : testing_float_to_half(v);
+        f[i] = bf16 ? testing_bf16_to_float(h[i]) : testing_half_to_float(h[i]);
+    }
+}
+
+typedef struct umma_case {
+    const char *name;
+    int cg;
+    operand_layout a, b;
+    uint32_t n;
+    int bf16;
+    int negate_a;
+    uint32_t d_col;
+    int use_16x256b;
+    uint32_t delay_ns;
+} umma_case;
+
+static int run_umma_case(const umma_case *c)
+{
+    const uint32_t M = 128u * (uint32_t)c->cg, N = c->n, K = 64;
+    testing_rng rng = testing_rng_seeded(0x5eed0000u + N * 7u + (uint32_t)c->cg);
+    size_t na = (size_t)M * K, nb = (size_t)N * K, nd = (size_t)M * N;
+    uint16_t *hA = (uint16_t *)malloc(na * 2), *hB = (uint16_t *)malloc(nb * 2);
+    float *fA = (float *)malloc(na * 4), *fB = (float *)malloc(nb * 4), *hD = (float *)malloc(nd * 4),
+          *hD16 = (float *)malloc(nd * 4);
+    fill_operand(hA, fA, na, c->bf16, &rng);
+    fill_operand(hB, fB, nb, c->bf16, &rng);
+    uint16_t *dA, *dB;
+    float *dD, *dD16;
+    CHECK_CUDA(cudaMalloc(&dA, na * 2));
+    CHECK_CUDA(cudaMalloc(&dB, nb * 2));
+    CHECK_CUDA(cudaMalloc(&dD, nd * 4));
+    CHECK_CUDA(cudaMalloc(&dD16, nd * 4));
+    CHECK_CUDA(cudaMemcpy(dA, hA, na * 2, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(dB, hB, nb * 2, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemset(dD, 0xFF, nd * 4));
+    CHECK_CUDA(cudaMemset(dD16, 0xFF, nd * 4));
+
+    umma_params p;
+    memset(&p, 0, sizeof p);
+    p.a = c->a;
+    p.b = c->b;
+    p.n = N;
+    p.k = K;
+    p.d_col = c->d_col;
+    p.use_16x256b = (uint32_t)c->use_16x256b;
+    umma_dtype t = c->bf16 ? UMMA_BF16 : UMMA_F16;
+    p.idesc = umma_idesc_f16_encode(UMMA_ACC_F32, t, t, c->a.major ? UMMA_MN_MAJOR : UMMA_K_MAJOR,
+                                    c->b.major ? UMMA_MN_MAJOR : UMMA_K_MAJOR, c->negate_a, 0, M, N);
+    size_t smem = 1024 + ((128u * K * 2 + 1023) & ~1023u) + (N / (uint32_t)c->cg) * K * 2;
+
+    tmem_host_set_random_delays(c->delay_ns, 12345);
+    CHECK_CUDA(tmem_host_prepare(0));
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    cfg.gridDim = dim3((unsigned)c->cg, 1, 1);
+    cfg.blockDim = dim3(128, 1, 1);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = 0;
+    if (c->cg == 2) {
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = 2;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        CHECK_CUDA(cudaFuncSetAttribute(umma_test_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        CHECK_CUDA(cudaLaunchKernelEx(&cfg, umma_test_kernel<2>, (const uint16_t *)dA, (const uint16_t *)dB, dD, dD16, p));
+    } else {
+        CHECK_CUDA(cudaFuncSetAttribute(umma_test_kernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        CHECK_CUDA(cudaLaunchKernelEx(&cfg, umma_test_kernel<1>, (const uint16_t *)dA, (const uint16_t *)dB, dD, dD16, p));
+    }
+    char msg[1024];
+    int leaked = tmem_host_leak_check(0, msg, sizeof msg);
+    tmem_host_set_random_delays(0, 0);
+    if (leaked != 0) {
+        printf("  FAIL: leak check returned %d: %s\n", leaked, msg);
+        return 1;
+    }
+    CHECK_CUDA(cudaMemcpy(hD, dD, nd * 4, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(hD16, dD16, nd * 4, cudaMemcpyDeviceToHost));
+    size_t bad = 0, bad16 = 0;
+    double max_err = 0;
+    for (uint32_t m = 0; m < M; m++) {
+        for (uint32_t n = 0; n < N; n++) {
+            double ref = 0;
+            for (uint32_t k = 0; k < K; k++)
+                ref += (double)fA[(size_t)m * K + k] * (double)fB[(size_t)n * K + k];
+            if (c->negate_a)
+                ref = -ref;
+            double got = hD[(size_t)m * N + n];
+            double err = fabs(got - ref);
+            if (!(err <= 1e-4 + 1e-4 * fabs(ref))) {
+                if (bad < 5)
+                    printf("  mismatch D[%u][%u] = %.6f, reference %.6f\n", m, n, got, ref);
+                bad++;
+            }
+            if (err > max_err || err != err)
+                max_err = err;
+            if (c->use_16x256b && memcmp(&hD16[(size_t)m * N + n], &hD[(size_t)m * N + n], 4) != 0) {
+                if (bad16 < 5)
+                    printf("  16x256b mismatch at [%u][%u]: %.6f vs 32x32b %.6f\n", m, n, hD16[(size_t)m * N + n],
+                           hD[(size_t)m * N + n]);
+                bad16++;
+            }
+        }
+    }
+    printf("  %s: cta_group %d, M=%u N=%u K=%u (4 x K=16 steps), A %s-major swizzle %d, B %s-major swizzle %d, %s, "
+           "negate A %d, D at column %u%s%s: %zu mismatches of %zu, max |err| %.3g%s\n",
+           c->name, c->cg, M, N, K, c->a.major ? "MN" : "K", c->a.swizzle, c->b.major ? "MN" : "K", c->b.swizzle,
+           c->bf16 ? "bf16" : "f16", c->negate_a, c->d_col, c->use_16x256b ? ", 16x256b loads compared" : "",
+           c->delay_ns ? ", random delays" : "", bad, (size_t)M * N, max_err,
+           c->use_16x256b ? (bad16 ? " (16x256b WRONG)" : " (16x256b agrees)") : "");
+    cudaFree(dA);
+    cudaFree(dB);
+    cudaFree(dD);
+    cudaFree(dD16);
+    free(hA);
+    free(hB);
+    free(fA);
+    free(fB);
+    free(hD);
+    free(hD16);
+    return (bad || bad16) ? 1 : 0;
+}
+
+/* ================================================================ allocation round trip */
+
+/* Every CTA allocates 256 columns (two fit per SM), 4 CTAs per SM compete (small smem): the later ones block
+ * in tmem_alloc until an earlier one frees. Fresh columns read back as the poison pattern. */
+__global__ void __launch_bounds__(128) alloc_kernel(uint32_t *bad, uint32_t *max_col)
+{
+    __shared__ uint32_t tmem_slot;
+    uint32_t warp = threadIdx.x / 32;
+    if (warp == 0)
+        tmem_alloc<1>(&tmem_slot, 256);
+    tcgen05_fence_before_thread_sync();
+    __syncthreads();
+    tcgen05_fence_after_thread_sync();
+    uint32_t base = tmem_slot;
+    if (threadIdx.x == 0)
+        atomicMax(max_col, tmem_addr_column(base));
+    for (uint32_t c = 0; c < 256; c += 64) {
+        uint32_t regs[64];
+        tmem_ld_32x32b_x64(base + ((32 * warp) << 16) + c, regs);
+        tmem_wait_ld();
+        for (int i = 0; i < 64; i++)
+            if (regs[i] != TMEM_EMU_POISON)
+                atomicAdd(bad, 1u);
+    }
+    __nanosleep(20000); /* hold the columns a while so co-resident CTAs really block */
+    tcgen05_fence_before_thread_sync();
+    __syncthreads();
+    if (warp == 0) {
+        tmem_relinquish_alloc_permit<1>();
+        tcgen05_fence_after_thread_sync();
+        tmem_dealloc<1>(base, 256);
+    }
+}
+
+static int case_alloc_ld_roundtrip(void)
+{
+    int sms = 0;
+    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    uint32_t *d;
+    CHECK_CUDA(cudaMalloc(&d, 8));
+    CHECK_CUDA(cudaMemset(d, 0, 8));
+    CHECK_CUDA(tmem_host_prepare(0));
+    alloc_kernel<<<4 * sms, 128>>>(d, d + 1);
+    CHECK_CUDA(cudaGetLastError());
+    char msg[1024];
+    int leaked = tmem_host_leak_check(0, msg, sizeof msg);
+    uint32_t h[2];
+    CHECK_CUDA(cudaMemcpy(h, d, 8, cudaMemcpyDeviceToHost));
+    cudaFree(d);
+    printf("  %d CTAs x 256 columns on %d SMs (4 per SM, 2 fit): completed, %u non-poison cells in fresh "
+           "allocations, highest base column %u, leak query %d %s\n",
+           4 * sms, sms, h[0], h[1], leaked, msg);
+    return (leaked == 0 && h[0] == 0 && h[1] == 256) ? 0 : 1;
+}
+
+/* ================================================================ 1024^3 GEMM through the emulation */
+
+/* C (M x N fp32) = A (M x K) * B (N x K)^T, bf16 K-major SW128 tiles, BK = 64, one smem stage.
+ * cta_group 1: 128 x 256 tile per CTA. cta_group 2: 256 x 256 per pair (cluster 2x1), each CTA loads its
+ * 128 rows of A and 128 rows of B; the leader issues M=256 MMAs; commit multicast to both CTAs. */
+template <int CG>
+__global__ void __launch_bounds__(128, 1)
+    gemm_kernel(const uint16_t *A, const uint16_t *B, float *C, uint32_t M, uint32_t N, uint32_t K)
+{
+    extern __shared__ uint8_t smem_raw[];
+    __shared__ uint64_t mma_done;
+    __shared__ uint32_t tmem_slot;
+    const uint32_t BK = 64, TN = 256;
+    const operand_layout L = {MAJ_K, 128};
+    uint8_t *a_tile = align1024(smem_raw), *b_tile = a_tile + 128 * BK * 2;
+    uint32_t rank = (CG == 2) ? cluster_ctarank() : 0;
+    uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    uint32_t m0 = (CG == 2) ? (blockIdx.x / 2) * 256 + rank * 128 : blockIdx.x * 128;
+    uint32_t n0 = blockIdx.y * TN;
+    uint32_t rows_b = TN / CG, nb0 = n0 + rank * rows_b;
+    if (threadIdx.x == 0) {
+        mbarrier_init(&mma_done, 1);
+        fence_mbarrier_init();
+    }
+    __syncthreads();
+    if (CG == 2)
+        cluster_sync();
+    /* The address hand-off through named barrier 1 (all 128 threads), as the sm100 kernel does it. */
+    uint32_t d_tmem = (warp == 0) ? tmem_alloc_and_publish<CG>(&tmem_slot, 256, 1, 128)
+                                  : tmem_receive_address(&tmem_slot, 1, 128);
+    if (CG == 2)
+        cluster_sync(); /* the peer's alloc completed before the leader's first MMA */
+    tcgen05_fence_after_thread_sync();
+    const uint32_t idesc = umma_idesc_f16_encode(UMMA_ACC_F32, UMMA_BF16, UMMA_BF16, UMMA_K_MAJOR, UMMA_K_MAJOR, 0, 0,
+                                                 128 * CG, TN);
+    uint32_t phase = 0;
+    for (uint32_t kb = 0; kb < K / BK; kb++) {
+        for (uint32_t idx = threadIdx.x; idx < 128 * BK / 8; idx += blockDim.x) { /* 8 elements = 16 B at a time */
+            uint32_t r = idx / (BK / 8), k = (idx % (BK / 8)) * 8;
+            *(uint4 *)(a_tile + tile_offset(L, r, k, 128, BK)) =
+                *(const uint4 *)(A + (size_t)(m0 + r) * K + kb * BK + k);
+        }
+        for (uint32_t idx = threadIdx.x; idx < rows_b * BK / 8; idx += blockDim.x) {
+            uint32_t r = idx / (BK / 8), k = (idx % (BK / 8)) * 8;
+            *(uint4 *)(b_tile + tile_offset(L, r, k, rows_b, BK)) =
+                *(const uint4 *)(B + (size_t)(nb0 + r) * K + kb * BK + k);
+        }
+        fence_proxy_async_shared_cta();
+        __syncthreads();
+        if (CG == 2)
+            cluster_sync(); /* the peer's tiles are written too */
+        if (warp == 0 && rank == 0) {
+            tcgen05_fence_after_thread_sync();
+            uint32_t a_saddr = (uint32_t)__cvta_generic_to_shared(a_tile);
+            uint32_t b_saddr = (uint32_t)__cvta_generic_to_shared(b_tile);
+            for (uint32_t s = 0; s < BK / 16; s++)
+                umma_f16_warp<CG>(d_tmem, tile_desc(L, a_saddr, 128, BK, s), tile_desc(L, b_saddr, rows_b, BK, s),
+                                  idesc, (kb | s) != 0);
+            if (CG == 1)
+                umma_commit_warp<CG>(&mma_done);
+            else
+                umma_commit_multicast_warp<CG>(&mma_done, 0x3);
+        }
+        /* Both the next stage's overwrite and the epilogue wait for the MMAs of this stage. */
+        mbarrier_wait(&mma_done, phase, CG == 2 ? WAIT_CLUSTER : WAIT_CTA, 0, "mma_done", kb);
+        phase ^= 1;
+        tcgen05_fence_after_thread_sync();
+    }
+    uint32_t row = m0 + 32 * warp + lane;
+    for (uint32_t c = 0; c < TN; c += 32) {
+        uint32_t regs[32];
+        tmem_ld_32x32b_x32(d_tmem + ((32 * warp) << 16) + c, regs);
+        tmem_wait_ld();
+        for (uint32_t i = 0; i < 32; i++)
+            C[(size_t)row * N + n0 + c + i] = __uint_as_float(regs[i]);
+    }
+    tcgen05_fence_before_thread_sync();
+    __syncthreads();
+    if (CG == 2)
+        cluster_sync();
+    if (warp == 0) {
+        tmem_relinquish_alloc_permit<CG>();
+        tcgen05_fence_after_thread_sync();
+        tmem_dealloc<CG>(d_tmem, 256);
+    }
+}
+
+static int case_gemm_1024(int cg)
+{
+    const uint32_t M = 1024, N = 1024, K = 1024;
+    testing_rng rng = testing_rng_seeded(777);
+    size_t na = (size_t)M * K, nb = (size_t)N * K, nc = (size_t)M * N;
+    uint16_t *hA = (uint16_t *)malloc(na * 2), *hB = (uint16_t *)malloc(nb * 2);
+    float *fA = (float *)malloc(na * 4), *fB = (float *)malloc(nb * 4), *hC = (float *)malloc(nc * 4);
+    fill_operand(hA, fA, na, 1, &rng);
+    fill_operand(hB, fB, nb, 1, &rng);
+    uint16_t *dA, *dB;
+    float *dC;
+    CHECK_CUDA(cudaMalloc(&dA, na * 2));
+    CHECK_CUDA(cudaMalloc(&dB, nb * 2));
+    CHECK_CUDA(cudaMalloc(&dC, nc * 4));
+    CHECK_CUDA(cudaMemcpy(dA, hA, na * 2, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(dB, hB, nb * 2, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemset(dC, 0xFF, nc * 4));
+    size_t smem = 1024 + 128 * 64 * 2 + (256 / cg) * 64 * 2;
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    cfg.blockDim = dim3(128, 1, 1);
+    cfg.dynamicSmemBytes = smem;
+    cfg.gridDim = dim3(M / 128, N / 256, 1);
+    if (cg == 2) {
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = 2;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+    }
+    cudaEvent_t e0, e1;
+    CHECK_CUDA(cudaEventCreate(&e0));
+    CHECK_CUDA(cudaEventCreate(&e1));
+    CHECK_CUDA(tmem_host_prepare(0));
+    CHECK_CUDA(cudaEventRecord(e0));
+    if (cg == 2) {
+        CHECK_CUDA(cudaFuncSetAttribute(gemm_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        CHECK_CUDA(cudaLaunchKernelEx(&cfg, gemm_kernel<2>, (const uint16_t *)dA, (const uint16_t *)dB, dC, M, N, K));
+    } else {
+        CHECK_CUDA(cudaFuncSetAttribute(gemm_kernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        CHECK_CUDA(cudaLaunchKernelEx(&cfg, gemm_kernel<1>, (const uint16_t *)dA, (const uint16_t *)dB, dC, M, N, K));
+    }
+    CHECK_CUDA(cudaEventRecord(e1));
+    char msg[1024];
+    int leaked = tmem_host_leak_check(0, msg, sizeof msg);
+    if (leaked != 0) {
+        printf("  FAIL: leak check %d: %s\n", leaked, msg);
+        return 1;
+    }
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    CHECK_CUDA(cudaMemcpy(hC, dC, nc * 4, cudaMemcpyDeviceToHost));
+    /* Every element of 64 sampled rows and 64 sampled columns (about 128k of the 1M outputs). */
+    size_t bad = 0, checked = 0;
+    for (uint32_t m = 0; m < M; m++) {
+        for (uint32_t n = 0; n < N; n++) {
+            if (m % 16 != 3 && n % 16 != 11)
+                continue;
+            double ref = 0;
+            for (uint32_t k = 0; k < K; k++)
+                ref += (double)fA[(size_t)m * K + k] * (double)fB[(size_t)n * K + k];
+            double got = hC[(size_t)m * N + n];
+            checked++;
+            if (!(fabs(got - ref) <= 2e-3 + 1e-4 * fabs(ref))) {
+                if (bad < 5)
+                    printf("  mismatch C[%u][%u] = %.6f, reference %.6f\n", m, n, got, ref);
+                bad++;
+            }
+        }
+    }
+    printf("  1024^3 bf16 GEMM through the emulation, cta_group %d (%s tiles, %u CTAs): %.1f ms; %zu of %zu checked "
+           "elements wrong\n",
+           cg, cg == 2 ? "256x256 per pair" : "128x256", M / 128 * (N / 256), ms, bad, checked);
+    cudaFree(dA);
+    cudaFree(dB);
+    cudaFree(dC);
+    free(hA);
+    free(hB);
+    free(fA);
+    free(fB);
+    free(hC);
+    return (bad == 0 && ms < 10000.0f) ? 0 : 1;
+}
+
+/* ================================================================ planted misuse */
+
+enum misuse_kind {
+    MISUSE_CONTROL,
+    MISUSE_DEALLOC_BEFORE_LD,
+    MISUSE_LEAK,
+    MISUSE_WRONG_WARP_LD,
+    MISUSE_ALLOC_AFTER_RELINQUISH,
+    MISUSE_DOUBLE_DEALLOC,
+    MISUSE_BAD_NCOLS,
+    MISUSE_DESC_VERSION,
+    MISUSE_IDESC_M_BIT23,
+    MISUSE_WARP_ISSUE,
+    MISUSE_CTA_GROUP_MIX,
+    MISUSE_MMA_AFTER_DEALLOC
+};
+
+/* One CTA of 128 threads: warp 0 allocates and (normally) frees; warp 1 plays the epilogue; `kind` plants
+ * one bug. The MMA operands are a tiny K-major SW128 tile of zeros (the checker fires before the math). */
+__global__ void __launch_bounds__(128) misuse_kernel(int kind, uint32_t *sink)
+{
+    __shared__ __align__(1024) uint8_t tile[128 * 64 * 2];
+    __shared__ uint32_t tmem_slot;
+    uint32_t warp = threadIdx.x / 32;
+    for (uint32_t i = threadIdx.x; i < sizeof tile / 4; i += blockDim.x)
+        ((uint32_t *)tile)[i] = 0;
+    __syncthreads();
+    uint32_t ncols = (kind == MISUSE_BAD_NCOLS) ? 96 : 128;
+    if (warp == 0)
+        tmem_alloc<1>(&tmem_slot, ncols);
+    tcgen05_fence_before_thread_sync();
+    __syncthreads();
+    tcgen05_fence_after_thread_sync();
+    uint32_t base = tmem_slot;
+    uint32_t saddr = (uint32_t)__cvta_generic_to_shared(tile);
+    uint64_t a_desc = umma_smem_desc_k_major(saddr, UMMA_SWIZZLE_128B);
+    uint32_t idesc = umma_idesc_f16_encode(UMMA_ACC_F32, UMMA_BF16, UMMA_BF16, UMMA_K_MAJOR, UMMA_K_MAJOR, 0, 0, 128, 64);
+    if (warp == 0) {
+        if (kind == MISUSE_DESC_VERSION) /* SM90 habit: bit 46 left 0 */
+            umma_f16_warp<1>(base, a_desc & ~(1ull << 46), a_desc, idesc, 0);
+        else if (kind == MISUSE_IDESC_M_BIT23) /* M >> 4 written at bit 23 instead of 24 */
+            umma_f16_warp<1>(base, a_desc, a_desc, (idesc & ~(0x1Fu << 24)) | ((128u >> 4) << 23), 0);
+        else if (kind == MISUSE_WARP_ISSUE) /* the one-thread API from the whole warp: 32 MMAs on hardware */
+            umma_f16<1>(base, a_desc, a_desc, idesc, 0);
+        else
+            umma_f16_warp<1>(base, a_desc, a_desc, idesc, 0);
+    }
+    __syncthreads();
+    if (kind == MISUSE_DEALLOC_BEFORE_LD && warp == 0)
+        tmem_dealloc<1>(base, ncols); /* before the epilogue's last ld */
+    if (kind == MISUSE_MMA_AFTER_DEALLOC && warp == 0) {
+        tmem_dealloc<1>(base, ncols);
+        umma_f16_warp<1>(base, a_desc, a_desc, idesc, 0);
+    }
+    __syncthreads();
+    if (warp == 1) {
+        uint32_t regs[32];
+        /* wrong warp: warp 1 may only read lanes 32..63, not lane quarter 0 */
+        uint32_t lane_base = (kind == MISUSE_WRONG_WARP_LD) ? 0u : 32u;
+        tmem_ld_32x32b_x32(base + (lane_base << 16), regs);
+        tmem_wait_ld();
+        uint32_t s = 0;
+        for (int i = 0; i < 32; i++)
+            s += regs[i];
+        sink[threadIdx.x] = s;
+    }
+    tcgen05_fence_before_thread_sync();
+    __syncthreads();
+    if (warp == 0) {
+        if (kind == MISUSE_CTA_GROUP_MIX)
+            tmem_relinquish_alloc_permit<2>();
+        else
+            tmem_relinquish_alloc_permit<1>();
+        if (kind == MISUSE_ALLOC_AFTER_RELINQUISH)
+            tmem_alloc<1>(&tmem_slot, 32);
+        tcgen05_fence_after_thread_sync();
+        if (kind != MISUSE_LEAK && kind != MISUSE_DEALLOC_BEFORE_LD && kind != MISUSE_MMA_AFTER_DEALLOC)
+            tmem_dealloc<1>(base, ncols);
+        if (kind == MISUSE_DOUBLE_DEALLOC)
+            tmem_dealloc<1>(base, ncols);
+    }
+}
+
+/* cta_group 2 allocation in a kernel launched without a cluster. */
+__global__ void __launch_bounds__(32) misuse_no_cluster_kernel(void)
+{
+    __shared__ uint32_t tmem_slot;
+    tmem_alloc<2>(&tmem_slot, 32);
+    tmem_relinquish_alloc_permit<2>();
+    tmem_dealloc<2>(tmem_slot, 32);
+}
+
+/* In the child: run the planted kernel, then judge. Returns the child's exit code. */
+static int misuse_child(const char *name, int kind, int expect_code)
+{
+    testing_require_gpu(name);
+    if (testing_device_cc() != 90) {
+        printf("SKIPPED: the TMEM emulation is built for sm_90a; this device is cc %d\n", testing_device_cc());
+        return WSGEMM_TEST_SKIP;
+    }
+    uint32_t *sink;
+    CHECK_CUDA(cudaMalloc(&sink, 128 * 4));
+    CHECK_CUDA(tmem_host_prepare(0));
+    if (kind < 0)
+        misuse_no_cluster_kernel<<<1, 32>>>();
+    else
+        misuse_kernel<<<1, 128>>>(kind, sink);
+    char msg[1024], rec[512];
+    int leaked = tmem_host_leak_check(0, msg, sizeof msg);
+    int code = tmem_host_last_error(rec, sizeof rec);
+    printf("  child: leak query %d (%s); checker record: %s\n", leaked, msg[0] ? msg : "clean", rec);
+    if (kind == MISUSE_LEAK) {
+        int ok = leaked == 128 && code == TMEM_EMU_OK;
+        printf("  %s: %s\n", name, ok ? "leak of 128 columns reported by tmem_host_leak_check" : "leak NOT reported");
+        return ok ? 0 : 1;
+    }
+    if (expect_code == TMEM_EMU_OK) {
+        int ok = leaked == 0 && code == TMEM_EMU_OK;
+        printf("  %s: correct kernel %s\n", name, ok ? "runs clean (no error, no leak)" : "reported an error");
+        return ok ? 0 : 1;
+    }
+    int ok = leaked == -1 && code == expect_code;
+    printf("  %s: expected %s, checker fired with %s -> %s\n", name, tmem_emu_error_name((uint32_t)expect_code),
+           tmem_emu_error_name((uint32_t)code), ok ? "caught" : "NOT caught");
+    return ok ? 0 : 1;
+}
+
+static int run_misuse(const char *name, int kind, int expect_code)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("fork");
+        return 1;
+    }
+    if (pid == 0) {
+        alarm(120); /* a hang (e.g. a checker that blocks instead of trapping) kills the child */
+        int rc = misuse_child(name, kind, expect_code);
+        fflush(stdout);
+        _exit(rc);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0) {
+        perror("waitpid");
+        return 1;
+    }
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    printf("  %s: child died with signal %d\n", name, WIFSIGNALED(status) ? WTERMSIG(status) : -1);
+    return 1;
+}
+
+/* ================================================================ main */
+
+static const operand_layout K128 = {MAJ_K, 128}, K64 = {MAJ_K, 64}, K32 = {MAJ_K, 32}, KNONE = {MAJ_K, 0};
+static const operand_layout MN128 = {MAJ_MN, 128}, MN64 = {MAJ_MN, 64}, MN32 = {MAJ_MN, 32}, MNNONE = {MAJ_MN, 0};
+
+int main(int argc, char **argv)
+{
+    const char *name = argc > 1 ? argv[1] : "";
+    static const umma_case umma_cases[] = {
+        /* name              cg  A       B       N    bf16 negA d_col 16x256b delay */
+        {"umma_k128_n64", 1, K128, K128, 64, 1, 0, 0, 0, 0},
+        {"umma_k128_n128", 1, K128, K128, 128, 1, 0, 256, 0, 0},
+        {"umma_k128_n256", 1, K128, K128, 256, 1, 0, 0, 0, 0},
+        {"umma_mn128_n64", 1, MN128, MN128, 64, 1, 0, 0, 0, 0},
+        {"umma_mn128_n256", 1, MN128, MN128, 256, 1, 0, 256, 0, 0},
+        {"umma_mixed_n192", 1, K128, MN128, 192, 0, 0, 64, 0, 0},
+        {"umma_k64_n128", 1, K64, K64, 128, 1, 0, 0, 0, 0},
+        {"umma_k32_n128", 1, K32, K32, 128, 1, 0, 0, 0, 0},
+        {"umma_none_n128", 1, KNONE, KNONE, 128, 1, 0, 0, 0, 0},
+        {"umma_mn64_n128", 1, MN64, MN64, 128, 0, 0, 0, 0, 0},
+        {"umma_mn32_n128", 1, MN32, MN32, 128, 1, 0, 0, 0, 0},
+        {"umma_mnnone_n128", 1, MNNONE, MNNONE, 128, 1, 0, 0, 0, 0},
+        {"umma_negate", 1, K128, K128, 128, 1, 1, 0, 0, 0},
+        {"ld_16x256b", 1, K128, K128, 128, 1, 0, 128, 1, 0},
+        {"cg2_k128_n256", 2, K128, K128, 256, 1, 0, 0, 0, 0},
+        {"cg2_mn128_n128", 2, MN128, MN128, 128, 1, 0, 128, 0, 0},
+        {"cg2_k128_n64", 2, K128, K128, 64, 1, 0, 0, 0, 0},
+        {"delays", 2, K128, MN128, 256, 1, 0, 0, 1, 3000},
+    };
+    static const struct {
+        const char *name;
+        int kind, expect;
+    } misuse_cases[] = {
+        {"misuse_control", MISUSE_CONTROL, TMEM_EMU_OK},
+        {"misuse_dealloc_before_ld", MISUSE_DEALLOC_BEFORE_LD, TMEM_EMU_ERR_UNALLOCATED_ACCESS},
+        {"misuse_leak", MISUSE_LEAK, TMEM_EMU_OK},
+        {"misuse_wrong_warp_ld", MISUSE_WRONG_WARP_LD, TMEM_EMU_ERR_LANE_QUARTER},
+        {"misuse_alloc_after_relinquish", MISUSE_ALLOC_AFTER_RELINQUISH, TMEM_EMU_ERR_ALLOC_AFTER_RELINQUISH},
+        {"misuse_double_dealloc", MISUSE_DOUBLE_DEALLOC, TMEM_EMU_ERR_DOUBLE_DEALLOC},
+        {"misuse_bad_ncols", MISUSE_BAD_NCOLS, TMEM_EMU_ERR_NCOLS},
+        {"misuse_desc_version", MISUSE_DESC_VERSION, TMEM_EMU_ERR_BAD_DESC},
+        {"misuse_idesc_m_bit23", MISUSE_IDESC_M_BIT23, TMEM_EMU_ERR_BAD_DESC},
+        {"misuse_warp_issue", MISUSE_WARP_ISSUE, TMEM_EMU_ERR_MULTI_THREAD_ISSUE},
+        {"misuse_cta_group_mix", MISUSE_CTA_GROUP_MIX, TMEM_EMU_ERR_CTA_GROUP_MIX},
+        {"misuse_mma_after_dealloc", MISUSE_MMA_AFTER_DEALLOC, TMEM_EMU_ERR_UNALLOCATED_ACCESS},
+        {"misuse_cg2_no_cluster", -1, TMEM_EMU_ERR_NO_CLUSTER},
+    };
+    int all = strcmp(name, "all") == 0, ran = 0, failed = 0;
+
+    /* Misuse cases first: the parent must not touch CUDA before fork(). */
+    for (size_t i = 0; i < sizeof misuse_cases / sizeof misuse_cases[0]; i++) {
+        if (!all && strcmp(name, misuse_cases[i].name) != 0)
+            continue;
+        printf("test_tmem_emu %s\n", misuse_cases[i].name);
+        int rc = run_misuse(misuse_cases[i].name, misuse_cases[i].kind, misuse_cases[i].expect);
+        if (rc == WSGEMM_TEST_SKIP)
+            return WSGEMM_TEST_SKIP;
+        printf("  %s\n", rc == 0 ? "PASS" : "FAILED");
+        failed += rc != 0;
+        ran++;
+    }
+    int need_gpu = all;
+    for (size_t i = 0; i < sizeof umma_cases / sizeof umma_cases[0]; i++)
+        need_gpu |= strcmp(name, umma_cases[i].name) == 0;
+    need_gpu |= !strcmp(name, "alloc_ld_roundtrip") || !strcmp(name, "gemm_1024") || !strcmp(name, "gemm_1024_cg2");
+    if (need_gpu) {
+        testing_require_gpu("test_tmem_emu");
+        if (testing_device_cc() != 90) {
+            printf("SKIPPED: the TMEM emulation is built for sm_90a; this device is cc %d\n", testing_device_cc());
+            return WSGEMM_TEST_SKIP;
+        }
+    }
+    for (size_t i = 0; i < sizeof umma_cases / sizeof umma_cases[0]; i++) {
+        if (!all && strcmp(name, umma_cases[i].name) != 0)
+            continue;
+        printf("test_tmem_emu %s\n", umma_cases[i].name);
+        int rc = run_umma_case(&umma_cases[i]);
+        printf("  %s\n", rc == 0 ? "PASS" : "FAILED");
+        failed += rc != 0;
+        ran++;
+    }
+    if (all || !strcmp(name, "alloc_ld_roundtrip")) {
+        printf("test_tmem_emu alloc_ld_roundtrip\n");
+        int rc = case_alloc_ld_roundtrip();
+        printf("  %s\n", rc == 0 ? "PASS" : "FAILED");
+        failed += rc != 0;
+        ran++;
+    }
+    for (int cg = 1; cg <= 2; cg++) {
+        const char *n = cg == 1 ? "gemm_1024" : "gemm_1024_cg2";
+        if (!all && strcmp(name, n) != 0)
+            continue;
+        printf("test_tmem_emu %s\n", n);
+        int rc = case_gemm_1024(cg);
+        printf("  %s\n", rc == 0 ? "PASS" : "FAILED");
+        failed += rc != 0;
+        ran++;
+    }
+    if (!ran) {
+        fprintf(stderr, "unknown case '%s'\n", name);
+        return 2;
+    }
+    return failed ? 1 : 0;
+}

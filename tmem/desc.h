@@ -1,0 +1,266 @@
+/*
+ * tmem/desc.h - the two descriptors a tcgen05.mma kind::f16 instruction reads,
+ * as plain C usable on the host (tests, launchers) and on the device (the
+ * MMA warp, the TMEM emulation):
+ *
+ *   - the SM100 shared-memory matrix descriptor (64 bits): where an operand
+ *     tile lies in shared memory and how it is laid out (PTX ISA, "Tensor
+ *     Memory Accelerator ... tcgen05 Shared Memory Descriptor", section
+ *     tcgen05-shared-memory-desc-layout; canonical layouts in "Shared Memory
+ *     Matrix Layouts"),
+ *   - the instruction descriptor (32 bits) of .kind::f16 (PTX ISA,
+ *     "Instruction descriptor", table for .kind::f16 / .kind::tf32).
+ *
+ * Every encoder writes one named field per line with the shift named after
+ * the PTX table; every encoder has a decoder into a struct of fields that the
+ * CPU tests (tests/tmem/test_desc.c) and the emulation use. Field tables and
+ * the canonical layouts are written out in docs/tmem.md.
+ *
+ * Known-good values (hardware-tested projects, shared/notes/sm100.md):
+ *   idesc bf16 x bf16 -> f32, K-major both, M=128 N=256          0x08400490
+ *   idesc same, cta_group::2 M=256 N=256                         0x10400490
+ *   smem desc K-major SW128, SBO 1024, LBO 0, start 0            0x4000404000000000
+ *   one K=16 step (32 bytes of bf16) inside the 128-B atom       +2 in the start field
+ */
+#ifndef WSGEMM_TMEM_DESC_H
+#define WSGEMM_TMEM_DESC_H
+
+#include <stdint.h>
+
+#ifndef WSGEMM_HD
+#if defined(__CUDACC__)
+#define WSGEMM_HD __host__ __device__
+#else
+#define WSGEMM_HD
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ================================================================ shared-memory descriptor */
+
+/* Bit positions of the SM100 shared-memory descriptor (PTX ISA table
+ * "Shared memory descriptor layout" for tcgen05). */
+enum {
+    SMEM_DESC_START_SHIFT = 0,        /* bits  0-13: (address & 0x3FFFF) >> 4 */
+    SMEM_DESC_LBO_SHIFT = 16,         /* bits 16-29: leading-dimension byte offset >> 4 */
+    SMEM_DESC_SBO_SHIFT = 32,         /* bits 32-45: stride-dimension byte offset >> 4 */
+    SMEM_DESC_VERSION_SHIFT = 46,     /* bits 46-48: fixed 0b001 on SM100 (SM90 had 0 here) */
+    SMEM_DESC_BASE_OFFSET_SHIFT = 49, /* bits 49-51: matrix base offset (0 for atoms on their natural boundary) */
+    SMEM_DESC_LBO_MODE_SHIFT = 52,    /* bit  52   : 0 = LBO relative byte offset, 1 = absolute */
+    SMEM_DESC_LAYOUT_SHIFT = 61       /* bits 61-63: swizzle mode, see umma_swizzle */
+};
+#define SMEM_DESC_FIELD14_MASK 0x3FFFu
+#define SMEM_DESC_VERSION_SM100 1u
+
+/* Swizzle mode codes of bits 61-63. NOT the SM90 wgmma codes (2 bits at 62-63
+ * with 1 = 128B, 2 = 64B, 3 = 32B): reusing those is a known bug. */
+typedef enum umma_swizzle {
+    UMMA_SWIZZLE_NONE = 0,         /* interleaved core matrices, 16-B rows */
+    UMMA_SWIZZLE_128B_BASE32B = 1, /* 128-B swizzle with 32-B atomicity (not used by wsgemm) */
+    UMMA_SWIZZLE_128B = 2,
+    UMMA_SWIZZLE_64B = 4,
+    UMMA_SWIZZLE_32B = 6
+} umma_swizzle;
+
+/* Row width in bytes of one swizzle atom (16 for no swizzle: a core-matrix row),
+ * 0 for a code that is not a layout. The atom is 8 such rows. */
+static inline WSGEMM_HD uint32_t umma_swizzle_bytes(uint32_t layout)
+{
+    switch (layout) {
+    case UMMA_SWIZZLE_NONE: return 16;
+    case UMMA_SWIZZLE_32B: return 32;
+    case UMMA_SWIZZLE_64B: return 64;
+    case UMMA_SWIZZLE_128B: return 128;
+    case UMMA_SWIZZLE_128B_BASE32B: return 128;
+    default: return 0;
+    }
+}
+
+/* The decoded fields, in bytes where the descriptor stores bytes >> 4. */
+typedef struct umma_smem_desc_fields {
+    uint32_t start_addr;  /* shared-space byte address (18 bits, 16-B aligned) */
+    uint32_t lbo_bytes;   /* leading byte offset */
+    uint32_t sbo_bytes;   /* stride byte offset */
+    uint32_t version;     /* must be 1 on SM100 */
+    uint32_t base_offset; /* 0 for canonical, atom-aligned tiles */
+    uint32_t lbo_mode;    /* 0 relative */
+    uint32_t layout;      /* umma_swizzle code */
+    uint32_t reserved;    /* bits 14-15, 30-31, 53-60 (must be 0) */
+} umma_smem_desc_fields;
+
+/* Encode a shared-memory descriptor. smem_addr is a shared-state-space
+ * address (__cvta_generic_to_shared), lbo/sbo in bytes (multiples of 16).
+ * Meaning of LBO/SBO per layout (PTX canonical layouts; T = 8 16-bit elements = 16 B):
+ *   K-major,  no swizzle : ((8,m),(T,2k)):((1T,SBO),(1,LBO))   LBO = K-direction core-matrix step
+ *   K-major,  swizzled   : ((8,m),(T,2k)):((xT,SBO),(1,T))     LBO unused (write 0), SBO = 8-row group step
+ *   MN-major, no swizzle : ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO)) SBO = MN core-matrix step, LBO = 8-K group step
+ *   MN-major, swizzled   : ((T,x,m),(8,k)):((1,T,LBO),(xT,SBO)) LBO = MN atom step, SBO = 8-K-row group step
+ * with x = 2, 4, 8 for 32B, 64B, 128B swizzle. */
+static inline WSGEMM_HD uint64_t umma_smem_desc_encode(uint32_t smem_addr, uint32_t lbo_bytes, uint32_t sbo_bytes,
+                                                       umma_swizzle layout)
+{
+    uint64_t desc = 0;
+    desc |= (uint64_t)(((smem_addr & 0x3FFFFu) >> 4) & SMEM_DESC_FIELD14_MASK) << SMEM_DESC_START_SHIFT;
+    desc |= (uint64_t)((lbo_bytes >> 4) & SMEM_DESC_FIELD14_MASK) << SMEM_DESC_LBO_SHIFT;
+    desc |= (uint64_t)((sbo_bytes >> 4) & SMEM_DESC_FIELD14_MASK) << SMEM_DESC_SBO_SHIFT;
+    desc |= (uint64_t)SMEM_DESC_VERSION_SM100 << SMEM_DESC_VERSION_SHIFT;
+    desc |= (uint64_t)0 << SMEM_DESC_BASE_OFFSET_SHIFT; /* atoms start on their natural boundary */
+    desc |= (uint64_t)0 << SMEM_DESC_LBO_MODE_SHIFT;    /* relative LBO */
+    desc |= (uint64_t)((uint32_t)layout & 7u) << SMEM_DESC_LAYOUT_SHIFT;
+    return desc;
+}
+
+static inline WSGEMM_HD umma_smem_desc_fields umma_smem_desc_decode(uint64_t desc)
+{
+    umma_smem_desc_fields f;
+    f.start_addr = (uint32_t)((desc >> SMEM_DESC_START_SHIFT) & SMEM_DESC_FIELD14_MASK) << 4;
+    f.lbo_bytes = (uint32_t)((desc >> SMEM_DESC_LBO_SHIFT) & SMEM_DESC_FIELD14_MASK) << 4;
+    f.sbo_bytes = (uint32_t)((desc >> SMEM_DESC_SBO_SHIFT) & SMEM_DESC_FIELD14_MASK) << 4;
+    f.version = (uint32_t)((desc >> SMEM_DESC_VERSION_SHIFT) & 7u);
+    f.base_offset = (uint32_t)((desc >> SMEM_DESC_BASE_OFFSET_SHIFT) & 7u);
+    f.lbo_mode = (uint32_t)((desc >> SMEM_DESC_LBO_MODE_SHIFT) & 1u);
+    f.layout = (uint32_t)((desc >> SMEM_DESC_LAYOUT_SHIFT) & 7u);
+    f.reserved = (uint32_t)(((desc >> 14) & 3u) | (((desc >> 30) & 3u) << 2) | (((desc >> 53) & 0xFFu) << 4));
+    return f;
+}
+
+/* Advance the start address by `bytes` (a multiple of 16): the K step inside a
+ * swizzle atom (K-major: +32 B per K=16 of 16-bit data = +2 in the field) or
+ * the next pipeline stage. Valid while the address stays below 256 KB. */
+static inline WSGEMM_HD uint64_t umma_smem_desc_advance(uint64_t desc, uint32_t bytes)
+{
+    return desc + (uint64_t)(bytes >> 4);
+}
+
+/* K-major tile written by TMA with swizzle S (32/64/128 B): row r of the
+ * M (or N) dimension at r * S bytes, 8-row groups SBO = 8 * S apart, each
+ * stage aligned to 8 * S bytes. LBO is ignored by the hardware for swizzled
+ * K-major layouts and written as 0 (matches 0x4000404000000000). */
+static inline WSGEMM_HD uint64_t umma_smem_desc_k_major(uint32_t smem_addr, umma_swizzle layout)
+{
+    return umma_smem_desc_encode(smem_addr, 0, 8u * umma_swizzle_bytes((uint32_t)layout), layout);
+}
+
+/* MN-major tile written by TMA boxes S bytes wide in M (or N) and k_rows rows
+ * of K (one box per S/2 16-bit elements of MN, boxes stacked): K row j at
+ * j * S bytes, 8-K-row groups SBO = 8 * S apart, MN atoms LBO = S * k_rows apart. */
+static inline WSGEMM_HD uint64_t umma_smem_desc_mn_major(uint32_t smem_addr, umma_swizzle layout, uint32_t k_rows)
+{
+    uint32_t s = umma_swizzle_bytes((uint32_t)layout);
+    return umma_smem_desc_encode(smem_addr, s * k_rows, 8u * s, layout);
+}
+
+/* ================================================================ instruction descriptor, kind::f16 */
+
+/* Bit positions of the kind::f16 instruction descriptor (PTX ISA table
+ * "Instruction descriptor format for .kind::f16 and .kind::tf32"). */
+enum {
+    IDESC_SPARSE_SEL_SHIFT = 0, /* bits 0-1: sparsity selector (0 dense) */
+    IDESC_SPARSE_SHIFT = 2,     /* bit 2   : sparsity (0 dense) */
+    IDESC_SATURATE_SHIFT = 3,   /* bit 3   : saturate (integer kinds only; 0) */
+    IDESC_D_FORMAT_SHIFT = 4,   /* bits 4-5: D type, 0 f16, 1 f32 */
+    IDESC_A_FORMAT_SHIFT = 7,   /* bits 7-9: A type, 0 f16, 1 bf16 */
+    IDESC_B_FORMAT_SHIFT = 10,  /* bits 10-12: B type, 0 f16, 1 bf16 */
+    IDESC_NEGATE_A_SHIFT = 13,  /* bit 13 */
+    IDESC_NEGATE_B_SHIFT = 14,  /* bit 14 */
+    IDESC_A_MAJOR_SHIFT = 15,   /* bit 15: 0 K-major, 1 MN-major */
+    IDESC_B_MAJOR_SHIFT = 16,   /* bit 16: 0 K-major, 1 MN-major */
+    IDESC_N_SHIFT = 17,         /* bits 17-22: N >> 3 */
+    IDESC_M_SHIFT = 24,         /* bits 24-28: M >> 4 (bit 23 is reserved: a classic bug) */
+    IDESC_MAX_SHIFT_SHIFT = 30  /* bits 30-31: max shift, .ws only (0) */
+};
+
+typedef enum umma_dtype { UMMA_F16 = 0, UMMA_BF16 = 1 } umma_dtype;
+typedef enum umma_acc_dtype { UMMA_ACC_F16 = 0, UMMA_ACC_F32 = 1 } umma_acc_dtype;
+typedef enum umma_major { UMMA_K_MAJOR = 0, UMMA_MN_MAJOR = 1 } umma_major;
+
+typedef struct umma_idesc_fields {
+    uint32_t sparse_sel, sparse, saturate;
+    uint32_t d_format, a_format, b_format;
+    uint32_t negate_a, negate_b;
+    uint32_t a_major, b_major;
+    uint32_t n; /* decoded N (field << 3) */
+    uint32_t m; /* decoded M (field << 4) */
+    uint32_t max_shift;
+    uint32_t reserved; /* bits 6, 23, 29 (must be 0) */
+} umma_idesc_fields;
+
+/* M is the instruction's M: for cta_group::2 the pair's M (256 = 128 rows per CTA). */
+static inline WSGEMM_HD uint32_t umma_idesc_f16_encode(umma_acc_dtype d_format, umma_dtype a_format,
+                                                       umma_dtype b_format, umma_major a_major, umma_major b_major,
+                                                       int negate_a, int negate_b, uint32_t m, uint32_t n)
+{
+    uint32_t idesc = 0;
+    idesc |= 0u << IDESC_SPARSE_SEL_SHIFT; /* dense */
+    idesc |= 0u << IDESC_SPARSE_SHIFT;
+    idesc |= 0u << IDESC_SATURATE_SHIFT;
+    idesc |= ((uint32_t)d_format & 3u) << IDESC_D_FORMAT_SHIFT;
+    idesc |= ((uint32_t)a_format & 7u) << IDESC_A_FORMAT_SHIFT;
+    idesc |= ((uint32_t)b_format & 7u) << IDESC_B_FORMAT_SHIFT;
+    idesc |= (negate_a ? 1u : 0u) << IDESC_NEGATE_A_SHIFT;
+    idesc |= (negate_b ? 1u : 0u) << IDESC_NEGATE_B_SHIFT;
+    idesc |= ((uint32_t)a_major & 1u) << IDESC_A_MAJOR_SHIFT;
+    idesc |= ((uint32_t)b_major & 1u) << IDESC_B_MAJOR_SHIFT;
+    idesc |= ((n >> 3) & 0x3Fu) << IDESC_N_SHIFT;
+    idesc |= ((m >> 4) & 0x1Fu) << IDESC_M_SHIFT;
+    idesc |= 0u << IDESC_MAX_SHIFT_SHIFT;
+    return idesc;
+}
+
+static inline WSGEMM_HD umma_idesc_fields umma_idesc_f16_decode(uint32_t idesc)
+{
+    umma_idesc_fields f;
+    f.sparse_sel = (idesc >> IDESC_SPARSE_SEL_SHIFT) & 3u;
+    f.sparse = (idesc >> IDESC_SPARSE_SHIFT) & 1u;
+    f.saturate = (idesc >> IDESC_SATURATE_SHIFT) & 1u;
+    f.d_format = (idesc >> IDESC_D_FORMAT_SHIFT) & 3u;
+    f.a_format = (idesc >> IDESC_A_FORMAT_SHIFT) & 7u;
+    f.b_format = (idesc >> IDESC_B_FORMAT_SHIFT) & 7u;
+    f.negate_a = (idesc >> IDESC_NEGATE_A_SHIFT) & 1u;
+    f.negate_b = (idesc >> IDESC_NEGATE_B_SHIFT) & 1u;
+    f.a_major = (idesc >> IDESC_A_MAJOR_SHIFT) & 1u;
+    f.b_major = (idesc >> IDESC_B_MAJOR_SHIFT) & 1u;
+    f.n = ((idesc >> IDESC_N_SHIFT) & 0x3Fu) << 3;
+    f.m = ((idesc >> IDESC_M_SHIFT) & 0x1Fu) << 4;
+    f.max_shift = (idesc >> IDESC_MAX_SHIFT_SHIFT) & 3u;
+    f.reserved = ((idesc >> 6) & 1u) | (((idesc >> 23) & 1u) << 1) | (((idesc >> 29) & 1u) << 2);
+    return f;
+}
+
+/* ================================================================ legal shapes */
+
+/* Legal dense kind::f16 shapes (PTX ISA "Matrix shape" table for tcgen05.mma):
+ *   cta_group::1: M in {64, 128}, N in 8..256 step 8 (wsgemm uses M = 128: M = 64 folds
+ *                 rows across lane quarters),
+ *   cta_group::2: M in {128, 256} (the pair's M), N in 16..256 step 16 (wsgemm uses M = 256);
+ *   K = 16 per instruction. N > 256 is an illegal instruction.
+ * A constant expression, so it works in static_assert / _Static_assert. */
+#define UMMA_F16_SHAPE_IS_LEGAL(cta_group, M, N)                                                       \
+    (((cta_group) == 1 && ((M) == 64 || (M) == 128) && (N) >= 8 && (N) <= 256 && (N) % 8 == 0) ||      \
+     ((cta_group) == 2 && ((M) == 128 || (M) == 256) && (N) >= 16 && (N) <= 256 && (N) % 16 == 0))
+#define UMMA_F16_K 16
+
+static inline WSGEMM_HD int umma_f16_shape_is_legal(int cta_group, uint32_t m, uint32_t n)
+{
+    return UMMA_F16_SHAPE_IS_LEGAL(cta_group, m, n);
+}
+
+/* Allocation sizes tcgen05.alloc accepts: a power of 2 in [32, 512]. */
+#define TMEM_NCOLS_IS_LEGAL(ncols) ((ncols) >= 32 && (ncols) <= 512 && ((ncols) & ((ncols) - 1)) == 0)
+
+/* ================================================================ TMEM addresses */
+
+/* A TMEM address is lane << 16 | column (PTX ISA "Tensor Memory addressing"). */
+enum { TMEM_LANES = 128, TMEM_COLUMNS = 512 };
+static inline WSGEMM_HD uint32_t tmem_addr(uint32_t lane, uint32_t column) { return (lane << 16) | column; }
+static inline WSGEMM_HD uint32_t tmem_addr_lane(uint32_t taddr) { return taddr >> 16; }
+static inline WSGEMM_HD uint32_t tmem_addr_column(uint32_t taddr) { return taddr & 0xFFFFu; }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WSGEMM_TMEM_DESC_H */

@@ -1,0 +1,375 @@
+/*
+ * tmem/tmem.cuh - the one device API for Tensor Memory (TMEM) and the 5th-generation tensor core
+ * (tcgen05, kind::f16), cta_group 1 and 2, with two backends chosen at build time:
+ *
+ *   WSGEMM_TMEM_HARDWARE=1   sm_100a: tmem/tmem_hw.cuh, one inline-PTX wrapper per tcgen05 instruction.
+ *   WSGEMM_TMEM_EMULATION=1  sm_90a : tmem/tmem_emu.cuh, TMEM in global memory, UMMA on CUDA cores from
+ *                            the real descriptor bits, every PTX rule checked (printf + __trap).
+ *
+ * HOW A KERNEL USES IT (identical source for both builds)
+ * -------------------------------------------------------
+ *   #include "tmem/tmem.cuh"        // after defining one of the two macros (CMake does it per target)
+ *
+ *   set-up, MMA warp (whole warp, converged), after mbarrier init + cluster_sync for cta_group 2
+ *   (tmem_alloc_and_publish / tmem_receive_address below wrap exactly these steps):
+ *       tmem_alloc<CG>(&smem->tmem_slot, 512);          // writes the base address into the smem slot
+ *       tcgen05_fence_before_thread_sync();
+ *       named_barrier_sync(ID, 32 + 128);                 // MMA warp + 4 epilogue warps
+ *       tcgen05_fence_after_thread_sync();
+ *       uint32_t tmem_base = smem->tmem_slot;             // everyone reads the slot after the barrier
+ *     (cta_group 2: the same warp of BOTH CTAs allocates, same slot offset; cluster_sync after the alloc
+ *      before the leader's first MMA writes the peer's TMEM and before any dealloc.)
+ *
+ *   mainloop, MMA warp (the WHOLE warp calls the _warp forms; see "the emulation's main design
+ *   decision" below; on hardware one elected lane issues):
+ *       consumer_wait(full[s]) ; tcgen05_fence_after_thread_sync();
+ *       for (k = 0; k < BK / 16; k++)
+ *           umma_f16_warp<CG>(d_tmem, a_desc + 2*k, b_desc + 2*k, idesc, (kblock | k) != 0);
+ *       umma_commit_warp<CG>(&empty[s])                        // cta_group 1
+ *       umma_commit_multicast_warp<CG>(&empty[s], 0b11)        // cta_group 2, leader CTA only
+ *     The one-thread forms umma_f16 / umma_commit / umma_commit_multicast (inside `if (elect_one_sync())`)
+ *     are the literal PTX semantics and also work in the emulation, but there one thread computes the whole
+ *     128x256x16 product serially (about 500k FMAs per instruction): fine for unit tests, far too slow for a
+ *     GEMM. Mixing: a commit covers every MMA the same thread issued; umma_f16_warp issues from the
+ *     elect.sync leader (the lowest active lane, the same lane every time in a converged warp), and
+ *     umma_commit_warp commits from that same lane, so pair _warp MMAs with _warp commits.
+ *
+ *   epilogue, warps whose (warp index % 4) covers 0..3 (each reads lanes 32*(warp%4) .. +31):
+ *       consumer_wait(acc_full[a]) ; tcgen05_fence_after_thread_sync();
+ *       tmem_ld_32x32b_x32(tmem_base + acc_col + (32*(warp%4) << 16) + c, regs);
+ *       tmem_wait_ld();                                   // before touching regs
+ *       tcgen05_fence_before_thread_sync(); arrive(acc_empty[a]) ...
+ *
+ *   teardown, MMA warp (whole warp): tmem_relinquish_alloc_permit<CG>(); wait until every epilogue thread
+ *       (both CTAs for cta_group 2) is done with TMEM (sync/dealloc_barrier_tmem.cuh does this);
+ *       tcgen05_fence_after_thread_sync(); tmem_dealloc<CG>(tmem_base, 512);
+ *
+ * HOST SIDE (both builds compile these; on hardware they are no-ops that succeed):
+ *       cudaError_t e = tmem_host_prepare(stream);   // BEFORE EVERY LAUNCH of a kernel using tmem/
+ *       kernel<<<...>>>(...);
+ *       char msg[512];
+ *       int leaked = tmem_host_leak_check(stream, msg, sizeof msg); // AFTER: synchronizes `stream`;
+ *                 // returns columns still allocated (0 = clean), -1 on a CUDA error (msg says which)
+ *       tmem_host_set_random_delays(max_ns, seed);   // optional, emulation: sleep 0..max_ns before each
+ *                 // emulated operation (alloc, ld, mma, commit, dealloc) to widen race windows; 0 = off
+ *       tmem_host_is_emulated()                      // 1 in the emulation build
+ *   The emulation's state is per translation unit (static device symbols): call the host functions from
+ *   the same .cu file that launches the kernel. One kernel using the emulation at a time per TU.
+ *
+ * THE EMULATION'S MAIN DESIGN DECISION: who computes an emulated UMMA
+ * -------------------------------------------------------------------
+ * A 128x256x16 UMMA is 524,288 FMAs. The hardware instruction is issued by one thread; one emulating
+ * thread doing it serially takes milliseconds per instruction, so a 1024^3 GEMM (4096 such MMAs) would
+ * take many seconds per CTA. The tcgen05.mma issue in every real kernel already happens inside the MMA
+ * warp, with the other 31 lanes idle, so the API offers the warp-wide forms: the whole (converged) MMA
+ * warp calls umma_f16_warp; on hardware elect.sync picks one lane that issues the instruction, in the
+ * emulation the 32 lanes share the product (lane l owns rows l, l+32, l+64, l+96 of each CTA's 128 rows:
+ * its TMEM lane accesses coalesce, and the B operand row each step reads is a broadcast). The MMA is
+ * complete when umma_f16_warp returns (every lane fences, then __syncwarp), so the commit simply arrives
+ * on the barrier(s) with release at cluster scope. A 1024^3 GEMM then costs milliseconds.
+ *
+ * Rules the emulation enforces (each violation prints "TMEM-EMU ERROR: ..." with block, warp and the
+ * values involved, then traps): ncols a power of 2 in [32, 512]; alloc/dealloc/ld by a converged warp;
+ * alloc blocks while columns are taken (by co-resident CTAs; a 10 s watchdog traps a deadlock); no alloc
+ * after relinquish_alloc_permit; one cta_group in the whole kernel; cta_group 2 needs a cluster of >= 2,
+ * the MMA issued by the even CTA, and the peer's columns allocated (missing cluster sync after alloc);
+ * dealloc of columns this CTA does not hold (double dealloc reported as such); tcgen05.ld outside the
+ * warp's lane quarter; ld/MMA on columns not allocated by this CTA (use after dealloc); MMA issued by
+ * several threads at once (umma_f16 from a whole warp = 32 MMAs on hardware); descriptor fields the
+ * emulation does not model (base offset != 0, 128B_BASE32B, LBO mode 1, sparsity, D = f16, M other than
+ * 128 (cta_group 1) / 256 (cta_group 2)). See docs/tmem.md.
+ */
+#ifndef WSGEMM_TMEM_TMEM_CUH
+#define WSGEMM_TMEM_TMEM_CUH
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include <cuda_runtime.h>
+
+#include "tmem/desc.h"
+
+#if defined(WSGEMM_TMEM_HARDWARE) && defined(WSGEMM_TMEM_EMULATION)
+#error "define only one of WSGEMM_TMEM_HARDWARE and WSGEMM_TMEM_EMULATION"
+#endif
+#if !defined(WSGEMM_TMEM_HARDWARE) && !defined(WSGEMM_TMEM_EMULATION)
+#error "tmem/tmem.cuh: define WSGEMM_TMEM_HARDWARE=1 (sm_100a) or WSGEMM_TMEM_EMULATION=1 (sm_90a)"
+#endif
+
+#include "sync/elect.cuh"
+#include "sync/mbarrier.cuh"
+#include "sync/cluster.cuh"
+#include "sync/named_barrier.cuh"
+
+#if defined(WSGEMM_TMEM_HARDWARE)
+#include "tmem/tmem_hw.cuh"
+#else
+#include "tmem/tmem_emu.cuh"
+#endif
+
+/* ================================================================ allocation */
+
+/* Whole warp, converged, same ncols (power of 2 in [32, 512]). Blocks until the columns are free, then
+ * writes the TMEM base address (lane 0, first column) to *slot_smem with a weak store: publish it to other
+ * warps through a barrier (with the tcgen05 fences around it) before they read the slot. */
+template <int CtaGroup>
+static __device__ __forceinline__ void tmem_alloc(uint32_t *slot_smem, uint32_t ncols)
+{
+    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+#if defined(WSGEMM_TMEM_HARDWARE)
+    if constexpr (CtaGroup == 1)
+        tcgen05_alloc_cg1((uint32_t)__cvta_generic_to_shared(slot_smem), ncols);
+    else
+        tcgen05_alloc_cg2((uint32_t)__cvta_generic_to_shared(slot_smem), ncols);
+#else
+    tmem_emu_alloc(CtaGroup, slot_smem, ncols);
+#endif
+}
+
+/* Whole warp: this CTA gives up allocating (a later tmem_alloc is an error). */
+template <int CtaGroup>
+static __device__ __forceinline__ void tmem_relinquish_alloc_permit(void)
+{
+    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+#if defined(WSGEMM_TMEM_HARDWARE)
+    if constexpr (CtaGroup == 1)
+        tcgen05_relinquish_alloc_permit_cg1();
+    else
+        tcgen05_relinquish_alloc_permit_cg2();
+#else
+    tmem_emu_relinquish_alloc_permit(CtaGroup);
+#endif
+}
+
+/* Whole warp: free ncols columns at taddr (the address tmem_alloc returned). Every TMEM allocation must be
+ * freed before the kernel exits; for cta_group 2 only after both CTAs' epilogues are done with it. */
+template <int CtaGroup>
+static __device__ __forceinline__ void tmem_dealloc(uint32_t taddr, uint32_t ncols)
+{
+    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+#if defined(WSGEMM_TMEM_HARDWARE)
+    if constexpr (CtaGroup == 1)
+        tcgen05_dealloc_cg1(taddr, ncols);
+    else
+        tcgen05_dealloc_cg2(taddr, ncols);
+#else
+    tmem_emu_dealloc(CtaGroup, taddr, ncols);
+#endif
+}
+
+/* ================================================================ fences */
+
+/* Before the barrier arrive that publishes this thread's TMEM work (ld done, alloc done). */
+static __device__ __forceinline__ void tcgen05_fence_before_thread_sync(void)
+{
+#if defined(WSGEMM_TMEM_HARDWARE)
+    tcgen05_fence_before_thread_sync_hw();
+#else
+    tmem_emu_fence();
+#endif
+}
+
+/* After the barrier wait, before the tcgen05 operation that depends on what the wait made visible. */
+static __device__ __forceinline__ void tcgen05_fence_after_thread_sync(void)
+{
+#if defined(WSGEMM_TMEM_HARDWARE)
+    tcgen05_fence_after_thread_sync_hw();
+#else
+    tmem_emu_fence();
+#endif
+}
+
+/* ================================================================ the address hand-off */
+
+/* The TmemAllocation hand-off in two calls (the pattern in the comment at the top):
+ *   allocating warp (whole warp):  base = tmem_alloc_and_publish<CG>(&smem->tmem_slot, 512, ID, 32 + 128);
+ *   every other participating warp: base = tmem_receive_address(&smem->tmem_slot, ID, 32 + 128);
+ * ID is a named barrier (1..15) used for nothing else at that time; nthreads counts every participating
+ * thread (allocating warp included). Epilogue warps must call it even when they get no tile. */
+template <int CtaGroup>
+static __device__ __forceinline__ uint32_t tmem_alloc_and_publish(uint32_t *slot_smem, uint32_t ncols,
+                                                                  uint32_t barrier_id, uint32_t nthreads)
+{
+    tmem_alloc<CtaGroup>(slot_smem, ncols);
+    tcgen05_fence_before_thread_sync(); /* the alloc (and its slot write) before the barrier */
+    named_barrier_sync(barrier_id, nthreads);
+    tcgen05_fence_after_thread_sync();
+    return *(volatile uint32_t *)slot_smem;
+}
+
+static __device__ __forceinline__ uint32_t tmem_receive_address(uint32_t *slot_smem, uint32_t barrier_id,
+                                                                uint32_t nthreads)
+{
+    named_barrier_sync(barrier_id, nthreads); /* orders the allocator's weak slot store before our read */
+    tcgen05_fence_after_thread_sync();
+    return *(volatile uint32_t *)slot_smem;
+}
+
+/* ================================================================ loads */
+
+/* Until every earlier tmem_ld_* of this thread has completed (registers valid). Whole warp. */
+static __device__ __forceinline__ void tmem_wait_ld(void)
+{
+#if defined(WSGEMM_TMEM_HARDWARE)
+    tcgen05_wait_ld();
+#else
+    tmem_emu_wait_ld();
+#endif
+}
+
+/* tmem_ld_32x32b_xN(taddr, regs): whole warp; thread t reads TMEM lane (taddr lane field) + t, which must be
+ * the warp's quarter 32*(warp%4) .. +31, columns (taddr column) .. +N-1 into regs[0..N-1].
+ * tmem_ld_16x256b_xN(taddr, regs): 16 lanes from the taddr lane field (inside the warp's quarter), 8*N
+ * columns; register i of thread l: lane + l/4 + 8*((i/2)%2), column + 2*(l%4) + i%2 + 8*(i/4); 4*N regs.
+ * Asynchronous on hardware: tmem_wait_ld() before using regs. */
+#if defined(WSGEMM_TMEM_HARDWARE)
+#define WSGEMM_TMEM_LD(shape, n, nregs)                                                                   \
+    static __device__ __forceinline__ void tmem_ld_##shape##_x##n(uint32_t taddr, uint32_t *regs)         \
+    {                                                                                                     \
+        tcgen05_ld_##shape##_x##n(taddr, regs);                                                           \
+    }
+#else
+#define WSGEMM_TMEM_LD(shape, n, nregs)                                                                   \
+    static __device__ __forceinline__ void tmem_ld_##shape##_x##n(uint32_t taddr, uint32_t *regs)         \
+    {                                                                                                     \
+        tmem_emu_ld_##shape(taddr, regs, n);                                                              \
+    }
+#endif
+WSGEMM_TMEM_LD(32x32b, 1, 1)
+WSGEMM_TMEM_LD(32x32b, 2, 2)
+WSGEMM_TMEM_LD(32x32b, 4, 4)
+WSGEMM_TMEM_LD(32x32b, 8, 8)
+WSGEMM_TMEM_LD(32x32b, 16, 16)
+WSGEMM_TMEM_LD(32x32b, 32, 32)
+WSGEMM_TMEM_LD(32x32b, 64, 64)
+WSGEMM_TMEM_LD(32x32b, 128, 128)
+WSGEMM_TMEM_LD(16x256b, 1, 4)
+WSGEMM_TMEM_LD(16x256b, 2, 8)
+WSGEMM_TMEM_LD(16x256b, 4, 16)
+WSGEMM_TMEM_LD(16x256b, 8, 32)
+WSGEMM_TMEM_LD(16x256b, 16, 64)
+WSGEMM_TMEM_LD(16x256b, 32, 128)
+#undef WSGEMM_TMEM_LD
+
+/* ================================================================ MMA and commit, one thread */
+
+/* D[d_tmem] = A*B (accumulate == 0) or D += A*B, kind::f16, shape/types/majors from idesc (tmem/desc.h).
+ * ONE thread issues (inside `if (elect_one_sync())`); a warp calling it issues 32 MMAs on hardware (the
+ * emulation traps). cta_group 2: only the even CTA of the pair issues; M = 256. */
+template <int CtaGroup>
+static __device__ __forceinline__ void umma_f16(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
+                                                uint32_t accumulate)
+{
+    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+#if defined(WSGEMM_TMEM_HARDWARE)
+    if constexpr (CtaGroup == 1)
+        tcgen05_mma_cg1_kind_f16(d_tmem, a_desc, b_desc, idesc, accumulate);
+    else
+        tcgen05_mma_cg2_kind_f16(d_tmem, a_desc, b_desc, idesc, accumulate);
+#else
+    tmem_emu_umma_single(CtaGroup, d_tmem, a_desc, b_desc, idesc, accumulate);
+#endif
+}
+
+/* One arrive on *bar_smem (this CTA) once every earlier MMA of this thread has completed. One thread. */
+template <int CtaGroup>
+static __device__ __forceinline__ void umma_commit(uint64_t *bar_smem)
+{
+    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+#if defined(WSGEMM_TMEM_HARDWARE)
+    if constexpr (CtaGroup == 1)
+        tcgen05_commit_cg1((uint32_t)__cvta_generic_to_shared(bar_smem));
+    else
+        tcgen05_commit_cg2((uint32_t)__cvta_generic_to_shared(bar_smem));
+#else
+    tmem_emu_commit(CtaGroup, bar_smem, 0);
+#endif
+}
+
+/* One arrive at bar_smem's offset in every CTA of cta_mask (bit r = cluster rank r). One thread. */
+template <int CtaGroup>
+static __device__ __forceinline__ void umma_commit_multicast(uint64_t *bar_smem, uint16_t cta_mask)
+{
+    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+#if defined(WSGEMM_TMEM_HARDWARE)
+    if constexpr (CtaGroup == 1)
+        tcgen05_commit_multicast_cg1((uint32_t)__cvta_generic_to_shared(bar_smem), cta_mask);
+    else
+        tcgen05_commit_multicast_cg2((uint32_t)__cvta_generic_to_shared(bar_smem), cta_mask);
+#else
+    tmem_emu_commit(CtaGroup, bar_smem, cta_mask);
+#endif
+}
+
+/* ================================================================ MMA and commit, whole warp */
+
+/* The whole converged warp calls these. Hardware: the elect.sync leader issues the instruction (the same
+ * lane every call). Emulation: the 32 lanes compute the product together; it is complete on return. */
+template <int CtaGroup>
+static __device__ __forceinline__ void umma_f16_warp(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
+                                                     uint32_t idesc, uint32_t accumulate)
+{
+    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+#if defined(WSGEMM_TMEM_HARDWARE)
+    if (elect_one_sync())
+        umma_f16<CtaGroup>(d_tmem, a_desc, b_desc, idesc, accumulate);
+    __syncwarp();
+#else
+    tmem_emu_umma_warp(CtaGroup, d_tmem, a_desc, b_desc, idesc, accumulate);
+#endif
+}
+
+template <int CtaGroup>
+static __device__ __forceinline__ void umma_commit_warp(uint64_t *bar_smem)
+{
+#if defined(WSGEMM_TMEM_HARDWARE)
+    if (elect_one_sync())
+        umma_commit<CtaGroup>(bar_smem);
+    __syncwarp();
+#else
+    __syncwarp();
+    if (elect_one_sync())
+        umma_commit<CtaGroup>(bar_smem);
+    __syncwarp();
+#endif
+}
+
+template <int CtaGroup>
+static __device__ __forceinline__ void umma_commit_multicast_warp(uint64_t *bar_smem, uint16_t cta_mask)
+{
+#if defined(WSGEMM_TMEM_HARDWARE)
+    if (elect_one_sync())
+        umma_commit_multicast<CtaGroup>(bar_smem, cta_mask);
+    __syncwarp();
+#else
+    __syncwarp();
+    if (elect_one_sync())
+        umma_commit_multicast<CtaGroup>(bar_smem, cta_mask);
+    __syncwarp();
+#endif
+}
+
+/* ================================================================ host side */
+
+#if defined(WSGEMM_TMEM_HARDWARE)
+static inline cudaError_t tmem_host_prepare(cudaStream_t stream)
+{
+    (void)stream;
+    return cudaSuccess;
+}
+static inline int tmem_host_leak_check(cudaStream_t stream, char *msg, size_t msg_size)
+{
+    (void)stream;
+    if (msg && msg_size)
+        msg[0] = '\0';
+    return 0; /* real TMEM leaks cannot be queried; the emulation build checks them */
+}
+static inline void tmem_host_set_random_delays(uint32_t max_ns, uint64_t seed)
+{
+    (void)max_ns;
+    (void)seed;
+}
+static inline int tmem_host_is_emulated(void) { return 0; }
+#endif
+
+#endif /* WSGEMM_TMEM_TMEM_CUH */

@@ -1,0 +1,911 @@
+/*
+ * tmem/tmem_emu.cuh - the sm_90a backend of tmem/tmem.cuh: Tensor Memory and tcgen05.mma kind::f16
+ * emulated on CUDA cores, with a checker for the PTX rules. Do not include directly: include
+ * tmem/tmem.cuh with WSGEMM_TMEM_EMULATION=1. The model and what it proves: docs/tmem.md.
+ *
+ * The model
+ *   - TMEM: per SM (indexed by %smid, as on Blackwell, so co-resident CTAs compete for the same 512
+ *     columns) 128 lanes x 512 columns of 32-bit cells in global memory, cell (lane, column) at
+ *     cells[(smid * 512 + column) * 128 + lane]: a warp reading 32 consecutive lanes of one column is one
+ *     coalesced 128-B access. Addressed by the real `lane << 16 | column` values the kernel passes.
+ *     Cells are poisoned (a NaN pattern) at alloc and at dealloc.
+ *   - Allocator: per SM a 16-bit mask of 32-column units and the owning CTA of each unit; alloc takes the
+ *     first free run aligned to its size (power of 2 in [32, 512] columns) and spins (nanosleep) while
+ *     none is free: it blocks like tcgen05.alloc. Per CTA (indexed by the linear block id) a record: its
+ *     SM, whether it allocated, relinquished, which units it ever held and freed (to tell a double
+ *     dealloc from a stray one). The whole kernel's cta_group is one word: the first tcgen05 operation
+ *     with a cta_group sets it, any other value traps.
+ *   - UMMA: decoded from the real descriptor bits; operands read from shared memory with generic loads
+ *     (the peer's through DSMEM, __cluster_map_shared_rank) at the addresses the canonical layout and the
+ *     swizzle XOR give (swizzle on the absolute shared address, as the hardware and TMA do); products in
+ *     fp32 FMA, accumulated into the TMEM cells of this CTA and, for cta_group 2, of the peer.
+ *     Synchronous: done when the call returns; then commit fences (acq_rel, cluster scope) and arrives
+ *     with release at cluster scope on the barrier(s).
+ *   - tcgen05.ld: synchronous loads of the cells (L2, __ldcg) after the lane-quarter and ownership checks.
+ *   - Errors: "TMEM-EMU ERROR <name>: <what>" with block, warp, lane and the values involved, recorded in
+ *     host-mapped memory (tmem_host_last_error survives the trap), then __trap().
+ */
+#ifndef WSGEMM_TMEM_TMEM_EMU_CUH
+#define WSGEMM_TMEM_TMEM_EMU_CUH
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "sync/cluster.cuh"
+#include "sync/mbarrier.cuh"
+#include "tmem/desc.h"
+
+/* ================================================================ state shared by host and device */
+
+enum {
+    TMEM_EMU_UNIT_COLS = 32,     /* allocation granule: the smallest legal ncols */
+    TMEM_EMU_UNITS = 16,         /* 512 / 32 */
+    TMEM_EMU_MAX_CTAS = 16384,   /* per launch (linear block id); more traps with CAPACITY */
+    TMEM_EMU_POISON = 0x7FBADBADu /* a quiet NaN: an uninitialised accumulator shows up in any check */
+};
+
+/* Error codes (tmem_host_last_error; the misuse tests match them). */
+typedef enum tmem_emu_error_code {
+    TMEM_EMU_OK = 0,
+    TMEM_EMU_ERR_NOT_PREPARED,        /* no tmem_host_prepare before the launch */
+    TMEM_EMU_ERR_CAPACITY,            /* smid or block id beyond the emulation's tables */
+    TMEM_EMU_ERR_NOT_CONVERGED,       /* a .sync.aligned op by part of a warp, or lanes disagree on ncols */
+    TMEM_EMU_ERR_NCOLS,               /* ncols not a power of 2 in [32, 512] */
+    TMEM_EMU_ERR_ALLOC_AFTER_RELINQUISH,
+    TMEM_EMU_ERR_CTA_GROUP_MIX,       /* two cta_group values in one kernel */
+    TMEM_EMU_ERR_ALLOC_DEADLOCK,      /* alloc blocked for 10 s */
+    TMEM_EMU_ERR_DEALLOC_UNALLOCATED, /* dealloc of columns this CTA does not hold */
+    TMEM_EMU_ERR_DOUBLE_DEALLOC,      /* dealloc of columns this CTA already freed */
+    TMEM_EMU_ERR_LANE_QUARTER,        /* tcgen05.ld outside lanes 32*(warp%4) .. +31 */
+    TMEM_EMU_ERR_UNALLOCATED_ACCESS,  /* ld or MMA on columns this CTA does not hold (use after dealloc) */
+    TMEM_EMU_ERR_PEER_NOT_ALLOCATED,  /* cta_group 2: the peer CTA does not hold the columns */
+    TMEM_EMU_ERR_NO_CLUSTER,          /* cta_group 2 in a cluster of one CTA */
+    TMEM_EMU_ERR_ODD_CTA_ISSUE,       /* cta_group 2 MMA issued by the odd CTA of the pair */
+    TMEM_EMU_ERR_MULTI_THREAD_ISSUE,  /* one-thread op (umma_f16, commit) executed by several lanes */
+    TMEM_EMU_ERR_BAD_DESC,            /* descriptor field illegal or not modelled */
+    TMEM_EMU_ERR_BAD_ADDRESS,         /* TMEM address out of range or misaligned */
+    TMEM_EMU_ERR_COMMIT_MASK,         /* multicast mask names a CTA outside the cluster */
+    TMEM_EMU_ERR_COUNT
+} tmem_emu_error_code;
+
+static inline __host__ __device__ const char *tmem_emu_error_name(uint32_t code)
+{
+    switch (code) {
+    case TMEM_EMU_OK: return "OK";
+    case TMEM_EMU_ERR_NOT_PREPARED: return "NOT_PREPARED";
+    case TMEM_EMU_ERR_CAPACITY: return "CAPACITY";
+    case TMEM_EMU_ERR_NOT_CONVERGED: return "NOT_CONVERGED";
+    case TMEM_EMU_ERR_NCOLS: return "NCOLS";
+    case TMEM_EMU_ERR_ALLOC_AFTER_RELINQUISH: return "ALLOC_AFTER_RELINQUISH";
+    case TMEM_EMU_ERR_CTA_GROUP_MIX: return "CTA_GROUP_MIX";
+    case TMEM_EMU_ERR_ALLOC_DEADLOCK: return "ALLOC_DEADLOCK";
+    case TMEM_EMU_ERR_DEALLOC_UNALLOCATED: return "DEALLOC_UNALLOCATED";
+    case TMEM_EMU_ERR_DOUBLE_DEALLOC: return "DOUBLE_DEALLOC";
+    case TMEM_EMU_ERR_LANE_QUARTER: return "LANE_QUARTER";
+    case TMEM_EMU_ERR_UNALLOCATED_ACCESS: return "UNALLOCATED_ACCESS";
+    case TMEM_EMU_ERR_PEER_NOT_ALLOCATED: return "PEER_NOT_ALLOCATED";
+    case TMEM_EMU_ERR_NO_CLUSTER: return "NO_CLUSTER";
+    case TMEM_EMU_ERR_ODD_CTA_ISSUE: return "ODD_CTA_ISSUE";
+    case TMEM_EMU_ERR_MULTI_THREAD_ISSUE: return "MULTI_THREAD_ISSUE";
+    case TMEM_EMU_ERR_BAD_DESC: return "BAD_DESC";
+    case TMEM_EMU_ERR_BAD_ADDRESS: return "BAD_ADDRESS";
+    case TMEM_EMU_ERR_COMMIT_MASK: return "COMMIT_MASK";
+    default: return "UNKNOWN";
+    }
+}
+
+/* The first error, in host-mapped memory so the host reads it after the trap killed the context. */
+typedef struct tmem_emu_error {
+    uint32_t code;
+    uint32_t block_x, block_y, block_z;
+    uint32_t warp, lane;
+    uint32_t a, b, c;
+    uint32_t pad[7];
+} tmem_emu_error;
+
+typedef struct tmem_emu_sm {
+    uint32_t used;                    /* bit u: columns 32u .. 32u+31 allocated */
+    uint32_t owner[TMEM_EMU_UNITS];   /* linear block id + 1 of the holder, 0 when free */
+    uint32_t pad[15];
+} tmem_emu_sm;
+
+typedef struct tmem_emu_cta {
+    uint32_t state;        /* 0 never allocated, 1 allocated (smid valid) */
+    uint32_t smid;
+    uint32_t relinquished;
+    uint32_t units_alloc;  /* units ever allocated */
+    uint32_t units_freed;  /* units freed and not allocated again */
+    uint32_t pad[3];
+} tmem_emu_cta;
+
+typedef struct tmem_emu_globals {
+    uint32_t *cells;       /* [num_sms][512][128] */
+    tmem_emu_sm *sms;      /* [num_sms] */
+    tmem_emu_cta *ctas;    /* [TMEM_EMU_MAX_CTAS] */
+    uint32_t *control;     /* [0] = the kernel's cta_group (0 = none yet) */
+    tmem_emu_error *error; /* device pointer of the host-mapped record */
+    uint32_t num_sms;
+    uint32_t delay_max_ns;
+    uint64_t seed;
+    uint32_t prepared;
+} tmem_emu_globals;
+
+/* One copy per translation unit (whole-program compilation): the host functions below fill it. */
+static __constant__ tmem_emu_globals c_tmem_emu;
+
+/* ================================================================ small device helpers */
+
+static __device__ __forceinline__ uint32_t tmem_emu_smid(void)
+{
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(r)); /* PTX ISA "Special Registers: %smid" */
+    return r;
+}
+
+static __device__ __forceinline__ uint32_t tmem_emu_laneid(void)
+{
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(r)); /* PTX ISA "Special Registers: %laneid" */
+    return r;
+}
+
+/* PTX ISA "Special Registers: %cluster_ctaid, %cluster_nctaid": the CTA's position in its cluster. */
+static __device__ __forceinline__ uint3 tmem_emu_cluster_ctaid(void)
+{
+    uint3 r;
+    asm volatile("mov.u32 %0, %%cluster_ctaid.x;" : "=r"(r.x));
+    asm volatile("mov.u32 %0, %%cluster_ctaid.y;" : "=r"(r.y));
+    asm volatile("mov.u32 %0, %%cluster_ctaid.z;" : "=r"(r.z));
+    return r;
+}
+
+static __device__ __forceinline__ uint3 tmem_emu_cluster_nctaid(void)
+{
+    uint3 r;
+    asm volatile("mov.u32 %0, %%cluster_nctaid.x;" : "=r"(r.x));
+    asm volatile("mov.u32 %0, %%cluster_nctaid.y;" : "=r"(r.y));
+    asm volatile("mov.u32 %0, %%cluster_nctaid.z;" : "=r"(r.z));
+    return r;
+}
+
+/* PTX ISA "membar/fence": fence.acq_rel.cluster. The emulation's stand-in for the tcgen05 fences and for
+ * "the MMA results are visible": TMEM cells are global memory written by this SM or, for cta_group 2, by
+ * the peer's SM in the same cluster. */
+static __device__ __forceinline__ void tmem_emu_fence(void)
+{
+    asm volatile("fence.acq_rel.cluster;" ::: "memory");
+}
+
+static __device__ __forceinline__ uint64_t tmem_emu_globaltimer(void)
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); /* PTX ISA "Special Registers: %globaltimer" */
+    return t;
+}
+
+static __device__ __forceinline__ uint32_t tmem_emu_block_linear(void)
+{
+    return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+
+static __device__ __forceinline__ uint32_t tmem_emu_warp_index(void)
+{
+    return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32u;
+}
+
+/* Linear block id of the other CTA of this CTA's pair (cluster rank ^ 1). */
+static __device__ __forceinline__ uint32_t tmem_emu_peer_block_linear(void)
+{
+    uint3 me = tmem_emu_cluster_ctaid(), n = tmem_emu_cluster_nctaid();
+    uint32_t peer_rank = cluster_ctarank() ^ 1u;
+    uint32_t px = peer_rank % n.x, py = (peer_rank / n.x) % n.y, pz = peer_rank / (n.x * n.y);
+    uint32_t bx = blockIdx.x - me.x + px, by = blockIdx.y - me.y + py, bz = blockIdx.z - me.z + pz;
+    return bx + gridDim.x * (by + gridDim.y * bz);
+}
+
+static __device__ __noinline__ void tmem_emu_fail(uint32_t code, const char *what, uint32_t a, uint32_t b,
+                                                  uint32_t c)
+{
+    tmem_emu_error *e = c_tmem_emu.error;
+    if (e) {
+        volatile tmem_emu_error *ve = e;
+        ve->block_x = blockIdx.x;
+        ve->block_y = blockIdx.y;
+        ve->block_z = blockIdx.z;
+        ve->warp = tmem_emu_warp_index();
+        ve->lane = tmem_emu_laneid();
+        ve->a = a;
+        ve->b = b;
+        ve->c = c;
+        __threadfence_system();
+        ve->code = code;
+        __threadfence_system();
+    }
+    printf("TMEM-EMU ERROR %s: %s (a=%u b=%u c=%u) block (%u,%u,%u) warp %u lane %u\n", tmem_emu_error_name(code),
+           what, a, b, c, blockIdx.x, blockIdx.y, blockIdx.z, tmem_emu_warp_index(), tmem_emu_laneid());
+    __trap();
+}
+
+static __device__ __forceinline__ void tmem_emu_check_prepared(void)
+{
+    if (!c_tmem_emu.prepared)
+        tmem_emu_fail(TMEM_EMU_ERR_NOT_PREPARED, "tmem_host_prepare() was not called before this launch", 0, 0, 0);
+}
+
+/* .sync.aligned: all 32 lanes execute it together. */
+static __device__ __forceinline__ void tmem_emu_require_warp(const char *op)
+{
+    uint32_t mask = __activemask();
+    if (mask != 0xFFFFFFFFu)
+        tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED, op, mask, 0, 0);
+}
+
+/* An instruction one thread issues (tcgen05.mma, tcgen05.commit): several active lanes mean several
+ * instructions on hardware, which is never what a kernel wants. */
+static __device__ __forceinline__ void tmem_emu_require_single(const char *op)
+{
+    uint32_t mask = __activemask();
+    if (__popc(mask) != 1)
+        tmem_emu_fail(TMEM_EMU_ERR_MULTI_THREAD_ISSUE, op, mask, __popc(mask), 0);
+}
+
+/* Every tcgen05 instruction of a kernel must use the same cta_group (ptxas rejects a mix on sm_100a;
+ * the emulation checks it across the whole grid). */
+static __device__ __forceinline__ void tmem_emu_note_cta_group(uint32_t cg)
+{
+    volatile uint32_t *word = c_tmem_emu.control;
+    if (*word == cg)
+        return;
+    uint32_t old = atomicCAS(c_tmem_emu.control, 0u, cg);
+    if (old != 0u && old != cg)
+        tmem_emu_fail(TMEM_EMU_ERR_CTA_GROUP_MIX, "two cta_group values in one kernel", old, cg, 0);
+}
+
+/* Optional random delay (tmem_host_set_random_delays) before an emulated operation. */
+static __device__ __forceinline__ void tmem_emu_delay(uint32_t salt)
+{
+    uint32_t max_ns = c_tmem_emu.delay_max_ns;
+    if (max_ns == 0)
+        return;
+    uint64_t h = c_tmem_emu.seed ^ ((uint64_t)clock64() << 17) ^ ((uint64_t)tmem_emu_block_linear() << 32) ^
+                 ((uint64_t)threadIdx.x << 8) ^ salt;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    __nanosleep((uint32_t)(h % max_ns));
+}
+
+static __device__ __forceinline__ tmem_emu_cta *tmem_emu_cta_record(uint32_t block_linear)
+{
+    if (block_linear >= TMEM_EMU_MAX_CTAS)
+        tmem_emu_fail(TMEM_EMU_ERR_CAPACITY, "block id beyond TMEM_EMU_MAX_CTAS", block_linear, TMEM_EMU_MAX_CTAS, 0);
+    return &c_tmem_emu.ctas[block_linear];
+}
+
+static __device__ __forceinline__ uint32_t tmem_emu_my_sm(void)
+{
+    uint32_t sm = tmem_emu_smid();
+    if (sm >= c_tmem_emu.num_sms)
+        tmem_emu_fail(TMEM_EMU_ERR_CAPACITY, "smid beyond the emulated SMs", sm, c_tmem_emu.num_sms, 0);
+    return sm;
+}
+
+static __device__ __forceinline__ uint32_t *tmem_emu_cells(uint32_t sm)
+{
+    return c_tmem_emu.cells + (size_t)sm * TMEM_COLUMNS * TMEM_LANES;
+}
+
+/* Units [first, first+count) of SM `sm` all held by block `tag` (linear id + 1)? */
+static __device__ __forceinline__ int tmem_emu_held_by(uint32_t sm, uint32_t col, uint32_t ncols, uint32_t tag)
+{
+    volatile uint32_t *owner = c_tmem_emu.sms[sm].owner;
+    for (uint32_t u = col / TMEM_EMU_UNIT_COLS; u <= (col + ncols - 1) / TMEM_EMU_UNIT_COLS; u++)
+        if (owner[u] != tag)
+            return 0;
+    return 1;
+}
+
+/* Whole warp: fill columns [col, col+ncols) of all 128 lanes with the poison pattern. */
+static __device__ __forceinline__ void tmem_emu_poison(uint32_t sm, uint32_t col, uint32_t ncols)
+{
+    uint32_t *cells = tmem_emu_cells(sm);
+    uint32_t lane = tmem_emu_laneid();
+    for (uint32_t c = col; c < col + ncols; c++)
+        for (uint32_t l = lane; l < TMEM_LANES; l += 32)
+            __stcg(cells + (size_t)c * TMEM_LANES + l, (uint32_t)TMEM_EMU_POISON);
+}
+
+/* ================================================================ allocation */
+
+static __device__ __noinline__ void tmem_emu_alloc(uint32_t cg, uint32_t *slot_smem, uint32_t ncols)
+{
+    tmem_emu_check_prepared();
+    tmem_emu_require_warp("tcgen05.alloc executed by part of a warp");
+    if (__shfl_sync(0xFFFFFFFFu, ncols, 0) != ncols)
+        tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED, "tcgen05.alloc: lanes pass different ncols", ncols, 0, 0);
+    tmem_emu_note_cta_group(cg);
+    if (!TMEM_NCOLS_IS_LEGAL(ncols))
+        tmem_emu_fail(TMEM_EMU_ERR_NCOLS, "tcgen05.alloc: ncols must be a power of 2 in [32, 512]", ncols, 0, 0);
+    tmem_emu_delay(1);
+    uint32_t lane = tmem_emu_laneid();
+    uint32_t sm = tmem_emu_my_sm();
+    uint32_t col = 0;
+    if (lane == 0) {
+        uint32_t me = tmem_emu_block_linear();
+        tmem_emu_cta *rec = tmem_emu_cta_record(me);
+        volatile tmem_emu_cta *vrec = rec;
+        if (vrec->relinquished)
+            tmem_emu_fail(TMEM_EMU_ERR_ALLOC_AFTER_RELINQUISH,
+                          "tcgen05.alloc after tcgen05.relinquish_alloc_permit in this CTA", ncols, 0, 0);
+        if (cg == 2 && cluster_nctarank() < 2)
+            tmem_emu_fail(TMEM_EMU_ERR_NO_CLUSTER, "tcgen05.alloc.cta_group::2 in a kernel launched without a cluster",
+                          cluster_nctarank(), 0, 0);
+        uint32_t need = ncols / TMEM_EMU_UNIT_COLS;
+        uint32_t pattern = (need >= 32u) ? 0xFFFFFFFFu : ((1u << need) - 1u);
+        volatile uint32_t *used_word = &c_tmem_emu.sms[sm].used;
+        uint64_t t0 = tmem_emu_globaltimer();
+        uint32_t got = 0xFFFFFFFFu;
+        while (got == 0xFFFFFFFFu) {
+            uint32_t used = *used_word;
+            for (uint32_t u = 0; u + need <= TMEM_EMU_UNITS; u += need) {
+                uint32_t bits = pattern << u;
+                if (used & bits)
+                    continue;
+                if (atomicCAS(&c_tmem_emu.sms[sm].used, used, used | bits) == used) {
+                    got = u;
+                }
+                break; /* taken, or the mask changed under us: re-read it */
+            }
+            if (got != 0xFFFFFFFFu)
+                break;
+            if (tmem_emu_globaltimer() - t0 > 10000000000ull)
+                tmem_emu_fail(TMEM_EMU_ERR_ALLOC_DEADLOCK,
+                              "tcgen05.alloc blocked for 10 s (columns held by co-resident CTAs that never free them?)",
+                              sm, used, ncols);
+            __nanosleep(500);
+        }
+        for (uint32_t u = got; u < got + need; u++)
+            c_tmem_emu.sms[sm].owner[u] = me + 1u;
+        vrec->smid = sm;
+        vrec->units_alloc |= pattern << got;
+        vrec->units_freed &= ~(pattern << got);
+        __threadfence();
+        vrec->state = 1u; /* the peer's MMA / dealloc checks read it */
+        __threadfence();
+        col = got * TMEM_EMU_UNIT_COLS;
+    }
+    col = __shfl_sync(0xFFFFFFFFu, col, 0);
+    tmem_emu_poison(sm, col, ncols);
+    __threadfence();
+    __syncwarp();
+    if (lane == 0)
+        *(volatile uint32_t *)slot_smem = tmem_addr(0, col); /* the weak smem store tcgen05.alloc makes */
+    __syncwarp();
+}
+
+static __device__ __noinline__ void tmem_emu_relinquish_alloc_permit(uint32_t cg)
+{
+    tmem_emu_check_prepared();
+    tmem_emu_require_warp("tcgen05.relinquish_alloc_permit executed by part of a warp");
+    tmem_emu_note_cta_group(cg);
+    if (tmem_emu_laneid() == 0) {
+        volatile tmem_emu_cta *rec = tmem_emu_cta_record(tmem_emu_block_linear());
+        rec->relinquished = 1u;
+    }
+    __syncwarp();
+}
+
+static __device__ __noinline__ void tmem_emu_dealloc(uint32_t cg, uint32_t taddr, uint32_t ncols)
+{
+    tmem_emu_check_prepared();
+    tmem_emu_require_warp("tcgen05.dealloc executed by part of a warp");
+    if (__shfl_sync(0xFFFFFFFFu, ncols, 0) != ncols || __shfl_sync(0xFFFFFFFFu, taddr, 0) != taddr)
+        tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED, "tcgen05.dealloc: lanes pass different taddr/ncols", taddr, ncols, 0);
+    tmem_emu_note_cta_group(cg);
+    if (!TMEM_NCOLS_IS_LEGAL(ncols))
+        tmem_emu_fail(TMEM_EMU_ERR_NCOLS, "tcgen05.dealloc: ncols must be a power of 2 in [32, 512]", ncols, 0, 0);
+    uint32_t col = tmem_addr_column(taddr);
+    if (tmem_addr_lane(taddr) != 0 || col % TMEM_EMU_UNIT_COLS != 0 || col + ncols > TMEM_COLUMNS)
+        tmem_emu_fail(TMEM_EMU_ERR_BAD_ADDRESS, "tcgen05.dealloc: taddr is not an allocation base", taddr, ncols, 0);
+    tmem_emu_delay(2);
+    uint32_t sm = tmem_emu_my_sm();
+    uint32_t me = tmem_emu_block_linear();
+    uint32_t first = col / TMEM_EMU_UNIT_COLS, need = ncols / TMEM_EMU_UNIT_COLS;
+    uint32_t bits = ((need >= 32u) ? 0xFFFFFFFFu : ((1u << need) - 1u)) << first;
+    if (tmem_emu_laneid() == 0) {
+        volatile tmem_emu_cta *rec = tmem_emu_cta_record(me);
+        volatile uint32_t *owner = c_tmem_emu.sms[sm].owner;
+        for (uint32_t u = first; u < first + need; u++) {
+            if (owner[u] == me + 1u)
+                continue;
+            if (rec->units_freed & (1u << u))
+                tmem_emu_fail(TMEM_EMU_ERR_DOUBLE_DEALLOC, "tcgen05.dealloc of columns this CTA already freed", taddr,
+                              ncols, u * TMEM_EMU_UNIT_COLS);
+            tmem_emu_fail(TMEM_EMU_ERR_DEALLOC_UNALLOCATED, "tcgen05.dealloc of columns this CTA does not hold", taddr,
+                          ncols, u * TMEM_EMU_UNIT_COLS);
+        }
+        if (cg == 2) {
+            volatile tmem_emu_cta *peer = tmem_emu_cta_record(tmem_emu_peer_block_linear());
+            if (peer->state == 0u)
+                tmem_emu_fail(TMEM_EMU_ERR_PEER_NOT_ALLOCATED,
+                              "tcgen05.dealloc.cta_group::2 before the peer CTA's alloc completed (no cluster sync "
+                              "between alloc and dealloc?)",
+                              taddr, ncols, tmem_emu_peer_block_linear());
+        }
+    }
+    __syncwarp();
+    tmem_emu_poison(sm, col, ncols);
+    __threadfence();
+    __syncwarp();
+    if (tmem_emu_laneid() == 0) {
+        volatile tmem_emu_cta *rec = tmem_emu_cta_record(me);
+        for (uint32_t u = first; u < first + need; u++)
+            c_tmem_emu.sms[sm].owner[u] = 0u;
+        rec->units_freed |= bits;
+        __threadfence();
+        atomicAnd(&c_tmem_emu.sms[sm].used, ~bits);
+    }
+    __syncwarp();
+}
+
+/* ================================================================ loads */
+
+/* Lane 0 checks the warp's access, every lane traps if it failed (one message per warp). */
+static __device__ __forceinline__ uint32_t tmem_emu_ld_check(uint32_t taddr, uint32_t lanes, uint32_t ncols,
+                                                             const char *op)
+{
+    tmem_emu_check_prepared();
+    tmem_emu_require_warp(op);
+    uint32_t warp = tmem_emu_warp_index();
+    uint32_t quarter = 32u * (warp % 4u);
+    uint32_t lane_field = tmem_addr_lane(taddr), col = tmem_addr_column(taddr);
+    uint32_t sm = tmem_emu_my_sm();
+    if (tmem_emu_laneid() == 0) {
+        if (lane_field < quarter || lane_field + lanes > quarter + 32u)
+            tmem_emu_fail(TMEM_EMU_ERR_LANE_QUARTER,
+                          "tcgen05.ld outside the warp's lane quarter 32*(warp%4)..+31 (a=warp b=first lane c=lanes)",
+                          warp, lane_field, lanes);
+        if (col + ncols > TMEM_COLUMNS)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_ADDRESS, "tcgen05.ld beyond column 511", taddr, ncols, 0);
+        if (!tmem_emu_held_by(sm, col, ncols, tmem_emu_block_linear() + 1u))
+            tmem_emu_fail(TMEM_EMU_ERR_UNALLOCATED_ACCESS,
+                          "tcgen05.ld from columns this CTA does not hold (never allocated, or already deallocated)",
+                          taddr, ncols, 0);
+    }
+    __syncwarp();
+    tmem_emu_delay(3);
+    return sm;
+}
+
+static __device__ __forceinline__ void tmem_emu_ld_32x32b(uint32_t taddr, uint32_t *regs, uint32_t n)
+{
+    uint32_t sm = tmem_emu_ld_check(taddr, 32u, n, "tcgen05.ld.32x32b executed by part of a warp");
+    const uint32_t *cells = tmem_emu_cells(sm);
+    uint32_t lane = tmem_addr_lane(taddr) + tmem_emu_laneid(), col = tmem_addr_column(taddr);
+#pragma unroll
+    for (uint32_t i = 0; i < n; i++)
+        regs[i] = __ldcg(cells + (size_t)(col + i) * TMEM_LANES + lane);
+}
+
+static __device__ __forceinline__ void tmem_emu_ld_16x256b(uint32_t taddr, uint32_t *regs, uint32_t n)
+{
+    uint32_t sm = tmem_emu_ld_check(taddr, 16u, 8u * n, "tcgen05.ld.16x256b executed by part of a warp");
+    const uint32_t *cells = tmem_emu_cells(sm);
+    uint32_t l = tmem_emu_laneid();
+    uint32_t lane0 = tmem_addr_lane(taddr), col0 = tmem_addr_column(taddr);
+#pragma unroll
+    for (uint32_t i = 0; i < 4u * n; i++) {
+        uint32_t lane = lane0 + l / 4u + 8u * ((i / 2u) % 2u);
+        uint32_t col = col0 + 2u * (l % 4u) + i % 2u + 8u * (i / 4u);
+        regs[i] = __ldcg(cells + (size_t)col * TMEM_LANES + lane);
+    }
+}
+
+static __device__ __forceinline__ void tmem_emu_wait_ld(void)
+{
+    /* Loads are synchronous here; the wait only orders like the hardware's (nothing to do). */
+    __syncwarp();
+}
+
+/* ================================================================ UMMA */
+
+/* One decoded operand (A or B) of one instruction. */
+typedef struct tmem_emu_operand {
+    const char *start[2]; /* generic pointer of the start address in the issuing CTA [0] and the peer [1] */
+    uint32_t start_addr;  /* shared address (for the swizzle, which works on absolute address bits) */
+    uint32_t lbo, sbo;
+    uint32_t row_bytes;   /* swizzle atom row: 16 (none), 32, 64, 128 */
+    uint32_t swz_mask;    /* bits 7.. XORed into bits 4..: 0, 1, 3, 7 */
+    uint32_t mn_major;
+    uint32_t bf16;
+    uint32_t negate;
+} tmem_emu_operand;
+
+static __device__ __forceinline__ uint32_t tmem_emu_swizzle(uint32_t addr, uint32_t mask)
+{
+    return addr ^ (((addr >> 7) & mask) << 4);
+}
+
+/* Lane 0 validates (reporting once); every lane decodes. */
+static __device__ __forceinline__ tmem_emu_operand tmem_emu_decode_operand(uint64_t desc, uint32_t mn_major,
+                                                                           uint32_t format, uint32_t negate,
+                                                                           uint32_t cg, int report, const char *which)
+{
+    umma_smem_desc_fields f = umma_smem_desc_decode(desc);
+    if (report) {
+        if (f.version != SMEM_DESC_VERSION_SM100)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, which, 46u, f.version,
+                          0); /* bits 46-48 must be 0b001 on SM100 (left at 0 from SM90?) */
+        if (!(f.layout == UMMA_SWIZZLE_NONE || f.layout == UMMA_SWIZZLE_32B || f.layout == UMMA_SWIZZLE_64B ||
+              f.layout == UMMA_SWIZZLE_128B))
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, which, 61u, f.layout, 0); /* unknown or unmodelled swizzle code */
+        if (f.base_offset != 0)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, which, 49u, f.base_offset, 0); /* base offset not modelled */
+        if (f.lbo_mode != 0)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, which, 52u, f.lbo_mode, 0); /* absolute LBO mode not modelled */
+        if (f.reserved != 0)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, which, 14u, f.reserved, 0); /* reserved bits set */
+        if (f.start_addr % 16u != 0)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, which, 0u, f.start_addr, 0);
+    }
+    tmem_emu_operand op;
+    op.start_addr = f.start_addr;
+    op.start[0] = (const char *)__cvta_shared_to_generic((size_t)f.start_addr);
+    op.start[1] = (cg == 2) ? (const char *)__cluster_map_shared_rank(op.start[0], cluster_ctarank() ^ 1u)
+                            : op.start[0];
+    op.lbo = f.lbo_bytes;
+    op.sbo = f.sbo_bytes;
+    op.row_bytes = umma_swizzle_bytes(f.layout);
+    op.swz_mask = op.row_bytes / 16u - 1u;
+    op.mn_major = mn_major;
+    op.bf16 = format;
+    op.negate = negate;
+    return op;
+}
+
+static __device__ __forceinline__ float tmem_emu_to_float(uint16_t bits, uint32_t bf16)
+{
+    if (bf16)
+        return __uint_as_float((uint32_t)bits << 16);
+    return __half2float(__ushort_as_half(bits));
+}
+
+/* Byte offset from the start address of the 16-B chunk `kc` (K elements 8kc .. 8kc+7) of row `idx` of a
+ * K-major operand: ((8,m),(T,2)):((rowT,SBO),(1,LBO or T)), then the swizzle. */
+static __device__ __forceinline__ int32_t tmem_emu_k_major_chunk(const tmem_emu_operand *op, uint32_t idx,
+                                                                 uint32_t kc)
+{
+    uint32_t k_step = (op->row_bytes == 16u) ? op->lbo : 16u;
+    uint32_t addr = op->start_addr + (idx % 8u) * op->row_bytes + (idx / 8u) * op->sbo + kc * k_step;
+    return (int32_t)tmem_emu_swizzle(addr, op->swz_mask) - (int32_t)op->start_addr;
+}
+
+/* Byte offset of element (mn index i, k index j) of an MN-major operand:
+ *   no swizzle: ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO));   swizzled: ((T,x,m),(8,k)):((1,T,LBO),(xT,SBO)). */
+static __device__ __forceinline__ int32_t tmem_emu_mn_major_elem(const tmem_emu_operand *op, uint32_t i, uint32_t j)
+{
+    uint32_t addr;
+    if (op->row_bytes == 16u) {
+        addr = op->start_addr + (i % 8u) * 2u + (i / 8u) * op->sbo + (j % 8u) * 16u + (j / 8u) * op->lbo;
+    } else {
+        uint32_t per_row = op->row_bytes / 2u; /* 16-bit elements across one swizzle row */
+        addr = op->start_addr + (i % per_row) * 2u + (i / per_row) * op->lbo + (j % 8u) * op->row_bytes +
+               (j / 8u) * op->sbo;
+    }
+    return (int32_t)tmem_emu_swizzle(addr, op->swz_mask) - (int32_t)op->start_addr;
+}
+
+/* The 16 K values of row `idx` (M index for A, N index for B) in CTA `cta` (0 issuing, 1 peer). */
+static __device__ __forceinline__ void tmem_emu_load_row(const tmem_emu_operand *op, uint32_t cta, uint32_t idx,
+                                                         float *out)
+{
+    const char *base = op->start[cta];
+    if (!op->mn_major) {
+#pragma unroll
+        for (uint32_t kc = 0; kc < 2; kc++) {
+            uint4 v = *(const uint4 *)(base + tmem_emu_k_major_chunk(op, idx, kc));
+            uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+            for (uint32_t e = 0; e < 4; e++) {
+                out[8 * kc + 2 * e] = tmem_emu_to_float((uint16_t)(w[e] & 0xFFFFu), op->bf16);
+                out[8 * kc + 2 * e + 1] = tmem_emu_to_float((uint16_t)(w[e] >> 16), op->bf16);
+            }
+        }
+    } else {
+#pragma unroll
+        for (uint32_t k = 0; k < 16; k++)
+            out[k] = tmem_emu_to_float(*(const uint16_t *)(base + tmem_emu_mn_major_elem(op, idx, k)), op->bf16);
+    }
+    if (op->negate) {
+#pragma unroll
+        for (uint32_t k = 0; k < 16; k++)
+            out[k] = -out[k];
+    }
+}
+
+/* The emulated tcgen05.mma.cta_group::cg.kind::f16, computed by `nlanes` lanes (1 or 32) of which this is
+ * `lane`: rows lane + j*nlanes (j < 4) of every 4*nlanes-row group, in each CTA of the group. */
+static __device__ __forceinline__ void tmem_emu_umma_compute(uint32_t cg, uint32_t d_tmem, uint64_t a_desc,
+                                                             uint64_t b_desc, uint32_t idesc, uint32_t accumulate,
+                                                             uint32_t lane, uint32_t nlanes)
+{
+    int report = (lane == 0);
+    umma_idesc_fields id = umma_idesc_f16_decode(idesc);
+    uint32_t me = tmem_emu_block_linear();
+    uint32_t sm[2];
+    sm[0] = tmem_emu_my_sm();
+    sm[1] = sm[0];
+    uint32_t d_col = tmem_addr_column(d_tmem);
+    if (report) {
+        if (id.reserved & 2u)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc bit 23 is reserved (M written at bit 23 instead of 24?)", idesc,
+                          id.m, 0);
+        if (id.reserved != 0 || id.sparse || id.sparse_sel || id.saturate || id.max_shift)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc: reserved, sparsity, saturate or max-shift bits set", idesc,
+                          id.reserved, 0);
+        if (id.d_format != UMMA_ACC_F32)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc: the emulation models D = f32 only", idesc, id.d_format, 0);
+        if (id.a_format > 1u || id.b_format > 1u)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc: kind::f16 takes A/B format 0 (f16) or 1 (bf16)", idesc,
+                          id.a_format, id.b_format);
+        if (!umma_f16_shape_is_legal((int)cg, id.m, id.n))
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc: illegal kind::f16 shape for this cta_group (a=M b=N c=cg)",
+                          id.m, id.n, cg);
+        if (id.m != 128u * cg)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC,
+                          "idesc: the emulation models M=128 (cta_group::1) and M=256 (cta_group::2) only", id.m, cg, 0);
+        if (tmem_addr_lane(d_tmem) != 0 || d_col + id.n > TMEM_COLUMNS)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_ADDRESS, "tcgen05.mma: D address must be lane 0 and fit in 512 columns",
+                          d_tmem, id.n, 0);
+        if (!tmem_emu_held_by(sm[0], d_col, id.n, me + 1u))
+            tmem_emu_fail(TMEM_EMU_ERR_UNALLOCATED_ACCESS,
+                          "tcgen05.mma writes D columns this CTA does not hold (never allocated, or deallocated)",
+                          d_tmem, id.n, 0);
+    }
+    if (cg == 2) {
+        if (report) {
+            if (cluster_nctarank() < 2)
+                tmem_emu_fail(TMEM_EMU_ERR_NO_CLUSTER, "tcgen05.mma.cta_group::2 without a cluster", cluster_nctarank(),
+                              0, 0);
+            if (cluster_ctarank() & 1u)
+                tmem_emu_fail(TMEM_EMU_ERR_ODD_CTA_ISSUE, "tcgen05.mma.cta_group::2 issued by the odd CTA of the pair",
+                              cluster_ctarank(), 0, 0);
+        }
+        uint32_t peer_block = tmem_emu_peer_block_linear();
+        volatile tmem_emu_cta *peer = tmem_emu_cta_record(peer_block);
+        uint32_t peer_state = peer->state;
+        __threadfence();
+        sm[1] = peer->smid;
+        if (report && (peer_state == 0u || !tmem_emu_held_by(sm[1], d_col, id.n, peer_block + 1u)))
+            tmem_emu_fail(TMEM_EMU_ERR_PEER_NOT_ALLOCATED,
+                          "tcgen05.mma.cta_group::2: the peer CTA does not hold the D columns (no cluster sync after "
+                          "its alloc, or it already deallocated)",
+                          d_tmem, id.n, peer_block);
+    }
+    tmem_emu_operand a = tmem_emu_decode_operand(a_desc, id.a_major, id.a_format, id.negate_a, cg, report,
+                                                 "A shared-memory descriptor field (a=bit position b=value)");
+    tmem_emu_operand b = tmem_emu_decode_operand(b_desc, id.b_major, id.b_format, id.negate_b, cg, report,
+                                                 "B shared-memory descriptor field (a=bit position b=value)");
+    if (nlanes > 1)
+        __syncwarp(); /* lane 0 validated everything (or trapped) before any lane touches memory */
+    uint32_t n_total = id.n;
+    uint32_t n_half = (cg == 2) ? n_total / 2u : n_total; /* B rows per CTA */
+    for (uint32_t cta = 0; cta < cg; cta++) {
+        uint32_t *cells = tmem_emu_cells(sm[cta]);
+        for (uint32_t rbase = lane; rbase < 128u; rbase += 4u * nlanes) {
+            float av[4][16];
+            uint32_t rows[4];
+#pragma unroll
+            for (uint32_t j = 0; j < 4; j++) {
+                rows[j] = rbase + j * nlanes;
+                tmem_emu_load_row(&a, cta, rows[j], av[j]);
+            }
+            for (uint32_t n = 0; n < n_total; n++) {
+                float bv[16];
+                tmem_emu_load_row(&b, n / n_half, n % n_half, bv);
+#pragma unroll
+                for (uint32_t j = 0; j < 4; j++) {
+                    float dot = 0.0f;
+#pragma unroll
+                    for (uint32_t k = 0; k < 16; k++)
+                        dot = fmaf(av[j][k], bv[k], dot);
+                    uint32_t *cell = cells + (size_t)(d_col + n) * TMEM_LANES + rows[j];
+                    float d = accumulate ? __uint_as_float(__ldcg(cell)) + dot : dot;
+                    __stcg(cell, __float_as_uint(d));
+                }
+            }
+        }
+    }
+    tmem_emu_fence(); /* this lane's cells visible at cluster scope before the commit's release */
+}
+
+static __device__ __noinline__ void tmem_emu_umma_single(uint32_t cg, uint32_t d_tmem, uint64_t a_desc,
+                                                         uint64_t b_desc, uint32_t idesc, uint32_t accumulate)
+{
+    tmem_emu_check_prepared();
+    tmem_emu_require_single("tcgen05.mma issued by several threads (one MMA each on hardware): use "
+                            "elect_one_sync() or umma_f16_warp");
+    tmem_emu_note_cta_group(cg);
+    tmem_emu_delay(4);
+    tmem_emu_umma_compute(cg, d_tmem, a_desc, b_desc, idesc, accumulate, 0, 1);
+}
+
+static __device__ __noinline__ void tmem_emu_umma_warp(uint32_t cg, uint32_t d_tmem, uint64_t a_desc,
+                                                       uint64_t b_desc, uint32_t idesc, uint32_t accumulate)
+{
+    tmem_emu_check_prepared();
+    tmem_emu_require_warp("umma_f16_warp called by part of a warp (the whole MMA warp calls it)");
+    if (__shfl_sync(0xFFFFFFFFu, d_tmem, 0) != d_tmem || __shfl_sync(0xFFFFFFFFu, idesc, 0) != idesc ||
+        __shfl_sync(0xFFFFFFFFu, a_desc, 0) != a_desc || __shfl_sync(0xFFFFFFFFu, b_desc, 0) != b_desc ||
+        __shfl_sync(0xFFFFFFFFu, accumulate, 0) != accumulate)
+        tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED, "umma_f16_warp: lanes pass different operands (the leader's are used "
+                      "on hardware)", d_tmem, idesc, 0);
+    tmem_emu_note_cta_group(cg);
+    if (tmem_emu_laneid() == 0)
+        tmem_emu_delay(4);
+    __syncwarp();
+    tmem_emu_umma_compute(cg, d_tmem, a_desc, b_desc, idesc, accumulate, tmem_emu_laneid(), 32u);
+    __syncwarp();
+}
+
+/* The emulated tcgen05.commit: the MMAs are complete (synchronous), so: fence, then one arrive with
+ * release at cluster scope on bar_smem's offset in this CTA (mask 0) or in every CTA of the mask. */
+static __device__ __noinline__ void tmem_emu_commit(uint32_t cg, uint64_t *bar_smem, uint32_t cta_mask)
+{
+    tmem_emu_check_prepared();
+    tmem_emu_require_single("tcgen05.commit executed by several threads (one arrive each on hardware)");
+    tmem_emu_note_cta_group(cg);
+    tmem_emu_delay(5);
+    tmem_emu_fence();
+    if (cta_mask == 0) {
+        mbarrier_arrive_remote(bar_smem, cluster_ctarank());
+        return;
+    }
+    uint32_t n = cluster_nctarank();
+    if (n < 16u && (cta_mask >> n) != 0u)
+        tmem_emu_fail(TMEM_EMU_ERR_COMMIT_MASK, "tcgen05.commit.multicast: mask names a CTA outside the cluster",
+                      cta_mask, n, 0);
+    for (uint32_t r = 0; r < 16u; r++)
+        if (cta_mask & (1u << r))
+            mbarrier_arrive_remote(bar_smem, r);
+}
+
+/* ================================================================ host side */
+
+typedef struct tmem_emu_host {
+    int ready;
+    int device;
+    tmem_emu_globals g;   /* what c_tmem_emu holds */
+    tmem_emu_error *error_host;
+    uint32_t delay_max_ns;
+    uint64_t seed;
+} tmem_emu_host;
+
+static tmem_emu_host s_tmem_emu_host;
+
+/* Before every launch of a kernel that uses tmem/: allocates the emulated TMEM once (per device, per
+ * translation unit), clears the allocator, the per-CTA records and the error record, and publishes the
+ * random-delay setting. */
+static inline cudaError_t tmem_host_prepare(cudaStream_t stream)
+{
+    tmem_emu_host *h = &s_tmem_emu_host;
+    cudaError_t e;
+    if (!h->ready) {
+        int sms = 0;
+        if ((e = cudaGetDevice(&h->device)) != cudaSuccess)
+            return e;
+        if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, h->device)) != cudaSuccess)
+            return e;
+        memset(&h->g, 0, sizeof h->g);
+        h->g.num_sms = (uint32_t)(2 * sms); /* %smid may have gaps: room for twice the SM count */
+        size_t cells_bytes = (size_t)h->g.num_sms * TMEM_COLUMNS * TMEM_LANES * sizeof(uint32_t);
+        if ((e = cudaMalloc((void **)&h->g.cells, cells_bytes)) != cudaSuccess)
+            return e;
+        if ((e = cudaMalloc((void **)&h->g.sms, h->g.num_sms * sizeof(tmem_emu_sm))) != cudaSuccess)
+            return e;
+        if ((e = cudaMalloc((void **)&h->g.ctas, TMEM_EMU_MAX_CTAS * sizeof(tmem_emu_cta))) != cudaSuccess)
+            return e;
+        if ((e = cudaMalloc((void **)&h->g.control, 64)) != cudaSuccess)
+            return e;
+        if ((e = cudaHostAlloc((void **)&h->error_host, sizeof(tmem_emu_error), cudaHostAllocMapped)) != cudaSuccess)
+            return e;
+        if ((e = cudaHostGetDevicePointer((void **)&h->g.error, h->error_host, 0)) != cudaSuccess)
+            return e;
+        if ((e = cudaMemset(h->g.cells, 0xFF, cells_bytes)) != cudaSuccess)
+            return e;
+        h->g.prepared = 1;
+        h->ready = 1;
+    }
+    memset((void *)h->error_host, 0, sizeof(tmem_emu_error));
+    h->g.delay_max_ns = h->delay_max_ns;
+    h->g.seed = h->seed;
+    if ((e = cudaMemsetAsync(h->g.sms, 0, h->g.num_sms * sizeof(tmem_emu_sm), stream)) != cudaSuccess)
+        return e;
+    if ((e = cudaMemsetAsync(h->g.ctas, 0, TMEM_EMU_MAX_CTAS * sizeof(tmem_emu_cta), stream)) != cudaSuccess)
+        return e;
+    if ((e = cudaMemsetAsync(h->g.control, 0, 64, stream)) != cudaSuccess)
+        return e;
+    return cudaMemcpyToSymbolAsync(c_tmem_emu, &h->g, sizeof h->g, 0, cudaMemcpyHostToDevice, stream);
+}
+
+/* The first error the checker recorded since the last tmem_host_prepare (TMEM_EMU_OK if none); readable
+ * after the trap destroyed the context. msg gets "NAME: block (x,y,z) warp w lane l a=.. b=.. c=..". */
+static inline int tmem_host_last_error(char *msg, size_t msg_size)
+{
+    const volatile tmem_emu_error *e = s_tmem_emu_host.error_host;
+    if (!e) {
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "OK (emulation never prepared)");
+        return TMEM_EMU_OK;
+    }
+    if (msg && msg_size)
+        snprintf(msg, msg_size, "%s: block (%u,%u,%u) warp %u lane %u a=%u b=%u c=%u", tmem_emu_error_name(e->code),
+                 e->block_x, e->block_y, e->block_z, e->warp, e->lane, e->a, e->b, e->c);
+    return (int)e->code;
+}
+
+/* After the kernel: synchronizes `stream`; returns the number of TMEM columns still allocated (every
+ * allocation must be freed before a kernel exits), 0 when clean, -1 on a CUDA error (the kernel trapped:
+ * msg names the CUDA error and the checker's record). Clears the allocator for the next launch. */
+static inline int tmem_host_leak_check(cudaStream_t stream, char *msg, size_t msg_size)
+{
+    tmem_emu_host *h = &s_tmem_emu_host;
+    if (msg && msg_size)
+        msg[0] = '\0';
+    if (!h->ready) {
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "tmem_host_prepare was never called");
+        return -1;
+    }
+    cudaError_t e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess) {
+        char rec[256];
+        tmem_host_last_error(rec, sizeof rec);
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "kernel failed: %s (%s); checker: %s", cudaGetErrorName(e), cudaGetErrorString(e),
+                     rec);
+        return -1;
+    }
+    tmem_emu_sm *sms = (tmem_emu_sm *)malloc(h->g.num_sms * sizeof(tmem_emu_sm));
+    if (!sms)
+        return -1;
+    e = cudaMemcpy(sms, h->g.sms, h->g.num_sms * sizeof(tmem_emu_sm), cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) {
+        free(sms);
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "cudaMemcpy: %s", cudaGetErrorString(e));
+        return -1;
+    }
+    int leaked = 0;
+    size_t used = 0;
+    for (uint32_t s = 0; s < h->g.num_sms; s++) {
+        for (uint32_t u = 0; u < TMEM_EMU_UNITS; u++) {
+            if (!(sms[s].used & (1u << u)))
+                continue;
+            leaked += TMEM_EMU_UNIT_COLS;
+            if (msg && used + 80 < msg_size)
+                used += (size_t)snprintf(msg + used, msg_size - used, "SM %u columns %u..%u held by block %u; ", s,
+                                         u * TMEM_EMU_UNIT_COLS, u * TMEM_EMU_UNIT_COLS + TMEM_EMU_UNIT_COLS - 1,
+                                         sms[s].owner[u] - 1u);
+        }
+    }
+    free(sms);
+    cudaMemset(h->g.sms, 0, h->g.num_sms * sizeof(tmem_emu_sm));
+    return leaked;
+}
+
+/* Sleep a pseudo-random 0 .. max_ns-1 ns before each emulated alloc, dealloc, ld, MMA and commit
+ * (from the next tmem_host_prepare on); 0 turns it off. */
+static inline void tmem_host_set_random_delays(uint32_t max_ns, uint64_t seed)
+{
+    s_tmem_emu_host.delay_max_ns = max_ns;
+    s_tmem_emu_host.seed = seed;
+}
+
+static inline int tmem_host_is_emulated(void) { return 1; }
+
+#endif /* WSGEMM_TMEM_TMEM_EMU_CUH */
