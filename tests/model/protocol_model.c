@@ -27,7 +27,8 @@
  *               CTA of the mask when everything before it in the pipe is done.
  *   epilogue    E warps per CTA (the real kernel has 4 warps of 32 threads; a warp stands for its 32
  *               threads and arrival counts scale by the same factor): per tile wait acc_full[a] (own
- *               CTA), tcgen05.ld the accumulator, arrive on the leader's acc_empty[a] (count E x cg).
+ *               CTA) and tcgen05.ld the accumulator (one step), then arrive on the leader's
+ *               acc_empty[a] (count E x cg; a step of its own).
  *               At the end: dealloc barrier signal_complete: signal_peer (cta_group 2: remote arrive on
  *               the peer's barrier), then signal_self.
  *   teardown    MMA warp of each CTA: relinquish, wait dealloc barrier phase 0 (count E x cg), dealloc.
