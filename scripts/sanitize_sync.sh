@@ -4,7 +4,8 @@
 # Needs a GPU (sm_90a) and a build with the tests (e.g. cmake -S . -B build -G Ninja
 # -DWSGEMM_CUDA_ARCHS=90a && cmake --build build --target sync_ring_stress sync_dealloc_barrier).
 # Prints one line per run and exits non-zero if any run failed or reported an error.
-# (The watchdog negative test traps on purpose and is not run under the sanitizers.)
+# (The watchdog negative test and teardown_emu's early_dealloc_caught trap on purpose and are not run
+# under the sanitizers.)
 set -u
 BUILD=${1:-build}
 T=$BUILD/tests/sync
@@ -30,6 +31,11 @@ for tool in synccheck racecheck memcheck; do
     run $tool "$T/sync_dealloc_barrier" cg1_ticks 50 7 4
     run $tool "$T/sync_dealloc_barrier" cg2_spin 50 7 4
     run $tool "$T/sync_dealloc_barrier" cg2_ticks 50 7 4
+    # teardown against the TMEM emulation (only built when tmem/tmem.cuh is in the tree): 2 launches, 4 CTAs
+    if [ -x "$T/sync_teardown_emu" ]; then
+        run $tool "$T/sync_teardown_emu" cg1 2 7 4
+        run $tool "$T/sync_teardown_emu" cg2 2 7 4
+    fi
 done
 rm -f /tmp/sanitize_sync.$$.log
 echo "sanitize_sync: $fails failed run(s)"

@@ -48,8 +48,11 @@ static int run(uint32_t rounds, uint32_t ticks, int low_count, uint32_t seed, in
     attr[0].val.clusterDim.z = 1;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
-    int max_clusters = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&max_clusters, dealloc_barrier_kernel<CtaGroup>, &cfg));
+    int max_clusters = -1; /* informational only: -1 when the query is not supported */
+    if (cudaOccupancyMaxActiveClusters(&max_clusters, dealloc_barrier_kernel<CtaGroup>, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        max_clusters = -1;
+    }
 
     printf("dealloc_barrier: cta_group %d, %s, ticks %u, rounds per CTA %u, CTAs %d, clusters %d of %d CTAs "
            "(max active %d), SMs %d, signallers per CTA %d, arrivals per barrier %d%s\n",

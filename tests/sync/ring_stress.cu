@@ -8,7 +8,9 @@
  *                   both with the expected value -> consumer_release (each lane: count 64)
  * with random nanosleep delays in every role. A stage released too early is overwritten between the
  * consumer's two reads, a full signalled too early shows a stale word; both count as errors. The
- * producer ends with producer_tail. Stages = 1, 2, 4, 8 (one ctest case each).
+ * producer ends with producer_tail. Stages = 1, 2, 4, 8 (one ctest case each), and
+ * stages2_early_release_caught: a planted fault (release between the two reads) that the checker must
+ * report, so the test is shown to be able to fail.
  *
  * Usage: ring_stress <stagesN> [iterations per CTA, default 131072] [seed] [CTAs, default one per SM]
  * (the last two let compute-sanitizer runs stay small).
@@ -45,7 +47,9 @@ struct RingResult {
     uint32_t smid;
 };
 
-template <int Stages>
+/* EarlyRelease plants a fault: the consumer releases the stage between its two reads, so the producer
+ * may overwrite it while it is still being read; the checker must then report errors. */
+template <int Stages, int EarlyRelease>
 __global__ void __launch_bounds__(THREADS, 1) ring_stress_kernel(RingResult *results, uint32_t iterations, uint32_t seed)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -84,6 +88,8 @@ __global__ void __launch_bounds__(THREADS, 1) ring_stress_kernel(RingResult *res
             consumer_wait(&ring, st);
             const uint32_t expected = payload_word(cta, it, lane);
             uint32_t got = ((volatile uint32_t *)smem->payload[st.stage])[lane];
+            if (EarlyRelease)
+                consumer_release(&ring, st);
             random_delay(&rng, MAX_DELAY_NS);
             uint32_t again = ((volatile uint32_t *)smem->payload[st.stage])[lane];
             if (got != expected || again != expected) {
@@ -95,7 +101,8 @@ __global__ void __launch_bounds__(THREADS, 1) ring_stress_kernel(RingResult *res
                     res->first_expected = expected;
                 }
             }
-            consumer_release(&ring, st);
+            if (!EarlyRelease)
+                consumer_release(&ring, st);
             pipeline_state_advance(&st, Stages);
             ++checked;
         }
@@ -104,7 +111,7 @@ __global__ void __launch_bounds__(THREADS, 1) ring_stress_kernel(RingResult *res
     }
 }
 
-template <int Stages>
+template <int Stages, int EarlyRelease>
 static int run(uint32_t iterations, uint32_t seed, int ctas_arg)
 {
     int dev = 0, sms = 0, smem_per_sm = 0;
@@ -118,10 +125,10 @@ static int run(uint32_t iterations, uint32_t seed, int ctas_arg)
     size_t smem_bytes = (size_t)smem_per_sm / 2 + 1024;
     if (smem_bytes < sizeof(RingSmem<Stages>))
         smem_bytes = sizeof(RingSmem<Stages>);
-    CUDA_CHECK(cudaFuncSetAttribute(ring_stress_kernel<Stages>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CUDA_CHECK(cudaFuncSetAttribute(ring_stress_kernel<Stages, EarlyRelease>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)smem_bytes));
     int per_sm = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ring_stress_kernel<Stages>, THREADS,
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ring_stress_kernel<Stages, EarlyRelease>, THREADS,
                                                              smem_bytes));
     printf("ring_stress: stages %d, iterations (ring phases) per CTA %u, CTAs %d on a GPU of %d SMs (occupancy %d "
            "CTA/SM), producer 1 warp, consumers %d warps, seed %u\n",
@@ -134,7 +141,7 @@ static int run(uint32_t iterations, uint32_t seed, int ctas_arg)
     CUDA_CHECK(cudaEventCreate(&t0));
     CUDA_CHECK(cudaEventCreate(&t1));
     CUDA_CHECK(cudaEventRecord(t0));
-    ring_stress_kernel<Stages><<<sms, THREADS, smem_bytes>>>(d_res, iterations, seed);
+    ring_stress_kernel<Stages, EarlyRelease><<<sms, THREADS, smem_bytes>>>(d_res, iterations, seed);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaEventRecord(t1));
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -164,7 +171,10 @@ static int run(uint32_t iterations, uint32_t seed, int ctas_arg)
                    c, r->smid, r->errors, r->produced, r->consumed[0], r->consumed[1], r->first_iter, r->first_lane,
                    r->first_got, r->first_expected);
     }
-    int pass = bad_ctas == 0;
+    int pass = EarlyRelease ? errors > 0 : bad_ctas == 0;
+    if (EarlyRelease)
+        printf("ring_stress: planted early release: the checker %s\n",
+               errors > 0 ? "caught it (errors above are expected)" : "did NOT notice it");
     if (distinct != sms)
         printf("ring_stress: WARNING: the CTAs ran on %d distinct SMs, not all %d\n", distinct, sms);
     printf("ring_stress: %s: stages %d, %d CTAs on %d distinct SMs, %llu stage reads checked (x32 lanes), %llu "
@@ -184,13 +194,16 @@ int main(int argc, char **argv)
     int ctas = (int)arg_long(argc, argv, 4, 0);
     testing_require_gpu("ring_stress");
     if (strcmp(which, "stages1") == 0)
-        return run<1>(iterations, seed, ctas);
+        return run<1, 0>(iterations, seed, ctas);
     if (strcmp(which, "stages2") == 0)
-        return run<2>(iterations, seed, ctas);
+        return run<2, 0>(iterations, seed, ctas);
     if (strcmp(which, "stages4") == 0)
-        return run<4>(iterations, seed, ctas);
+        return run<4, 0>(iterations, seed, ctas);
     if (strcmp(which, "stages8") == 0)
-        return run<8>(iterations, seed, ctas);
-    fprintf(stderr, "ring_stress: unknown case '%s' (stages1|stages2|stages4|stages8)\n", which);
+        return run<8, 0>(iterations, seed, ctas);
+    if (strcmp(which, "stages2_early_release_caught") == 0)
+        return run<2, 1>(iterations, seed, ctas);
+    fprintf(stderr, "ring_stress: unknown case '%s' (stages1|stages2|stages4|stages8|stages2_early_release_caught)\n",
+            which);
     return 2;
 }
