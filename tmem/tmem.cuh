@@ -37,7 +37,7 @@
  *   epilogue, warps whose (warp index % 4) covers 0..3 (each reads lanes 32*(warp%4) .. +31):
  *       consumer_wait(acc_full[a]) ; tcgen05_fence_after_thread_sync();
  *       tmem_ld_32x32b_x32(tmem_base + acc_col + (32*(warp%4) << 16) + c, regs);
- *       tmem_wait_ld();                                   // before touching regs
+ *       tmem_wait_ld_regs<32>(regs);                      // tmem_wait_ld + keep uses of regs after it
  *       tcgen05_fence_before_thread_sync(); arrive(acc_empty[a]) ...
  *
  *   teardown, MMA warp (whole warp): tmem_relinquish_alloc_permit<CG>(); wait until every epilogue thread
@@ -214,6 +214,23 @@ static __device__ __forceinline__ void tmem_wait_ld(void)
     tcgen05_wait_ld();
 #else
     tmem_emu_wait_ld();
+#endif
+}
+
+/* tmem_wait_ld + a compiler barrier on the N destination registers: tcgen05.ld's outputs are ordinary
+ * asm outputs, so without this the compiler may schedule a use of regs[i] between the ld and the wait
+ * (the wait is a separate asm statement that names no registers). The empty volatile asm with "+r"
+ * operands stays after the wait (volatile asms keep their order), and every later use reads its result. */
+template <int N>
+static __device__ __forceinline__ void tmem_wait_ld_regs(uint32_t *regs)
+{
+    tmem_wait_ld();
+#if defined(WSGEMM_TMEM_HARDWARE)
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        asm volatile("" : "+r"(regs[i])::"memory");
+#else
+    (void)regs;
 #endif
 }
 

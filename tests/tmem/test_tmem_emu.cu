@@ -183,7 +183,7 @@ __global__ void __launch_bounds__(128, 1)
     for (uint32_t c = 0; c < p.n; c += 32) {
         uint32_t regs[32];
         tmem_ld_32x32b_x32(d_tmem + ((32 * warp) << 16) + c, regs);
-        tmem_wait_ld();
+        tmem_wait_ld_regs<32>(regs);
         for (uint32_t i = 0; i < 32 && c + i < p.n; i++)
             D[(size_t)(m0 + row) * p.n + c + i] = __uint_as_float(regs[i]);
     }
