@@ -525,9 +525,28 @@ typedef struct tmem_emu_operand {
     uint32_t negate;
 } tmem_emu_operand;
 
-static __device__ __forceinline__ uint32_t tmem_emu_swizzle(uint32_t addr, uint32_t mask)
+static inline __host__ __device__ uint32_t tmem_emu_swizzle(uint32_t addr, uint32_t mask)
 {
     return addr ^ (((addr >> 7) & mask) << 4);
+}
+
+/* The address-forming part of the decode, host and device (the CPU test test_tmem_layout runs it against
+ * the TMA tile layouts): everything but the generic pointers. */
+static inline __host__ __device__ tmem_emu_operand tmem_emu_operand_geometry(uint64_t desc, uint32_t mn_major,
+                                                                            uint32_t format, uint32_t negate)
+{
+    umma_smem_desc_fields f = umma_smem_desc_decode(desc);
+    tmem_emu_operand op;
+    op.start[0] = op.start[1] = 0;
+    op.start_addr = f.start_addr;
+    op.lbo = f.lbo_bytes;
+    op.sbo = f.sbo_bytes;
+    op.row_bytes = umma_swizzle_bytes(f.layout);
+    op.swz_mask = op.row_bytes / 16u - 1u;
+    op.mn_major = mn_major;
+    op.bf16 = format;
+    op.negate = negate;
+    return op;
 }
 
 /* Lane 0 validates (reporting once); every lane decodes. */
@@ -552,18 +571,10 @@ static __device__ __forceinline__ tmem_emu_operand tmem_emu_decode_operand(uint6
         if (f.start_addr % 16u != 0)
             tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, which, 0u, f.start_addr, 0);
     }
-    tmem_emu_operand op;
-    op.start_addr = f.start_addr;
+    tmem_emu_operand op = tmem_emu_operand_geometry(desc, mn_major, format, negate);
     op.start[0] = (const char *)__cvta_shared_to_generic((size_t)f.start_addr);
     op.start[1] = (cg == 2) ? (const char *)__cluster_map_shared_rank(op.start[0], cluster_ctarank() ^ 1u)
                             : op.start[0];
-    op.lbo = f.lbo_bytes;
-    op.sbo = f.sbo_bytes;
-    op.row_bytes = umma_swizzle_bytes(f.layout);
-    op.swz_mask = op.row_bytes / 16u - 1u;
-    op.mn_major = mn_major;
-    op.bf16 = format;
-    op.negate = negate;
     return op;
 }
 
@@ -576,7 +587,7 @@ static __device__ __forceinline__ float tmem_emu_to_float(uint16_t bits, uint32_
 
 /* Byte offset from the start address of the 16-B chunk `kc` (K elements 8kc .. 8kc+7) of row `idx` of a
  * K-major operand: ((8,m),(T,2)):((rowT,SBO),(1,LBO or T)), then the swizzle. */
-static __device__ __forceinline__ int32_t tmem_emu_k_major_chunk(const tmem_emu_operand *op, uint32_t idx,
+static inline __host__ __device__ int32_t tmem_emu_k_major_chunk(const tmem_emu_operand *op, uint32_t idx,
                                                                  uint32_t kc)
 {
     uint32_t k_step = (op->row_bytes == 16u) ? op->lbo : 16u;
@@ -586,7 +597,7 @@ static __device__ __forceinline__ int32_t tmem_emu_k_major_chunk(const tmem_emu_
 
 /* Byte offset of element (mn index i, k index j) of an MN-major operand:
  *   no swizzle: ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO));   swizzled: ((T,x,m),(8,k)):((1,T,LBO),(xT,SBO)). */
-static __device__ __forceinline__ int32_t tmem_emu_mn_major_elem(const tmem_emu_operand *op, uint32_t i, uint32_t j)
+static inline __host__ __device__ int32_t tmem_emu_mn_major_elem(const tmem_emu_operand *op, uint32_t i, uint32_t j)
 {
     uint32_t addr;
     if (op->row_bytes == 16u) {
