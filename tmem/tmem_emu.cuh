@@ -236,7 +236,10 @@ static __device__ __forceinline__ void tmem_emu_check_prepared(void)
         tmem_emu_fail(TMEM_EMU_ERR_NOT_PREPARED, "tmem_host_prepare() was not called before this launch", 0, 0, 0);
 }
 
-/* .sync.aligned: all 32 lanes execute it together. */
+/* .sync.aligned: all 32 lanes execute it together, converged (PTX: undefined otherwise). A warp that is
+ * complete but still diverged (e.g. lanes left a spin loop at different iterations and the compiler did
+ * not reconverge them) is reported too: the hardware rule is the same; a __syncwarp() before the call
+ * fixes it. a = the active mask. */
 static __device__ __forceinline__ void tmem_emu_require_warp(const char *op)
 {
     uint32_t mask = __activemask();
@@ -324,7 +327,7 @@ static __device__ __forceinline__ void tmem_emu_poison(uint32_t sm, uint32_t col
 static __device__ __noinline__ void tmem_emu_alloc(uint32_t cg, uint32_t *slot_smem, uint32_t ncols)
 {
     tmem_emu_check_prepared();
-    tmem_emu_require_warp("tcgen05.alloc executed by part of a warp");
+    tmem_emu_require_warp("tcgen05.alloc executed by part of a warp, or a diverged warp (__syncwarp() first)");
     if (__shfl_sync(0xFFFFFFFFu, ncols, 0) != ncols)
         tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED, "tcgen05.alloc: lanes pass different ncols", ncols, 0, 0);
     tmem_emu_note_cta_group(cg);
@@ -390,7 +393,7 @@ static __device__ __noinline__ void tmem_emu_alloc(uint32_t cg, uint32_t *slot_s
 static __device__ __noinline__ void tmem_emu_relinquish_alloc_permit(uint32_t cg)
 {
     tmem_emu_check_prepared();
-    tmem_emu_require_warp("tcgen05.relinquish_alloc_permit executed by part of a warp");
+    tmem_emu_require_warp("tcgen05.relinquish_alloc_permit executed by part of a warp, or a diverged warp");
     tmem_emu_note_cta_group(cg);
     if (tmem_emu_laneid() == 0) {
         volatile tmem_emu_cta *rec = tmem_emu_cta_record(tmem_emu_block_linear());
@@ -402,7 +405,7 @@ static __device__ __noinline__ void tmem_emu_relinquish_alloc_permit(uint32_t cg
 static __device__ __noinline__ void tmem_emu_dealloc(uint32_t cg, uint32_t taddr, uint32_t ncols)
 {
     tmem_emu_check_prepared();
-    tmem_emu_require_warp("tcgen05.dealloc executed by part of a warp");
+    tmem_emu_require_warp("tcgen05.dealloc executed by part of a warp, or a diverged warp (__syncwarp() first)");
     if (__shfl_sync(0xFFFFFFFFu, ncols, 0) != ncols || __shfl_sync(0xFFFFFFFFu, taddr, 0) != taddr)
         tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED, "tcgen05.dealloc: lanes pass different taddr/ncols", taddr, ncols, 0);
     tmem_emu_note_cta_group(cg);
@@ -483,7 +486,7 @@ static __device__ __forceinline__ uint32_t tmem_emu_ld_check(uint32_t taddr, uin
 
 static __device__ __forceinline__ void tmem_emu_ld_32x32b(uint32_t taddr, uint32_t *regs, uint32_t n)
 {
-    uint32_t sm = tmem_emu_ld_check(taddr, 32u, n, "tcgen05.ld.32x32b executed by part of a warp");
+    uint32_t sm = tmem_emu_ld_check(taddr, 32u, n, "tcgen05.ld.32x32b executed by part of a warp, or a diverged warp (__syncwarp() first)");
     const uint32_t *cells = tmem_emu_cells(sm);
     uint32_t lane = tmem_addr_lane(taddr) + tmem_emu_laneid(), col = tmem_addr_column(taddr);
 #pragma unroll
@@ -493,7 +496,7 @@ static __device__ __forceinline__ void tmem_emu_ld_32x32b(uint32_t taddr, uint32
 
 static __device__ __forceinline__ void tmem_emu_ld_16x256b(uint32_t taddr, uint32_t *regs, uint32_t n)
 {
-    uint32_t sm = tmem_emu_ld_check(taddr, 16u, 8u * n, "tcgen05.ld.16x256b executed by part of a warp");
+    uint32_t sm = tmem_emu_ld_check(taddr, 16u, 8u * n, "tcgen05.ld.16x256b executed by part of a warp, or a diverged warp (__syncwarp() first)");
     const uint32_t *cells = tmem_emu_cells(sm);
     uint32_t l = tmem_emu_laneid();
     uint32_t lane0 = tmem_addr_lane(taddr), col0 = tmem_addr_column(taddr);
