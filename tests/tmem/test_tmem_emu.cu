@@ -106,6 +106,7 @@ __global__ void __launch_bounds__(128, 1)
             umma_commit_multicast_warp<CG>(&mma_done, 0x3);
     }
     mbarrier_wait(&mma_done, 0, CG == 2 ? WAIT_CLUSTER : WAIT_CTA, 0, "mma_done", 0);
+    __syncwarp(); /* reconverge after the per-lane spin before the .sync.aligned loads */
     tcgen05_fence_after_thread_sync();
     /* Epilogue: warp w reads lanes 32w .. 32w+31 = rows m0 + 32w + lane. */
     uint32_t row = 32 * warp + lane;
@@ -395,6 +396,7 @@ __global__ void __launch_bounds__(128, 1)
         }
         /* Both the next stage's overwrite and the epilogue wait for the MMAs of this stage. */
         mbarrier_wait(&mma_done, phase, CG == 2 ? WAIT_CLUSTER : WAIT_CTA, 0, "mma_done", kb);
+        __syncwarp(); /* reconverge after the per-lane spin */
         phase ^= 1;
         tcgen05_fence_after_thread_sync();
     }
