@@ -77,6 +77,8 @@
  * alloc blocks while columns are taken (by co-resident CTAs; a 10 s watchdog traps a deadlock); no alloc
  * after relinquish_alloc_permit; one cta_group in the whole kernel; cta_group 2 needs a cluster of >= 2,
  * the MMA issued by the even CTA, and the peer's columns allocated (missing cluster sync after alloc);
+ * a cta_group 2 allocation is one collective resource: after either CTA's dealloc, the other CTA's ld/MMA
+ * on it traps (PAIR_DEALLOCATED: a missing peer signal in the dealloc barrier);
  * dealloc of columns this CTA does not hold (double dealloc reported as such); tcgen05.ld outside the
  * warp's lane quarter; ld/MMA on columns not allocated by this CTA (use after dealloc); MMA issued by
  * several threads at once (umma_f16 from a whole warp = 32 MMAs on hardware); descriptor fields the

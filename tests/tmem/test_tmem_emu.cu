@@ -596,6 +596,38 @@ __global__ void __launch_bounds__(32) misuse_no_cluster_kernel(void)
     tmem_dealloc<2>(tmem_slot, 32);
 }
 
+/* cta_group 2 on a cluster pair: CTA 0 deallocates while CTA 1's epilogue has not read yet (the
+ * missing-peer-signal bug). The pair's allocation is collective, so CTA 1's read must be reported. */
+__global__ void __launch_bounds__(128) misuse_pair_kernel(uint32_t *sink)
+{
+    __shared__ uint32_t tmem_slot;
+    uint32_t warp = threadIdx.x / 32, rank = cluster_ctarank();
+    cluster_sync();
+    if (warp == 0)
+        tmem_alloc<2>(&tmem_slot, 128);
+    tcgen05_fence_before_thread_sync();
+    __syncthreads();
+    cluster_sync(); /* both allocations complete */
+    tcgen05_fence_after_thread_sync();
+    uint32_t base = tmem_slot;
+    if (rank == 0 && warp == 0) {
+        tmem_relinquish_alloc_permit<2>();
+        tmem_dealloc<2>(base, 128); /* without waiting for the peer's epilogue */
+    }
+    cluster_sync();
+    if (rank == 1 && warp == 1) {
+        uint32_t regs[32];
+        tmem_ld_32x32b_x32(base + (32u << 16), regs);
+        tmem_wait_ld();
+        sink[threadIdx.x] = regs[0];
+    }
+    cluster_sync();
+    if (rank == 1 && warp == 0) {
+        tmem_relinquish_alloc_permit<2>();
+        tmem_dealloc<2>(base, 128);
+    }
+}
+
 /* In the child: run the planted kernel, then judge. Returns the child's exit code. */
 static int misuse_child(const char *name, int kind, int expect_code)
 {
@@ -607,9 +639,21 @@ static int misuse_child(const char *name, int kind, int expect_code)
     uint32_t *sink;
     CHECK_CUDA(cudaMalloc(&sink, 128 * 4));
     CHECK_CUDA(tmem_host_prepare(0));
-    if (kind < 0)
+    if (kind == -1) {
         misuse_no_cluster_kernel<<<1, 32>>>();
-    else
+    } else if (kind == -2) {
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = 2;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3(2, 1, 1);
+        cfg.blockDim = dim3(128, 1, 1);
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        CHECK_CUDA(cudaLaunchKernelEx(&cfg, misuse_pair_kernel, sink));
+    } else
         misuse_kernel<<<1, 128>>>(kind, sink);
     char msg[1024], rec[512];
     int leaked = tmem_host_leak_check(0, msg, sizeof msg);
@@ -702,6 +746,7 @@ int main(int argc, char **argv)
         {"misuse_cta_group_mix", MISUSE_CTA_GROUP_MIX, TMEM_EMU_ERR_CTA_GROUP_MIX},
         {"misuse_mma_after_dealloc", MISUSE_MMA_AFTER_DEALLOC, TMEM_EMU_ERR_UNALLOCATED_ACCESS},
         {"misuse_cg2_no_cluster", -1, TMEM_EMU_ERR_NO_CLUSTER},
+        {"misuse_pair_dealloc_before_peer_ld", -2, TMEM_EMU_ERR_PAIR_DEALLOCATED},
     };
     int all = strcmp(name, "all") == 0, ran = 0, failed = 0;
 
