@@ -24,7 +24,9 @@
  *   decision" below; on hardware one elected lane issues):
  *       consumer_wait(full[s]) ; tcgen05_fence_after_thread_sync();
  *       for (k = 0; k < BK / 16; k++)
- *           umma_f16_warp<CG>(d_tmem, a_desc + 2*k, b_desc + 2*k, idesc, (kblock | k) != 0);
+ *           umma_f16_warp<CG>(d_tmem, umma_smem_desc_advance(a_desc, k * a_k_step_bytes),
+ *                             umma_smem_desc_advance(b_desc, k * b_k_step_bytes), idesc, (kblock | k) != 0);
+ *           // K step of 16 elements: 32 B inside a K-major atom; 16 rows x swizzle bytes for MN-major
  *       umma_commit_warp<CG>(&empty[s])                        // cta_group 1
  *       umma_commit_multicast_warp<CG>(&empty[s], 0b11)        // cta_group 2, leader CTA only
  *     The one-thread forms umma_f16 / umma_commit / umma_commit_multicast (inside `if (elect_one_sync())`)
@@ -57,14 +59,16 @@
  *       tmem_host_set_random_delays(max_ns, seed);   // optional, emulation: sleep 0..max_ns before each
  *                 // emulated operation (alloc, ld, mma, commit, dealloc) to widen race windows; 0 = off
  *       tmem_host_is_emulated()                      // 1 in the emulation build
+ *       tmem_host_last_error(msg, size)              // emulation only: the checker's record (error code,
+ *                 // block, warp, values); readable after the trap killed the context
  *   The emulation's state is per translation unit (static device symbols): call the host functions from
  *   the same .cu file that launches the kernel. One kernel using the emulation at a time per TU.
  *
  * THE EMULATION'S MAIN DESIGN DECISION: who computes an emulated UMMA
  * -------------------------------------------------------------------
  * A 128x256x16 UMMA is 524,288 FMAs. The hardware instruction is issued by one thread; one emulating
- * thread doing it serially takes milliseconds per instruction, so a 1024^3 GEMM (4096 such MMAs) would
- * take many seconds per CTA. The tcgen05.mma issue in every real kernel already happens inside the MMA
+ * thread doing it serially takes milliseconds per instruction, so a 1024^3 GEMM (2048 such MMAs, 64 per
+ * 128x256 tile) would spend seconds in the MMAs alone, and real shapes minutes. The tcgen05.mma issue in every real kernel already happens inside the MMA
  * warp, with the other 31 lanes idle, so the API offers the warp-wide forms: the whole (converged) MMA
  * warp calls umma_f16_warp; on hardware elect.sync picks one lane that issues the instruction, in the
  * emulation the 32 lanes share the product (lane l owns rows l, l+32, l+64, l+96 of each CTA's 128 rows:
