@@ -24,7 +24,9 @@
  *   decision" below; on hardware one elected lane issues):
  *       consumer_wait(full[s]) ; tcgen05_fence_after_thread_sync();
  *       for (k = 0; k < BK / 16; k++)
- *           umma_f16_warp<CG>(d_tmem, a_desc + 2*k, b_desc + 2*k, idesc, (kblock | k) != 0);
+ *           umma_f16_warp<CG>(d_tmem, umma_smem_desc_advance(a_desc, k * a_k_step_bytes),
+ *                             umma_smem_desc_advance(b_desc, k * b_k_step_bytes), idesc, (kblock | k) != 0);
+ *           // K step of 16 elements: 32 B inside a K-major atom; 16 rows x swizzle bytes for MN-major
  *       umma_commit_warp<CG>(&empty[s])                        // cta_group 1
  *       umma_commit_multicast_warp<CG>(&empty[s], 0b11)        // cta_group 2, leader CTA only
  *     The one-thread forms umma_f16 / umma_commit / umma_commit_multicast (inside `if (elect_one_sync())`)
@@ -37,12 +39,16 @@
  *   epilogue, warps whose (warp index % 4) covers 0..3 (each reads lanes 32*(warp%4) .. +31):
  *       consumer_wait(acc_full[a]) ; tcgen05_fence_after_thread_sync();
  *       tmem_ld_32x32b_x32(tmem_base + acc_col + (32*(warp%4) << 16) + c, regs);
- *       tmem_wait_ld();                                   // before touching regs
+ *       tmem_wait_ld_regs<32>(regs);                      // tmem_wait_ld + keep uses of regs after it
  *       tcgen05_fence_before_thread_sync(); arrive(acc_empty[a]) ...
  *
  *   teardown, MMA warp (whole warp): tmem_relinquish_alloc_permit<CG>(); wait until every epilogue thread
  *       (both CTAs for cta_group 2) is done with TMEM (sync/dealloc_barrier_tmem.cuh does this);
  *       tcgen05_fence_after_thread_sync(); tmem_dealloc<CG>(tmem_base, 512);
+ *
+ * Convergence: alloc, dealloc, relinquish, ld and the _warp forms are .sync.aligned: all 32 lanes,
+ * converged. After a per-lane spin loop (an mbarrier wait) a __syncwarp() before the call is cheap
+ * insurance; the emulation reports a diverged warp (NOT_CONVERGED) rather than guessing.
  *
  * HOST SIDE (both builds compile these; on hardware they are no-ops that succeed):
  *       cudaError_t e = tmem_host_prepare(stream);   // BEFORE EVERY LAUNCH of a kernel using tmem/
@@ -53,14 +59,16 @@
  *       tmem_host_set_random_delays(max_ns, seed);   // optional, emulation: sleep 0..max_ns before each
  *                 // emulated operation (alloc, ld, mma, commit, dealloc) to widen race windows; 0 = off
  *       tmem_host_is_emulated()                      // 1 in the emulation build
+ *       tmem_host_last_error(msg, size)              // emulation only: the checker's record (error code,
+ *                 // block, warp, values); readable after the trap killed the context
  *   The emulation's state is per translation unit (static device symbols): call the host functions from
  *   the same .cu file that launches the kernel. One kernel using the emulation at a time per TU.
  *
  * THE EMULATION'S MAIN DESIGN DECISION: who computes an emulated UMMA
  * -------------------------------------------------------------------
  * A 128x256x16 UMMA is 524,288 FMAs. The hardware instruction is issued by one thread; one emulating
- * thread doing it serially takes milliseconds per instruction, so a 1024^3 GEMM (4096 such MMAs) would
- * take many seconds per CTA. The tcgen05.mma issue in every real kernel already happens inside the MMA
+ * thread doing it serially takes milliseconds per instruction, so a 1024^3 GEMM (2048 such MMAs, 64 per
+ * 128x256 tile) would spend seconds in the MMAs alone, and real shapes minutes. The tcgen05.mma issue in every real kernel already happens inside the MMA
  * warp, with the other 31 lanes idle, so the API offers the warp-wide forms: the whole (converged) MMA
  * warp calls umma_f16_warp; on hardware elect.sync picks one lane that issues the instruction, in the
  * emulation the 32 lanes share the product (lane l owns rows l, l+32, l+64, l+96 of each CTA's 128 rows:
@@ -73,6 +81,8 @@
  * alloc blocks while columns are taken (by co-resident CTAs; a 10 s watchdog traps a deadlock); no alloc
  * after relinquish_alloc_permit; one cta_group in the whole kernel; cta_group 2 needs a cluster of >= 2,
  * the MMA issued by the even CTA, and the peer's columns allocated (missing cluster sync after alloc);
+ * a cta_group 2 allocation is one collective resource: after either CTA's dealloc, the other CTA's ld/MMA
+ * on it traps (PAIR_DEALLOCATED: a missing peer signal in the dealloc barrier);
  * dealloc of columns this CTA does not hold (double dealloc reported as such); tcgen05.ld outside the
  * warp's lane quarter; ld/MMA on columns not allocated by this CTA (use after dealloc); MMA issued by
  * several threads at once (umma_f16 from a whole warp = 32 MMAs on hardware); descriptor fields the
@@ -214,6 +224,23 @@ static __device__ __forceinline__ void tmem_wait_ld(void)
     tcgen05_wait_ld();
 #else
     tmem_emu_wait_ld();
+#endif
+}
+
+/* tmem_wait_ld + a compiler barrier on the N destination registers: tcgen05.ld's outputs are ordinary
+ * asm outputs, so without this the compiler may schedule a use of regs[i] between the ld and the wait
+ * (the wait is a separate asm statement that names no registers). The empty volatile asm with "+r"
+ * operands stays after the wait (volatile asms keep their order), and every later use reads its result. */
+template <int N>
+static __device__ __forceinline__ void tmem_wait_ld_regs(uint32_t *regs)
+{
+    tmem_wait_ld();
+#if defined(WSGEMM_TMEM_HARDWARE)
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        asm volatile("" : "+r"(regs[i])::"memory");
+#else
+    (void)regs;
 #endif
 }
 

@@ -45,7 +45,8 @@ enum {
     TMEM_EMU_UNIT_COLS = 32,     /* allocation granule: the smallest legal ncols */
     TMEM_EMU_UNITS = 16,         /* 512 / 32 */
     TMEM_EMU_MAX_CTAS = 16384,   /* per launch (linear block id); more traps with CAPACITY */
-    TMEM_EMU_POISON = 0x7FBADBADu /* a quiet NaN: an uninitialised accumulator shows up in any check */
+    TMEM_EMU_POISON = 0x7FBADBADu, /* a quiet NaN: an uninitialised accumulator shows up in any check */
+    TMEM_EMU_REVOKED = 0x80000000u /* owner tag bit: the pair's other CTA deallocated (cta_group 2) */
 };
 
 /* Error codes (tmem_host_last_error; the misuse tests match them). */
@@ -69,6 +70,7 @@ typedef enum tmem_emu_error_code {
     TMEM_EMU_ERR_BAD_DESC,            /* descriptor field illegal or not modelled */
     TMEM_EMU_ERR_BAD_ADDRESS,         /* TMEM address out of range or misaligned */
     TMEM_EMU_ERR_COMMIT_MASK,         /* multicast mask names a CTA outside the cluster */
+    TMEM_EMU_ERR_PAIR_DEALLOCATED,    /* cta_group 2: access after the PEER's (collective) dealloc */
     TMEM_EMU_ERR_COUNT
 } tmem_emu_error_code;
 
@@ -94,6 +96,7 @@ static inline __host__ __device__ const char *tmem_emu_error_name(uint32_t code)
     case TMEM_EMU_ERR_BAD_DESC: return "BAD_DESC";
     case TMEM_EMU_ERR_BAD_ADDRESS: return "BAD_ADDRESS";
     case TMEM_EMU_ERR_COMMIT_MASK: return "COMMIT_MASK";
+    case TMEM_EMU_ERR_PAIR_DEALLOCATED: return "PAIR_DEALLOCATED";
     default: return "UNKNOWN";
     }
 }
@@ -109,7 +112,8 @@ typedef struct tmem_emu_error {
 
 typedef struct tmem_emu_sm {
     uint32_t used;                    /* bit u: columns 32u .. 32u+31 allocated */
-    uint32_t owner[TMEM_EMU_UNITS];   /* linear block id + 1 of the holder, 0 when free */
+    uint32_t owner[TMEM_EMU_UNITS];   /* linear block id + 1 of the holder (| TMEM_EMU_REVOKED once the pair's
+                                         other CTA deallocated), 0 when free */
     uint32_t pad[15];
 } tmem_emu_sm;
 
@@ -236,7 +240,10 @@ static __device__ __forceinline__ void tmem_emu_check_prepared(void)
         tmem_emu_fail(TMEM_EMU_ERR_NOT_PREPARED, "tmem_host_prepare() was not called before this launch", 0, 0, 0);
 }
 
-/* .sync.aligned: all 32 lanes execute it together. */
+/* .sync.aligned: all 32 lanes execute it together, converged (PTX: undefined otherwise). A warp that is
+ * complete but still diverged (e.g. lanes left a spin loop at different iterations and the compiler did
+ * not reconverge them) is reported too: the hardware rule is the same; a __syncwarp() before the call
+ * fixes it. a = the active mask. */
 static __device__ __forceinline__ void tmem_emu_require_warp(const char *op)
 {
     uint32_t mask = __activemask();
@@ -299,14 +306,25 @@ static __device__ __forceinline__ uint32_t *tmem_emu_cells(uint32_t sm)
     return c_tmem_emu.cells + (size_t)sm * TMEM_COLUMNS * TMEM_LANES;
 }
 
-/* Units [first, first+count) of SM `sm` all held by block `tag` (linear id + 1)? */
-static __device__ __forceinline__ int tmem_emu_held_by(uint32_t sm, uint32_t col, uint32_t ncols, uint32_t tag)
+/* Columns [col, col+ncols) of SM `sm`: 0 = all held by block `tag` (linear id + 1), 1 = held but revoked
+ * because the other CTA of the pair deallocated (cta_group 2), 2 = not held. */
+static __device__ __forceinline__ int tmem_emu_held_state(uint32_t sm, uint32_t col, uint32_t ncols, uint32_t tag)
 {
     volatile uint32_t *owner = c_tmem_emu.sms[sm].owner;
-    for (uint32_t u = col / TMEM_EMU_UNIT_COLS; u <= (col + ncols - 1) / TMEM_EMU_UNIT_COLS; u++)
-        if (owner[u] != tag)
-            return 0;
-    return 1;
+    int state = 0;
+    for (uint32_t u = col / TMEM_EMU_UNIT_COLS; u <= (col + ncols - 1) / TMEM_EMU_UNIT_COLS; u++) {
+        uint32_t o = owner[u];
+        if (o == (tag | TMEM_EMU_REVOKED))
+            state = state > 1 ? state : 1;
+        else if (o != tag)
+            state = 2;
+    }
+    return state;
+}
+
+static __device__ __forceinline__ int tmem_emu_held_by(uint32_t sm, uint32_t col, uint32_t ncols, uint32_t tag)
+{
+    return tmem_emu_held_state(sm, col, ncols, tag) == 0;
 }
 
 /* Whole warp: fill columns [col, col+ncols) of all 128 lanes with the poison pattern. */
@@ -324,7 +342,7 @@ static __device__ __forceinline__ void tmem_emu_poison(uint32_t sm, uint32_t col
 static __device__ __noinline__ void tmem_emu_alloc(uint32_t cg, uint32_t *slot_smem, uint32_t ncols)
 {
     tmem_emu_check_prepared();
-    tmem_emu_require_warp("tcgen05.alloc executed by part of a warp");
+    tmem_emu_require_warp("tcgen05.alloc executed by part of a warp, or a diverged warp (__syncwarp() first)");
     if (__shfl_sync(0xFFFFFFFFu, ncols, 0) != ncols)
         tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED, "tcgen05.alloc: lanes pass different ncols", ncols, 0, 0);
     tmem_emu_note_cta_group(cg);
@@ -390,7 +408,7 @@ static __device__ __noinline__ void tmem_emu_alloc(uint32_t cg, uint32_t *slot_s
 static __device__ __noinline__ void tmem_emu_relinquish_alloc_permit(uint32_t cg)
 {
     tmem_emu_check_prepared();
-    tmem_emu_require_warp("tcgen05.relinquish_alloc_permit executed by part of a warp");
+    tmem_emu_require_warp("tcgen05.relinquish_alloc_permit executed by part of a warp, or a diverged warp");
     tmem_emu_note_cta_group(cg);
     if (tmem_emu_laneid() == 0) {
         volatile tmem_emu_cta *rec = tmem_emu_cta_record(tmem_emu_block_linear());
@@ -402,7 +420,7 @@ static __device__ __noinline__ void tmem_emu_relinquish_alloc_permit(uint32_t cg
 static __device__ __noinline__ void tmem_emu_dealloc(uint32_t cg, uint32_t taddr, uint32_t ncols)
 {
     tmem_emu_check_prepared();
-    tmem_emu_require_warp("tcgen05.dealloc executed by part of a warp");
+    tmem_emu_require_warp("tcgen05.dealloc executed by part of a warp, or a diverged warp (__syncwarp() first)");
     if (__shfl_sync(0xFFFFFFFFu, ncols, 0) != ncols || __shfl_sync(0xFFFFFFFFu, taddr, 0) != taddr)
         tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED, "tcgen05.dealloc: lanes pass different taddr/ncols", taddr, ncols, 0);
     tmem_emu_note_cta_group(cg);
@@ -420,8 +438,8 @@ static __device__ __noinline__ void tmem_emu_dealloc(uint32_t cg, uint32_t taddr
         volatile tmem_emu_cta *rec = tmem_emu_cta_record(me);
         volatile uint32_t *owner = c_tmem_emu.sms[sm].owner;
         for (uint32_t u = first; u < first + need; u++) {
-            if (owner[u] == me + 1u)
-                continue;
+            if (owner[u] == me + 1u || owner[u] == ((me + 1u) | TMEM_EMU_REVOKED))
+                continue; /* held (or held and revoked by the pair's other dealloc: this CTA still frees its own) */
             if (rec->units_freed & (1u << u))
                 tmem_emu_fail(TMEM_EMU_ERR_DOUBLE_DEALLOC, "tcgen05.dealloc of columns this CTA already freed", taddr,
                               ncols, u * TMEM_EMU_UNIT_COLS);
@@ -429,12 +447,19 @@ static __device__ __noinline__ void tmem_emu_dealloc(uint32_t cg, uint32_t taddr
                           ncols, u * TMEM_EMU_UNIT_COLS);
         }
         if (cg == 2) {
-            volatile tmem_emu_cta *peer = tmem_emu_cta_record(tmem_emu_peer_block_linear());
+            uint32_t peer_block = tmem_emu_peer_block_linear();
+            volatile tmem_emu_cta *peer = tmem_emu_cta_record(peer_block);
             if (peer->state == 0u)
                 tmem_emu_fail(TMEM_EMU_ERR_PEER_NOT_ALLOCATED,
                               "tcgen05.dealloc.cta_group::2 before the peer CTA's alloc completed (no cluster sync "
                               "between alloc and dealloc?)",
-                              taddr, ncols, tmem_emu_peer_block_linear());
+                              taddr, ncols, peer_block);
+            /* The pair's allocation is one collective resource: from this dealloc on, the peer may no longer
+             * read or write these columns (it still frees its own with its dealloc). Only the peer's live
+             * tag is revoked, so a unit the peer already freed (or that was reused) is left alone. */
+            uint32_t peer_sm = peer->smid;
+            for (uint32_t u = first; u < first + need; u++)
+                atomicCAS(&c_tmem_emu.sms[peer_sm].owner[u], peer_block + 1u, (peer_block + 1u) | TMEM_EMU_REVOKED);
         }
     }
     __syncwarp();
@@ -471,7 +496,13 @@ static __device__ __forceinline__ uint32_t tmem_emu_ld_check(uint32_t taddr, uin
                           warp, lane_field, lanes);
         if (col + ncols > TMEM_COLUMNS)
             tmem_emu_fail(TMEM_EMU_ERR_BAD_ADDRESS, "tcgen05.ld beyond column 511", taddr, ncols, 0);
-        if (!tmem_emu_held_by(sm, col, ncols, tmem_emu_block_linear() + 1u))
+        int held = tmem_emu_held_state(sm, col, ncols, tmem_emu_block_linear() + 1u);
+        if (held == 1)
+            tmem_emu_fail(TMEM_EMU_ERR_PAIR_DEALLOCATED,
+                          "tcgen05.ld after the other CTA of the pair deallocated (cta_group::2 dealloc is collective: "
+                          "both epilogues must be done before either CTA frees; missing peer signal?)",
+                          taddr, ncols, 0);
+        if (held == 2)
             tmem_emu_fail(TMEM_EMU_ERR_UNALLOCATED_ACCESS,
                           "tcgen05.ld from columns this CTA does not hold (never allocated, or already deallocated)",
                           taddr, ncols, 0);
@@ -483,7 +514,7 @@ static __device__ __forceinline__ uint32_t tmem_emu_ld_check(uint32_t taddr, uin
 
 static __device__ __forceinline__ void tmem_emu_ld_32x32b(uint32_t taddr, uint32_t *regs, uint32_t n)
 {
-    uint32_t sm = tmem_emu_ld_check(taddr, 32u, n, "tcgen05.ld.32x32b executed by part of a warp");
+    uint32_t sm = tmem_emu_ld_check(taddr, 32u, n, "tcgen05.ld.32x32b executed by part of a warp, or a diverged warp (__syncwarp() first)");
     const uint32_t *cells = tmem_emu_cells(sm);
     uint32_t lane = tmem_addr_lane(taddr) + tmem_emu_laneid(), col = tmem_addr_column(taddr);
 #pragma unroll
@@ -493,7 +524,7 @@ static __device__ __forceinline__ void tmem_emu_ld_32x32b(uint32_t taddr, uint32
 
 static __device__ __forceinline__ void tmem_emu_ld_16x256b(uint32_t taddr, uint32_t *regs, uint32_t n)
 {
-    uint32_t sm = tmem_emu_ld_check(taddr, 16u, 8u * n, "tcgen05.ld.16x256b executed by part of a warp");
+    uint32_t sm = tmem_emu_ld_check(taddr, 16u, 8u * n, "tcgen05.ld.16x256b executed by part of a warp, or a diverged warp (__syncwarp() first)");
     const uint32_t *cells = tmem_emu_cells(sm);
     uint32_t l = tmem_emu_laneid();
     uint32_t lane0 = tmem_addr_lane(taddr), col0 = tmem_addr_column(taddr);
@@ -525,9 +556,28 @@ typedef struct tmem_emu_operand {
     uint32_t negate;
 } tmem_emu_operand;
 
-static __device__ __forceinline__ uint32_t tmem_emu_swizzle(uint32_t addr, uint32_t mask)
+static inline __host__ __device__ uint32_t tmem_emu_swizzle(uint32_t addr, uint32_t mask)
 {
     return addr ^ (((addr >> 7) & mask) << 4);
+}
+
+/* The address-forming part of the decode, host and device (the CPU test test_tmem_layout runs it against
+ * the TMA tile layouts): everything but the generic pointers. */
+static inline __host__ __device__ tmem_emu_operand tmem_emu_operand_geometry(uint64_t desc, uint32_t mn_major,
+                                                                            uint32_t format, uint32_t negate)
+{
+    umma_smem_desc_fields f = umma_smem_desc_decode(desc);
+    tmem_emu_operand op;
+    op.start[0] = op.start[1] = 0;
+    op.start_addr = f.start_addr;
+    op.lbo = f.lbo_bytes;
+    op.sbo = f.sbo_bytes;
+    op.row_bytes = umma_swizzle_bytes(f.layout);
+    op.swz_mask = op.row_bytes / 16u - 1u;
+    op.mn_major = mn_major;
+    op.bf16 = format;
+    op.negate = negate;
+    return op;
 }
 
 /* Lane 0 validates (reporting once); every lane decodes. */
@@ -552,18 +602,10 @@ static __device__ __forceinline__ tmem_emu_operand tmem_emu_decode_operand(uint6
         if (f.start_addr % 16u != 0)
             tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, which, 0u, f.start_addr, 0);
     }
-    tmem_emu_operand op;
-    op.start_addr = f.start_addr;
+    tmem_emu_operand op = tmem_emu_operand_geometry(desc, mn_major, format, negate);
     op.start[0] = (const char *)__cvta_shared_to_generic((size_t)f.start_addr);
     op.start[1] = (cg == 2) ? (const char *)__cluster_map_shared_rank(op.start[0], cluster_ctarank() ^ 1u)
                             : op.start[0];
-    op.lbo = f.lbo_bytes;
-    op.sbo = f.sbo_bytes;
-    op.row_bytes = umma_swizzle_bytes(f.layout);
-    op.swz_mask = op.row_bytes / 16u - 1u;
-    op.mn_major = mn_major;
-    op.bf16 = format;
-    op.negate = negate;
     return op;
 }
 
@@ -576,7 +618,7 @@ static __device__ __forceinline__ float tmem_emu_to_float(uint16_t bits, uint32_
 
 /* Byte offset from the start address of the 16-B chunk `kc` (K elements 8kc .. 8kc+7) of row `idx` of a
  * K-major operand: ((8,m),(T,2)):((rowT,SBO),(1,LBO or T)), then the swizzle. */
-static __device__ __forceinline__ int32_t tmem_emu_k_major_chunk(const tmem_emu_operand *op, uint32_t idx,
+static inline __host__ __device__ int32_t tmem_emu_k_major_chunk(const tmem_emu_operand *op, uint32_t idx,
                                                                  uint32_t kc)
 {
     uint32_t k_step = (op->row_bytes == 16u) ? op->lbo : 16u;
@@ -586,7 +628,7 @@ static __device__ __forceinline__ int32_t tmem_emu_k_major_chunk(const tmem_emu_
 
 /* Byte offset of element (mn index i, k index j) of an MN-major operand:
  *   no swizzle: ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO));   swizzled: ((T,x,m),(8,k)):((1,T,LBO),(xT,SBO)). */
-static __device__ __forceinline__ int32_t tmem_emu_mn_major_elem(const tmem_emu_operand *op, uint32_t i, uint32_t j)
+static inline __host__ __device__ int32_t tmem_emu_mn_major_elem(const tmem_emu_operand *op, uint32_t i, uint32_t j)
 {
     uint32_t addr;
     if (op->row_bytes == 16u) {
@@ -660,6 +702,10 @@ static __device__ __forceinline__ void tmem_emu_umma_compute(uint32_t cg, uint32
                           "idesc: the emulation models M=128 (cta_group::1) and M=256 (cta_group::2) only", id.m, cg, 0);
         if (tmem_addr_lane(d_tmem) != 0 || d_col + id.n > TMEM_COLUMNS)
             tmem_emu_fail(TMEM_EMU_ERR_BAD_ADDRESS, "tcgen05.mma: D address must be lane 0 and fit in 512 columns",
+                          d_tmem, id.n, 0);
+        if (tmem_emu_held_state(sm[0], d_col, id.n, me + 1u) == 1)
+            tmem_emu_fail(TMEM_EMU_ERR_PAIR_DEALLOCATED,
+                          "tcgen05.mma after the other CTA of the pair deallocated (cta_group::2 dealloc is collective)",
                           d_tmem, id.n, 0);
         if (!tmem_emu_held_by(sm[0], d_col, id.n, me + 1u))
             tmem_emu_fail(TMEM_EMU_ERR_UNALLOCATED_ACCESS,
@@ -890,7 +936,7 @@ static inline int tmem_host_leak_check(cudaStream_t stream, char *msg, size_t ms
             if (msg && used + 80 < msg_size)
                 used += (size_t)snprintf(msg + used, msg_size - used, "SM %u columns %u..%u held by block %u; ", s,
                                          u * TMEM_EMU_UNIT_COLS, u * TMEM_EMU_UNIT_COLS + TMEM_EMU_UNIT_COLS - 1,
-                                         sms[s].owner[u] - 1u);
+                                         (sms[s].owner[u] & ~(uint32_t)TMEM_EMU_REVOKED) - 1u);
         }
     }
     free(sms);

@@ -33,78 +33,7 @@
 
 #define CHECK_CUDA(call) CUDA_CHECK(call)
 
-/* ================================================================ operand layouts (host + device) */
-
-enum { MAJ_K = 0, MAJ_MN = 1 };
-
-typedef struct operand_layout {
-    int major;   /* MAJ_K or MAJ_MN */
-    int swizzle; /* 0 (interleaved core matrices), 32, 64, 128 bytes */
-} operand_layout;
-
-static inline __host__ __device__ umma_swizzle swizzle_code(int swizzle)
-{
-    return swizzle == 128 ? UMMA_SWIZZLE_128B
-           : swizzle == 64 ? UMMA_SWIZZLE_64B
-           : swizzle == 32 ? UMMA_SWIZZLE_32B
-                           : UMMA_SWIZZLE_NONE;
-}
-
-/* Byte offset, inside a 1024-B aligned tile of `rows` (M or N) x K 16-bit elements, of element (i, k), as TMA
- * would place it: K-major swizzled = boxes of swizzle bytes along K, one row per M/N index; MN-major
- * swizzled = boxes of swizzle bytes along M/N, one row per K index; no swizzle = 8x16-B core matrices.
- * Then the swizzle: the 16-B chunk index (bits 4..) XOR the 128-B row index (bits 7..) in the atom. */
-static inline __host__ __device__ uint32_t tile_offset(operand_layout L, uint32_t i, uint32_t k, uint32_t rows, uint32_t K)
-{
-    uint32_t off;
-    if (L.major == MAJ_K) {
-        if (L.swizzle == 0) {
-            off = (k / 8) * (rows * 16) + (i / 8) * 128 + (i % 8) * 16 + (k % 8) * 2;
-        } else {
-            uint32_t w = L.swizzle / 2; /* elements per box row */
-            off = (k / w) * (rows * L.swizzle) + i * L.swizzle + (k % w) * 2;
-        }
-    } else {
-        if (L.swizzle == 0) {
-            off = (i / 8) * ((K / 8) * 128) + (k / 8) * 128 + (k % 8) * 16 + (i % 8) * 2;
-        } else {
-            uint32_t w = L.swizzle / 2;
-            off = (i / w) * (K * L.swizzle) + k * L.swizzle + (i % w) * 2;
-        }
-    }
-    uint32_t mask = L.swizzle ? (uint32_t)L.swizzle / 16 - 1 : 0;
-    return off ^ (((off >> 7) & mask) << 4);
-}
-
-/* The descriptor a kernel author writes for K step s (K elements 16s .. 16s+15) of that tile. */
-static inline __host__ __device__ uint64_t tile_desc(operand_layout L, uint32_t tile_saddr, uint32_t rows, uint32_t K,
-                                              uint32_t s)
-{
-    uint32_t start, lbo, sbo;
-    if (L.major == MAJ_K) {
-        if (L.swizzle == 0) {
-            start = tile_saddr + 2 * s * (rows * 16);
-            lbo = rows * 16; /* next 8 K elements */
-            sbo = 128;       /* next 8 rows */
-        } else {
-            uint32_t w = L.swizzle / 2;
-            start = tile_saddr + (16 * s / w) * (rows * L.swizzle) + (16 * s % w) * 2;
-            lbo = 0;
-            sbo = 8 * L.swizzle;
-        }
-    } else {
-        if (L.swizzle == 0) {
-            start = tile_saddr + 2 * s * 128;
-            lbo = 128;            /* next 8 K rows */
-            sbo = (K / 8) * 128;  /* next 8 M/N elements */
-        } else {
-            start = tile_saddr + 16 * s * L.swizzle;
-            lbo = K * L.swizzle;  /* next swizzle atom along M/N */
-            sbo = 8 * L.swizzle;  /* next 8 K rows */
-        }
-    }
-    return umma_smem_desc_encode(start, lbo, sbo, swizzle_code(L.swizzle));
-}
+#include "tile_layout.h"
 
 /* ================================================================ the UMMA test kernel */
 
@@ -177,13 +106,14 @@ __global__ void __launch_bounds__(128, 1)
             umma_commit_multicast_warp<CG>(&mma_done, 0x3);
     }
     mbarrier_wait(&mma_done, 0, CG == 2 ? WAIT_CLUSTER : WAIT_CTA, 0, "mma_done", 0);
+    __syncwarp(); /* reconverge after the per-lane spin before the .sync.aligned loads */
     tcgen05_fence_after_thread_sync();
     /* Epilogue: warp w reads lanes 32w .. 32w+31 = rows m0 + 32w + lane. */
     uint32_t row = 32 * warp + lane;
     for (uint32_t c = 0; c < p.n; c += 32) {
         uint32_t regs[32];
         tmem_ld_32x32b_x32(d_tmem + ((32 * warp) << 16) + c, regs);
-        tmem_wait_ld();
+        tmem_wait_ld_regs<32>(regs);
         for (uint32_t i = 0; i < 32 && c + i < p.n; i++)
             D[(size_t)(m0 + row) * p.n + c + i] = __uint_as_float(regs[i]);
     }
@@ -466,6 +396,7 @@ __global__ void __launch_bounds__(128, 1)
         }
         /* Both the next stage's overwrite and the epilogue wait for the MMAs of this stage. */
         mbarrier_wait(&mma_done, phase, CG == 2 ? WAIT_CLUSTER : WAIT_CTA, 0, "mma_done", kb);
+        __syncwarp(); /* reconverge after the per-lane spin */
         phase ^= 1;
         tcgen05_fence_after_thread_sync();
     }
@@ -665,6 +596,38 @@ __global__ void __launch_bounds__(32) misuse_no_cluster_kernel(void)
     tmem_dealloc<2>(tmem_slot, 32);
 }
 
+/* cta_group 2 on a cluster pair: CTA 0 deallocates while CTA 1's epilogue has not read yet (the
+ * missing-peer-signal bug). The pair's allocation is collective, so CTA 1's read must be reported. */
+__global__ void __launch_bounds__(128) misuse_pair_kernel(uint32_t *sink)
+{
+    __shared__ uint32_t tmem_slot;
+    uint32_t warp = threadIdx.x / 32, rank = cluster_ctarank();
+    cluster_sync();
+    if (warp == 0)
+        tmem_alloc<2>(&tmem_slot, 128);
+    tcgen05_fence_before_thread_sync();
+    __syncthreads();
+    cluster_sync(); /* both allocations complete */
+    tcgen05_fence_after_thread_sync();
+    uint32_t base = tmem_slot;
+    if (rank == 0 && warp == 0) {
+        tmem_relinquish_alloc_permit<2>();
+        tmem_dealloc<2>(base, 128); /* without waiting for the peer's epilogue */
+    }
+    cluster_sync();
+    if (rank == 1 && warp == 1) {
+        uint32_t regs[32];
+        tmem_ld_32x32b_x32(base + (32u << 16), regs);
+        tmem_wait_ld();
+        sink[threadIdx.x] = regs[0];
+    }
+    cluster_sync();
+    if (rank == 1 && warp == 0) {
+        tmem_relinquish_alloc_permit<2>();
+        tmem_dealloc<2>(base, 128);
+    }
+}
+
 /* In the child: run the planted kernel, then judge. Returns the child's exit code. */
 static int misuse_child(const char *name, int kind, int expect_code)
 {
@@ -676,9 +639,21 @@ static int misuse_child(const char *name, int kind, int expect_code)
     uint32_t *sink;
     CHECK_CUDA(cudaMalloc(&sink, 128 * 4));
     CHECK_CUDA(tmem_host_prepare(0));
-    if (kind < 0)
+    if (kind == -1) {
         misuse_no_cluster_kernel<<<1, 32>>>();
-    else
+    } else if (kind == -2) {
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = 2;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3(2, 1, 1);
+        cfg.blockDim = dim3(128, 1, 1);
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        CHECK_CUDA(cudaLaunchKernelEx(&cfg, misuse_pair_kernel, sink));
+    } else
         misuse_kernel<<<1, 128>>>(kind, sink);
     char msg[1024], rec[512];
     int leaked = tmem_host_leak_check(0, msg, sizeof msg);
@@ -771,6 +746,7 @@ int main(int argc, char **argv)
         {"misuse_cta_group_mix", MISUSE_CTA_GROUP_MIX, TMEM_EMU_ERR_CTA_GROUP_MIX},
         {"misuse_mma_after_dealloc", MISUSE_MMA_AFTER_DEALLOC, TMEM_EMU_ERR_UNALLOCATED_ACCESS},
         {"misuse_cg2_no_cluster", -1, TMEM_EMU_ERR_NO_CLUSTER},
+        {"misuse_pair_dealloc_before_peer_ld", -2, TMEM_EMU_ERR_PAIR_DEALLOCATED},
     };
     int all = strcmp(name, "all") == 0, ran = 0, failed = 0;
 

@@ -34,7 +34,7 @@ static __device__ __forceinline__ void probe_body(uint32_t *out, uint64_t a_desc
     for (int i = 0; i < 16; i++)
         sum += regs[i];
     tmem_ld_32x32b_x32(taddr, regs);
-    tmem_wait_ld();
+    tmem_wait_ld_regs<32>(regs);
     for (int i = 0; i < 32; i++)
         sum += regs[i];
     tmem_ld_32x32b_x64(taddr, regs);
