@@ -39,54 +39,66 @@
 
 /* ---------------------------------------------------------------- helper kernels */
 
-/* Re-pitch one operand: dst[r + c*dst_ld + b*dst_stride] = src[r + c*src_ld + b*src_stride] for r < rows,
- * c < cols, b < nb. Consecutive threads take consecutive r, so both sides are coalesced. */
+/* Re-pitch one operand: dst[r + c*dst_ld + b*dst_stride] = src[r + c*src_ld + b*src_stride] for r < rows.
+ * One block row per column: blockIdx.y walks the columns of all matrices (column c of matrix b is
+ * y = b*cols + c, grid-strided), threads walk r. Consecutive threads take consecutive r, so both sides are
+ * coalesced and no thread divides. */
 __global__ void sm90_stage_operand(uint16_t *dst, const uint16_t *src, long long rows, long long cols, int nb,
                                    long long src_ld, long long src_stride, long long dst_ld, long long dst_stride)
 {
-    const long long per = rows * cols;
-    const long long total = per * nb;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
-         i += (long long)gridDim.x * blockDim.x) {
-        long long b = i / per;
-        long long rc = i - b * per;
-        long long c = rc / rows;
-        long long r = rc - c * rows;
-        dst[r + c * dst_ld + b * dst_stride] = src[r + c * src_ld + b * src_stride];
+    const long long columns = cols * nb;
+    for (long long y = blockIdx.y; y < columns; y += gridDim.y) {
+        const long long b = y / cols, c = y - b * cols; /* once per column, not per element */
+        const uint16_t *s = src + b * src_stride + c * src_ld;
+        uint16_t *d = dst + b * dst_stride + c * dst_ld;
+        for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < rows;
+             r += (long long)gridDim.x * blockDim.x)
+            d[r] = s[r];
     }
 }
 
 /* C(i, j, b) = alpha * sum_{s = 0 .. splits-1, in order} part[s][b][i + j*m] + beta * C (beta == 0: C is
- * not read). A fixed order, so the bits depend only on the shape and the split count. */
+ * not read). A fixed order, so the bits depend only on the shape and the split count. Same grid shape as
+ * the staging copy: blockIdx.y walks the columns (b*n + j), threads walk i. */
 __global__ void sm90_splitk_reduce(const float *part, int splits, long long m, long long n, int nb, void *c,
                                    int c_type, long long ldc, long long stride_c, float alpha, float beta)
 {
-    const long long per = m * n;
-    const long long total = per * nb;
-    for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;
-         idx += (long long)gridDim.x * blockDim.x) {
-        float sum = 0.0f;
-        for (int s = 0; s < splits; ++s) sum += part[(long long)s * total + idx];
-        long long b = idx / per;
-        long long ij = idx - b * per;
-        long long j = ij / m;
-        long long i = ij - j * m;
-        long long off = i + j * ldc + b * stride_c;
-        float v = alpha * sum;
-        if (c_type == WSGEMM_R_32F) {
-            float *p = (float *)c + off;
-            if (beta != 0.0f) v += beta * *p;
-            *p = v;
-        } else if (c_type == WSGEMM_R_16BF) {
-            __nv_bfloat16 *p = (__nv_bfloat16 *)c + off;
-            if (beta != 0.0f) v += beta * __bfloat162float(*p);
-            *p = __float2bfloat16_rn(v);
-        } else {
-            __half *p = (__half *)c + off;
-            if (beta != 0.0f) v += beta * __half2float(*p);
-            *p = __float2half_rn(v);
+    const long long total = m * n * nb;
+    const long long columns = n * nb;
+    for (long long y = blockIdx.y; y < columns; y += gridDim.y) {
+        const long long b = y / n, j = y - b * n;
+        const float *pin = part + y * m; /* part[s][b][j*m + i] = part + s*total + (b*n + j)*m + i */
+        const long long out = j * ldc + b * stride_c;
+        for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m;
+             i += (long long)gridDim.x * blockDim.x) {
+            float sum = 0.0f;
+            for (int s = 0; s < splits; ++s) sum += pin[(long long)s * total + i];
+            float v = alpha * sum;
+            if (c_type == WSGEMM_R_32F) {
+                float *p = (float *)c + out + i;
+                if (beta != 0.0f) v += beta * *p;
+                *p = v;
+            } else if (c_type == WSGEMM_R_16BF) {
+                __nv_bfloat16 *p = (__nv_bfloat16 *)c + out + i;
+                if (beta != 0.0f) v += beta * __bfloat162float(*p);
+                *p = __float2bfloat16_rn(v);
+            } else {
+                __half *p = (__half *)c + out + i;
+                if (beta != 0.0f) v += beta * __half2float(*p);
+                *p = __float2half_rn(v);
+            }
         }
     }
+}
+
+/* A 2D grid for the column-wise helper kernels: x covers a column's rows, y the columns (capped; the
+ * kernels grid-stride over y). */
+static dim3 column_grid(long long rows, long long columns, int threads)
+{
+    long long gx = (rows + threads - 1) / threads;
+    if (gx > 64) gx = 64;
+    long long gy = columns < 65535 ? columns : 65535;
+    return dim3((unsigned)gx, (unsigned)gy, 1);
 }
 
 /* ---------------------------------------------------------------- kernel table */
@@ -223,11 +235,8 @@ static cudaError_t stage_operand(operand *o, void *dst, cudaStream_t stream)
 {
     long long ld2 = round_up_ll(o->inner, 8);
     long long stride2 = ld2 * o->cols;
-    long long total = (long long)o->inner * o->cols * o->nb;
-    int threads = 256;
-    long long blocks = (total + threads - 1) / threads;
-    if (blocks > 132 * 16) blocks = 132 * 16;
-    sm90_stage_operand<<<(unsigned)blocks, threads, 0, stream>>>((uint16_t *)dst, (const uint16_t *)o->ptr, o->inner,
+    const int threads = 256;
+    sm90_stage_operand<<<column_grid(o->inner, (long long)o->cols * o->nb, threads), threads, 0, stream>>>((uint16_t *)dst, (const uint16_t *)o->ptr, o->inner,
                                                                 o->cols, o->nb, o->ld, o->stride, ld2, stride2);
     o->ptr = dst;
     o->ld = ld2;
@@ -462,10 +471,7 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
                            cudaGetErrorString(err), cfg.gridDim.x, info.smem_bytes);
     }
     if (splits > 1) {
-        long long total = (long long)p->m * p->n * nb;
-        long long blocks = (total + 255) / 256;
-        if (blocks > (long long)sm_count * 8) blocks = (long long)sm_count * 8;
-        sm90_splitk_reduce<<<(unsigned)blocks, 256, 0, ctx->stream>>>((const float *)(ws + off_part), splits, p->m,
+        sm90_splitk_reduce<<<column_grid(p->m, (long long)p->n * nb, 256), 256, 0, ctx->stream>>>((const float *)(ws + off_part), splits, p->m,
                                                                      p->n, nb, p->C, p->Ctype, p->ldc, p->strideC,
                                                                      p->alpha, p->beta);
         err = cudaGetLastError();

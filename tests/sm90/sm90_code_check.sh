@@ -36,6 +36,12 @@ if [ "$mode" = ptx ]; then
         grep -i "C7508\|setmaxnreg" "$work/ptxas.log"; fail "ptxas ignored setmaxnreg"
     fi
     echo "ok: no setmaxnreg warning (C7508)"
+    # setmaxnreg moves registers inside the CTA's allocation: 40 x 128 + 232 x 256 = 168 x 384 exactly, so
+    # every kernel must be allocated the launch-bounds cap of 168 (ptxas does so when it keeps setmaxnreg;
+    # a kernel with fewer would hang in setmaxnreg.inc).
+    regs=$(grep -A4 "Compiling entry function '_Z16sm90_gemm_kernel" "$work/ptxas.log" | grep -o "Used [0-9]* registers" | sort -u)
+    [ "$regs" = "Used 168 registers" ] || fail "sm90 kernels must use exactly 168 registers (setmaxnreg arithmetic); got: $regs"
+    echo "ok: every kernel is allocated 168 registers (40 x 128 + 232 x 256 = 168 x 384)"
     echo "PASS"
     exit 0
 fi
