@@ -290,7 +290,7 @@ static double estimate_cost(long long units, int max_clusters, int cluster, int 
     long long active = work * cluster < (long long)sm_count ? work * cluster : sm_count;
     double flops_kb = 2.0 * SM90_BM * bn * SM90_BK;
     double t_mma = flops_kb / 7.0e6 * (bn == 256 ? 1.0 : bn == 128 ? 1.1 : 1.35); /* ~7 TFLOP/s per SM */
-    double bytes_kb = (double)(SM90_BM + bn) * SM90_BK * 2.0;
+    double bytes_kb = (double)(SM90_BM + bn / cluster) * SM90_BK * 2.0; /* Q arrives half by multicast */
     double per_sm_bw = 3.6e6 / (double)active; /* ~3.6 TB/s shared by the active SMs, in bytes/us */
     if (per_sm_bw > 40.0e3) per_sm_bw = 40.0e3; /* one SM alone cannot pull the whole HBM */
     double t_load = bytes_kb / per_sm_bw;

@@ -42,6 +42,10 @@ static const config small_configs[] = {
     {"splitk 2", {{"WSGEMM_SM90_SPLITK", "2"}, {NULL, NULL}}},
     {"splitk 4", {{"WSGEMM_SM90_SPLITK", "4"}, {NULL, NULL}}},
     {"splitk 8", {{"WSGEMM_SM90_SPLITK", "8"}, {NULL, NULL}}},
+    {"BN128 splitk 1", {{"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "1"}, {NULL, NULL}}},
+    {"BN128 splitk 2", {{"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "2"}, {NULL, NULL}}},
+    {"BN256 splitk 1", {{"WSGEMM_SM90_BN", "256"}, {"WSGEMM_SM90_SPLITK", "1"}, {NULL, NULL}}},
+    {"no cluster", {{"WSGEMM_SM90_VARIANT", "1"}, {NULL, NULL}}},
 };
 
 static const char *vars[] = {"WSGEMM_SM90_VARIANT", "WSGEMM_SM90_SWAP", "WSGEMM_SM90_BN", "WSGEMM_SM90_GROUP",
