@@ -25,6 +25,7 @@
  *   WSGEMM_SM90_VARIANT=0|1|2  0 default (2-CTA cluster, deepest ring), 1 no cluster, 2 three stages
  *                         (1 and 2 exist for bf16, BN 256, K-major P only; otherwise the default runs)
  *   WSGEMM_SM90_SPLITK=n  force n K splits                   WSGEMM_SM90_GROUP=g grouped-order band
+ *   WSGEMM_SM90_EPILOGUE=tma|direct  epilogue through smem + TMA store (when C allows) or direct stores
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -435,6 +436,30 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
         prm.beta = p->beta;
     }
 
+    /* epilogue: smem + TMA store where C allows it (swapped orientation so q is C's contiguous dimension,
+     * no split, TMA-addressable C); direct predicated stores otherwise */
+    CUtensorMap map_c;
+    memset(&map_c, 0, sizeof map_c);
+    const char *epi = getenv("WSGEMM_SM90_EPILOGUE");
+    int want_tma_store = epi != NULL && strcmp(epi, "tma") == 0; /* default: direct (until measured on the H200) */
+    const int c_bytes = wsgemm_dtype_size(p->Ctype);
+    if (want_tma_store && swap && splits == 1 &&
+        wsgemm_tma_layout_ok(p->C, p->ldc, p->strideC, nb > 1, c_bytes) &&
+        (nb == 1 || p->strideC >= (long long)p->ldc * p->n)) {
+        wsgemm_tma_2d16 d;
+        d.base = p->C;
+        d.dtype = p->Ctype;
+        d.inner = (uint64_t)p->m;
+        d.outer = (uint64_t)p->n;
+        d.depth = (uint64_t)nb;
+        d.ld = (uint64_t)p->ldc;
+        d.batch_stride = (uint64_t)p->strideC;
+        d.box_inner = (uint32_t)(128 / c_bytes);
+        d.box_outer = 64;
+        if (wsgemm_tma_encode_2d16(&map_c, &d, msg, sizeof msg) == cudaSuccess) prm.tma_store = 1;
+        else if (debug) fprintf(stderr, "wsgemm sm90: no TMA-store epilogue: %s\n", msg);
+    }
+
     long long clusters = sched.units < max_clusters ? sched.units : max_clusters;
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
@@ -453,17 +478,17 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
         fprintf(stderr,
                 "wsgemm sm90: m=%d n=%d k=%d batch=%d op=%c%c %s->%s | %s P=%s(%s-major) Q=%s(%s-major) BN=%d "
                 "stages=%d cluster=%d variant=%d | tiles %dx%d units=%lld splits=%d (kb/split %d) group=%d "
-                "grid=%u smem=%d max_clusters=%d | staged A=%d B=%d workspace=%zu\n",
+                "grid=%u smem=%d max_clusters=%d | staged A=%d B=%d workspace=%zu epilogue=%s\n",
                 p->m, p->n, p->k, nb, p->transa == WSGEMM_OP_N ? 'N' : 'T', p->transb == WSGEMM_OP_N ? 'N' : 'T',
                 bf16 ? "bf16" : "f16",
                 p->Ctype == WSGEMM_R_32F ? "f32" : p->Ctype == WSGEMM_R_16BF ? "bf16" : "f16",
                 swap ? "swapped" : "normal", swap ? "B" : "A", op_p->k_major ? "K" : "MN", swap ? "A" : "B",
                 op_q->k_major ? "K" : "MN", bn, info.stages, cluster, variant, tiles_p, tiles_q, sched.units,
                 splits, sched.k_blocks_per_split, sched.group, cfg.gridDim.x, info.smem_bytes, max_clusters,
-                a.staged, b.staged, ws_bytes);
+                a.staged, b.staged, ws_bytes, prm.tma_store ? "tma" : "direct");
     }
 
-    void *args[3] = {&map_p, &map_q, &prm};
+    void *args[4] = {&map_p, &map_q, &map_c, &prm};
     err = cudaLaunchKernelExC(&cfg, info.fn, args);
     if (err != cudaSuccess) {
         cudaGetLastError();

@@ -35,6 +35,8 @@ static const config big_configs[] = {
     {"BN128 S6", {{"WSGEMM_SM90_BN", "128"}, {NULL, NULL}}},
     {"group 1", {{"WSGEMM_SM90_GROUP", "1"}, {NULL, NULL}}},
     {"group 16", {{"WSGEMM_SM90_GROUP", "16"}, {NULL, NULL}}},
+    {"TMA-store epilogue", {{"WSGEMM_SM90_EPILOGUE", "tma"}, {NULL, NULL}}},
+    {"TMA-store, 3 stages", {{"WSGEMM_SM90_EPILOGUE", "tma"}, {"WSGEMM_SM90_VARIANT", "2"}, {NULL, NULL}}},
 };
 static const config small_configs[] = {
     {"default", {{NULL, NULL}}},
@@ -48,8 +50,8 @@ static const config small_configs[] = {
     {"no cluster", {{"WSGEMM_SM90_VARIANT", "1"}, {NULL, NULL}}},
 };
 
-static const char *vars[] = {"WSGEMM_SM90_VARIANT", "WSGEMM_SM90_SWAP", "WSGEMM_SM90_BN", "WSGEMM_SM90_GROUP",
-                             "WSGEMM_SM90_SPLITK", "WSGEMM_SM90_DEBUG"};
+static const char *vars[] = {"WSGEMM_SM90_VARIANT", "WSGEMM_SM90_SWAP",   "WSGEMM_SM90_BN",   "WSGEMM_SM90_GROUP",
+                             "WSGEMM_SM90_SPLITK",  "WSGEMM_SM90_DEBUG", "WSGEMM_SM90_EPILOGUE"};
 
 static void apply(const config *c)
 {
