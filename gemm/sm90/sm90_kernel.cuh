@@ -293,7 +293,8 @@ static __device__ __forceinline__ void sm90_epilogue(const float (&acc)[BN / 2],
 /* The TMA-store epilogue (swapped orientation: q runs along C's contiguous dimension). The consumer's 64 x BN
  * slice goes out in chunks of 64 p rows x 128 bytes of q (64 16-bit or 32 fp32 elements), alternating
  * between two smem buffers so writing chunk c overlaps the store of chunk c - 1:
- *   leader: wait until the store that used this buffer (chunk c - 2) has read it (bulk wait_group.read 1)
+ *   leader: wait until the store that last used this buffer (two chunks ago, possibly in the previous tile)
+ *           has read it (bulk wait_group.read 1: all but the newest group are done reading)
  *   all:    named barrier (the buffer is free) -> alpha/beta, convert, st.shared into the 128-byte
  *           swizzled layout the map expects (chunk16 ^= row % 8: conflict-free for the fragment) ->
  *           fence.proxy.async (generic writes -> async proxy) -> named barrier
@@ -303,7 +304,8 @@ static __device__ __forceinline__ void sm90_epilogue(const float (&acc)[BN / 2],
 template <int BN, int OUT_TYPE>
 static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN / 2], const Sm90Params &prm,
                                                          const wsgemm_sched_unit &w, int consumer,
-                                                         const CUtensorMap *map_c, uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES])
+                                                         const CUtensorMap *map_c, uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
+                                                         uint32_t &chunk_count)
 {
     constexpr int kBytes = OUT_TYPE == WSGEMM_R_32F ? 4 : 2;
     constexpr int kChunkElems = 128 / kBytes;      /* q elements per chunk row */
@@ -320,7 +322,9 @@ static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN /
     const uint8_t *c_old = (const uint8_t *)prm.out + w.batch * prm.out_batch * kBytes;
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
-        uint8_t *buf = bufs[c % 2];
+        /* a running count, not c: with an odd number of chunks per tile the buffers still alternate */
+        uint8_t *buf = bufs[chunk_count % 2];
+        chunk_count++;
         if (leader) bulk_wait_group_read<1>();
         named_barrier_sync(barrier_id, 128);
 #pragma unroll
@@ -379,6 +383,7 @@ static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES> *sm, c
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
     const bool signals = threadIdx.x % 128 == 0; /* one release per warpgroup and destination CTA */
+    uint32_t chunks = 0;                         /* TMA-store epilogue chunks written so far */
 
     PipelineState st = pipeline_consumer_start();
     const long long nclusters = gridDim.x / CLUSTER;
@@ -411,10 +416,10 @@ static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES> *sm, c
         for (int i = 0; i < BN / 2; ++i) wgmma_fence_operand(acc[i]);
         if (prm.tma_store) {
             if (prm.out_type == WSGEMM_R_16BF)
-                sm90_epilogue_tma<BN, WSGEMM_R_16BF>(acc, prm, w, consumer, map_c, sm->c_stage[consumer]);
+                sm90_epilogue_tma<BN, WSGEMM_R_16BF>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], chunks);
             else if (prm.out_type == WSGEMM_R_16F)
-                sm90_epilogue_tma<BN, WSGEMM_R_16F>(acc, prm, w, consumer, map_c, sm->c_stage[consumer]);
-            else sm90_epilogue_tma<BN, WSGEMM_R_32F>(acc, prm, w, consumer, map_c, sm->c_stage[consumer]);
+                sm90_epilogue_tma<BN, WSGEMM_R_16F>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], chunks);
+            else sm90_epilogue_tma<BN, WSGEMM_R_32F>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], chunks);
         } else if (prm.out_type == WSGEMM_R_16BF) {
             sm90_epilogue<BN, WSGEMM_R_16BF>(acc, prm, w, consumer);
         } else if (prm.out_type == WSGEMM_R_16F) {
