@@ -21,7 +21,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 if [ "$mode" = ptx ]; then
     "$nvcc" $flags -ptx "$src" -o "$work/sm90.ptx" || fail "nvcc -ptx failed"
     for pat in "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" "setmaxnreg.dec.sync.aligned.u32 40" \
-               "setmaxnreg.inc.sync.aligned.u32 232" "multicast::cluster" "wgmma.wait_group.sync.aligned 1"; do
+               "setmaxnreg.inc.sync.aligned.u32 232" "multicast::cluster" "wgmma.wait_group.sync.aligned 1" \
+               "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group"; do
         n=$(grep -c "$pat" "$work/sm90.ptx")
         [ "$n" -gt 0 ] || fail "PTX lacks '$pat'"
         echo "ok: PTX has '$pat' ($n lines)"
