@@ -279,12 +279,14 @@ static int env_int(const char *name, int fallback)
 
 /* ---------------------------------------------------------------- split-K and tile-width model */
 
-/* Estimated time (arbitrary units, ~us) of the main kernel plus the reduction traffic: waves of units
- * times K blocks per unit times the slower of the tensor-core time and the operand load time of a K block,
- * plus the partials written and read back. Only comparisons between candidates matter. */
+/* Estimated time (~us) of the main kernel plus the split-K partial traffic: waves of units times K blocks
+ * per unit times the slower of the tensor-core time and the operand load time of a K block, plus the
+ * partials written and read back. Operands (or partials) that fit in L2 are served at L2 rather than HBM
+ * bandwidth. Only comparisons between candidates matter; the numbers are H100/H200-like. */
 static double estimate_cost(long long units, int max_clusters, int cluster, int k_blocks, int splits, int bn,
-                            long long m, long long n, int nb, int sm_count)
+                            const wsgemm_problem *p, int sm_count)
 {
+    const double l2_fit = 30.0e6; /* bytes that stay L2-resident across the whole call */
     long long work = units * splits;
     long long waves = (work + max_clusters - 1) / max_clusters;
     int kb_per = (k_blocks + splits - 1) / splits;
@@ -292,12 +294,18 @@ static double estimate_cost(long long units, int max_clusters, int cluster, int 
     double flops_kb = 2.0 * SM90_BM * bn * SM90_BK;
     double t_mma = flops_kb / 7.0e6 * (bn == 256 ? 1.0 : bn == 128 ? 1.1 : 1.35); /* ~7 TFLOP/s per SM */
     double bytes_kb = (double)(SM90_BM + bn / cluster) * SM90_BK * 2.0; /* Q arrives half by multicast */
-    double per_sm_bw = 3.6e6 / (double)active; /* ~3.6 TB/s shared by the active SMs, in bytes/us */
-    if (per_sm_bw > 40.0e3) per_sm_bw = 40.0e3; /* one SM alone cannot pull the whole HBM */
+    double operand_bytes = ((double)p->m + p->n) * p->k * 2.0 * p->batch_count;
+    int resident = operand_bytes < l2_fit;
+    double per_sm_bw = (resident ? 9.0e6 : 3.6e6) / (double)active; /* bytes/us shared by the active SMs */
+    double cap = resident ? 80.0e3 : 40.0e3; /* one SM alone cannot pull the whole bandwidth */
+    if (per_sm_bw > cap) per_sm_bw = cap;
     double t_load = bytes_kb / per_sm_bw;
     double t_kb = t_mma > t_load ? t_mma : t_load;
     double cost = (double)waves * kb_per * t_kb + 2.0; /* + launch */
-    if (splits > 1) cost += (double)splits * m * n * nb * 4.0 * 2.0 / 3.0e6 + 3.0;
+    if (splits > 1) {
+        double part = (double)splits * p->m * p->n * p->batch_count * 4.0 * 2.0;
+        cost += part / (part < l2_fit ? 9.0e6 : 3.0e6) + 3.0; /* + the reduction launch */
+    }
     return cost;
 }
 
@@ -329,15 +337,20 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     const int k_blocks = (p->k + SM90_BK - 1) / SM90_BK;
     const int group = env_int("WSGEMM_SM90_GROUP", 8);
 
-    int bn_candidates[2];
+    /* tile widths worth trying: the narrowest that covers a skinny Q side, else all three (narrow tiles
+     * fill the SMs when the problem is small) */
+    int bn_candidates[3];
     int n_candidates = 0;
     int forced_bn = env_int("WSGEMM_SM90_BN", 0);
     if (forced_bn == 64 || forced_bn == 128 || forced_bn == 256) bn_candidates[n_candidates++] = forced_bn;
     else if (q_ext <= 64) bn_candidates[n_candidates++] = 64;
-    else if (q_ext <= 128) bn_candidates[n_candidates++] = 128;
-    else {
+    else if (q_ext <= 128) {
+        bn_candidates[n_candidates++] = 128;
+        bn_candidates[n_candidates++] = 64;
+    } else {
         bn_candidates[n_candidates++] = 256;
         bn_candidates[n_candidates++] = 128;
+        bn_candidates[n_candidates++] = 64;
     }
 
     /* choose (BN, splits) by the cost model */
@@ -362,7 +375,7 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
         int min_splits = forced_splits > 0 ? forced_splits : 1;
         if (max_splits < 1) max_splits = 1;
         for (int sp = min_splits; sp <= max_splits; ++sp) {
-            double cost = estimate_cost(units, mc, ki.cluster, k_blocks, sp, bn, p->m, p->n, nb, sm_count);
+            double cost = estimate_cost(units, mc, ki.cluster, k_blocks, sp, bn, p, sm_count);
             if (info.fn == NULL || cost < best_cost * 0.95) {
                 best_cost = cost;
                 info = ki;

@@ -33,6 +33,7 @@ static const config big_configs[] = {
     {"3 stages", {{"WSGEMM_SM90_VARIANT", "2"}, {NULL, NULL}}},
     {"unswapped", {{"WSGEMM_SM90_SWAP", "0"}, {NULL, NULL}}},
     {"BN128 S6", {{"WSGEMM_SM90_BN", "128"}, {NULL, NULL}}},
+    {"BN64 S8", {{"WSGEMM_SM90_BN", "64"}, {NULL, NULL}}},
     {"group 1", {{"WSGEMM_SM90_GROUP", "1"}, {NULL, NULL}}},
     {"group 16", {{"WSGEMM_SM90_GROUP", "16"}, {NULL, NULL}}},
     {"TMA-store epilogue", {{"WSGEMM_SM90_EPILOGUE", "tma"}, {NULL, NULL}}},
