@@ -126,7 +126,7 @@ static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ct
 {
     int dev = ctx->device->ordinal;
     for (int i = 0; i < 64; ++i) {
-        if (prep_table[i].fn == info->fn && prep_table[i].device == dev) {
+        if (__atomic_load_n(&prep_table[i].fn, __ATOMIC_ACQUIRE) == info->fn && prep_table[i].device == dev) {
             *max_clusters = prep_table[i].max_clusters;
             return WSGEMM_STATUS_SUCCESS;
         }
@@ -158,12 +158,16 @@ static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ct
         cudaGetLastError();
         clusters = ctx->device->sm_count / info->cluster; /* the ideal; extra clusters would just queue */
     }
+    /* publish: fields first, then fn (release), so a reader that matches fn sees them. Two threads racing
+     * for one slot at worst both do the (idempotent) preparation; the cache is an optimisation only. */
     for (int i = 0; i < 64; ++i) {
-        if (prep_table[i].fn == NULL) {
-            prep_table[i].fn = info->fn;
+        const void *expected = NULL;
+        if (__atomic_load_n(&prep_table[i].fn, __ATOMIC_ACQUIRE) == NULL) {
             prep_table[i].device = dev;
             prep_table[i].max_clusters = clusters;
-            break;
+            if (__atomic_compare_exchange_n(&prep_table[i].fn, &expected, info->fn, 0, __ATOMIC_RELEASE,
+                                            __ATOMIC_RELAXED))
+                break;
         }
     }
     *max_clusters = clusters;
