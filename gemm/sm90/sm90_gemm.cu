@@ -27,6 +27,7 @@
  *   WSGEMM_SM90_SPLITK=n  force n K splits                   WSGEMM_SM90_GROUP=g grouped-order band
  *   WSGEMM_SM90_EPILOGUE=tma|direct  epilogue through smem + TMA store (when C allows) or direct stores
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,15 +123,41 @@ typedef struct kernel_prep {
 } kernel_prep;
 static kernel_prep prep_table[64];
 
+static pthread_mutex_t prep_lock = PTHREAD_MUTEX_INITIALIZER; /* handles may live on several host threads */
+
+static int prep_lookup(const void *fn, int dev, int *max_clusters)
+{
+    int found = 0;
+    pthread_mutex_lock(&prep_lock);
+    for (int i = 0; i < 64 && prep_table[i].fn; ++i) {
+        if (prep_table[i].fn == fn && prep_table[i].device == dev) {
+            *max_clusters = prep_table[i].max_clusters;
+            found = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&prep_lock);
+    return found;
+}
+
+static void prep_insert(const void *fn, int dev, int max_clusters)
+{
+    pthread_mutex_lock(&prep_lock);
+    for (int i = 0; i < 64; ++i) {
+        if (prep_table[i].fn == NULL) {
+            prep_table[i].fn = fn;
+            prep_table[i].device = dev;
+            prep_table[i].max_clusters = max_clusters;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&prep_lock);
+}
+
 static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ctx *ctx, int *max_clusters)
 {
     int dev = ctx->device->ordinal;
-    for (int i = 0; i < 64; ++i) {
-        if (__atomic_load_n(&prep_table[i].fn, __ATOMIC_ACQUIRE) == info->fn && prep_table[i].device == dev) {
-            *max_clusters = prep_table[i].max_clusters;
-            return WSGEMM_STATUS_SUCCESS;
-        }
-    }
+    if (prep_lookup(info->fn, dev, max_clusters)) return WSGEMM_STATUS_SUCCESS;
     if (info->smem_bytes > ctx->device->smem_optin_bytes)
         return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "sm90 kernel needs %d bytes of shared memory; device has %d",
                            info->smem_bytes, ctx->device->smem_optin_bytes);
@@ -158,18 +185,7 @@ static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ct
         cudaGetLastError();
         clusters = ctx->device->sm_count / info->cluster; /* the ideal; extra clusters would just queue */
     }
-    /* publish: fields first, then fn (release), so a reader that matches fn sees them. Two threads racing
-     * for one slot at worst both do the (idempotent) preparation; the cache is an optimisation only. */
-    for (int i = 0; i < 64; ++i) {
-        const void *expected = NULL;
-        if (__atomic_load_n(&prep_table[i].fn, __ATOMIC_ACQUIRE) == NULL) {
-            prep_table[i].device = dev;
-            prep_table[i].max_clusters = clusters;
-            if (__atomic_compare_exchange_n(&prep_table[i].fn, &expected, info->fn, 0, __ATOMIC_RELEASE,
-                                            __ATOMIC_RELAXED))
-                break;
-        }
-    }
+    prep_insert(info->fn, dev, clusters); /* a racing thread may insert the same facts twice: harmless */
     *max_clusters = clusters;
     return WSGEMM_STATUS_SUCCESS;
 }
