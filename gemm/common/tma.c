@@ -33,13 +33,18 @@ static encode_tiled_fn lookup_encode_tiled(cudaError_t *err_out)
     return cached;
 }
 
+int wsgemm_tma_layout_ok(const void *base, long long ld, long long batch_stride, int uses_batch, int elem_bytes)
+{
+    const long long limit = ((long long)1 << 40) / elem_bytes; /* strides below 2^40 bytes */
+    if (((uintptr_t)base & 15u) != 0) return 0;
+    if ((ld * elem_bytes) % 16 != 0 || ld >= limit) return 0;
+    if (uses_batch && ((batch_stride * elem_bytes) % 16 != 0 || batch_stride >= limit || batch_stride <= 0)) return 0;
+    return 1;
+}
+
 int wsgemm_tma_operand_ok(const void *base, long long ld, long long batch_stride, int uses_batch)
 {
-    const long long limit = (long long)1 << 39; /* elements: 2^40 bytes */
-    if (((uintptr_t)base & 15u) != 0) return 0;
-    if ((ld * 2) % 16 != 0 || ld >= limit) return 0;
-    if (uses_batch && ((batch_stride * 2) % 16 != 0 || batch_stride >= limit || batch_stride <= 0)) return 0;
-    return 1;
+    return wsgemm_tma_layout_ok(base, ld, batch_stride, uses_batch, 2);
 }
 
 cudaError_t wsgemm_tma_encode_2d16(CUtensorMap *map, const wsgemm_tma_2d16 *d, char *msg, size_t msg_size)
@@ -50,13 +55,15 @@ cudaError_t wsgemm_tma_encode_2d16(CUtensorMap *map, const wsgemm_tma_2d16 *d, c
         snprintf(msg, msg_size, "cuTensorMapEncodeTiled is not available from the driver (%s)", cudaGetErrorName(err));
         return err;
     }
+    const cuuint64_t esize = d->dtype == WSGEMM_R_32F ? 4 : 2;
     cuuint64_t dims[3] = {d->inner, d->outer, d->depth};
     /* strides of dims 1 and 2 in bytes; the driver wants rank-1 entries */
-    cuuint64_t strides[2] = {d->ld * 2, (d->depth > 1 ? d->batch_stride : d->ld * d->outer) * 2};
+    cuuint64_t strides[2] = {d->ld * esize, (d->depth > 1 ? d->batch_stride : d->ld * d->outer) * esize};
     cuuint32_t box[3] = {d->box_inner, d->box_outer, 1};
     cuuint32_t elem_strides[3] = {1, 1, 1};
-    CUtensorMapDataType type =
-        d->dtype == WSGEMM_R_16BF ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    CUtensorMapDataType type = d->dtype == WSGEMM_R_16BF  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                               : d->dtype == WSGEMM_R_32F ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     memset(map, 0, sizeof *map);
     CUresult r = encode(map, type, 3, (void *)d->base, dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                         CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,

@@ -43,4 +43,40 @@ static __device__ __forceinline__ void tma_load_3d_multicast(uint32_t dst_smem, 
                  : "memory");
 }
 
+/* PTX ISA "cp.async.bulk.tensor": 3D tiled store shared::cta -> global, completion through the bulk async-group
+ * of the issuing thread. Elements of the box outside the tensor are not written (ragged edges clip). The
+ * shared-memory source must have been made visible to the async proxy (fence.proxy.async.shared::cta after
+ * the generic stores, then a barrier) before this is issued. */
+static __device__ __forceinline__ void tma_store_3d(const void *map_gmem, uint32_t src_smem, int32_t c0, int32_t c1,
+                                                    int32_t c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
+                     (uint64_t)(uintptr_t)map_gmem),
+                 "r"(src_smem), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+/* PTX ISA "cp.async.bulk.commit_group": close this thread's bulk async-group of the stores issued so far. */
+static __device__ __forceinline__ void bulk_commit_group(void)
+{
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+/* PTX ISA "cp.async.bulk.wait_group": .read - wait until at most N of this thread's bulk groups still have to
+ * READ their shared-memory source (the source may then be overwritten; the global writes may still be in
+ * flight). */
+template <int N>
+static __device__ __forceinline__ void bulk_wait_group_read(void)
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+
+/* PTX ISA "cp.async.bulk.wait_group": wait until at most N of this thread's bulk groups are incomplete
+ * (writes done). */
+template <int N>
+static __device__ __forceinline__ void bulk_wait_group(void)
+{
+    asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+}
+
 #endif /* WSGEMM_COMMON_TMA_CUH */

@@ -5,10 +5,11 @@
  * once through the runtime (cudaGetDriverEntryPointByVersion), so a binary without a driver (the CPU
  * tests, a build machine) still starts, and only the first fast-path call needs the driver.
  *
- * A wsgemm_tma_2d16 describes one operand as a 3D tensor of 16-bit elements:
+ * A wsgemm_tma_2d16 describes one operand (or C) as a 3D tensor of 16-bit (or, for C, 32-bit) elements:
  *   dim 0 (contiguous): `inner` elements, dim 1: `outer` rows `ld` elements apart, dim 2: `depth`
  *   matrices `batch_stride` elements apart (depth 1 when the operand is shared by the batch).
- * The box is box_inner x box_outer x 1 with the 128-byte swizzle (box_inner * 2 <= 128), zero fill
+ * ld and batch_stride are in elements. The box is box_inner x box_outer x 1 with the 128-byte swizzle
+ * (box_inner * element size <= 128), zero fill
  * out of bounds (the kernels rely on it for M/N/K tails).
  */
 #ifndef WSGEMM_COMMON_TMA_H
@@ -25,7 +26,7 @@ extern "C" {
 
 typedef struct wsgemm_tma_2d16 {
     const void *base;       /* 16-byte aligned */
-    wsgemm_dtype dtype;     /* WSGEMM_R_16BF or WSGEMM_R_16F */
+    wsgemm_dtype dtype;     /* WSGEMM_R_16BF, WSGEMM_R_16F (operands and C) or WSGEMM_R_32F (C only) */
     uint64_t inner, outer, depth;
     uint64_t ld;            /* elements between rows; ld * 2 % 16 == 0 */
     uint64_t batch_stride;  /* elements between matrices; * 2 % 16 == 0 (ignored when depth == 1) */
@@ -35,6 +36,8 @@ typedef struct wsgemm_tma_2d16 {
 /* 1 when TMA can address an operand with this base, leading dimension and batch stride (elements of
  * 2 bytes): base and strides 16-byte aligned, strides below 2^40 bytes. */
 int wsgemm_tma_operand_ok(const void *base, long long ld, long long batch_stride, int uses_batch);
+/* The same for elements of elem_bytes (2 or 4). */
+int wsgemm_tma_layout_ok(const void *base, long long ld, long long batch_stride, int uses_batch, int elem_bytes);
 
 /* Encode the tensor map. Returns cudaSuccess, or the reason it could not (no driver entry point:
  * cudaErrorNotSupported or the lookup's error; an encode failure: cudaErrorInvalidValue) with a text

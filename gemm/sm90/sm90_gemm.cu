@@ -25,7 +25,9 @@
  *   WSGEMM_SM90_VARIANT=0|1|2  0 default (2-CTA cluster, deepest ring), 1 no cluster, 2 three stages
  *                         (1 and 2 exist for bf16, BN 256, K-major P only; otherwise the default runs)
  *   WSGEMM_SM90_SPLITK=n  force n K splits                   WSGEMM_SM90_GROUP=g grouped-order band
+ *   WSGEMM_SM90_EPILOGUE=tma|direct  epilogue through smem + TMA store (when C allows) or direct stores
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,54 +41,66 @@
 
 /* ---------------------------------------------------------------- helper kernels */
 
-/* Re-pitch one operand: dst[r + c*dst_ld + b*dst_stride] = src[r + c*src_ld + b*src_stride] for r < rows,
- * c < cols, b < nb. Consecutive threads take consecutive r, so both sides are coalesced. */
+/* Re-pitch one operand: dst[r + c*dst_ld + b*dst_stride] = src[r + c*src_ld + b*src_stride] for r < rows.
+ * One block row per column: blockIdx.y walks the columns of all matrices (column c of matrix b is
+ * y = b*cols + c, grid-strided), threads walk r. Consecutive threads take consecutive r, so both sides are
+ * coalesced and no thread divides. */
 __global__ void sm90_stage_operand(uint16_t *dst, const uint16_t *src, long long rows, long long cols, int nb,
                                    long long src_ld, long long src_stride, long long dst_ld, long long dst_stride)
 {
-    const long long per = rows * cols;
-    const long long total = per * nb;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
-         i += (long long)gridDim.x * blockDim.x) {
-        long long b = i / per;
-        long long rc = i - b * per;
-        long long c = rc / rows;
-        long long r = rc - c * rows;
-        dst[r + c * dst_ld + b * dst_stride] = src[r + c * src_ld + b * src_stride];
+    const long long columns = cols * nb;
+    for (long long y = blockIdx.y; y < columns; y += gridDim.y) {
+        const long long b = y / cols, c = y - b * cols; /* once per column, not per element */
+        const uint16_t *s = src + b * src_stride + c * src_ld;
+        uint16_t *d = dst + b * dst_stride + c * dst_ld;
+        for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < rows;
+             r += (long long)gridDim.x * blockDim.x)
+            d[r] = s[r];
     }
 }
 
 /* C(i, j, b) = alpha * sum_{s = 0 .. splits-1, in order} part[s][b][i + j*m] + beta * C (beta == 0: C is
- * not read). A fixed order, so the bits depend only on the shape and the split count. */
+ * not read). A fixed order, so the bits depend only on the shape and the split count. Same grid shape as
+ * the staging copy: blockIdx.y walks the columns (b*n + j), threads walk i. */
 __global__ void sm90_splitk_reduce(const float *part, int splits, long long m, long long n, int nb, void *c,
                                    int c_type, long long ldc, long long stride_c, float alpha, float beta)
 {
-    const long long per = m * n;
-    const long long total = per * nb;
-    for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;
-         idx += (long long)gridDim.x * blockDim.x) {
-        float sum = 0.0f;
-        for (int s = 0; s < splits; ++s) sum += part[(long long)s * total + idx];
-        long long b = idx / per;
-        long long ij = idx - b * per;
-        long long j = ij / m;
-        long long i = ij - j * m;
-        long long off = i + j * ldc + b * stride_c;
-        float v = alpha * sum;
-        if (c_type == WSGEMM_R_32F) {
-            float *p = (float *)c + off;
-            if (beta != 0.0f) v += beta * *p;
-            *p = v;
-        } else if (c_type == WSGEMM_R_16BF) {
-            __nv_bfloat16 *p = (__nv_bfloat16 *)c + off;
-            if (beta != 0.0f) v += beta * __bfloat162float(*p);
-            *p = __float2bfloat16_rn(v);
-        } else {
-            __half *p = (__half *)c + off;
-            if (beta != 0.0f) v += beta * __half2float(*p);
-            *p = __float2half_rn(v);
+    const long long total = m * n * nb;
+    const long long columns = n * nb;
+    for (long long y = blockIdx.y; y < columns; y += gridDim.y) {
+        const long long b = y / n, j = y - b * n;
+        const float *pin = part + y * m; /* part[s][b][j*m + i] = part + s*total + (b*n + j)*m + i */
+        const long long out = j * ldc + b * stride_c;
+        for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m;
+             i += (long long)gridDim.x * blockDim.x) {
+            float sum = 0.0f;
+            for (int s = 0; s < splits; ++s) sum += pin[(long long)s * total + i];
+            float v = alpha * sum;
+            if (c_type == WSGEMM_R_32F) {
+                float *p = (float *)c + out + i;
+                if (beta != 0.0f) v += beta * *p;
+                *p = v;
+            } else if (c_type == WSGEMM_R_16BF) {
+                __nv_bfloat16 *p = (__nv_bfloat16 *)c + out + i;
+                if (beta != 0.0f) v += beta * __bfloat162float(*p);
+                *p = __float2bfloat16_rn(v);
+            } else {
+                __half *p = (__half *)c + out + i;
+                if (beta != 0.0f) v += beta * __half2float(*p);
+                *p = __float2half_rn(v);
+            }
         }
     }
+}
+
+/* A 2D grid for the column-wise helper kernels: x covers a column's rows, y the columns (capped; the
+ * kernels grid-stride over y). */
+static dim3 column_grid(long long rows, long long columns, int threads)
+{
+    long long gx = (rows + threads - 1) / threads;
+    if (gx > 64) gx = 64;
+    long long gy = columns < 65535 ? columns : 65535;
+    return dim3((unsigned)gx, (unsigned)gy, 1);
 }
 
 /* ---------------------------------------------------------------- kernel table */
@@ -109,15 +123,41 @@ typedef struct kernel_prep {
 } kernel_prep;
 static kernel_prep prep_table[64];
 
+static pthread_mutex_t prep_lock = PTHREAD_MUTEX_INITIALIZER; /* handles may live on several host threads */
+
+static int prep_lookup(const void *fn, int dev, int *max_clusters)
+{
+    int found = 0;
+    pthread_mutex_lock(&prep_lock);
+    for (int i = 0; i < 64 && prep_table[i].fn; ++i) {
+        if (prep_table[i].fn == fn && prep_table[i].device == dev) {
+            *max_clusters = prep_table[i].max_clusters;
+            found = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&prep_lock);
+    return found;
+}
+
+static void prep_insert(const void *fn, int dev, int max_clusters)
+{
+    pthread_mutex_lock(&prep_lock);
+    for (int i = 0; i < 64; ++i) {
+        if (prep_table[i].fn == NULL) {
+            prep_table[i].fn = fn;
+            prep_table[i].device = dev;
+            prep_table[i].max_clusters = max_clusters;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&prep_lock);
+}
+
 static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ctx *ctx, int *max_clusters)
 {
     int dev = ctx->device->ordinal;
-    for (int i = 0; i < 64; ++i) {
-        if (prep_table[i].fn == info->fn && prep_table[i].device == dev) {
-            *max_clusters = prep_table[i].max_clusters;
-            return WSGEMM_STATUS_SUCCESS;
-        }
-    }
+    if (prep_lookup(info->fn, dev, max_clusters)) return WSGEMM_STATUS_SUCCESS;
     if (info->smem_bytes > ctx->device->smem_optin_bytes)
         return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "sm90 kernel needs %d bytes of shared memory; device has %d",
                            info->smem_bytes, ctx->device->smem_optin_bytes);
@@ -145,14 +185,7 @@ static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ct
         cudaGetLastError();
         clusters = ctx->device->sm_count / info->cluster; /* the ideal; extra clusters would just queue */
     }
-    for (int i = 0; i < 64; ++i) {
-        if (prep_table[i].fn == NULL) {
-            prep_table[i].fn = info->fn;
-            prep_table[i].device = dev;
-            prep_table[i].max_clusters = clusters;
-            break;
-        }
-    }
+    prep_insert(info->fn, dev, clusters); /* a racing thread may insert the same facts twice: harmless */
     *max_clusters = clusters;
     return WSGEMM_STATUS_SUCCESS;
 }
@@ -223,11 +256,8 @@ static cudaError_t stage_operand(operand *o, void *dst, cudaStream_t stream)
 {
     long long ld2 = round_up_ll(o->inner, 8);
     long long stride2 = ld2 * o->cols;
-    long long total = (long long)o->inner * o->cols * o->nb;
-    int threads = 256;
-    long long blocks = (total + threads - 1) / threads;
-    if (blocks > 132 * 16) blocks = 132 * 16;
-    sm90_stage_operand<<<(unsigned)blocks, threads, 0, stream>>>((uint16_t *)dst, (const uint16_t *)o->ptr, o->inner,
+    const int threads = 256;
+    sm90_stage_operand<<<column_grid(o->inner, (long long)o->cols * o->nb, threads), threads, 0, stream>>>((uint16_t *)dst, (const uint16_t *)o->ptr, o->inner,
                                                                 o->cols, o->nb, o->ld, o->stride, ld2, stride2);
     o->ptr = dst;
     o->ld = ld2;
@@ -269,25 +299,33 @@ static int env_int(const char *name, int fallback)
 
 /* ---------------------------------------------------------------- split-K and tile-width model */
 
-/* Estimated time (arbitrary units, ~us) of the main kernel plus the reduction traffic: waves of units
- * times K blocks per unit times the slower of the tensor-core time and the operand load time of a K block,
- * plus the partials written and read back. Only comparisons between candidates matter. */
+/* Estimated time (~us) of the main kernel plus the split-K partial traffic: waves of units times K blocks
+ * per unit times the slower of the tensor-core time and the operand load time of a K block, plus the
+ * partials written and read back. Operands (or partials) that fit in L2 are served at L2 rather than HBM
+ * bandwidth. Only comparisons between candidates matter; the numbers are H100/H200-like. */
 static double estimate_cost(long long units, int max_clusters, int cluster, int k_blocks, int splits, int bn,
-                            long long m, long long n, int nb, int sm_count)
+                            const wsgemm_problem *p, int sm_count)
 {
+    const double l2_fit = 30.0e6; /* bytes that stay L2-resident across the whole call */
     long long work = units * splits;
     long long waves = (work + max_clusters - 1) / max_clusters;
     int kb_per = (k_blocks + splits - 1) / splits;
     long long active = work * cluster < (long long)sm_count ? work * cluster : sm_count;
     double flops_kb = 2.0 * SM90_BM * bn * SM90_BK;
     double t_mma = flops_kb / 7.0e6 * (bn == 256 ? 1.0 : bn == 128 ? 1.1 : 1.35); /* ~7 TFLOP/s per SM */
-    double bytes_kb = (double)(SM90_BM + bn) * SM90_BK * 2.0;
-    double per_sm_bw = 3.6e6 / (double)active; /* ~3.6 TB/s shared by the active SMs, in bytes/us */
-    if (per_sm_bw > 40.0e3) per_sm_bw = 40.0e3; /* one SM alone cannot pull the whole HBM */
+    double bytes_kb = (double)(SM90_BM + bn / cluster) * SM90_BK * 2.0; /* Q arrives half by multicast */
+    double operand_bytes = ((double)p->m + p->n) * p->k * 2.0 * p->batch_count;
+    int resident = operand_bytes < l2_fit;
+    double per_sm_bw = (resident ? 9.0e6 : 3.6e6) / (double)active; /* bytes/us shared by the active SMs */
+    double cap = resident ? 80.0e3 : 40.0e3; /* one SM alone cannot pull the whole bandwidth */
+    if (per_sm_bw > cap) per_sm_bw = cap;
     double t_load = bytes_kb / per_sm_bw;
     double t_kb = t_mma > t_load ? t_mma : t_load;
     double cost = (double)waves * kb_per * t_kb + 2.0; /* + launch */
-    if (splits > 1) cost += (double)splits * m * n * nb * 4.0 * 2.0 / 3.0e6 + 3.0;
+    if (splits > 1) {
+        double part = (double)splits * p->m * p->n * p->batch_count * 4.0 * 2.0;
+        cost += part / (part < l2_fit ? 9.0e6 : 3.0e6) + 3.0; /* + the reduction launch */
+    }
     return cost;
 }
 
@@ -319,15 +357,20 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     const int k_blocks = (p->k + SM90_BK - 1) / SM90_BK;
     const int group = env_int("WSGEMM_SM90_GROUP", 8);
 
-    int bn_candidates[2];
+    /* tile widths worth trying: the narrowest that covers a skinny Q side, else all three (narrow tiles
+     * fill the SMs when the problem is small) */
+    int bn_candidates[3];
     int n_candidates = 0;
     int forced_bn = env_int("WSGEMM_SM90_BN", 0);
     if (forced_bn == 64 || forced_bn == 128 || forced_bn == 256) bn_candidates[n_candidates++] = forced_bn;
     else if (q_ext <= 64) bn_candidates[n_candidates++] = 64;
-    else if (q_ext <= 128) bn_candidates[n_candidates++] = 128;
-    else {
+    else if (q_ext <= 128) {
+        bn_candidates[n_candidates++] = 128;
+        bn_candidates[n_candidates++] = 64;
+    } else {
         bn_candidates[n_candidates++] = 256;
         bn_candidates[n_candidates++] = 128;
+        bn_candidates[n_candidates++] = 64;
     }
 
     /* choose (BN, splits) by the cost model */
@@ -352,7 +395,7 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
         int min_splits = forced_splits > 0 ? forced_splits : 1;
         if (max_splits < 1) max_splits = 1;
         for (int sp = min_splits; sp <= max_splits; ++sp) {
-            double cost = estimate_cost(units, mc, ki.cluster, k_blocks, sp, bn, p->m, p->n, nb, sm_count);
+            double cost = estimate_cost(units, mc, ki.cluster, k_blocks, sp, bn, p, sm_count);
             if (info.fn == NULL || cost < best_cost * 0.95) {
                 best_cost = cost;
                 info = ki;
@@ -426,6 +469,30 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
         prm.beta = p->beta;
     }
 
+    /* epilogue: smem + TMA store where C allows it (swapped orientation so q is C's contiguous dimension,
+     * no split, TMA-addressable C); direct predicated stores otherwise */
+    CUtensorMap map_c;
+    memset(&map_c, 0, sizeof map_c);
+    const char *epi = getenv("WSGEMM_SM90_EPILOGUE");
+    int want_tma_store = epi != NULL && strcmp(epi, "tma") == 0; /* default: direct (until measured on the H200) */
+    const int c_bytes = wsgemm_dtype_size(p->Ctype);
+    if (want_tma_store && swap && splits == 1 &&
+        wsgemm_tma_layout_ok(p->C, p->ldc, p->strideC, nb > 1, c_bytes) &&
+        (nb == 1 || p->strideC >= (long long)p->ldc * p->n)) {
+        wsgemm_tma_2d16 d;
+        d.base = p->C;
+        d.dtype = p->Ctype;
+        d.inner = (uint64_t)p->m;
+        d.outer = (uint64_t)p->n;
+        d.depth = (uint64_t)nb;
+        d.ld = (uint64_t)p->ldc;
+        d.batch_stride = (uint64_t)p->strideC;
+        d.box_inner = (uint32_t)(128 / c_bytes);
+        d.box_outer = 64;
+        if (wsgemm_tma_encode_2d16(&map_c, &d, msg, sizeof msg) == cudaSuccess) prm.tma_store = 1;
+        else if (debug) fprintf(stderr, "wsgemm sm90: no TMA-store epilogue: %s\n", msg);
+    }
+
     long long clusters = sched.units < max_clusters ? sched.units : max_clusters;
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
@@ -444,17 +511,17 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
         fprintf(stderr,
                 "wsgemm sm90: m=%d n=%d k=%d batch=%d op=%c%c %s->%s | %s P=%s(%s-major) Q=%s(%s-major) BN=%d "
                 "stages=%d cluster=%d variant=%d | tiles %dx%d units=%lld splits=%d (kb/split %d) group=%d "
-                "grid=%u smem=%d max_clusters=%d | staged A=%d B=%d workspace=%zu\n",
+                "grid=%u smem=%d max_clusters=%d | staged A=%d B=%d workspace=%zu epilogue=%s\n",
                 p->m, p->n, p->k, nb, p->transa == WSGEMM_OP_N ? 'N' : 'T', p->transb == WSGEMM_OP_N ? 'N' : 'T',
                 bf16 ? "bf16" : "f16",
                 p->Ctype == WSGEMM_R_32F ? "f32" : p->Ctype == WSGEMM_R_16BF ? "bf16" : "f16",
                 swap ? "swapped" : "normal", swap ? "B" : "A", op_p->k_major ? "K" : "MN", swap ? "A" : "B",
                 op_q->k_major ? "K" : "MN", bn, info.stages, cluster, variant, tiles_p, tiles_q, sched.units,
                 splits, sched.k_blocks_per_split, sched.group, cfg.gridDim.x, info.smem_bytes, max_clusters,
-                a.staged, b.staged, ws_bytes);
+                a.staged, b.staged, ws_bytes, prm.tma_store ? "tma" : "direct");
     }
 
-    void *args[3] = {&map_p, &map_q, &prm};
+    void *args[4] = {&map_p, &map_q, &map_c, &prm};
     err = cudaLaunchKernelExC(&cfg, info.fn, args);
     if (err != cudaSuccess) {
         cudaGetLastError();
@@ -462,10 +529,7 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
                            cudaGetErrorString(err), cfg.gridDim.x, info.smem_bytes);
     }
     if (splits > 1) {
-        long long total = (long long)p->m * p->n * nb;
-        long long blocks = (total + 255) / 256;
-        if (blocks > (long long)sm_count * 8) blocks = (long long)sm_count * 8;
-        sm90_splitk_reduce<<<(unsigned)blocks, 256, 0, ctx->stream>>>((const float *)(ws + off_part), splits, p->m,
+        sm90_splitk_reduce<<<column_grid(p->m, (long long)p->n * nb, 256), 256, 0, ctx->stream>>>((const float *)(ws + off_part), splits, p->m,
                                                                      p->n, nb, p->C, p->Ctype, p->ldc, p->strideC,
                                                                      p->alpha, p->beta);
         err = cudaGetLastError();

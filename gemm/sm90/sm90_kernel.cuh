@@ -14,7 +14,9 @@
  *                            copies for every K block of every unit this cluster owns.
  *   warpgroup 1, 2           consumers; setmaxnreg.inc to 232. Consumer w computes rows 64w..64w+63 of
  *                            the 128 x BN tile with wgmma m64nBNk16 (fp32 accumulators in registers), then
- *                            runs the epilogue (alpha, beta, conversion, predicated stores) itself.
+ *                            runs the epilogue itself: alpha, beta (C read only when beta != 0), conversion,
+ *                            and either predicated stores from registers, or (prm.tma_store) st.shared into
+ *                            a swizzled chunk buffer + TMA store, whose last chunks overlap the next tile.
  * Cluster of CLUSTER (1 or 2) CTAs along P: both CTAs of a cluster compute tiles (row, col) and
  * (row + 1, col), which share the Q tile; each CTA loads HALF of the Q tile and multicasts it to both, and
  * loads its own P tile alone.
@@ -44,6 +46,7 @@
  * Shared memory (1024-byte aligned, the 128-byte swizzle atom):
  *   p[STAGES][128 x 64 x 2 B]   K-major: 128 rows of 128 B; MN-major: 2 boxes [64 K][64 rows] of 8 KB
  *   q[STAGES][BN  x 64 x 2 B]   K-major: BN rows of 128 B;  MN-major: BN/64 boxes [64 K][64 rows]
+ *   c_stage[2 consumers][2][64 rows x 128 B]   TMA-store epilogue chunks (named barriers 1 and 2)
  *   full[STAGES], empty[STAGES]
  * A consumer's 64-row slice of P starts 8192 B into the stage in both layouts.
  */
@@ -61,6 +64,7 @@
 #include "sync/cluster.cuh"
 #include "sync/elect.cuh"
 #include "sync/mbarrier.cuh"
+#include "sync/named_barrier.cuh"
 #include "sync/pipeline.cuh"
 #include "wsgemm.h"
 
@@ -73,7 +77,8 @@ enum {
     SM90_PRODUCER_REGS = 40,
     SM90_CONSUMER_REGS = 232,
     SM90_SWIZZLE_ATOM = 1024,   /* 8 rows x 128 B */
-    SM90_MN_BOX_BYTES = 64 * 128 /* one MN-major box: 64 K rows of 64 elements */
+    SM90_MN_BOX_BYTES = 64 * 128, /* one MN-major box: 64 K rows of 64 elements */
+    SM90_EPI_CHUNK_BYTES = 64 * 128 /* one TMA-store chunk: 64 p rows x 128 bytes of q */
 };
 
 static_assert(SM90_BK * 2 == 128, "one K block must be exactly one 128-byte swizzle row");
@@ -90,12 +95,16 @@ typedef struct Sm90Params {
     long long out_sp, out_sq, out_batch, out_split;
     int out_type;             /* wsgemm_dtype */
     float alpha, beta;        /* beta == 0: out is never read */
+    int tma_store;            /* 1: epilogue through smem + TMA store (map_c); requires out_sq == 1, no split */
 } Sm90Params;
 
 template <int BN, int STAGES>
 struct Sm90Smem {
     uint8_t p[STAGES][SM90_BM * SM90_BK * 2];
     uint8_t q[STAGES][BN * SM90_BK * 2];
+    /* TMA-store epilogue: per consumer two 64-row x 128-byte chunk buffers (128-byte swizzled), so the
+     * next chunk is written while the previous one is stored */
+    uint8_t c_stage[2][2][SM90_EPI_CHUNK_BYTES];
     uint64_t full[STAGES];
     uint64_t empty[STAGES];
 };
@@ -281,6 +290,76 @@ static __device__ __forceinline__ void sm90_epilogue(const float (&acc)[BN / 2],
     }
 }
 
+/* The TMA-store epilogue (swapped orientation: q runs along C's contiguous dimension). The consumer's 64 x BN
+ * slice goes out in chunks of 64 p rows x 128 bytes of q (64 16-bit or 32 fp32 elements), alternating
+ * between two smem buffers so writing chunk c overlaps the store of chunk c - 1:
+ *   leader: wait until the store that last used this buffer (two chunks ago, possibly in the previous tile)
+ *           has read it (bulk wait_group.read 1: all but the newest group are done reading)
+ *   all:    named barrier (the buffer is free) -> alpha/beta, convert, st.shared into the 128-byte
+ *           swizzled layout the map expects (chunk16 ^= row % 8: conflict-free for the fragment) ->
+ *           fence.proxy.async (generic writes -> async proxy) -> named barrier
+ *   leader: TMA store of the chunk (out-of-range elements are clipped by TMA), commit the bulk group.
+ * The stores of the last chunks overlap the next tile's main loop; the leader waits for them before the
+ * buffers are reused (next tile) or the CTA exits. */
+template <int BN, int OUT_TYPE>
+static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN / 2], const Sm90Params &prm,
+                                                         const wsgemm_sched_unit &w, int consumer,
+                                                         const CUtensorMap *map_c, uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
+                                                         uint32_t &chunk_count)
+{
+    constexpr int kBytes = OUT_TYPE == WSGEMM_R_32F ? 4 : 2;
+    constexpr int kChunkElems = 128 / kBytes;      /* q elements per chunk row */
+    constexpr int kChunks = BN / kChunkElems;
+    constexpr int kJPerChunk = kChunkElems / 8;    /* fragment column groups (8 wide) per chunk */
+    static_assert(BN % kChunkElems == 0, "whole chunks per tile");
+    const int lane = threadIdx.x % 32;
+    const int warp_in_wg = (threadIdx.x / 32) % 4;
+    const bool leader = threadIdx.x % 128 == 0;
+    const uint32_t barrier_id = 1 + (uint32_t)consumer; /* 0 is __syncthreads */
+    const int row0 = warp_in_wg * 16 + lane / 4;       /* p row inside the 64-row slice (and row0 + 8) */
+    const int p_tile = w.row * SM90_BM + consumer * 64;
+    const int q_tile = w.col * BN;
+    const uint8_t *c_old = (const uint8_t *)prm.out + w.batch * prm.out_batch * kBytes;
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+        /* a running count, not c: with an odd number of chunks per tile the buffers still alternate */
+        uint8_t *buf = bufs[chunk_count % 2];
+        chunk_count++;
+        if (leader) bulk_wait_group_read<1>();
+        named_barrier_sync(barrier_id, 128);
+#pragma unroll
+        for (int jj = 0; jj < kJPerChunk; ++jj) {
+            const int j = c * kJPerChunk + jj;
+            const int q_local = 8 * jj + 2 * (lane % 4);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int row = row0 + 8 * h;
+                float v0 = prm.alpha * acc[4 * j + 2 * h];
+                float v1 = prm.alpha * acc[4 * j + 2 * h + 1];
+                if (prm.beta != 0.0f) {
+                    const int p = p_tile + row, q = q_tile + c * kChunkElems + q_local;
+                    if (p < prm.p_extent && q < prm.q_extent) {
+                        const uint8_t *src = c_old + ((long long)p * prm.out_sp + q) * kBytes;
+                        v0 += prm.beta * sm90_load_out(src, OUT_TYPE);
+                        if (q + 1 < prm.q_extent) v1 += prm.beta * sm90_load_out(src + kBytes, OUT_TYPE);
+                    }
+                }
+                const int byte = q_local * kBytes;
+                uint8_t *dst = buf + row * 128 + (((byte / 16) ^ (row % 8)) * 16) + byte % 16;
+                if constexpr (OUT_TYPE == WSGEMM_R_32F) *(float2 *)dst = make_float2(v0, v1);
+                else if constexpr (OUT_TYPE == WSGEMM_R_16BF) *(__nv_bfloat162 *)dst = __floats2bfloat162_rn(v0, v1);
+                else *(__half2 *)dst = __floats2half2_rn(v0, v1);
+            }
+        }
+        fence_proxy_async_shared_cta(); /* this thread's st.shared -> visible to the TMA store (async proxy) */
+        named_barrier_sync(barrier_id, 128);
+        if (leader) {
+            tma_store_3d(map_c, smem_u32(buf), q_tile + c * kChunkElems, p_tile, w.batch);
+            bulk_commit_group();
+        }
+    }
+}
+
 /* ---------------------------------------------------------------- consumers */
 
 /* Stage st has been read by this warpgroup: tell the producer of every CTA that writes into it (all CTAs
@@ -297,12 +376,14 @@ static __device__ __forceinline__ void sm90_release(const PipelineRing *ring, Pi
 
 template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16>
 static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES> *sm, const PipelineRing *ring,
-                                                     const Sm90Params &prm, uint32_t rank, int consumer)
+                                                     const Sm90Params &prm, const CUtensorMap *map_c, uint32_t rank,
+                                                     int consumer)
 {
     float acc[BN / 2];
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
     const bool signals = threadIdx.x % 128 == 0; /* one release per warpgroup and destination CTA */
+    uint32_t chunks = 0;                         /* TMA-store epilogue chunks written so far */
 
     PipelineState st = pipeline_consumer_start();
     const long long nclusters = gridDim.x / CLUSTER;
@@ -333,10 +414,22 @@ static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES> *sm, c
         if (signals) sm90_release<CLUSTER>(ring, prev, rank);
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) wgmma_fence_operand(acc[i]);
-        if (prm.out_type == WSGEMM_R_16BF) sm90_epilogue<BN, WSGEMM_R_16BF>(acc, prm, w, consumer);
-        else if (prm.out_type == WSGEMM_R_16F) sm90_epilogue<BN, WSGEMM_R_16F>(acc, prm, w, consumer);
-        else sm90_epilogue<BN, WSGEMM_R_32F>(acc, prm, w, consumer);
+        if (prm.tma_store) {
+            if (prm.out_type == WSGEMM_R_16BF)
+                sm90_epilogue_tma<BN, WSGEMM_R_16BF>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], chunks);
+            else if (prm.out_type == WSGEMM_R_16F)
+                sm90_epilogue_tma<BN, WSGEMM_R_16F>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], chunks);
+            else sm90_epilogue_tma<BN, WSGEMM_R_32F>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], chunks);
+        } else if (prm.out_type == WSGEMM_R_16BF) {
+            sm90_epilogue<BN, WSGEMM_R_16BF>(acc, prm, w, consumer);
+        } else if (prm.out_type == WSGEMM_R_16F) {
+            sm90_epilogue<BN, WSGEMM_R_16F>(acc, prm, w, consumer);
+        } else {
+            sm90_epilogue<BN, WSGEMM_R_32F>(acc, prm, w, consumer);
+        }
     }
+    /* the smem of the last chunks must stay valid until their stores have read it */
+    if (prm.tma_store && threadIdx.x % 128 == 0) bulk_wait_group<0>();
 }
 
 /* ---------------------------------------------------------------- the kernel */
@@ -344,7 +437,7 @@ static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES> *sm, c
 template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16>
 __global__ void __launch_bounds__(SM90_THREADS, 1)
     sm90_gemm_kernel(const __grid_constant__ CUtensorMap map_p, const __grid_constant__ CUtensorMap map_q,
-                     const __grid_constant__ Sm90Params prm)
+                     const __grid_constant__ CUtensorMap map_c, const __grid_constant__ Sm90Params prm)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ uint8_t smem_raw[];
@@ -365,6 +458,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     if (warp == 0) {
         tma_prefetch_tensormap(&map_p);
         tma_prefetch_tensormap(&map_q);
+        if (prm.tma_store) tma_prefetch_tensormap(&map_c);
     }
     if constexpr (CLUSTER > 1) cluster_sync(); /* no multicast or remote arrive before the peer's init */
     else __syncthreads();
@@ -377,7 +471,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
         }
     } else {
         setmaxnreg_inc<SM90_CONSUMER_REGS>();
-        sm90_consumer<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16>(sm, &ring, prm, rank, warp / 4 - 1);
+        sm90_consumer<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16>(sm, &ring, prm, &map_c, rank, warp / 4 - 1);
     }
 
     /* the peer may still arrive on our empty[] (and we on its) until its consumers are done */

@@ -21,7 +21,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 if [ "$mode" = ptx ]; then
     "$nvcc" $flags -ptx "$src" -o "$work/sm90.ptx" || fail "nvcc -ptx failed"
     for pat in "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" "setmaxnreg.dec.sync.aligned.u32 40" \
-               "setmaxnreg.inc.sync.aligned.u32 232" "multicast::cluster" "wgmma.wait_group.sync.aligned 1"; do
+               "setmaxnreg.inc.sync.aligned.u32 232" "multicast::cluster" "wgmma.wait_group.sync.aligned 1" \
+               "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group"; do
         n=$(grep -c "$pat" "$work/sm90.ptx")
         [ "$n" -gt 0 ] || fail "PTX lacks '$pat'"
         echo "ok: PTX has '$pat' ($n lines)"
@@ -36,6 +37,12 @@ if [ "$mode" = ptx ]; then
         grep -i "C7508\|setmaxnreg" "$work/ptxas.log"; fail "ptxas ignored setmaxnreg"
     fi
     echo "ok: no setmaxnreg warning (C7508)"
+    # setmaxnreg moves registers inside the CTA's allocation: 40 x 128 + 232 x 256 = 168 x 384 exactly, so
+    # every kernel must be allocated the launch-bounds cap of 168 (ptxas does so when it keeps setmaxnreg;
+    # a kernel with fewer would hang in setmaxnreg.inc).
+    regs=$(grep -A4 "Compiling entry function '_Z16sm90_gemm_kernel" "$work/ptxas.log" | grep -o "Used [0-9]* registers" | sort -u)
+    [ "$regs" = "Used 168 registers" ] || fail "sm90 kernels must use exactly 168 registers (setmaxnreg arithmetic); got: $regs"
+    echo "ok: every kernel is allocated 168 registers (40 x 128 + 232 x 256 = 168 x 384)"
     echo "PASS"
     exit 0
 fi

@@ -239,6 +239,35 @@ static void case_variants(wsgemm_handle h)
     }
 }
 
+/* the smem + TMA-store epilogue (WSGEMM_SM90_EPILOGUE=tma): every C type, beta, ragged edges, padded and
+ * unaligned ldc (the latter falls back to direct stores), batch, all ops */
+static void case_tmastore(wsgemm_handle h)
+{
+    setenv("WSGEMM_SM90_EPILOGUE", "tma", 1);
+    const wsgemm_dtype ct[] = {WSGEMM_R_16BF, WSGEMM_R_16F, WSGEMM_R_32F};
+    for (int c = 0; c < 3; ++c)
+        for (int ta = 0; ta < 2; ++ta)
+            for (int tb = 0; tb < 2; ++tb) {
+                testing_gemm g = gemm(ta ? T : N, tb ? T : N, 1000 + 8 * c, 777, 300);
+                g.c_type = ct[c];
+                g.beta = (ta + tb) == 1 ? -0.5f : 0.0f;
+                run(h, &g);
+            }
+    testing_gemm g = gemm(N, N, 512, 512, 512);
+    g.ldc = 520; /* padded, aligned */
+    run(h, &g);
+    g.ldc = 515; /* unaligned: direct stores */
+    run(h, &g);
+    g = gemm(T, N, 384, 300, 200);
+    g.batch = 3;
+    g.beta = 1.0f;
+    g.c_type = WSGEMM_R_32F;
+    run(h, &g);
+    g = gemm(N, T, 4096, 4096, 1024);
+    run(h, &g);
+    unsetenv("WSGEMM_SM90_EPILOGUE");
+}
+
 typedef struct test_case {
     const char *name;
     void (*fn)(wsgemm_handle);
@@ -249,6 +278,7 @@ static const test_case cases[] = {
     {"unaligned", case_unaligned}, {"batch", case_batch}, {"alphabeta", case_alphabeta},
     {"ctypes", case_ctypes}, {"fp16", case_fp16},     {"smallm", case_smallm},
     {"ktail", case_ktail},   {"splitk", case_splitk}, {"variants", case_variants},
+    {"tmastore", case_tmastore},
 };
 
 int main(int argc, char **argv)

@@ -33,8 +33,11 @@ static const config big_configs[] = {
     {"3 stages", {{"WSGEMM_SM90_VARIANT", "2"}, {NULL, NULL}}},
     {"unswapped", {{"WSGEMM_SM90_SWAP", "0"}, {NULL, NULL}}},
     {"BN128 S6", {{"WSGEMM_SM90_BN", "128"}, {NULL, NULL}}},
+    {"BN64 S8", {{"WSGEMM_SM90_BN", "64"}, {NULL, NULL}}},
     {"group 1", {{"WSGEMM_SM90_GROUP", "1"}, {NULL, NULL}}},
     {"group 16", {{"WSGEMM_SM90_GROUP", "16"}, {NULL, NULL}}},
+    {"TMA-store epilogue", {{"WSGEMM_SM90_EPILOGUE", "tma"}, {NULL, NULL}}},
+    {"TMA-store, 3 stages", {{"WSGEMM_SM90_EPILOGUE", "tma"}, {"WSGEMM_SM90_VARIANT", "2"}, {NULL, NULL}}},
 };
 static const config small_configs[] = {
     {"default", {{NULL, NULL}}},
@@ -42,10 +45,14 @@ static const config small_configs[] = {
     {"splitk 2", {{"WSGEMM_SM90_SPLITK", "2"}, {NULL, NULL}}},
     {"splitk 4", {{"WSGEMM_SM90_SPLITK", "4"}, {NULL, NULL}}},
     {"splitk 8", {{"WSGEMM_SM90_SPLITK", "8"}, {NULL, NULL}}},
+    {"BN128 splitk 1", {{"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "1"}, {NULL, NULL}}},
+    {"BN128 splitk 2", {{"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "2"}, {NULL, NULL}}},
+    {"BN256 splitk 1", {{"WSGEMM_SM90_BN", "256"}, {"WSGEMM_SM90_SPLITK", "1"}, {NULL, NULL}}},
+    {"no cluster", {{"WSGEMM_SM90_VARIANT", "1"}, {NULL, NULL}}},
 };
 
-static const char *vars[] = {"WSGEMM_SM90_VARIANT", "WSGEMM_SM90_SWAP", "WSGEMM_SM90_BN", "WSGEMM_SM90_GROUP",
-                             "WSGEMM_SM90_SPLITK", "WSGEMM_SM90_DEBUG"};
+static const char *vars[] = {"WSGEMM_SM90_VARIANT", "WSGEMM_SM90_SWAP",   "WSGEMM_SM90_BN",   "WSGEMM_SM90_GROUP",
+                             "WSGEMM_SM90_SPLITK",  "WSGEMM_SM90_DEBUG", "WSGEMM_SM90_EPILOGUE"};
 
 static void apply(const config *c)
 {
