@@ -192,7 +192,11 @@ struct Config {
     static constexpr int kBBytes = kBRows * kBlockK * kElemBytes;  /* 32 KB (cg 1) / 16 KB (cg 2) */
     static constexpr int kStageBytes = kABytes + kBBytes;          /* bytes THIS CTA's TMA lands per stage */
     static constexpr int kStages = kCtaGroup == 1 ? 4 : 7; /* as many as fit in 227 KB */
-    static constexpr uint32_t kFullCount = (SM100_EMULATION && kCtaGroup == 2) ? 2u : 1u;
+    /* full[s] arrivals: the local TMA lane; EMULATION with a pair: the leader also receives P's relay */
+    static __device__ __forceinline__ uint32_t full_count(uint32_t rank)
+    {
+        return (SM100_EMULATION && kCtaGroup == 2 && rank == 0) ? 2u : 1u;
+    }
     /* bytes the leader's full[s] expects: on hardware both CTAs' copies complete there */
     static constexpr uint32_t kLeaderTxBytes = SM100_EMULATION ? kStageBytes : kStageBytes * kCtaGroup;
     static constexpr uint32_t kAccEmptyCount = kEpilogueThreads * kCtaGroup;
@@ -534,7 +538,7 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
     if (threadIdx.x == 0) {
         tma_prefetch_tensormap(&p.tmap_a);
         tma_prefetch_tensormap(&p.tmap_b);
-        pipeline_init(&ring, C::kFullCount, 1u); /* full: TMA lane(s); empty: one (multicast) commit */
+        pipeline_init(&ring, C::full_count(rank), 1u); /* full: TMA lane(s); empty: one (multicast) commit */
         for (int a = 0; a < kAccStages; ++a) {
             mbarrier_init(&s.acc_full[a], 1u);                 /* one (multicast) commit */
             mbarrier_init(&s.acc_empty[a], C::kAccEmptyCount); /* every epilogue thread of the pair */
