@@ -4,6 +4,8 @@
  * shared address -> the same offset in another CTA of the cluster).
  * Citations name PTX ISA 9.0 sections by title. Compiles for sm_90a and sm_100a. Launched without a
  * cluster, a kernel is a cluster of one: rank 0, nctarank 1, and cluster_sync is a CTA-wide barrier.
+ * The barrier.cluster forms are .aligned: every thread of the warp must execute the same instruction,
+ * converged. After divergent code (a spin-wait loop, a per-lane delay) call __syncwarp() first.
  */
 #ifndef WSGEMM_SYNC_CLUSTER_CUH
 #define WSGEMM_SYNC_CLUSTER_CUH

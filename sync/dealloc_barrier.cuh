@@ -40,8 +40,8 @@
 /* One thread per CTA. Count = epilogue threads x cta_group: with a pair each barrier also receives the
  * peer's arrivals. */
 template <int CtaGroup>
-static __device__ __forceinline__ void dealloc_barrier_init(uint64_t *bar_smem,
-                                                            uint32_t epilogue_threads = DEALLOC_BARRIER_EPILOGUE_THREADS)
+static __device__ __forceinline__ void
+dealloc_barrier_init(uint64_t *bar_smem, uint32_t epilogue_threads = DEALLOC_BARRIER_EPILOGUE_THREADS)
 {
     static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
     mbarrier_init(bar_smem, epilogue_threads * (uint32_t)CtaGroup);

@@ -16,7 +16,7 @@
  *   1. relinquish the allocation permit (no further alloc by this CTA; lets a co-resident CTA that
  *      waits in tcgen05.alloc proceed as soon as we free);
  *   2. wait until every epilogue thread (of both CTAs for cta_group 2) has signalled that its TMEM
- *      reads are done;
+ *      reads are done, then reconverge the warp (__syncwarp) for the .sync.aligned dealloc;
  *   3. tcgen05.fence::after_thread_sync: order the dealloc after the reads the wait made visible;
  *   4. dealloc the allocation (taddr = the base address tcgen05.alloc returned, MaxCols columns).
  * For cta_group 2 the dealloc runs in both CTAs; the wait in each covers both epilogues, and the
@@ -30,6 +30,7 @@ static __device__ __forceinline__ void dealloc_barrier_complete_dealloc(uint64_t
                   "tcgen05.dealloc takes a power of two of columns in [32, 512]");
     tmem_relinquish_alloc_permit<CtaGroup>();
     dealloc_barrier_wait<CtaGroup>(bar_smem, ticks);
+    __syncwarp(); /* the lanes leave the wait loop at different times; dealloc is .sync.aligned */
     tcgen05_fence_after_thread_sync();
     tmem_dealloc<CtaGroup>(taddr, MaxCols);
 }

@@ -87,11 +87,10 @@ static __device__ __forceinline__ void mbarrier_expect_tx(uint64_t *bar_smem, ui
                  : "memory");
 }
 
-/* PTX ISA "mbarrier.test_wait/mbarrier.try_wait": try_wait.parity,
- * CTA scope: returns 1 once the phase with parity `parity`
- * has completed (i.e. the barrier's current phase parity differs from `parity`), 0 if it has not yet
- * completed within a system-dependent time. .acquire.cta pairs with arrivals made with release.cta and
- * with TMA complete_tx. */
+/* PTX ISA "mbarrier.test_wait/mbarrier.try_wait": try_wait.parity, CTA scope. Returns 1 once the phase
+ * with parity `parity` has completed (the barrier's current phase parity differs from `parity`), 0 if
+ * it has not completed within a system-dependent time. .acquire.cta pairs with arrivals made with
+ * release.cta and with TMA complete_tx. */
 static __device__ __forceinline__ uint32_t mbarrier_try_wait_parity(uint64_t *bar_smem, uint32_t parity)
 {
     uint32_t done;
@@ -104,9 +103,9 @@ static __device__ __forceinline__ uint32_t mbarrier_try_wait_parity(uint64_t *ba
     return done;
 }
 
-/* PTX ISA "mbarrier.test_wait/mbarrier.try_wait": try_wait.parity,
- * CTA scope, with suspendTimeHint: the thread may be
- * suspended up to `suspend_ns` nanoseconds (a ceiling: it resumes when the phase completes). */
+/* PTX ISA "mbarrier.test_wait/mbarrier.try_wait": try_wait.parity, CTA scope, with suspendTimeHint: the
+ * thread may be suspended up to `suspend_ns` nanoseconds (a ceiling: it resumes when the phase
+ * completes). */
 static __device__ __forceinline__ uint32_t mbarrier_try_wait_parity_hint(uint64_t *bar_smem, uint32_t parity,
                                                                          uint32_t suspend_ns)
 {
@@ -120,11 +119,10 @@ static __device__ __forceinline__ uint32_t mbarrier_try_wait_parity_hint(uint64_
     return done;
 }
 
-/* PTX ISA "mbarrier.test_wait/mbarrier.try_wait": try_wait.parity,
- * CLUSTER scope: for barriers that receive arrivals from
- * other CTAs of the cluster (mbarrier_arrive_remote, multicast commits). .acquire.cluster pairs with
- * their .release.cluster, so the peer's writes before its arrival are visible after the wait. The
- * barrier itself is still in this CTA's shared memory. */
+/* PTX ISA "mbarrier.test_wait/mbarrier.try_wait": try_wait.parity, CLUSTER scope, for barriers that
+ * receive arrivals from other CTAs of the cluster (mbarrier_arrive_remote, multicast commits).
+ * .acquire.cluster pairs with their .release.cluster, so the peer's writes before its arrival are
+ * visible after the wait. The barrier itself is in this CTA's shared memory. */
 static __device__ __forceinline__ uint32_t mbarrier_try_wait_parity_cluster(uint64_t *bar_smem, uint32_t parity)
 {
     uint32_t done;
@@ -137,8 +135,8 @@ static __device__ __forceinline__ uint32_t mbarrier_try_wait_parity_cluster(uint
     return done;
 }
 
-/* PTX ISA "mbarrier.test_wait/mbarrier.try_wait": try_wait.parity,
- * CLUSTER scope, with suspendTimeHint (ns ceiling). */
+/* PTX ISA "mbarrier.test_wait/mbarrier.try_wait": try_wait.parity, CLUSTER scope, with suspendTimeHint
+ * (a ceiling in ns). */
 static __device__ __forceinline__ uint32_t mbarrier_try_wait_parity_cluster_hint(uint64_t *bar_smem, uint32_t parity,
                                                                                  uint32_t suspend_ns)
 {
@@ -152,9 +150,8 @@ static __device__ __forceinline__ uint32_t mbarrier_try_wait_parity_cluster_hint
     return done;
 }
 
-/* PTX ISA "mbarrier.test_wait/mbarrier.try_wait": test_wait.parity,
- * CTA scope: never blocks (a pure test). Used by tests
- * to prove a barrier has NOT completed yet. */
+/* PTX ISA "mbarrier.test_wait/mbarrier.try_wait": test_wait.parity, CTA scope: never blocks (a pure
+ * test), e.g. for tests that show a barrier has NOT completed yet. */
 static __device__ __forceinline__ uint32_t mbarrier_test_wait_parity(uint64_t *bar_smem, uint32_t parity)
 {
     uint32_t done;

@@ -2,7 +2,8 @@
  * sync/named_barrier.cuh - named CTA barriers with an id and a thread count, for barriers between a
  * subset of warps (e.g. the MMA warp handing the TMEM base address to the four epilogue warps: 160
  * threads). Id 0 is __syncthreads(); wsgemm kernels use ids 1..15. The count must be a multiple of 32
- * and every participating warp takes part with all its threads (.aligned forms).
+ * and every participating warp takes part with all its threads (.aligned forms: converged; after
+ * divergent code, e.g. a per-lane wait loop, call __syncwarp() first).
  * Compiles for every arch (bar.sync/bar.arrive exist since sm_20).
  */
 #ifndef WSGEMM_SYNC_NAMED_BARRIER_CUH

@@ -1,0 +1,1154 @@
+/*
+ * protocol_model.c - an exhaustive model of the SM100 (tcgen05) GEMM kernel protocol, explored on the
+ * CPU: every interleaving of the roles, the asynchronous TMA copies and the in-order tensor pipe, for
+ * small stage/tile counts, checked against the protocol's safety properties; then a mutation suite in
+ * which each known bug class is planted and must be caught.
+ *
+ * The model (docs/protocol.md draws it):
+ *   CTAs        cta_group 1: one CTA. cta_group 2: a pair, rank 0 the leader (it alone issues MMAs).
+ *   set-up      MMA warp of each CTA: init barriers; everyone: cluster sync #1 (barriers visible in the
+ *               cluster, peer launched); MMA warp: tcgen05.alloc; cta_group 2: everyone: cluster sync #2
+ *               (both allocs done before the first MMA and before any dealloc); named barrier ADDR (MMA
+ *               warp + the epilogue warps, bar.sync) hands the TMEM address to the epilogue. This is
+ *               the order of gemm/sm100/sm100_gemm.cu.
+ *   producer    per CTA, for each (tile, k-block): wait empty[s] (own CTA, producer phase starts at 1);
+ *               leader (or the one CTA): arrive.expect_tx(full[s], bytes x cta_group); issue a TMA copy
+ *               into its own stage s that completes_tx on the LEADER's full[s]. Ends with producer_tail.
+ *               Relay variant (cta_group 2 built for sm_90a against the TMEM emulation, where a TMA cannot
+ *               complete on the peer's barrier): each CTA's producer arrive.expect_tx's its own bytes on
+ *               its OWN full[s] (count 1); the peer's MMA warp waits on the peer's full[s] and forwards one
+ *               remote arrival to the leader's full[s] (count 2: the leader's own + the forward).
+ *   TMA         each copy in flight lands at any later time, in any order: writes the stage, complete_tx.
+ *   MMA warp    leader only: per tile: wait acc_empty[a] (leader's; producer phase starts at 1); per
+ *               k-block: wait full[s]; issue MMA(tile, k, s, a) and commit(empty[s], multicast to the
+ *               pair) into the tensor pipe; after the last k-block, commit(acc_full[a], multicast).
+ *   tensor pipe in order, asynchronous: an MMA reads stage s of every CTA of the group and accumulates
+ *               into accumulator a of every CTA's TMEM; a commit arrives once on its barrier in every
+ *               CTA of the mask when everything before it in the pipe is done.
+ *   epilogue    E warps per CTA (the real kernel has 4 warps of 32 threads; a warp stands for its 32
+ *               threads and arrival counts scale by the same factor): per tile wait acc_full[a] (own
+ *               CTA) and tcgen05.ld the accumulator (one step), then arrive on the leader's
+ *               acc_empty[a] (count E x cg; a step of its own).
+ *               At the end: dealloc barrier signal_complete: signal_peer (cta_group 2: remote arrive on
+ *               the peer's barrier), then signal_self.
+ *   teardown    MMA warp of each CTA: relinquish, wait dealloc barrier phase 0 (count E x cg), dealloc.
+ *   exit        a CTA exits when all its roles are done.
+ *
+ * Properties (a violation ends the exploration with a shortest trace):
+ *   deadlock: a state with no enabled step that is not the final state;
+ *   no stage overwritten while an issued MMA still reads it; an MMA reads exactly its (tile, k) data
+ *   in every CTA of the group;
+ *   no accumulator overwritten before every epilogue warp read it; the epilogue reads a complete
+ *   accumulator of the right tile;
+ *   no TMEM access (MMA, tcgen05.ld, the address read) before the alloc or after the dealloc of that
+ *   CTA; every allocation freed before the CTA exits;
+ *   no dealloc before the peer's alloc, nor before every epilogue warp of both CTAs finished reading;
+ *   no waiter two phases behind (when a thread waits for phase k, the barrier completed at most k+1);
+ *   no arrival, complete_tx, commit or TMA write on a barrier/stage of an exited or uninitialised CTA,
+ *   and no more arrivals in a phase than its count; no CTA exits with copies or MMAs in flight.
+ *
+ * Usage: protocol_model [all | correct | mutants | one <cg> <stages> <kb> <tiles> <epi> [mutant [relay]]]
+ * Exit 0 when every correct configuration holds and every mutant is caught. Prints states and
+ * transitions per configuration; `one` explores a single configuration and prints a trace.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CTA_MAX = 2, S_MAX = 4, E_MAX = 4, A_STAGES = 2, PIPE_MAX = 32 };
+
+/* ---------------------------------------------------------------- configuration and mutants */
+typedef enum {
+    MUT_NONE = 0,
+    MUT_DEALLOC_COUNT_LOW,       /* dealloc barrier count one short */
+    MUT_DEALLOC_COUNT_NO_CG,     /* dealloc barrier count not multiplied by cta_group */
+    MUT_DEALLOC_COUNT_HIGH,      /* dealloc barrier count one too many (the watchdog test's fault) */
+    MUT_ACC_EMPTY_COUNT_NO_CG,   /* acc_empty count not multiplied by cta_group */
+    MUT_NO_SIGNAL_PEER,          /* signal_complete without signal_peer */
+    MUT_ARRIVE_NOT_COMMIT_EMPTY, /* MMA warp arrives on empty[s] at issue instead of tcgen05.commit */
+    MUT_ARRIVE_NOT_COMMIT_ACC,   /* MMA warp arrives on acc_full[a] at issue instead of tcgen05.commit */
+    MUT_NO_EMPTY_WAIT,           /* producer does not wait on empty[s] */
+    MUT_NO_ACC_EMPTY_WAIT,       /* MMA warp does not wait on acc_empty[a] */
+    MUT_PRODUCER_PHASE_0,        /* smem ring producer starts at phase 0 (off by one) */
+    MUT_CONSUMER_PHASE_1,        /* smem ring consumer (MMA warp) starts at phase 1 (off by one) */
+    MUT_ACC_PRODUCER_PHASE_0,    /* accumulator ring producer (MMA warp) starts at phase 0 */
+    MUT_DEALLOC_NO_WAIT,         /* dealloc without waiting on the dealloc barrier */
+    MUT_NO_CLUSTER_SYNC2,        /* no cluster sync between alloc and dealloc (cta_group 2) */
+    MUT_ZERO_TILE_SKIPS_ADDR,    /* a CTA with zero tiles: epilogue skips the address named barrier */
+    MUT_EXPECT_TX_NOT_DOUBLED,   /* 2-CTA: leader expects only its own bytes */
+    MUT_NO_MULTICAST,            /* 2-CTA: commits arrive on the leader's barriers only */
+    MUT_RELAY_FULL_COUNT_1,      /* 2-CTA relay variant: the leader's full[s] does not count the forward */
+    MUT_RELAY_NO_WAIT,           /* 2-CTA relay variant: the peer forwards without waiting on its full[s] */
+    MUT_RELEASE_BEFORE_LD,       /* epilogue arrives on acc_empty before its tcgen05.ld of the tile */
+    MUT_COUNT
+} mutant;
+
+static const char *const mutant_names[MUT_COUNT] = {
+    "none",
+    "dealloc_count_low",
+    "dealloc_count_not_x_cta_group",
+    "dealloc_count_high",
+    "acc_empty_count_not_x_cta_group",
+    "missing_signal_peer",
+    "arrive_instead_of_commit_empty",
+    "arrive_instead_of_commit_acc_full",
+    "missing_empty_wait",
+    "missing_acc_empty_wait",
+    "producer_initial_phase_0",
+    "consumer_initial_phase_1",
+    "acc_producer_initial_phase_0",
+    "dealloc_without_wait",
+    "no_cluster_sync_between_alloc_and_dealloc",
+    "zero_tile_cta_skips_address_barrier",
+    "expect_tx_not_doubled",
+    "commit_without_multicast",
+    "relay_full_count_1",
+    "relay_forward_without_wait",
+    "acc_empty_release_before_ld",
+};
+
+typedef struct config {
+    int cg;     /* cta_group: 1 or 2 */
+    int stages; /* smem ring stages */
+    int kb;     /* k-blocks per tile */
+    int tiles;  /* tiles of this CTA (pair) */
+    int epi;    /* epilogue warps per CTA */
+    mutant mut;
+    int relay;  /* cta_group 2, the emulation build's variant: the peer's TMA completes on the PEER's
+                   full[s]; the peer's MMA warp waits on it and forwards one remote arrival to the
+                   leader's full[s] (count 2) */
+} config;
+
+static config C; /* the configuration being explored */
+
+/* ---------------------------------------------------------------- state */
+typedef struct bar {
+    uint8_t pend; /* arrivals still missing in the current phase */
+    int8_t tx;    /* pending transaction count (in copies; may go negative before expect_tx) */
+    uint8_t done; /* completed phases */
+} bar;
+
+enum bar_kind { B_FULL, B_EMPTY, B_ACC_FULL, B_ACC_EMPTY, B_DEALLOC };
+static const char *const bar_names[] = {"full", "empty", "acc_full", "acc_empty", "dealloc"};
+
+enum { P_SYNC1_A, P_SYNC1_W, P_SYNC2_A, P_SYNC2_W, P_LOOP, P_TAIL, P_DONE };
+enum { M_INIT, M_SYNC1_A, M_SYNC1_W, M_ALLOC, M_SYNC2_A, M_SYNC2_W, M_ADDR_A, M_ADDR_W, M_TILE, M_K, M_RELAY, M_DEALLOC,
+       M_DONE };
+enum { E_SYNC1_A, E_SYNC1_W, E_SYNC2_A, E_SYNC2_W, E_ADDR_A, E_ADDR_W, E_TILE, E_LD, E_REL, E_SIG_PEER, E_SIG_SELF,
+       E_DONE };
+enum { TMEM_NONE, TMEM_ALLOCATED, TMEM_FREED };
+
+typedef struct state {
+    bar full[CTA_MAX][S_MAX], empty[CTA_MAX][S_MAX];
+    bar acc_full[CTA_MAX][A_STAGES], acc_empty[CTA_MAX][A_STAGES], dealloc[CTA_MAX];
+    uint8_t inited[CTA_MAX], exited[CTA_MAX], tmem[CTA_MAX];
+    uint8_t stage_data[CTA_MAX][S_MAX]; /* (tile*kb + k + 1) of the data that landed; 0 none */
+    uint8_t inflight[CTA_MAX][S_MAX];   /* the copy in flight into the stage; 0 none */
+    uint8_t acc_tile[CTA_MAX][A_STAGES], acc_k[CTA_MAX][A_STAGES]; /* tile+1 and MMAs accumulated */
+    uint8_t addr_arrived[CTA_MAX], sync1, sync2;
+    uint8_t prod_pc[CTA_MAX], prod_i[CTA_MAX];
+    uint8_t mma_pc[CTA_MAX], mma_i[CTA_MAX], mma_j[CTA_MAX], mma_k[CTA_MAX];
+    uint8_t epi_pc[CTA_MAX][E_MAX], epi_j[CTA_MAX][E_MAX];
+    uint8_t pipe_len;
+    uint16_t pipe[PIPE_MAX];
+} state;
+
+/* tensor pipe entries */
+#define OP_COMMIT 0x8000u
+static uint16_t op_mma(int j, int k, int s, int a)
+{
+    return (uint16_t)(j | (k << 5) | (s << 8) | (a << 11));
+}
+static uint16_t op_commit(int kind, int idx, int mask)
+{
+    return (uint16_t)(OP_COMMIT | (unsigned)kind | ((unsigned)idx << 3) | ((unsigned)mask << 6));
+}
+
+/* ---------------------------------------------------------------- violations */
+static char viol[512];
+static int violated;
+#define VIOLATION(...)                                                                                     \
+    do {                                                                                                   \
+        if (!violated) {                                                                                   \
+            snprintf(viol, sizeof(viol), __VA_ARGS__);                                                     \
+            violated = 1;                                                                                  \
+        }                                                                                                  \
+    } while (0)
+
+/* ---------------------------------------------------------------- barrier semantics */
+static int bar_count(int kind, int cta)
+{
+    switch (kind) {
+    case B_FULL:
+        /* the expect_tx arrival; relay: the leader's also counts the peer's forward */
+        return C.relay && cta == 0 && C.mut != MUT_RELAY_FULL_COUNT_1 ? 2 : 1;
+    case B_EMPTY:
+    case B_ACC_FULL:
+        return 1; /* one commit (multicast: one in each CTA) */
+    case B_ACC_EMPTY:
+        return C.mut == MUT_ACC_EMPTY_COUNT_NO_CG ? C.epi : C.epi * C.cg;
+    case B_DEALLOC:
+        if (C.mut == MUT_DEALLOC_COUNT_LOW)
+            return C.epi * C.cg - 1;
+        if (C.mut == MUT_DEALLOC_COUNT_NO_CG)
+            return C.epi;
+        if (C.mut == MUT_DEALLOC_COUNT_HIGH)
+            return C.epi * C.cg + 1;
+        return C.epi * C.cg;
+    }
+    return 1;
+}
+
+static bar *bar_ref(state *st, int kind, int cta, int idx)
+{
+    switch (kind) {
+    case B_FULL: return &st->full[cta][idx];
+    case B_EMPTY: return &st->empty[cta][idx];
+    case B_ACC_FULL: return &st->acc_full[cta][idx];
+    case B_ACC_EMPTY: return &st->acc_empty[cta][idx];
+    default: return &st->dealloc[cta];
+    }
+}
+
+static int bar_usable(const state *st, int kind, int cta, int idx, const char *what)
+{
+    if (!st->inited[cta]) {
+        VIOLATION("%s on %s[%d] of CTA %d before the barrier was initialised", what, bar_names[kind], idx, cta);
+        return 0;
+    }
+    if (st->exited[cta]) {
+        VIOLATION("%s on %s[%d] of CTA %d after that CTA exited", what, bar_names[kind], idx, cta);
+        return 0;
+    }
+    return 1;
+}
+
+static void bar_maybe_complete(bar *b, int kind, int cta)
+{
+    if (b->pend == 0 && b->tx == 0) {
+        if (b->done < 250)
+            b->done++;
+        b->pend = (uint8_t)bar_count(kind, cta);
+    }
+}
+
+static void arrive(state *st, int kind, int cta, int idx)
+{
+    if (!bar_usable(st, kind, cta, idx, "arrive"))
+        return;
+    bar *b = bar_ref(st, kind, cta, idx);
+    if (b->pend == 0) {
+        VIOLATION("more arrivals than the count in one phase of %s[%d] of CTA %d", bar_names[kind], idx, cta);
+        return;
+    }
+    b->pend--;
+    bar_maybe_complete(b, kind, cta);
+}
+
+static void expect_tx(state *st, int kind, int cta, int idx, int n)
+{
+    if (!bar_usable(st, kind, cta, idx, "expect_tx"))
+        return;
+    bar_ref(st, kind, cta, idx)->tx = (int8_t)(bar_ref(st, kind, cta, idx)->tx + n);
+}
+
+static void complete_tx(state *st, int kind, int cta, int idx)
+{
+    if (!bar_usable(st, kind, cta, idx, "TMA complete_tx"))
+        return;
+    bar *b = bar_ref(st, kind, cta, idx);
+    b->tx--;
+    bar_maybe_complete(b, kind, cta);
+}
+
+/* try_wait.parity(parity): the phase with that parity has completed, i.e. the current phase's parity
+ * differs (a fresh barrier is in phase 0, so parity 1 passes at once). */
+static int passes(const bar *b, int parity)
+{
+    return (b->done & 1) != parity;
+}
+
+/* Parity a ring side waits for at position i (advances so far) with `n` stages, starting at p0. */
+static int ring_parity(int i, int n, int p0)
+{
+    return p0 ^ ((i / n) & 1);
+}
+
+/* ---------------------------------------------------------------- the roles */
+static int group_mask(void)
+{
+    return C.cg == 2 ? 3 : 1;
+}
+static int commit_mask(void)
+{
+    return C.cg == 2 && C.mut != MUT_NO_MULTICAST ? 3 : 1;
+}
+static int use_sync2(void)
+{
+    return C.cg == 2 && C.mut != MUT_NO_CLUSTER_SYNC2;
+}
+static int procs_per_cta(void)
+{
+    return 2 + C.epi;
+}
+static int prod_p0(void)
+{
+    return C.mut == MUT_PRODUCER_PHASE_0 ? 0 : 1;
+}
+static int cons_p0(void)
+{
+    return C.mut == MUT_CONSUMER_PHASE_1 ? 1 : 0;
+}
+static int accp_p0(void)
+{
+    return C.mut == MUT_ACC_PRODUCER_PHASE_0 ? 0 : 1;
+}
+
+/* where a role goes after the set-up */
+static int mma_after_setup(int cta)
+{
+    if (C.tiles == 0)
+        return M_DEALLOC;
+    if (cta == 0)
+        return M_TILE;
+    return C.relay ? M_RELAY : M_DEALLOC;
+}
+static int epi_after_setup(void)
+{
+    return C.tiles > 0 ? E_TILE : E_SIG_PEER;
+}
+
+/* Each step function: returns 0 if the step is not enabled in `st`, else applies it to `st`. */
+static int step_producer(state *st, int c)
+{
+    const int total = C.tiles * C.kb;
+    switch (st->prod_pc[c]) {
+    case P_SYNC1_A:
+        st->sync1++;
+        st->prod_pc[c] = P_SYNC1_W;
+        return 1;
+    case P_SYNC1_W:
+        if (st->sync1 != C.cg * procs_per_cta())
+            return 0;
+        st->prod_pc[c] = use_sync2() ? P_SYNC2_A : (total > 0 ? P_LOOP : P_TAIL);
+        return 1;
+    case P_SYNC2_A:
+        st->sync2++;
+        st->prod_pc[c] = P_SYNC2_W;
+        return 1;
+    case P_SYNC2_W:
+        if (st->sync2 != C.cg * procs_per_cta())
+            return 0;
+        st->prod_pc[c] = total > 0 ? P_LOOP : P_TAIL;
+        return 1;
+    case P_LOOP: {
+        const int i = st->prod_i[c], s = i % C.stages;
+        if (C.mut != MUT_NO_EMPTY_WAIT && !passes(&st->empty[c][s], ring_parity(i, C.stages, prod_p0())))
+            return 0;
+        if (C.relay) { /* every CTA announces its own bytes on its own full[s] */
+            expect_tx(st, B_FULL, c, s, 1);
+            arrive(st, B_FULL, c, s);
+        } else if (c == 0) { /* the leader (or the one CTA) announces the bytes of the whole group */
+            int copies = C.cg == 2 && C.mut != MUT_EXPECT_TX_NOT_DOUBLED ? 2 : 1;
+            expect_tx(st, B_FULL, 0, s, copies);
+            arrive(st, B_FULL, 0, s);
+        }
+        if (st->inflight[c][s])
+            VIOLATION("producer of CTA %d issues a TMA copy into stage %d while another is in flight", c, s);
+        st->inflight[c][s] = (uint8_t)(i + 1);
+        st->prod_i[c]++;
+        if (st->prod_i[c] == total)
+            st->prod_pc[c] = P_TAIL;
+        return 1;
+    }
+    case P_TAIL: { /* producer_tail: one more acquire of each stage */
+        const int i = st->prod_i[c], s = i % C.stages;
+        if (!passes(&st->empty[c][s], ring_parity(i, C.stages, prod_p0())))
+            return 0;
+        st->prod_i[c]++;
+        if (st->prod_i[c] == total + C.stages)
+            st->prod_pc[c] = P_DONE;
+        return 1;
+    }
+    }
+    return 0;
+}
+
+static int step_mma(state *st, int c)
+{
+    switch (st->mma_pc[c]) {
+    case M_INIT:
+        st->inited[c] = 1;
+        for (int s = 0; s < C.stages; ++s) {
+            st->full[c][s].pend = (uint8_t)bar_count(B_FULL, c);
+            st->empty[c][s].pend = (uint8_t)bar_count(B_EMPTY, c);
+        }
+        for (int a = 0; a < A_STAGES; ++a) {
+            st->acc_full[c][a].pend = (uint8_t)bar_count(B_ACC_FULL, c);
+            st->acc_empty[c][a].pend = (uint8_t)bar_count(B_ACC_EMPTY, c);
+        }
+        st->dealloc[c].pend = (uint8_t)bar_count(B_DEALLOC, c);
+        st->mma_pc[c] = M_SYNC1_A;
+        return 1;
+    case M_SYNC1_A:
+        st->sync1++;
+        st->mma_pc[c] = M_SYNC1_W;
+        return 1;
+    case M_SYNC1_W:
+        if (st->sync1 != C.cg * procs_per_cta())
+            return 0;
+        st->mma_pc[c] = M_ALLOC;
+        return 1;
+    case M_ALLOC:
+        st->tmem[c] = TMEM_ALLOCATED;
+        st->mma_pc[c] = use_sync2() ? M_SYNC2_A : M_ADDR_A;
+        return 1;
+    case M_ADDR_A:
+        st->addr_arrived[c]++;
+        st->mma_pc[c] = M_ADDR_W;
+        return 1;
+    case M_ADDR_W:
+        if (st->addr_arrived[c] != 1 + C.epi)
+            return 0;
+        st->mma_pc[c] = mma_after_setup(c);
+        return 1;
+    case M_SYNC2_A:
+        st->sync2++;
+        st->mma_pc[c] = M_SYNC2_W;
+        return 1;
+    case M_SYNC2_W:
+        if (st->sync2 != C.cg * procs_per_cta())
+            return 0;
+        st->mma_pc[c] = M_ADDR_A;
+        return 1;
+    case M_TILE: {
+        const int j = st->mma_j[c], a = j % A_STAGES;
+        if (C.mut != MUT_NO_ACC_EMPTY_WAIT && !passes(&st->acc_empty[0][a], ring_parity(j, A_STAGES, accp_p0())))
+            return 0;
+        st->mma_pc[c] = M_K;
+        return 1;
+    }
+    case M_K: {
+        const int i = st->mma_i[c], s = i % C.stages, j = st->mma_j[c], k = st->mma_k[c], a = j % A_STAGES;
+        if (!passes(&st->full[0][s], ring_parity(i, C.stages, cons_p0())))
+            return 0;
+        if (st->pipe_len + 3 > PIPE_MAX) {
+            fprintf(stderr, "model: tensor pipe overflow (raise PIPE_MAX)\n");
+            exit(2);
+        }
+        st->pipe[st->pipe_len++] = op_mma(j, k, s, a);
+        if (C.mut == MUT_ARRIVE_NOT_COMMIT_EMPTY) {
+            for (int d = 0; d < C.cg; ++d)
+                if (commit_mask() >> d & 1)
+                    arrive(st, B_EMPTY, d, s);
+        } else {
+            st->pipe[st->pipe_len++] = op_commit(B_EMPTY, s, commit_mask());
+        }
+        if (k == C.kb - 1) {
+            if (C.mut == MUT_ARRIVE_NOT_COMMIT_ACC) {
+                for (int d = 0; d < C.cg; ++d)
+                    if (commit_mask() >> d & 1)
+                        arrive(st, B_ACC_FULL, d, a);
+            } else {
+                st->pipe[st->pipe_len++] = op_commit(B_ACC_FULL, a, commit_mask());
+            }
+        }
+        st->mma_i[c]++;
+        if (++st->mma_k[c] == C.kb) {
+            st->mma_k[c] = 0;
+            st->mma_j[c]++;
+            st->mma_pc[c] = st->mma_j[c] == C.tiles ? M_DEALLOC : M_TILE;
+        }
+        return 1;
+    }
+    case M_RELAY: { /* the peer's MMA warp (relay variant): wait own full[s], forward to the leader's */
+        const int i = st->mma_i[c], s = i % C.stages;
+        if (C.mut != MUT_RELAY_NO_WAIT && !passes(&st->full[c][s], ring_parity(i, C.stages, cons_p0())))
+            return 0;
+        arrive(st, B_FULL, 0, s);
+        if (++st->mma_i[c] == C.tiles * C.kb)
+            st->mma_pc[c] = M_DEALLOC;
+        return 1;
+    }
+    case M_DEALLOC: /* relinquish (no effect in the model), wait, dealloc */
+        if (C.mut != MUT_DEALLOC_NO_WAIT && !passes(&st->dealloc[c], 0))
+            return 0;
+        if (C.cg == 2 && st->tmem[c ^ 1] == TMEM_NONE)
+            VIOLATION("CTA %d deallocates TMEM before the peer CTA %d allocated", c, c ^ 1);
+        for (int d = 0; d < C.cg; ++d)
+            for (int e = 0; e < C.epi; ++e)
+                if (st->epi_pc[d][e] < E_SIG_PEER)
+                    VIOLATION("CTA %d deallocates TMEM while epilogue warp %d of CTA %d has not finished reading "
+                              "(it is at tile %d of %d)",
+                              c, e, d, st->epi_j[d][e], C.tiles);
+        st->tmem[c] = TMEM_FREED;
+        st->mma_pc[c] = M_DONE;
+        return 1;
+    }
+    return 0;
+}
+
+static void epi_next_tile(state *st, int c, int e)
+{
+    st->epi_j[c][e]++;
+    st->epi_pc[c][e] = st->epi_j[c][e] == C.tiles ? E_SIG_PEER : E_TILE;
+}
+
+/* The epilogue warp's tcgen05.ld (+ wait::ld) of accumulator j % 2 for its tile j. (The wait on acc_full
+ * and the load are one step: nothing the properties look at can happen in between, since "read" means
+ * "loaded", and an MMA overwriting the accumulator before the load is caught either way.) */
+static void epi_load(state *st, int c, int e)
+{
+    const int j = st->epi_j[c][e], a = j % A_STAGES;
+    if (st->tmem[c] != TMEM_ALLOCATED)
+        VIOLATION("epilogue warp %d of CTA %d reads TMEM %s", e, c,
+                  st->tmem[c] == TMEM_FREED ? "after the dealloc" : "before the alloc");
+    else if (st->acc_tile[c][a] != j + 1 || st->acc_k[c][a] != C.kb)
+        VIOLATION("epilogue warp %d of CTA %d reads accumulator %d for tile %d but it holds tile %d after %d of %d MMAs",
+                  e, c, a, j, st->acc_tile[c][a] - 1, st->acc_k[c][a], C.kb);
+}
+
+static int step_epilogue(state *st, int c, int e)
+{
+    switch (st->epi_pc[c][e]) {
+    case E_SYNC1_A:
+        st->sync1++;
+        st->epi_pc[c][e] = E_SYNC1_W;
+        return 1;
+    case E_SYNC1_W:
+        if (st->sync1 != C.cg * procs_per_cta())
+            return 0;
+        st->epi_pc[c][e] = use_sync2() ? E_SYNC2_A : E_ADDR_A;
+        return 1;
+    case E_ADDR_A:
+        if (C.tiles == 0 && C.mut == MUT_ZERO_TILE_SKIPS_ADDR) {
+            st->epi_pc[c][e] = epi_after_setup();
+            return 1;
+        }
+        st->addr_arrived[c]++;
+        st->epi_pc[c][e] = E_ADDR_W;
+        return 1;
+    case E_ADDR_W:
+        if (st->addr_arrived[c] != 1 + C.epi)
+            return 0;
+        if (st->tmem[c] != TMEM_ALLOCATED)
+            VIOLATION("epilogue warp %d of CTA %d reads the TMEM address before tcgen05.alloc wrote it", e, c);
+        st->epi_pc[c][e] = epi_after_setup();
+        return 1;
+    case E_SYNC2_A:
+        st->sync2++;
+        st->epi_pc[c][e] = E_SYNC2_W;
+        return 1;
+    case E_SYNC2_W:
+        if (st->sync2 != C.cg * procs_per_cta())
+            return 0;
+        st->epi_pc[c][e] = E_ADDR_A;
+        return 1;
+    case E_TILE: { /* wait acc_full[a] (own CTA), then tcgen05.ld + wait::ld of the accumulator */
+        const int j = st->epi_j[c][e], a = j % A_STAGES;
+        if (!passes(&st->acc_full[c][a], ring_parity(j, A_STAGES, 0)))
+            return 0;
+        if (C.mut == MUT_RELEASE_BEFORE_LD) { /* the mutant releases first, loads later */
+            arrive(st, B_ACC_EMPTY, 0, a);
+            st->epi_pc[c][e] = E_LD;
+            return 1;
+        }
+        epi_load(st, c, e);
+        st->epi_pc[c][e] = E_REL;
+        return 1;
+    }
+    case E_LD: /* (mutant only) the load after the release */
+        epi_load(st, c, e);
+        epi_next_tile(st, c, e);
+        return 1;
+    case E_REL: /* early release: arrive on the leader's acc_empty[a] (remote for the peer), next tile */
+        arrive(st, B_ACC_EMPTY, 0, st->epi_j[c][e] % A_STAGES);
+        epi_next_tile(st, c, e);
+        return 1;
+    case E_SIG_PEER:
+        if (C.cg == 2 && C.mut != MUT_NO_SIGNAL_PEER)
+            arrive(st, B_DEALLOC, c ^ 1, 0);
+        st->epi_pc[c][e] = E_SIG_SELF;
+        return 1;
+    case E_SIG_SELF:
+        arrive(st, B_DEALLOC, c, 0);
+        st->epi_pc[c][e] = E_DONE;
+        return 1;
+    }
+    return 0;
+}
+
+/* A TMA copy into stage s of CTA c lands: the data is written, complete_tx on the leader's full[s]. */
+static int step_land(state *st, int c, int s)
+{
+    if (!st->inflight[c][s])
+        return 0;
+    if (st->exited[c])
+        VIOLATION("TMA writes stage %d of CTA %d after that CTA exited", s, c);
+    for (int p = 0; p < st->pipe_len; ++p) {
+        uint16_t op = st->pipe[p];
+        if (!(op & OP_COMMIT) && ((op >> 8) & 7) == s)
+            VIOLATION("TMA overwrites stage %d of CTA %d while an issued MMA (tile %d, k %d) still reads it", s, c,
+                      op & 31, (op >> 5) & 7);
+    }
+    st->stage_data[c][s] = st->inflight[c][s];
+    st->inflight[c][s] = 0;
+    complete_tx(st, B_FULL, C.relay ? c : 0, s);
+    return 1;
+}
+
+/* Has epilogue warp e of CTA d finished its tcgen05.ld of tile t? */
+static int epi_has_read(const state *st, int d, int e, int t)
+{
+    if (st->epi_j[d][e] != t)
+        return st->epi_j[d][e] > t;
+    return st->epi_pc[d][e] == E_REL && C.mut != MUT_RELEASE_BEFORE_LD;
+}
+
+/* The head of the in-order tensor pipe completes. */
+static int step_pipe(state *st)
+{
+    if (st->pipe_len == 0)
+        return 0;
+    const uint16_t op = st->pipe[0];
+    memmove(&st->pipe[0], &st->pipe[1], sizeof(st->pipe[0]) * (size_t)(st->pipe_len - 1));
+    st->pipe[--st->pipe_len] = 0;
+    if (op & OP_COMMIT) {
+        int kind = op & 7, idx = (op >> 3) & 7, mask = (op >> 6) & 3;
+        for (int d = 0; d < C.cg; ++d)
+            if (mask >> d & 1)
+                arrive(st, kind, d, idx);
+        return 1;
+    }
+    const int j = op & 31, k = (op >> 5) & 7, s = (op >> 8) & 7, a = (op >> 11) & 1;
+    for (int d = 0; d < C.cg; ++d) {
+        if (!(group_mask() >> d & 1))
+            continue;
+        if (st->exited[d])
+            VIOLATION("MMA (tile %d, k %d) touches CTA %d after it exited", j, k, d);
+        if (st->tmem[d] != TMEM_ALLOCATED)
+            VIOLATION("MMA (tile %d, k %d) writes TMEM of CTA %d %s", j, k, d,
+                      st->tmem[d] == TMEM_FREED ? "after its dealloc" : "before its alloc");
+        if (st->stage_data[d][s] != j * C.kb + k + 1)
+            VIOLATION("MMA (tile %d, k %d) reads stage %d of CTA %d holding %s", j, k, s, d,
+                      st->stage_data[d][s] ? "other data (not yet landed or already overwritten)" : "nothing");
+        if (k == 0) {
+            if (st->acc_tile[d][a]) {
+                int prev = st->acc_tile[d][a] - 1;
+                for (int e = 0; e < C.epi; ++e)
+                    if (!epi_has_read(st, d, e, prev))
+                        VIOLATION("MMA of tile %d overwrites accumulator %d of CTA %d before epilogue warp %d read "
+                                  "tile %d",
+                                  j, a, d, e, prev);
+            }
+            st->acc_tile[d][a] = (uint8_t)(j + 1);
+            st->acc_k[d][a] = 1;
+        } else {
+            if (st->acc_tile[d][a] != j + 1 || st->acc_k[d][a] != k)
+                VIOLATION("MMA (tile %d, k %d) accumulates out of order into accumulator %d of CTA %d", j, k, a, d);
+            st->acc_k[d][a]++;
+        }
+    }
+    return 1;
+}
+
+static int cta_roles_done(const state *st, int c)
+{
+    if (st->prod_pc[c] != P_DONE || st->mma_pc[c] != M_DONE)
+        return 0;
+    for (int e = 0; e < C.epi; ++e)
+        if (st->epi_pc[c][e] != E_DONE)
+            return 0;
+    return 1;
+}
+
+static int step_exit(state *st, int c)
+{
+    if (st->exited[c] || !cta_roles_done(st, c))
+        return 0;
+    st->exited[c] = 1;
+    if (st->tmem[c] == TMEM_ALLOCATED)
+        VIOLATION("CTA %d exits with its TMEM allocation not freed", c);
+    for (int s = 0; s < C.stages; ++s)
+        if (st->inflight[c][s])
+            VIOLATION("CTA %d exits with a TMA copy into stage %d in flight", c, s);
+    if (c == 0 && st->pipe_len)
+        VIOLATION("CTA %d exits with %d tensor-pipe operations in flight", c, st->pipe_len);
+    return 1;
+}
+
+/* Waiter-two-phases-behind check: every thread waiting for phase k of a barrier must find it completed
+ * at most k+1 times (else the parity it waits for names a later phase). */
+static void check_not_behind(const state *st)
+{
+    for (int c = 0; c < C.cg; ++c) {
+        if (st->prod_pc[c] == P_LOOP || st->prod_pc[c] == P_TAIL) {
+            int i = st->prod_i[c], k = i / C.stages - 1;
+            if (st->empty[c][i % C.stages].done > k + 1)
+                VIOLATION("producer of CTA %d waits for phase %d of empty[%d], which already completed %d phases", c,
+                          k, i % C.stages, st->empty[c][i % C.stages].done);
+        }
+        if (c == 0 && st->mma_pc[c] == M_TILE) {
+            int j = st->mma_j[c], k = j / A_STAGES - 1;
+            if (st->acc_empty[0][j % A_STAGES].done > k + 1)
+                VIOLATION("MMA warp waits for phase %d of acc_empty[%d], which already completed %d phases", k,
+                          j % A_STAGES, st->acc_empty[0][j % A_STAGES].done);
+        }
+        if (c == 0 && st->mma_pc[c] == M_K) {
+            int i = st->mma_i[c], k = i / C.stages;
+            if (st->full[0][i % C.stages].done > k + 1)
+                VIOLATION("MMA warp waits for phase %d of full[%d], which already completed %d phases", k,
+                          i % C.stages, st->full[0][i % C.stages].done);
+        }
+        if (st->mma_pc[c] == M_RELAY) {
+            int i = st->mma_i[c], k = i / C.stages;
+            if (st->full[c][i % C.stages].done > k + 1)
+                VIOLATION("peer MMA warp waits for phase %d of its full[%d], which already completed %d phases", k,
+                          i % C.stages, st->full[c][i % C.stages].done);
+        }
+        if (st->mma_pc[c] == M_DEALLOC && st->dealloc[c].done > 1)
+            VIOLATION("MMA warp of CTA %d waits for phase 0 of its dealloc barrier, which completed %d phases", c,
+                      st->dealloc[c].done);
+        for (int e = 0; e < C.epi; ++e)
+            if (st->epi_pc[c][e] == E_TILE) {
+                int j = st->epi_j[c][e], k = j / A_STAGES;
+                if (st->acc_full[c][j % A_STAGES].done > k + 1)
+                    VIOLATION("epilogue warp %d of CTA %d waits for phase %d of acc_full[%d], which completed %d "
+                              "phases",
+                              e, c, k, j % A_STAGES, st->acc_full[c][j % A_STAGES].done);
+            }
+    }
+}
+
+/* Epilogue warps of one CTA are interchangeable: sort them so permutations are one state. */
+static void canonicalize(state *st)
+{
+    for (int c = 0; c < C.cg; ++c)
+        for (int x = 1; x < C.epi; ++x)
+            for (int y = x; y > 0; --y) {
+                unsigned ky = (unsigned)st->epi_pc[c][y] << 8 | st->epi_j[c][y];
+                unsigned kx = (unsigned)st->epi_pc[c][y - 1] << 8 | st->epi_j[c][y - 1];
+                if (kx <= ky)
+                    break;
+                uint8_t t = st->epi_pc[c][y];
+                st->epi_pc[c][y] = st->epi_pc[c][y - 1];
+                st->epi_pc[c][y - 1] = t;
+                t = st->epi_j[c][y];
+                st->epi_j[c][y] = st->epi_j[c][y - 1];
+                st->epi_j[c][y - 1] = t;
+            }
+}
+
+/* ---------------------------------------------------------------- steps, by number */
+/* step ids: per CTA c (base 16*c): 0 producer, 1 MMA warp, 2..2+E-1 epilogue warps, 8+s TMA landing into
+ * stage s, 14 exit; 32: tensor pipe. */
+enum { STEP_COUNT = 33 };
+
+static int apply_step(state *st, int id)
+{
+    if (id == 32)
+        return step_pipe(st);
+    int c = id / 16, r = id % 16;
+    if (c >= C.cg)
+        return 0;
+    if (r == 0)
+        return step_producer(st, c);
+    if (r == 1)
+        return step_mma(st, c);
+    if (r >= 2 && r < 2 + C.epi)
+        return step_epilogue(st, c, r - 2);
+    if (r >= 8 && r < 8 + C.stages)
+        return step_land(st, c, r - 8);
+    if (r == 14)
+        return step_exit(st, c);
+    return 0;
+}
+
+static const char *const prod_pc_names[] = {"cluster sync #1 arrive", "cluster sync #1 wait", "cluster sync #2 arrive",
+                                           "cluster sync #2 wait", "wait empty, expect_tx, issue TMA copy",
+                                           "producer_tail: wait empty", "done"};
+static const char *const mma_pc_names[] = {"init barriers", "cluster sync #1 arrive", "cluster sync #1 wait",
+                                          "tcgen05.alloc", "cluster sync #2 arrive", "cluster sync #2 wait",
+                                          "address barrier arrive", "address barrier wait", "wait acc_empty",
+                                          "wait full, issue MMA + commit(s)",
+                                          "relay: wait own full, forward to the leader's full",
+                                          "relinquish, wait dealloc barrier, dealloc", "done"};
+static const char *const epi_pc_names[] = {"cluster sync #1 arrive", "cluster sync #1 wait", "cluster sync #2 arrive",
+                                          "cluster sync #2 wait", "address barrier arrive",
+                                          "address barrier wait, read TMEM address",
+                                          "wait acc_full, tcgen05.ld + wait::ld", "(mutant) tcgen05.ld after release",
+                                          "arrive acc_empty",
+                                          "signal_peer", "signal_self", "done"};
+
+/* What step `id` does from state `st` (the state before it). */
+static void step_name(const state *st, int id, char *buf, size_t n)
+{
+    if (id == 32) {
+        uint16_t op = st->pipe[0];
+        if (op & OP_COMMIT)
+            snprintf(buf, n, "tensor pipe: commit arrives on %s[%d] (CTA mask %d)", bar_names[op & 7], (op >> 3) & 7,
+                     (op >> 6) & 3);
+        else
+            snprintf(buf, n, "tensor pipe: MMA tile %d k-block %d from stage %d into accumulator %d", op & 31,
+                     (op >> 5) & 7, (op >> 8) & 7, (op >> 11) & 1);
+        return;
+    }
+    int c = id / 16, r = id % 16;
+    if (r == 0)
+        snprintf(buf, n, "CTA %d producer (i %d): %s", c, st->prod_i[c], prod_pc_names[st->prod_pc[c]]);
+    else if (r == 1)
+        snprintf(buf, n, "CTA %d MMA warp (tile %d k %d): %s", c, st->mma_j[c], st->mma_k[c],
+                 mma_pc_names[st->mma_pc[c]]);
+    else if (r < 8)
+        snprintf(buf, n, "CTA %d epilogue warp %d (tile %d): %s", c, r - 2, st->epi_j[c][r - 2],
+                 epi_pc_names[st->epi_pc[c][r - 2]]);
+    else if (r < 14)
+        snprintf(buf, n, "CTA %d: TMA copy %d lands in stage %d", c, st->inflight[c][r - 8] - 1, r - 8);
+    else
+        snprintf(buf, n, "CTA %d exits", c);
+}
+
+/* ---------------------------------------------------------------- the explorer (BFS, parent links) */
+typedef struct store {
+    state *states;
+    uint32_t *parent;
+    uint8_t *via;
+    size_t count, cap;
+    uint32_t *table; /* index + 1; 0 empty */
+    size_t table_cap;
+} store;
+
+static uint64_t hash_state(const state *st)
+{
+    const unsigned char *p = (const unsigned char *)st;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < sizeof(*st); ++i) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    h ^= h >> 29;
+    return h;
+}
+
+static void table_insert_index(store *S, uint32_t idx)
+{
+    size_t m = S->table_cap - 1, h = (size_t)hash_state(&S->states[idx]) & m;
+    while (S->table[h])
+        h = (h + 1) & m;
+    S->table[h] = idx + 1;
+}
+
+/* Returns 1 if st was new (and stores it), 0 if seen. */
+static int store_add(store *S, const state *st, uint32_t parent, uint8_t via, size_t limit)
+{
+    size_t m = S->table_cap - 1, h = (size_t)hash_state(st) & m;
+    while (S->table[h]) {
+        if (memcmp(&S->states[S->table[h] - 1], st, sizeof(*st)) == 0)
+            return 0;
+        h = (h + 1) & m;
+    }
+    if (S->count == limit) {
+        fprintf(stderr, "model: state limit %zu reached\n", limit);
+        exit(2);
+    }
+    if (S->count == S->cap) {
+        S->cap = S->cap ? S->cap * 2 : 1 << 16;
+        S->states = (state *)realloc(S->states, S->cap * sizeof(state));
+        S->parent = (uint32_t *)realloc(S->parent, S->cap * sizeof(uint32_t));
+        S->via = (uint8_t *)realloc(S->via, S->cap);
+        if (!S->states || !S->parent || !S->via) {
+            fprintf(stderr, "model: out of memory\n");
+            exit(2);
+        }
+    }
+    S->states[S->count] = *st;
+    S->parent[S->count] = parent;
+    S->via[S->count] = via;
+    S->table[h] = (uint32_t)S->count + 1;
+    S->count++;
+    if (S->count * 2 > S->table_cap) {
+        free(S->table);
+        S->table_cap *= 2;
+        S->table = (uint32_t *)calloc(S->table_cap, sizeof(uint32_t));
+        if (!S->table) {
+            fprintf(stderr, "model: out of memory\n");
+            exit(2);
+        }
+        for (size_t i = 0; i < S->count; ++i)
+            table_insert_index(S, (uint32_t)i);
+    }
+    return 1;
+}
+
+static void print_where(const state *st)
+{
+    for (int c = 0; c < C.cg; ++c) {
+        printf("      CTA %d%s: producer [%s, i %d], MMA warp [%s, i %d tile %d k %d], TMEM %s\n", c,
+               st->exited[c] ? " (exited)" : "", prod_pc_names[st->prod_pc[c]], st->prod_i[c],
+               mma_pc_names[st->mma_pc[c]], st->mma_i[c], st->mma_j[c], st->mma_k[c],
+               st->tmem[c] == TMEM_NONE ? "none" : st->tmem[c] == TMEM_ALLOCATED ? "allocated" : "freed");
+        for (int e = 0; e < C.epi; ++e)
+            printf("        epilogue warp %d [%s, tile %d]\n", e, epi_pc_names[st->epi_pc[c][e]], st->epi_j[c][e]);
+        printf("        dealloc barrier: %d arrivals missing, %d phases done\n", st->dealloc[c].pend,
+               st->dealloc[c].done);
+    }
+    printf("      tensor pipe: %d operations in flight\n", st->pipe_len);
+}
+
+/* The shortest path to state idx (BFS), then the violating step if any. Epilogue warps are numbered
+ * after sorting (they are interchangeable), so "warp 0" may name different warps along the trace. */
+static void print_trace(const store *S, uint32_t idx, int last_step)
+{
+    enum { MAXT = 4096, SHOW = 40 };
+    static uint32_t path[MAXT];
+    int n = 0;
+    for (uint32_t i = idx; i != UINT32_MAX && n < MAXT; i = S->parent[i])
+        path[n++] = i;
+    const int steps = n - 1;
+    printf("    trace: %d steps%s\n", steps + (last_step >= 0), steps > SHOW ? " (the last 40 shown)" : "");
+    char name[160];
+    for (int t = n - 2; t >= 0; --t) {
+        if (t >= SHOW)
+            continue;
+        step_name(&S->states[path[t + 1]], S->via[path[t]], name, sizeof(name));
+        printf("      %s\n", name);
+    }
+    if (last_step >= 0) {
+        step_name(&S->states[idx], last_step, name, sizeof(name));
+        printf("      %s   <-- violation\n", name);
+    }
+    printf("    state before the %s:\n", last_step >= 0 ? "violating step" : "deadlock (no step enabled)");
+    print_where(&S->states[idx]);
+}
+
+typedef struct result {
+    int ok;                    /* no violation */
+    size_t states, transitions;
+    size_t finals;             /* states in which every CTA exited (must be > 0: the protocol can finish) */
+    char message[512];
+} result;
+
+static result explore(const config *cfg, size_t limit, int verbose_trace)
+{
+    C = *cfg;
+    violated = 0;
+    viol[0] = 0;
+    store S;
+    memset(&S, 0, sizeof(S));
+    S.table_cap = 1 << 17;
+    S.table = (uint32_t *)calloc(S.table_cap, sizeof(uint32_t));
+    state init;
+    memset(&init, 0, sizeof(init));
+    store_add(&S, &init, UINT32_MAX, 0, limit);
+    result R;
+    memset(&R, 0, sizeof(R));
+    R.ok = 1;
+    for (size_t cur = 0; cur < S.count; ++cur) {
+        int enabled = 0;
+        for (int id = 0; id < STEP_COUNT; ++id) {
+            state next = S.states[cur];
+            if (!apply_step(&next, id))
+                continue;
+            enabled++;
+            R.transitions++;
+            if (!violated)
+                check_not_behind(&next);
+            if (violated) {
+                R.ok = 0;
+                snprintf(R.message, sizeof(R.message), "%s", viol);
+                if (verbose_trace)
+                    print_trace(&S, (uint32_t)cur, id);
+                goto done;
+            }
+            canonicalize(&next);
+            store_add(&S, &next, (uint32_t)cur, (uint8_t)id, limit);
+        }
+        if (!enabled) {
+            const state *st = &S.states[cur];
+            int all_exited = 1;
+            for (int c = 0; c < C.cg; ++c)
+                all_exited &= st->exited[c];
+            if (all_exited)
+                R.finals++;
+            if (!all_exited) {
+                R.ok = 0;
+                snprintf(R.message, sizeof(R.message), "deadlock: no step is enabled and not every CTA exited");
+                if (verbose_trace)
+                    print_trace(&S, (uint32_t)cur, -1);
+                goto done;
+            }
+        }
+    }
+done:
+    R.states = S.count;
+    free(S.states);
+    free(S.parent);
+    free(S.via);
+    free(S.table);
+    return R;
+}
+
+/* ---------------------------------------------------------------- the suite */
+/* Four epilogue warps (the kernel's count) wherever the state space allows; the 2-CTA configurations
+ * with several tiles use two per CTA (each warp is a separate process; four per CTA multiply the
+ * interleavings of the pair beyond what a CI test should spend: 3.9 million states for 2-2-2-3). */
+static const config correct_configs[] = {
+    /* cg stages kb tiles epi mutant relay: zero-tile CTAs, one trip, several trips around both rings */
+    {1, 1, 1, 0, 4, MUT_NONE, 0}, {1, 1, 1, 1, 4, MUT_NONE, 0}, {1, 1, 2, 3, 4, MUT_NONE, 0},
+    {1, 2, 1, 3, 4, MUT_NONE, 0}, {1, 2, 2, 3, 4, MUT_NONE, 0}, {1, 3, 2, 3, 4, MUT_NONE, 0},
+    {1, 2, 3, 2, 4, MUT_NONE, 0}, {1, 2, 2, 5, 4, MUT_NONE, 0}, {1, 4, 1, 5, 4, MUT_NONE, 0},
+    {2, 1, 1, 0, 4, MUT_NONE, 0}, {2, 1, 1, 1, 4, MUT_NONE, 0}, {2, 1, 2, 2, 2, MUT_NONE, 0},
+    {2, 2, 1, 3, 2, MUT_NONE, 0}, {2, 2, 2, 3, 2, MUT_NONE, 0}, {2, 3, 2, 2, 2, MUT_NONE, 0},
+    {2, 2, 2, 5, 2, MUT_NONE, 0},
+    /* cta_group 2, relay variant (the sm_90a emulation build of the sm100 kernel) */
+    {2, 1, 1, 1, 4, MUT_NONE, 1}, {2, 2, 1, 3, 2, MUT_NONE, 1}, {2, 2, 2, 3, 2, MUT_NONE, 1},
+    {2, 3, 2, 2, 2, MUT_NONE, 1},
+};
+
+/* 0: not applicable; else a bit mask of the variants to run it on: 1 cta_group 1, 2 cta_group 2,
+ * 4 cta_group 2 relay. */
+static int mutant_variants(mutant m)
+{
+    switch (m) {
+    case MUT_DEALLOC_COUNT_NO_CG:
+    case MUT_ACC_EMPTY_COUNT_NO_CG:
+    case MUT_NO_SIGNAL_PEER:
+    case MUT_NO_MULTICAST:
+        return 2 | 4;
+    case MUT_EXPECT_TX_NOT_DOUBLED:
+        return 2;
+    case MUT_NO_CLUSTER_SYNC2:
+        /* Not on the relay variant: there the leader's first MMA waits for the peer's forward, which the
+         * peer's MMA warp sends only after its own alloc, and every dealloc waits for the peer's
+         * epilogue, which passed the address barrier after the peer's alloc; so without cluster sync #2
+         * nothing goes wrong (the explorer shows it: `one 2 2 2 3 2 no_cluster_sync_between_alloc_and_dealloc 1` holds
+         * every property). */
+        return 2;
+    case MUT_RELAY_FULL_COUNT_1:
+    case MUT_RELAY_NO_WAIT:
+        return 4;
+    default:
+        return 1 | 2 | 4;
+    }
+}
+
+static void describe(const config *c, char *buf, size_t n)
+{
+    snprintf(buf, n, "cta_group %d%s, stages %d, k-blocks %d, tiles %d, epilogue warps %d", c->cg,
+             c->relay ? " (relay)" : "", c->stages, c->kb, c->tiles, c->epi);
+}
+
+static size_t state_limit = 20000000;
+
+static int run_correct(void)
+{
+    int fails = 0;
+    char d[128];
+    for (size_t i = 0; i < sizeof(correct_configs) / sizeof(correct_configs[0]); ++i) {
+        describe(&correct_configs[i], d, sizeof(d));
+        result R = explore(&correct_configs[i], state_limit, 1);
+        int ok = R.ok && R.finals > 0;
+        printf("model: %s: %s: %zu states, %zu transitions, %zu final states%s%s\n", ok ? "ok  " : "FAIL", d, R.states,
+               R.transitions, R.finals, R.ok ? (R.finals ? "" : ": the protocol never finishes") : ": ", R.message);
+        fflush(stdout);
+        fails += !ok;
+    }
+    return fails;
+}
+
+static int run_mutants(void)
+{
+    int fails = 0;
+    char d[128];
+    for (int m = 1; m < MUT_COUNT; ++m) {
+        for (int v = 0; v < 3; ++v) {
+            if (!(mutant_variants((mutant)m) >> v & 1))
+                continue;
+            /* zero tiles for the zero-tile mutant; otherwise a configuration with two trips around the
+             * accumulator ring and the smem ring */
+            config cfg = {v == 0 ? 1 : 2, 2, 2, 3, 2, (mutant)m, v == 2};
+            if (m == MUT_ZERO_TILE_SKIPS_ADDR)
+                cfg.tiles = 0;
+            describe(&cfg, d, sizeof(d));
+            result R = explore(&cfg, state_limit, 0);
+            printf("model: mutant %-41s %s: %s after %zu states: %s\n", mutant_names[m], R.ok ? "NOT CAUGHT" : "caught",
+                   d, R.states, R.ok ? "(every property held)" : R.message);
+            fflush(stdout);
+            fails += R.ok;
+        }
+    }
+    return fails;
+}
+
+/* The barrier semantics the model rests on, checked before anything is explored. */
+static int self_check(void)
+{
+    int bad = 0;
+    bar b = {1, 0, 0};
+    bad |= !passes(&b, 1);                                    /* fresh barrier: the pre-phase (parity 1) is done */
+    bad |= passes(&b, 0);                                     /* phase 0 is not */
+    config saved = C;
+    C.cg = 1, C.epi = 1, C.mut = MUT_NONE, C.relay = 0;
+    state st;
+    memset(&st, 0, sizeof(st));
+    st.inited[0] = 1;
+    st.full[0][0].pend = 1;
+    expect_tx(&st, B_FULL, 0, 0, 1);
+    arrive(&st, B_FULL, 0, 0);
+    bad |= st.full[0][0].done != 0;                           /* arrivals in, one transaction pending */
+    complete_tx(&st, B_FULL, 0, 0);
+    bad |= st.full[0][0].done != 1 || !passes(&st.full[0][0], 0) || passes(&st.full[0][0], 1);
+    bad |= ring_parity(0, 3, 1) != 1 || ring_parity(2, 3, 1) != 1 || ring_parity(3, 3, 1) != 0;
+    bad |= ring_parity(0, 2, 0) != 0 || ring_parity(2, 2, 0) != 1 || ring_parity(4, 2, 0) != 0;
+    bad |= violated;
+    C = saved;
+    violated = 0;
+    printf("model: self-check of the barrier semantics: %s\n", bad ? "FAIL" : "ok");
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "all";
+    if (getenv("WSGEMM_MODEL_STATE_LIMIT"))
+        state_limit = (size_t)strtoull(getenv("WSGEMM_MODEL_STATE_LIMIT"), NULL, 0);
+    int fails = self_check();
+    if (strcmp(which, "correct") == 0 || strcmp(which, "all") == 0)
+        fails += run_correct();
+    if (strcmp(which, "mutants") == 0 || strcmp(which, "all") == 0)
+        fails += run_mutants();
+    if (strcmp(which, "one") == 0) {
+        /* protocol_model one cg stages kb tiles epi [mutant-number [relay]]: one configuration with a trace */
+        if (argc < 7) {
+            fprintf(stderr, "usage: protocol_model one <cg> <stages> <kb> <tiles> <epi> [mutant name|number [relay 0|1]]\n");
+            return 2;
+        }
+        mutant mut = MUT_NONE;
+        if (argc > 7) { /* a mutant by name or number */
+            mut = (mutant)atoi(argv[7]);
+            for (int m = 0; m < MUT_COUNT; ++m)
+                if (strcmp(argv[7], mutant_names[m]) == 0)
+                    mut = (mutant)m;
+        }
+        config cfg = {atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), mut,
+                      argc > 8 ? atoi(argv[8]) : 0};
+        if (cfg.relay && cfg.cg != 2) {
+            fprintf(stderr, "protocol_model: relay needs cta_group 2\n");
+            return 2;
+        }
+        if (cfg.cg < 1 || cfg.cg > 2 || cfg.stages < 1 || cfg.stages > S_MAX || cfg.kb < 1 || cfg.kb > 7 ||
+            cfg.tiles < 0 || cfg.tiles > 31 || cfg.epi < 1 || cfg.epi > E_MAX || cfg.mut >= MUT_COUNT) {
+            fprintf(stderr, "protocol_model: configuration out of range\n");
+            return 2;
+        }
+        char d[128];
+        describe(&cfg, d, sizeof(d));
+        result R = explore(&cfg, state_limit, 1);
+        printf("model: %s: %s, mutant %s: %zu states, %zu transitions%s%s\n", R.ok ? "ok" : "VIOLATION", d,
+               mutant_names[cfg.mut], R.states, R.transitions, R.ok ? "" : ": ", R.message);
+        return R.ok ? 0 : 1;
+    }
+    printf("model: %s\n", fails ? "FAIL" : "PASS");
+    return fails ? 1 : 0;
+}
