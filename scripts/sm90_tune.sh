@@ -38,7 +38,7 @@ configure_build() { # dir watchdog targets...
 
 run_tests() {
     configure_build build/sm90-check ON sm90_gemm_test sm90_host_test || return 1
-    (cd build/sm90-check && ctest -R "sm90_host_test|sm90_code_check" --output-on-failure > "$logs/sm90-cpu-tests.log" 2>&1)
+    (cd build/sm90-check && ctest -j 4 -R "sm90_host_test|sm90_code_check" --output-on-failure > "$logs/sm90-cpu-tests.log" 2>&1)
     tail -6 "$logs/sm90-cpu-tests.log"
     (cd build/sm90-check && WSGEMM_TEST_VERBOSE=1 ctest -V -R sm90_gemm_test --timeout 300 > "$logs/sm90-gpu-tests.log" 2>&1)
     grep -E "^[0-9]+: (sm90 |FAIL|SKIP)|watchdog|tests passed|Failed|Timeout" "$logs/sm90-gpu-tests.log" | head -80
