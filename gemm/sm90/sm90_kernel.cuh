@@ -86,7 +86,7 @@ static_assert(SM90_PRODUCER_REGS * 128 + SM90_CONSUMER_REGS * 256 <= 65536,
               "setmaxnreg: producer + consumer registers must fit the 64K register file");
 static_assert(SM90_PRODUCER_REGS % 8 == 0 && SM90_CONSUMER_REGS % 8 == 0, "setmaxnreg counts are multiples of 8");
 
-/* Everything the kernel needs besides the two tensor maps. */
+/* Everything the kernel needs besides the tensor maps of P, Q (and C for the TMA-store epilogue). */
 typedef struct Sm90Params {
     wsgemm_sched sched;
     int p_extent, q_extent;   /* D is p_extent x q_extent per batch */
@@ -488,6 +488,9 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16>
 static Sm90KernelInfo sm90_kernel_info(void)
 {
+    static_assert(sizeof(Sm90Smem<BN, STAGES>) + SM90_SWIZZLE_ATOM <= 227 * 1024,
+                  "ring + epilogue buffers + alignment slack must fit the 227 KB a block may opt into");
+    static_assert(CLUSTER == 1 || CLUSTER == 2, "the Q tile is split between at most two CTAs");
     Sm90KernelInfo info;
     info.fn = (const void *)sm90_gemm_kernel<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16>;
     info.smem_bytes = (int)sizeof(Sm90Smem<BN, STAGES>) + SM90_SWIZZLE_ATOM; /* + alignment slack */
