@@ -9,7 +9,8 @@
 #   tune      configure build/sm90-tune (Release, watchdog OFF), build sm90_tune, run it: a table per shape and
 #             op pair (NN, TN) of sm90 configurations vs cuBLAS at 4096^3 and 8192^3 (add --all for the
 #             issue-6 shape list). The launcher's configuration line (WSGEMM_SM90_DEBUG) goes to stderr.
-#   all       tests, then tune (default).
+#   all       tests, then tune (default). On the device tool (10 minutes a call) run `tests` and `tune` as
+#             two calls: each builds its own tree (~1-2 min on 16 cores) and runs a few minutes.
 #   sanitize  compute-sanitizer memcheck and racecheck on two small cases (slow).
 # Logs go to $OUT (the device tool's output folder) when set, else to ./sm90-logs.
 set -u
@@ -38,7 +39,7 @@ configure_build() { # dir watchdog targets...
 
 run_tests() {
     configure_build build/sm90-check ON sm90_gemm_test sm90_host_test || return 1
-    (cd build/sm90-check && ctest -R "sm90_host_test|sm90_code_check" --output-on-failure > "$logs/sm90-cpu-tests.log" 2>&1)
+    (cd build/sm90-check && ctest -j 4 -R "sm90_host_test|sm90_code_check" --output-on-failure > "$logs/sm90-cpu-tests.log" 2>&1)
     tail -6 "$logs/sm90-cpu-tests.log"
     (cd build/sm90-check && WSGEMM_TEST_VERBOSE=1 ctest -V -R sm90_gemm_test --timeout 300 > "$logs/sm90-gpu-tests.log" 2>&1)
     grep -E "^[0-9]+: (sm90 |FAIL|SKIP)|watchdog|tests passed|Failed|Timeout" "$logs/sm90-gpu-tests.log" | head -80

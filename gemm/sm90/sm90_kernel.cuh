@@ -86,7 +86,7 @@ static_assert(SM90_PRODUCER_REGS * 128 + SM90_CONSUMER_REGS * 256 <= 65536,
               "setmaxnreg: producer + consumer registers must fit the 64K register file");
 static_assert(SM90_PRODUCER_REGS % 8 == 0 && SM90_CONSUMER_REGS % 8 == 0, "setmaxnreg counts are multiples of 8");
 
-/* Everything the kernel needs besides the two tensor maps. */
+/* Everything the kernel needs besides the tensor maps of P, Q (and C for the TMA-store epilogue). */
 typedef struct Sm90Params {
     wsgemm_sched sched;
     int p_extent, q_extent;   /* D is p_extent x q_extent per batch */
@@ -364,7 +364,10 @@ static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN /
 
 /* Stage st has been read by this warpgroup: tell the producer of every CTA that writes into it (all CTAs
  * of the cluster, by multicast). The own CTA's barrier takes a local arrive (release.cta, no fence); the
- * peer's a remote one. */
+ * peer's a remote one. PERF NOTE: sync's remote arrive is .release.cluster, which ptxas emits as
+ * MEMBAR.ALL.CTA + MEMBAR.ALL.GPU + ERRBAR before the arrive (checked in SASS); .release.cta on the
+ * shared::cluster address (CUTLASS's ClusterBarrier::arrive) emits no fence and is enough here, because
+ * the consumer publishes no data, only that its wgmma reads have completed. Switch when sync/ offers it. */
 template <int CLUSTER>
 static __device__ __forceinline__ void sm90_release(const PipelineRing *ring, PipelineState st, uint32_t rank)
 {
@@ -446,8 +449,11 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                                                         ~(uintptr_t)(SM90_SWIZZLE_ATOM - 1));
     const int warp = threadIdx.x / 32;
     const uint32_t rank = CLUSTER > 1 ? cluster_ctarank() : 0;
-    const PipelineRing ring = {sm->full, sm->empty, STAGES, WAIT_CTA, CLUSTER > 1 ? WAIT_CLUSTER : WAIT_CTA,
-                               "sm90.full", "sm90.empty"};
+    /* Both rings wait at CTA scope, even though empty[] hears from the peer CTA: what the producer needs
+     * from a release is only that the consumers' wgmma reads of the stage are COMPLETE (wgmma.wait_group
+     * before the arrive), not that their memory writes are visible, so acquire.cluster (which costs an L1
+     * invalidate, CCTL.IVALL, per wait) buys nothing. CUTLASS's ClusterBarrier::wait does the same. */
+    const PipelineRing ring = {sm->full, sm->empty, STAGES, WAIT_CTA, WAIT_CTA, "sm90.full", "sm90.empty"};
 
     if (threadIdx.x == 0) {
         /* full: the local producer's one arrive.expect_tx; empty: each consumer warpgroup of each CTA */
@@ -482,6 +488,9 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16>
 static Sm90KernelInfo sm90_kernel_info(void)
 {
+    static_assert(sizeof(Sm90Smem<BN, STAGES>) + SM90_SWIZZLE_ATOM <= 227 * 1024,
+                  "ring + epilogue buffers + alignment slack must fit the 227 KB a block may opt into");
+    static_assert(CLUSTER == 1 || CLUSTER == 2, "the Q tile is split between at most two CTAs");
     Sm90KernelInfo info;
     info.fn = (const void *)sm90_gemm_kernel<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16>;
     info.smem_bytes = (int)sizeof(Sm90Smem<BN, STAGES>) + SM90_SWIZZLE_ATOM; /* + alignment slack */
