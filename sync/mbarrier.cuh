@@ -70,6 +70,18 @@ static __device__ __forceinline__ void mbarrier_arrive_remote(uint64_t *bar_smem
     mbarrier_arrive_cluster(bar_cluster);
 }
 
+/* mapa + remote arrive with .release.cta: one arrival on the barrier at bar_smem's offset in CTA
+ * `cta_rank`, ordering only this thread's own earlier accesses at CTA scope. For a consumer that
+ * publishes no data, only that its reads of a stage completed (the wgmma/MMA reads were already waited
+ * for): ptxas emits .release.cluster as MEMBAR.ALL.GPU + ERRBAR before the arrive, .release.cta as the
+ * bare arrive (CUTLASS's ClusterBarrier::arrive uses the same form). PTX ISA "mapa", "mbarrier.arrive". */
+static __device__ __forceinline__ void mbarrier_arrive_remote_reads_done(uint64_t *bar_smem, uint32_t cta_rank)
+{
+    uint32_t bar_cluster;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(bar_cluster) : "r"(smem_u32(bar_smem)), "r"(cta_rank));
+    asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];" ::"r"(bar_cluster) : "memory");
+}
+
 /* PTX ISA "mbarrier.arrive" (.expect_tx): raise the pending tx-count by `bytes`, then arrive once.
  * The TMA producer's call before issuing the copies that complete_tx on this barrier. */
 static __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t *bar_smem, uint32_t bytes)

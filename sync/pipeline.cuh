@@ -128,11 +128,12 @@ static __device__ __forceinline__ void consumer_release(const PipelineRing *ring
 }
 
 /* Consumer release on the empty[s] of CTA `cta_rank` of the cluster (multicast producers: every CTA
- * that wrote into this CTA's stage must hear that it is free). */
+ * that wrote into this CTA's stage must hear that it is free). The consumer only read the stage, so the
+ * arrive needs no cluster-scope release (mbarrier_arrive_remote_reads_done: no GPU-wide fence). */
 static __device__ __forceinline__ void consumer_release_remote(const PipelineRing *ring, PipelineState st,
                                                                uint32_t cta_rank)
 {
-    mbarrier_arrive_remote(&ring->empty[st.stage], cta_rank);
+    mbarrier_arrive_remote_reads_done(&ring->empty[st.stage], cta_rank);
 }
 
 #endif /* WSGEMM_SYNC_PIPELINE_CUH */

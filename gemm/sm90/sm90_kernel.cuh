@@ -363,11 +363,9 @@ static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN /
 /* ---------------------------------------------------------------- consumers */
 
 /* Stage st has been read by this warpgroup: tell the producer of every CTA that writes into it (all CTAs
- * of the cluster, by multicast). The own CTA's barrier takes a local arrive (release.cta, no fence); the
- * peer's a remote one. PERF NOTE: sync's remote arrive is .release.cluster, which ptxas emits as
- * MEMBAR.ALL.CTA + MEMBAR.ALL.GPU + ERRBAR before the arrive (checked in SASS); .release.cta on the
- * shared::cluster address (CUTLASS's ClusterBarrier::arrive) emits no fence and is enough here, because
- * the consumer publishes no data, only that its wgmma reads have completed. Switch when sync/ offers it. */
+ * of the cluster, by multicast). The own CTA's barrier takes a local arrive, the peer's a remote one;
+ * both release at CTA scope (no fence): the consumer publishes no data, only that its wgmma reads have
+ * completed (sync/pipeline.cuh consumer_release_remote). */
 template <int CLUSTER>
 static __device__ __forceinline__ void sm90_release(const PipelineRing *ring, PipelineState st, uint32_t rank)
 {
