@@ -38,6 +38,10 @@
 #include "testing.h"
 
 enum { TD_THREADS = 160, TD_ADDR_BARRIER = 1, TD_LOADS = 3, TD_LONG_NS = 20000 };
+/* In the early-dealloc mutant the slow warp's last load must come after the MMA warp's dealloc: on the
+ * H200 a 20 us sleep was not enough for cta_group 1 (the emulated dealloc finished after the load), so
+ * the mutant sleeps 2 ms. */
+enum { TD_MUTANT_LONG_NS = 2000000 };
 
 template <int CtaGroup, int EarlyDealloc>
 __global__ void __launch_bounds__(TD_THREADS, 1) teardown_kernel(uint32_t *sink, uint32_t ticks, uint32_t seed)
@@ -77,7 +81,7 @@ __global__ void __launch_bounds__(TD_THREADS, 1) teardown_kernel(uint32_t *sink,
         uint32_t acc = 0;
         for (uint32_t l = 0; l < TD_LOADS; ++l) {
             if (warp == slow_warp && l == TD_LOADS - 1)
-                sleep_ns(TD_LONG_NS);
+                sleep_ns(EarlyDealloc ? TD_MUTANT_LONG_NS : TD_LONG_NS);
             else
                 random_delay(&rng, 1000);
             __syncwarp(); /* tcgen05.ld is .sync.aligned: reconverge after the per-lane delay */
