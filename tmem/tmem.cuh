@@ -202,6 +202,10 @@ static __device__ __forceinline__ uint32_t tmem_alloc_and_publish(uint32_t *slot
 {
     tmem_alloc<CtaGroup>(slot_smem, ncols);
     tcgen05_fence_before_thread_sync(); /* the alloc (and its slot write) before the barrier */
+    /* bar.sync is .aligned: the whole warp must arrive converged. The emulated alloc lets one lane spin
+     * on the allocator, and compute-sanitizer synccheck on the H200 reported the divergent barrier here
+     * (sm100 kernel, cta_group 2, 2026-11-29). */
+    __syncwarp();
     named_barrier_sync(barrier_id, nthreads);
     tcgen05_fence_after_thread_sync();
     return *(volatile uint32_t *)slot_smem;
