@@ -478,11 +478,13 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
      * 723 vs 663 at 4096^3); WSGEMM_SM90_EPILOGUE=direct selects the per-element stores */
     int want_tma_store = epi == NULL || strcmp(epi, "direct") != 0;
     const int c_bytes = wsgemm_dtype_size(p->Ctype);
-    /* Batched C only when the matrices follow each other without gaps: on the H200 (2026-11-29) the
-     * TMA-store epilogue wrote rows m..23 of every matrix for m=17 n=19 ldc=40 strideC=1000 batch=7
-     * (gemm_matrix.sm90.batch), not yet understood; with strideC == ldc*n and for one matrix every case
-     * of the matrix, sm90_gemm_test and the benchmarks matched cuBLAS with nothing written outside C. */
-    if (want_tma_store && swap && splits == 1 &&
+    /* A TMA store clips the inner dimension only to whole 16-byte chunks: with m * c_bytes not a multiple
+     * of 16 it writes rows m .. round_up(m, 16 / c_bytes) - 1 of every column into the ldc padding (H200,
+     * 2026-11-29: rows 17..23 for m=17 ldc=40 in gemm_matrix.sm90.batch; the same behaviour is reported
+     * for Hopper TMA stores in public issues). Such C goes through the per-element epilogue.
+     * Batches with gaps between the matrices (strideC > ldc*n) also stay on it until a GPU run has shown
+     * them right with the TMA store: every layout that takes it now passed the matrix on the H200. */
+    if (want_tma_store && swap && splits == 1 && ((long long)p->m * c_bytes) % 16 == 0 &&
         wsgemm_tma_layout_ok(p->C, p->ldc, p->strideC, nb > 1, c_bytes) &&
         (nb == 1 || p->strideC == (long long)p->ldc * p->n)) {
         wsgemm_tma_2d16 d;

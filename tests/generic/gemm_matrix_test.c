@@ -90,6 +90,8 @@ static const testing_gemm leading_dims[] = {
     {T_, N_, 257, 255, 131, 0, 0, 0, -1, -1, -1, 1, 1.0f, 0.0f, BF, BF, 1},        /* bases 2 bytes off */
     {N_, T_, 512, 384, 320, 520, 400, 513, -1, -1, -1, 1, 1.0f, 0.0f, HF, F3, 3},
     {T_, N_, 1031, 1029, 1027, 1031, 1033, 1035, -1, -1, -1, 1, 1.0f, 0.0f, BF, BF, 0},
+    {N_, N_, 17, 19, 23, 0, 0, 40, -1, -1, -1, 1, 1.0f, -1.0f, BF, BF, 0}, /* m*2 bytes not a multiple of 16,
+                                                                          padded ldc: TMA-store clipping */
 };
 
 typedef struct group {

@@ -114,8 +114,17 @@ __global__ void __launch_bounds__(DB_THREADS, 1)
             cluster_sync();
         else
             __syncthreads();
-        if (threadIdx.x == 0)
+        if (threadIdx.x == 0) {
+            /* A planted count below the arrivals put (arrivals - count) arrivals into phase 1 that no
+             * waiter observed. Complete phase 1 here and wait for it, so that every arrival (the peer's
+             * remote ones included) has landed and the barrier is between phases when it is invalidated. */
+            const uint32_t count = (DB_SIGNALLERS + count_delta) * CtaGroup;
+            if (count < expected) {
+                mbarrier_arrive_count(&smem.bar, 2u * count - expected);
+                mbarrier_wait(&smem.bar, 1u, CtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA, 0u, "dealloc_drain", round);
+            }
             mbarrier_inval(&smem.bar);
+        }
     }
     if (threadIdx.x == 0) {
         res->rounds_done = rounds;
