@@ -14,9 +14,11 @@
  *   (tmem_alloc_and_publish / tmem_receive_address below wrap exactly these steps):
  *       tmem_alloc<CG>(&smem->tmem_slot, 512);          // writes the base address into the smem slot
  *       tcgen05_fence_before_thread_sync();
- *       named_barrier_sync(ID, 32 + 128);                 // MMA warp + 4 epilogue warps
+ *       __syncwarp();                                     // the arrive below is .aligned
+ *       named_barrier_arrive(ID, 32 + 128);               // MMA warp + 4 epilogue warps; does not wait
  *       tcgen05_fence_after_thread_sync();
- *       uint32_t tmem_base = smem->tmem_slot;             // everyone reads the slot after the barrier
+ *       uint32_t tmem_base = smem->tmem_slot;             // its own alloc wrote it before the __syncwarp
+ *     epilogue warps: named_barrier_sync(ID, 32 + 128); tcgen05_fence_after_thread_sync(); read the slot
  *     (cta_group 2: the same warp of BOTH CTAs allocates, same slot offset; cluster_sync after the alloc
  *      before the leader's first MMA writes the peer's TMEM and before any dealloc.)
  *
@@ -202,13 +204,16 @@ static __device__ __forceinline__ uint32_t tmem_alloc_and_publish(uint32_t *slot
 {
     tmem_alloc<CtaGroup>(slot_smem, ncols);
     tcgen05_fence_before_thread_sync(); /* the alloc (and its slot write) before the barrier */
-    /* bar.sync is .aligned: the whole warp must arrive converged. The emulated alloc lets one lane spin
-     * on the allocator, and compute-sanitizer synccheck on the H200 reported the divergent barrier here
-     * (sm100 kernel, cta_group 2, 2026-11-29). */
+    /* The allocator only publishes: it ARRIVES (bar.arrive) and reads the slot its own lane wrote, while
+     * the receivers SYNC. With a bar.sync on both sides (two different .aligned barrier instructions
+     * completing one generation), compute-sanitizer synccheck on the H200 reported "Divergent thread(s)
+     * in block" at the allocator's barrier and aborted the kernel (sm100 emulated, cta_group 2,
+     * 2026-11-29); scripts/probes/named_barrier_handoff.cu isolates the two forms. bar.arrive is .aligned
+     * too: the emulated alloc lets one lane spin alone, so reconverge first. */
     __syncwarp();
-    named_barrier_sync(barrier_id, nthreads);
-    tcgen05_fence_after_thread_sync();
-    return *(volatile uint32_t *)slot_smem;
+    named_barrier_arrive(barrier_id, nthreads);
+    tcgen05_fence_after_thread_sync(); /* pairs with the fence above across the __syncwarp (a thread sync) */
+    return *(volatile uint32_t *)slot_smem; /* written by this warp's alloc, ordered by the __syncwarp */
 }
 
 static __device__ __forceinline__ uint32_t tmem_receive_address(uint32_t *slot_smem, uint32_t barrier_id,

@@ -82,7 +82,8 @@
  *                                  the collective tcgen05.alloc.cta_group::2
  *   MMA warp: tcgen05.alloc(512) -> slot in smem; fence::before_thread_sync
  *   MMA warp + 4 epilogue warps: named barrier 1 (160 threads)  (2) TMEM address published to the
- *                                  epilogue warps, also in a CTA that gets zero tiles; then
+ *                                  epilogue warps, also in a CTA that gets zero tiles: the MMA warp
+ *                                  bar.arrive's (it wrote the slot), the epilogue warps bar.sync; then
  *                                  fence::after_thread_sync and everyone reads the slot
  *   cta_group 2, all threads: cluster_sync  (3) both CTAs' columns are allocated before the leader's
  *                                  first MMA writes the peer's TMEM, and before either CTA could free
