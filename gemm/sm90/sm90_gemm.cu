@@ -53,6 +53,7 @@ __global__ void sm90_stage_operand(uint16_t *dst, const uint16_t *src, long long
         const long long b = y / cols, c = y - b * cols; /* once per column, not per element */
         const uint16_t *s = src + b * src_stride + c * src_ld;
         uint16_t *d = dst + b * dst_stride + c * dst_ld;
+#pragma unroll 4
         for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < rows;
              r += (long long)gridDim.x * blockDim.x)
             d[r] = s[r];
@@ -69,10 +70,22 @@ __global__ void sm90_splitk_reduce(const float *part, int splits, long long m, l
                                    int c_type, long long ldc, long long stride_c, float alpha, float beta)
 {
     const long long total = m * n * nb;
+    const bool narrow = total <= 0xFFFFFFFFLL; /* 32-bit divisions: a 64-bit one costs ~70 instructions */
     for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
          e += (long long)gridDim.x * blockDim.x) {
-        const long long column = e / m, i = e - column * m; /* column = b*n + j */
-        const long long b = column / n, j = column - b * n;
+        long long i, b, j; /* e = (b*n + j)*m + i */
+        if (narrow) {
+            const uint32_t e32 = (uint32_t)e, m32 = (uint32_t)m, n32 = (uint32_t)n;
+            const uint32_t column = e32 / m32, b32 = column / n32;
+            i = e32 - column * m32;
+            b = b32;
+            j = column - b32 * n32;
+        } else {
+            const long long column = e / m;
+            i = e - column * m;
+            b = column / n;
+            j = column - b * n;
+        }
         float sum = 0.0f;
         for (int s = 0; s < splits; ++s) sum += part[(long long)s * total + e];
         float v = alpha * sum;
@@ -102,11 +115,13 @@ static unsigned flat_grid(long long elems, int threads, int sm_count)
     return (unsigned)(blocks < cap ? (blocks > 0 ? blocks : 1) : cap);
 }
 
-/* A 2D grid for the column-wise helper kernels: x covers a column's rows, y the columns (capped; the
- * kernels grid-stride over y). */
-static dim3 column_grid(long long rows, long long columns, int threads)
+/* The staging copy's grid: y walks the columns (capped; the kernel grid-strides over them), x gives each
+ * thread about 16 elements of a column. The first version gave each thread one element (x = rows / 256):
+ * at 4099^3 that was 70k blocks of 512 bytes each, and each operand took 118 us at 9 % of the HBM
+ * bandwidth (ncu, H200, 2026-11-29), as long as a third of the GEMM itself. */
+static dim3 stage_grid(long long rows, long long columns, int threads)
 {
-    long long gx = (rows + threads - 1) / threads;
+    long long gx = (rows + 16LL * threads - 1) / (16LL * threads);
     if (gx > 64) gx = 64;
     long long gy = columns < 65535 ? columns : 65535;
     return dim3((unsigned)gx, (unsigned)gy, 1);
@@ -266,7 +281,7 @@ static cudaError_t stage_operand(operand *o, void *dst, cudaStream_t stream)
     long long ld2 = round_up_ll(o->inner, 8);
     long long stride2 = ld2 * o->cols;
     const int threads = 256;
-    sm90_stage_operand<<<column_grid(o->inner, (long long)o->cols * o->nb, threads), threads, 0, stream>>>((uint16_t *)dst, (const uint16_t *)o->ptr, o->inner,
+    sm90_stage_operand<<<stage_grid(o->inner, (long long)o->cols * o->nb, threads), threads, 0, stream>>>((uint16_t *)dst, (const uint16_t *)o->ptr, o->inner,
                                                                 o->cols, o->nb, o->ld, o->stride, ld2, stride2);
     o->ptr = dst;
     o->ld = ld2;
@@ -308,32 +323,38 @@ static int env_int(const char *name, int fallback)
 
 /* ---------------------------------------------------------------- split-K and tile-width model */
 
-/* Estimated time (~us) of the main kernel plus the split-K partial traffic: waves of units times K blocks
- * per unit times the slower of the tensor-core time and the operand load time of a K block, plus the
- * partials written and read back. Operands (or partials) that fit in L2 are served at L2 rather than HBM
- * bandwidth. Only comparisons between candidates matter; the numbers are H100/H200-like. */
+/* Estimated time (~us) of one call: the main kernel is bound by the slowest of three rates, plus the
+ * launch, plus (split-K) the partials and the reduction kernel. Only comparisons between candidates matter.
+ *   tensor cores   ~7 TFLOP/s per SM for m64n256 (narrower wgmma issue less efficiently);
+ *   one CTA's TMA  ~60 KB/us of operand bytes per CTA (~80 when the operands sit in L2): measured on the
+ *                  H200 as the plateau of the skinny shapes with 64 CTAs (m = 64, n = k = 8192: 2.6 MB per
+ *                  CTA in ~43 us);
+ *   HBM            ~3.4 TB/s for the unique operand bytes (each read once, the rest hits L2).
+ * Split-K pays a partial write + read and a second launch; on the H200 (2026-11-29) it lost to the
+ * unsplit grid on every skinny shape of issue 6 but m = 16 (within 4 %), and by 35 % at 1000^3, which the
+ * old model (bandwidth per active SM, no CTA cap) chose. */
 static double estimate_cost(long long units, int max_clusters, int cluster, int k_blocks, int splits, int bn,
-                            const wsgemm_problem *p, int sm_count)
+                            const wsgemm_problem *p)
 {
     const double l2_fit = 30.0e6; /* bytes that stay L2-resident across the whole call */
-    long long work = units * splits;
-    long long waves = (work + max_clusters - 1) / max_clusters;
-    int kb_per = (k_blocks + splits - 1) / splits;
-    long long active = work * cluster < (long long)sm_count ? work * cluster : sm_count;
-    double flops_kb = 2.0 * SM90_BM * bn * SM90_BK;
-    double t_mma = flops_kb / 7.0e6 * (bn == 256 ? 1.0 : bn == 128 ? 1.1 : 1.35); /* ~7 TFLOP/s per SM */
-    double bytes_kb = (double)(SM90_BM + bn / cluster) * SM90_BK * 2.0; /* Q arrives half by multicast */
-    double operand_bytes = ((double)p->m + p->n) * p->k * 2.0 * p->batch_count;
-    int resident = operand_bytes < l2_fit;
-    double per_sm_bw = (resident ? 9.0e6 : 3.6e6) / (double)active; /* bytes/us shared by the active SMs */
-    double cap = resident ? 80.0e3 : 40.0e3; /* one SM alone cannot pull the whole bandwidth */
-    if (per_sm_bw > cap) per_sm_bw = cap;
-    double t_load = bytes_kb / per_sm_bw;
-    double t_kb = t_mma > t_load ? t_mma : t_load;
-    double cost = (double)waves * kb_per * t_kb + 2.0; /* + launch */
+    const long long work = units * splits;
+    const long long waves = (work + max_clusters - 1) / max_clusters;
+    const int kb_per = (k_blocks + splits - 1) / splits;
+    const double steps = (double)waves * kb_per; /* K blocks one CTA runs back to back */
+    const double flops_kb = 2.0 * SM90_BM * bn * SM90_BK;
+    const double t_mma = steps * flops_kb / 7.0e6 * (bn == 256 ? 1.0 : bn == 128 ? 1.1 : 1.35);
+    const double operand_bytes = ((double)p->m + p->n) * p->k * 2.0 * p->batch_count;
+    const int resident = operand_bytes < l2_fit;
+    const double bytes_kb = (double)(SM90_BM + bn / cluster) * SM90_BK * 2.0; /* Q arrives half by multicast */
+    const double t_cta = steps * bytes_kb / (resident ? 80.0e3 : 60.0e3);
+    const double t_hbm = resident ? 0.0 : operand_bytes / 3.4e6;
+    double cost = t_mma;
+    if (t_cta > cost) cost = t_cta;
+    if (t_hbm > cost) cost = t_hbm;
+    cost += 2.0; /* launch */
     if (splits > 1) {
-        double part = (double)splits * p->m * p->n * p->batch_count * 4.0 * 2.0;
-        cost += part / (part < l2_fit ? 9.0e6 : 3.0e6) + 3.0; /* + the reduction launch */
+        const double part = (double)splits * p->m * p->n * p->batch_count * 4.0 * 2.0; /* written, read back */
+        cost += part / 2.0e6 + 5.0; /* the reduction kernel and its launch */
     }
     return cost;
 }
@@ -404,7 +425,7 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
         int min_splits = forced_splits > 0 ? forced_splits : 1;
         if (max_splits < 1) max_splits = 1;
         for (int sp = min_splits; sp <= max_splits; ++sp) {
-            double cost = estimate_cost(units, mc, ki.cluster, k_blocks, sp, bn, p, sm_count);
+            double cost = estimate_cost(units, mc, ki.cluster, k_blocks, sp, bn, p);
             if (info.fn == NULL || cost < best_cost * 0.95) {
                 best_cost = cost;
                 info = ki;
