@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# sanitize_sm100.sh [build-dir] - issue 5's sanitizer check of the sm100 kernel through the TMEM emulation:
-# the cuBLAS matrix on the sm100-emulated path (gemm_matrix_test, every group) and the kernel's own cases
-# (test_sm100_emulated) under compute-sanitizer memcheck and synccheck, all runs in parallel (each is its own
-# process and CUDA context; SAN_JOBS at a time, default 12), each limited to SAN_SECONDS (default 300).
-# Needs a GPU (sm_90a) and a build with the emulation (cmake --preset h200 && cmake --build --preset h200).
+# sanitize_sm100.sh [build-dir] [path] - issue 5's sanitizer check of the sm100 kernel: the cuBLAS matrix
+# (gemm_matrix_test, every group) on `path` (default sm100-emulated; sm100 on a B200) and the kernel's own
+# cases (test_sm100_emulated) under compute-sanitizer memcheck and synccheck. The runs go in parallel (each
+# its own process and CUDA context; SAN_JOBS at a time, default 12), each limited to SAN_SECONDS (default 300).
+# Needs a GPU and a build with the tests (H200: cmake --preset h200 && cmake --build --preset h200).
 # Prints one line per run, then a count; exits non-zero if any run failed, timed out or reported an error.
 # The planted-fault cases trap on purpose and are not run here; racecheck is not part of the check (see
-# docs/sm100.md, "Sanitizers").
+# docs/sm100.md, "Results on the H200").
 set -u
 BUILD=${1:-build/h200}
+MATRIX_PATH=${2:-sm100-emulated}
 SECS=${SAN_SECONDS:-300}
 SAN=${COMPUTE_SANITIZER:-compute-sanitizer}
 command -v "$SAN" >/dev/null || SAN=/usr/local/cuda/bin/compute-sanitizer
@@ -17,7 +18,7 @@ mkdir -p "$LOGS"
 runs=()
 for tool in memcheck synccheck; do
     for group in shapes ops types batch alpha_beta leading_dims; do
-        runs+=("$tool|matrix_$group|$BUILD/tests/generic/gemm_matrix_test $group sm100-emulated")
+        runs+=("$tool|matrix_$group|$BUILD/tests/generic/gemm_matrix_test $group $MATRIX_PATH")
     done
     for c in ops_cg1 ops_cg2 odd_shapes batch alpha_beta types more_ctas_than_tiles padded_ld; do
         runs+=("$tool|kernel_$c|$BUILD/tests/sm100/test_sm100_emulated $c")
