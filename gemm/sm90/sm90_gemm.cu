@@ -242,6 +242,20 @@ typedef struct operand {
     int staged;
 } operand;
 
+/* A one-row MN-major operand with ld 1 (A of a 1 x k product, op N, lda 1; or B of n = 1, op T, ldb 1) holds
+ * its k elements back to back: that is a K-major row, which TMA loads directly, while the MN-major view (a
+ * 1-element-wide box, a 2-byte K stride) is TMA-illegal and cost a staging copy of 8192 one-element
+ * columns (m = 1, n = k = 8192 ran at 0.47x cuBLAS on the H200, 2026-11-29). The row stride of a single row
+ * is never used; it is set to satisfy TMA's 16-byte stride rule. */
+static void view_one_row_as_k_major(operand *o, int k)
+{
+    if (o->k_major || o->rows_dim != 1 || o->ld != 1) return;
+    o->k_major = 1;
+    o->inner = k;
+    o->cols = 1;
+    o->ld = (k + 7) / 8 * 8;
+}
+
 static operand describe_a(const wsgemm_problem *p)
 {
     operand o;
@@ -254,6 +268,7 @@ static operand describe_a(const wsgemm_problem *p)
     o.nb = (p->batch_count > 1 && p->strideA != 0) ? p->batch_count : 1;
     o.rows_dim = p->m;
     o.staged = 0;
+    view_one_row_as_k_major(&o, p->k);
     return o;
 }
 
@@ -269,6 +284,7 @@ static operand describe_b(const wsgemm_problem *p)
     o.nb = (p->batch_count > 1 && p->strideB != 0) ? p->batch_count : 1;
     o.rows_dim = p->n;
     o.staged = 0;
+    view_one_row_as_k_major(&o, p->k);
     return o;
 }
 

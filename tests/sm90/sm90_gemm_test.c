@@ -189,6 +189,20 @@ static void case_smallm(wsgemm_handle h)
     run(h, &g);
     g = gemm(N, N, 1, 8192, 8192);
     run(h, &g);
+    /* one-row operands with ld 1, read as K-major rows (no staging), also with k % 8 != 0: A of m = 1 op N,
+     * B of n = 1 op T */
+    g = gemm(N, N, 1, 300, 1001);
+    run(h, &g);
+    g = gemm(N, T, 300, 1, 1001);
+    run(h, &g);
+    g = gemm(T, T, 1, 1, 77);
+    run(h, &g);
+    g = gemm(N, N, 1, 300, 1001); /* batched: the packed rows (stride 1001) are staged */
+    g.batch = 3;
+    run(h, &g);
+    g = gemm(N, N, 1, 300, 1024); /* batched, stride 1024: TMA reads the rows in place */
+    g.batch = 3;
+    run(h, &g);
 }
 
 /* K not a multiple of 64 (the last K block is zero-filled by TMA) */
