@@ -72,13 +72,23 @@ if [ $sanitize = 1 ]; then
     local rc=$?
     note "sanitize   $tool $(basename "$prog") $case_name: $([ $rc = 0 ] && echo clean || { [ $rc = 124 ] && echo "timed out after $secs s" || echo "FAILED ($rc)"; }) $(grep -hE 'ERROR SUMMARY|HAZARD|RACECHECK SUMMARY' "$log" | tail -1)"
   }
+  san_wsgemm_only() { # tool, seconds, program, case: hazards reported only in cuBLAS's nvjet_* kernels are not ours
+    local tool=$1 secs=$2 prog=$3 case_name=$4
+    local log="$work/san_${tool}_$(basename "$prog")_$case_name.log"
+    timeout "$secs" compute-sanitizer --tool "$tool" "$prog" "$case_name" >"$log" 2>&1
+    local rc=$? ours theirs
+    ours=$(grep -E 'Race reported|Error:' "$log" | grep -vc nvjet_)
+    theirs=$(grep -E 'Race reported' "$log" | grep -c nvjet_)
+    note "sanitize   $tool $(basename "$prog") $case_name: $([ $rc = 0 ] && [ "$ours" = 0 ] && echo "clean in wsgemm's kernels" || echo "FAILED (exit $rc, $ours reports outside cuBLAS)") ($theirs reports in cuBLAS's nvjet kernels)"
+  }
   san memcheck "${SAN_SECONDS:-45}" build/h200/tests/sm90/sm90_gemm_test odd
   san synccheck "${SAN_SECONDS:-45}" build/h200/tests/sm100/test_sm100_emulated ops_cg2
   if [ "${SAN_ALL:-0}" = 1 ]; then
     san racecheck "${SAN_SECONDS:-45}" build/h200/tests/sm90/sm90_gemm_test ktail
-    # only wsgemm's kernels: racecheck reports hazards inside cuBLAS's own small-m kernels (nvjet_*), which
-    # the test runs as its reference (H200, 2026-11-29); the split-K and staging kernels use no shared memory
-    san racecheck "${SAN_SECONDS:-45}" build/h200/tests/sm90/sm90_gemm_test smallm --kernel-name kns=sm90_gemm_kernel
+    # racecheck reports hazards inside cuBLAS's own small-m kernels (nvjet_*), which the test runs as its
+    # reference (H200, 2026-11-29), and a --kernel-name filter made the first cuBLAS call fail under the
+    # tool; so this run is judged on wsgemm's kernels: no hazard report naming another kernel, test passed
+    san_wsgemm_only racecheck "${SAN_SECONDS:-45}" build/h200/tests/sm90/sm90_gemm_test smallm
     san memcheck "${SAN_SECONDS:-45}" build/h200/tests/sm100/test_sm100_emulated odd_shapes
     san synccheck "${SAN_SECONDS:-45}" build/h200/tests/sm100/test_sm100_emulated ops_cg1
   fi

@@ -42,35 +42,22 @@
 /* ---------------------------------------------------------------- helper kernels */
 
 /* Re-pitch one operand: dst[r + c*dst_ld + b*dst_stride] = src[r + c*src_ld + b*src_stride] for r < rows.
- * Block rows per column: blockIdx.y walks the columns of all matrices (column c of matrix b is
+ * One block row per column: blockIdx.y walks the columns of all matrices (column c of matrix b is
  * y = b*cols + c, grid-strided), threads walk r. Consecutive threads take consecutive r, so both sides are
- * coalesced and no thread divides. Each thread loads kStageUnroll elements before it stores any (the
- * pointers are __restrict__, so the loads need not wait for the stores): at 4099^3 a copy with one load in
- * flight per thread ran at 26 % of the HBM bandwidth (38 us per operand, ncu, H200, 2026-11-29). */
-enum { kStageUnroll = 8 };
-__global__ void sm90_stage_operand(uint16_t *__restrict__ dst, const uint16_t *__restrict__ src, long long rows,
-                                   long long cols, int nb, long long src_ld, long long src_stride, long long dst_ld,
-                                   long long dst_stride)
+ * coalesced and no thread divides. Measured at 4099^3 (ncu, H200, 2026-11-29): 38 us per operand with
+ * this loop; 46 us with eight loads issued before any store (__restrict__ pointers, two passes a thread). */
+__global__ void sm90_stage_operand(uint16_t *dst, const uint16_t *src, long long rows, long long cols, int nb,
+                                   long long src_ld, long long src_stride, long long dst_ld, long long dst_stride)
 {
     const long long columns = cols * nb;
-    const long long step = (long long)gridDim.x * blockDim.x * kStageUnroll;
     for (long long y = blockIdx.y; y < columns; y += gridDim.y) {
         const long long b = y / cols, c = y - b * cols; /* once per column, not per element */
         const uint16_t *s = src + b * src_stride + c * src_ld;
         uint16_t *d = dst + b * dst_stride + c * dst_ld;
-        for (long long r0 = (long long)blockIdx.x * blockDim.x * kStageUnroll + threadIdx.x; r0 < rows; r0 += step) {
-            uint16_t v[kStageUnroll];
-#pragma unroll
-            for (int u = 0; u < kStageUnroll; ++u) {
-                const long long r = r0 + (long long)u * blockDim.x;
-                v[u] = r < rows ? s[r] : (uint16_t)0;
-            }
-#pragma unroll
-            for (int u = 0; u < kStageUnroll; ++u) {
-                const long long r = r0 + (long long)u * blockDim.x;
-                if (r < rows) d[r] = v[u];
-            }
-        }
+#pragma unroll 4
+        for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < rows;
+             r += (long long)gridDim.x * blockDim.x)
+            d[r] = s[r];
     }
 }
 
@@ -135,7 +122,7 @@ static unsigned flat_grid(long long elems, int threads, int sm_count)
  * bandwidth (ncu, H200, 2026-11-29), as long as a third of the GEMM itself. */
 static dim3 stage_grid(long long rows, long long columns, int threads)
 {
-    long long gx = (rows + 16LL * threads - 1) / (16LL * threads); /* kStageUnroll x 2 passes per thread */
+    long long gx = (rows + 16LL * threads - 1) / (16LL * threads);
     if (gx > 64) gx = 64;
     long long gy = columns < 65535 ? columns : 65535;
     return dim3((unsigned)gx, (unsigned)gy, 1);
