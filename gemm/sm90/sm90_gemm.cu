@@ -13,9 +13,11 @@
  *                (e.g. 4099), an unaligned base, or a batch stride that is unaligned or overlapping is
  *                copied (re-pitched to a multiple of 8 elements) into the handle's workspace inside the
  *                call, and the kernel reads the copy.
- *   split-K      when the tile grid leaves SMs idle (small M or N), K is cut into `splits` contiguous
- *                ranges; each writes fp32 partials to the workspace and a reduction kernel sums them in
- *                split order 0, 1, ..., so the result depends only on the shape, never on timing.
+ *                A one-row operand with ld 1 (m = 1 or n = 1 decode) is read as a K-major row instead.
+ *   split-K      when the cost model (estimate_cost) finds the tile grid too small, K is cut into `splits`
+ *                contiguous ranges; each writes fp32 partials to the workspace and a reduction kernel sums
+ *                them in split order 0, 1, ..., so the result depends only on the shape, never on timing.
+ *                On the H200 the unsplit grid won on every skinny shape measured, so splits are now rare.
  *   launch       persistent grid: as many clusters as can be resident (cudaOccupancyMaxActiveClusters),
  *                each walking the grouped tile order of common/scheduler.cuh.
  *
