@@ -82,18 +82,6 @@ static options parse(int argc, char **argv)
     return o;
 }
 
-static int compare_floats(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-static float median(float *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare_floats);
-    return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Enough input sets that one pass over them exceeds twice the L2. */
 static int rotation_sets(const testing_gemm *g)
 {
@@ -106,29 +94,33 @@ static int rotation_sets(const testing_gemm *g)
     return sets < 1 ? 1 : (sets > 16 ? 16 : sets);
 }
 
-typedef wsgemm_status (*timed_call)(void *ctx, const testing_buffers *b);
-
+/* The timed calls (testing_time_median_ms): call i runs on input set i % nsets. */
 typedef struct wsgemm_ctx {
     wsgemm_handle h;
     const testing_gemm *g;
+    const testing_buffers *sets;
+    int nsets;
 } wsgemm_ctx;
 
-static wsgemm_status call_wsgemm(void *ctx, const testing_buffers *b)
+static int call_wsgemm(void *ctx, int i)
 {
     wsgemm_ctx *w = ctx;
-    return testing_run_wsgemm(w->h, w->g, b);
+    return testing_run_wsgemm(w->h, w->g, &w->sets[i % w->nsets]) != WSGEMM_STATUS_SUCCESS;
 }
 
 typedef struct cublas_ctx {
     cublasHandle_t h;
     const testing_gemm *g;
     cudaDataType_t c_type;
+    const testing_buffers *sets;
+    int nsets;
 } cublas_ctx;
 
-static wsgemm_status call_cublas(void *ctx, const testing_buffers *b)
+static int call_cublas(void *ctx, int i)
 {
     cublas_ctx *c = ctx;
     const testing_gemm *g = c->g;
+    const testing_buffers *b = &c->sets[i % c->nsets];
     cublasStatus_t s;
     if (g->batch == 1) /* the call a user would make */
         s = cublasGemmEx(c->h, (cublasOperation_t)g->transa, (cublasOperation_t)g->transb, g->m, g->n, g->k, &g->alpha,
@@ -139,32 +131,7 @@ static wsgemm_status call_cublas(void *ctx, const testing_buffers *b)
         c->h, (cublasOperation_t)g->transa, (cublasOperation_t)g->transb, g->m, g->n, g->k, &g->alpha, b->A,
         (cudaDataType_t)g->ab_type, g->lda, g->strideA, b->B, (cudaDataType_t)g->ab_type, g->ldb, g->strideB,
         &g->beta, b->C, c->c_type, g->ldc, g->strideC, g->batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-    return s == CUBLAS_STATUS_SUCCESS ? WSGEMM_STATUS_SUCCESS : WSGEMM_STATUS_CUDA_ERROR;
-}
-
-/* Median milliseconds of `reps` calls, each timed with its own events,
- * rotating over the input sets; 3 warm-up calls first. */
-static float time_calls(timed_call fn, void *ctx, testing_buffers *sets, int nsets, int reps)
-{
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < 3; ++i)
-        if (fn(ctx, &sets[i % nsets]) != WSGEMM_STATUS_SUCCESS) return -1.0f;
-    float *ms = malloc(sizeof(float) * (size_t)reps);
-    for (int i = 0; i < reps; ++i) {
-        CUDA_CHECK(cudaEventRecord(start, 0));
-        fn(ctx, &sets[i % nsets]);
-        CUDA_CHECK(cudaEventRecord(stop, 0));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        CUDA_CHECK(cudaEventElapsedTime(&ms[i], start, stop));
-    }
-    CUDA_CHECK(cudaGetLastError());
-    float med = median(ms, reps);
-    free(ms);
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    return med;
+    return s != CUBLAS_STATUS_SUCCESS;
 }
 
 int main(int argc, char **argv)
@@ -199,10 +166,10 @@ int main(int argc, char **argv)
     int nsets = rotation_sets(&o.g);
     testing_buffers *sets = calloc((size_t)nsets, sizeof *sets);
     for (int i = 0; i < nsets; ++i) testing_buffers_create(&o.g, o.seed + 100 + (unsigned)i, &sets[i]);
-    wsgemm_ctx wc = {h, &o.g};
-    float ms_ws = time_calls(call_wsgemm, &wc, sets, nsets, o.reps);
+    wsgemm_ctx wc = {h, &o.g, sets, nsets};
+    float ms_ws = testing_time_median_ms(call_wsgemm, &wc, 3, o.reps); /* 3 warm-up calls */
 
-    cublas_ctx cc = {NULL, &o.g, (cudaDataType_t)o.g.c_type};
+    cublas_ctx cc = {NULL, &o.g, (cudaDataType_t)o.g.c_type, sets, nsets};
     CUBLAS_CHECK(cublasCreate(&cc.h));
     const char *cublas_note = "";
     if (o.g.c_type != WSGEMM_R_32F && o.g.c_type != o.g.ab_type) {
@@ -214,7 +181,7 @@ int main(int argc, char **argv)
             CUDA_CHECK(cudaMemset(sets[i].C, 0, sets[i].elems_c * 4));
         }
     }
-    float ms_cublas = time_calls(call_cublas, &cc, sets, nsets, o.reps);
+    float ms_cublas = testing_time_median_ms(call_cublas, &cc, 3, o.reps);
     cublasDestroy(cc.h);
 
     double flops = 2.0 * o.g.m * (double)o.g.n * o.g.k * o.g.batch;

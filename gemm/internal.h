@@ -96,6 +96,16 @@ wsgemm_status wsgemm_sm100_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 int wsgemm_sm100_emulated_available(void);
 wsgemm_status wsgemm_sm100_emulated_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
 
+/* gemm/sm100, emulated build: probes for tests/sm100 (the emulation's state lives in that translation
+ * unit). A build without the emulation (paths_absent.c) answers WSGEMM_EMULATION_ABSENT from both.
+ * TMEM columns the emulation still holds after the last launch (0 = clean, -1 on a CUDA error); it
+ * synchronizes the legacy default stream, so call it after the GEMM's stream has finished. */
+#define WSGEMM_EMULATION_ABSENT (-2)
+int wsgemm_sm100_emulated_tmem_leaked_columns(void);
+/* The first error the emulation's checker recorded since the last launch (0 = none), described in msg.
+ * Readable after the checker's trap destroyed the context (the record is in host-mapped memory). */
+int wsgemm_sm100_emulated_checker_error(char *msg, size_t msg_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -36,6 +36,12 @@ wsgemm_status wsgemm_sm100_emulated_gemm(const wsgemm_problem *p, wsgemm_launch_
     return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
                        "this build has no emulated sm100 kernel (needs 90a and WSGEMM_SM100_EMULATION=ON)");
 }
+int wsgemm_sm100_emulated_tmem_leaked_columns(void) { return WSGEMM_EMULATION_ABSENT; }
+int wsgemm_sm100_emulated_checker_error(char *msg, size_t msg_size)
+{
+    if (msg_size > 0) msg[0] = '\0';
+    return WSGEMM_EMULATION_ABSENT;
+}
 #endif
 
 /* ISO C forbids an empty translation unit when every path is present. */

@@ -55,6 +55,8 @@ static_assert((kSmemRowK * 2) % 128 == 80 && (kSmemRowMN * 2) % 128 == 16,
               "row pitches that spread 8 ldmatrix rows over distinct 16-byte bank groups");
 static_assert(kBlockM * kBlockK % (kVec * kThreads) == 0, "vectors divide evenly among threads");
 
+/* The problem in the types the kernel computes with: 64-bit leading dimensions (every index product is
+ * 64-bit without casts), typed operand pointers, the transposes as the two layout flags the loaders test. */
 struct GemmParams {
     const uint16_t *A;
     const uint16_t *B;

@@ -498,3 +498,45 @@ int testing_case_against_cublas(wsgemm_handle h, const testing_gemm *g_in, wsgem
     testing_buffers_destroy(&b);
     return ok;
 }
+
+/* ---------------------------------------------------------------- timing */
+
+static int compare_floats(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+float testing_median(float *v, int n)
+{
+    if (n <= 0) return 0.0f;
+    qsort(v, (size_t)n, sizeof *v, compare_floats);
+    return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
+}
+
+float testing_time_median_ms(testing_timed_call fn, void *ctx, int warmup, int reps)
+{
+    if (reps <= 0) return -1.0f;
+    for (int i = 0; i < warmup; ++i)
+        if (fn(ctx, i) != 0) return -1.0f;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    float *ms = (float *)malloc(sizeof(float) * (size_t)reps);
+    float result = -1.0f;
+    int i = 0;
+    for (; i < reps; ++i) {
+        CUDA_CHECK(cudaEventRecord(start, 0));
+        if (fn(ctx, warmup + i) != 0) break;
+        CUDA_CHECK(cudaEventRecord(stop, 0));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        CUDA_CHECK(cudaEventElapsedTime(&ms[i], start, stop));
+    }
+    CUDA_CHECK(cudaGetLastError());
+    if (i == reps) result = testing_median(ms, reps);
+    free(ms);
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    return result;
+}

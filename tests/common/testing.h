@@ -157,6 +157,20 @@ wsgemm_status testing_run_wsgemm(wsgemm_handle h, const testing_gemm *g, const t
 int testing_case_against_cublas(wsgemm_handle h, const testing_gemm *g, wsgemm_path expected_path, uint64_t seed,
                                 int verbose);
 
+/* ---- timing (wsgemm-run, sm90_tune) ---- */
+
+/* One call to time: `i` counts the calls (warm-up included), so a caller can rotate input sets with
+ * i % sets. Returns 0 on success; any other value stops the timing. */
+typedef int (*testing_timed_call)(void *ctx, int i);
+
+/* Median milliseconds of `reps` calls, each between its own pair of CUDA events on the default stream and
+ * waited for before the next (so the median is of single calls, launch overhead included), after `warmup`
+ * untimed calls. Returns -1 if a call fails. */
+float testing_time_median_ms(testing_timed_call fn, void *ctx, int warmup, int reps);
+
+/* The median of v[0..n-1] (sorts v in place); 0 for n <= 0. */
+float testing_median(float *v, int n);
+
 #ifdef __cplusplus
 }
 #endif

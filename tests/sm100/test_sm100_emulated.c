@@ -29,16 +29,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "internal.h" /* the emulation probes: wsgemm_sm100_emulated_tmem_leaked_columns, ..._checker_error */
 #include "testing.h"
 #include "wsgemm.h"
-
-/* Exported by the emulated build of gemm/sm100/sm100_gemm.cu: TMEM columns still allocated on any SM
- * after the last launch finished (the tmem/ emulation's leak query). Weak: a build without the
- * emulation (100a only) links without it and the leak case skips. */
-extern int wsgemm_sm100_emulated_tmem_leaked_columns(void) __attribute__((weak));
-/* The first error the emulation's checker recorded since the last launch (0 = none), described in msg:
- * it survives the checker's trap (host-mapped memory), unlike the device printf. */
-extern int wsgemm_sm100_emulated_checker_error(char *msg, size_t msg_size) __attribute__((weak));
 
 /* The path under test: the emulated kernel on Hopper (9.0), the real one on Blackwell (10.0): the same
  * cases are the first-run check on a B200 (docs/sm100.md). */
@@ -241,7 +234,7 @@ static int case_tma_decline(wsgemm_handle h)
 
 static int case_no_leak(wsgemm_handle h)
 {
-    if (kPath != WSGEMM_PATH_SM100_EMULATED || wsgemm_sm100_emulated_tmem_leaked_columns == NULL) {
+    if (kPath != WSGEMM_PATH_SM100_EMULATED || !wsgemm_sm100_emulated_available()) {
         printf("SKIPPED: the TMEM leak query exists only in the emulated build\n");
         exit(WSGEMM_TEST_SKIP);
     }
@@ -284,7 +277,8 @@ static int fault_child(wsgemm_handle h)
     printf("child: fault=%s cta_group=%s status=%s cuda=%s\n", getenv("WSGEMM_SM100_FAULT"),
            getenv("WSGEMM_SM100_CTA_GROUP"), wsgemm_status_string(s), cudaGetErrorString(err));
     char rec[512] = "";
-    const int code = wsgemm_sm100_emulated_checker_error ? wsgemm_sm100_emulated_checker_error(rec, sizeof rec) : 0;
+    int code = wsgemm_sm100_emulated_checker_error(rec, sizeof rec);
+    if (code == WSGEMM_EMULATION_ABSENT) code = 0; /* no emulation, no checker */
     printf("child: emulation checker record: %s\n", code ? rec : "none");
     fflush(stdout);
     if (code != 0) return CHILD_CHECKER_FIRED;

@@ -70,18 +70,6 @@ typedef struct sets {
     void *A[8], *B[8], *C[8];
 } sets;
 
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
-}
-
-static float median(float *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_float);
-    return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
-}
-
 typedef struct shape {
     int m, n, k;
 } shape;
@@ -116,32 +104,25 @@ static int call(int use_cublas, wsgemm_op ta, wsgemm_op tb, const shape *sh, con
     return 0;
 }
 
-/* median ms of reps calls, rotating sets; -1 on failure */
+/* One library's calls for testing_time_median_ms: call i runs on set i % count. */
+typedef struct timed {
+    int use_cublas;
+    wsgemm_op ta, tb;
+    const shape *sh;
+    const sets *st;
+} timed;
+
+static int timed_call(void *ctx, int i)
+{
+    const timed *t = ctx;
+    return call(t->use_cublas, t->ta, t->tb, t->sh, t->st, i % t->st->count);
+}
+
+/* median ms of reps calls after 3 warm-up calls, rotating sets; -1 on failure */
 static float time_calls(int use_cublas, wsgemm_op ta, wsgemm_op tb, const shape *sh, const sets *st, int reps)
 {
-    cudaEvent_t e0, e1;
-    CUDA_CHECK(cudaEventCreate(&e0));
-    CUDA_CHECK(cudaEventCreate(&e1));
-    for (int w = 0; w < 3; ++w)
-        if (call(use_cublas, ta, tb, sh, st, w % st->count)) return -1.0f;
-    CUDA_CHECK(cudaDeviceSynchronize());
-    float *t = malloc(sizeof(float) * (size_t)reps);
-    for (int r = 0; r < reps; ++r) {
-        CUDA_CHECK(cudaEventRecord(e0, 0));
-        if (call(use_cublas, ta, tb, sh, st, r % st->count)) {
-            free(t);
-            return -1.0f;
-        }
-        CUDA_CHECK(cudaEventRecord(e1, 0));
-        CUDA_CHECK(cudaEventSynchronize(e1));
-        CUDA_CHECK(cudaEventElapsedTime(&t[r], e0, e1));
-    }
-    CUDA_CHECK(cudaGetLastError());
-    float med = median(t, reps);
-    free(t);
-    CUDA_CHECK(cudaEventDestroy(e0));
-    CUDA_CHECK(cudaEventDestroy(e1));
-    return med;
+    timed t = {use_cublas, ta, tb, sh, st};
+    return testing_time_median_ms(timed_call, &t, 3, reps);
 }
 
 /* relative difference of set 0's C to the reference copy, on a sample */
