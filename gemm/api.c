@@ -118,6 +118,13 @@ const char *wsgemm_get_last_error_message(wsgemm_handle h)
     return handle_is_valid(h) ? h->message : thread_message;
 }
 
+int wsgemm_env_int(const char *name, int fallback)
+{
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0') return fallback;
+    return atoi(v);
+}
+
 int wsgemm_dtype_size(wsgemm_dtype t)
 {
     return t == WSGEMM_R_32F ? 4 : 2;

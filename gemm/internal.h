@@ -75,6 +75,10 @@ wsgemm_status wsgemm_fail(const wsgemm_launch_ctx *ctx, wsgemm_status status, co
 /* Bytes per element of a dtype (2 or 4). */
 int wsgemm_dtype_size(wsgemm_dtype t);
 
+/* A launcher's tuning knob from the environment (WSGEMM_SM90_*, WSGEMM_SM100_*): its integer value, or
+ * `fallback` when the variable is unset or empty. Read on every call, so a test can change it in-process. */
+int wsgemm_env_int(const char *name, int fallback);
+
 /* gemm/generic: runs every valid problem. */
 wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
 /* gemm/generic: C = beta * C (beta == 0: C = 0 without reading C), for k == 0

@@ -616,13 +616,6 @@ wsgemm_status make_operand_map(CUtensorMap *map, const void *ptr, wsgemm_dtype t
 
 /* ---------------------------------------------------------------- host: knobs */
 
-int env_int(const char *name, int fallback)
-{
-    const char *v = getenv(name);
-    if (v == NULL || *v == '\0') return fallback;
-    return atoi(v);
-}
-
 #if SM100_EMULATION
 /* WSGEMM_SM100_FAULT: the planted teardown bugs (emulated build only; the hardware build never plants one). */
 int env_fault(void)
@@ -702,7 +695,7 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, int cta
     const int sms = dev->sm_count > 0 ? dev->sm_count : 1;
     const long long pair_tiles =
         (long long)((p->m + 2 * kBlockM - 1) / (2 * kBlockM)) * ((p->n + kBlockN - 1) / kBlockN) * p->batch_count;
-    if (cta_group == 0) cta_group = env_int("WSGEMM_SM100_CTA_GROUP", 0);
+    if (cta_group == 0) cta_group = wsgemm_env_int("WSGEMM_SM100_CTA_GROUP", 0);
     if (cta_group != 1 && cta_group != 2) cta_group = (pair_tiles * 2 >= sms && sms >= 2) ? 2 : 1;
 
     const int smem = cta_group == 2 ? smem_bytes<2>() : smem_bytes<1>();
@@ -713,7 +706,7 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, int cta
     KernelParams k = {};
     const int tile_m = kBlockM * cta_group;
     const int b_rows = kBlockN / cta_group;
-    const int group = env_int("WSGEMM_SM100_GROUP", 8);
+    const int group = wsgemm_env_int("WSGEMM_SM100_GROUP", 8);
     /* rows of the scheduler = 128-row tiles, cluster_rows = cta_group: one unit per (pair) tile; no split-K */
     k.sched = wsgemm_sched_make((p->m + kBlockM - 1) / kBlockM, (p->n + kBlockN - 1) / kBlockN, cta_group, group, 1,
                                 p->batch_count, (p->k + kBlockK - 1) / kBlockK);
@@ -757,13 +750,13 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, int cta
     long long ctas = total_tiles * cta_group;
     const long long max_ctas = (sms / cta_group) * cta_group;
     if (ctas > max_ctas) ctas = max_ctas;
-    const int forced = env_int("WSGEMM_SM100_CTAS", 0);
+    const int forced = wsgemm_env_int("WSGEMM_SM100_CTAS", 0);
     if (forced > 0) ctas = forced;
     ctas = (ctas + cta_group - 1) / cta_group * cta_group;
     if (ctas < cta_group) ctas = cta_group;
 
 #if SM100_EMULATION
-    const int delay_ns = env_int("WSGEMM_SM100_EMU_DELAY_NS", 0);
+    const int delay_ns = wsgemm_env_int("WSGEMM_SM100_EMU_DELAY_NS", 0);
     tmem_host_set_random_delays((uint32_t)(delay_ns > 0 ? delay_ns : 0), 12345u);
 #endif
     cudaError_t err = tmem_host_prepare(ctx->stream); /* the emulation's per-launch set-up; no-op on hardware */

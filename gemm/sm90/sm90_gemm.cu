@@ -370,13 +370,6 @@ static cudaError_t encode_operand(CUtensorMap *map, const operand *o, wsgemm_dty
     return wsgemm_tma_encode_2d16(map, &d, msg, msg_size);
 }
 
-static int env_int(const char *name, int fallback)
-{
-    const char *v = getenv(name);
-    if (v == NULL || *v == '\0') return fallback;
-    return atoi(v);
-}
-
 /* ---------------------------------------------------------------- split-K and tile-width model */
 
 /* Estimated time (~us) of one call: the main kernel is bound by the slowest of three rates, plus the
@@ -424,7 +417,7 @@ extern "C" int wsgemm_sm90_available(void)
 
 extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
-    const int debug = env_int("WSGEMM_SM90_DEBUG", 0);
+    const int debug = wsgemm_env_int("WSGEMM_SM90_DEBUG", 0);
     const int bf16 = p->Atype == WSGEMM_R_16BF;
     const int nb = p->batch_count;
     const int sm_count = ctx->device->sm_count;
@@ -433,21 +426,22 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     int swap;
     int small = p->m < p->n ? p->m : p->n;
     if (small <= 256) swap = p->m <= p->n; /* the small side on Q */
-    else swap = env_int("WSGEMM_SM90_SWAP", 1) != 0;
+    else swap = wsgemm_env_int("WSGEMM_SM90_SWAP", 1) != 0;
     const long long p_ext = swap ? p->n : p->m;
     const long long q_ext = swap ? p->m : p->n;
     operand a = describe_a(p), b = describe_b(p);
     operand *op_p = swap ? &b : &a;
     operand *op_q = swap ? &a : &b;
-    const int variant = env_int("WSGEMM_SM90_VARIANT", 0);
+    const int variant = wsgemm_env_int("WSGEMM_SM90_VARIANT", 0);
     const int k_blocks = (p->k + SM90_BK - 1) / SM90_BK;
-    const int group = env_int("WSGEMM_SM90_GROUP", 8);
+    const int group = wsgemm_env_int("WSGEMM_SM90_GROUP", 8);
 
     /* tile widths worth trying: the narrowest that covers a skinny Q side, else all three (narrow tiles
      * fill the SMs when the problem is small) */
     int bn_candidates[3];
     int n_candidates = 0;
-    int forced_bn = env_int("WSGEMM_SM90_BN", 0);
+    const int forced_bn = wsgemm_env_int("WSGEMM_SM90_BN", 0);
+    const int forced_splits = wsgemm_env_int("WSGEMM_SM90_SPLITK", 0);
     if (forced_bn == 64 || forced_bn == 128 || forced_bn == 256) bn_candidates[n_candidates++] = forced_bn;
     else if (q_ext <= 64) bn_candidates[n_candidates++] = 64;
     else if (q_ext <= 128) {
@@ -476,7 +470,6 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
         int tiles_p = (int)((p_ext + SM90_BM - 1) / SM90_BM);
         int tiles_q = (int)((q_ext + bn - 1) / bn);
         long long units = (long long)((tiles_p + ki.cluster - 1) / ki.cluster) * tiles_q * nb;
-        int forced_splits = env_int("WSGEMM_SM90_SPLITK", 0);
         int max_splits = forced_splits > 0 ? forced_splits : (k_blocks / 4 < 16 ? k_blocks / 4 : 16);
         int min_splits = forced_splits > 0 ? forced_splits : 1;
         if (max_splits < 1) max_splits = 1;
