@@ -169,6 +169,24 @@ static int rows_b(const testing_gemm *g) { return g->transb == WSGEMM_OP_N ? g->
 static int cols_b(const testing_gemm *g) { return g->transb == WSGEMM_OP_N ? g->n : g->k; }
 static int at_least_1(int x) { return x > 1 ? x : 1; }
 
+testing_gemm testing_gemm_make(wsgemm_op ta, wsgemm_op tb, int m, int n, int k)
+{
+    testing_gemm g;
+    memset(&g, 0, sizeof g); /* leading dimensions 0 (tight), offset 0 */
+    g.transa = ta;
+    g.transb = tb;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.strideA = g.strideB = g.strideC = -1; /* tight */
+    g.batch = 1;
+    g.alpha = 1.0f;
+    g.beta = 0.0f;
+    g.ab_type = WSGEMM_R_16BF;
+    g.c_type = WSGEMM_R_16BF;
+    return g;
+}
+
 void testing_gemm_resolve(testing_gemm *g)
 {
     if (g->batch <= 0) g->batch = 1;

@@ -91,6 +91,9 @@ typedef struct testing_gemm {
     int offset; /* elements (0..8) added to the A, B and C base pointers: misaligned bases */
 } testing_gemm;
 
+/* The plain case: ops ta/tb, m x n x k, bf16 in and out, alpha 1, beta 0, one matrix, tight leading
+ * dimensions and strides (left 0 / -1 for testing_gemm_resolve); callers change fields from there. */
+testing_gemm testing_gemm_make(wsgemm_op ta, wsgemm_op tb, int m, int n, int k);
 /* Fill in tight leading dimensions and strides where the case leaves 0 / -1. */
 void testing_gemm_resolve(testing_gemm *g);
 /* Elements each operand occupies (all batches, with padding). */

@@ -52,22 +52,10 @@ static void set_cta_group(int cg)
 /* A case with TMA-legal (multiple of 8) leading dimensions and tight strides. */
 static testing_gemm make_case(wsgemm_op ta, wsgemm_op tb, int m, int n, int k)
 {
-    testing_gemm g;
-    memset(&g, 0, sizeof g);
-    g.transa = ta;
-    g.transb = tb;
-    g.m = m;
-    g.n = n;
-    g.k = k;
+    testing_gemm g = testing_gemm_make(ta, tb, m, n, k);
     g.lda = round8(ta == WSGEMM_OP_N ? m : k);
     g.ldb = round8(tb == WSGEMM_OP_N ? k : n);
     g.ldc = m;
-    g.strideA = g.strideB = g.strideC = -1;
-    g.batch = 1;
-    g.alpha = 1.0f;
-    g.beta = 0.0f;
-    g.ab_type = WSGEMM_R_16BF;
-    g.c_type = WSGEMM_R_16BF;
     return g;
 }
 

@@ -25,21 +25,7 @@ static uint64_t seed = 90;
 
 static testing_gemm gemm(wsgemm_op ta, wsgemm_op tb, int m, int n, int k)
 {
-    testing_gemm g;
-    memset(&g, 0, sizeof g);
-    g.transa = ta;
-    g.transb = tb;
-    g.m = m;
-    g.n = n;
-    g.k = k;
-    g.lda = g.ldb = g.ldc = 0;                   /* tight */
-    g.strideA = g.strideB = g.strideC = -1;      /* tight */
-    g.batch = 1;
-    g.alpha = 1.0f;
-    g.beta = 0.0f;
-    g.ab_type = WSGEMM_R_16BF;
-    g.c_type = WSGEMM_R_16BF;
-    return g;
+    return testing_gemm_make(ta, tb, m, n, k); /* tight, bf16 -> bf16, alpha 1, beta 0 */
 }
 
 static void run(wsgemm_handle h, const testing_gemm *g)
