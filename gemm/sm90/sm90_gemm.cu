@@ -282,36 +282,33 @@ static void view_one_row_as_k_major(operand *o, int k)
     o->ld = (k + 7) / 8 * 8;
 }
 
-static operand describe_a(const wsgemm_problem *p)
+/* One operand as stored, `rows` (M or N) by K, K contiguous when k_major; a batch stride of 0 means one
+ * matrix shared by the whole batch. */
+static operand describe_operand(const void *ptr, int ld, long long stride, int k_major, int rows, int k,
+                                int batch_count)
 {
     operand o;
-    o.ptr = p->A;
-    o.ld = p->lda;
-    o.stride = p->strideA;
-    o.k_major = p->transa == WSGEMM_OP_T;
-    o.inner = o.k_major ? p->k : p->m;
-    o.cols = o.k_major ? p->m : p->k;
-    o.nb = (p->batch_count > 1 && p->strideA != 0) ? p->batch_count : 1;
-    o.rows_dim = p->m;
+    o.ptr = ptr;
+    o.ld = ld;
+    o.stride = stride;
+    o.k_major = k_major;
+    o.inner = k_major ? k : rows;
+    o.cols = k_major ? rows : k;
+    o.nb = (batch_count > 1 && stride != 0) ? batch_count : 1;
+    o.rows_dim = rows;
     o.staged = 0;
-    view_one_row_as_k_major(&o, p->k);
+    view_one_row_as_k_major(&o, k);
     return o;
+}
+
+static operand describe_a(const wsgemm_problem *p)
+{
+    return describe_operand(p->A, p->lda, p->strideA, p->transa == WSGEMM_OP_T, p->m, p->k, p->batch_count);
 }
 
 static operand describe_b(const wsgemm_problem *p)
 {
-    operand o;
-    o.ptr = p->B;
-    o.ld = p->ldb;
-    o.stride = p->strideB;
-    o.k_major = p->transb == WSGEMM_OP_N;
-    o.inner = o.k_major ? p->k : p->n;
-    o.cols = o.k_major ? p->n : p->k;
-    o.nb = (p->batch_count > 1 && p->strideB != 0) ? p->batch_count : 1;
-    o.rows_dim = p->n;
-    o.staged = 0;
-    view_one_row_as_k_major(&o, p->k);
-    return o;
+    return describe_operand(p->B, p->ldb, p->strideB, p->transb == WSGEMM_OP_N, p->n, p->k, p->batch_count);
 }
 
 static int needs_staging(const operand *o)
