@@ -10,7 +10,21 @@
 #ifndef WSGEMM_SYNC_CLUSTER_CUH
 #define WSGEMM_SYNC_CLUSTER_CUH
 
+#include <cuda_runtime.h>
 #include <stdint.h>
+
+/* Host side, CUDA runtime "cudaLaunchAttributeClusterDimension": make cfg launch clusters of `ctas` CTAs
+ * along x (1 is a plain launch). attr is the caller's storage: it must live until the launch or the
+ * occupancy query that reads cfg. */
+static inline void cluster_launch_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, unsigned ctas)
+{
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = ctas;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg->attrs = attr;
+    cfg->numAttrs = 1;
+}
 
 /* PTX ISA "Special Registers: %cluster_ctarank": this CTA's rank in its cluster, 0 .. nctarank-1. */
 static __device__ __forceinline__ uint32_t cluster_ctarank(void)

@@ -643,12 +643,7 @@ cudaError_t launch_kernel(const KernelParams &p, int ctas, cudaStream_t stream)
     cfg.dynamicSmemBytes = (size_t)smem;
     cfg.stream = stream;
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)kCtaGroup;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cluster_launch_config(&cfg, attr, (unsigned)kCtaGroup);
     return cudaLaunchKernelEx(&cfg, sm100_gemm_kernel<kCtaGroup, TOut>, p);
 }
 

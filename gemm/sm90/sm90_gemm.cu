@@ -233,16 +233,11 @@ static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ct
     }
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)info->cluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
+    cluster_launch_config(&cfg, attr, (unsigned)info->cluster);
     cfg.gridDim = dim3((unsigned)(info->cluster * ctx->device->sm_count), 1, 1);
     cfg.blockDim = dim3(SM90_THREADS, 1, 1);
     cfg.dynamicSmemBytes = (size_t)info->smem_bytes;
     cfg.stream = ctx->stream;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
     int clusters = 0;
     err = cudaOccupancyMaxActiveClusters(&clusters, info->fn, &cfg);
     if (err != cudaSuccess || clusters <= 0) {
@@ -580,16 +575,11 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     long long clusters = sched.units < max_clusters ? sched.units : max_clusters;
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)cluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
+    cluster_launch_config(&cfg, attr, (unsigned)cluster);
     cfg.gridDim = dim3((unsigned)(clusters * cluster), 1, 1);
     cfg.blockDim = dim3(SM90_THREADS, 1, 1);
     cfg.dynamicSmemBytes = (size_t)info.smem_bytes;
     cfg.stream = ctx->stream;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
 
     if (debug) {
         fprintf(stderr,

@@ -42,12 +42,7 @@ static int run(uint32_t rounds, uint32_t ticks, int low_count, uint32_t seed, in
     cfg.blockDim = dim3(DB_THREADS, 1, 1);
     cfg.dynamicSmemBytes = 0;
     cfg.stream = 0;
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)CtaGroup;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cluster_launch_config(&cfg, attr, (unsigned)CtaGroup);
     int max_clusters = -1; /* informational only: -1 when the query is not supported */
     if (cudaOccupancyMaxActiveClusters(&max_clusters, dealloc_barrier_kernel<CtaGroup>, &cfg) != cudaSuccess) {
         (void)cudaGetLastError();

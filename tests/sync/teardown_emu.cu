@@ -114,12 +114,7 @@ static int launch_and_check(int ctas, uint32_t ticks, uint32_t seed, char *msg, 
     cfg.dynamicSmemBytes = (size_t)smem_per_sm / 2 + 1024;
     CUDA_CHECK(cudaFuncSetAttribute(teardown_kernel<CtaGroup, EarlyDealloc>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)cfg.dynamicSmemBytes));
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)CtaGroup;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cluster_launch_config(&cfg, attr, (unsigned)CtaGroup);
     tmem_host_set_random_delays(1000, seed);
     CUDA_CHECK(tmem_host_prepare(0));
     cudaError_t e = cudaLaunchKernelEx(&cfg, teardown_kernel<CtaGroup, EarlyDealloc>, d_sink, ticks, seed);

@@ -43,12 +43,7 @@ static int child(int cg, int wrong)
     cudaLaunchAttribute attr[1];
     cfg.gridDim = dim3((unsigned)cg, 1, 1);
     cfg.blockDim = dim3(DB_THREADS, 1, 1);
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)cg;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cluster_launch_config(&cfg, attr, (unsigned)cg);
     DeallocResult *d_res = NULL;
     CUDA_CHECK(cudaMalloc(&d_res, sizeof(DeallocResult) * 2));
     CUDA_CHECK(cudaMemset(d_res, 0, sizeof(DeallocResult) * 2));

@@ -210,12 +210,7 @@ static int run_umma_case(const umma_case *c)
     cfg.dynamicSmemBytes = smem;
     cfg.stream = 0;
     if (c->cg == 2) {
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = 2;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
+        cluster_launch_config(&cfg, attr, 2u);
         CHECK_CUDA(cudaFuncSetAttribute(umma_test_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
         CHECK_CUDA(cudaLaunchKernelEx(&cfg, umma_test_kernel<2>, (const uint16_t *)dA, (const uint16_t *)dB, dD, dD16, p));
     } else {
@@ -443,12 +438,7 @@ static int case_gemm_1024(int cg)
     cfg.dynamicSmemBytes = smem;
     cfg.gridDim = dim3(M / 128, N / 256, 1);
     if (cg == 2) {
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = 2;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
+        cluster_launch_config(&cfg, attr, 2u);
     }
     cudaEvent_t e0, e1;
     CHECK_CUDA(cudaEventCreate(&e0));
@@ -644,14 +634,9 @@ static int misuse_child(const char *name, int kind, int expect_code)
     } else if (kind == -2) {
         cudaLaunchConfig_t cfg = {};
         cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = 2;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
+        cluster_launch_config(&cfg, attr, 2u);
         cfg.gridDim = dim3(2, 1, 1);
         cfg.blockDim = dim3(128, 1, 1);
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
         CHECK_CUDA(cudaLaunchKernelEx(&cfg, misuse_pair_kernel, sink));
     } else
         misuse_kernel<<<1, 128>>>(kind, sink);
