@@ -88,6 +88,16 @@ wsgemm_status wsgemm_generic_scale_c(const wsgemm_problem *p, wsgemm_launch_ctx 
 /* gemm/sm90: the Hopper path; declines with NOT_SUPPORTED what it cannot run. */
 int wsgemm_sm90_available(void); /* 1 when the build contains the sm90 kernel */
 wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
+/* Probe for tests/sm90: the epilogue of the last sm90 kernel this process launched (a process-wide
+ * record, so read it on the thread that made the call, right after it). A build without sm90 answers
+ * WSGEMM_SM90_EPILOGUE_NONE. */
+typedef enum {
+    WSGEMM_SM90_EPILOGUE_NONE = 0,     /* no sm90 launch yet */
+    WSGEMM_SM90_EPILOGUE_DIRECT = 1,   /* predicated stores from registers */
+    WSGEMM_SM90_EPILOGUE_TMA = 2,      /* smem + TMA store at the end of each tile */
+    WSGEMM_SM90_EPILOGUE_DEFERRED = 3  /* smem + TMA store during the next tile's main loop */
+} wsgemm_sm90_epilogue;
+wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void);
 
 /* Run once per device before AUTO may pick the SM100 path: a small GEMM on
  * the SM100 path compared with the generic path. SUCCESS when they agree. */

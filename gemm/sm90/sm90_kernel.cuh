@@ -57,6 +57,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "common/scheduler.cuh"
 #include "common/tma.cuh"
@@ -96,6 +97,8 @@ typedef struct Sm90Params {
     int out_type;             /* wsgemm_dtype */
     float alpha, beta;        /* beta == 0: out is never read */
     int tma_store;            /* 1: epilogue through smem + TMA store (map_c); requires out_sq == 1, no split */
+    int defer_store;          /* 1 (with tma_store, beta == 0, C of the input type): the tile's stores are
+                               * written during the next tile's first K blocks (sm90_consumer) */
 } Sm90Params;
 
 template <int BN, int STAGES>
@@ -360,6 +363,99 @@ static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN /
     }
 }
 
+/* ---------------------------------------------------------------- deferred epilogue */
+
+/* Two converted outputs as one 32-bit word (the low half is the lower q). */
+template <int BF16>
+static __device__ __forceinline__ uint32_t sm90_pack_pair(float v0, float v1)
+{
+    uint32_t word;
+    if constexpr (BF16) {
+        const __nv_bfloat162 pair = __floats2bfloat162_rn(v0, v1);
+        memcpy(&word, &pair, sizeof word);
+    } else {
+        const __half2 pair = __floats2half2_rn(v0, v1);
+        memcpy(&word, &pair, sizeof word);
+    }
+    return word;
+}
+
+/* alpha * acc converted to the 16-bit output type, two values per register, in fragment order:
+ * packed[2j + h] holds acc[4j + 2h] and acc[4j + 2h + 1] (row 8h of column group j, see sm90_epilogue).
+ * Half the registers of the accumulators, so the tile can wait in registers while the next tile's
+ * wgmmas write the accumulators. Rounds exactly as sm90_epilogue_tma does with beta == 0. */
+template <int BN, int BF16>
+static __device__ __forceinline__ void sm90_pack_tile(uint32_t (&packed)[BN / 4], const float (&acc)[BN / 2], float alpha)
+{
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            packed[2 * j + h] = sm90_pack_pair<BF16>(alpha * acc[4 * j + 2 * h], alpha * acc[4 * j + 2 * h + 1]);
+}
+
+/* Where a deferred tile goes: the consumer's 64-row slice of unit w. */
+typedef struct Sm90PendingTile {
+    int p, q, batch; /* first p row, first q column, batch of the slice */
+    int chunks_left; /* 128-byte-wide chunks not yet stored (0: nothing pending) */
+} Sm90PendingTile;
+
+/* Stores chunk c (q columns 64c .. 64c + 63) of a packed slice: the same protocol as sm90_epilogue_tma
+ * (wait until the store that last used the buffer has read it, named barrier, write the 128-byte swizzled
+ * chunk, fence.proxy.async, named barrier, one TMA store), written with four stmatrix.x4 per thread:
+ * stmatrix s of warp w covers fragment column groups jj = 2s, 2s + 1 (16-byte units of the chunk row) and
+ * both 8-row halves h of the warp's 16 rows; its matrix i = 2 (jj - 2s) + h is packed[16c + 4s + i]
+ * (packed[2j + h], j = 8c + jj). Lane 8i + r addresses row 16w + 8h + r, 16-byte unit jj ^ r (the swizzle:
+ * unit ^= row % 8, and row % 8 = r), so the eight rows of each matrix land in eight different bank groups.
+ * The chunk index is a run-time value; the unrolled compare keeps every packed[] index a constant, so the
+ * packed tile stays in registers (a run-time index would move it to local memory). */
+template <int BN>
+static __device__ __forceinline__ void sm90_store_packed_chunk(const uint32_t (&packed)[BN / 4], int c,
+                                                               const Sm90PendingTile &t, int consumer,
+                                                               const CUtensorMap *map_c,
+                                                               uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
+                                                               uint32_t &chunk_count)
+{
+    const int lane = threadIdx.x % 32;
+    const int r = lane % 8, i = lane / 8;
+    const int row = ((threadIdx.x / 32) % 4) * 16 + 8 * (i % 2) + r;
+    const bool leader = threadIdx.x % 128 == 0;
+    const uint32_t barrier_id = 1 + (uint32_t)consumer;
+    uint8_t *buf = bufs[chunk_count % 2];
+    chunk_count++;
+    const uint32_t row_smem = smem_u32(buf) + (uint32_t)row * 128;
+    if (leader) bulk_wait_group_read<1>();
+    named_barrier_sync(barrier_id, 128);
+#pragma unroll
+    for (int cc = 0; cc < BN / 64; ++cc) {
+        if (cc != c) continue;
+#pragma unroll
+        for (int s = 0; s < 4; ++s) {
+            const int jj = 2 * s + i / 2;
+            const uint32_t *m = &packed[16 * cc + 4 * s];
+            stmatrix_x4(row_smem + (uint32_t)((jj ^ r) * 16), m[0], m[1], m[2], m[3]);
+        }
+    }
+    fence_proxy_async_shared_cta();
+    named_barrier_sync(barrier_id, 128);
+    if (leader) {
+        tma_store_3d(map_c, smem_u32(buf), t.q + 64 * c, t.p, t.batch);
+        bulk_commit_group();
+    }
+}
+
+/* The next chunk of the pending slice, if any. */
+template <int BN>
+static __device__ __forceinline__ void sm90_store_next_chunk(const uint32_t (&packed)[BN / 4], Sm90PendingTile &t,
+                                                             int consumer, const CUtensorMap *map_c,
+                                                             uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
+                                                             uint32_t &chunk_count)
+{
+    if (t.chunks_left == 0) return;
+    sm90_store_packed_chunk<BN>(packed, BN / 64 - t.chunks_left, t, consumer, map_c, bufs, chunk_count);
+    t.chunks_left--;
+}
+
 /* ---------------------------------------------------------------- consumers */
 
 /* Stage st has been read by this warpgroup: tell the producer of every CTA that writes into it (all CTAs
@@ -375,16 +471,29 @@ static __device__ __forceinline__ void sm90_release(const PipelineRing *ring, Pi
         if (r != rank) consumer_release_remote(ring, st, r);
 }
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16>
-static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES> *sm, const PipelineRing *ring,
-                                                     const Sm90Params &prm, const CUtensorMap *map_c, uint32_t rank,
-                                                     int consumer)
+/* The consumer's main loop over its units. DEFER = 0: each tile's epilogue runs when its last K block is
+ * done (the tensor cores wait for it). DEFER = 1 (tma_store, beta == 0, C of the input type): the finished
+ * tile is converted into packed registers (sm90_pack_tile) and its chunks are stored one per K block while
+ * the next tile's wgmmas run, i.e. after this warpgroup has issued K block kb and before it waits for
+ * K block kb - 1:
+ *
+ *   tile t:   ... wgmma(kb_last) | wait_group 0 | pack(acc) -> packed         (a few hundred cycles)
+ *   tile t+1: wgmma(kb0) | store chunk 0 of t | wgmma(kb1) | wait_group 1 | store chunk 1 of t | ...
+ *
+ * A tile with fewer K blocks than chunks stores the rest before its own pack; the last tile's chunks go
+ * out after the loop. */
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int DEFER>
+static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES> *sm, const PipelineRing *ring,
+                                                          const Sm90Params &prm, const CUtensorMap *map_c,
+                                                          uint32_t rank, int consumer)
 {
     float acc[BN / 2];
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
     const bool signals = threadIdx.x % 128 == 0; /* one release per warpgroup and destination CTA */
     uint32_t chunks = 0;                         /* TMA-store epilogue chunks written so far */
+    uint32_t packed[DEFER ? BN / 4 : 1];         /* DEFER: the previous tile, converted */
+    Sm90PendingTile pending = {0, 0, 0, 0};
 
     PipelineState st = pipeline_consumer_start();
     const long long nclusters = gridDim.x / CLUSTER;
@@ -403,6 +512,8 @@ static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES> *sm, c
                                                (kb != w.kb_begin || ks != 0) ? 1 : 0);
             }
             wgmma_commit_group();
+            /* the tensor cores now have this K block (and maybe the previous one) queued: store a chunk */
+            if constexpr (DEFER) sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
             if (kb != w.kb_begin) {
                 /* at most one group (this stage's) still runs: the previous stage has been read */
                 wgmma_wait_group<1>();
@@ -411,11 +522,21 @@ static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES> *sm, c
             prev = st;
             pipeline_state_advance(&st, STAGES);
         }
+        if constexpr (DEFER) {
+            while (pending.chunks_left > 0) /* fewer K blocks than chunks: the rest now, before the pack */
+                sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
+        }
         wgmma_wait_group<0>();
         if (signals) sm90_release<CLUSTER>(ring, prev, rank);
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) wgmma_fence_operand(acc[i]);
-        if (prm.tma_store) {
+        if constexpr (DEFER) {
+            sm90_pack_tile<BN, BF16>(packed, acc, prm.alpha);
+            pending.p = w.row * SM90_BM + consumer * 64;
+            pending.q = w.col * BN;
+            pending.batch = w.batch;
+            pending.chunks_left = BN / 64;
+        } else if (prm.tma_store) {
             if (prm.out_type == WSGEMM_R_16BF)
                 sm90_epilogue_tma<BN, WSGEMM_R_16BF>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], chunks);
             else if (prm.out_type == WSGEMM_R_16F)
@@ -429,8 +550,21 @@ static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES> *sm, c
             sm90_epilogue<BN, WSGEMM_R_32F>(acc, prm, w, consumer);
         }
     }
+    if constexpr (DEFER) {
+        while (pending.chunks_left > 0) /* the last tile */
+            sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
+    }
     /* the smem of the last chunks must stay valid until their stores have read it */
     if (prm.tma_store && threadIdx.x % 128 == 0) bulk_wait_group<0>();
+}
+
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16>
+static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES> *sm, const PipelineRing *ring,
+                                                     const Sm90Params &prm, const CUtensorMap *map_c, uint32_t rank,
+                                                     int consumer)
+{
+    if (prm.defer_store) sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, 1>(sm, ring, prm, map_c, rank, consumer);
+    else sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, 0>(sm, ring, prm, map_c, rank, consumer);
 }
 
 /* ---------------------------------------------------------------- the kernel */

@@ -1,7 +1,7 @@
 /*
  * gemm/sm90/wgmma.cuh - the Hopper warpgroup MMA: shared-memory matrix descriptor (host + device, with a
  * decoder the CPU test uses), wgmma.mma_async wrappers (one per shape x input type, generated once and
- * checked in), the wgmma fences and setmaxnreg. sm_90a only (wgmma and setmaxnreg are "a" features).
+ * checked in), the wgmma fences, setmaxnreg and stmatrix (the store of an accumulator fragment). sm_90a only (wgmma and setmaxnreg are "a" features).
  * Citations name PTX ISA 9.0 sections by title in "Asynchronous Warpgroup Level Matrix Multiply-Accumulate
  * Instructions" (wgmma) and "Miscellaneous Instructions" (setmaxnreg).
  */
@@ -113,6 +113,18 @@ template <int N>
 static __device__ __forceinline__ void setmaxnreg_inc(void)
 {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
+}
+
+/* PTX ISA "Data Movement and Conversion Instructions: stmatrix" (sm_90): the warp stores four 8 x 8 matrices
+ * of 16-bit elements. Register i of every lane holds row lane / 4, columns 2 (lane % 4) and + 1 of matrix i
+ * (the layout of one 8 x 8 block of a wgmma accumulator fragment, two converted values per register); lane
+ * 8 i + r gives the shared-memory address of row r of matrix i (16 contiguous bytes, 16-byte aligned). */
+static __device__ __forceinline__ void stmatrix_x4(uint32_t row_addr_smem, uint32_t r0, uint32_t r1, uint32_t r2,
+                                                   uint32_t r3)
+{
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(row_addr_smem), "r"(r0),
+                 "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
 }
 
 /* ---------------------------------------------------------------- wgmma.mma_async (generated) */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h" /* wsgemm_sm90_last_epilogue: which epilogue ran */
 #include "testing.h"
 
 static int verbose;
@@ -268,6 +269,58 @@ static void case_tmastore(wsgemm_handle h)
     unsetenv("WSGEMM_SM90_EPILOGUE");
 }
 
+/* runs g and fails the problem when another epilogue than `want` ran */
+static void run_expect_epilogue(wsgemm_handle h, const testing_gemm *g, wsgemm_sm90_epilogue want)
+{
+    run(h, g);
+    wsgemm_sm90_epilogue got = wsgemm_sm90_last_epilogue();
+    if (got != want) {
+        char shape[256];
+        testing_gemm_describe(g, shape, sizeof shape);
+        printf("FAIL epilogue %d ran, %d expected: %s\n", (int)got, (int)want, shape);
+        failures++;
+    }
+}
+
+/* the default epilogue for 16-bit C of the input type with beta == 0: each tile waits in registers and is
+ * stored during the next tile's first K blocks. Several tiles per CTA (4096 x 4096: 256 cluster units on
+ * 66 clusters), fewer K blocks than chunks (k = 64: 1 block for 4 chunks), ragged edges, all ops, both
+ * 16-bit types, the narrow tiles (2 and 1 chunks), batch; beta != 0 and fp32 C keep the tile-end stores. */
+static void case_deferred(wsgemm_handle h)
+{
+    const int shapes[][3] = {{4096, 4096, 64}, {4096, 4096, 200}, {1000, 3000, 1000}, {2056, 1100, 130}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (int ta = 0; ta < 2; ++ta)
+            for (int tb = 0; tb < 2; ++tb) {
+                testing_gemm g = gemm(ta ? T : N, tb ? T : N, shapes[s][0], shapes[s][1], shapes[s][2]);
+                if (s % 2) {
+                    g.ab_type = WSGEMM_R_16F;
+                    g.c_type = WSGEMM_R_16F;
+                }
+                g.alpha = s == 2 ? -1.5f : 1.0f;
+                run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_DEFERRED);
+            }
+    const char *widths[] = {"128", "64"};
+    for (int w = 0; w < 2; ++w) {
+        setenv("WSGEMM_SM90_BN", widths[w], 1);
+        testing_gemm g = gemm(N, T, 2048, 1000, 64 * (w + 1));
+        run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_DEFERRED);
+        unsetenv("WSGEMM_SM90_BN");
+    }
+    testing_gemm g = gemm(T, N, 512, 768, 300);
+    g.batch = 5;
+    run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_DEFERRED);
+    g.beta = 0.5f;
+    run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_TMA);
+    g = gemm(N, N, 1024, 1024, 256);
+    g.c_type = WSGEMM_R_32F;
+    run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_TMA);
+    setenv("WSGEMM_SM90_EPILOGUE", "tma", 1);
+    g = gemm(N, N, 1024, 1024, 256);
+    run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_TMA);
+    unsetenv("WSGEMM_SM90_EPILOGUE");
+}
+
 typedef struct test_case {
     const char *name;
     void (*fn)(wsgemm_handle);
@@ -278,7 +331,7 @@ static const test_case cases[] = {
     {"unaligned", case_unaligned}, {"batch", case_batch}, {"alphabeta", case_alphabeta},
     {"ctypes", case_ctypes}, {"fp16", case_fp16},     {"smallm", case_smallm},
     {"ktail", case_ktail},   {"splitk", case_splitk}, {"variants", case_variants},
-    {"tmastore", case_tmastore},
+    {"tmastore", case_tmastore}, {"deferred", case_deferred},
 };
 
 int main(int argc, char **argv)
