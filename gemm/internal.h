@@ -98,6 +98,8 @@ typedef enum {
     WSGEMM_SM90_EPILOGUE_DEFERRED = 3  /* smem + TMA store during the next tile's main loop */
 } wsgemm_sm90_epilogue;
 wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void);
+/* The cluster size (CTAs) of that launch; 0 when none. */
+int wsgemm_sm90_last_cluster(void);
 
 /* Run once per device before AUTO may pick the SM100 path: a small GEMM on
  * the SM100 path compared with the generic path. SUCCESS when they agree. */

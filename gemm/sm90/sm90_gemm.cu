@@ -18,14 +18,17 @@
  *                contiguous ranges; each writes fp32 partials to the workspace and a reduction kernel sums
  *                them in split order 0, 1, ..., so the result depends only on the shape, never on timing.
  *                On the H200 the unsplit grid won on every skinny shape measured, so splits are now rare.
+ *   cluster      2 CTAs along P share (multicast) the Q tile; 4 for decode shapes whose small side fits one
+ *                64-wide Q tile (the small operand is then read from L2 half as often).
  *   launch       persistent grid: as many clusters as can be resident (cudaOccupancyMaxActiveClusters),
  *                each walking the grouped tile order of common/scheduler.cuh.
  *
  * Environment (read on every call; for tuning and debugging, never needed for correctness):
  *   WSGEMM_SM90_DEBUG=1   print the chosen configuration to stderr
  *   WSGEMM_SM90_SWAP=0|1  orientation for large problems     WSGEMM_SM90_BN=64|128|256 tile width
- *   WSGEMM_SM90_VARIANT=0|1|2  0 default (2-CTA cluster, deepest ring), 1 no cluster, 2 three stages
- *                         (1 and 2 exist for bf16, BN 256, K-major P only; otherwise the default runs)
+ *   WSGEMM_SM90_VARIANT=0|1|2|3  0 default (2-CTA cluster, deepest ring), 1 no cluster, 2 three stages
+ *                         (1 and 2 exist for bf16, BN 256, K-major P only), 3 4-CTA cluster (BN 64 and
+ *                         128); where the variant does not exist the default runs
  *   WSGEMM_SM90_SPLITK=n  force n K splits                   WSGEMM_SM90_GROUP=g grouped-order band
  *   WSGEMM_SM90_EPILOGUE=tma|direct  epilogue through smem + TMA store at the end of each tile (the default
  *                         defers those stores into the next tile's main loop when C and beta allow), or
@@ -187,7 +190,7 @@ typedef struct kernel_prep {
     int device;
     int max_clusters;
 } kernel_prep;
-static kernel_prep prep_table[64];
+static kernel_prep prep_table[64]; /* 24 default + 4 tuning + 16 four-CTA-cluster kernels per device */
 
 static pthread_mutex_t prep_lock = PTHREAD_MUTEX_INITIALIZER; /* handles may live on several host threads */
 
@@ -409,12 +412,18 @@ extern "C" int wsgemm_sm90_available(void)
     return 1;
 }
 
-/* the tests' view of which epilogue ran (internal.h) */
+/* the tests' view of which epilogue and cluster size ran (internal.h) */
 static volatile int last_epilogue = WSGEMM_SM90_EPILOGUE_NONE;
+static volatile int last_cluster = 0;
 
 extern "C" wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void)
 {
     return (wsgemm_sm90_epilogue)last_epilogue;
+}
+
+extern "C" int wsgemm_sm90_last_cluster(void)
+{
+    return last_cluster;
 }
 
 extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
@@ -483,6 +492,18 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
                 max_clusters = mc;
                 splits = sp;
             }
+        }
+    }
+    /* Decode shapes whose small side fits one 64-wide Q tile: a 4-CTA cluster reads that tile from L2 once
+     * per four P tiles instead of once per two. Measured on the H200 (2026-11-29, sm90_tune, bf16, n = k =
+     * 8192, ratio to cuBLAS NN/TN): m = 16 0.95/0.90 -> 1.07/1.01, m = 64 1.05/1.04 -> 1.07/1.05; with
+     * split-K, or at m = 128 (two Q tiles) and 256, it was slower or no better, so only here. */
+    if (variant == 0 && info.bn == 64 && splits == 1 && q_ext <= 64 && p_ext >= 4 * SM90_BM) {
+        Sm90KernelInfo k4 = sm90_kernel_lookup(64, 3, !op_p->k_major, !op_q->k_major, bf16);
+        int mc4 = 0;
+        if (k4.fn != NULL && prepare_kernel(&k4, ctx, &mc4) == WSGEMM_STATUS_SUCCESS && mc4 > 0) {
+            info = k4;
+            max_clusters = mc4;
         }
     }
     const int bn = info.bn;
@@ -619,6 +640,7 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     last_epilogue = prm.defer_store ? WSGEMM_SM90_EPILOGUE_DEFERRED
                     : prm.tma_store ? WSGEMM_SM90_EPILOGUE_TMA
                                     : WSGEMM_SM90_EPILOGUE_DIRECT;
+    last_cluster = cluster;
     if (splits > 1) {
         const long long elems = (long long)p->m * p->n * nb;
         sm90_splitk_reduce<<<flat_grid(elems, 256, sm_count), 256, 0, ctx->stream>>>(

@@ -2,4 +2,4 @@
  * build compiles them in parallel). See sm90_kernel.cuh. */
 #include "sm90/sm90_kernel.cuh"
 
-SM90_DEFINE_KERNELS(bf16, 1, 128, 0)
+SM90_DEFINE_KERNELS(bf16, 1, 128, 0, 1)

@@ -2,4 +2,4 @@
  * build compiles them in parallel). See sm90_kernel.cuh. */
 #include "sm90/sm90_kernel.cuh"
 
-SM90_DEFINE_KERNELS(f16, 0, 256, 0)
+SM90_DEFINE_KERNELS(f16, 0, 256, 0, 0)

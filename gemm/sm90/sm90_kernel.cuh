@@ -17,9 +17,10 @@
  *                            runs the epilogue itself: alpha, beta (C read only when beta != 0), conversion,
  *                            and either predicated stores from registers, or (prm.tma_store) st.shared into
  *                            a swizzled chunk buffer + TMA store, whose last chunks overlap the next tile.
- * Cluster of CLUSTER (1 or 2) CTAs along P: both CTAs of a cluster compute tiles (row, col) and
- * (row + 1, col), which share the Q tile; each CTA loads HALF of the Q tile and multicasts it to both, and
- * loads its own P tile alone.
+ * Cluster of CLUSTER (1, 2 or 4) CTAs along P: the CTAs of a cluster compute tiles (row + rank, col), which
+ * share the Q tile; each CTA loads 1/CLUSTER of the Q tile and multicasts it to all, and loads its own P
+ * tile alone. 4 is for skinny problems, where the Q tile (the small operand) would otherwise be read from
+ * L2 once per pair of P tiles, as many bytes as P itself.
  *
  * Barriers (STAGES-deep ring in each CTA; s = stage):
  *
@@ -27,21 +28,21 @@
  *     wait empty[s] (phase) ------------------+
  *     arrive.expect_tx full[s], STAGE_BYTES   |
  *     TMA P(own)  --complete_tx--> full[s]    |            wait full[s]
- *     TMA Q half  --multicast complete_tx---> full[s] of both CTAs
+ *     TMA Q share --multicast complete_tx---> full[s] of every CTA of the cluster
  *                                             |            wgmma x 4 (K = 64), commit
  *                                             |            wait_group 1: the PREVIOUS stage is read
  *                                             +----------- arrive empty[prev] in EVERY CTA of the cluster
  *
  *   full[s]  count 1 (the local producer's arrive.expect_tx) + tx STAGE_BYTES: this CTA's P bytes plus
- *            the whole Q tile (its own half and the peer's half land here, both counted at this barrier).
+ *            the whole Q tile (its own share and the peers' shares land here, all counted at this barrier).
  *   empty[s] count 2 * CLUSTER: one arrival per consumer warpgroup of each CTA of the cluster, because the
  *            producer of each CTA writes (multicast) into the stage of every CTA.
  *   Ordering: a peer's multicast complete_tx may reach full[s] before the local arrive.expect_tx of that
  *   phase; the tx-count goes transiently negative, which mbarrier allows, and the phase cannot complete
  *   without the local arrival (count 1).
  *
- * Teardown: after its last unit a CTA may still receive remote arrivals on empty[] from the peer's
- * consumers, so every thread of both CTAs meets at a cluster barrier before any CTA exits.
+ * Teardown: after its last unit a CTA may still receive remote arrivals on empty[] from the peers'
+ * consumers, so every thread of the cluster meets at a cluster barrier before any CTA exits.
  *
  * Shared memory (1024-byte aligned, the 128-byte swizzle atom):
  *   p[STAGES][128 x 64 x 2 B]   K-major: 128 rows of 128 B; MN-major: 2 boxes [64 K][64 rows] of 8 KB
@@ -622,7 +623,7 @@ static Sm90KernelInfo sm90_kernel_info(void)
 {
     static_assert(sizeof(Sm90Smem<BN, STAGES>) + SM90_SWIZZLE_ATOM <= 227 * 1024,
                   "ring + epilogue buffers + alignment slack must fit the 227 KB a block may opt into");
-    static_assert(CLUSTER == 1 || CLUSTER == 2, "the Q tile is split between at most two CTAs");
+    static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4, "the Q tile is split between 1, 2 or 4 CTAs");
     Sm90KernelInfo info;
     info.fn = (const void *)sm90_gemm_kernel<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16>;
     info.smem_bytes = (int)sizeof(Sm90Smem<BN, STAGES>) + SM90_SWIZZLE_ATOM; /* + alignment slack */
@@ -637,7 +638,8 @@ static Sm90KernelInfo sm90_kernel_info(void)
 
 /* The instantiations live in sm90_inst_*.cu (compiled in parallel); each file defines one of these.
  * bn: 64/128/256; variant 0 = default (CLUSTER 2, deepest ring that fits), 1 = CLUSTER 1, 2 = 3 stages
- * (variants 1 and 2 exist for bf16, BN 256, P K-major only: the tuning script's comparisons).
+ * (variants 1 and 2 exist for bf16, BN 256, P K-major only: the tuning script's comparisons), 3 = CLUSTER 4
+ * (BN 64 and 128: one Q tile feeds four P tiles, a quarter of it loaded by each CTA).
  * Returns info.fn == NULL when the combination is not instantiated. */
 Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int bf16);
 Sm90KernelInfo sm90_kernels_bf16_n256(int variant, int p_mn, int q_mn);
@@ -650,8 +652,9 @@ Sm90KernelInfo sm90_kernels_f16_n64(int variant, int p_mn, int q_mn);
 /* Default ring depth: as many 48/32/24 KB stages as fit comfortably in 227 KB. */
 #define SM90_STAGES_FOR(BN) ((BN) == 256 ? 4 : (BN) == 128 ? 6 : 8)
 
-/* Defines sm90_kernels_<TY>_n<BN>: the four majorness pairs of the default variant (+ tuning variants). */
-#define SM90_DEFINE_KERNELS(TY, BF16, BN, WITH_TUNING)                                                      \
+/* Defines sm90_kernels_<TY>_n<BN>: the four majorness pairs of the default variant (+ tuning variants, and
+ * with WITH_CLUSTER4 variant 3: the 4-CTA cluster the launcher offers skinny problems). */
+#define SM90_DEFINE_KERNELS(TY, BF16, BN, WITH_TUNING, WITH_CLUSTER4)                                                      \
     Sm90KernelInfo sm90_kernels_##TY##_n##BN(int variant, int p_mn, int q_mn)                               \
     {                                                                                                       \
         constexpr int S = SM90_STAGES_FOR(BN);                                                              \
@@ -661,6 +664,14 @@ Sm90KernelInfo sm90_kernels_f16_n64(int variant, int p_mn, int q_mn);
             if (!p_mn && q_mn) return sm90_kernel_info<BN, S, 2, 0, 1, BF16>();                             \
             if (p_mn && !q_mn) return sm90_kernel_info<BN, S, 2, 1, 0, BF16>();                             \
             return sm90_kernel_info<BN, S, 2, 1, 1, BF16>();                                                \
+        }                                                                                                   \
+        if constexpr (WITH_CLUSTER4) {                                                                      \
+            if (variant == 3) {                                                                             \
+                if (!p_mn && !q_mn) return sm90_kernel_info<BN, S, 4, 0, 0, BF16>();                        \
+                if (!p_mn && q_mn) return sm90_kernel_info<BN, S, 4, 0, 1, BF16>();                         \
+                if (p_mn && !q_mn) return sm90_kernel_info<BN, S, 4, 1, 0, BF16>();                         \
+                return sm90_kernel_info<BN, S, 4, 1, 1, BF16>();                                            \
+            }                                                                                               \
         }                                                                                                   \
         if constexpr (WITH_TUNING) {                                                                        \
             if (variant == 1 && !p_mn) {                                                                    \

@@ -4,11 +4,12 @@
 #   sm90_code_check.sh ptx  <nvcc> <repo root> <work dir>
 #       compiles gemm/sm90/sm90_inst_bf16_n256.cu (the default kernels and the tuning variants) to PTX and
 #       to a cubin with the ptxas report, and checks: wgmma.mma_async, setmaxnreg.inc/.dec, TMA multicast
-#       present in the PTX; every kernel reports 0 spill bytes and 0 stack; ptxas did not ignore
-#       setmaxnreg (warning C7508 / "setmaxnreg ignored").
+#       and stmatrix (the deferred epilogue) present in the PTX; every kernel reports 0 spill bytes and
+#       0 stack; ptxas did not ignore setmaxnreg (warning C7508 / "setmaxnreg ignored").
 #   sm90_code_check.sh sass <nvcc> <repo root> <work dir> [cuobjdump]
-#       disassembles that cubin and checks for HGMMA (the wgmma tensor-core instruction), USETMAXREG and
-#       UTMALDG, and no local-memory traffic (LDL/STL). Exit 77 (skipped) when no cuobjdump is found
+#       disassembles that cubin and checks for HGMMA (the wgmma tensor-core instruction), USETMAXREG,
+#       UTMALDG and STSM, and no local-memory traffic (LDL/STL: the packed tile of the deferred epilogue
+#       must stay in registers). Exit 77 (skipped) when no cuobjdump is found
 #       (pip install nvidia-cuda-cuobjdump provides one).
 # Prints what it checked; exits 1 on the first failed check.
 set -u
@@ -22,7 +23,8 @@ if [ "$mode" = ptx ]; then
     "$nvcc" $flags -ptx "$src" -o "$work/sm90.ptx" || fail "nvcc -ptx failed"
     for pat in "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" "setmaxnreg.dec.sync.aligned.u32 40" \
                "setmaxnreg.inc.sync.aligned.u32 232" "multicast::cluster" "wgmma.wait_group.sync.aligned 1" \
-               "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group"; do
+               "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group" \
+               "stmatrix.sync.aligned.m8n8.x4.shared.b16"; do
         n=$(grep -c "$pat" "$work/sm90.ptx")
         [ "$n" -gt 0 ] || fail "PTX lacks '$pat'"
         echo "ok: PTX has '$pat' ($n lines)"
@@ -60,7 +62,8 @@ if [ "$mode" = sass ]; then
     [ -n "$cuobjdump" ] || { echo "SKIPPED: no cuobjdump (pip install nvidia-cuda-cuobjdump)"; exit 77; }
     "$nvcc" $flags -cubin "$src" -o "$work/sm90_sass.cubin" || fail "nvcc -cubin failed"
     "$cuobjdump" -sass "$work/sm90_sass.cubin" > "$work/sm90.sass" 2>&1 || fail "$cuobjdump -sass failed"
-    for pat in "HGMMA.64x256x16.F32.BF16" "USETMAXREG.DEALLOC" "USETMAXREG.TRY_ALLOC" "UTMALDG.3D.MULTICAST"; do
+    for pat in "HGMMA.64x256x16.F32.BF16" "USETMAXREG.DEALLOC" "USETMAXREG.TRY_ALLOC" "UTMALDG.3D.MULTICAST" \
+               "STSM.16.M88.4"; do
         n=$(grep -c "$pat" "$work/sm90.sass")
         [ "$n" -gt 0 ] || fail "SASS lacks $pat"
         echo "ok: SASS has $pat ($n)"

@@ -321,6 +321,54 @@ static void case_deferred(wsgemm_handle h)
     unsetenv("WSGEMM_SM90_EPILOGUE");
 }
 
+/* the 4-CTA cluster (WSGEMM_SM90_VARIANT=3, BN 64 and 128): each CTA loads a quarter of the Q tile and
+ * multicasts it; P-tile counts that are not a multiple of 4 leave idle ranks in the last cluster. Skinny and
+ * square-ish shapes, all ops, fp16, split-K, batch; fails when another cluster size ran. Then the default
+ * choice: 4 for m = 16 and 64 with n = 8192, 2 for m = 128. */
+static void case_cluster4(wsgemm_handle h)
+{
+    const int shapes[][3] = {{64, 8192, 1024}, {16, 3000, 700}, {128, 1000, 2048}, {100, 520, 130}, {8, 8192, 64}};
+    setenv("WSGEMM_SM90_VARIANT", "3", 1);
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (int ta = 0; ta < 2; ++ta)
+            for (int tb = 0; tb < 2; ++tb) {
+                testing_gemm g = gemm(ta ? T : N, tb ? T : N, shapes[s][0], shapes[s][1], shapes[s][2]);
+                if (s == 1) {
+                    g.ab_type = WSGEMM_R_16F;
+                    g.c_type = WSGEMM_R_16F;
+                }
+                if (s == 3) g.beta = 0.75f;
+                run(h, &g);
+                if (wsgemm_sm90_last_cluster() != 4) {
+                    printf("FAIL cluster %d ran, 4 expected (case %zu, op %d%d)\n", wsgemm_sm90_last_cluster(), s, ta, tb);
+                    failures++;
+                }
+            }
+    setenv("WSGEMM_SM90_SPLITK", "3", 1);
+    testing_gemm g = gemm(N, N, 64, 4096, 4096);
+    run(h, &g);
+    unsetenv("WSGEMM_SM90_SPLITK");
+    g = gemm(T, N, 32, 1024, 512);
+    g.batch = 3;
+    run(h, &g);
+    if (wsgemm_sm90_last_cluster() != 4) {
+        printf("FAIL cluster %d ran, 4 expected (batch)\n", wsgemm_sm90_last_cluster());
+        failures++;
+    }
+    unsetenv("WSGEMM_SM90_VARIANT");
+    /* the launcher's own choice: 4 when the small side fits one 64-wide tile, else 2 */
+    const int auto_m[] = {16, 64, 128};
+    for (int i = 0; i < 3; ++i) {
+        g = gemm(N, N, auto_m[i], 8192, 1024);
+        run(h, &g);
+        int want = auto_m[i] <= 64 ? 4 : 2;
+        if (wsgemm_sm90_last_cluster() != want) {
+            printf("FAIL m=%d: cluster %d ran, %d expected\n", auto_m[i], wsgemm_sm90_last_cluster(), want);
+            failures++;
+        }
+    }
+}
+
 typedef struct test_case {
     const char *name;
     void (*fn)(wsgemm_handle);
@@ -332,6 +380,7 @@ static const test_case cases[] = {
     {"ctypes", case_ctypes}, {"fp16", case_fp16},     {"smallm", case_smallm},
     {"ktail", case_ktail},   {"splitk", case_splitk}, {"variants", case_variants},
     {"tmastore", case_tmastore}, {"deferred", case_deferred},
+    {"cluster4", case_cluster4},
 };
 
 int main(int argc, char **argv)

@@ -53,6 +53,11 @@ static const config small_configs[] = {
     {"BN256 splitk 1", {{"WSGEMM_SM90_BN", "256"}, {"WSGEMM_SM90_SPLITK", "1"}, {NULL, NULL}}},
     {"BN256 splitk 2", {{"WSGEMM_SM90_BN", "256"}, {"WSGEMM_SM90_SPLITK", "2"}, {NULL, NULL}}},
     {"no cluster", {{"WSGEMM_SM90_VARIANT", "1"}, {NULL, NULL}}},
+    {"cluster 4", {{"WSGEMM_SM90_VARIANT", "3"}, {NULL, NULL}}},
+    {"cluster 4 splitk 1", {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_SPLITK", "1"}, {NULL, NULL}}},
+    {"cluster 4 splitk 2", {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_SPLITK", "2"}, {NULL, NULL}}},
+    {"cluster 4 BN128 splitk 1", {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "1"}}},
+    {"cluster 4 BN128 splitk 2", {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "2"}}},
 };
 
 
