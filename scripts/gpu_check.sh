@@ -89,6 +89,8 @@ if [ $sanitize = 1 ]; then
     # reference (H200, 2026-11-29), and a --kernel-name filter made the first cuBLAS call fail under the
     # tool; so this run is judged on wsgemm's kernels: no hazard report naming another kernel, test passed
     san_wsgemm_only racecheck "${SAN_SECONDS:-45}" build/h200/tests/sm90/sm90_gemm_test smallm
+    san_wsgemm_only racecheck "${SAN_SECONDS:-45}" build/h200/tests/sm90/sm90_gemm_test deferred
+    san memcheck "${SAN_SECONDS:-45}" build/h200/tests/sm90/sm90_gemm_test cluster4
     san memcheck "${SAN_SECONDS:-45}" build/h200/tests/sm100/test_sm100_emulated odd_shapes
     san synccheck "${SAN_SECONDS:-45}" build/h200/tests/sm100/test_sm100_emulated ops_cg1
   fi
