@@ -14,9 +14,16 @@
  *                            copies for every K block of every unit this cluster owns.
  *   warpgroup 1, 2           consumers; setmaxnreg.inc to 232. Consumer w computes rows 64w..64w+63 of
  *                            the 128 x BN tile with wgmma m64nBNk16 (fp32 accumulators in registers), then
- *                            runs the epilogue itself: alpha, beta (C read only when beta != 0), conversion,
- *                            and either predicated stores from registers, or (prm.tma_store) st.shared into
- *                            a swizzled chunk buffer + TMA store, whose last chunks overlap the next tile.
+ *                            runs the epilogue itself, one of three:
+ *                            - deferred (prm.defer_store; the default for 16-bit C of the input type with
+ *                              beta == 0): alpha, conversion into BN/4 packed registers (64 at BN 256),
+ *                              and the tile's 64-column chunks are stored (stmatrix into a swizzled
+ *                              buffer, TMA store) one per K block of the NEXT tile, after its wgmmas are
+ *                              issued, so the tensor cores never wait for the stores (drawn at
+ *                              sm90_consumer_loop);
+ *                            - tile-end TMA store (prm.tma_store): alpha, beta (C read only when beta != 0),
+ *                              conversion, st.shared into the chunk buffers + TMA store;
+ *                            - predicated stores from registers (C that TMA cannot address).
  * Cluster of CLUSTER (1, 2 or 4) CTAs along P: the CTAs of a cluster compute tiles (row + rank, col), which
  * share the Q tile; each CTA loads 1/CLUSTER of the Q tile and multicasts it to all, and loads its own P
  * tile alone. 4 is for skinny problems, where the Q tile (the small operand) would otherwise be read from
@@ -47,7 +54,7 @@
  * Shared memory (1024-byte aligned, the 128-byte swizzle atom):
  *   p[STAGES][128 x 64 x 2 B]   K-major: 128 rows of 128 B; MN-major: 2 boxes [64 K][64 rows] of 8 KB
  *   q[STAGES][BN  x 64 x 2 B]   K-major: BN rows of 128 B;  MN-major: BN/64 boxes [64 K][64 rows]
- *   c_stage[2 consumers][2][64 rows x 128 B]   TMA-store epilogue chunks (named barriers 1 and 2)
+ *   c_stage[2 consumers][2][64 rows x 128 B]   TMA-store chunks, both TMA epilogues (named barriers 1 and 2)
  *   full[STAGES], empty[STAGES]
  * A consumer's 64-row slice of P starts 8192 B into the stage in both layouts.
  */
