@@ -659,26 +659,26 @@ Sm90KernelInfo sm90_kernels_f16_n64(int variant, int p_mn, int q_mn);
 /* Default ring depth: as many 48/32/24 KB stages as fit comfortably in 227 KB. */
 #define SM90_STAGES_FOR(BN) ((BN) == 256 ? 4 : (BN) == 128 ? 6 : 8)
 
+/* The kernel of one (BN, STAGES, CLUSTER, type) for each of the four P/Q majorness pairs. */
+template <int BN, int STAGES, int CLUSTER, int BF16>
+static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
+{
+    if (!p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 0, BF16>();
+    if (!p_mn && q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 1, BF16>();
+    if (p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 0, BF16>();
+    return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 1, BF16>();
+}
+
 /* Defines sm90_kernels_<TY>_n<BN>: the four majorness pairs of the default variant (+ tuning variants, and
  * with WITH_CLUSTER4 variant 3: the 4-CTA cluster the launcher offers skinny problems). */
-#define SM90_DEFINE_KERNELS(TY, BF16, BN, WITH_TUNING, WITH_CLUSTER4)                                                      \
+#define SM90_DEFINE_KERNELS(TY, BF16, BN, WITH_TUNING, WITH_CLUSTER4)                                       \
     Sm90KernelInfo sm90_kernels_##TY##_n##BN(int variant, int p_mn, int q_mn)                               \
     {                                                                                                       \
         constexpr int S = SM90_STAGES_FOR(BN);                                                              \
         Sm90KernelInfo none = {};                                                                           \
-        if (variant == 0) {                                                                                 \
-            if (!p_mn && !q_mn) return sm90_kernel_info<BN, S, 2, 0, 0, BF16>();                            \
-            if (!p_mn && q_mn) return sm90_kernel_info<BN, S, 2, 0, 1, BF16>();                             \
-            if (p_mn && !q_mn) return sm90_kernel_info<BN, S, 2, 1, 0, BF16>();                             \
-            return sm90_kernel_info<BN, S, 2, 1, 1, BF16>();                                                \
-        }                                                                                                   \
+        if (variant == 0) return sm90_kernel_for_majorness<BN, S, 2, BF16>(p_mn, q_mn);                     \
         if constexpr (WITH_CLUSTER4) {                                                                      \
-            if (variant == 3) {                                                                             \
-                if (!p_mn && !q_mn) return sm90_kernel_info<BN, S, 4, 0, 0, BF16>();                        \
-                if (!p_mn && q_mn) return sm90_kernel_info<BN, S, 4, 0, 1, BF16>();                         \
-                if (p_mn && !q_mn) return sm90_kernel_info<BN, S, 4, 1, 0, BF16>();                         \
-                return sm90_kernel_info<BN, S, 4, 1, 1, BF16>();                                            \
-            }                                                                                               \
+            if (variant == 3) return sm90_kernel_for_majorness<BN, S, 4, BF16>(p_mn, q_mn);                 \
         }                                                                                                   \
         if constexpr (WITH_TUNING) {                                                                        \
             if (variant == 1 && !p_mn) {                                                                    \
