@@ -301,15 +301,41 @@ static __device__ __forceinline__ void sm90_epilogue(const float (&acc)[BN / 2],
     }
 }
 
+/* The chunk protocol of both TMA-store epilogues (tile-end and deferred). A consumer warpgroup owns two
+ * 64-row x 128-byte chunk buffers and alternates between them, so writing one chunk overlaps the store of
+ * the previous one; a running count (not the chunk index) picks the buffer, so an odd number of chunks per
+ * tile still alternates. Acquire: the leader waits until the store that last used this buffer (two chunks
+ * ago, possibly in the previous tile) has read it (bulk wait_group.read 1: all but the newest group are done
+ * reading), then the warpgroup meets at its named barrier (1 + consumer; 0 is __syncthreads). */
+static __device__ __forceinline__ uint8_t *sm90_chunk_acquire(uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
+                                                              uint32_t &chunk_count, uint32_t barrier_id)
+{
+    uint8_t *buf = bufs[chunk_count % 2];
+    chunk_count++;
+    if (threadIdx.x % 128 == 0) bulk_wait_group_read<1>();
+    named_barrier_sync(barrier_id, 128);
+    return buf;
+}
+
+/* Store: each thread's st.shared / stmatrix writes are made visible to the async proxy (fence.proxy.async),
+ * the warpgroup meets again, and the leader issues the TMA store of the chunk at (q, p, batch) (out-of-range
+ * elements are clipped by TMA) and commits it as one bulk group. */
+static __device__ __forceinline__ void sm90_chunk_store(const CUtensorMap *map_c, const uint8_t *buf,
+                                                        uint32_t barrier_id, int q, int p, int batch)
+{
+    fence_proxy_async_shared_cta();
+    named_barrier_sync(barrier_id, 128);
+    if (threadIdx.x % 128 == 0) {
+        tma_store_3d(map_c, smem_u32(buf), q, p, batch);
+        bulk_commit_group();
+    }
+}
+
 /* The TMA-store epilogue (swapped orientation: q runs along C's contiguous dimension). The consumer's 64 x BN
  * slice goes out in chunks of 64 p rows x 128 bytes of q (64 16-bit or 32 fp32 elements), alternating
  * between two smem buffers so writing chunk c overlaps the store of chunk c - 1:
- *   leader: wait until the store that last used this buffer (two chunks ago, possibly in the previous tile)
- *           has read it (bulk wait_group.read 1: all but the newest group are done reading)
- *   all:    named barrier (the buffer is free) -> alpha/beta, convert, st.shared into the 128-byte
- *           swizzled layout the map expects (chunk16 ^= row % 8: conflict-free for the fragment) ->
- *           fence.proxy.async (generic writes -> async proxy) -> named barrier
- *   leader: TMA store of the chunk (out-of-range elements are clipped by TMA), commit the bulk group.
+ *   sm90_chunk_acquire (the buffer is free) -> alpha/beta, convert, st.shared into the 128-byte swizzled
+ *   layout the map expects (chunk16 ^= row % 8: conflict-free for the fragment) -> sm90_chunk_store.
  * The stores of the last chunks overlap the next tile's main loop; the leader waits for them before the
  * buffers are reused (next tile) or the CTA exits. */
 template <int BN, int OUT_TYPE>
@@ -325,19 +351,14 @@ static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN /
     static_assert(BN % kChunkElems == 0, "whole chunks per tile");
     const int lane = threadIdx.x % 32;
     const int warp_in_wg = (threadIdx.x / 32) % 4;
-    const bool leader = threadIdx.x % 128 == 0;
-    const uint32_t barrier_id = 1 + (uint32_t)consumer; /* 0 is __syncthreads */
+    const uint32_t barrier_id = 1 + (uint32_t)consumer;
     const int row0 = warp_in_wg * 16 + lane / 4;       /* p row inside the 64-row slice (and row0 + 8) */
     const int p_tile = w.row * SM90_BM + consumer * 64;
     const int q_tile = w.col * BN;
     const uint8_t *c_old = (const uint8_t *)prm.out + w.batch * prm.out_batch * kBytes;
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
-        /* a running count, not c: with an odd number of chunks per tile the buffers still alternate */
-        uint8_t *buf = bufs[chunk_count % 2];
-        chunk_count++;
-        if (leader) bulk_wait_group_read<1>();
-        named_barrier_sync(barrier_id, 128);
+        uint8_t *buf = sm90_chunk_acquire(bufs, chunk_count, barrier_id);
 #pragma unroll
         for (int jj = 0; jj < kJPerChunk; ++jj) {
             const int j = c * kJPerChunk + jj;
@@ -362,12 +383,7 @@ static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN /
                 else *(__half2 *)dst = __floats2half2_rn(v0, v1);
             }
         }
-        fence_proxy_async_shared_cta(); /* this thread's st.shared -> visible to the TMA store (async proxy) */
-        named_barrier_sync(barrier_id, 128);
-        if (leader) {
-            tma_store_3d(map_c, smem_u32(buf), q_tile + c * kChunkElems, p_tile, w.batch);
-            bulk_commit_group();
-        }
+        sm90_chunk_store(map_c, buf, barrier_id, q_tile + c * kChunkElems, p_tile, w.batch);
     }
 }
 
@@ -408,9 +424,8 @@ typedef struct Sm90PendingTile {
     int chunks_left; /* 128-byte-wide chunks not yet stored (0: nothing pending) */
 } Sm90PendingTile;
 
-/* Stores chunk c (q columns 64c .. 64c + 63) of a packed slice: the same protocol as sm90_epilogue_tma
- * (wait until the store that last used the buffer has read it, named barrier, write the 128-byte swizzled
- * chunk, fence.proxy.async, named barrier, one TMA store), written with four stmatrix.x4 per thread:
+/* Stores chunk c (q columns 64c .. 64c + 63) of a packed slice between sm90_chunk_acquire and
+ * sm90_chunk_store, as sm90_epilogue_tma does, written with four stmatrix.x4 per thread:
  * stmatrix s of warp w covers fragment column groups jj = 2s, 2s + 1 (16-byte units of the chunk row) and
  * both 8-row halves h of the warp's 16 rows; its matrix i = 2 (jj - 2s) + h is packed[16c + 4s + i]
  * (packed[2j + h], j = 8c + jj). Lane 8i + r addresses row 16w + 8h + r, 16-byte unit jj ^ r (the swizzle:
@@ -427,13 +442,9 @@ static __device__ __forceinline__ void sm90_store_packed_chunk(const uint32_t (&
     const int lane = threadIdx.x % 32;
     const int r = lane % 8, i = lane / 8;
     const int row = ((threadIdx.x / 32) % 4) * 16 + 8 * (i % 2) + r;
-    const bool leader = threadIdx.x % 128 == 0;
     const uint32_t barrier_id = 1 + (uint32_t)consumer;
-    uint8_t *buf = bufs[chunk_count % 2];
-    chunk_count++;
+    uint8_t *buf = sm90_chunk_acquire(bufs, chunk_count, barrier_id);
     const uint32_t row_smem = smem_u32(buf) + (uint32_t)row * 128;
-    if (leader) bulk_wait_group_read<1>();
-    named_barrier_sync(barrier_id, 128);
 #pragma unroll
     for (int cc = 0; cc < BN / 64; ++cc) {
         if (cc != c) continue;
@@ -444,12 +455,7 @@ static __device__ __forceinline__ void sm90_store_packed_chunk(const uint32_t (&
             stmatrix_x4(row_smem + (uint32_t)((jj ^ r) * 16), m[0], m[1], m[2], m[3]);
         }
     }
-    fence_proxy_async_shared_cta();
-    named_barrier_sync(barrier_id, 128);
-    if (leader) {
-        tma_store_3d(map_c, smem_u32(buf), t.q + 64 * c, t.p, t.batch);
-        bulk_commit_group();
-    }
+    sm90_chunk_store(map_c, buf, barrier_id, t.q + 64 * c, t.p, t.batch);
 }
 
 /* The next chunk of the pending slice, if any. */
