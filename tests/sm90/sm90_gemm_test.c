@@ -269,6 +269,18 @@ static void case_tmastore(wsgemm_handle h)
     unsetenv("WSGEMM_SM90_EPILOGUE");
 }
 
+/* fails the problem when the last sm90 launch had another cluster size than `want` */
+static void expect_cluster(const testing_gemm *g, int want)
+{
+    int got = wsgemm_sm90_last_cluster();
+    if (got != want) {
+        char shape[256];
+        testing_gemm_describe(g, shape, sizeof shape);
+        printf("FAIL cluster %d ran, %d expected: %s\n", got, want, shape);
+        failures++;
+    }
+}
+
 /* runs g and fails the problem when another epilogue than `want` ran */
 static void run_expect_epilogue(wsgemm_handle h, const testing_gemm *g, wsgemm_sm90_epilogue want)
 {
@@ -339,10 +351,7 @@ static void case_cluster4(wsgemm_handle h)
                 }
                 if (s == 3) g.beta = 0.75f;
                 run(h, &g);
-                if (wsgemm_sm90_last_cluster() != 4) {
-                    printf("FAIL cluster %d ran, 4 expected (case %zu, op %d%d)\n", wsgemm_sm90_last_cluster(), s, ta, tb);
-                    failures++;
-                }
+                expect_cluster(&g, 4);
             }
     setenv("WSGEMM_SM90_SPLITK", "3", 1);
     testing_gemm g = gemm(N, N, 64, 4096, 4096);
@@ -351,21 +360,14 @@ static void case_cluster4(wsgemm_handle h)
     g = gemm(T, N, 32, 1024, 512);
     g.batch = 3;
     run(h, &g);
-    if (wsgemm_sm90_last_cluster() != 4) {
-        printf("FAIL cluster %d ran, 4 expected (batch)\n", wsgemm_sm90_last_cluster());
-        failures++;
-    }
+    expect_cluster(&g, 4);
     unsetenv("WSGEMM_SM90_VARIANT");
     /* the launcher's own choice: 4 when the small side fits one 64-wide tile, else 2 */
     const int auto_m[] = {16, 64, 128};
     for (int i = 0; i < 3; ++i) {
         g = gemm(N, N, auto_m[i], 8192, 1024);
         run(h, &g);
-        int want = auto_m[i] <= 64 ? 4 : 2;
-        if (wsgemm_sm90_last_cluster() != want) {
-            printf("FAIL m=%d: cluster %d ran, %d expected\n", auto_m[i], wsgemm_sm90_last_cluster(), want);
-            failures++;
-        }
+        expect_cluster(&g, auto_m[i] <= 64 ? 4 : 2);
     }
 }
 
