@@ -274,6 +274,11 @@ typedef struct operand {
     int staged;
 } operand;
 
+static long long round_up_ll(long long x, long long a)
+{
+    return (x + a - 1) / a * a;
+}
+
 /* A one-row MN-major operand with ld 1 (A of a 1 x k product, op N, lda 1; or B of n = 1, op T, ldb 1) holds
  * its k elements back to back: that is a K-major row, which TMA loads directly, while the MN-major view (a
  * 1-element-wide box, a 2-byte K stride) is TMA-illegal and cost a staging copy of 8192 one-element
@@ -304,6 +309,9 @@ static operand describe_operand(const void *ptr, int ld, long long stride, int k
     o.rows_dim = rows;
     o.staged = 0;
     view_one_row_as_k_major(&o, k);
+    /* One column of one matrix (n = 1 with B K-major, say): its leading dimension is never stepped over, so
+     * an odd one (ldb = k) needs no staging copy; TMA only wants a legal stride there. */
+    if (o.cols == 1 && o.nb == 1) o.ld = round_up_ll(o.inner, 8);
     return o;
 }
 
@@ -323,11 +331,6 @@ static int needs_staging(const operand *o)
     if (!wsgemm_tma_operand_ok(o->ptr, o->ld, o->stride, batched)) return 1;
     if (batched && o->stride < o->ld * (long long)o->cols) return 1; /* overlapping matrices: not a TMA box walk */
     return 0;
-}
-
-static long long round_up_ll(long long x, long long a)
-{
-    return (x + a - 1) / a * a;
 }
 
 /* Bytes of the staged copy (re-pitched to a multiple of 8 elements per column); 0 when that does not fit
