@@ -104,6 +104,21 @@ void graphs_global_auto(void) { graphs_case(WSGEMM_PATH_AUTO, cudaStreamCaptureM
 void graphs_thread_local_auto(void) { graphs_case(WSGEMM_PATH_AUTO, cudaStreamCaptureModeThreadLocal); }
 void graphs_global_sm90(void) { graphs_case(WSGEMM_PATH_SM90, cudaStreamCaptureModeGlobal); }
 
+/* One eager call of p on `stream` (set as h's stream), waited for and checked. */
+static void eager_call(wsgemm_handle h, cudaStream_t stream, rel_problem *p, wsgemm_path expect, uint64_t seed,
+                       const char *label)
+{
+    WSGEMM_CHECK(wsgemm_set_stream(h, stream));
+    rel_problem_new_inputs(p, seed);
+    rel_problem_reference(p);
+    wsgemm_status st = rel_problem_run(h, p);
+    REL_EXPECT(st == WSGEMM_STATUS_SUCCESS, "%s: %s", label, wsgemm_get_last_error_message(h));
+    REL_EXPECT(expect == WSGEMM_PATH_AUTO || p->path == expect, "%s: ran %s, expected %s", label,
+               wsgemm_path_name(p->path), wsgemm_path_name(expect));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    rel_check_all(p, 1, label);
+}
+
 /* G1 captures a small staged problem; an eager call then needs a large workspace; G2 captures the small
  * one and then a large one (the need grows inside one capture). Replays of both, interleaved, stay right,
  * also after the handle is destroyed. */
@@ -127,11 +142,7 @@ void graphs_workspace_grows(void)
 
     cudaGraphExec_t g1 = capture(h, s, cudaStreamCaptureModeGlobal, &ps[0], 1, expect, "G1 (small)");
     /* an eager call that needs the large workspace, between the captures */
-    rel_problem_reference(&ps[1]);
-    REL_EXPECT(rel_problem_run(h, &ps[1]) == WSGEMM_STATUS_SUCCESS, "eager large call: %s",
-               wsgemm_get_last_error_message(h));
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    rel_check_all(&ps[1], 1, "eager large call between the captures");
+    eager_call(h, s, &ps[1], expect, 45, "eager large call between the captures");
     cudaGraphExec_t g2 = capture(h, s, cudaStreamCaptureModeGlobal, ps, 2, expect, "G2 (small, then large)");
 
     char label[96];
@@ -151,20 +162,23 @@ void graphs_workspace_grows(void)
     rel_problem_destroy(&ps[1]);
 }
 
-/* A user workspace set before the first capture is used there (its first use is inside that capture, two
- * calls share it in order). Once an eager call has used it, a later capture must not (the contract in
- * wsgemm.h: AUTO runs a path without a workspace). Graphs replay right after the handle is destroyed; the
- * workspace memory stays alive until the graphs are gone, as the caller must keep it. */
+/* A user workspace under capture (docs/api.md, "Graphs"). A fresh one is used by the first capture (two
+ * calls in it share it in stream order). Eager calls on the capture's stream and on another stream use it,
+ * ordered by the stream and by the handle's event. A capture after a last use on another stream outside it
+ * cannot be ordered after that use: it runs without workspace (generic under AUTO); after a last use on
+ * its own stream it uses the workspace again. Every graph replays right, also after wsgemm_destroy; the
+ * memory stays alive until the graphs are gone, as the caller must keep it. */
 void graphs_user_workspace(void)
 {
     const wsgemm_path expect = rel_auto_path();
+    const wsgemm_path without = rel_sm90_runs() ? WSGEMM_PATH_GENERIC : WSGEMM_PATH_AUTO;
     rel_problem ps[2];
     int splitk;
     testing_gemm staged = rel_workspace_shape(0, 0, &splitk);
     rel_problem_create(&ps[0], &staged, splitk, 500);
     testing_gemm split = rel_workspace_shape(3, 0, &splitk);
     rel_problem_create(&ps[1], &split, splitk, 501);
-    cudaStream_t s = rel_stream_create();
+    cudaStream_t s = rel_stream_create(), other = rel_stream_create();
     wsgemm_handle h;
     WSGEMM_CHECK(wsgemm_create(&h));
     WSGEMM_CHECK(wsgemm_set_stream(h, s));
@@ -180,24 +194,26 @@ void graphs_user_workspace(void)
         snprintf(label, sizeof label, "user-workspace graph, replay %d", r);
         replay_and_check(g, s, ps, 2, 70 + (uint64_t)r, label);
     }
-    /* an eager use of the workspace, then a capture: that capture must not touch it */
-    rel_problem_new_inputs(&ps[0], 80);
-    rel_problem_reference(&ps[0]);
-    REL_EXPECT(rel_problem_run(h, &ps[0]) == WSGEMM_STATUS_SUCCESS, "eager call: %s", wsgemm_get_last_error_message(h));
-    REL_EXPECT(expect == WSGEMM_PATH_AUTO || ps[0].path == expect, "eager call ran %s", wsgemm_path_name(ps[0].path));
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    rel_check_all(&ps[0], 1, "eager call on the user workspace");
-    cudaGraphExec_t g_later = capture(h, s, cudaStreamCaptureModeGlobal, &ps[0], 1,
-                                      rel_sm90_runs() ? WSGEMM_PATH_GENERIC : WSGEMM_PATH_AUTO,
-                                      "capture after an eager use of the user workspace");
-    replay_and_check(g_later, s, &ps[0], 1, 81, "later capture, replay");
-    replay_and_check(g, s, ps, 2, 82, "first graph replayed after the eager use");
+    eager_call(h, s, &ps[0], expect, 80, "eager call on the capture's stream");
+    eager_call(h, other, &ps[0], expect, 81, "eager call on another stream (ordered by the handle's event)");
+    WSGEMM_CHECK(wsgemm_set_stream(h, s));
+    cudaGraphExec_t g_other = capture(h, s, cudaStreamCaptureModeGlobal, &ps[0], 1, without,
+                                      "capture after a last use on another stream");
+    eager_call(h, s, &ps[0], expect, 82, "eager call on the capture's stream again");
+    cudaGraphExec_t g_same = capture(h, s, cudaStreamCaptureModeGlobal, &ps[0], 1, expect,
+                                     "capture after a last use on its own stream");
+    replay_and_check(g_other, s, &ps[0], 1, 83, "graph captured without workspace, replay");
+    replay_and_check(g_same, s, &ps[0], 1, 84, "graph captured after a use on its stream, replay");
+    replay_and_check(g, s, ps, 2, 85, "first graph replayed after the eager uses");
     WSGEMM_CHECK(wsgemm_destroy(h));
-    replay_and_check(g, s, ps, 2, 83, "first graph replayed after wsgemm_destroy");
-    replay_and_check(g_later, s, &ps[0], 1, 84, "later graph replayed after wsgemm_destroy");
+    replay_and_check(g, s, ps, 2, 86, "first graph replayed after wsgemm_destroy");
+    replay_and_check(g_other, s, &ps[0], 1, 87, "graph captured without workspace, after wsgemm_destroy");
+    replay_and_check(g_same, s, &ps[0], 1, 88, "graph captured after a use on its stream, after wsgemm_destroy");
     exec_destroy(g);
-    exec_destroy(g_later);
+    exec_destroy(g_other);
+    exec_destroy(g_same);
     CUDA_CHECK(cudaStreamDestroy(s));
+    CUDA_CHECK(cudaStreamDestroy(other));
     CUDA_CHECK(cudaFree(workspace));
     rel_problem_destroy(&ps[0]);
     rel_problem_destroy(&ps[1]);

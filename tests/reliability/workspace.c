@@ -87,24 +87,31 @@ void workspace_size_query(void)
     rel_problem_destroy(&split);
 }
 
-/* A staged problem and a split-K one: a user workspace of exactly the queried size runs sm90; one byte less
- * runs generic under AUTO and fails forced sm90. */
+/* A staged problem and two split-K ones (the second with partials of 4 * 501 * 300 fp32, not a multiple of
+ * 256 bytes): a user workspace of exactly the queried size runs sm90; one byte less runs generic under AUTO
+ * and fails forced sm90. */
 void workspace_exact_and_too_small(void)
 {
     rel_require_sm90(); /* elsewhere nothing needs a workspace */
+    testing_gemm shapes[3];
+    int splitks[3];
+    shapes[0] = rel_workspace_shape(0, 0, &splitks[0]);
+    shapes[1] = rel_workspace_shape(3, 0, &splitks[1]);
+    shapes[2] = testing_gemm_make(WSGEMM_OP_T, WSGEMM_OP_N, 501, 300, 2048);
+    splitks[2] = 4;
     wsgemm_handle h;
     WSGEMM_CHECK(wsgemm_create(&h));
-    for (int shape = 0; shape < 4; shape += 3) {
-        int splitk;
-        testing_gemm g = rel_workspace_shape(shape, 0, &splitk);
+    for (int i = 0; i < 3; ++i) {
         rel_problem p;
-        rel_problem_create(&p, &g, splitk, 1010 + (uint64_t)shape);
+        rel_problem_create(&p, &shapes[i], splitks[i], 1010 + (uint64_t)i);
         WSGEMM_CHECK(wsgemm_set_path(h, WSGEMM_PATH_AUTO));
         WSGEMM_CHECK(wsgemm_reset_workspace(h));
         size_t need = rel_problem_workspace_size(h, &p);
         void *ws = NULL;
         CUDA_CHECK(cudaMalloc(&ws, need));
-        printf("shape %d (split-K %d): needs %zu bytes\n", shape, splitk, need);
+        char shape[256];
+        testing_gemm_describe(&p.g, shape, sizeof shape);
+        printf("%s split-K %d: needs %zu bytes\n", shape, splitks[i], need);
         WSGEMM_CHECK(wsgemm_set_workspace(h, ws, need));
         expect_run(h, &p, WSGEMM_STATUS_SUCCESS, WSGEMM_PATH_SM90, "AUTO, user workspace of exactly that size");
         WSGEMM_CHECK(wsgemm_set_workspace(h, ws, need - 1));
