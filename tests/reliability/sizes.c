@@ -161,7 +161,7 @@ static testing_gemm k_int_max_shape(void)
 }
 
 void sizes_k_int_max_auto(void) { huge_case(k_int_max_shape(), WSGEMM_PATH_AUTO, 11, 0); }
-void sizes_k_int_max_sm90(void) { huge_case(k_int_max_shape(), WSGEMM_PATH_SM90, 11, 1); }
+void sizes_k_int_max_sm90(void) { huge_case(k_int_max_shape(), WSGEMM_PATH_SM90, 11, 0); }
 void sizes_k_int_max_generic(void) { huge_case(k_int_max_shape(), WSGEMM_PATH_GENERIC, 11, 0); }
 
 /* op T on A: both operands K-major with leading dimension k = 2^31 - 16 (16-byte aligned), m = n = 2, fp32
