@@ -8,7 +8,8 @@
  *         divided by `calls` (the final drain is not counted). The launch queue is bounded, so when the GPU
  *         runs the calls slower than the host issues them this number follows the GPU; the gpu column
  *         (CUDA events around the same loop, per call) shows when that happens.
- * synced: the same with cudaStreamSynchronize after every call: host overhead plus one round trip.
+ * idle:   the host time inside each call alone, with the stream synchronized after every call (outside the
+ *         timed part), so every call starts on an idle GPU: what the call itself costs the calling thread.
  * Each number is the median of `rounds` rounds; wsgemm and cuBLAS rounds alternate. Both results are first
  * checked against cuBLAS (fp32 reference). Exit 0, 1 when a check or a call fails, 77 without a GPU.
  */
@@ -63,15 +64,17 @@ static void round_us(bench_call call, const bench *b, int calls, int sync_each, 
     CUDA_CHECK(cudaEventCreate(&stop));
     CUDA_CHECK(cudaStreamSynchronize(b->stream));
     CUDA_CHECK(cudaEventRecord(start, b->stream));
-    double t0 = now_us();
+    double t0 = now_us(), inside = 0.0;
     for (int i = 0; i < calls; ++i) {
+        double c0 = now_us();
         if (call(b) != 0) {
             fprintf(stderr, "FAIL: call %d failed (%s)\n", i, wsgemm_get_last_error_message(b->h));
             exit(1);
         }
+        inside += now_us() - c0;
         if (sync_each) CUDA_CHECK(cudaStreamSynchronize(b->stream));
     }
-    double t1 = now_us();
+    double t1 = sync_each ? t0 + inside : now_us();
     CUDA_CHECK(cudaEventRecord(stop, b->stream));
     CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0.0f;
@@ -153,7 +156,7 @@ int main(int argc, char **argv)
             result r = measure(&b, calls, rounds, sync_each);
             char size[16];
             snprintf(size, sizeof size, "%d^3", sizes[s]);
-            printf("%-7s %-7s %-6s | %9.2f %9.2f %6.2f | %9.2f %9.2f\n", size, sync_each ? "synced" : "queued",
+            printf("%-7s %-7s %-6s | %9.2f %9.2f %6.2f | %9.2f %9.2f\n", size, sync_each ? "idle" : "queued",
                    wsgemm_path_name(path), r.host_us[0], r.host_us[1], r.host_us[0] / r.host_us[1], r.gpu_us[0],
                    r.gpu_us[1]);
         }

@@ -106,6 +106,8 @@ void rel_device_fill_uniform(void *ptr, wsgemm_dtype type, size_t count, uint64_
 /* fp64 reference of a small C (m * n <= 65535, batch 1): out[i + j*m] = alpha * sum_k op(A)(i,k) op(B)(k,j),
  * operands read from the device pointers with g's layout. Deterministic: each block sums a fixed k range
  * in a fixed order and the host adds the block sums in order. */
+/* cuBLAS's fp32 result (cublasGemmEx, CUBLAS_COMPUTE_32F, beta 0) of a small m x n C, tight, on the host. */
+void rel_cublas_small_c(const testing_gemm *g, const void *A, const void *B, float *out);
 void rel_device_reference_small_c(const testing_gemm *g, const void *A, const void *B, double *out);
 
 /* An element-wise comparison of a huge C done on the device (batch 1, beta 0, small k). */

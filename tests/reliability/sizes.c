@@ -69,8 +69,10 @@ static int check_small_c(const huge_problem *p, double rtol, double atol)
 {
     const testing_gemm *g = &p->g;
     double *ref = malloc(sizeof(double) * (size_t)g->m * (size_t)g->n);
+    float *cublas = malloc(sizeof(float) * (size_t)g->m * (size_t)g->n);
     unsigned char *got = malloc(p->c_bytes);
     rel_device_reference_small_c(g, p->A, p->B, ref);
+    rel_cublas_small_c(g, p->A, p->B, cublas);
     CUDA_CHECK(cudaMemcpy(got, p->C, p->c_bytes, cudaMemcpyDeviceToHost));
     int bad = 0, printed = 0;
     for (int j = 0; j < g->n; ++j)
@@ -80,8 +82,9 @@ static int check_small_c(const huge_problem *p, double rtol, double atol)
             int ok = err <= atol + rtol * fabs(want); /* NaN: false */
             bad += !ok;
             if (!ok || printed < 4) {
-                printf("  C(%d,%d) = %.8g, fp64 reference %.8g, |err| %.3g (allowed %.3g)%s\n", i, j, out, want, err,
-                       atol + rtol * fabs(want), ok ? "" : "  WRONG");
+                const double cb = cublas[(size_t)i + (size_t)j * (size_t)g->m];
+                printf("  C(%d,%d) = %.8g, fp64 reference %.8g, |err| %.3g (allowed %.3g); cuBLAS %.8g, |err| %.3g%s\n",
+                       i, j, out, want, err, atol + rtol * fabs(want), cb, fabs(cb - want), ok ? "" : "  WRONG");
                 printed++;
             }
         }
@@ -95,6 +98,7 @@ static int check_small_c(const huge_problem *p, double rtol, double atol)
     REL_EXPECT(bad == 0, "%d of %d elements of C are wrong", bad, g->m * g->n);
     REL_EXPECT(padding_ok, "bytes of C outside the m x n matrix were written");
     free(ref);
+    free(cublas);
     free(got);
     return bad == 0 && padding_ok;
 }

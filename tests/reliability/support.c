@@ -175,6 +175,20 @@ void rel_problem_reference(rel_problem *p)
     free(hc);
 }
 
+void rel_cublas_small_c(const testing_gemm *g, const void *A, const void *B, float *out)
+{
+    const size_t mn = (size_t)g->m * (size_t)g->n;
+    float *dc = NULL;
+    const float zero = 0.0f;
+    CUDA_CHECK(cudaMalloc((void **)&dc, mn * sizeof(float)));
+    CUBLAS_CHECK(cublasGemmEx(cublas_of_current_device(), (cublasOperation_t)g->transa, (cublasOperation_t)g->transb,
+                              g->m, g->n, g->k, &g->alpha, A, (cudaDataType_t)g->ab_type, g->lda, B,
+                              (cudaDataType_t)g->ab_type, g->ldb, &zero, dc, CUDA_R_32F, g->m, CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT));
+    CUDA_CHECK(cudaMemcpy(out, dc, mn * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(dc));
+}
+
 static void set_splitk(int splitk)
 {
     if (splitk <= 0) return;
