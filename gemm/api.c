@@ -682,13 +682,15 @@ static wsgemm_status run_call(wsgemm_handle h, const char *fn, const wsgemm_prob
         s = ctx.plan_only ? WSGEMM_STATUS_SUCCESS : wsgemm_generic_scale_c(p, &ctx);
     } else {
         path = forced != WSGEMM_PATH_AUTO ? forced : auto_path(dev, &ctx);
-        /* only the sm90 launcher takes a workspace; the others need none, so a size query stops here */
-        s = ctx.plan_only && path != WSGEMM_PATH_SM90 ? WSGEMM_STATUS_SUCCESS : run_path(path, p, &ctx);
+        s = run_path(path, p, &ctx); /* a plan_only call stops after sizing the workspace */
         if ((s == WSGEMM_STATUS_NOT_SUPPORTED || s == WSGEMM_STATUS_ALLOC_FAILED) && forced == WSGEMM_PATH_AUTO &&
             path != WSGEMM_PATH_GENERIC) {
-            path = WSGEMM_PATH_GENERIC; /* the fast path declined before touching C; generic needs no workspace */
-            lease.bytes = 0;
-            s = ctx.plan_only ? WSGEMM_STATUS_SUCCESS : wsgemm_generic_gemm(p, &ctx);
+            /* the fast path declined before touching C; the generic kernel runs without a workspace when
+             * none can be had */
+            path = WSGEMM_PATH_GENERIC;
+            if (!ctx.plan_only) wsgemm_workspace_release(&lease, stream);
+            lease = wsgemm_workspace_lease(&h->workspace, dev->ordinal);
+            s = wsgemm_generic_gemm(p, &ctx);
         }
     }
     if (!ctx.plan_only) wsgemm_workspace_release(&lease, stream);

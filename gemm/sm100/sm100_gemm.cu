@@ -124,6 +124,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/device.h"
 #include "common/scheduler.cuh"
 #include "common/tma.cuh"
 #include "common/tma.h"
@@ -634,8 +635,7 @@ template <int kCtaGroup, typename TOut>
 cudaError_t launch_kernel(const KernelParams &p, int ctas, cudaStream_t stream)
 {
     const int smem = smem_bytes<kCtaGroup>();
-    cudaError_t err = cudaFuncSetAttribute(sm100_gemm_kernel<kCtaGroup, TOut>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    cudaError_t err = wsgemm_kernel_set_max_dynamic_smem((const void *)sm100_gemm_kernel<kCtaGroup, TOut>, smem);
     if (err != cudaSuccess) return err;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)ctas, 1, 1);
@@ -732,6 +732,7 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, int cta
     st = make_operand_map(&k.tmap_b, p->B, p->Btype, k.b_mn_major, p->n, p->k, p->ldb, p->strideB, b_batches, b_rows,
                           ctx, "B");
     if (st != WSGEMM_STATUS_SUCCESS) return st;
+    if (ctx->plan_only) return WSGEMM_STATUS_SUCCESS; /* no workspace */
 
     const umma_dtype ab = p->Atype == WSGEMM_R_16BF ? UMMA_BF16 : UMMA_F16;
     k.idesc = umma_idesc_f16_encode(UMMA_ACC_F32, ab, ab, k.a_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR,
