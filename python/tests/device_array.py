@@ -11,6 +11,7 @@ from wsgemm import _binding
 _TYPESTR = {"bfloat16": "<V2", "float16": "<f2", "float32": "<f4"}
 _HOST = {"bfloat16": np.uint16, "float16": np.float16, "float32": np.float32}
 _ITEMSIZE = {"bfloat16": 2, "float16": 2, "float32": 4}
+HOST_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)  # cudaHostFn_t
 
 
 def cudart():
@@ -19,7 +20,8 @@ def cudart():
     rt.cudaFree.argtypes = [ctypes.c_void_p]
     rt.cudaMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     rt.cudaMemset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
-    rt.cudaStreamCreate.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+    rt.cudaStreamCreateWithFlags.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint]
+    rt.cudaLaunchHostFunc.argtypes = [ctypes.c_void_p, HOST_FN, ctypes.c_void_p]
     rt.cudaStreamDestroy.argtypes = [ctypes.c_void_p]
     rt.cudaGetDeviceCount.argtypes = [ctypes.POINTER(ctypes.c_int)]
     rt.cudaDeviceSynchronize.argtypes = []

@@ -3,12 +3,13 @@ arrays (cudaMalloc through ctypes, __cuda_array_interface__ v3), results compare
 reference. Outputs are NaN-poisoned before a beta = 0 call; NaN never passes. Skipped without a GPU."""
 import ctypes
 import itertools
+import threading
 import unittest
 
 import numpy as np
 
 import wsgemm
-from device_array import DeviceArray, as_float64, check, cudart, gpu_count, host_values
+from device_array import HOST_FN, DeviceArray, as_float64, check, cudart, gpu_count, host_values
 
 HAVE_GPU = gpu_count() > 0
 ROUNDING = {"bfloat16": 2.0**-8, "float16": 2.0**-11, "float32": 0.0}  # one ulp of the output, relative
@@ -55,8 +56,7 @@ class DeviceArrayTest(unittest.TestCase):
             out, vc = operand(dt_out, pre + (M, N), orders[2], self.rng)
         returned = wsgemm.matmul(a, b, out, alpha=alpha, beta=beta, path=path, stream=stream)
         self.assertIs(returned, out)
-        if stream is not None:
-            check(cudart().cudaStreamSynchronize(stream), "cudaStreamSynchronize")
+        check(cudart().cudaDeviceSynchronize(), "cudaDeviceSynchronize")
         got = as_float64(dt_out, out.to_host())
         want = alpha * (va @ vb) + beta * vc
         mag = abs(alpha) * (np.abs(va) @ np.abs(vb))
@@ -108,11 +108,34 @@ class DeviceArrayTest(unittest.TestCase):
         self.assertEqual(self.run_case("bfloat16", "bfloat16", ("C", "F", "C"), path="generic"), "generic")
 
     def test_caller_stream(self):
+        """The GEMM waits behind a host function that holds the caller's (non-blocking) stream: while it
+        holds, out is still NaN; once released, out is right. On any other stream it would already be
+        written."""
         rt = cudart()
         s = ctypes.c_void_p()
-        check(rt.cudaStreamCreate(ctypes.byref(s)), "cudaStreamCreate")
+        check(rt.cudaStreamCreateWithFlags(ctypes.byref(s), 1), "cudaStreamCreateWithFlags(NonBlocking)")
         try:
-            self.run_case("bfloat16", "float32", ("C", "C", "C"), stream=s.value)
+            a, va = operand("bfloat16", (64, 96), "C", self.rng)
+            b, vb = operand("bfloat16", (96, 48), "F", self.rng)
+            out = empty("float32", (64, 48), "C")
+            wsgemm.matmul(a, b, out, stream=s.value)  # first call on this stream: any set-up happens here
+            out.fill_bytes(0xFF)
+            check(rt.cudaDeviceSynchronize(), "cudaDeviceSynchronize")
+            gate = threading.Event()
+
+            def wait_for_gate(_user_data):
+                gate.wait(30)
+            hold = HOST_FN(wait_for_gate)  # referenced until the stream has run it
+            check(rt.cudaLaunchHostFunc(s, hold, None), "cudaLaunchHostFunc")
+            try:
+                wsgemm.matmul(a, b, out, stream=s.value)
+                early = out.to_host()  # a copy on the legacy stream, which does not wait for s
+            finally:
+                gate.set()
+            check(rt.cudaStreamSynchronize(s), "cudaStreamSynchronize")
+            self.assertTrue(np.isnan(early).all(), "out was written before the caller's stream reached the GEMM")
+            expect_close(self, out.to_host().astype(np.float64), va @ vb, np.abs(va) @ np.abs(vb), 96, "float32",
+                         "on the caller's stream")
 
             class StreamObject:
                 cuda_stream = s.value
