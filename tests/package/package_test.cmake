@@ -1,8 +1,8 @@
 # package_test.cmake - what a project that uses wsgemm goes through, one ctest entry per way in.
 #
 #   cmake -DMODE=<mode> -DBUILD=<wsgemm build dir> -DSOURCE=<wsgemm source dir> -DWORK=<dir>
-#         -DGENERATOR=<generator> -DCUDA_COMPILER=<nvcc> -DARCHS=<archs> [-DCC=... -DCXX=... -DPKG_CONFIG=...]
-#         -P package_test.cmake
+#         -DGENERATOR=<generator> -DCUDA_COMPILER=<nvcc> -DARCHS=<archs> -DLIBDIR=<CMAKE_INSTALL_LIBDIR>
+#         [-DCC=... -DCXX=... -DPKG_CONFIG=...] -P package_test.cmake
 #   install        cmake --install BUILD into WORK/prefix (the fixture of the others); checks the layout
 #   find_package_shared / find_package_static
 #                  tests/package/consumer configured against the prefix (find_package(wsgemm CONFIG),
@@ -18,6 +18,9 @@
 # environment (the GPU machine) that is a failure. Any failed step fails the test with its output.
 cmake_minimum_required(VERSION 3.25)
 set(prefix ${WORK}/prefix)
+if(NOT LIBDIR)
+  set(LIBDIR lib)
+endif()
 
 function(step what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
@@ -51,9 +54,10 @@ if(MODE STREQUAL "install")
   file(REMOVE_RECURSE ${prefix})
   step("cmake --install ${BUILD} --prefix ${prefix}" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
   foreach(f include/wsgemm.h include/wsgemm/sync/pipeline.cuh include/wsgemm/sync/dealloc_barrier.cuh
-            include/wsgemm/tmem/tmem.cuh lib/libwsgemm.a lib/libwsgemm.so lib/cmake/wsgemm/wsgemmConfig.cmake
-            lib/cmake/wsgemm/wsgemmConfigVersion.cmake lib/cmake/wsgemm/wsgemmTargets.cmake
-            lib/pkgconfig/wsgemm.pc lib/pkgconfig/wsgemm-static.pc)
+            include/wsgemm/tmem/tmem.cuh ${LIBDIR}/libwsgemm.a ${LIBDIR}/libwsgemm.so
+            ${LIBDIR}/cmake/wsgemm/wsgemmConfig.cmake ${LIBDIR}/cmake/wsgemm/wsgemmConfigVersion.cmake
+            ${LIBDIR}/cmake/wsgemm/wsgemmTargets.cmake ${LIBDIR}/pkgconfig/wsgemm.pc
+            ${LIBDIR}/pkgconfig/wsgemm-static.pc)
     if(NOT EXISTS ${prefix}/${f})
       message(FATAL_ERROR "FAIL: the install lacks ${f}")
     endif()
@@ -78,7 +82,7 @@ elseif(MODE MATCHES "^pkg_config_(shared|static)$")
   else()
     set(pc wsgemm-static)
   endif()
-  set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)
+  set(ENV{PKG_CONFIG_PATH} ${prefix}/${LIBDIR}/pkgconfig)
   execute_process(COMMAND ${PKG_CONFIG} --cflags --libs ${pc} RESULT_VARIABLE rc OUTPUT_VARIABLE flags
                   ERROR_VARIABLE err OUTPUT_STRIP_TRAILING_WHITESPACE)
   execute_process(COMMAND ${PKG_CONFIG} --variable=libdir ${pc} OUTPUT_VARIABLE libdir OUTPUT_STRIP_TRAILING_WHITESPACE)
