@@ -41,12 +41,13 @@ echo "   built in $((SECONDS - start)) s"
 
 echo "== ctest -L package (WSGEMM_REQUIRE_GPU=$WSGEMM_REQUIRE_GPU; log: $logs/ctest.log)"
 t0=$SECONDS
-(cd "$build" && ctest -L package -j 4 --output-on-failure --timeout 600) > "$logs/ctest.log" 2>&1
+(cd "$build" && ctest -L package -j 4 -V --timeout 600) > "$logs/ctest.log" 2>&1
 rc=$?
 echo "   ran in $((SECONDS - t0)) s"
 
-# the consumers' and the example's own result lines, then one row per ctest entry
-grep -hE "^-- ran|consumer\.c(pp)?: |ring_rowsum: |^Ran [0-9]+ tests|^(OK|FAILED)" "$logs/ctest.log" | sed 's/^/   /' | head -40
+# the consumers', the example's and the Python suites' own result lines, then one row per ctest entry
+grep -E "^[0-9]+: (.*(consumer\.cp?p?: (PASS|FAIL)|ring_rowsum: (PASS|FAIL)|SKIPPED)|Ran [0-9]+ tests|OK|FAILED)" \
+    "$logs/ctest.log" | sed 's/^/   /' | head -60
 echo
 printf '%-32s %s\n' "check" "result"
 awk '/Test +#[0-9]+: / {
