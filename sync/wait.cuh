@@ -23,8 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sync/cluster.cuh"
-#include "sync/mbarrier.cuh"
+#include "cluster.cuh"
+#include "mbarrier.cuh"
 
 #ifndef WSGEMM_WATCHDOG
 #define WSGEMM_WATCHDOG 0

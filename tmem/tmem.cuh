@@ -99,7 +99,7 @@
 
 #include <cuda_runtime.h>
 
-#include "tmem/desc.h"
+#include "desc.h"
 
 #if defined(WSGEMM_TMEM_HARDWARE) && defined(WSGEMM_TMEM_EMULATION)
 #error "define only one of WSGEMM_TMEM_HARDWARE and WSGEMM_TMEM_EMULATION"
@@ -108,15 +108,15 @@
 #error "tmem/tmem.cuh: define WSGEMM_TMEM_HARDWARE=1 (sm_100a) or WSGEMM_TMEM_EMULATION=1 (sm_90a)"
 #endif
 
-#include "sync/elect.cuh"
-#include "sync/mbarrier.cuh"
-#include "sync/cluster.cuh"
-#include "sync/named_barrier.cuh"
+#include "../sync/elect.cuh"
+#include "../sync/mbarrier.cuh"
+#include "../sync/cluster.cuh"
+#include "../sync/named_barrier.cuh"
 
 #if defined(WSGEMM_TMEM_HARDWARE)
-#include "tmem/tmem_hw.cuh"
+#include "tmem_hw.cuh"
 #else
-#include "tmem/tmem_emu.cuh"
+#include "tmem_emu.cuh"
 #endif
 
 /* ================================================================ allocation */

@@ -35,9 +35,9 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include "sync/cluster.cuh"
-#include "sync/mbarrier.cuh"
-#include "tmem/desc.h"
+#include "../sync/cluster.cuh"
+#include "../sync/mbarrier.cuh"
+#include "desc.h"
 
 /* ================================================================ state shared by host and device */
 
