@@ -426,11 +426,11 @@ cudaError_t launch_scale(const wsgemm_problem *p, cudaStream_t stream)
                             dim3(256), args, 0, stream);
 }
 
-/* The longest K one accumulator takes: the tensor cores add into fp32 with truncation, so one chain's error
- * grows with its length (at k = 2^31 in one chain the result was off by a fifth of its typical size, H200).
- * Longer K is split into chains of at most this many and the fp32 partials are summed in split order by
- * the reduction kernel, when a workspace can be had; without one, one chain. The sm90 path has the same
- * bound (4096 blocks of 64). */
+/* The longest K one accumulator takes: the tensor cores do not add into fp32 with round-to-nearest, and one
+ * chain's error grows with its length (at k = 2^31 - 1 in one chain the result was off by a fifth of its
+ * typical size sqrt(k / 9) on the H200; in chains of this length, by 0.007 %). Longer K is split into
+ * chains of at most this many and the fp32 partials are summed in split order by the reduction kernel, when
+ * a workspace can be had; without one, one chain. The sm90 path has the same bound (4096 blocks of 64). */
 constexpr int kMaxChainK = 262144;
 static_assert(kMaxChainK % kBlockK == 0, "splits start on K-step boundaries");
 

@@ -377,10 +377,11 @@ static double estimate_cost(long long units, int max_clusters, int cluster, int 
 }
 
 /* The longest run of K blocks one accumulator takes before its sum goes to a split-K partial. The tensor
- * cores add into the fp32 accumulator with truncation, not round-to-nearest, so the error of one chain grows
- * with its length times the size of its sum: at k = 2^31 in 16 splits the result was off by about 20 % of
- * its typical size on the H200, where 4096 blocks (k = 262144) keep it below 0.2 %. Longer K is split so
- * that no chain is longer, and the partials are added in fp32 by the reduction kernel in a fixed order. */
+ * cores do not add into the fp32 accumulator with round-to-nearest, and the error of one chain grew with
+ * its length on the H200: at k = 2^31 - 16 (m = n = 2) in 16 chains the results were off by up to 20 % of
+ * their typical size sqrt(k / 9); with chains of at most 4096 blocks (k = 262144), by 0.04 %. Longer K is
+ * split so that no chain is longer, and the partials are added in fp32 by the reduction kernel in a fixed
+ * order (docs/performance.md, "Long K"). */
 static const int kMaxChainBlocks = 4096;
 
 /* ---------------------------------------------------------------- the entry points */
