@@ -95,7 +95,19 @@ typedef struct hb_vc {
     uint32_t c[HB_COMPONENTS];
 } hb_vc;
 
-typedef enum hb_kind { HB_NONE = 0, HB_ALLOC, HB_DEALLOC, HB_MMA, HB_LD, HB_KIND_COUNT } hb_kind;
+/* Accesses of TMEM, and the two events of an mbarrier's life that must be ordered: its init and a use
+ * (arrive, wait, commit). For the barrier kinds a site's col0 is the barrier's shared-memory offset / 8 and
+ * tmem_cta the CTA it lives in. */
+typedef enum hb_kind {
+    HB_NONE = 0,
+    HB_ALLOC,
+    HB_DEALLOC,
+    HB_MMA,
+    HB_LD,
+    HB_MBAR_INIT,
+    HB_MBAR_USE,
+    HB_KIND_COUNT
+} hb_kind;
 
 /* One access, for the report: who, what, where, and what its warp last waited for. */
 typedef struct hb_site { /* 20 bytes, 4-byte aligned: copied as words */
@@ -133,6 +145,7 @@ typedef struct hb_agent {
 typedef struct hb_sync {
     uint32_t count;                    /* arrivals per phase */
     uint32_t arrivals;                 /* arrivals since init */
+    hb_site init;                      /* mbarriers: the mbarrier.init every use must be ordered after */
     uint32_t tag[HB_PHASE_SLOTS];      /* phase + 1 whose clock the slot holds (0: none) */
     hb_vc clock[HB_PHASE_SLOTS];       /* join of the clocks the phase's arrivals released */
 } hb_sync;
@@ -206,6 +219,8 @@ static inline WSGEMM_HD const char *hb_kind_name(unsigned kind)
     case HB_DEALLOC: return "tcgen05.dealloc";
     case HB_MMA: return "tcgen05.mma";
     case HB_LD: return "tcgen05.ld";
+    case HB_MBAR_INIT: return "mbarrier.init";
+    case HB_MBAR_USE: return "mbarrier arrive/wait/commit";
     default: return "none";
     }
 }
@@ -351,11 +366,29 @@ static inline WSGEMM_HD void hb_sync_init(HB_SHARED hb_sync *s, uint32_t count)
 {
     s->count = count ? count : 1u;
     s->arrivals = 0;
+    hb_site_clear(&s->init);
     HB_LOOP
     for (int i = 0; i < HB_PHASE_SLOTS; i++) {
         s->tag[i] = 0;
         hb_vc_clear(&s->clock[i]);
     }
+}
+
+/* mbarrier.init by the agent of site `init` (PTX ISA "mbarrier.init": other threads may use the barrier
+ * only after the init is made visible to them, fence.mbarrier_init + a barrier). */
+static inline WSGEMM_HD void hb_sync_mark_init(HB_SHARED hb_sync *s, const hb_site *init)
+{
+    hb_site_copy(&s->init, init);
+}
+
+/* A use of the barrier (an arrival releasing *vc, a wait by an agent at *vc, a commit) must be ordered
+ * after its init. Returns 0, or 1 with the init's site in *earlier. */
+static inline WSGEMM_HD int hb_sync_check_init(const HB_SHARED hb_sync *s, const hb_vc *vc, hb_site *earlier)
+{
+    if (hb_site_ordered(&s->init, vc))
+        return 0;
+    hb_site_copy(earlier, &s->init);
+    return 1;
 }
 
 /* n arrivals, releasing *released (NULL: a relaxed arrival that only counts). Returns the phase they

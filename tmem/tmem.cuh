@@ -177,7 +177,7 @@ static __device__ __forceinline__ void tcgen05_fence_before_thread_sync(void)
 #if defined(WSGEMM_TMEM_HARDWARE)
     tcgen05_fence_before_thread_sync_hw();
 #else
-    tmem_emu_fence();
+    tmem_emu_fence_before_thread_sync();
 #endif
 }
 
@@ -187,7 +187,7 @@ static __device__ __forceinline__ void tcgen05_fence_after_thread_sync(void)
 #if defined(WSGEMM_TMEM_HARDWARE)
     tcgen05_fence_after_thread_sync_hw();
 #else
-    tmem_emu_fence();
+    tmem_emu_fence_after_thread_sync();
 #endif
 }
 

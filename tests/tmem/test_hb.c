@@ -19,6 +19,7 @@
  *   dealloc_before_last_ld        the dealloc barrier skipped
  *   mma_pipeline                  MMAs of one thread are ordered; two threads on one accumulator race
  *   phases                        phase numbering by arrival count, the pre-phase, slot reuse
+ *   barrier_init                  a barrier's use must be ordered after its mbarrier.init
  * Exit 0 = pass.
  */
 #include <stdint.h>
@@ -102,7 +103,8 @@ static void alloc_(world *w, int a, unsigned col, unsigned ncols)
 {
     hb_vc start;
     uint32_t t = hb_sync_access_issue(&w->ag[a], &start);
-    access(w, w->ag[a].cta, HB_OP_ALLOC, &start, hb_agent_site(&w->ag[a], HB_ALLOC, w->ag[a].self, t, w->ag[a].cta, 0, 128, col, ncols));
+    access(w, w->ag[a].cta, HB_OP_ALLOC, &start,
+           hb_agent_site(&w->ag[a], HB_ALLOC, w->ag[a].self, t, w->ag[a].cta, 0, 128, col, ncols));
 }
 
 /* pair: cta_group 2, the allocation of both CTAs is freed (collective) */
@@ -209,9 +211,9 @@ static void expect_race(const world *w, const char *what, unsigned earlier_kind,
     if (!w->raced)
         return;
     print_race(w);
-    EXPECT(w->earlier.kind == earlier_kind && w->later.kind == later_kind, "%s: sites are %s then %s, expected %s then %s",
-           what, hb_kind_name(w->earlier.kind), hb_kind_name(w->later.kind), hb_kind_name(earlier_kind),
-           hb_kind_name(later_kind));
+    EXPECT(w->earlier.kind == earlier_kind && w->later.kind == later_kind,
+           "%s: sites are %s then %s, expected %s then %s", what, hb_kind_name(w->earlier.kind),
+           hb_kind_name(w->later.kind), hb_kind_name(earlier_kind), hb_kind_name(later_kind));
 }
 
 /* ================================================================ the sm100 kernel, cta_group 1 */
@@ -650,6 +652,39 @@ static void case_phases(void)
     printf("  phases: numbering by arrival count, the pre-phase, parity -> latest completed phase, slot reuse\n");
 }
 
+/* mbarrier.init by one warp, a use by another: ordered only through a barrier between them (the kernel's
+ * cluster_sync (1) after the inits). */
+static void case_barrier_init(void)
+{
+    for (int synced = 1; synced >= 0; synced--) {
+        world *w = world_new();
+        agent(w, 0, 0, 0); /* thread 0's warp: inits */
+        agent(w, 1, 0, 1); /* the MMA warp: waits on it */
+        bar_init(w, 0, 1);
+        bar_init(w, 1, 2); /* the CTA barrier */
+        hb_site init =
+            hb_agent_site(&w->ag[0], HB_MBAR_INIT, w->ag[0].self, w->ag[0].vc.c[w->ag[0].self], 0, 0, 0, 8, 0);
+        hb_sync_mark_init(&w->bar[0], &init);
+        if (synced) {
+            arrive(w, 0, 1, 1);
+            arrive(w, 1, 1, 1);
+            barrier_sync(w, 1, 1, 1, 0);
+        }
+        hb_site earlier;
+        int bad = hb_sync_check_init(&w->bar[0], &w->ag[1].vc, &earlier);
+        if (synced) {
+            EXPECT(!bad, "a wait ordered after the init through a CTA barrier was reported");
+            printf("  init -> CTA barrier -> wait: ordered\n");
+        } else {
+            EXPECT(bad && earlier.kind == HB_MBAR_INIT && earlier.warp == 0,
+                   "a wait with no barrier after the init was "
+                   "not reported");
+            printf("  init, then a wait by another warp with no barrier between: %s\n", bad ? "reported" : "missed");
+        }
+        free(w);
+    }
+}
+
 /* ================================================================ main */
 
 int main(int argc, char **argv)
@@ -674,6 +709,7 @@ int main(int argc, char **argv)
         {"address_handoff", case_address_handoff},
         {"mma_pipeline", case_mma_pipeline},
         {"phases", case_phases},
+        {"barrier_init", case_barrier_init},
     };
     int ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
