@@ -33,9 +33,15 @@
  *   - tcgen05.mma: an event of the warp's tensor pipe; ordered after async_view and after the pipe's earlier
  *     MMAs (mma -> mma is a pipelined pair). tcgen05.commit makes an mbarrier arrival that releases vc plus
  *     every MMA the warp issued so far (the mbarrier-based completion mechanism; commit implies
- *     fence::before_thread_sync). Multicast commits arrive on each CTA of the mask.
+ *     fence::before_thread_sync). Multicast commits arrive on each CTA of the mask. A commit's arrival is
+ *     made by the tensor core, later: a CTA must not exit before a wait observed every phase a commit
+ *     arrived on (the producer tail), checked when the kernel reports its exit.
  *   - tcgen05.ld: an event of the warp's load pipe, ordered after async_view; tcgen05.wait::ld completes
  *     every earlier load (ld -> wait::ld is a pipelined pair).
+ *   - Shared-memory operands: a TMA copy is an event of the issuing warp's copy pipe that joins the mbarrier
+ *     phase its complete_tx completes; a tcgen05.mma must be ordered after the last copy into the 1024-byte
+ *     block its A and B descriptors start in (so the MMA warp needs fence::after_thread_sync after its
+ *     full[s] wait, as for TMEM). Only copy -> MMA is checked, at that granularity.
  *   - alloc and dealloc are synchronous: events of the warp itself (dealloc ordered after vc | async_view).
  *   - Synchronisation objects (mbarriers, named barriers, the cluster barrier) keep, per phase, the join of
  *     the clocks their arrivals released; a wait that observed a phase acquires it. Phases are numbered by
@@ -106,6 +112,7 @@ typedef enum hb_kind {
     HB_LD,
     HB_MBAR_INIT,
     HB_MBAR_USE,
+    HB_TMA, /* a TMA copy into shared memory (col0: the 1024-byte block of its destination) */
     HB_KIND_COUNT
 } hb_kind;
 
@@ -135,17 +142,19 @@ typedef struct hb_agent {
     hb_vc vc;
     hb_vc async_view;
     hb_vc done;
-    uint32_t ld_clock, mma_clock; /* events so far of the load pipe and of the tensor pipe */
-    uint8_t self, ld_pipe, mma_pipe; /* components (HB_NO_COMPONENT until used) */
+    uint32_t ld_clock, mma_clock, tma_clock; /* events so far of the load pipe, tensor pipe, TMA copies */
+    uint8_t self, ld_pipe, mma_pipe, tma_pipe; /* components (HB_NO_COMPONENT until used) */
     uint8_t cta, warp;
-    uint8_t wait_name, wait_parity, pad;
-    uint16_t wait_index, pad2;
+    uint8_t wait_name, wait_parity;
+    uint16_t wait_index, pad;
 } hb_agent;
 
 typedef struct hb_sync {
     uint32_t count;                    /* arrivals per phase */
     uint32_t arrivals;                 /* arrivals since init */
     hb_site init;                      /* mbarriers: the mbarrier.init every use must be ordered after */
+    int32_t last_async_phase;          /* the latest phase a tcgen05.commit arrived on (-1: none) */
+    int32_t max_observed_phase;        /* the latest phase a wait observed complete (-1: none) */
     uint32_t tag[HB_PHASE_SLOTS];      /* phase + 1 whose clock the slot holds (0: none) */
     hb_vc clock[HB_PHASE_SLOTS];       /* join of the clocks the phase's arrivals released */
 } hb_sync;
@@ -221,6 +230,7 @@ static inline WSGEMM_HD const char *hb_kind_name(unsigned kind)
     case HB_LD: return "tcgen05.ld";
     case HB_MBAR_INIT: return "mbarrier.init";
     case HB_MBAR_USE: return "mbarrier arrive/wait/commit";
+    case HB_TMA: return "cp.async.bulk.tensor (TMA) copy into shared memory";
     default: return "none";
     }
 }
@@ -233,9 +243,9 @@ static inline WSGEMM_HD void hb_agent_init(HB_SHARED hb_agent *a, unsigned self,
     hb_vc_clear(&a->vc);
     hb_vc_clear(&a->async_view);
     hb_vc_clear(&a->done);
-    a->ld_clock = a->mma_clock = 0;
+    a->ld_clock = a->mma_clock = a->tma_clock = 0;
     a->self = (uint8_t)self;
-    a->ld_pipe = a->mma_pipe = HB_NO_COMPONENT;
+    a->ld_pipe = a->mma_pipe = a->tma_pipe = HB_NO_COMPONENT;
     a->cta = (uint8_t)cta;
     a->warp = (uint8_t)warp;
     a->wait_name = 0;
@@ -351,6 +361,16 @@ static inline WSGEMM_HD void hb_commit(HB_SHARED hb_agent *a, hb_vc *released)
     hb_vc_raise(released, a->mma_pipe, a->mma_clock);
 }
 
+/* A TMA copy (cp.async.bulk.tensor) issued: an event of the agent's copy pipe (which must be assigned). Its
+ * writes complete the mbarrier phase its complete_tx counts on: hb_sync_join_latest_phase puts the event
+ * into that phase's clock, so a waiter that observed the phase (and, for a tcgen05.mma reading the data,
+ * fenced with fence::after_thread_sync) is ordered after the copy. */
+static inline WSGEMM_HD uint32_t hb_tma_issue(HB_SHARED hb_agent *a)
+{
+    a->tma_clock += 1u;
+    return a->tma_clock;
+}
+
 /* alloc / dealloc: synchronous events of the agent itself. Start clock and epoch (on a->self). */
 static inline WSGEMM_HD uint32_t hb_sync_access_issue(HB_SHARED hb_agent *a, hb_vc *start)
 {
@@ -366,12 +386,27 @@ static inline WSGEMM_HD void hb_sync_init(HB_SHARED hb_sync *s, uint32_t count)
 {
     s->count = count ? count : 1u;
     s->arrivals = 0;
+    s->last_async_phase = -1;
+    s->max_observed_phase = -1;
     hb_site_clear(&s->init);
     HB_LOOP
     for (int i = 0; i < HB_PHASE_SLOTS; i++) {
         s->tag[i] = 0;
         hb_vc_clear(&s->clock[i]);
     }
+}
+
+/* Event comp @ clock belongs to the phase the latest arrival opened (a TMA copy's complete_tx: the producer
+ * arrived with expect_tx just before issuing it, and the phase cannot complete before the bytes land). */
+static inline WSGEMM_HD void hb_sync_join_latest_phase(HB_SHARED hb_sync *s, unsigned comp, uint32_t clock)
+{
+    uint32_t phase = s->arrivals ? (s->arrivals - 1u) / s->count : 0u;
+    uint32_t slot = phase % HB_PHASE_SLOTS;
+    if (s->tag[slot] != phase + 1u) {
+        s->tag[slot] = phase + 1u;
+        hb_vc_clear(&s->clock[slot]);
+    }
+    hb_vc_raise(&s->clock[slot], comp, clock);
 }
 
 /* mbarrier.init by the agent of site `init` (PTX ISA "mbarrier.init": other threads may use the barrier
@@ -407,6 +442,21 @@ static inline WSGEMM_HD uint32_t hb_sync_arrive(HB_SHARED hb_sync *s, uint32_t n
     return phase;
 }
 
+/* A tcgen05.commit arrived on `phase`: it is asynchronous (the tensor core arrives when the MMAs are
+ * done), so the CTA must not exit before some thread observed that phase complete. */
+static inline WSGEMM_HD void hb_sync_note_async_arrival(HB_SHARED hb_sync *s, uint32_t phase)
+{
+    if ((int32_t)phase > s->last_async_phase)
+        s->last_async_phase = (int32_t)phase;
+}
+
+/* At the CTA's exit: 1 when a commit arrived on a phase no wait observed (it could land after the exit:
+ * the producer tail's job), 0 otherwise. */
+static inline WSGEMM_HD int hb_sync_unobserved_async(const HB_SHARED hb_sync *s)
+{
+    return s->last_async_phase > s->max_observed_phase;
+}
+
 /* The clock of phase `phase` into *acquired. Returns 0, or -1 when that phase's clock is no longer (or
  * not yet) kept. */
 static inline WSGEMM_HD int hb_sync_acquire_phase(const HB_SHARED hb_sync *s, uint32_t phase, hb_vc *acquired)
@@ -421,7 +471,7 @@ static inline WSGEMM_HD int hb_sync_acquire_phase(const HB_SHARED hb_sync *s, ui
 /* try_wait.parity(parity) succeeded: acquire the latest completed phase with that parity. Before the
  * first phase completes, parity 1 names the completed pre-phase (buffers start empty), which released
  * nothing. Returns the phase acquired, or -1 for the pre-phase. */
-static inline WSGEMM_HD int32_t hb_sync_acquire_parity(const HB_SHARED hb_sync *s, uint32_t parity, hb_vc *acquired)
+static inline WSGEMM_HD int32_t hb_sync_acquire_parity(HB_SHARED hb_sync *s, uint32_t parity, hb_vc *acquired)
 {
     int32_t current = (int32_t)(s->arrivals / s->count); /* the first phase not yet complete */
     int32_t phase = current - 1;
@@ -430,6 +480,8 @@ static inline WSGEMM_HD int32_t hb_sync_acquire_parity(const HB_SHARED hb_sync *
     if (phase < 0)
         return -1;
     hb_sync_acquire_phase(s, (uint32_t)phase, acquired);
+    if (phase > s->max_observed_phase)
+        s->max_observed_phase = phase;
     return phase;
 }
 

@@ -15,9 +15,14 @@
  *   tcgen05.alloc / dealloc             tmem_hb_alloc / tmem_hb_dealloc  (tmem/tmem_emu.cuh)
  *   tcgen05.mma, tcgen05.commit[.mc]    tmem_hb_mma / tmem_hb_commit
  *   tcgen05.ld, tcgen05.wait::ld        tmem_hb_ld / tmem_hb_wait_ld
+ *   cp.async.bulk.tensor (TMA load)     tmem_hb_tma_load           (gemm/common/tma.cuh: its writes join the
+ *                                                                  phase of its barrier; MMAs read after them)
+ *   the CTA's exit                      tmem_hb_cta_exit           (tmem_cta_exit, every thread, last in the
+ *                                                                  kernel: every commit arrival was waited for)
  * Not tracked: __syncthreads() and __syncwarp() (compiler builtins with no wrapper: use cta_barrier_sync()
  * from sync/named_barrier.cuh where a CTA barrier orders TMEM accesses), mbarrier_arrive_cluster with a raw
- * shared::cluster address (use mbarrier_arrive_remote), TMA complete_tx (see tmem/hb.h).
+ * shared::cluster address (use mbarrier_arrive_remote), shared memory other than a TMA copy's destination
+ * block read by an MMA.
  *
  * State: per cluster (linear cluster id < TMEM_HB_MAX_CLUSTERS, at most 2 CTAs and 32 warps) the agents
  * (one per warp), the mbarriers by shared-memory offset, the named barriers, the cluster barrier and the TMEM
@@ -46,6 +51,7 @@ enum {
     TMEM_HB_NAMED = 16,      /* named barrier ids */
     TMEM_HB_NAMES = 64,      /* distinct barrier names in race reports */
     TMEM_HB_PENDING = 4,     /* tcgen05.ld per thread whose registers stay poisoned until wait::ld */
+    TMEM_HB_SMEM_BLOCKS = 232, /* 1024-byte blocks of shared memory (227 KB + 5 KB reserved) */
     TMEM_HB_REG_CTAS = 512,  /* threads whose registers are held: block linear id and thread index below these */
     TMEM_HB_REG_THREADS = 512
 };
@@ -65,10 +71,14 @@ typedef struct tmem_hb_barrier {
 } tmem_hb_barrier;
 
 typedef struct tmem_hb_cta {
+    uint32_t exited_threads; /* threads past tmem_cta_exit */
+    uint32_t pad[3];
     tmem_hb_barrier mbar[TMEM_HB_MBARRIERS];
     tmem_hb_barrier named[TMEM_HB_NAMED];
     int cell_lock[HB_QUARTERS];
     hb_cell cells[HB_CELLS];
+    int smem_lock;
+    hb_site smem_write[TMEM_HB_SMEM_BLOCKS]; /* the last TMA copy into each 1024-byte block */
 } tmem_hb_cta;
 
 typedef struct tmem_hb_cluster {
@@ -186,7 +196,8 @@ static __device__ __forceinline__ uint32_t tmem_hb_new_component(tmem_hb_cluster
     return HB_NO_COMPONENT;
 }
 
-/* The calling warp's agent, locked (NULL if untracked). `pipe`: 1 load pipe, 2 tensor pipe needed. */
+/* The calling warp's agent, locked (NULL if untracked). `pipe`: 1 load pipe, 2 tensor pipe, 3 copy pipe
+ * needed. */
 static __device__ __noinline__ tmem_hb_agent_slot *tmem_hb_agent_lock(tmem_hb_cluster *cl, int pipe)
 {
     tmem_hb_agent_slot *slot = &cl->agents[tmem_hb_agent_index()];
@@ -201,6 +212,8 @@ static __device__ __noinline__ tmem_hb_agent_slot *tmem_hb_agent_lock(tmem_hb_cl
         a->ld_pipe = (uint8_t)tmem_hb_new_component(cl);
     if (pipe == 2 && a->mma_pipe == HB_NO_COMPONENT)
         a->mma_pipe = (uint8_t)tmem_hb_new_component(cl);
+    if (pipe == 3 && a->tma_pipe == HB_NO_COMPONENT)
+        a->tma_pipe = (uint8_t)tmem_hb_new_component(cl);
     if (*(volatile uint32_t *)&cl->untracked) {
         tmem_hb_unlock(&slot->lock);
         return 0;
@@ -270,11 +283,12 @@ static __device__ __noinline__ void tmem_hb_report_race(const hb_site *earlier, 
     tmem_emu_write_record(e, TMEM_EMU_ERR_RACE, cell_lane, cell_col, tmem_rank);
     /* the whole report (both sites, barrier names) is the host's: tmem_host_last_error */
     printf("TMEM-EMU ERROR RACE: %s by CTA rank %u warp %u (columns %u..%u) and %s by CTA rank %u warp %u (columns "
-           "%u..%u) not ordered by happens-before, on TMEM lanes %u.. columns %u.. of CTA rank %u; block (%u,%u,%u)\n",
+           "%u..%u) not ordered by happens-before, at TMEM lanes %d.. (-1: shared memory) column/offset %u.. of CTA "
+           "rank %u; block (%u,%u,%u)\n",
            hb_kind_name(earlier->kind), (unsigned)earlier->cta, (unsigned)earlier->warp, (unsigned)earlier->col0,
            (unsigned)earlier->col0 + earlier->ncols - 1u, hb_kind_name(later->kind), (unsigned)later->cta,
-           (unsigned)later->warp, (unsigned)later->col0, (unsigned)later->col0 + later->ncols - 1u, cell_lane, cell_col,
-           tmem_rank, blockIdx.x, blockIdx.y, blockIdx.z);
+           (unsigned)later->warp, (unsigned)later->col0, (unsigned)later->col0 + later->ncols - 1u, (int)cell_lane,
+           cell_col, tmem_rank, blockIdx.x, blockIdx.y, blockIdx.z);
     __trap();
 }
 
@@ -713,8 +727,31 @@ static __device__ __noinline__ void tmem_hb_wait_ld(void)
     tmem_hb_unlock(&slot->lock);
 }
 
-/* tcgen05.mma writing D at columns [col, col + n) of all 128 lanes, in both CTAs for cta_group 2. */
-static __device__ __noinline__ void tmem_hb_mma(uint32_t col, uint32_t n, uint32_t cg)
+/* The MMA's operand reads: after the last TMA copy into the block each descriptor starts in, in this CTA
+ * and (cta_group 2, the peer's operands at the same offsets) in the peer. */
+static __device__ __noinline__ void tmem_hb_mma_operands(tmem_hb_cluster *cl, uint32_t cg, uint32_t a_saddr,
+                                                         uint32_t b_saddr, const hb_vc *start, const hb_site *me)
+{
+    uint32_t rank = tmem_hb_rank();
+    HB_LOOP
+    for (uint32_t i = 0; i < 2u * cg; i++) {
+        uint32_t r = i < 2u ? rank : rank ^ 1u, block = (i % 2u ? b_saddr : a_saddr) >> 10;
+        if (r >= TMEM_HB_MAX_RANKS || block >= TMEM_HB_SMEM_BLOCKS)
+            continue;
+        tmem_hb_cta *c = &cl->cta[r];
+        hb_site w;
+        tmem_hb_lock(&c->smem_lock);
+        hb_site_copy(&w, &c->smem_write[block]);
+        tmem_hb_unlock(&c->smem_lock);
+        if (!hb_site_ordered(&w, start))
+            tmem_hb_report_race(&w, me, r, ~0u, block * 1024u);
+    }
+}
+
+/* tcgen05.mma writing D at columns [col, col + n) of all 128 lanes, in both CTAs for cta_group 2, reading A
+ * and B from shared memory at a_saddr, b_saddr. */
+static __device__ __noinline__ void tmem_hb_mma(uint32_t col, uint32_t n, uint32_t cg, uint32_t a_saddr,
+                                                uint32_t b_saddr)
 {
     if (!c_tmem_hb.enabled)
         return;
@@ -727,6 +764,7 @@ static __device__ __noinline__ void tmem_hb_mma(uint32_t col, uint32_t n, uint32
     uint32_t rank = tmem_hb_rank();
     hb_site me = hb_agent_site(&slot->a, HB_MMA, slot->a.mma_pipe, t, rank, 0u, 128u, col, n);
     tmem_hb_unlock(&slot->lock);
+    tmem_hb_mma_operands(cl, cg, a_saddr, b_saddr, &start, &me);
     tmem_hb_cells_access(cl, rank, HB_OP_WRITE, &start, &me);
     if (cg == 2u)
         tmem_hb_cells_access(cl, rank ^ 1u, HB_OP_WRITE, &start, &me);
@@ -755,7 +793,79 @@ static __device__ __noinline__ void tmem_hb_commit(const uint64_t *bar_smem, uin
         use.tmem_cta = (uint8_t)r;
         tmem_hb_check_init(b, &use, &released);
         tmem_hb_lock(&b->lock);
-        hb_sync_arrive(&b->s, 1u, &released);
+        hb_sync_note_async_arrival(&b->s, hb_sync_arrive(&b->s, 1u, &released));
+        tmem_hb_unlock(&b->lock);
+    }
+}
+
+/* The CTA's last thread past tmem_cta_exit: every phase a tcgen05.commit arrived on must have been observed
+ * by a wait of this CTA, or the (asynchronous) arrival could land after the CTA exited. */
+static __device__ __noinline__ void tmem_hb_cta_exit_group(uint32_t n)
+{
+    tmem_hb_cluster *cl = tmem_hb_my_cluster();
+    if (!cl)
+        return;
+    tmem_hb_cta *c = &cl->cta[tmem_hb_rank()];
+    __threadfence();
+    if (atomicAdd(&c->exited_threads, n) + n != tmem_hb_cta_threads())
+        return;
+    __threadfence();
+    HB_LOOP
+    for (uint32_t i = 0; i < TMEM_HB_MBARRIERS; i++) {
+        tmem_hb_barrier *b = &c->mbar[i];
+        uint32_t key = *(volatile uint32_t *)&b->key;
+        if (key == 0u)
+            continue;
+        tmem_hb_lock(&b->lock);
+        int bad = hb_sync_unobserved_async(&b->s);
+        uint32_t phase = (uint32_t)b->s.last_async_phase, seen = (uint32_t)b->s.max_observed_phase;
+        tmem_hb_unlock(&b->lock);
+        if (bad) {
+            tmem_emu_write_record(c_tmem_hb.error, TMEM_EMU_ERR_UNOBSERVED_COMMIT, key - 1u, phase, seen);
+            printf("TMEM-EMU ERROR UNOBSERVED_COMMIT: CTA rank %u exits while the tcgen05.commit arrival on phase %u "
+                   "of its mbarrier at shared offset %u was never waited for (last phase observed: %d): it may land "
+                   "after the exit (missing producer tail?); block (%u,%u,%u)\n",
+                   tmem_hb_rank(), phase, key - 1u, (int)seen, blockIdx.x, blockIdx.y, blockIdx.z);
+            __trap();
+        }
+    }
+}
+
+/* Every thread of the CTA, at the end of the kernel (tmem_cta_exit in tmem/tmem.cuh). */
+static __device__ __forceinline__ void tmem_hb_cta_exit(void)
+{
+    if (!c_tmem_hb.enabled)
+        return;
+    uint32_t mask = __activemask(), leader = (uint32_t)__ffs(mask) - 1u;
+    if (tmem_emu_laneid() == leader)
+        tmem_hb_cta_exit_group((uint32_t)__popc(mask));
+    __syncwarp(mask);
+}
+
+/* A TMA copy into this CTA's shared memory at dst_smem that completes on the mbarrier at bar_smem (both
+ * shared::cta addresses): by the issuing thread (gemm/common/tma.cuh). */
+static __device__ __noinline__ void tmem_hb_tma_load(uint32_t dst_smem, uint32_t bar_smem)
+{
+    if (!c_tmem_hb.enabled)
+        return;
+    tmem_hb_cluster *cl = tmem_hb_my_cluster();
+    tmem_hb_agent_slot *slot = cl ? tmem_hb_agent_lock(cl, 3) : 0;
+    if (!slot)
+        return;
+    uint32_t rank = tmem_hb_rank(), block = dst_smem >> 10, t = hb_tma_issue(&slot->a);
+    unsigned comp = slot->a.tma_pipe;
+    hb_site me = hb_agent_site(&slot->a, HB_TMA, comp, t, rank, 0u, 0u, block, 1u);
+    tmem_hb_unlock(&slot->lock);
+    tmem_hb_cta *c = &cl->cta[rank];
+    if (block < TMEM_HB_SMEM_BLOCKS) {
+        tmem_hb_lock(&c->smem_lock);
+        hb_site_copy(&c->smem_write[block], &me);
+        tmem_hb_unlock(&c->smem_lock);
+    }
+    tmem_hb_barrier *b = tmem_hb_mbar(cl, rank, bar_smem, 0);
+    if (b) {
+        tmem_hb_lock(&b->lock);
+        hb_sync_join_latest_phase(&b->s, comp, t);
         tmem_hb_unlock(&b->lock);
     }
 }

@@ -716,7 +716,7 @@ static __device__ __forceinline__ void tmem_emu_umma_compute(uint32_t cg, uint32
     tmem_emu_operand b = tmem_emu_decode_operand(b_desc, id.b_major, id.b_format, id.negate_b, cg, report,
                                                  "B shared-memory descriptor field (a=bit position b=value)");
     if (report)
-        tmem_hb_mma(d_col, id.n, cg);
+        tmem_hb_mma(d_col, id.n, cg, a.start_addr, b.start_addr);
     if (nlanes > 1)
         __syncwarp(); /* lane 0 validated everything (or trapped) before any lane touches memory */
     uint32_t n_total = id.n;
@@ -934,11 +934,14 @@ static inline int tmem_host_leak_check(cudaStream_t stream, char *msg, size_t ms
     }
     cudaError_t e = cudaStreamSynchronize(stream);
     if (e != cudaSuccess) {
-        char rec[256];
+        char rec[1024];
         tmem_host_last_error(rec, sizeof rec);
-        if (msg && msg_size)
-            snprintf(msg, msg_size, "kernel failed: %s (%s); checker: %s", cudaGetErrorName(e), cudaGetErrorString(e),
-                     rec);
+        if (msg && msg_size) {
+            int n = snprintf(msg, msg_size, "kernel failed: %s (%s); checker: ", cudaGetErrorName(e),
+                             cudaGetErrorString(e));
+            if (n > 0 && (size_t)n < msg_size)
+                strncat(msg, rec, msg_size - (size_t)n - 1);
+        }
         return -1;
     }
     tmem_emu_sm *sms = (tmem_emu_sm *)malloc(h->g.num_sms * sizeof(tmem_emu_sm));

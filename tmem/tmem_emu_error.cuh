@@ -37,6 +37,7 @@ typedef enum tmem_emu_error_code {
     TMEM_EMU_ERR_PAIR_DEALLOCATED,    /* cta_group 2: access after the PEER's (collective) dealloc */
     TMEM_EMU_ERR_RACE,                /* two TMEM accesses, one a write, not ordered by happens-before */
     TMEM_EMU_ERR_MBARRIER_INIT,       /* an mbarrier used without its init ordered before the use (or never initialised) */
+    TMEM_EMU_ERR_UNOBSERVED_COMMIT,   /* the CTA exits before a wait observed a phase a tcgen05.commit arrived on */
     TMEM_EMU_ERR_COUNT
 } tmem_emu_error_code;
 
@@ -65,6 +66,7 @@ static inline __host__ __device__ const char *tmem_emu_error_name(uint32_t code)
     case TMEM_EMU_ERR_PAIR_DEALLOCATED: return "PAIR_DEALLOCATED";
     case TMEM_EMU_ERR_RACE: return "RACE";
     case TMEM_EMU_ERR_MBARRIER_INIT: return "MBARRIER_INIT";
+    case TMEM_EMU_ERR_UNOBSERVED_COMMIT: return "UNOBSERVED_COMMIT";
     default: return "UNKNOWN";
     }
 }
@@ -73,10 +75,12 @@ enum { TMEM_EMU_NAME_CHARS = 24 };
 
 /* The first error, in host-mapped memory so the host reads it after the trap killed the context. For
  * RACE: a, b = first lane and column of the TMEM cell (lane quarter x 32 columns) where the two accesses
- * met, c = the cluster rank of the CTA whose TMEM it is; site[0] the access recorded first, site[1] the
+ * met (a = ~0: b is the shared-memory offset of a TMA copy an MMA read), c = the cluster rank of the CTA
+ * whose TMEM (or shared memory) it is; site[0] the access recorded first, site[1] the
  * one that found it unordered; wait_name[i] the name of the barrier site[i]'s warp waited for last.
  * For MBARRIER_INIT: a = the barrier's shared-memory offset, b = its CTA's cluster rank, site[0] its init
- * (kind HB_NONE: never initialised), site[1] the use. */
+ * (kind HB_NONE: never initialised), site[1] the use. For UNOBSERVED_COMMIT: a = the barrier's offset,
+ * b = the phase a commit arrived on, c = the last phase a wait observed. */
 typedef struct tmem_emu_error {
     uint32_t code;
     uint32_t block_x, block_y, block_z;
@@ -126,6 +130,12 @@ static inline void tmem_emu_format_site(const hb_site *s, const char *wait_name,
 {
     if (!size)
         return;
+    if (s->kind == HB_TMA) {
+        snprintf(out, size, "CTA rank %u warp %u: %s at shared offset %u [epoch %u@%u]", (unsigned)s->cta,
+                 (unsigned)s->warp, hb_kind_name(s->kind), (unsigned)s->col0 * 1024u, (unsigned)s->comp,
+                 (unsigned)s->clock);
+        return;
+    }
     if (s->kind == HB_MBAR_INIT || s->kind == HB_MBAR_USE) {
         snprintf(out, size, "CTA rank %u warp %u: %s of the mbarrier at shared offset %u of CTA rank %u [epoch %u@%u]",
                  (unsigned)s->cta, (unsigned)s->warp, hb_kind_name(s->kind), (unsigned)s->col0 * 8u,
@@ -156,8 +166,9 @@ static inline void tmem_emu_format_record(const volatile tmem_emu_error *ve, cha
         tmem_emu_format_site(&e.site[1], "", use, sizeof use);
         if (e.site[0].kind != HB_NONE)
             tmem_emu_format_site(&e.site[0], "", init, sizeof init);
-        snprintf(msg, msg_size, "MBARRIER_INIT: block (%u,%u,%u): %s, not ordered after its init: %s", e.block_x,
-                 e.block_y, e.block_z, use, init);
+        int n = snprintf(msg, msg_size, "MBARRIER_INIT: block (%u,%u,%u): %s, not ordered after its init: %s",
+                         e.block_x, e.block_y, e.block_z, use, init);
+        (void)n; /* a short buffer truncates the text; the code is what callers test */
         return;
     }
     if (e.code != TMEM_EMU_ERR_RACE) {
@@ -169,10 +180,15 @@ static inline void tmem_emu_format_record(const volatile tmem_emu_error *ve, cha
     e.wait_name[0][TMEM_EMU_NAME_CHARS - 1] = e.wait_name[1][TMEM_EMU_NAME_CHARS - 1] = '\0';
     tmem_emu_format_site(&e.site[0], e.wait_name[0], first, sizeof first);
     tmem_emu_format_site(&e.site[1], e.wait_name[1], second, sizeof second);
-    snprintf(msg, msg_size,
-             "RACE: block (%u,%u,%u): TMEM lanes %u..%u columns %u..%u of CTA rank %u: %s, and %s, not ordered by "
-             "happens-before",
-             e.block_x, e.block_y, e.block_z, e.a, e.a + 31u, e.b, e.b + HB_CELL_COLS - 1u, e.c, first, second);
+    char where[96];
+    if (e.a == ~0u) /* a TMA copy and an MMA reading its destination */
+        snprintf(where, sizeof where, "shared memory at offset %u of CTA rank %u", e.b, e.c);
+    else
+        snprintf(where, sizeof where, "TMEM lanes %u..%u columns %u..%u of CTA rank %u", e.a, e.a + 31u, e.b,
+                 e.b + HB_CELL_COLS - 1u, e.c);
+    int n = snprintf(msg, msg_size, "RACE: block (%u,%u,%u): %s: %s, and %s, not ordered by happens-before",
+                     e.block_x, e.block_y, e.block_z, where, first, second);
+    (void)n;
 }
 
 #endif /* WSGEMM_TMEM_TMEM_EMU_ERROR_CUH */

@@ -20,6 +20,8 @@
  *   mma_pipeline                  MMAs of one thread are ordered; two threads on one accumulator race
  *   phases                        phase numbering by arrival count, the pre-phase, slot reuse
  *   barrier_init                  a barrier's use must be ordered after its mbarrier.init
+ *   producer_tail                 every phase a tcgen05.commit arrived on is observed before the CTA exits
+ *   tma_operands                  a TMA copy -> full wait -> tcgen05.mma needs fence::after_thread_sync
  * Exit 0 = pass.
  */
 #include <stdint.h>
@@ -155,9 +157,9 @@ static void commit(world *w, int a, int b0, int b1)
 {
     hb_vc rel;
     hb_commit(&w->ag[a], &rel);
-    hb_sync_arrive(&w->bar[b0], 1, &rel);
+    hb_sync_note_async_arrival(&w->bar[b0], hb_sync_arrive(&w->bar[b0], 1, &rel));
     if (b1 >= 0)
-        hb_sync_arrive(&w->bar[b1], 1, &rel);
+        hb_sync_note_async_arrival(&w->bar[b1], hb_sync_arrive(&w->bar[b1], 1, &rel));
 }
 
 /* try_wait.parity succeeded on b */
@@ -685,6 +687,70 @@ static void case_barrier_init(void)
     }
 }
 
+/* A commit's arrival is asynchronous: the CTA may exit only after a wait observed every phase a commit
+ * arrived on. Four stages, eight fills: with the producer tail the last four phases are observed. */
+static void case_producer_tail(void)
+{
+    for (int tail = 1; tail >= 0; tail--) {
+        world *w = world_new();
+        agent(w, 0, 0, 0); /* producer */
+        agent(w, 1, 0, 1); /* MMA warp: commits stage releases */
+        for (int st = 0; st < 4; st++)
+            bar_init(w, st, 1);
+        for (int fill = 0; fill < 8; fill++) {
+            int st = fill % 4;
+            if (fill >= 4)
+                wait_(w, 0, st, (unsigned)((fill / 4) & 1) ^ 1u); /* producer_acquire */
+            commit(w, 1, st, -1); /* the stage's release after the MMAs read fill `fill` (phase fill / 4) */
+        }
+        if (tail)
+            for (int st = 0; st < 4; st++)
+                wait_(w, 0, st, 1u); /* producer_tail: one more acquire per stage, phase 1 */
+        int unobserved = 0;
+        for (int st = 0; st < 4; st++)
+            unobserved += hb_sync_unobserved_async(&w->bar[st]);
+        if (tail) {
+            EXPECT(unobserved == 0, "with the producer tail %d stages still have an unobserved commit", unobserved);
+            printf("  with the producer tail: every commit arrival observed before the exit\n");
+        } else {
+            EXPECT(unobserved == 4, "without the tail %d of 4 stages have an unobserved commit", unobserved);
+            printf("  without the producer tail: %d stages' last commit arrivals unobserved at the exit\n", unobserved);
+        }
+        free(w);
+    }
+}
+
+/* A TMA copy into a stage, completing the stage's full barrier; the MMA warp waits on it and reads the
+ * stage with tcgen05.mma: ordered only with fence::after_thread_sync after the wait. */
+static void case_tma_operands(void)
+{
+    for (int fence = 1; fence >= 0; fence--) {
+        world *w = world_new();
+        agent(w, 0, 0, 0); /* producer: its copy pipe is component 2 (it issues no MMA) */
+        agent(w, 1, 0, 1); /* MMA warp */
+        w->ag[0].tma_pipe = 2;
+        bar_init(w, 0, 1);
+        arrive(w, 0, 0, 1); /* arrive.expect_tx */
+        uint32_t t = hb_tma_issue(&w->ag[0]);
+        hb_site copy = hb_agent_site(&w->ag[0], HB_TMA, w->ag[0].tma_pipe, t, 0, 0, 0, 4, 1);
+        hb_sync_join_latest_phase(&w->bar[0], w->ag[0].tma_pipe, t);
+        wait_(w, 1, 0, 0);
+        if (fence)
+            fence_after(w, 1);
+        hb_vc start;
+        hb_mma_issue(&w->ag[1], &start);
+        int ordered = hb_site_ordered(&copy, &start);
+        if (fence) {
+            EXPECT(ordered, "copy -> full wait -> fence -> mma: the copy is not ordered before the MMA");
+            printf("  TMA copy, full wait, fence::after_thread_sync, tcgen05.mma: ordered\n");
+        } else {
+            EXPECT(!ordered, "copy -> full wait -> mma without the fence: reported as ordered");
+            printf("  TMA copy, full wait, tcgen05.mma without the fence: %s\n", ordered ? "missed" : "reported");
+        }
+        free(w);
+    }
+}
+
 /* ================================================================ main */
 
 int main(int argc, char **argv)
@@ -710,6 +776,8 @@ int main(int argc, char **argv)
         {"mma_pipeline", case_mma_pipeline},
         {"phases", case_phases},
         {"barrier_init", case_barrier_init},
+        {"producer_tail", case_producer_tail},
+        {"tma_operands", case_tma_operands},
     };
     int ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
