@@ -221,6 +221,13 @@ static __device__ __noinline__ tmem_hb_agent_slot *tmem_hb_agent_lock(tmem_hb_cl
     return slot;
 }
 
+/* The calling warp's cluster (into *cl) and its agent, locked; NULL when tracking is off or untracked. */
+static __device__ __forceinline__ tmem_hb_agent_slot *tmem_hb_my_agent(tmem_hb_cluster **cl, int pipe)
+{
+    *cl = c_tmem_hb.enabled ? tmem_hb_my_cluster() : 0;
+    return *cl ? tmem_hb_agent_lock(*cl, pipe) : 0;
+}
+
 /* The record of the mbarrier at shared-memory offset `offset` of CTA `rank` (insert: at its init). */
 static __device__ __noinline__ tmem_hb_barrier *tmem_hb_mbar(tmem_hb_cluster *cl, uint32_t rank, uint32_t offset,
                                                              int insert)
@@ -642,8 +649,8 @@ static __device__ __forceinline__ void tmem_hb_cluster_wait(void)
 
 static __device__ __noinline__ void tmem_hb_fence_group(int before)
 {
-    tmem_hb_cluster *cl = tmem_hb_my_cluster();
-    tmem_hb_agent_slot *slot = cl ? tmem_hb_agent_lock(cl, 0) : 0;
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
     if (!slot)
         return;
     if (before)
@@ -671,8 +678,8 @@ static __device__ __forceinline__ void tmem_hb_fence(int before)
 static __device__ __noinline__ void tmem_hb_sync_access(enum hb_op op, unsigned kind, uint32_t col, uint32_t ncols,
                                                         int pair)
 {
-    tmem_hb_cluster *cl = tmem_hb_my_cluster();
-    tmem_hb_agent_slot *slot = cl ? tmem_hb_agent_lock(cl, 0) : 0;
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
     if (!slot)
         return;
     hb_vc start;
@@ -702,10 +709,8 @@ static __device__ __forceinline__ void tmem_hb_dealloc(uint32_t col, uint32_t nc
 /* tcgen05.ld of lanes [lane0, lane0 + nlanes) x columns [col, col + ncols) of this CTA's TMEM. */
 static __device__ __noinline__ void tmem_hb_ld(uint32_t lane0, uint32_t nlanes, uint32_t col, uint32_t ncols)
 {
-    if (!c_tmem_hb.enabled)
-        return;
-    tmem_hb_cluster *cl = tmem_hb_my_cluster();
-    tmem_hb_agent_slot *slot = cl ? tmem_hb_agent_lock(cl, 1) : 0;
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 1);
     if (!slot)
         return;
     hb_vc start;
@@ -717,10 +722,8 @@ static __device__ __noinline__ void tmem_hb_ld(uint32_t lane0, uint32_t nlanes, 
 
 static __device__ __noinline__ void tmem_hb_wait_ld(void)
 {
-    if (!c_tmem_hb.enabled)
-        return;
-    tmem_hb_cluster *cl = tmem_hb_my_cluster();
-    tmem_hb_agent_slot *slot = cl ? tmem_hb_agent_lock(cl, 0) : 0;
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
     if (!slot)
         return;
     hb_wait_ld(&slot->a);
@@ -753,10 +756,8 @@ static __device__ __noinline__ void tmem_hb_mma_operands(tmem_hb_cluster *cl, ui
 static __device__ __noinline__ void tmem_hb_mma(uint32_t col, uint32_t n, uint32_t cg, uint32_t a_saddr,
                                                 uint32_t b_saddr)
 {
-    if (!c_tmem_hb.enabled)
-        return;
-    tmem_hb_cluster *cl = tmem_hb_my_cluster();
-    tmem_hb_agent_slot *slot = cl ? tmem_hb_agent_lock(cl, 2) : 0;
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 2);
     if (!slot)
         return;
     hb_vc start;
@@ -773,10 +774,8 @@ static __device__ __noinline__ void tmem_hb_mma(uint32_t col, uint32_t n, uint32
 /* tcgen05.commit on the mbarrier at bar_smem's offset in this CTA (cta_mask 0) or in each CTA of the mask. */
 static __device__ __noinline__ void tmem_hb_commit(const uint64_t *bar_smem, uint32_t cta_mask)
 {
-    if (!c_tmem_hb.enabled)
-        return;
-    tmem_hb_cluster *cl = tmem_hb_my_cluster();
-    tmem_hb_agent_slot *slot = cl ? tmem_hb_agent_lock(cl, 0) : 0;
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
     if (!slot)
         return;
     hb_vc released;
@@ -846,10 +845,8 @@ static __device__ __forceinline__ void tmem_hb_cta_exit(void)
  * shared::cta addresses): by the issuing thread (gemm/common/tma.cuh). */
 static __device__ __noinline__ void tmem_hb_tma_load(uint32_t dst_smem, uint32_t bar_smem)
 {
-    if (!c_tmem_hb.enabled)
-        return;
-    tmem_hb_cluster *cl = tmem_hb_my_cluster();
-    tmem_hb_agent_slot *slot = cl ? tmem_hb_agent_lock(cl, 3) : 0;
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 3);
     if (!slot)
         return;
     uint32_t rank = tmem_hb_rank(), block = dst_smem >> 10, t = hb_tma_issue(&slot->a);

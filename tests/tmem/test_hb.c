@@ -24,6 +24,7 @@
  *   tma_operands                  a TMA copy -> full wait -> tcgen05.mma needs fence::after_thread_sync
  * Exit 0 = pass.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -390,59 +391,41 @@ static void case_release_early_mma_first(void)
     free(w);
 }
 
-static void case_missing_wait_ld(void)
-{
-    cg1_bugs b = kNoBugs;
-    b.no_wait_ld = 1;
-    world *w = cg1_run(&b);
-    expect_race(w, "no tcgen05.wait::ld before fence::before_thread_sync + arrive", HB_LD, HB_MMA);
-    free(w);
-}
+/* One planted deviation of the cta_group 1 protocol (up to two cg1_bugs fields), replayed in the order of
+ * cg1_run, and what must be reported: a race with these two sites, or nothing (earlier == HB_NONE). */
+typedef struct cg1_case {
+    const char *name;
+    size_t bug, bug2; /* offsetof(cg1_bugs, field); bug2 == bug: one field */
+    const char *what;
+    unsigned earlier, later;
+} cg1_case;
 
-static void case_missing_fence_before(void)
-{
-    cg1_bugs b = kNoBugs;
-    b.no_fence_before = 1;
-    world *w = cg1_run(&b);
-    expect_race(w, "no tcgen05.fence::before_thread_sync before the acc_empty arrive", HB_LD, HB_MMA);
-    free(w);
-}
+static const cg1_case kCg1Cases[] = {
+    {"missing_wait_ld", offsetof(cg1_bugs, no_wait_ld), offsetof(cg1_bugs, no_wait_ld),
+     "no tcgen05.wait::ld before fence::before_thread_sync + arrive", HB_LD, HB_MMA},
+    {"missing_fence_before", offsetof(cg1_bugs, no_fence_before), offsetof(cg1_bugs, no_fence_before),
+     "no tcgen05.fence::before_thread_sync before the acc_empty arrive", HB_LD, HB_MMA},
+    {"missing_fence_after_epilogue", offsetof(cg1_bugs, no_fence_after_epi), offsetof(cg1_bugs, no_fence_after_epi),
+     "no tcgen05.fence::after_thread_sync after the acc_full wait", HB_MMA, HB_LD},
+    {"missing_fence_after_mma", offsetof(cg1_bugs, no_fence_after_empty), offsetof(cg1_bugs, no_fence_after_full),
+     "MMA warp without any fence::after_thread_sync after its waits", HB_LD, HB_MMA},
+    {"equivalent_fence_after_acc_empty", offsetof(cg1_bugs, no_fence_after_empty),
+     offsetof(cg1_bugs, no_fence_after_empty),
+     "no fence after the acc_empty wait, but one after each full[s] wait (equivalent)", HB_NONE, HB_NONE},
+    {"plain_arrive_for_commit", offsetof(cg1_bugs, plain_arrive), offsetof(cg1_bugs, plain_arrive),
+     "fence::before_thread_sync + arrive instead of tcgen05.commit (MMA completion not tracked)", HB_MMA, HB_LD},
+};
 
-static void case_missing_fence_after_epilogue(void)
+static void run_cg1_case(const cg1_case *c)
 {
     cg1_bugs b = kNoBugs;
-    b.no_fence_after_epi = 1;
+    *(int *)((char *)&b + c->bug) = 1;
+    *(int *)((char *)&b + c->bug2) = 1;
     world *w = cg1_run(&b);
-    expect_race(w, "no tcgen05.fence::after_thread_sync after the acc_full wait", HB_MMA, HB_LD);
-    free(w);
-}
-
-static void case_missing_fence_after_mma(void)
-{
-    cg1_bugs b = kNoBugs;
-    b.no_fence_after_empty = 1;
-    b.no_fence_after_full = 1;
-    world *w = cg1_run(&b);
-    expect_race(w, "MMA warp without any fence::after_thread_sync after its waits", HB_LD, HB_MMA);
-    free(w);
-}
-
-static void case_equivalent_fence_after_acc_empty(void)
-{
-    cg1_bugs b = kNoBugs;
-    b.no_fence_after_empty = 1;
-    world *w = cg1_run(&b);
-    expect_clean(w, "no fence after the acc_empty wait, but one after each full[s] wait (equivalent)");
-    free(w);
-}
-
-static void case_plain_arrive_for_commit(void)
-{
-    cg1_bugs b = kNoBugs;
-    b.plain_arrive = 1;
-    world *w = cg1_run(&b);
-    expect_race(w, "fence::before_thread_sync + arrive instead of tcgen05.commit (MMA completion not tracked)",
-                HB_MMA, HB_LD);
+    if (c->earlier == HB_NONE)
+        expect_clean(w, c->what);
+    else
+        expect_race(w, c->what, c->earlier, c->later);
     free(w);
 }
 
@@ -763,12 +746,6 @@ int main(int argc, char **argv)
         {"correct_cg2", case_correct_cg2},
         {"release_early", case_release_early},
         {"release_early_mma_first", case_release_early_mma_first},
-        {"missing_wait_ld", case_missing_wait_ld},
-        {"missing_fence_before", case_missing_fence_before},
-        {"missing_fence_after_epilogue", case_missing_fence_after_epilogue},
-        {"missing_fence_after_mma", case_missing_fence_after_mma},
-        {"equivalent_fence_after_acc_empty", case_equivalent_fence_after_acc_empty},
-        {"plain_arrive_for_commit", case_plain_arrive_for_commit},
         {"dealloc_before_last_ld", case_dealloc_before_last_ld},
         {"missing_peer_signal", case_missing_peer_signal},
         {"missing_cluster_sync_after_alloc", case_missing_cluster_sync_after_alloc},
@@ -786,6 +763,15 @@ int main(int argc, char **argv)
         printf("test_tmem_hb %s\n", cases[i].name);
         int before = g_failures;
         cases[i].run();
+        printf("  %s\n", g_failures == before ? "PASS" : "FAILED");
+        ran++;
+    }
+    for (size_t i = 0; i < sizeof kCg1Cases / sizeof kCg1Cases[0]; i++) {
+        if (argc > 1 && strcmp(argv[1], kCg1Cases[i].name) != 0 && strcmp(argv[1], "all") != 0)
+            continue;
+        printf("test_tmem_hb %s\n", kCg1Cases[i].name);
+        int before = g_failures;
+        run_cg1_case(&kCg1Cases[i]);
         printf("  %s\n", g_failures == before ? "PASS" : "FAILED");
         ran++;
     }
