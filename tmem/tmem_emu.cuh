@@ -936,9 +936,12 @@ static inline int tmem_host_leak_check(cudaStream_t stream, char *msg, size_t ms
     if (e != cudaSuccess) {
         char rec[1024];
         tmem_host_last_error(rec, sizeof rec);
-        if (msg && msg_size) /* the record's first 300 characters name the error and both sites */
-            snprintf(msg, msg_size, "kernel failed: %s (%s); checker: %.300s", cudaGetErrorName(e),
-                     cudaGetErrorString(e), rec);
+        if (msg && msg_size) {
+            int n = snprintf(msg, msg_size, "kernel failed: %s (%s); checker: ", cudaGetErrorName(e),
+                             cudaGetErrorString(e));
+            if (n > 0 && (size_t)n < msg_size)
+                strncat(msg, rec, msg_size - (size_t)n - 1);
+        }
         return -1;
     }
     tmem_emu_sm *sms = (tmem_emu_sm *)malloc(h->g.num_sms * sizeof(tmem_emu_sm));
