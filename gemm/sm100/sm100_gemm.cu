@@ -267,8 +267,15 @@ struct KernelParams {
     uint32_t a_k_step_bytes, b_k_step_bytes; /* start-address advance per UMMA K step */
     int a_mn_major, b_mn_major;
     int a_batched, b_batched; /* 0: the operand is shared by every batch (stride 0 or one batch) */
-    int fault;
+    int fault;               /* a planted teardown bug (Fault); read only through planted_fault() */
 };
+
+/* The planted fault of this launch: always FAULT_NONE in the hardware build, a compile-time constant there,
+ * so no fault code (the hold-back loop, the skipped signals) is in the sm_100a code the library ships. */
+__device__ __forceinline__ int planted_fault(const KernelParams &p)
+{
+    return SM100_EMULATION ? p.fault : FAULT_NONE;
+}
 
 /* This CTA's share of unit u: rows m0.. of A and C (128 per CTA; the pair's two CTAs take adjacent
  * 128-row tiles), columns n0.. of C, the batch. The scheduler's rows are 128-row tiles grouped into
@@ -454,10 +461,12 @@ __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, con
 /* Planted faults only: hold the epilogue back before its last tile's TMEM reads (about 2 ms), so the
  * race a teardown bug opens is lost deterministically: with early_dealloc every CTA's reads come after
  * its MMA warp freed TMEM; with missing_peer_signal the peer (rank 1) reads after the leader, which no
- * longer waits for it, freed the pair's allocation. Never active without WSGEMM_SM100_FAULT. */
+ * longer waits for it, freed the pair's allocation. Never active without WSGEMM_SM100_FAULT, and absent from
+ * the hardware build (planted_fault() is FAULT_NONE there). */
 __device__ __forceinline__ void fault_hold_back(const KernelParams &p, uint32_t rank)
 {
-    const bool hold = p.fault == FAULT_EARLY_DEALLOC || (p.fault == FAULT_MISSING_PEER_SIGNAL && rank == 1);
+    const int fault = planted_fault(p);
+    const bool hold = fault == FAULT_EARLY_DEALLOC || (fault == FAULT_MISSING_PEER_SIGNAL && rank == 1);
     if (!hold) return;
     for (int i = 0; i < 2000; ++i) __nanosleep(1000);
 }
@@ -475,7 +484,7 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
         const Tile tile = tile_at(p, u, rank);
         mbarrier_wait(&s.acc_full[acc.stage], acc.phase, acc_scope, 0, "acc_full", acc.stage);
         tcgen05_fence_after_thread_sync(); /* our tcgen05.ld after the MMAs the commit covered */
-        if (p.fault != FAULT_NONE && u + unit_step >= p.sched.units) fault_hold_back(p, rank);
+        if (planted_fault(p) != FAULT_NONE && u + unit_step >= p.sched.units) fault_hold_back(p, rank);
 
         const int i = tile.m0 + row;
         const int cols = min(kBlockN, p.n - tile.n0);
@@ -513,7 +522,7 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
     }
     /* Teardown: this thread will not touch TMEM again (also true when it got zero tiles). */
     tcgen05_fence_before_thread_sync();
-    if (kCtaGroup == 2 && p.fault == FAULT_MISSING_PEER_SIGNAL)
+    if (kCtaGroup == 2 && planted_fault(p) == FAULT_MISSING_PEER_SIGNAL)
         dealloc_barrier_signal_self<kCtaGroup>(&s.dealloc); /* planted bug: the peer never hears from us */
     else
         dealloc_barrier_signal_complete<kCtaGroup>(&s.dealloc);
@@ -545,7 +554,7 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
             mbarrier_init(&s.acc_full[a], 1u);                 /* one (multicast) commit */
             mbarrier_init(&s.acc_empty[a], C::kAccEmptyCount); /* every epilogue thread of the pair */
         }
-        if (kCtaGroup == 2 && p.fault == FAULT_MISSING_PEER_SIGNAL)
+        if (kCtaGroup == 2 && planted_fault(p) == FAULT_MISSING_PEER_SIGNAL)
             mbarrier_init(&s.dealloc, (uint32_t)kEpilogueThreads); /* planted bug: counts only our own */
         else
             dealloc_barrier_init<kCtaGroup>(&s.dealloc);
@@ -577,7 +586,7 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
     } else if (warp == kMmaWarp) {
         mma_role<kCtaGroup>(p, s, ring, tmem_base, rank, first_unit, unit_step);
         __syncwarp();
-        if (p.fault == FAULT_EARLY_DEALLOC) {
+        if (planted_fault(p) == FAULT_EARLY_DEALLOC) {
             /* planted bug: free TMEM without waiting for the epilogue's last reads */
             tmem_relinquish_alloc_permit<kCtaGroup>();
             tmem_dealloc<kCtaGroup>(tmem_base, (uint32_t)kTmemCols);
