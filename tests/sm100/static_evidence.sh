@@ -7,8 +7,9 @@
 #      tcgen05.ld;
 #   4. SASS census (UTCHMMA, UTCBAR, UTMALDG, LDTM, UTCATOMSWS, UVIRTCOUNT, NANOSLEEP opcodes) equals the
 #      reviewed file tests/sm100/sass_census.txt (the planted-fault code exists only in the emulated build:
-#      its hold-back loop put 12,000 NANOSLEEPs into this cubin, the allocation retry loops leave 6 + 6), where cuobjdump + nvdisasm exist (PATH, $CUOBJDUMP, or the pip
-#      packages nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm); skipped with a note otherwise.
+#      its hold-back loop put 12,000 NANOSLEEPs into this cubin, the allocation retry loops leave 6 + 6),
+#      where cuobjdump + nvdisasm exist (PATH, $CUOBJDUMP, or the pip packages nvidia-cuda-cuobjdump /
+#      nvidia-cuda-nvdisasm); skipped with a note otherwise.
 # Usage: static_evidence.sh <nvcc> <source dir> <has_sm100 ON|OFF> <work dir> [--update-census]
 # Exit 0 pass, 1 fail, 77 skipped (the build has no sm_100a).
 set -u
