@@ -13,11 +13,9 @@
  * Each number is the median of `rounds` rounds; wsgemm and cuBLAS rounds alternate. Both results are first
  * checked against cuBLAS (fp32 reference). Exit 0, 1 when a check or a call fails, 77 without a GPU.
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cublas_v2.h>
 
@@ -49,38 +47,31 @@ static int call_cublas(const bench *b)
                         CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS;
 }
 
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
-}
-
 /* One round: host microseconds per call, and GPU microseconds per call between events around the loop. */
-static void round_us(bench_call call, const bench *b, int calls, int sync_each, float *host_us, float *gpu_us)
+static void round_us(bench_call call, const bench *b, int calls, int sync_each, double *host_us, double *gpu_us)
 {
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     CUDA_CHECK(cudaStreamSynchronize(b->stream));
     CUDA_CHECK(cudaEventRecord(start, b->stream));
-    double t0 = now_us(), inside = 0.0;
+    double t0 = testing_now_us(), inside = 0.0;
     for (int i = 0; i < calls; ++i) {
-        double c0 = now_us();
+        double c0 = testing_now_us();
         if (call(b) != 0) {
             fprintf(stderr, "FAIL: call %d failed (%s)\n", i, wsgemm_get_last_error_message(b->h));
             exit(1);
         }
-        inside += now_us() - c0;
+        inside += testing_now_us() - c0;
         if (sync_each) CUDA_CHECK(cudaStreamSynchronize(b->stream));
     }
-    double t1 = sync_each ? t0 + inside : now_us();
+    double t1 = sync_each ? t0 + inside : testing_now_us();
     CUDA_CHECK(cudaEventRecord(stop, b->stream));
     CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    *host_us = (float)((t1 - t0) / calls);
-    *gpu_us = ms * 1e3f / (float)calls;
+    *host_us = (t1 - t0) / calls;
+    *gpu_us = ms * 1e3 / calls;
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
 }
@@ -92,13 +83,13 @@ typedef struct result {
 static result measure(const bench *b, int calls, int rounds, int sync_each)
 {
     const bench_call calls_of[2] = {call_wsgemm, call_cublas};
-    float host[2][kMaxRounds], gpu[2][kMaxRounds];
+    double host[2][kMaxRounds], gpu[2][kMaxRounds];
     for (int r = 0; r < rounds; ++r)
         for (int lib = 0; lib < 2; ++lib) round_us(calls_of[lib], b, calls, sync_each, &host[lib][r], &gpu[lib][r]);
     result out;
     for (int lib = 0; lib < 2; ++lib) {
-        out.host_us[lib] = testing_median(host[lib], rounds);
-        out.gpu_us[lib] = testing_median(gpu[lib], rounds);
+        out.host_us[lib] = (float)testing_quantile(host[lib], rounds, 0.5);
+        out.gpu_us[lib] = (float)testing_quantile(gpu[lib], rounds, 0.5);
     }
     return out;
 }
