@@ -6,10 +6,13 @@
  *              [--ab bf16|f16] [--c bf16|f16|f32] [--path auto|generic|sm90|sm100|sm100-emulated]
  *              [--batch 1] [--alpha 1] [--beta 0] [--reps 20] [--seed 1]
  *
- * Prints the path that ran, the error against cuBLAS and the TFLOP/s of
- * wsgemm and cuBLAS (median of --reps timed calls each, CUDA events, input
- * sets rotated so they exceed twice the L2). Without a GPU it says so in one
- * line and exits 0. Exit 1 when the check fails.
+ * Prints the path that ran, the error against cuBLAS, and for each library
+ * the GPU time of one call (median of --reps rounds: a spin kernel holds the
+ * stream while both libraries' event-bracketed calls are queued, the order
+ * alternating each round, so the events time the kernels alone; input sets
+ * rotated past twice the L2), its TFLOP/s and ratio to cuBLAS, and the host
+ * microseconds one call takes on the CPU, as its own column. Without a GPU it
+ * says so in one line and exits 0. Exit 1 when the check fails.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +85,8 @@ static options parse(int argc, char **argv)
     return o;
 }
 
-/* Enough input sets that one pass over them exceeds twice the L2. */
+/* Enough input sets that one pass over them exceeds twice the L2, and at least two, so no call reads the
+ * operands the call before it left in L2. */
 static int rotation_sets(const testing_gemm *g)
 {
     int dev = 0, l2 = 0;
@@ -91,10 +95,29 @@ static int rotation_sets(const testing_gemm *g)
     double set_bytes = (double)(testing_gemm_elems_a(g) + testing_gemm_elems_b(g)) * testing_dtype_bytes(g->ab_type) +
                        (double)testing_gemm_elems_c(g) * testing_dtype_bytes(g->c_type);
     int sets = (int)(2.0 * l2 / set_bytes) + 1;
-    return sets < 1 ? 1 : (sets > 16 ? 16 : sets);
+    return sets < 2 ? 2 : (sets > 64 ? 64 : sets);
 }
 
-/* The timed calls (testing_time_median_ms): call i runs on input set i % nsets. */
+/* A timing set made on the device (a host fill of 8192^3 operands takes seconds): A, B uniform [-1, 1],
+ * C uniform when beta != 0, else NaN (0xFF bytes, NaN in every output type). Only the device pointers and
+ * sizes are set; testing_buffers_destroy frees it. */
+static void timing_set_create(const testing_gemm *g, uint64_t seed, testing_buffers *b)
+{
+    memset(b, 0, sizeof *b);
+    b->elems_a = testing_gemm_elems_a(g);
+    b->elems_b = testing_gemm_elems_b(g);
+    b->elems_c = testing_gemm_elems_c(g);
+    size_t ab = (size_t)testing_dtype_bytes(g->ab_type), cb = (size_t)testing_dtype_bytes(g->c_type);
+    CUDA_CHECK(cudaMalloc(&b->A, b->elems_a * ab));
+    CUDA_CHECK(cudaMalloc(&b->B, b->elems_b * ab));
+    CUDA_CHECK(cudaMalloc(&b->C, b->elems_c * cb));
+    testing_device_fill_uniform(g->ab_type, b->A, b->elems_a, seed * 3 + 1);
+    testing_device_fill_uniform(g->ab_type, b->B, b->elems_b, seed * 3 + 2);
+    if (g->beta != 0.0f) testing_device_fill_uniform(g->c_type, b->C, b->elems_c, seed * 3 + 3);
+    else CUDA_CHECK(cudaMemset(b->C, 0xFF, b->elems_c * cb));
+}
+
+/* The timed calls (testing_time_interleaved): call i runs on input set i % nsets. */
 typedef struct wsgemm_ctx {
     wsgemm_handle h;
     const testing_gemm *g;
@@ -113,6 +136,7 @@ typedef struct cublas_ctx {
     const testing_gemm *g;
     cudaDataType_t c_type;
     const testing_buffers *sets;
+    void **c; /* cuBLAS's own outputs when it needs another C type than wsgemm's; else NULL */
     int nsets;
 } cublas_ctx;
 
@@ -121,16 +145,17 @@ static int call_cublas(void *ctx, int i)
     cublas_ctx *c = ctx;
     const testing_gemm *g = c->g;
     const testing_buffers *b = &c->sets[i % c->nsets];
+    void *C = c->c ? c->c[i % c->nsets] : b->C;
     cublasStatus_t s;
     if (g->batch == 1) /* the call a user would make */
         s = cublasGemmEx(c->h, (cublasOperation_t)g->transa, (cublasOperation_t)g->transb, g->m, g->n, g->k, &g->alpha,
                          b->A, (cudaDataType_t)g->ab_type, g->lda, b->B, (cudaDataType_t)g->ab_type, g->ldb, &g->beta,
-                         b->C, c->c_type, g->ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                         C, c->c_type, g->ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     else
         s = cublasGemmStridedBatchedEx(
         c->h, (cublasOperation_t)g->transa, (cublasOperation_t)g->transb, g->m, g->n, g->k, &g->alpha, b->A,
         (cudaDataType_t)g->ab_type, g->lda, g->strideA, b->B, (cudaDataType_t)g->ab_type, g->ldb, g->strideB,
-        &g->beta, b->C, c->c_type, g->ldc, g->strideC, g->batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        &g->beta, C, c->c_type, g->ldc, g->strideC, g->batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     return s != CUBLAS_STATUS_SUCCESS;
 }
 
@@ -165,37 +190,46 @@ int main(int argc, char **argv)
     /* 2. timing, side by side on the same inputs */
     int nsets = rotation_sets(&o.g);
     testing_buffers *sets = calloc((size_t)nsets, sizeof *sets);
-    for (int i = 0; i < nsets; ++i) testing_buffers_create(&o.g, o.seed + 100 + (unsigned)i, &sets[i]);
+    for (int i = 0; i < nsets; ++i) timing_set_create(&o.g, o.seed + 100 + (unsigned)i, &sets[i]);
     wsgemm_ctx wc = {h, &o.g, sets, nsets};
-    float ms_ws = testing_time_median_ms(call_wsgemm, &wc, 3, o.reps); /* 3 warm-up calls */
-
-    cublas_ctx cc = {NULL, &o.g, (cudaDataType_t)o.g.c_type, sets, nsets};
+    cublas_ctx cc = {NULL, &o.g, (cudaDataType_t)o.g.c_type, sets, NULL, nsets};
     CUBLAS_CHECK(cublasCreate(&cc.h));
     const char *cublas_note = "";
     if (o.g.c_type != WSGEMM_R_32F && o.g.c_type != o.g.ab_type) {
         cc.c_type = CUDA_R_32F; /* cuBLAS has no bf16 x bf16 -> f16 (or reverse) */
-        cublas_note = " (cuBLAS: f32 output, it has no such mixed type)";
+        cublas_note = "; cuBLAS writes f32 C, it has no such mixed type";
+        cc.c = calloc((size_t)nsets, sizeof *cc.c);
         for (int i = 0; i < nsets; ++i) {
-            cudaFree(sets[i].C);
-            CUDA_CHECK(cudaMalloc(&sets[i].C, sets[i].elems_c * 4));
-            CUDA_CHECK(cudaMemset(sets[i].C, 0, sets[i].elems_c * 4));
+            CUDA_CHECK(cudaMalloc(&cc.c[i], sets[i].elems_c * 4));
+            CUDA_CHECK(cudaMemset(cc.c[i], 0, sets[i].elems_c * 4));
         }
     }
-    float ms_cublas = testing_time_median_ms(call_cublas, &cc, 3, o.reps);
+    const testing_timed_lib libs[2] = {{"wsgemm", call_wsgemm, &wc}, {"cuBLAS", call_cublas, &cc}};
+    const testing_timing_options topt = {.warmup = 3, .rounds = o.reps, .host_reps = 20};
+    testing_timing t;
+    int timed = testing_time_interleaved(libs, 2, 0, &topt, &t) == 0; /* both handles use stream 0 */
     cublasDestroy(cc.h);
 
     double flops = 2.0 * o.g.m * (double)o.g.n * o.g.k * o.g.batch;
+    double ms_ws = timed ? t.lib[0].gpu_ms : 0.0, ms_cublas = timed ? t.lib[1].gpu_ms : 0.0;
     double tf_ws = ms_ws > 0 ? flops / (ms_ws * 1e-3) / 1e12 : 0.0;
     double tf_cublas = ms_cublas > 0 ? flops / (ms_cublas * 1e-3) / 1e12 : 0.0;
-    printf("timing   median of %d calls each, %d rotating input sets%s\n", o.reps, nsets, cublas_note);
-    printf("%-10s %-15s %10s %10s %8s\n", "impl", "path", "ms", "TFLOP/s", "vs cuBLAS");
-    printf("%-10s %-15s %10.4f %10.1f %8.3f\n", "wsgemm", wsgemm_path_name(ran), ms_ws, tf_ws,
-           tf_cublas > 0 ? tf_ws / tf_cublas : 0.0);
-    printf("%-10s %-15s %10.4f %10.1f %8.3f\n", "cuBLAS", "cublasGemmEx", ms_cublas, tf_cublas, 1.0);
+    printf("timing   GPU time: median of %d rounds, each queued behind a spin kernel (%d of %d rounds held), "
+           "order alternating; %d rotating input sets%s\n", t.rounds, t.held_rounds, t.rounds, nsets, cublas_note);
+    printf("%-10s %-15s %10s %10s %8s %10s %21s\n", "impl", "path", "ms", "TFLOP/s", "vs cuBLAS", "host us",
+           "ms p10..p90");
+    printf("%-10s %-15s %10.4f %10.1f %8.3f %10.1f %10.4f..%-10.4f\n", "wsgemm", wsgemm_path_name(ran), ms_ws, tf_ws,
+           tf_cublas > 0 ? tf_ws / tf_cublas : 0.0, t.lib[0].host_us, t.lib[0].gpu_ms_p10, t.lib[0].gpu_ms_p90);
+    printf("%-10s %-15s %10.4f %10.1f %8.3f %10.1f %10.4f..%-10.4f\n", "cuBLAS", "cublasGemmEx", ms_cublas, tf_cublas,
+           1.0, t.lib[1].host_us, t.lib[1].gpu_ms_p10, t.lib[1].gpu_ms_p90);
     printf("check    %s\n", ok ? "PASS (matches cuBLAS)" : "FAIL (see mismatches above)");
 
-    for (int i = 0; i < nsets; ++i) testing_buffers_destroy(&sets[i]);
+    for (int i = 0; i < nsets; ++i) {
+        testing_buffers_destroy(&sets[i]);
+        if (cc.c) cudaFree(cc.c[i]);
+    }
+    free(cc.c);
     free(sets);
     wsgemm_destroy(h);
-    return ok && ms_ws > 0 ? 0 : 1;
+    return ok && timed ? 0 : 1;
 }

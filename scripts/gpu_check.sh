@@ -53,14 +53,14 @@ pack
 sizes="4096 8192"; [ $quick = 1 ] && sizes="4096"
 for s in $sizes; do
   timeout 60 build/h200/wsgemm-run --m "$s" --n "$s" --k "$s" --reps 20 >"$work/run_$s.log" 2>&1
-  note "run $s^3  $(grep -E '^wsgemm ' "$work/run_$s.log" | awk '{print "path "$2", "$4" TFLOP/s, "$5"x cuBLAS"}'); $(grep -E '^cuBLAS ' "$work/run_$s.log" | awk '{print "cuBLAS "$4" TFLOP/s"}'); $(grep '^check' "$work/run_$s.log" | cut -c10-)"
+  note "run $s^3  $(grep -E '^wsgemm ' "$work/run_$s.log" | awk '{print "path "$2", "$4" TFLOP/s, "$5"x cuBLAS (GPU time), host "$6" us"}'); $(grep -E '^cuBLAS ' "$work/run_$s.log" | awk '{print "cuBLAS "$4" TFLOP/s, host "$6" us"}'); $(grep '^check' "$work/run_$s.log" | cut -c10-)"
 done
 pack
 
 if [ $bench = 1 ]; then
-  OUT="$work/bench" BUILD_DIR=build/bench-h200 BENCH_BUDGET_S=${BENCH_BUDGET_S:-210} scripts/bench.sh \
-    --benchmark_filter='-.*m:16384.*' >"$work/bench-console.log" 2>&1
-  note "bench      exit $? ($(grep -c 'manual_time' "$work/bench/bench.log" 2>/dev/null) result lines; table in bench/table.md)"
+  OUT="$work/bench" BUILD_DIR=build/bench-h200 BENCH_BUDGET_S=${BENCH_BUDGET_S:-240} scripts/bench.sh all \
+    >"$work/bench-console.log" 2>&1
+  note "bench      exit $? ($(grep -c 'manual_time' "$work/bench/bench.log" 2>/dev/null) result lines; table in bench/table.md, grid in bench/grid.md)"
   pack
 fi
 

@@ -1,10 +1,12 @@
 /*
  * testing.c - shared test support: see testing.h. Host C11 + OpenMP.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "testing.h"
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include <cublas_v2.h>
 
@@ -519,42 +521,107 @@ int testing_case_against_cublas(wsgemm_handle h, const testing_gemm *g_in, wsgem
 
 /* ---------------------------------------------------------------- timing */
 
-static int compare_floats(const void *a, const void *b)
+static int compare_doubles(const void *a, const void *b)
 {
-    float x = *(const float *)a, y = *(const float *)b;
+    double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-float testing_median(float *v, int n)
+double testing_quantile(double *v, int n, double q)
 {
-    if (n <= 0) return 0.0f;
-    qsort(v, (size_t)n, sizeof *v, compare_floats);
-    return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
+    if (n <= 0) return 0.0;
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    if (q == 0.5 && n % 2 == 0) return 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    int at = (int)(q * (n - 1) + 0.5);
+    return v[at < 0 ? 0 : at >= n ? n - 1 : at];
 }
 
-float testing_time_median_ms(testing_timed_call fn, void *ctx, int warmup, int reps)
+double testing_now_us(void)
 {
-    if (reps <= 0) return -1.0f;
-    for (int i = 0; i < warmup; ++i)
-        if (fn(ctx, i) != 0) return -1.0f;
-    CUDA_CHECK(cudaDeviceSynchronize());
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    float *ms = (float *)malloc(sizeof(float) * (size_t)reps);
-    float result = -1.0f;
-    int i = 0;
-    for (; i < reps; ++i) {
-        CUDA_CHECK(cudaEventRecord(start, 0));
-        if (fn(ctx, warmup + i) != 0) break;
-        CUDA_CHECK(cudaEventRecord(stop, 0));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        CUDA_CHECK(cudaEventElapsedTime(&ms[i], start, stop));
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+/* cudaEventQuery's "not ready" is an answer, not an error: keep it out of cudaGetLastError. */
+static int event_still_pending(cudaEvent_t e)
+{
+    cudaError_t q = cudaEventQuery(e);
+    if (q == cudaErrorNotReady) {
+        if (cudaPeekAtLastError() == cudaErrorNotReady) cudaGetLastError();
+        return 1;
+    }
+    CUDA_CHECK(q);
+    return 0;
+}
+
+int testing_time_interleaved(const testing_timed_lib *libs, int nlibs, cudaStream_t stream,
+                             const testing_timing_options *opt, testing_timing *out)
+{
+    memset(out, 0, sizeof *out);
+    if (nlibs < 1 || nlibs > TESTING_MAX_TIMED_LIBS || opt->rounds < 1) return -1;
+    const int rounds = opt->rounds;
+    double spin_us = opt->spin_us > 0 ? opt->spin_us : 200.0;
+    int i = 0; /* every call of every library */
+    for (int w = 0; w < opt->warmup; ++w)
+        for (int j = 0; j < nlibs; ++j)
+            if (libs[j].call(libs[j].ctx, i++) != 0) return -1;
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+
+    cudaEvent_t start[TESTING_MAX_TIMED_LIBS], stop[TESTING_MAX_TIMED_LIBS], spin_end;
+    for (int j = 0; j < nlibs; ++j) {
+        CUDA_CHECK(cudaEventCreate(&start[j]));
+        CUDA_CHECK(cudaEventCreate(&stop[j]));
+    }
+    CUDA_CHECK(cudaEventCreate(&spin_end));
+    double *gpu = malloc(sizeof(double) * (size_t)rounds * (size_t)nlibs);
+    double *host = malloc(sizeof(double) * (size_t)(opt->host_reps > 0 ? opt->host_reps : 1));
+    int failed = 0;
+    for (int r = 0; r < rounds && !failed; ++r) {
+        CUDA_CHECK(testing_spin(stream, spin_us));
+        CUDA_CHECK(cudaEventRecord(spin_end, stream));
+        for (int q = 0; q < nlibs && !failed; ++q) {
+            const int j = (q + r) % nlibs; /* A B, B A, ...: neither library always goes first */
+            CUDA_CHECK(cudaEventRecord(start[j], stream));
+            if (libs[j].call(libs[j].ctx, i++) != 0) failed = 1;
+            CUDA_CHECK(cudaEventRecord(stop[j], stream));
+        }
+        const int held = event_still_pending(spin_end);
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        for (int j = 0; j < nlibs && !failed; ++j) {
+            float ms = 0.0f;
+            CUDA_CHECK(cudaEventElapsedTime(&ms, start[j], stop[j]));
+            gpu[(size_t)j * rounds + r] = ms;
+        }
+        out->rounds = r + 1;
+        out->spin_us = spin_us;
+        if (held) out->held_rounds++;
+        else if (spin_us < 20000.0) spin_us *= 2.0; /* the host took longer than the hold: hold longer */
+    }
+    if (opt->round_ms && !failed) memcpy(opt->round_ms, gpu, sizeof(double) * (size_t)rounds * (size_t)nlibs);
+    for (int j = 0; j < nlibs && !failed; ++j) {
+        double *v = gpu + (size_t)j * rounds;
+        out->lib[j].gpu_ms_p10 = testing_quantile(v, rounds, 0.1);
+        out->lib[j].gpu_ms_p90 = testing_quantile(v, rounds, 0.9);
+        out->lib[j].gpu_ms = testing_quantile(v, rounds, 0.5);
+        /* host time: the GPU is held busy (long enough for every call to be queued), so no call waits */
+        if (opt->host_reps <= 0) continue;
+        CUDA_CHECK(testing_spin(stream, 50.0 * opt->host_reps + 200.0));
+        for (int h = 0; h < opt->host_reps && !failed; ++h) {
+            const double t0 = testing_now_us();
+            if (libs[j].call(libs[j].ctx, i++) != 0) failed = 1;
+            host[h] = testing_now_us() - t0;
+        }
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        if (!failed) out->lib[j].host_us = testing_quantile(host, opt->host_reps, 0.5);
     }
     CUDA_CHECK(cudaGetLastError());
-    if (i == reps) result = testing_median(ms, reps);
-    free(ms);
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
-    return result;
+    for (int j = 0; j < nlibs; ++j) {
+        CUDA_CHECK(cudaEventDestroy(start[j]));
+        CUDA_CHECK(cudaEventDestroy(stop[j]));
+    }
+    CUDA_CHECK(cudaEventDestroy(spin_end));
+    free(gpu);
+    free(host);
+    return failed ? -1 : 0;
 }

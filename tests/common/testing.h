@@ -160,19 +160,74 @@ wsgemm_status testing_run_wsgemm(wsgemm_handle h, const testing_gemm *g, const t
 int testing_case_against_cublas(wsgemm_handle h, const testing_gemm *g, wsgemm_path expected_path, uint64_t seed,
                                 int verbose);
 
-/* ---- timing (wsgemm-run, sm90_tune) ---- */
+/* ---------------------------------------------------------------- timing (wsgemm-run, sm90_tune, wsgemm-bench)
+ *
+ * GPU time and host time are two figures. GPU time: a spin kernel (testing_spin) holds the stream while
+ * every library's call of a round is queued between its own pair of CUDA events, in an order that rotates
+ * each round (A B, then B A, ...), so the events time the kernels alone: neither the host's launch work nor
+ * one library's host work hiding behind the other's kernel enters them. Host time: wall-clock microseconds
+ * around a call while the GPU is busy (a spin kernel again), so the call never waits for the device. */
 
-/* One call to time: `i` counts the calls (warm-up included), so a caller can rotate input sets with
- * i % sets. Returns 0 on success; any other value stops the timing. */
+/* One call to time, queued on the stream given to the harness (the caller's handles use it). `i` counts
+ * every call of every library, warm-up included, so `i % sets` never repeats an input set in two
+ * consecutive calls when there are at least two sets. Returns 0 on success; anything else stops the timing. */
 typedef int (*testing_timed_call)(void *ctx, int i);
 
-/* Median milliseconds of `reps` calls, each between its own pair of CUDA events on the default stream and
- * waited for before the next (so the median is of single calls, launch overhead included), after `warmup`
- * untimed calls. Returns -1 if a call fails. */
-float testing_time_median_ms(testing_timed_call fn, void *ctx, int warmup, int reps);
+typedef struct testing_timed_lib {
+    const char *name;
+    testing_timed_call call;
+    void *ctx;
+} testing_timed_lib;
 
-/* The median of v[0..n-1] (sorts v in place); 0 for n <= 0. */
-float testing_median(float *v, int n);
+enum { TESTING_MAX_TIMED_LIBS = 4 };
+
+typedef struct testing_timing_options {
+    int warmup;      /* untimed calls per library first (workspace growth, cuBLAS heuristics, clocks) */
+    int rounds;      /* timed rounds: one call per library each */
+    int host_reps;   /* wall-clock timed calls per library (0: no host time) */
+    double spin_us;  /* initial hold (0: 200 us); doubled, up to 20 ms, after a round that was not held */
+    double *round_ms; /* optional: filled with every round's GPU ms, library-major (lib * rounds + round) */
+} testing_timing_options;
+
+typedef struct testing_lib_times {
+    double gpu_ms;                 /* median GPU time of one call */
+    double gpu_ms_p10, gpu_ms_p90; /* the spread over the rounds */
+    double host_us;                /* median wall-clock microseconds per call on the host (0: not measured) */
+} testing_lib_times;
+
+typedef struct testing_timing {
+    int rounds;
+    int held_rounds; /* rounds whose calls were all queued before the spin kernel ended (should be all) */
+    double spin_us;  /* the hold in the last round */
+    testing_lib_times lib[TESTING_MAX_TIMED_LIBS];
+} testing_timing;
+
+/* Times nlibs (1..TESTING_MAX_TIMED_LIBS) libraries side by side on `stream` as described above. Returns 0,
+ * or -1 when a call failed (the timing stops there). */
+int testing_time_interleaved(const testing_timed_lib *libs, int nlibs, cudaStream_t stream,
+                             const testing_timing_options *opt, testing_timing *out);
+
+/* Queue the spin kernel: one thread that returns after `microseconds` (of %globaltimer). */
+cudaError_t testing_spin(cudaStream_t stream, double microseconds);
+
+/* Wall-clock microseconds since an arbitrary start (CLOCK_MONOTONIC). */
+double testing_now_us(void);
+
+/* The q-quantile (0..1, nearest rank) of v[0..n-1] (sorts v in place); 0 for n <= 0. */
+double testing_quantile(double *v, int n, double q);
+
+/* ---------------------------------------------------------------- device-resident data (testing_device.cu)
+ * For shapes too large to fill and check on the host quickly (wsgemm-bench). Synchronous on the default
+ * stream; errors exit through CUDA_CHECK. */
+
+/* dst[i] = uniform [-1, 1] from (seed, i), as `type`. */
+void testing_device_fill_uniform(wsgemm_dtype type, void *dst, size_t count, uint64_t seed);
+/* out (tight m x n per batch, fp32) = C of g as stored at c (device). */
+void testing_device_c_to_f32(const testing_gemm *g, const void *c, float *out);
+/* testing_check on the device: every element of C (device, g's ldc and strideC) against ref (device, tight
+ * fp32), the same tolerance rule; no padding check (callers use tight C). Prints the first mismatch. */
+testing_report testing_device_check(const testing_gemm *g, const void *c, const float *ref, testing_tolerance tol,
+                                    const char *label);
 
 #ifdef __cplusplus
 }

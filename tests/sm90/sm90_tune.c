@@ -1,14 +1,16 @@
 /*
  * sm90_tune.c - time sm90 kernel configurations against cuBLAS in one process, on the same data.
  *
- * Usage: sm90_tune [--all] [--reps N] [m n k ...]
- *   default shapes 4096^3 and 8192^3; --all adds the shapes of issue 6 (skinny, small K, 4099, 1000).
- * For each shape and op pair (NN, TN), bf16 in / bf16 out, alpha 1, beta 0, data uniform [-1, 1]:
- *   cuBLAS (cublasGemmEx, CUBLAS_COMPUTE_32F) is timed, then each configuration of the sm90 path (set through
- *   the launcher's WSGEMM_SM90_* variables, forced path sm90), then cuBLAS again; the table gives the median
- *   time of each, TFLOP/s, the ratio to the mean of the two cuBLAS medians, and the largest difference to
+ * Usage: sm90_tune [--all] [--reps N] [--beta B] [--c bf16|f32] [m n k ...]
+ *   default shapes 4096^3 and 8192^3; --all adds the decode, small-K, unaligned and LLM shapes.
+ * For each shape and op pair (NN, TN), bf16 in, C bf16 (or f32), alpha 1, beta 0 (or B), data uniform [-1, 1]:
+ *   each configuration of the sm90 path (set through the launcher's WSGEMM_SM90_* variables, forced path
+ *   sm90) is timed side by side with cuBLAS (cublasGemmEx, CUBLAS_COMPUTE_32F) by testing_time_interleaved:
+ *   GPU time, the stream held by a spin kernel while both calls are queued, the order alternating each
+ *   round, median of N rounds; host microseconds per call as their own column. The table gives each
+ *   configuration's time, TFLOP/s, the ratio to cuBLAS in the same rounds, and the largest difference to
  *   cuBLAS's output relative to its largest element (a sample of elements; "BAD" above 2e-2).
- * Input buffers rotate among sets totalling > 2x the L2 size, CUDA events around each call, warm-up first.
+ * Input buffers rotate among sets totalling > 2x the L2 size, warm-up first.
  * The configuration line of the sm90 launcher (WSGEMM_SM90_DEBUG=1) is printed once per configuration.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -72,7 +74,7 @@ static void apply(const config *c)
 
 typedef struct sets {
     int count;
-    void *A[8], *B[8], *C[8];
+    void *A[8], *B[8], *C[8], *C_cublas[8]; /* C_cublas: cuBLAS's own outputs, so its writes never meet ours */
 } sets;
 
 typedef struct shape {
@@ -87,21 +89,24 @@ static int is_small_shape(const shape *sh)
 
 static wsgemm_handle handle;
 static cublasHandle_t cublas;
+static float beta_arg = 0.0f;
+static wsgemm_dtype c_type = WSGEMM_R_16BF;
 
 /* one call of either library on set s; returns 0 on success */
 static int call(int use_cublas, wsgemm_op ta, wsgemm_op tb, const shape *sh, const sets *st, int s)
 {
-    float alpha = 1.0f, beta = 0.0f;
+    float alpha = 1.0f, beta = beta_arg;
     int lda = ta == WSGEMM_OP_N ? sh->m : sh->k;
     int ldb = tb == WSGEMM_OP_N ? sh->k : sh->n;
     if (use_cublas) {
         cublasStatus_t r = cublasGemmEx(cublas, (cublasOperation_t)ta, (cublasOperation_t)tb, sh->m, sh->n, sh->k,
                                         &alpha, st->A[s], CUDA_R_16BF, lda, st->B[s], CUDA_R_16BF, ldb, &beta,
-                                        st->C[s], CUDA_R_16BF, sh->m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                                        st->C_cublas[s], (cudaDataType_t)c_type, sh->m, CUBLAS_COMPUTE_32F,
+                                        CUBLAS_GEMM_DEFAULT);
         return r != CUBLAS_STATUS_SUCCESS;
     }
     wsgemm_status r = wsgemm_gemm_ex(handle, ta, tb, sh->m, sh->n, sh->k, &alpha, st->A[s], WSGEMM_R_16BF, lda,
-                                     st->B[s], WSGEMM_R_16BF, ldb, &beta, st->C[s], WSGEMM_R_16BF, sh->m);
+                                     st->B[s], WSGEMM_R_16BF, ldb, &beta, st->C[s], c_type, sh->m);
     if (r != WSGEMM_STATUS_SUCCESS) {
         printf("    wsgemm failed: %s: %s\n", wsgemm_status_string(r), wsgemm_get_last_error_message(handle));
         return 1;
@@ -109,7 +114,7 @@ static int call(int use_cublas, wsgemm_op ta, wsgemm_op tb, const shape *sh, con
     return 0;
 }
 
-/* One library's calls for testing_time_median_ms: call i runs on set i % count. */
+/* One library's calls for testing_time_interleaved: call i runs on set i % count. */
 typedef struct timed {
     int use_cublas;
     wsgemm_op ta, tb;
@@ -123,54 +128,61 @@ static int timed_call(void *ctx, int i)
     return call(t->use_cublas, t->ta, t->tb, t->sh, t->st, i % t->st->count);
 }
 
-/* median ms of reps calls after 3 warm-up calls, rotating sets; -1 on failure */
-static float time_calls(int use_cublas, wsgemm_op ta, wsgemm_op tb, const shape *sh, const sets *st, int reps)
+/* relative difference of wsgemm's C of set 0 to cuBLAS's, on a sample (both as written, same inputs) */
+static double sample_diff(const shape *sh, const sets *st)
 {
-    timed t = {use_cublas, ta, tb, sh, st};
-    return testing_time_median_ms(timed_call, &t, 3, reps);
-}
-
-/* relative difference of set 0's C to the reference copy, on a sample */
-static double sample_diff(const shape *sh, const void *dC, const uint16_t *ref)
-{
-    size_t n = (size_t)sh->m * sh->n;
-    uint16_t *got = malloc(n * 2);
-    CUDA_CHECK(cudaMemcpy(got, dC, n * 2, cudaMemcpyDeviceToHost));
+    size_t n = (size_t)sh->m * sh->n, bytes = n * (size_t)testing_dtype_bytes(c_type);
+    void *got = malloc(bytes), *ref = malloc(bytes);
+    CUDA_CHECK(cudaMemcpy(got, st->C[0], bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(ref, st->C_cublas[0], bytes, cudaMemcpyDeviceToHost));
     double maxref = 0.0, maxdiff = 0.0;
     size_t step = n > 2000000 ? 97 : 1;
     for (size_t i = 0; i < n; i += step) {
-        double r = testing_bf16_to_float(ref[i]), g = testing_bf16_to_float(got[i]);
+        double r = testing_load(c_type, ref, i), g = testing_load(c_type, got, i);
         if (fabs(r) > maxref) maxref = fabs(r);
         double d = fabs(r - g);
         if (!(d <= maxdiff)) maxdiff = d; /* NaN propagates */
     }
     free(got);
+    free(ref);
     return maxref > 0 ? maxdiff / maxref : maxdiff;
+}
+
+/* C of every set: uniform [-1, 1] for beta != 0 (the same values in wsgemm's and cuBLAS's copy), else NaN */
+static void reset_c(const shape *sh, const sets *st)
+{
+    size_t ec = (size_t)sh->m * sh->n, bytes = ec * (size_t)testing_dtype_bytes(c_type);
+    for (int s = 0; s < st->count; ++s) {
+        if (beta_arg != 0.0f) {
+            testing_device_fill_uniform(c_type, st->C[s], ec, 77 + (uint64_t)s);
+            CUDA_CHECK(cudaMemcpy(st->C_cublas[s], st->C[s], bytes, cudaMemcpyDeviceToDevice));
+        } else {
+            CUDA_CHECK(cudaMemset(st->C[s], 0xFF, bytes));
+            CUDA_CHECK(cudaMemset(st->C_cublas[s], 0xFF, bytes));
+        }
+    }
 }
 
 static void run_shape(const shape *sh, int reps, int small)
 {
     size_t ea = (size_t)sh->m * sh->k, eb = (size_t)sh->k * sh->n, ec = (size_t)sh->m * sh->n;
-    size_t set_bytes = (ea + eb + ec) * 2;
+    size_t cb = (size_t)testing_dtype_bytes(c_type);
+    size_t set_bytes = (ea + eb) * 2 + ec * cb;
     int l2 = 0, dev = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
     sets st;
     st.count = (int)((2.2 * l2) / (double)set_bytes) + 1;
+    if (st.count < 2) st.count = 2;
     if (st.count > 8) st.count = 8;
-    testing_rng rng = testing_rng_seeded(1234);
-    uint16_t *h = malloc((ea > eb ? ea : eb) * 2);
     for (int s = 0; s < st.count; ++s) {
         CUDA_CHECK(cudaMalloc(&st.A[s], ea * 2));
         CUDA_CHECK(cudaMalloc(&st.B[s], eb * 2));
-        CUDA_CHECK(cudaMalloc(&st.C[s], ec * 2));
-        for (size_t i = 0; i < ea; ++i) h[i] = testing_float_to_bf16(testing_rng_uniform(&rng));
-        CUDA_CHECK(cudaMemcpy(st.A[s], h, ea * 2, cudaMemcpyHostToDevice));
-        for (size_t i = 0; i < eb; ++i) h[i] = testing_float_to_bf16(testing_rng_uniform(&rng));
-        CUDA_CHECK(cudaMemcpy(st.B[s], h, eb * 2, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMalloc(&st.C[s], ec * cb));
+        CUDA_CHECK(cudaMalloc(&st.C_cublas[s], ec * cb));
+        testing_device_fill_uniform(WSGEMM_R_16BF, st.A[s], ea, 1234 + 2 * (uint64_t)s);
+        testing_device_fill_uniform(WSGEMM_R_16BF, st.B[s], eb, 1235 + 2 * (uint64_t)s);
     }
-    free(h);
-    uint16_t *ref = malloc(ec * 2);
     double flops = 2.0 * sh->m * sh->n * sh->k;
     const config *cfgs = small ? small_configs : big_configs;
     int ncfg = small ? (int)(sizeof small_configs / sizeof small_configs[0])
@@ -178,45 +190,40 @@ static void run_shape(const shape *sh, int reps, int small)
 
     for (int op = 0; op < 2; ++op) {
         wsgemm_op ta = op ? WSGEMM_OP_T : WSGEMM_OP_N, tb = WSGEMM_OP_N;
-        float cub0 = time_calls(1, ta, tb, sh, &st, reps);
-        if (call(1, ta, tb, sh, &st, 0)) printf("cuBLAS failed\n");
-        CUDA_CHECK(cudaMemcpy(ref, st.C[0], ec * 2, cudaMemcpyDeviceToHost));
-        float *ms = malloc(sizeof(float) * (size_t)ncfg);
-        double *diff = malloc(sizeof(double) * (size_t)ncfg);
+        printf("\n%d x %d x %d  %cN  bf16->%s  beta %g   (GPU time, median of %d rounds side by side with cuBLAS)\n",
+               sh->m, sh->n, sh->k, op ? 'T' : 'N', testing_dtype_name(c_type), (double)beta_arg, reps);
+        printf("  %-26s %9s %9s %8s %9s %8s %8s %10s %6s\n", "sm90 config", "ms", "TFLOP/s", "x cuBLAS", "cuBLAS ms",
+               "host us", "cuB. us", "rel diff", "held");
         for (int c = 0; c < ncfg; ++c) {
             apply(&cfgs[c]);
             setenv("WSGEMM_SM90_DEBUG", "1", 1);
-            CUDA_CHECK(cudaMemset(st.C[0], 0xff, ec * 2)); /* NaN poison */
+            reset_c(sh, &st);
             fprintf(stderr, "[%s] ", cfgs[c].label);
-            int bad = call(0, ta, tb, sh, &st, 0);
+            int bad = call(0, ta, tb, sh, &st, 0) || call(1, ta, tb, sh, &st, 0);
             CUDA_CHECK(cudaDeviceSynchronize());
             unsetenv("WSGEMM_SM90_DEBUG");
-            diff[c] = bad ? INFINITY : sample_diff(sh, st.C[0], ref);
-            ms[c] = bad ? -1.0f : time_calls(0, ta, tb, sh, &st, reps);
-        }
-        apply(&cfgs[0]);
-        float cub1 = time_calls(1, ta, tb, sh, &st, reps);
-        float cub = 0.5f * (cub0 + cub1);
-        printf("\n%d x %d x %d  %cN  bf16->bf16   cuBLAS %.3f ms (%.0f TFLOP/s; runs %.3f / %.3f)\n", sh->m, sh->n,
-               sh->k, op ? 'T' : 'N', cub, flops / cub / 1e9, cub0, cub1);
-        printf("  %-24s %9s %9s %8s %10s\n", "sm90 config", "ms", "TFLOP/s", "x cuBLAS", "rel diff");
-        for (int c = 0; c < ncfg; ++c) {
-            if (ms[c] < 0) {
-                printf("  %-24s %9s\n", cfgs[c].label, "failed");
+            double diff = bad ? INFINITY : sample_diff(sh, &st);
+            timed tw = {0, ta, tb, sh, &st}, tc = {1, ta, tb, sh, &st};
+            const testing_timed_lib libs[2] = {{"sm90", timed_call, &tw}, {"cuBLAS", timed_call, &tc}};
+            const testing_timing_options opt = {.warmup = 3, .rounds = reps, .host_reps = 10};
+            testing_timing t;
+            if (bad || testing_time_interleaved(libs, 2, 0, &opt, &t) != 0) {
+                printf("  %-26s %9s\n", cfgs[c].label, "failed");
                 continue;
             }
-            printf("  %-24s %9.3f %9.0f %8.3f %10.2e%s\n", cfgs[c].label, ms[c], flops / ms[c] / 1e9, cub / ms[c],
-                   diff[c], diff[c] > 2e-2 || diff[c] != diff[c] ? "  BAD" : "");
+            const double ms = t.lib[0].gpu_ms, cub = t.lib[1].gpu_ms;
+            printf("  %-26s %9.4f %9.0f %8.3f %9.4f %8.1f %8.1f %10.2e %3d/%-3d%s\n", cfgs[c].label, ms,
+                   flops / ms / 1e9, cub / ms, cub, t.lib[0].host_us, t.lib[1].host_us, diff, t.held_rounds, t.rounds,
+                   diff > 2e-2 || diff != diff ? "  BAD" : "");
+            fflush(stdout);
         }
-        fflush(stdout);
-        free(ms);
-        free(diff);
+        apply(&cfgs[0]);
     }
-    free(ref);
     for (int s = 0; s < st.count; ++s) {
         CUDA_CHECK(cudaFree(st.A[s]));
         CUDA_CHECK(cudaFree(st.B[s]));
         CUDA_CHECK(cudaFree(st.C[s]));
+        CUDA_CHECK(cudaFree(st.C_cublas[s]));
     }
 }
 
@@ -233,6 +240,9 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--all") == 0) all = 1;
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--beta") == 0 && i + 1 < argc) beta_arg = (float)atof(argv[++i]);
+        else if (strcmp(argv[i], "--c") == 0 && i + 1 < argc)
+            c_type = strcmp(argv[++i], "f32") == 0 ? WSGEMM_R_32F : WSGEMM_R_16BF;
         else if (i + 2 < argc && nuser < 16) {
             user[nuser].m = atoi(argv[i]);
             user[nuser].n = atoi(argv[i + 1]);
@@ -246,7 +256,8 @@ int main(int argc, char **argv)
     CUBLAS_CHECK(cublasCreate(&cublas));
     struct cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    printf("sm90_tune on %s (%d SMs), median of %d runs\n", prop.name, prop.multiProcessorCount, reps);
+    printf("sm90_tune on %s (%d SMs), GPU time side by side with cuBLAS, median of %d rounds\n", prop.name,
+           prop.multiProcessorCount, reps);
 
     const shape defaults[] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
     const shape extra[] = {{16384, 16384, 16384}, {4096, 14336, 4096}, {4096, 4096, 14336}, {8192, 8192, 1024},
