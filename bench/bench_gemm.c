@@ -11,29 +11,42 @@
  *                 sm90 (cc 9.0), sm100 (cc 10.0); sm100_emulated only with
  *                 --wsgemm_emulated and only on shapes up to 1024 (it is slow)
  *
- * Benchmark names: <suite>/<impl>/<op><op>_<ab>_<c>/m:M/n:N/k:K[/batch:B]/manual_time,
+ * Benchmark names: <suite>/<impl>/<op><op>_<ab>_<c>/m:M/n:N/k:K[/batch:B][/beta:1]/iterations:R/manual_time,
  * so --benchmark_filter picks suites (^square/), implementations (/cublas/)
- * or shapes (/m:4096/). Suites: square, llm, skinny, unaligned, batched, ops, types.
+ * or shapes (/m:4096/). Suites: square, llm, decode, beta1, f32c, unaligned,
+ * batched, ops, types, grid (m, n, k over 512..16384 log-spaced and 1000, 5000:
+ * wsgemm_auto only, for the heat map of bench/plot.py).
  *
- * Method (shared/notes/measuring.md):
- *  1. Correct first. Per shape, inputs uniform [-1,1] (testing.h), the
- *     reference from cuBLAS with fp32 output; per implementation one call on
- *     a NaN-poisoned C, every element checked (testing_check), the path that
- *     ran asserted for a forced path. A wrong result is reported as an error
- *     ("ERROR OCCURRED" on the console, error_occurred in the JSON), never as
- *     a time, and makes the process exit 3.
- *  2. Then time. Warm-up calls, then one GEMM per benchmark iteration, each
- *     between two CUDA events; the GEMMs are queued back to back (a ring of
- *     event pairs, the host waits only for the oldest) so host overhead does
- *     not show as idle GPU time. Input/output sets rotate; all sets together
- *     exceed twice the L2, so no call finds its operands in L2.
- *  3. Counters, from the MEDIAN event time of the run (Google Benchmark's own
- *     time column is the mean): TFLOPS (2mnk*batch / t), GBps (minimum bytes:
- *     A and B read once, C written once), vs_cublas (cuBLAS median / this
- *     median on the same shape: > 1 is faster than cuBLAS), path (the
- *     wsgemm_path enum that ran; its name is in the label).
+ * Method (docs/performance.md):
+ *  1. Correct first. Per shape, inputs uniform [-1,1] made on the device
+ *     (testing_device_fill_uniform), the reference from cuBLAS with fp32
+ *     output; per implementation one call on a NaN-poisoned C (beta != 0: C
+ *     uniform, restored before the call), every element checked on the device
+ *     (testing_device_check: testing_check's tolerance, NaN never passes), the
+ *     path that ran asserted for a forced path. A wrong result is reported as
+ *     an error ("ERROR OCCURRED" on the console, error_occurred in the JSON),
+ *     never as a time, and makes the process exit 3.
+ *  2. Then time: GPU time, side by side with cuBLAS. Each benchmark runs R
+ *     rounds (--wsgemm_rounds, the benchmark's fixed iteration count) of
+ *     testing_time_interleaved: a spin kernel holds the stream while this
+ *     implementation's and cuBLAS's event-bracketed calls are queued, in an
+ *     order alternating each round, so each event pair times the kernels of
+ *     one call alone (no host launch work, no host work hiding behind the
+ *     other library's kernel). The manual time of iteration r is this
+ *     implementation's GPU time in round r. Input sets rotate (every call
+ *     another set; all sets together exceed twice the L2); cuBLAS writes its
+ *     own output buffers. Host time per call is measured apart: wall clock
+ *     around each of 10 calls while the GPU is held busy.
+ *  3. Counters, from the MEDIANS of the rounds (Google Benchmark's own time
+ *     column is the mean): TFLOPS (2mnk*batch / t), GBps (minimum bytes: A, B
+ *     read once, C written once, read too when beta != 0), vs_cublas (cuBLAS's
+ *     median / this median, same rounds: > 1 is faster than cuBLAS),
+ *     cublas_TFLOPS (cuBLAS in those rounds), host_us and cublas_host_us,
+ *     held (fraction of rounds queued before the hold ended; should be 1),
+ *     path (the wsgemm_path enum that ran; its name is in the label).
  *
  * Options of this program (the --benchmark_* ones are Google Benchmark's):
+ *   --wsgemm_rounds=N          timed rounds per benchmark (default 20)
  *   --wsgemm_emulated          add the sm100_emulated path (shapes <= 1024)
  *   --wsgemm_plant_fault       corrupt one element of every wsgemm result
  *                              before the check: every wsgemm row must then
@@ -71,13 +84,12 @@
 #endif
 
 enum {
-    MAX_SETS = 64,                    /* rotation sets per shape (never reached: 1000^3 needs 21) */
-    EVENT_RING = 4,                   /* GEMMs in flight while timing */
-    WARMUP_CALLS = 3,                 /* untimed calls before each timed run */
-    CUBLAS_INLINE_RUNS = 30,          /* when vs_cublas needs a cuBLAS time nobody measured yet */
-    EMULATED_MAX_DIM = 1024,          /* the emulated path runs on shapes up to this only */
-    PROBE_DIM = 512,                  /* the probe call that tells which forced paths run here */
-    MAX_TIMED_CALLS = 10 * 1000 * 1000 /* 0.05 s of 5 us GEMMs is 10^4: far more means broken timing */
+    MAX_SETS = 64,           /* rotation sets per shape (1000^3 needs 21) */
+    WARMUP_CALLS = 3,        /* untimed calls per library before each benchmark's rounds */
+    HOST_REPS = 10,          /* wall-clock timed calls per library for host_us */
+    DEFAULT_ROUNDS = 20,     /* --wsgemm_rounds */
+    EMULATED_MAX_DIM = 1024, /* the emulated path runs on shapes up to this only */
+    PROBE_DIM = 512          /* the probe call that tells which forced paths run here */
 };
 static const size_t LT_WORKSPACE_BYTES = (size_t)32 << 20;
 
@@ -120,6 +132,7 @@ typedef struct shape {
     wsgemm_op ta, tb;
     int m, n, k, batch;
     wsgemm_dtype ab, c;
+    int beta; /* 0 or 1 (an integer so it can be a benchmark argument) */
 } shape;
 
 #define BF16 WSGEMM_R_16BF
@@ -128,47 +141,79 @@ typedef struct shape {
 #define OPN WSGEMM_OP_N
 #define OPT WSGEMM_OP_T
 /* NN, bf16 in and out: the common case */
-#define MNK(m, n, k) {OPN, OPN, (m), (n), (k), 1, BF16, BF16}
+#define MNK(m, n, k) {OPN, OPN, (m), (n), (k), 1, BF16, BF16, 0}
 #define SQUARE(s) MNK(s, s, s)
+#define BETA1(m, n, k) {OPN, OPN, (m), (n), (k), 1, BF16, BF16, 1}
+#define F32C(m, n, k, beta) {OPN, OPN, (m), (n), (k), 1, BF16, F32, (beta)}
 
-/* Sizes 1024..16384 with the wave-quantization dips of 132 SMs (2688, 2816). */
-static const shape SUITE_SQUARE[] = {SQUARE(1024), SQUARE(2048), SQUARE(2560), SQUARE(2688),
-                                     SQUARE(2816), SQUARE(3072), SQUARE(4096), SQUARE(6144),
-                                     SQUARE(8192), SQUARE(12288), SQUARE(16384)};
-/* Llama-style projections (tokens x out x in) and a small-K case where the epilogue dominates. */
-static const shape SUITE_LLM[] = {MNK(4096, 14336, 4096), MNK(4096, 4096, 14336), MNK(8192, 8192, 1024),
-                                  MNK(8192, 8192, 512)};
-/* Decode: few rows against a large weight. */
-static const shape SUITE_SKINNY[] = {MNK(1, 8192, 8192),  MNK(8, 8192, 8192),   MNK(16, 8192, 8192),
-                                     MNK(32, 8192, 8192), MNK(64, 8192, 8192),  MNK(128, 8192, 8192),
-                                     MNK(256, 8192, 8192)};
+/* 1024..16384 in steps of 1024, and the wave-quantization dips of 132 SMs (2560, 2688, 2816). */
+static const shape SUITE_SQUARE[] = {
+    SQUARE(1024),  SQUARE(2048),  SQUARE(2560),  SQUARE(2688),  SQUARE(2816),  SQUARE(3072),  SQUARE(4096),
+    SQUARE(5120),  SQUARE(6144),  SQUARE(7168),  SQUARE(8192),  SQUARE(9216),  SQUARE(10240), SQUARE(11264),
+    SQUARE(12288), SQUARE(13312), SQUARE(14336), SQUARE(15360), SQUARE(16384)};
+/* LLM projections: m = 4096 or 8192 tokens, n and k from 4096, 8192, 14336, 28672; small K where the
+ * epilogue dominates; a ragged shape. */
+#define LLM_ROW(m, n) MNK(m, n, 4096), MNK(m, n, 8192), MNK(m, n, 14336), MNK(m, n, 28672)
+static const shape SUITE_LLM[] = {LLM_ROW(4096, 4096),  LLM_ROW(4096, 8192),  LLM_ROW(4096, 14336),
+                                  LLM_ROW(4096, 28672), LLM_ROW(8192, 4096),  LLM_ROW(8192, 8192),
+                                  LLM_ROW(8192, 14336), LLM_ROW(8192, 28672), MNK(8192, 8192, 1024),
+                                  MNK(8192, 8192, 512), MNK(5000, 7000, 3000)};
+/* Decode: few rows against a large weight, m = 1..256 with n = k = 8192 and with n = 4096, k = 14336. */
+#define DECODE(n, k) MNK(1, n, k), MNK(2, n, k), MNK(4, n, k), MNK(8, n, k), MNK(16, n, k), MNK(32, n, k), \
+                     MNK(64, n, k), MNK(128, n, k), MNK(256, n, k)
+static const shape SUITE_DECODE[] = {DECODE(8192, 8192), DECODE(4096, 14336)};
+/* C read: beta = 1 on shapes the square and llm suites time with beta = 0. */
+static const shape SUITE_BETA1[] = {BETA1(2048, 2048, 2048), BETA1(4096, 4096, 4096),  BETA1(8192, 8192, 8192),
+                                    BETA1(4096, 14336, 4096), BETA1(8192, 8192, 1024), BETA1(16384, 16384, 16384)};
+/* fp32 C, beta 0 and 1. */
+static const shape SUITE_F32C[] = {F32C(4096, 4096, 4096, 0),  F32C(8192, 8192, 8192, 0),
+                                   F32C(4096, 14336, 4096, 0), F32C(8192, 8192, 1024, 0),
+                                   F32C(4096, 4096, 4096, 1),  F32C(8192, 8192, 8192, 1)};
 /* 4099: leading dimensions not 16-byte aligned (TMA cannot load them); 1000: no tile divides it. */
 static const shape SUITE_UNALIGNED[] = {SQUARE(4099), SQUARE(1000)};
 /* Strided batched: many small GEMMs, and attention scores (Q^T K, head dim 128). */
-static const shape SUITE_BATCHED[] = {{OPN, OPN, 1024, 1024, 1024, 16, BF16, BF16},
-                                      {OPN, OPN, 2048, 2048, 2048, 8, BF16, BF16},
-                                      {OPT, OPN, 2048, 2048, 128, 32, BF16, BF16}};
-static const shape SUITE_OPS[] = {{OPN, OPN, 8192, 8192, 8192, 1, BF16, BF16},
-                                  {OPN, OPT, 8192, 8192, 8192, 1, BF16, BF16},
-                                  {OPT, OPN, 8192, 8192, 8192, 1, BF16, BF16},
-                                  {OPT, OPT, 8192, 8192, 8192, 1, BF16, BF16}};
-static const shape SUITE_TYPES[] = {{OPN, OPN, 8192, 8192, 8192, 1, BF16, BF16},
-                                    {OPN, OPN, 8192, 8192, 8192, 1, BF16, F32},
-                                    {OPN, OPN, 8192, 8192, 8192, 1, F16, F16},
-                                    {OPN, OPN, 8192, 8192, 8192, 1, F16, F32}};
+static const shape SUITE_BATCHED[] = {{OPN, OPN, 1024, 1024, 1024, 16, BF16, BF16, 0},
+                                      {OPN, OPN, 2048, 2048, 2048, 8, BF16, BF16, 0},
+                                      {OPN, OPN, 512, 512, 512, 64, BF16, BF16, 0},
+                                      {OPT, OPN, 2048, 2048, 128, 32, BF16, BF16, 0}};
+static const shape SUITE_OPS[] = {{OPN, OPN, 8192, 8192, 8192, 1, BF16, BF16, 0},
+                                  {OPN, OPT, 8192, 8192, 8192, 1, BF16, BF16, 0},
+                                  {OPT, OPN, 8192, 8192, 8192, 1, BF16, BF16, 0},
+                                  {OPT, OPT, 8192, 8192, 8192, 1, BF16, BF16, 0}};
+static const shape SUITE_TYPES[] = {{OPN, OPN, 8192, 8192, 8192, 1, BF16, BF16, 0},
+                                    {OPN, OPN, 8192, 8192, 8192, 1, BF16, F32, 0},
+                                    {OPN, OPN, 8192, 8192, 8192, 1, F16, F16, 0},
+                                    {OPN, OPN, 8192, 8192, 8192, 1, F16, F32, 0}};
+/* The grid: every (m, n, k) of these sizes (log-spaced 512..16384, and two ragged values). */
+static const int GRID_SIZES[] = {512, 1000, 1024, 2048, 4096, 5000, 8192, 16384};
+enum { GRID_N = (int)(sizeof GRID_SIZES / sizeof GRID_SIZES[0]) };
+static shape SUITE_GRID[GRID_N * GRID_N * GRID_N];
 
 typedef struct suite {
     const char *name;
     const shape *shapes;
     int count;
+    int auto_only; /* 1: only wsgemm_auto (each of its rows carries cuBLAS's time of the same rounds) */
 } suite;
 
-#define SUITE(name, array) {name, array, (int)(sizeof array / sizeof array[0])}
-static const suite SUITES[] = {SUITE("square", SUITE_SQUARE),       SUITE("llm", SUITE_LLM),
-                               SUITE("skinny", SUITE_SKINNY),       SUITE("unaligned", SUITE_UNALIGNED),
-                               SUITE("batched", SUITE_BATCHED),     SUITE("ops", SUITE_OPS),
-                               SUITE("types", SUITE_TYPES)};
+#define SUITE(name, array, auto_only) {name, array, (int)(sizeof array / sizeof array[0]), auto_only}
+static const suite SUITES[] = {SUITE("square", SUITE_SQUARE, 0), SUITE("llm", SUITE_LLM, 0),
+                               SUITE("decode", SUITE_DECODE, 0), SUITE("beta1", SUITE_BETA1, 0),
+                               SUITE("f32c", SUITE_F32C, 0),     SUITE("unaligned", SUITE_UNALIGNED, 0),
+                               SUITE("batched", SUITE_BATCHED, 0), SUITE("ops", SUITE_OPS, 0),
+                               SUITE("types", SUITE_TYPES, 0),   SUITE("grid", SUITE_GRID, 1)};
 enum { SUITE_COUNT = (int)(sizeof SUITES / sizeof SUITES[0]) };
+
+static void make_grid(void)
+{
+    int i = 0;
+    for (int a = 0; a < GRID_N; ++a)
+        for (int b = 0; b < GRID_N; ++b)
+            for (int c = 0; c < GRID_N; ++c) {
+                const shape s = MNK(GRID_SIZES[a], GRID_SIZES[b], GRID_SIZES[c]);
+                SUITE_GRID[i++] = s;
+            }
+}
 
 /* One registered benchmark: a shape of a suite on one implementation. */
 typedef struct bench_case {
@@ -188,24 +233,25 @@ typedef struct lt_plan {
 } lt_plan;
 
 typedef struct problem {
-    testing_gemm g;      /* resolved: tight leading dimensions and strides */
-    testing_buffers data; /* set 0 with its host copies (inputs, NaN poison) */
+    testing_gemm g; /* resolved: tight leading dimensions and strides */
+    size_t elems_a, elems_b, elems_c;
     int nsets;
-    void *A[MAX_SETS], *B[MAX_SETS], *C[MAX_SETS]; /* [0] is data's */
-    double *ref;  /* cuBLAS, fp32 output, tight m x n per batch */
-    void *got;    /* host copy of C for the checks */
+    void *A[MAX_SETS], *B[MAX_SETS];
+    void *C[MAX_SETS];        /* wsgemm's outputs */
+    void *C_cublas[MAX_SETS]; /* cuBLAS's and cuBLASLt's: neither library reads what the other wrote */
+    void *C0;                 /* beta != 0: the C every check starts from; NULL: NaN poison */
+    float *ref;               /* device: cuBLAS, fp32 output, tight m x n per batch */
     double flops, min_bytes;
     int checked[IMPL_COUNT]; /* 0: not yet, 1: passed, -1: failed (message says why) */
     char message[IMPL_COUNT][320];
     wsgemm_path ran[IMPL_COUNT];
-    double cublas_median_s; /* 0 until cuBLAS has been timed on this shape */
     lt_plan lt;
 } problem;
 
 /* ---------------------------------------------------------------- process-wide state */
 
 typedef struct bench_globals {
-    int emulated, plant_fault;
+    int emulated, plant_fault, rounds;
     unsigned long long seed;
     int enabled[IMPL_COUNT];
     wsgemm_handle ws;
@@ -213,10 +259,8 @@ typedef struct bench_globals {
     cublasLtHandle_t lt;
     void *lt_workspace;
     int l2_bytes;
-    cudaEvent_t start[EVENT_RING], stop[EVENT_RING];
     problem *current;
-    double *times; /* seconds of each timed call of the current run */
-    int64_t times_capacity;
+    double *round_ms; /* every round's GPU ms of the current benchmark, library-major */
     int wrong_results; /* correctness failures: exit status 3 */
     /* Set by the first failed synchronization (a kernel fault is sticky: the
      * context is lost). Every later benchmark is then reported as an error at
@@ -224,7 +268,7 @@ typedef struct bench_globals {
     char device_error[320];
 } bench_globals;
 
-static bench_globals G = {.seed = 1};
+static bench_globals G = {.seed = 1, .rounds = DEFAULT_ROUNDS};
 
 /* ---------------------------------------------------------------- small helpers */
 
@@ -241,19 +285,6 @@ static int device_lost(cudaError_t err, const char *where, const char *impl)
     return 0;
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int64_t n)
-{
-    if (n <= 0) return 0.0;
-    qsort(v, (size_t)n, sizeof *v, compare_doubles);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static char op_char(wsgemm_op op)
 {
     return op == WSGEMM_OP_N ? 'N' : 'T';
@@ -268,7 +299,13 @@ static int max3(int a, int b, int c)
 static int same_problem(const testing_gemm *x, const testing_gemm *y)
 {
     return x->transa == y->transa && x->transb == y->transb && x->m == y->m && x->n == y->n && x->k == y->k &&
-           x->batch == y->batch && x->ab_type == y->ab_type && x->c_type == y->c_type;
+           x->batch == y->batch && x->ab_type == y->ab_type && x->c_type == y->c_type && x->beta == y->beta;
+}
+
+/* Where implementation `id` writes C for input set `set`. */
+static void *output_of(impl_id id, const problem *p, int set)
+{
+    return impl_is_wsgemm(id) ? p->C[set] : p->C_cublas[set];
 }
 
 /* ---------------------------------------------------------------- cuBLASLt plan */
@@ -358,7 +395,7 @@ static int launch(impl_id id, problem *p, int set, char *why, size_t why_size)
 {
     const testing_gemm *g = &p->g;
     const void *A = p->A[set], *B = p->B[set];
-    void *C = p->C[set];
+    void *C = output_of(id, p, set);
     cudaDataType_t ab = (cudaDataType_t)g->ab_type, c = (cudaDataType_t)g->c_type;
     cublasStatus_t cs;
     switch (id) {
@@ -413,26 +450,24 @@ static void problem_destroy(problem *p)
 {
     if (!p) return;
     cudaDeviceSynchronize();
-    for (int s = 1; s < p->nsets; ++s) {
+    for (int s = 0; s < p->nsets; ++s) {
         cudaFree(p->A[s]);
         cudaFree(p->B[s]);
         cudaFree(p->C[s]);
+        cudaFree(p->C_cublas[s]);
     }
-    testing_buffers_destroy(&p->data);
+    cudaFree(p->C0);
+    cudaFree(p->ref);
     lt_plan_destroy(&p->lt);
-    free(p->ref);
-    free(p->got);
     free(p);
 }
 
-/* dst = src rotated left by `shift` elements: same values, other places, so
- * every set holds uniform [-1,1] data without a second host generation. */
-static void copy_rotated(void *dst, const void *src, size_t elems, size_t elem_bytes, size_t shift)
+/* C of set 0 as a check starts: NaN (beta == 0: C must not be read), or the uniform C0 (beta != 0). */
+static void reset_output(problem *p, void *c)
 {
-    shift %= elems;
-    size_t head = (elems - shift) * elem_bytes, tail = shift * elem_bytes;
-    CUDA_CHECK(cudaMemcpy(dst, (const char *)src + tail, head, cudaMemcpyDeviceToDevice));
-    if (tail) CUDA_CHECK(cudaMemcpy((char *)dst + head, src, tail, cudaMemcpyDeviceToDevice));
+    size_t bytes = p->elems_c * (size_t)testing_dtype_bytes(p->g.c_type);
+    if (p->C0) CUDA_CHECK(cudaMemcpy(c, p->C0, bytes, cudaMemcpyDeviceToDevice));
+    else CUDA_CHECK(cudaMemset(c, 0xFF, bytes)); /* NaN in every output type */
 }
 
 static problem *problem_create(const testing_gemm *want)
@@ -442,34 +477,44 @@ static problem *problem_create(const testing_gemm *want)
     p->g = *want;
     testing_gemm_resolve(&p->g);
     const testing_gemm *g = &p->g;
-    testing_buffers_create(g, G.seed, &p->data);
+    p->elems_a = testing_gemm_elems_a(g);
+    p->elems_b = testing_gemm_elems_b(g);
+    p->elems_c = testing_gemm_elems_c(g);
 
     size_t ab = (size_t)testing_dtype_bytes(g->ab_type), cb = (size_t)testing_dtype_bytes(g->c_type);
-    double set_bytes = (double)(p->data.elems_a + p->data.elems_b) * ab + (double)p->data.elems_c * cb;
+    double set_bytes = (double)(p->elems_a + p->elems_b) * ab + (double)p->elems_c * cb;
     int nsets = (int)(2.0 * G.l2_bytes / set_bytes) + 1; /* nsets * set_bytes > 2 * L2 */
     if (nsets < 2) nsets = 2;                           /* never the same set twice in a row */
     if (nsets > MAX_SETS) nsets = MAX_SETS;
     p->nsets = nsets;
-    p->A[0] = p->data.A;
-    p->B[0] = p->data.B;
-    p->C[0] = p->data.C;
-    for (int s = 1; s < nsets; ++s) {
-        CUDA_CHECK(cudaMalloc(&p->A[s], p->data.elems_a * ab));
-        CUDA_CHECK(cudaMalloc(&p->B[s], p->data.elems_b * ab));
-        CUDA_CHECK(cudaMalloc(&p->C[s], p->data.elems_c * cb));
-        copy_rotated(p->A[s], p->A[0], p->data.elems_a, ab, (size_t)s * 7919u);
-        copy_rotated(p->B[s], p->B[0], p->data.elems_b, ab, (size_t)s * 104729u);
-        CUDA_CHECK(cudaMemset(p->C[s], 0xFF, p->data.elems_c * cb)); /* NaN in every output type */
+    for (int s = 0; s < nsets; ++s) {
+        CUDA_CHECK(cudaMalloc(&p->A[s], p->elems_a * ab));
+        CUDA_CHECK(cudaMalloc(&p->B[s], p->elems_b * ab));
+        CUDA_CHECK(cudaMalloc(&p->C[s], p->elems_c * cb));
+        CUDA_CHECK(cudaMalloc(&p->C_cublas[s], p->elems_c * cb));
+        testing_device_fill_uniform(g->ab_type, p->A[s], p->elems_a, G.seed * 1000 + 2 * (uint64_t)s);
+        testing_device_fill_uniform(g->ab_type, p->B[s], p->elems_b, G.seed * 1000 + 2 * (uint64_t)s + 1);
+    }
+    if (g->beta != 0.0f) {
+        CUDA_CHECK(cudaMalloc(&p->C0, p->elems_c * cb));
+        testing_device_fill_uniform(g->c_type, p->C0, p->elems_c, G.seed * 1000 + 999);
+    }
+    for (int s = 0; s < nsets; ++s) {
+        reset_output(p, p->C[s]);
+        reset_output(p, p->C_cublas[s]);
     }
 
+    /* the reference: cuBLAS on set 0 with fp32 output, starting from C0 as fp32 */
     size_t total = (size_t)g->batch * (size_t)g->m * (size_t)g->n;
-    p->ref = malloc((total ? total : 1) * sizeof(double));
-    p->got = malloc(p->data.elems_c * cb);
-    if (!p->ref || !p->got) {
-        fprintf(stderr, "bench: out of host memory for the reference of m=%d n=%d k=%d\n", g->m, g->n, g->k);
-        exit(1);
-    }
-    testing_reference_cublas(g, &p->data, p->ref);
+    CUDA_CHECK(cudaMalloc((void **)&p->ref, (total ? total : 1) * sizeof(float)));
+    if (p->C0) testing_device_c_to_f32(g, p->C0, p->ref);
+    else CUDA_CHECK(cudaMemset(p->ref, 0, total * sizeof(float)));
+    CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+        G.cublas, (cublasOperation_t)g->transa, (cublasOperation_t)g->transb, g->m, g->n, g->k, &g->alpha, p->A[0],
+        (cudaDataType_t)g->ab_type, g->lda, g->strideA, p->B[0], (cudaDataType_t)g->ab_type, g->ldb, g->strideB,
+        &g->beta, p->ref, CUDA_R_32F, g->m, (long long)g->m * g->n, g->batch, CUBLAS_COMPUTE_32F,
+        CUBLAS_GEMM_DEFAULT));
+    CUDA_CHECK(cudaDeviceSynchronize());
 
     double batch = (double)g->batch;
     p->flops = 2.0 * g->m * (double)g->n * g->k * batch;
@@ -499,9 +544,10 @@ static int check_impl(impl_id id, problem *p)
     char why[256] = "";
     const testing_gemm *g = &p->g;
     wsgemm_path forced = IMPLS[id].path;
+    void *out = output_of(id, p, 0);
     p->ran[id] = WSGEMM_PATH_NONE;
 
-    testing_buffers_repoison(g, &p->data); /* C of set 0 := NaN: unwritten elements cannot pass */
+    reset_output(p, out); /* unwritten elements cannot pass */
     if (impl_is_wsgemm(id)) WSGEMM_CHECK(wsgemm_set_path(G.ws, forced));
     int ok = launch(id, p, 0, why, sizeof why);
     cudaError_t err = cudaDeviceSynchronize();
@@ -523,22 +569,23 @@ static int check_impl(impl_id id, problem *p)
         }
     }
     if (ok) {
-        size_t bytes = p->data.elems_c * (size_t)testing_dtype_bytes(g->c_type);
-        CUDA_CHECK(cudaMemcpy(p->got, p->data.C, bytes, cudaMemcpyDeviceToHost));
-        if (G.plant_fault && impl_is_wsgemm(id)) /* C(m/2, n/2) of the last batch made plainly wrong */
-            testing_store(g->c_type, p->got,
-                          (size_t)(g->batch - 1) * (size_t)g->strideC + (size_t)(g->m / 2) + (size_t)(g->n / 2) * g->ldc,
-                          1000.0f);
+        if (G.plant_fault && impl_is_wsgemm(id)) { /* C(m/2, n/2) of the last batch made plainly wrong */
+            size_t at = (size_t)(g->batch - 1) * (size_t)g->strideC + (size_t)(g->m / 2) + (size_t)(g->n / 2) * g->ldc;
+            unsigned char value[4];
+            testing_store(g->c_type, value, 0, 1000.0f);
+            CUDA_CHECK(cudaMemcpy((char *)out + at * (size_t)testing_dtype_bytes(g->c_type), value,
+                                  (size_t)testing_dtype_bytes(g->c_type), cudaMemcpyHostToDevice));
+        }
         char label[96];
         snprintf(label, sizeof label, "%s%s%s", IMPLS[id].name, impl_is_wsgemm(id) ? " path=" : "",
                  impl_is_wsgemm(id) ? wsgemm_path_name(p->ran[id]) : "");
-        testing_report r = testing_check(g, p->got, p->data.hC0, p->ref, testing_tolerance_for(g->c_type), label);
+        testing_report r = testing_device_check(g, out, p->ref, testing_tolerance_for(g->c_type), label);
         if (!r.passed) {
             ok = 0;
             snprintf(msg, msg_size,
-                     "WRONG RESULT vs cuBLAS: %zu of %zu elements off, %zu NaN, %zu padding elements written, "
-                     "relative Frobenius error %.3g (first mismatches on stderr)",
-                     r.mismatches, r.checked, r.nan_count, r.padding_touched, r.rel_fro);
+                     "WRONG RESULT vs cuBLAS: %zu of %zu elements off, %zu NaN, relative Frobenius error %.3g "
+                     "(first mismatch on stderr)",
+                     r.mismatches, r.checked, r.nan_count, r.rel_fro);
             G.wrong_results++;
         }
     }
@@ -548,105 +595,17 @@ static int check_impl(impl_id id, problem *p)
 
 /* ---------------------------------------------------------------- timing */
 
-static int reserve_times(int64_t n)
-{
-    if (n <= G.times_capacity) return 1;
-    double *t = realloc(G.times, (size_t)n * sizeof *t);
-    if (!t) return 0;
-    G.times = t;
-    G.times_capacity = n;
-    return 1;
-}
-
-/* Seconds between the events of `slot`; -1 when the wait failed (device_lost). */
-static double event_seconds(int slot, impl_id id)
-{
-    float ms = 0.0f;
-    cudaError_t err = cudaEventSynchronize(G.stop[slot]);
-    if (err == cudaSuccess) err = cudaEventElapsedTime(&ms, G.start[slot], G.stop[slot]);
-    if (err != cudaSuccess) {
-        device_lost(err, "timing", IMPLS[id].name);
-        return -1.0;
-    }
-    return (double)ms * 1e-3;
-}
-
-static int warm_up(impl_id id, problem *p, char *why, size_t why_size)
-{
-    for (int w = 0; w < WARMUP_CALLS; ++w)
-        if (!launch(id, p, w % p->nsets, why, why_size)) return 0;
-    cudaError_t err = cudaDeviceSynchronize();
-    if (err != cudaSuccess) {
-        snprintf(why, why_size, "CUDA error in warm-up: %s", cudaGetErrorString(err));
-        return device_lost(err, "warm-up", IMPLS[id].name);
-    }
-    return 1;
-}
-
-/* `runs` timed calls outside Google Benchmark's loop; returns the median seconds or 0. */
-static double time_runs(impl_id id, problem *p, int runs)
-{
+typedef struct timed_impl {
+    impl_id id;
+    problem *p;
     char why[256];
-    if (!warm_up(id, p, why, sizeof why) || !reserve_times(runs)) return 0.0;
-    for (int i = 0; i < runs; ++i) {
-        CUDA_CHECK(cudaEventRecord(G.start[0], 0));
-        if (!launch(id, p, i % p->nsets, why, sizeof why)) return 0.0;
-        CUDA_CHECK(cudaEventRecord(G.stop[0], 0));
-        G.times[i] = event_seconds(0, id);
-        if (G.times[i] < 0.0) return 0.0;
-    }
-    return median_of(G.times, runs);
-}
+} timed_impl;
 
-/* The state loop. Iteration i records start[i % RING], the GEMM, stop[i % RING]
- * and then waits for iteration i - (RING-1), whose time it reports; the last
- * iteration also waits for and reports the ones still in flight. So the GPU
- * always has queued work and each event pair brackets exactly one GEMM.
- * Returns the number of timed calls in G.times (0 after an error). */
-static int64_t timed_loop(gbench_state *st, impl_id id, problem *p)
+/* testing_timed_call: implementation `id` on input set i % nsets (the handle's path is set by the caller) */
+static int timed_launch(void *ctx, int i)
 {
-    const int64_t total = gbench_max_iterations(st);
-    char why[256];
-    if (total > MAX_TIMED_CALLS) { /* only when the event times came out ~0: a broken measurement */
-        snprintf(why, sizeof why, "Google Benchmark asks for %lld calls: the measured times are near zero",
-                 (long long)total);
-        gbench_skip_with_error(st, why);
-        return 0;
-    }
-    if (!reserve_times(total)) {
-        gbench_skip_with_error(st, "out of host memory for the timings");
-        return 0;
-    }
-    int64_t i = 0, done = 0; /* launched, timed */
-    while (gbench_keep_running(st)) {
-        const int slot = (int)(i % EVENT_RING);
-        CUDA_CHECK(cudaEventRecord(G.start[slot], 0));
-        if (!launch(id, p, (int)(i % p->nsets), why, sizeof why)) {
-            cudaDeviceSynchronize();
-            gbench_skip_with_error(st, why);
-            return 0;
-        }
-        CUDA_CHECK(cudaEventRecord(G.stop[slot], 0));
-        ++i;
-        const int64_t wait_until = i == total ? i : i - (EVENT_RING - 1); /* all on the last iteration */
-        double seconds = 0.0;
-        for (; done < wait_until; ++done) {
-            G.times[done] = event_seconds((int)(done % EVENT_RING), id);
-            if (G.times[done] < 0.0) {
-                gbench_skip_with_error(st, G.device_error);
-                return 0;
-            }
-            seconds += G.times[done];
-        }
-        if (seconds > 0.0) gbench_set_iteration_time(st, seconds);
-    }
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess) {
-        snprintf(why, sizeof why, "CUDA error while timing: %s", cudaGetErrorString(err));
-        gbench_skip_with_error(st, why);
-        return 0;
-    }
-    return done;
+    timed_impl *t = ctx;
+    return launch(t->id, t->p, i % t->p->nsets, t->why, sizeof t->why) ? 0 : 1;
 }
 
 /* ---------------------------------------------------------------- the benchmark body */
@@ -658,6 +617,7 @@ static void bench_gemm(gbench_state *st, void *user)
         gbench_skip_with_error(st, G.device_error);
         return;
     }
+    const int beta_arg = 3 + (bc->s.batch > 1);
     testing_gemm want = {
         .transa = bc->s.ta,
         .transb = bc->s.tb,
@@ -669,7 +629,7 @@ static void bench_gemm(gbench_state *st, void *user)
         .strideC = -1,
         .batch = bc->s.batch > 1 ? (int)gbench_arg(st, 3) : 1,
         .alpha = 1.0f,
-        .beta = 0.0f,
+        .beta = bc->s.beta ? (float)gbench_arg(st, beta_arg) : 0.0f,
         .ab_type = bc->s.ab,
         .c_type = bc->s.c,
     };
@@ -679,41 +639,58 @@ static void bench_gemm(gbench_state *st, void *user)
         return;
     }
     const impl_id id = bc->impl;
-    if (!check_impl(id, p)) {
-        gbench_skip_with_error(st, p->message[id]);
+    if (!check_impl(id, p) || (id != IMPL_CUBLAS && !check_impl(IMPL_CUBLAS, p))) {
+        gbench_skip_with_error(st, p->checked[id] < 0 ? p->message[id] : p->message[IMPL_CUBLAS]);
         return;
     }
 
-    char why[256];
-    if (impl_is_wsgemm(id)) WSGEMM_CHECK(wsgemm_set_path(G.ws, IMPLS[id].path));
-    if (!warm_up(id, p, why, sizeof why)) {
-        gbench_skip_with_error(st, G.device_error[0] ? G.device_error : why);
+    /* R rounds: this implementation and cuBLAS (unless it is cuBLAS), the stream held, order alternating */
+    const int rounds = (int)gbench_max_iterations(st);
+    double *round_ms = realloc(G.round_ms, sizeof(double) * (size_t)rounds * 2);
+    if (!round_ms) {
+        gbench_skip_with_error(st, "out of host memory for the timings");
         return;
     }
-    int64_t n = timed_loop(st, id, p);
-    if (n == 0) return;
-    double median = median_of(G.times, n);
+    G.round_ms = round_ms;
+    timed_impl self = {id, p, ""}, ref = {IMPL_CUBLAS, p, ""};
+    const testing_timed_lib libs[2] = {{IMPLS[id].name, timed_launch, &self}, {"cublas", timed_launch, &ref}};
+    const int nlibs = id == IMPL_CUBLAS ? 1 : 2;
+    const testing_timing_options opt = {
+        .warmup = WARMUP_CALLS, .rounds = rounds, .host_reps = HOST_REPS, .round_ms = round_ms};
+    testing_timing t;
+    if (impl_is_wsgemm(id)) WSGEMM_CHECK(wsgemm_set_path(G.ws, IMPLS[id].path));
+    const int timed = testing_time_interleaved(libs, nlibs, 0, &opt, &t) == 0;
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
+        device_lost(err, "timing", IMPLS[id].name);
+        gbench_skip_with_error(st, G.device_error);
+        return;
+    }
+    if (!timed) {
+        gbench_skip_with_error(st, self.why[0] ? self.why : ref.why);
+        return;
+    }
     if (impl_is_wsgemm(id)) { /* the label names the path that ran while timed: the one that was checked */
-        wsgemm_path timed = WSGEMM_PATH_NONE;
-        WSGEMM_CHECK(wsgemm_get_last_path(G.ws, &timed));
-        if (timed != p->ran[id]) {
-            snprintf(why, sizeof why, "path %s was timed but path %s was checked", wsgemm_path_name(timed),
+        wsgemm_path ran = WSGEMM_PATH_NONE;
+        WSGEMM_CHECK(wsgemm_get_last_path(G.ws, &ran));
+        if (ran != p->ran[id]) {
+            char why[160];
+            snprintf(why, sizeof why, "path %s was timed but path %s was checked", wsgemm_path_name(ran),
                      wsgemm_path_name(p->ran[id]));
             gbench_skip_with_error(st, why);
             return;
         }
     }
+    for (int r = 0; gbench_keep_running(st); ++r) gbench_set_iteration_time(st, round_ms[r] * 1e-3);
 
-    if (id == IMPL_CUBLAS) {
-        p->cublas_median_s = median; /* the latest run: the one just before the others on this shape */
-    } else if (p->cublas_median_s == 0.0 && check_impl(IMPL_CUBLAS, p)) {
-        p->cublas_median_s = time_runs(IMPL_CUBLAS, p, CUBLAS_INLINE_RUNS); /* cuBLAS was filtered out */
-        if (impl_is_wsgemm(id)) WSGEMM_CHECK(wsgemm_set_path(G.ws, IMPLS[id].path));
-    }
-
-    gbench_set_counter(st, "TFLOPS", p->flops / median * 1e-12, GBENCH_COUNTER_DEFAULT);
-    gbench_set_counter(st, "GBps", p->min_bytes / median * 1e-9, GBENCH_COUNTER_DEFAULT);
-    if (p->cublas_median_s > 0.0) gbench_set_counter(st, "vs_cublas", p->cublas_median_s / median, GBENCH_COUNTER_DEFAULT);
+    const double median_s = t.lib[0].gpu_ms * 1e-3, cublas_s = t.lib[nlibs - 1].gpu_ms * 1e-3;
+    gbench_set_counter(st, "TFLOPS", p->flops / median_s * 1e-12, GBENCH_COUNTER_DEFAULT);
+    gbench_set_counter(st, "GBps", p->min_bytes / median_s * 1e-9, GBENCH_COUNTER_DEFAULT);
+    gbench_set_counter(st, "vs_cublas", cublas_s / median_s, GBENCH_COUNTER_DEFAULT);
+    gbench_set_counter(st, "cublas_TFLOPS", p->flops / cublas_s * 1e-12, GBENCH_COUNTER_DEFAULT);
+    gbench_set_counter(st, "host_us", t.lib[0].host_us, GBENCH_COUNTER_DEFAULT);
+    gbench_set_counter(st, "cublas_host_us", t.lib[nlibs - 1].host_us, GBENCH_COUNTER_DEFAULT);
+    gbench_set_counter(st, "held", (double)t.held_rounds / t.rounds, GBENCH_COUNTER_DEFAULT);
     char label[96];
     if (impl_is_wsgemm(id)) {
         gbench_set_counter(st, "path", (double)p->ran[id], GBENCH_COUNTER_DEFAULT);
@@ -745,10 +722,6 @@ static void device_setup(void)
     CUBLAS_CHECK(cublasCreate(&G.cublas));
     CUBLAS_CHECK(cublasLtCreate(&G.lt));
     CUDA_CHECK(cudaMalloc(&G.lt_workspace, LT_WORKSPACE_BYTES));
-    for (int i = 0; i < EVENT_RING; ++i) {
-        CUDA_CHECK(cudaEventCreate(&G.start[i]));
-        CUDA_CHECK(cudaEventCreate(&G.stop[i]));
-    }
 
     int driver = 0, runtime = 0, cublas_version = 0;
     cudaDriverGetVersion(&driver);
@@ -768,8 +741,10 @@ static void device_setup(void)
     add_context_int("cublas_version", cublas_version);
     snprintf(text, sizeof text, "%d.%d", WSGEMM_VERSION_MAJOR, WSGEMM_VERSION_MINOR);
     gbench_add_context("wsgemm_version", text);
-    gbench_add_context("timing", "CUDA events around each GEMM, queued back to back; counters from the median; "
-                                 "input sets rotated past 2x L2; correctness checked against cuBLAS first");
+    gbench_add_context("timing", "GPU time: CUDA events around each call, the stream held by a spin kernel while "
+                                 "this implementation's and cuBLAS's calls are queued, order alternating each round; "
+                                 "counters from the medians of the rounds; host us per call measured apart; input "
+                                 "sets rotated past 2x L2; correctness checked against cuBLAS first");
     printf("bench: %s (cc %d.%d, %d SMs, L2 %d MB), CUDA runtime %d.%d, cuBLAS %d\n", prop.name, prop.major,
            prop.minor, prop.multiProcessorCount, G.l2_bytes >> 20, runtime / 1000, (runtime % 1000) / 10,
            cublas_version);
@@ -833,13 +808,13 @@ static bench_case *register_all(void)
     for (int s = 0; s < SUITE_COUNT; ++s) total += SUITES[s].count * IMPL_COUNT;
     bench_case *cases = calloc((size_t)total, sizeof *cases);
     if (!cases) return NULL;
-    static const char *const arg_names[] = {"m", "n", "k", "batch"};
     int used = 0;
     for (int s = 0; s < SUITE_COUNT; ++s) {
         for (int i = 0; i < SUITES[s].count; ++i) {
             const shape *sh = &SUITES[s].shapes[i];
             for (int id = 0; id < IMPL_COUNT; ++id) {
                 if (!G.enabled[id]) continue;
+                if (SUITES[s].auto_only && id != IMPL_WS_AUTO) continue;
                 if (id == IMPL_WS_SM100_EMULATED && max3(sh->m, sh->n, sh->k) > EMULATED_MAX_DIM) continue;
                 bench_case *bc = &cases[used++];
                 bc->suite = SUITES[s].name;
@@ -848,11 +823,21 @@ static bench_case *register_all(void)
                 char name[128];
                 snprintf(name, sizeof name, "%s/%s/%c%c_%s_%s", bc->suite, IMPLS[id].name, op_char(sh->ta),
                          op_char(sh->tb), testing_dtype_name(sh->ab), testing_dtype_name(sh->c));
-                const int64_t args[4] = {sh->m, sh->n, sh->k, sh->batch};
-                const int nargs = sh->batch > 1 ? 4 : 3;
+                const char *arg_names[5] = {"m", "n", "k"};
+                int64_t args[5] = {sh->m, sh->n, sh->k};
+                int nargs = 3;
+                if (sh->batch > 1) {
+                    arg_names[nargs] = "batch";
+                    args[nargs++] = sh->batch;
+                }
+                if (sh->beta) {
+                    arg_names[nargs] = "beta";
+                    args[nargs++] = sh->beta;
+                }
                 gbench_benchmark *b = gbench_register(name, bench_gemm, bc);
                 gbench_args(b, args, nargs);
-                gbench_arg_names(b, arg_names, nargs);
+                gbench_arg_names(b, (const char *const *)arg_names, nargs);
+                gbench_fixed_iterations(b, G.rounds); /* one iteration = one round of testing_time_interleaved */
                 gbench_use_manual_time(b);
                 gbench_unit(b, GBENCH_MICROSECOND);
             }
@@ -865,14 +850,16 @@ static bench_case *register_all(void)
 
 static void usage_extra(void)
 {
-    printf("wsgemm-bench: wsgemm vs cuBLAS / cuBLASLt. Suites: square llm skinny unaligned batched ops types\n"
+    printf("wsgemm-bench: wsgemm vs cuBLAS / cuBLASLt, GPU time side by side. Suites: square llm decode beta1 f32c\n"
+           "  unaligned batched ops types grid\n"
            "  (select with --benchmark_filter='^square/' etc.; implementations with '/cublas/', '/wsgemm_auto/')\n"
+           "  --wsgemm_rounds=N           timed rounds per benchmark (default %d)\n"
            "  --wsgemm_emulated           also time the sm100_emulated path (shapes <= %d)\n"
            "  --wsgemm_plant_fault        corrupt every wsgemm result before its check (they must all error)\n"
            "  --wsgemm_seed=N             input seed (default 1)\n"
            "  --wsgemm_context=KEY=VALUE  add KEY=VALUE to the report context\n"
            "Google Benchmark's options follow.\n\n",
-           EMULATED_MAX_DIM);
+           DEFAULT_ROUNDS, EMULATED_MAX_DIM);
 }
 
 /* Take this program's --wsgemm_* options out of argv (Google Benchmark
@@ -885,6 +872,7 @@ static int strip_own_options(int *argc, char **argv, const char **contexts, int 
         if (!strcmp(a, "--wsgemm_emulated")) G.emulated = 1;
         else if (!strcmp(a, "--wsgemm_plant_fault")) G.plant_fault = 1;
         else if (!strncmp(a, "--wsgemm_seed=", 14)) G.seed = strtoull(a + 14, NULL, 10);
+        else if (!strncmp(a, "--wsgemm_rounds=", 16) && atoi(a + 16) > 0) G.rounds = atoi(a + 16);
         else if (!strncmp(a, "--wsgemm_context=", 17) && strchr(a + 17, '=')) contexts[(*ncontexts)++] = a + 17;
         else if (!strncmp(a, "--wsgemm_", 9)) {
             fprintf(stderr, "wsgemm-bench: unknown option %s (see --help)\n", a);
@@ -919,6 +907,7 @@ int main(int argc, char **argv)
         gbench_add_context(key, eq + 1);
     }
     choose_implementations(have_gpu);
+    make_grid();
     bench_case *cases = register_all();
     if (!cases) return 1;
 
@@ -926,16 +915,12 @@ int main(int argc, char **argv)
 
     problem_destroy(G.current);
     if (have_gpu) {
-        for (int i = 0; i < EVENT_RING; ++i) {
-            cudaEventDestroy(G.start[i]);
-            cudaEventDestroy(G.stop[i]);
-        }
         cudaFree(G.lt_workspace);
         cublasLtDestroy(G.lt);
         cublasDestroy(G.cublas);
         wsgemm_destroy(G.ws);
     }
-    free(G.times);
+    free(G.round_ms);
     free(cases);
     free(contexts);
     if (G.device_error[0]) {

@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # scripts/bench.sh - the one device command for the performance numbers:
-# configure and build wsgemm-bench for sm_90a (all cores), run the default
-# suites (wsgemm vs cuBLAS / cuBLASLt, correctness checked first), write
+# configure and build wsgemm-bench for sm_90a (all cores), run a selection of
+# suites (GPU time side by side with cuBLAS, correctness checked first), write
 # under $OUT:
-#   bench.json            Google Benchmark JSON (--benchmark_out), aggregates of 3 repetitions
+#   bench.json            Google Benchmark JSON (--benchmark_out)
 #   bench.log             the console output of the run
 #   tflops_<suite>.png    TFLOP/s per implementation, one plot per suite
-#   ratio_to_cublas.png   every shape, relative to cuBLAS
-#   table.md              the table for docs/performance.md (printed last)
+#   ratio_to_cublas.png   every shape but the grid's, relative to cuBLAS
+#   heatmap_grid.png      the grid's ratio to cuBLAS, m x n per k
+#   table.md, grid.md     the tables for docs/performance.md (table.md printed last)
 #   build.log, nvidia-smi.txt
-# Extra arguments go to wsgemm-bench, e.g. --benchmark_filter='^(square|llm)/'.
+#
+#   scripts/bench.sh [targets|grid|all|full] [wsgemm-bench arguments...]
+#     targets  (default) wsgemm_auto on square, llm, decode, beta1, f32c, unaligned, batched: each row
+#              carries cuBLAS's GPU time of the same rounds, so no separate cuBLAS rows are needed
+#     grid     wsgemm_auto on the grid (m, n, k over 512..16384 and 1000, 5000): the heat map
+#     all      targets and grid (about 4 minutes on the H200 with the build)
+#     full     every implementation (cuBLAS, cuBLASLt, every wsgemm path) on every named suite
+# Extra arguments go to wsgemm-bench, e.g. --benchmark_filter='^llm/' (replaces the selection's filter)
+# or --wsgemm_rounds=40.
 # Environment: OUT (default build/bench-out), BUILD_DIR (default build/bench-h200),
-# BENCH_BUDGET_S (default 360: build + run + plots end within it; the run is
+# BENCH_BUDGET_S (default 300: build + run + plots end within it; the run is
 # stopped early if needed and the plots use the rows finished by then),
 # BENCH_EMULATED=ON (also build and time the emulated sm100 path, shapes <= 1024),
 # WSGEMM_COMMIT (recorded in the report when the tree is not a git checkout).
@@ -20,6 +29,14 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+selection=targets
+case ${1:-} in targets | grid | all | full) selection=$1; shift ;; esac
+case $selection in
+targets) filter='^(square|llm|decode|beta1|f32c|unaligned|batched)/wsgemm_auto/' ;;
+grid) filter='^grid/' ;;
+all) filter='^((square|llm|decode|beta1|f32c|unaligned|batched)/wsgemm_auto|grid)/' ;;
+full) filter='-^grid/' ;;
+esac
 OUT=${OUT:-$root/build/bench-out}
 build=${BUILD_DIR:-$root/build/bench-h200}
 emulated=${BENCH_EMULATED:-OFF}
@@ -49,17 +66,17 @@ commit=${WSGEMM_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || e
 extra=()
 [ "$emulated" = ON ] && extra+=(--wsgemm_emulated)
 
-# 0.05 s per benchmark and 3 repetitions: about 175 benchmarks in ~2-3 minutes
-# on the H200 (the checks of the 16384^3 results on the host take a few s).
-budget=${BENCH_BUDGET_S:-360}
+# 20 rounds per benchmark (a few ms to a second each), one repetition: the
+# rounds are the repetitions that matter (medians of GPU time per library).
+budget=${BENCH_BUDGET_S:-300}
 left=$((budget - ($(date +%s) - start) - 20)) # 20 s for the plots
 [ "$left" -lt 30 ] && left=30
-echo "== run (stopped after $left s if not done)"
+echo "== run '$selection' (stopped after $left s if not done)"
 timeout --signal=INT "$left" "$build/wsgemm-bench" \
     --benchmark_out="$OUT/bench.json" --benchmark_out_format=json \
-    --benchmark_min_time=0.05 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_filter="$filter" \
     --wsgemm_context="driver=${driver:-unknown}" --wsgemm_context="commit=$commit" \
-    --wsgemm_context="command=scripts/bench.sh $*" \
+    --wsgemm_context="command=scripts/bench.sh $selection $*" \
     "${extra[@]}" "$@" 2>&1 | tee "$OUT/bench.log"
 rc=${PIPESTATUS[0]}
 echo "== ran in $(($(date +%s) - start)) s in all; wsgemm-bench exit status $rc"
