@@ -5,11 +5,21 @@
  * A call's way through this file, with no back and forth:
  *   check arguments (pure C, no CUDA call, so testable without a GPU)
  *   -> quick return for an empty problem
- *   -> look up the device (NO_DEVICE without one) and check the pointers
- *   -> choose a path (forced or AUTO) -> run it -> record the path.
+ *   -> look up the device (NO_DEVICE without one), the stream's device and the
+ *      pointers (memory kind, device, each operand inside its allocation)
+ *   -> choose a path (forced or AUTO) -> lease a workspace -> run it -> give the
+ *      workspace back -> record the path.
  * On any failure C has not been touched and the message names the argument.
+ *
+ * Threads: a handle's settings (stream, path, workspace) are read under its
+ * lock once per call; the message and last path live in a per-thread record for
+ * each handle; device facts and the sm100 verdicts are process-wide behind their
+ * own locks. Handles are found in a registry, so a destroyed handle (or one
+ * destroyed twice) is refused without reading freed memory.
  */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,38 +27,70 @@
 
 #include <cuda_runtime_api.h>
 
+#include "common/device.h"
+#include "common/workspace.h"
 #include "internal.h"
 
-enum { WSGEMM_MESSAGE_BYTES = 512, WSGEMM_MAX_DEVICES = 64 };
-enum { HANDLE_MAGIC = 0x57534745 /* "WSGE" */ };
-
-/* The AUTO choice of the SM100 path waits for a one-time self-check per
- * device (a small GEMM against the generic kernel). */
-typedef enum self_check_state { SELF_CHECK_NOT_RUN = 0, SELF_CHECK_PASSED, SELF_CHECK_FAILED } self_check_state;
+enum { WSGEMM_MESSAGE_BYTES = 512, THREAD_RECORDS = 8 };
 
 struct wsgemm_context {
-    uint32_t magic;
+    unsigned long long id;    /* never reused: per-thread records are keyed by it, not by the address */
+    pthread_mutex_t lock;     /* stream and forced_path */
     cudaStream_t stream;
     wsgemm_path forced_path;
-    wsgemm_path last_path;
-    wsgemm_workspace workspace;
-    int workspace_device;
-    wsgemm_device_info devices[WSGEMM_MAX_DEVICES];
-    int device_known[WSGEMM_MAX_DEVICES];
-    self_check_state sm100_self_check[WSGEMM_MAX_DEVICES];
-    char message[WSGEMM_MESSAGE_BYTES];
+    wsgemm_workspace_source workspace;
 };
 
+/* What one host thread last saw on one handle. */
+typedef struct thread_record {
+    unsigned long long handle_id; /* 0: free */
+    wsgemm_path last_path;
+    char message[WSGEMM_MESSAGE_BYTES];
+} thread_record;
+
+static _Thread_local thread_record thread_records[THREAD_RECORDS];
+static _Thread_local unsigned thread_records_next;
 /* For calls that have no usable handle to keep their message in. */
 static _Thread_local char thread_message[WSGEMM_MESSAGE_BYTES];
 
-/* ---------------------------------------------------------------- messages */
+static atomic_ullong next_handle_id = 1;
+
+/* The live handles. */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static wsgemm_handle *registry;
+static size_t registry_count, registry_capacity;
+
+/* ---------------------------------------------------------------- handles and messages */
+
+static int handle_is_valid(wsgemm_handle h)
+{
+    if (h == NULL) return 0;
+    int found = 0;
+    pthread_mutex_lock(&registry_lock);
+    for (size_t i = 0; i < registry_count && !found; ++i) found = registry[i] == h;
+    pthread_mutex_unlock(&registry_lock);
+    return found;
+}
+
+/* This thread's record for h; with `create`, a new one (the oldest record is reused) when there is none. */
+static thread_record *record_for(wsgemm_handle h, int create)
+{
+    for (int i = 0; i < THREAD_RECORDS; ++i)
+        if (thread_records[i].handle_id == h->id) return &thread_records[i];
+    if (!create) return NULL;
+    thread_record *r = &thread_records[thread_records_next++ % THREAD_RECORDS];
+    r->handle_id = h->id;
+    r->last_path = WSGEMM_PATH_NONE;
+    r->message[0] = '\0';
+    return r;
+}
 
 static void vformat_message(char *dst, size_t size, const char *fmt, va_list args)
 {
     if (dst && size) vsnprintf(dst, size, fmt, args);
 }
 
+/* h is valid or NULL. */
 static wsgemm_status handle_fail(wsgemm_handle h, wsgemm_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -56,7 +98,7 @@ static wsgemm_status handle_fail(wsgemm_handle h, wsgemm_status status, const ch
 {
     va_list args;
     va_start(args, fmt);
-    vformat_message(h ? h->message : thread_message, WSGEMM_MESSAGE_BYTES, fmt, args);
+    vformat_message(h ? record_for(h, 1)->message : thread_message, WSGEMM_MESSAGE_BYTES, fmt, args);
     va_end(args);
     return status;
 }
@@ -70,9 +112,9 @@ wsgemm_status wsgemm_fail(const wsgemm_launch_ctx *ctx, wsgemm_status status, co
     return status;
 }
 
-static int handle_is_valid(wsgemm_handle h)
+void wsgemm_forget_cuda_error(cudaError_t err)
 {
-    return h != NULL && h->magic == HANDLE_MAGIC;
+    if (err != cudaSuccess && cudaPeekAtLastError() == err) (void)cudaGetLastError();
 }
 
 static wsgemm_status fail_no_handle(const char *function)
@@ -115,7 +157,9 @@ const char *wsgemm_path_name(wsgemm_path path)
 
 const char *wsgemm_get_last_error_message(wsgemm_handle h)
 {
-    return handle_is_valid(h) ? h->message : thread_message;
+    if (!handle_is_valid(h)) return thread_message;
+    const thread_record *r = record_for(h, 0);
+    return r ? r->message : "";
 }
 
 int wsgemm_env_int(const char *name, int fallback)
@@ -140,19 +184,47 @@ wsgemm_status wsgemm_create(wsgemm_handle *handle)
     struct wsgemm_context *h = calloc(1, sizeof *h);
     if (h == NULL)
         return handle_fail(NULL, WSGEMM_STATUS_ALLOC_FAILED, "wsgemm_create: out of host memory");
-    h->magic = HANDLE_MAGIC;
+    pthread_mutex_lock(&registry_lock);
+    if (registry_count == registry_capacity) {
+        size_t capacity = registry_capacity ? 2 * registry_capacity : 16;
+        wsgemm_handle *grown = realloc(registry, capacity * sizeof *grown);
+        if (grown == NULL) {
+            pthread_mutex_unlock(&registry_lock);
+            free(h);
+            return handle_fail(NULL, WSGEMM_STATUS_ALLOC_FAILED, "wsgemm_create: out of host memory");
+        }
+        registry = grown;
+        registry_capacity = capacity;
+    }
+    registry[registry_count++] = h;
+    pthread_mutex_unlock(&registry_lock);
+    h->id = atomic_fetch_add(&next_handle_id, 1);
+    pthread_mutex_init(&h->lock, NULL);
     h->forced_path = WSGEMM_PATH_AUTO;
-    h->last_path = WSGEMM_PATH_NONE;
-    h->workspace_device = -1;
+    wsgemm_workspace_source_init(&h->workspace);
     *handle = h;
     return WSGEMM_STATUS_SUCCESS;
 }
 
+/* No device synchronization: the stream-ordered workspaces are freed behind the calls that use them, and
+ * a pool destroyed with frees still queued releases its memory once they have run. */
 wsgemm_status wsgemm_destroy(wsgemm_handle h)
 {
-    if (!handle_is_valid(h)) return fail_no_handle("wsgemm_destroy");
-    if (h->workspace.ptr) cudaFree(h->workspace.ptr); /* implicit device sync: no kernel still uses it */
-    h->magic = 0;
+    int found = 0;
+    pthread_mutex_lock(&registry_lock);
+    for (size_t i = 0; i < registry_count; ++i) {
+        if (registry[i] == h) {
+            registry[i] = registry[--registry_count];
+            found = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+    if (!found) return fail_no_handle("wsgemm_destroy");
+    thread_record *r = record_for(h, 0);
+    if (r) r->handle_id = 0;
+    wsgemm_workspace_source_destroy(&h->workspace);
+    pthread_mutex_destroy(&h->lock);
     free(h);
     return WSGEMM_STATUS_SUCCESS;
 }
@@ -160,7 +232,9 @@ wsgemm_status wsgemm_destroy(wsgemm_handle h)
 wsgemm_status wsgemm_set_stream(wsgemm_handle h, cudaStream_t stream)
 {
     if (!handle_is_valid(h)) return fail_no_handle("wsgemm_set_stream");
+    pthread_mutex_lock(&h->lock);
     h->stream = stream;
+    pthread_mutex_unlock(&h->lock);
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -169,7 +243,9 @@ wsgemm_status wsgemm_get_stream(wsgemm_handle h, cudaStream_t *stream)
     if (!handle_is_valid(h)) return fail_no_handle("wsgemm_get_stream");
     if (stream == NULL)
         return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_stream: stream is NULL");
+    pthread_mutex_lock(&h->lock);
     *stream = h->stream;
+    pthread_mutex_unlock(&h->lock);
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -179,7 +255,9 @@ wsgemm_status wsgemm_set_path(wsgemm_handle h, wsgemm_path path)
     if (path < WSGEMM_PATH_AUTO || path > WSGEMM_PATH_SM100_EMULATED)
         return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
                            "wsgemm_set_path: path = %d is not a wsgemm_path that can be forced", (int)path);
+    pthread_mutex_lock(&h->lock);
     h->forced_path = path;
+    pthread_mutex_unlock(&h->lock);
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -187,7 +265,9 @@ wsgemm_status wsgemm_get_path(wsgemm_handle h, wsgemm_path *path)
 {
     if (!handle_is_valid(h)) return fail_no_handle("wsgemm_get_path");
     if (path == NULL) return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_path: path is NULL");
+    pthread_mutex_lock(&h->lock);
     *path = h->forced_path;
+    pthread_mutex_unlock(&h->lock);
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -196,7 +276,8 @@ wsgemm_status wsgemm_get_last_path(wsgemm_handle h, wsgemm_path *path)
     if (!handle_is_valid(h)) return fail_no_handle("wsgemm_get_last_path");
     if (path == NULL)
         return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_last_path: path is NULL");
-    *path = h->last_path;
+    const thread_record *r = record_for(h, 0);
+    *path = r ? r->last_path : WSGEMM_PATH_NONE;
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -222,17 +303,77 @@ static int max1(int x)
     return x > 1 ? x : 1;
 }
 
-/* The C matrices of a batch may not overlap (the kernels write them in
- * parallel). Two layouts are disjoint: matrix after matrix (strideC >= ldc*n)
- * or interleaved inside one column (m <= strideC and the last matrix's rows
- * still end within ldc). */
+/* The C matrices of a batch may not overlap (the kernels write them in parallel). Two layouts are
+ * disjoint: matrix after matrix (strideC at least the span of one matrix, (n-1)*ldc + m) or interleaved
+ * inside one column (m <= strideC and the last matrix's rows still end within ldc). No product here
+ * overflows: (n-1)*ldc < 2^62, and the batch product is checked. */
 static int batch_outputs_disjoint(const wsgemm_problem *p)
 {
     if (p->batch_count <= 1) return 1;
-    long long block = (long long)p->ldc * p->n;
-    if (p->strideC >= block) return 1;
-    long long last_row_end = (long long)(p->batch_count - 1) * p->strideC + p->m;
-    return p->strideC >= p->m && last_row_end <= p->ldc;
+    if (p->strideC >= (long long)(p->n - 1) * p->ldc + p->m) return 1;
+    long long last_start;
+    if (__builtin_mul_overflow((long long)(p->batch_count - 1), p->strideC, &last_start)) return 0;
+    return p->strideC >= p->m && last_start + p->m <= p->ldc;
+}
+
+/* The operands as stored, for the alignment and extent checks. */
+typedef struct operand_view {
+    const char *name;     /* "A", "B", "C" */
+    const void *ptr;
+    int elem_bytes;
+    long long rows, cols; /* as stored: rows contiguous, cols ld apart */
+    long long ld, stride; /* elements */
+    int matrices;         /* batch members it spans: 1 when shared (stride 0) */
+} operand_view;
+
+static operand_view view_of(const wsgemm_problem *p, int which)
+{
+    operand_view v;
+    if (which == 0) {
+        v = (operand_view){"A", p->A, wsgemm_dtype_size(p->Atype), p->transa == WSGEMM_OP_N ? p->m : p->k,
+                           p->transa == WSGEMM_OP_N ? p->k : p->m, p->lda, p->strideA, 1};
+    } else if (which == 1) {
+        v = (operand_view){"B", p->B, wsgemm_dtype_size(p->Btype), p->transb == WSGEMM_OP_N ? p->k : p->n,
+                           p->transb == WSGEMM_OP_N ? p->n : p->k, p->ldb, p->strideB, 1};
+    } else {
+        v = (operand_view){"C", p->C, wsgemm_dtype_size(p->Ctype), p->m, p->n, p->ldc, p->strideC, 1};
+    }
+    v.matrices = (p->batch_count > 1 && v.stride != 0) ? p->batch_count : 1;
+    return v;
+}
+
+/* Bytes from the operand's base to one past its last element, all batch members included; 0 when that
+ * does not fit in 63 bits (then no allocation can hold it). rows, cols >= 1. */
+static unsigned long long span_bytes(const operand_view *v)
+{
+    long long elems, batch_part, bytes;
+    if (__builtin_mul_overflow(v->cols - 1, v->ld, &elems)) return 0;
+    if (__builtin_add_overflow(elems, v->rows, &elems)) return 0;
+    if (__builtin_mul_overflow((long long)(v->matrices - 1), v->stride, &batch_part)) return 0;
+    if (__builtin_add_overflow(elems, batch_part, &elems)) return 0;
+    if (__builtin_mul_overflow(elems, (long long)v->elem_bytes, &bytes)) return 0;
+    if ((uintptr_t)v->ptr + (uintptr_t)bytes < (uintptr_t)v->ptr) return 0; /* wraps the address space */
+    return (unsigned long long)bytes;
+}
+
+/* Which operands the call reads or writes: A and B only when there is a product to form. */
+static int operand_used(const wsgemm_problem *p, int which, float alpha)
+{
+    return which == 2 || (p->k > 0 && alpha != 0.0f);
+}
+
+/* Alignment and a representable extent: pure C, no CUDA. */
+static wsgemm_status check_operand_layout(wsgemm_handle h, const char *fn, const operand_view *v)
+{
+    if ((uintptr_t)v->ptr % (uintptr_t)v->elem_bytes != 0)
+        return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                           "%s: %s = %p is not aligned to its %d-byte elements", fn, v->name, v->ptr, v->elem_bytes);
+    if (span_bytes(v) == 0)
+        return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                           "%s: %s spans more than 2^63 bytes from %p (ld%c = %lld, %lld columns, stride%s = %lld, %d "
+                           "matrices): no allocation can hold it",
+                           fn, v->name, v->ptr, v->name[0] + 32, v->ld, v->cols, v->name, v->stride, v->matrices);
+    return WSGEMM_STATUS_SUCCESS;
 }
 
 /* Every check that needs no CUDA call, in the order a reader of the
@@ -285,119 +426,110 @@ static wsgemm_status check_arguments(wsgemm_handle h, const char *fn, const wsge
             return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: strideC = %lld is negative", fn, p->strideC);
         if (!batch_outputs_disjoint(p))
             return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
-                               "%s: strideC = %lld makes the %d C matrices overlap (need strideC >= ldc*n = %lld)",
-                               fn, p->strideC, p->batch_count, (long long)p->ldc * p->n);
+                               "%s: strideC = %lld makes the %d C matrices overlap (need strideC >= (n-1)*ldc + m "
+                               "= %lld, or strideC >= m with all of them inside ldc = %d rows)",
+                               fn, p->strideC, p->batch_count, (long long)(p->n - 1) * p->ldc + p->m, p->ldc);
     }
     int empty = p->m == 0 || p->n == 0 || p->batch_count == 0;
     int needs_ab = !empty && p->k > 0 && *alpha != 0.0f;
     if (needs_ab && p->A == NULL) return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: A is NULL", fn);
     if (needs_ab && p->B == NULL) return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: B is NULL", fn);
     if (!empty && p->C == NULL) return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: C is NULL", fn);
+    if (!empty) {
+        for (int which = 0; which < 3; ++which) {
+            if (!operand_used(p, which, *alpha)) continue;
+            const operand_view v = view_of(p, which);
+            wsgemm_status s = check_operand_layout(h, fn, &v);
+            if (s != WSGEMM_STATUS_SUCCESS) return s;
+        }
+    }
     return WSGEMM_STATUS_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- device checks */
 
+/* err is already cleared from the runtime's last-error slot. */
 static wsgemm_status cuda_fail(wsgemm_handle h, const char *fn, const char *what, cudaError_t err)
 {
-    cudaGetLastError(); /* clear a non-sticky error so the next call starts clean */
     return handle_fail(h, WSGEMM_STATUS_CUDA_ERROR, "%s: %s failed: %s (%s)", fn, what, cudaGetErrorName(err),
                        cudaGetErrorString(err));
 }
 
-static wsgemm_status read_device_info(wsgemm_handle h, const char *fn, int ordinal, wsgemm_device_info *info)
-{
-    struct { enum cudaDeviceAttr attr; int *dst; } const attrs[] = {
-        {cudaDevAttrComputeCapabilityMajor, &info->cc_major},
-        {cudaDevAttrComputeCapabilityMinor, &info->cc_minor},
-        {cudaDevAttrMultiProcessorCount, &info->sm_count},
-        {cudaDevAttrMaxSharedMemoryPerBlockOptin, &info->smem_optin_bytes},
-        {cudaDevAttrL2CacheSize, &info->l2_bytes},
-    };
-    info->ordinal = ordinal;
-    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
-        cudaError_t err = cudaDeviceGetAttribute(attrs[i].dst, attrs[i].attr, ordinal);
-        if (err != cudaSuccess) return cuda_fail(h, fn, "cudaDeviceGetAttribute", err);
-    }
-    return WSGEMM_STATUS_SUCCESS;
-}
-
-/* The current device, read once per ordinal. NO_DEVICE when CUDA has none. */
+/* The current device's facts. NO_DEVICE when CUDA has none. */
 static wsgemm_status current_device(wsgemm_handle h, const char *fn, const wsgemm_device_info **out)
 {
     int ordinal = -1;
     cudaError_t err = cudaGetDevice(&ordinal);
-    if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || err == cudaErrorInitializationError) {
-        cudaGetLastError();
+    if (err != cudaSuccess) wsgemm_forget_cuda_error(err);
+    if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || err == cudaErrorInitializationError)
         return handle_fail(h, WSGEMM_STATUS_NO_DEVICE, "%s: no CUDA device is available (%s: %s)", fn,
                            cudaGetErrorName(err), cudaGetErrorString(err));
-    }
     if (err != cudaSuccess) return cuda_fail(h, fn, "cudaGetDevice", err);
     if (ordinal < 0 || ordinal >= WSGEMM_MAX_DEVICES)
         return handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED, "%s: device ordinal %d is beyond wsgemm's limit of %d", fn,
                            ordinal, WSGEMM_MAX_DEVICES);
-    if (!h->device_known[ordinal]) {
-        wsgemm_status s = read_device_info(h, fn, ordinal, &h->devices[ordinal]);
-        if (s != WSGEMM_STATUS_SUCCESS) return s;
-        h->device_known[ordinal] = 1;
-    }
-    *out = &h->devices[ordinal];
+    err = wsgemm_device_info_get(ordinal, out);
+    if (err != cudaSuccess) return cuda_fail(h, fn, "cudaDeviceGetAttribute", err);
     return WSGEMM_STATUS_SUCCESS;
 }
 
-/* A, B and C must be memory the current device can read with TMA and
- * ordinary loads: device memory of this device, or managed memory. */
-static wsgemm_status check_device_pointer(wsgemm_handle h, const char *fn, const char *name, const void *ptr,
-                                          int ordinal)
+/* Kernels go to the handle's stream, which must belong to the current device. */
+static wsgemm_status check_stream(wsgemm_handle h, const char *fn, cudaStream_t stream, int ordinal)
 {
-    struct cudaPointerAttributes attr;
-    cudaError_t err = cudaPointerGetAttributes(&attr, ptr);
+    int device = -1;
+    cudaError_t err = cudaStreamGetDevice(stream, &device);
+    if (err != cudaSuccess) {
+        wsgemm_forget_cuda_error(err);
+        return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: stream %p (wsgemm_set_stream) is not a usable stream: %s",
+                           fn, (void *)stream, cudaGetErrorString(err));
+    }
+    if (device != ordinal)
+        return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                           "%s: stream %p (wsgemm_set_stream) belongs to device %d but the current device is %d", fn,
+                           (void *)stream, device, ordinal);
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+/* An operand must be memory the current device reads with TMA and ordinary loads (its own device memory,
+ * or managed memory), and lie inside one allocation, so that no kernel runs off its end. Where the driver
+ * cannot tell the allocation's extent, or the operand runs past it into more device memory of this device
+ * (virtual memory mapped in pieces), the extent is not held against it. */
+static wsgemm_status check_operand_memory(wsgemm_handle h, const char *fn, const operand_view *v, int ordinal)
+{
+    wsgemm_pointer_info info;
+    cudaError_t err = wsgemm_pointer_query(v->ptr, &info);
     if (err != cudaSuccess) return cuda_fail(h, fn, "cudaPointerGetAttributes", err);
-    if (attr.type == cudaMemoryTypeManaged) return WSGEMM_STATUS_SUCCESS;
-    if (attr.type != cudaMemoryTypeDevice)
+    if (info.kind == WSGEMM_MEMORY_HOST)
         return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
                            "%s: %s = %p is %s memory; wsgemm needs device memory (cudaMalloc) or managed memory", fn,
-                           name, ptr, attr.type == cudaMemoryTypeHost ? "pinned host" : "unregistered host");
-    if (attr.device != ordinal)
-        return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
-                           "%s: %s = %p lives on device %d but the current device is %d", fn, name, ptr,
-                           attr.device, ordinal);
-    return WSGEMM_STATUS_SUCCESS;
+                           v->name, v->ptr, info.pinned_host ? "pinned host" : "unregistered host");
+    if (info.kind == WSGEMM_MEMORY_DEVICE && info.device != ordinal)
+        return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: %s = %p lives on device %d but the current device is %d",
+                           fn, v->name, v->ptr, info.device, ordinal);
+    const unsigned long long bytes = span_bytes(v);
+    if (!info.has_range) return WSGEMM_STATUS_SUCCESS;
+    const unsigned long long room = (unsigned long long)(info.range_begin + info.range_bytes - (uintptr_t)v->ptr);
+    if (bytes <= room) return WSGEMM_STATUS_SUCCESS;
+    wsgemm_pointer_info last;
+    const void *last_byte = (const char *)v->ptr + (bytes - 1);
+    if (wsgemm_pointer_query(last_byte, &last) == cudaSuccess && last.kind == info.kind &&
+        (info.kind == WSGEMM_MEMORY_MANAGED || last.device == ordinal))
+        return WSGEMM_STATUS_SUCCESS;
+    return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                       "%s: %s spans %llu bytes from %p (ld%c = %lld, %lld x %lld per matrix, stride%s = %lld, %d "
+                       "matrices) but its allocation ends %llu bytes after %s",
+                       fn, v->name, bytes, v->ptr, v->name[0] + 32, v->ld, v->rows, v->cols, v->name, v->stride,
+                       v->matrices, room, v->name);
 }
 
 static wsgemm_status check_pointers(wsgemm_handle h, const char *fn, const wsgemm_problem *p, int ordinal)
 {
-    wsgemm_status s = WSGEMM_STATUS_SUCCESS;
-    if (p->k > 0 && p->alpha != 0.0f) {
-        s = check_device_pointer(h, fn, "A", p->A, ordinal);
-        if (s == WSGEMM_STATUS_SUCCESS) s = check_device_pointer(h, fn, "B", p->B, ordinal);
+    for (int which = 0; which < 3; ++which) {
+        if (!operand_used(p, which, p->alpha)) continue;
+        const operand_view v = view_of(p, which);
+        wsgemm_status s = check_operand_memory(h, fn, &v, ordinal);
+        if (s != WSGEMM_STATUS_SUCCESS) return s;
     }
-    if (s == WSGEMM_STATUS_SUCCESS) s = check_device_pointer(h, fn, "C", p->C, ordinal);
-    return s;
-}
-
-/* ---------------------------------------------------------------- workspace */
-
-wsgemm_status wsgemm_workspace_reserve(wsgemm_launch_ctx *ctx, size_t bytes)
-{
-    wsgemm_workspace *ws = ctx->workspace;
-    if (ws->bytes >= bytes) return WSGEMM_STATUS_SUCCESS;
-    if (ws->ptr) {
-        /* Earlier launches on this stream may still read the old buffer. */
-        cudaStreamSynchronize(ctx->stream);
-        cudaFree(ws->ptr);
-        ws->ptr = NULL;
-        ws->bytes = 0;
-    }
-    size_t rounded = (bytes + ((size_t)1 << 20) - 1) & ~(((size_t)1 << 20) - 1);
-    cudaError_t err = cudaMalloc(&ws->ptr, rounded);
-    if (err != cudaSuccess) {
-        cudaGetLastError();
-        ws->ptr = NULL;
-        return wsgemm_fail(ctx, WSGEMM_STATUS_ALLOC_FAILED, "workspace of %zu bytes could not be allocated: %s",
-                           rounded, cudaGetErrorString(err));
-    }
-    ws->bytes = rounded;
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -463,73 +595,108 @@ static wsgemm_status run_path(wsgemm_path path, const wsgemm_problem *p, wsgemm_
 }
 
 
-static wsgemm_path auto_path(wsgemm_handle h, const wsgemm_device_info *d, wsgemm_launch_ctx *ctx)
+/* The AUTO choice of the SM100 path waits for a one-time self-check per device and process (a small GEMM
+ * against the generic kernel). It allocates and synchronizes, so it never runs under stream capture: a
+ * captured call before the verdict uses the path AUTO takes without sm100. */
+typedef enum self_check_state { SELF_CHECK_NOT_RUN = 0, SELF_CHECK_PASSED, SELF_CHECK_FAILED } self_check_state;
+static self_check_state sm100_verdicts[WSGEMM_MAX_DEVICES];
+static pthread_mutex_t sm100_verdicts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int stream_is_capturing(cudaStream_t stream)
 {
-    if (is_blackwell_dc(d) && wsgemm_sm100_available()) {
-        self_check_state *state = &h->sm100_self_check[d->ordinal];
-        if (*state == SELF_CHECK_NOT_RUN) {
-            wsgemm_status s = wsgemm_sm100_self_check(ctx);
-            *state = s == WSGEMM_STATUS_SUCCESS ? SELF_CHECK_PASSED : SELF_CHECK_FAILED;
-            if (*state == SELF_CHECK_FAILED)
-                fprintf(stderr, "wsgemm: warning: the sm100 kernel failed its self-check on device %d (%s); "
-                        "AUTO uses the generic path on this device\n", d->ordinal, ctx->message);
-        }
-        if (*state == SELF_CHECK_PASSED) return WSGEMM_PATH_SM100;
+    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    cudaError_t err = cudaStreamIsCapturing(stream, &status);
+    if (err != cudaSuccess) {
+        wsgemm_forget_cuda_error(err);
+        return 1; /* unknown: behave as under capture */
     }
+    return status != cudaStreamCaptureStatusNone;
+}
+
+static int sm100_self_checked(const wsgemm_device_info *d, wsgemm_launch_ctx *ctx)
+{
+    pthread_mutex_lock(&sm100_verdicts_lock); /* one self-check per device; other threads wait for it */
+    self_check_state *state = &sm100_verdicts[d->ordinal];
+    if (*state == SELF_CHECK_NOT_RUN && !stream_is_capturing(ctx->stream)) {
+        wsgemm_status s = wsgemm_sm100_self_check(ctx);
+        *state = s == WSGEMM_STATUS_SUCCESS ? SELF_CHECK_PASSED : SELF_CHECK_FAILED;
+        if (*state == SELF_CHECK_FAILED)
+            fprintf(stderr, "wsgemm: warning: the sm100 kernel failed its self-check on device %d (%s); "
+                    "AUTO uses the generic path on this device\n", d->ordinal, ctx->message);
+    }
+    const int passed = *state == SELF_CHECK_PASSED;
+    pthread_mutex_unlock(&sm100_verdicts_lock);
+    return passed;
+}
+
+static wsgemm_path auto_path(const wsgemm_device_info *d, wsgemm_launch_ctx *ctx)
+{
+    if (is_blackwell_dc(d) && wsgemm_sm100_available() && sm100_self_checked(d, ctx)) return WSGEMM_PATH_SM100;
     if (is_hopper(d) && wsgemm_sm90_available()) return WSGEMM_PATH_SM90;
     return WSGEMM_PATH_GENERIC;
 }
 
 /* ---------------------------------------------------------------- the GEMM calls */
 
+/* The part of a call after the argument checks: device, stream and pointer checks, path choice, the
+ * workspace lease, the launch. With plan_bytes set it only sizes the workspace of the path that would run. */
+static wsgemm_status run_call(wsgemm_handle h, const char *fn, const wsgemm_problem *p, thread_record *rec,
+                              size_t *plan_bytes)
+{
+    pthread_mutex_lock(&h->lock);
+    const cudaStream_t stream = h->stream;
+    const wsgemm_path forced = h->forced_path;
+    pthread_mutex_unlock(&h->lock);
+
+    const wsgemm_device_info *dev = NULL;
+    wsgemm_status s = current_device(h, fn, &dev);
+    if (s == WSGEMM_STATUS_SUCCESS) s = check_stream(h, fn, stream, dev->ordinal);
+    if (s == WSGEMM_STATUS_SUCCESS) s = check_pointers(h, fn, p, dev->ordinal);
+    if (s == WSGEMM_STATUS_SUCCESS) s = check_forced_path(h, fn, forced, dev);
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
+
+    char reason[WSGEMM_MESSAGE_BYTES] = "";
+    wsgemm_workspace lease = wsgemm_workspace_lease(&h->workspace, dev->ordinal);
+    wsgemm_launch_ctx ctx = {.stream = stream, .device = dev, .workspace = &lease, .plan_only = plan_bytes != NULL,
+                             .message = reason, .message_size = sizeof reason};
+    wsgemm_path path;
+    if (p->k == 0 || p->alpha == 0.0f) { /* C = beta * C: no product to form, no workspace */
+        path = WSGEMM_PATH_GENERIC;
+        s = ctx.plan_only ? WSGEMM_STATUS_SUCCESS : wsgemm_generic_scale_c(p, &ctx);
+    } else {
+        path = forced != WSGEMM_PATH_AUTO ? forced : auto_path(dev, &ctx);
+        /* only the sm90 launcher takes a workspace; the others need none, so a size query stops here */
+        s = ctx.plan_only && path != WSGEMM_PATH_SM90 ? WSGEMM_STATUS_SUCCESS : run_path(path, p, &ctx);
+        if ((s == WSGEMM_STATUS_NOT_SUPPORTED || s == WSGEMM_STATUS_ALLOC_FAILED) && forced == WSGEMM_PATH_AUTO &&
+            path != WSGEMM_PATH_GENERIC) {
+            path = WSGEMM_PATH_GENERIC; /* the fast path declined before touching C; generic needs no workspace */
+            lease.bytes = 0;
+            s = ctx.plan_only ? WSGEMM_STATUS_SUCCESS : wsgemm_generic_gemm(p, &ctx);
+        }
+    }
+    if (!ctx.plan_only) wsgemm_workspace_release(&lease, stream);
+    if (s != WSGEMM_STATUS_SUCCESS) return handle_fail(h, s, "%s: path %s: %s", fn, wsgemm_path_name(path), reason);
+    if (plan_bytes) *plan_bytes = lease.bytes;
+    else rec->last_path = path;
+    return WSGEMM_STATUS_SUCCESS;
+}
+
 static wsgemm_status gemm_common(wsgemm_handle h, const char *fn, wsgemm_problem *p, const float *alpha,
-                                 const float *beta, int batched)
+                                 const float *beta, int batched, size_t *plan_bytes)
 {
     if (!handle_is_valid(h)) return fail_no_handle(fn);
-    h->message[0] = '\0';
+    thread_record *rec = record_for(h, 1);
+    rec->message[0] = '\0';
     wsgemm_status s = check_arguments(h, fn, p, alpha, beta, batched);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
     p->alpha = *alpha;
     p->beta = *beta;
     if (p->m == 0 || p->n == 0 || p->batch_count == 0) { /* BLAS quick return: nothing to compute */
-        h->last_path = WSGEMM_PATH_NONE;
+        if (plan_bytes) *plan_bytes = 0;
+        else rec->last_path = WSGEMM_PATH_NONE;
         return WSGEMM_STATUS_SUCCESS;
     }
-
-    const wsgemm_device_info *dev = NULL;
-    s = current_device(h, fn, &dev);
-    if (s == WSGEMM_STATUS_SUCCESS) s = check_pointers(h, fn, p, dev->ordinal);
-    if (s == WSGEMM_STATUS_SUCCESS) s = check_forced_path(h, fn, h->forced_path, dev);
-    if (s != WSGEMM_STATUS_SUCCESS) return s;
-
-    if (h->workspace_device != dev->ordinal && h->workspace.ptr) {
-        cudaFree(h->workspace.ptr); /* it belongs to another device */
-        h->workspace.ptr = NULL;
-        h->workspace.bytes = 0;
-    }
-    h->workspace_device = dev->ordinal;
-    char reason[WSGEMM_MESSAGE_BYTES] = "";
-    wsgemm_launch_ctx ctx = {h->stream, dev, &h->workspace, reason, sizeof reason};
-
-    wsgemm_path path;
-    if (p->k == 0 || p->alpha == 0.0f) { /* C = beta * C: no product to form */
-        path = WSGEMM_PATH_GENERIC;
-        s = wsgemm_generic_scale_c(p, &ctx);
-    } else if (h->forced_path != WSGEMM_PATH_AUTO) {
-        path = h->forced_path;
-        s = run_path(path, p, &ctx);
-    } else {
-        path = auto_path(h, dev, &ctx);
-        s = run_path(path, p, &ctx);
-        if (s == WSGEMM_STATUS_NOT_SUPPORTED && path != WSGEMM_PATH_GENERIC) {
-            path = WSGEMM_PATH_GENERIC; /* the fast path declined this problem before touching C */
-            s = wsgemm_generic_gemm(p, &ctx);
-        }
-    }
-    if (s != WSGEMM_STATUS_SUCCESS)
-        return handle_fail(h, s, "%s: path %s: %s", fn, wsgemm_path_name(path), reason);
-    h->last_path = path;
-    return WSGEMM_STATUS_SUCCESS;
+    return run_call(h, fn, p, rec, plan_bytes);
 }
 
 wsgemm_status wsgemm_gemm_ex(wsgemm_handle h, wsgemm_op transa, wsgemm_op transb, int m, int n, int k,
@@ -538,7 +705,7 @@ wsgemm_status wsgemm_gemm_ex(wsgemm_handle h, wsgemm_op transa, wsgemm_op transb
 {
     wsgemm_problem p = {transa, transb, m, n, k, 0.0f, 0.0f, A, Atype, lda, 0, B, Btype, ldb, 0,
                         C, Ctype, ldc, 0, 1};
-    return gemm_common(h, "wsgemm_gemm_ex", &p, alpha, beta, 0);
+    return gemm_common(h, "wsgemm_gemm_ex", &p, alpha, beta, 0, NULL);
 }
 
 wsgemm_status wsgemm_gemm_strided_batched_ex(wsgemm_handle h, wsgemm_op transa, wsgemm_op transb, int m, int n,
@@ -549,5 +716,61 @@ wsgemm_status wsgemm_gemm_strided_batched_ex(wsgemm_handle h, wsgemm_op transa, 
 {
     wsgemm_problem p = {transa, transb, m, n, k, 0.0f, 0.0f, A, Atype, lda, strideA, B, Btype, ldb, strideB,
                         C, Ctype, ldc, strideC, batch_count};
-    return gemm_common(h, "wsgemm_gemm_strided_batched_ex", &p, alpha, beta, 1);
+    return gemm_common(h, "wsgemm_gemm_strided_batched_ex", &p, alpha, beta, 1, NULL);
+}
+
+/* ---------------------------------------------------------------- workspace */
+
+wsgemm_status wsgemm_gemm_workspace_size(wsgemm_handle h, wsgemm_op transa, wsgemm_op transb, int m, int n, int k,
+                                         const void *A, wsgemm_dtype Atype, int lda, long long strideA, const void *B,
+                                         wsgemm_dtype Btype, int ldb, long long strideB, const void *C,
+                                         wsgemm_dtype Ctype, int ldc, long long strideC, int batch_count,
+                                         size_t *bytes)
+{
+    static const char fn[] = "wsgemm_gemm_workspace_size";
+    if (!handle_is_valid(h)) return fail_no_handle(fn);
+    if (bytes == NULL) return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: bytes is NULL", fn);
+    const float one = 1.0f, zero = 0.0f; /* a product is formed; beta does not change the workspace */
+    wsgemm_problem p = {transa, transb, m, n, k, 0.0f, 0.0f, A, Atype, lda, strideA, B, Btype, ldb, strideB,
+                        (void *)C, Ctype, ldc, strideC, batch_count};
+    return gemm_common(h, fn, &p, &one, &zero, 1, bytes);
+}
+
+wsgemm_status wsgemm_set_workspace(wsgemm_handle h, void *workspace, size_t bytes)
+{
+    static const char fn[] = "wsgemm_set_workspace";
+    if (!handle_is_valid(h)) return fail_no_handle(fn);
+    record_for(h, 1)->message[0] = '\0';
+    int device = -1;
+    if (workspace == NULL && bytes != 0)
+        return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: workspace is NULL but bytes = %zu (NULL goes with 0: "
+                           "no workspace at all)", fn, bytes);
+    if (workspace != NULL) {
+        if ((uintptr_t)workspace % 256 != 0)
+            return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: workspace = %p is not 256-byte aligned", fn,
+                               workspace);
+        wsgemm_pointer_info info;
+        cudaError_t err = wsgemm_pointer_query(workspace, &info);
+        if (err != cudaSuccess) return cuda_fail(h, fn, "cudaPointerGetAttributes", err);
+        if (info.kind != WSGEMM_MEMORY_DEVICE)
+            return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: workspace = %p is not device memory (cudaMalloc)",
+                               fn, workspace);
+        if (info.has_range && bytes > info.range_begin + info.range_bytes - (uintptr_t)workspace)
+            return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                               "%s: bytes = %zu runs past the end of workspace's allocation (%zu bytes from it)", fn,
+                               bytes, (size_t)(info.range_begin + info.range_bytes - (uintptr_t)workspace));
+        device = info.device;
+    }
+    char msg[256] = "";
+    wsgemm_status s = wsgemm_workspace_source_set(&h->workspace, 1, workspace, workspace ? bytes : 0, device, msg,
+                                                  sizeof msg);
+    if (s != WSGEMM_STATUS_SUCCESS) return handle_fail(h, s, "%s: %s", fn, msg);
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+wsgemm_status wsgemm_reset_workspace(wsgemm_handle h)
+{
+    if (!handle_is_valid(h)) return fail_no_handle("wsgemm_reset_workspace");
+    char msg[64];
+    return wsgemm_workspace_source_set(&h->workspace, 0, NULL, 0, -1, msg, sizeof msg);
 }

@@ -4,9 +4,15 @@
  *
  * api.c has already checked every argument when a launcher runs: m, n, k,
  * batch_count > 0, alpha != 0, the types are a supported combination, the
- * leading dimensions are legal and the pointers are device memory. A
+ * leading dimensions are legal, the pointers are device memory aligned to
+ * their element size, and every operand's footprint (all batch members) lies
+ * inside its allocation, so it is below 2^63 bytes and no index of it
+ * overflows 64 bits. Each of m, n, k, ld and batch_count is below 2^31. A
  * launcher either runs the whole problem (and returns SUCCESS or CUDA_ERROR)
- * or declines before touching C (NOT_SUPPORTED, with a reason).
+ * or declines before touching C (NOT_SUPPORTED or ALLOC_FAILED, with a reason).
+ * Launchers detect their own CUDA failures from the return values of the
+ * launch and API calls, never from cudaGetLastError(), which would take a
+ * caller's pending error for ours.
  */
 #ifndef WSGEMM_INTERNAL_H
 #define WSGEMM_INTERNAL_H
@@ -37,6 +43,10 @@ typedef struct wsgemm_problem {
     int batch_count;
 } wsgemm_problem;
 
+/* Devices a process may use with wsgemm (ordinals 0 .. WSGEMM_MAX_DEVICES - 1); every per-device table
+ * holds this many. */
+enum { WSGEMM_MAX_DEVICES = 64 };
+
 /* Facts about the device a call runs on, read once per device. */
 typedef struct wsgemm_device_info {
     int ordinal;
@@ -46,24 +56,30 @@ typedef struct wsgemm_device_info {
     int l2_bytes;
 } wsgemm_device_info;
 
-/* Device scratch owned by the handle (staging copies, split-K partials).
- * Grows on demand; freed by wsgemm_destroy. Stream-ordered use only. */
-typedef struct wsgemm_workspace {
-    void *ptr;
-    size_t bytes;
-} wsgemm_workspace;
+/* One call's device scratch (staged operands, split-K partials): see gemm/common/workspace.h. */
+typedef struct wsgemm_workspace wsgemm_workspace;
 
 /* Everything a launcher may use besides the problem. */
 typedef struct wsgemm_launch_ctx {
     cudaStream_t stream;
     const wsgemm_device_info *device;
     wsgemm_workspace *workspace;
-    char *message; /* where a launcher explains a non-SUCCESS status */
+    int plan_only;      /* set by wsgemm_gemm_workspace_size: the sm90 launcher stops after sizing its
+                           workspace (wsgemm_workspace_reserve records the bytes); other paths need none */
+    char *message;      /* where a launcher explains a non-SUCCESS status */
     size_t message_size;
 } wsgemm_launch_ctx;
 
-/* Ensure the workspace holds at least `bytes`; ALLOC_FAILED otherwise. */
-wsgemm_status wsgemm_workspace_reserve(wsgemm_launch_ctx *ctx, size_t bytes);
+/* Take `bytes` of device scratch for this call, 256-byte aligned, usable by work enqueued on ctx->stream
+ * until the call returns (it is given back stream-ordered after the call's last kernel). At most once per
+ * call. ALLOC_FAILED (C untouched) when none can be had: AUTO then runs a path that needs none. In a
+ * plan_only call it records the bytes and returns SUCCESS with *ptr = NULL. */
+wsgemm_status wsgemm_workspace_reserve(wsgemm_launch_ctx *ctx, size_t bytes, void **ptr);
+
+/* A CUDA runtime call of ours failed with err: clear it from the runtime's last-error slot (the caller's
+ * own pending error, if any, was already replaced by it), so it is not reported again by the caller's
+ * next cudaGetLastError. Never called on success paths, so a caller's pending error survives them. */
+void wsgemm_forget_cuda_error(cudaError_t err);
 
 /* Write a formatted explanation into ctx->message and return `status`. */
 wsgemm_status wsgemm_fail(const wsgemm_launch_ctx *ctx, wsgemm_status status, const char *fmt, ...)
@@ -88,9 +104,8 @@ wsgemm_status wsgemm_generic_scale_c(const wsgemm_problem *p, wsgemm_launch_ctx 
 /* gemm/sm90: the Hopper path; declines with NOT_SUPPORTED what it cannot run. */
 int wsgemm_sm90_available(void); /* 1 when the build contains the sm90 kernel */
 wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
-/* Probe for tests/sm90: the epilogue of the last sm90 kernel this process launched (a process-wide
- * record, so read it on the thread that made the call, right after it). A build without sm90 answers
- * WSGEMM_SM90_EPILOGUE_NONE. */
+/* Probe for tests/sm90: the epilogue of the last sm90 kernel this thread launched. A build without sm90
+ * answers WSGEMM_SM90_EPILOGUE_NONE. */
 typedef enum {
     WSGEMM_SM90_EPILOGUE_NONE = 0,     /* no sm90 launch yet */
     WSGEMM_SM90_EPILOGUE_DIRECT = 1,   /* predicated stores from registers */
@@ -98,7 +113,7 @@ typedef enum {
     WSGEMM_SM90_EPILOGUE_DEFERRED = 3  /* smem + TMA store during the next tile's main loop */
 } wsgemm_sm90_epilogue;
 wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void);
-/* The cluster size (CTAs) of that launch; 0 when none. */
+/* The cluster size (CTAs) of that launch; 0 when none (also per thread). */
 int wsgemm_sm90_last_cluster(void);
 
 /* Run once per device before AUTO may pick the SM100 path: a small GEMM on

@@ -16,11 +16,18 @@
  *
  * Every function returns a status; on any status other than SUCCESS the
  * output C has not been touched and wsgemm_get_last_error_message() names the
- * offending argument. A handle is not thread-safe (like a cuBLAS handle): use
- * one per host thread.
+ * offending argument.
+ *
+ * Threads: any function may be called from several host threads at once, also
+ * with the same handle (as cuBLAS allows); the error message and the last path
+ * are kept per thread. Streams and graphs: every call is stream-ordered on the
+ * handle's stream and may be captured into a CUDA graph (docs/api.md, "The
+ * contract").
  */
 #ifndef WSGEMM_H
 #define WSGEMM_H
+
+#include <stddef.h>            /* size_t */
 
 #include <cuda_runtime_api.h> /* cudaStream_t */
 
@@ -69,7 +76,10 @@ typedef enum wsgemm_path {
 
 typedef struct wsgemm_context *wsgemm_handle;
 
-/* Handle life cycle. create needs no GPU; the device is looked up per call. */
+/* Handle life cycle. create needs no GPU; the device is looked up per call.
+ * destroy does not wait for the GPU: kernels already queued keep running on
+ * memory they own (see docs/api.md); a destroyed handle is refused with
+ * NOT_INITIALIZED, also when destroyed twice. */
 wsgemm_status wsgemm_create(wsgemm_handle *handle);
 wsgemm_status wsgemm_destroy(wsgemm_handle handle);
 wsgemm_status wsgemm_set_stream(wsgemm_handle handle, cudaStream_t stream);
@@ -79,11 +89,13 @@ wsgemm_status wsgemm_get_stream(wsgemm_handle handle, cudaStream_t *stream);
  * the GEMM calls return ARCH_MISMATCH; a path the build lacks, NOT_SUPPORTED. */
 wsgemm_status wsgemm_set_path(wsgemm_handle handle, wsgemm_path path);
 wsgemm_status wsgemm_get_path(wsgemm_handle handle, wsgemm_path *path);
-/* The path the last successful GEMM call on this handle ran. */
+/* The path the last successful GEMM call of this thread on this handle ran. */
 wsgemm_status wsgemm_get_last_path(wsgemm_handle handle, wsgemm_path *path);
 
 /* C = alpha * op(A) * op(B) + beta * C, column-major; op(A) is m x k, op(B)
- * is k x n, C is m x n. A and B: both WSGEMM_R_16BF or both WSGEMM_R_16F.
+ * is k x n, C is m x n. A, B and C: device or managed memory of the current
+ * device, aligned to their element size, each matrix (all batch members)
+ * inside its allocation. A and B: both WSGEMM_R_16BF or both WSGEMM_R_16F.
  * C: WSGEMM_R_16BF, WSGEMM_R_16F or WSGEMM_R_32F. alpha and beta point to
  * host floats. m == 0 or n == 0 is a successful no-op; k == 0 or
  * *alpha == 0 gives C = beta * C; *beta == 0 writes C without reading it. */
@@ -95,15 +107,45 @@ wsgemm_status wsgemm_gemm_ex(wsgemm_handle handle, wsgemm_op transa, wsgemm_op t
 
 /* batch_count independent GEMMs; matrix i starts at A + i * strideA elements
  * (likewise B and C). Strides of A and B may be 0 (a shared operand); the C
- * matrices must not overlap: strideC >= ldc * n when batch_count > 1. */
+ * matrices must not overlap: strideC >= (n - 1) * ldc + m when
+ * batch_count > 1, or all of them interleaved within the rows of one column
+ * (strideC >= m and (batch_count - 1) * strideC + m <= ldc). */
 wsgemm_status wsgemm_gemm_strided_batched_ex(
     wsgemm_handle handle, wsgemm_op transa, wsgemm_op transb, int m, int n, int k,
     const float *alpha, const void *A, wsgemm_dtype Atype, int lda, long long strideA,
     const void *B, wsgemm_dtype Btype, int ldb, long long strideB, const float *beta,
     void *C, wsgemm_dtype Ctype, int ldc, long long strideC, int batch_count);
 
-/* Diagnostics. The message of the last failed call on this handle (or, for
- * a null handle, on this host thread); "" after a successful call. */
+/* Device workspace (staged copies of operands TMA cannot address, split-K
+ * partials). By default each call that needs one takes it stream-ordered on
+ * its own stream (cudaMallocFromPoolAsync / cudaFreeAsync, or a graph's own
+ * allocation node under capture), so no two calls ever share it.
+ *
+ * wsgemm_set_workspace hands wsgemm caller-owned device memory instead (as
+ * cublasSetWorkspace): calls use it and allocate nothing. A call needing more
+ * than `bytes` runs a path that needs none under AUTO (a forced path returns
+ * ALLOC_FAILED); workspace = NULL with bytes = 0 means "never any workspace".
+ * Calls on different streams are ordered on it by an event; under graph
+ * capture a workspace last used outside that capture is not used (AUTO runs a
+ * path without one). The memory must stay valid while calls or captured graphs
+ * that use it can run; it serves calls on the device it was allocated on.
+ * 256-byte alignment required.
+ * wsgemm_reset_workspace returns to the stream-ordered default. */
+wsgemm_status wsgemm_set_workspace(wsgemm_handle handle, void *workspace, size_t bytes);
+wsgemm_status wsgemm_reset_workspace(wsgemm_handle handle);
+
+/* The workspace bytes the strided-batched call with these arguments would use
+ * on the current device with the handle's path (0 when none), before any
+ * user workspace limit; the arguments are checked as by the call itself. */
+wsgemm_status wsgemm_gemm_workspace_size(
+    wsgemm_handle handle, wsgemm_op transa, wsgemm_op transb, int m, int n, int k,
+    const void *A, wsgemm_dtype Atype, int lda, long long strideA,
+    const void *B, wsgemm_dtype Btype, int ldb, long long strideB,
+    const void *C, wsgemm_dtype Ctype, int ldc, long long strideC, int batch_count, size_t *bytes);
+
+/* Diagnostics. The message of this thread's last failed call on this handle
+ * (for a null or destroyed handle: this thread's last message); "" after a
+ * successful call. */
 const char *wsgemm_status_string(wsgemm_status status);
 const char *wsgemm_path_name(wsgemm_path path);
 const char *wsgemm_get_last_error_message(wsgemm_handle handle);

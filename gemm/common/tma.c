@@ -3,10 +3,13 @@
  */
 #include "common/tma.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <cuda_runtime_api.h>
+
+#include "internal.h"
 
 /* The driver function's type, spelled out here so cudaTypedefs.h is not needed (CUDA 12.0 ABI). */
 typedef CUresult (*encode_tiled_fn)(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
@@ -16,29 +19,30 @@ typedef CUresult (*encode_tiled_fn)(CUtensorMap *tensorMap, CUtensorMapDataType 
                                     CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
                                     CUtensorMapFloatOOBfill oobFill);
 
-/* Looked up once per process. A data race on first use only stores the same pointer twice. */
-static encode_tiled_fn lookup_encode_tiled(cudaError_t *err_out)
+/* Looked up once per process. */
+static encode_tiled_fn encode_tiled;
+static cudaError_t encode_tiled_error = cudaSuccess;
+static pthread_once_t encode_tiled_once = PTHREAD_ONCE_INIT;
+
+static void lookup_encode_tiled(void)
 {
-    static encode_tiled_fn cached;
-    if (cached) return cached;
     void *fn = NULL;
     enum cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
     cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &query);
     if (err != cudaSuccess || query != cudaDriverEntryPointSuccess || fn == NULL) {
-        cudaGetLastError();
-        *err_out = err != cudaSuccess ? err : cudaErrorNotSupported;
-        return NULL;
+        wsgemm_forget_cuda_error(err);
+        encode_tiled_error = err != cudaSuccess ? err : cudaErrorNotSupported;
+        return;
     }
-    cached = (encode_tiled_fn)fn;
-    return cached;
+    encode_tiled = (encode_tiled_fn)fn;
 }
 
 int wsgemm_tma_layout_ok(const void *base, long long ld, long long batch_stride, int uses_batch, int elem_bytes)
 {
     const long long limit = ((long long)1 << 40) / elem_bytes; /* strides below 2^40 bytes */
     if (((uintptr_t)base & 15u) != 0) return 0;
-    if ((ld * elem_bytes) % 16 != 0 || ld >= limit) return 0;
-    if (uses_batch && ((batch_stride * elem_bytes) % 16 != 0 || batch_stride >= limit || batch_stride <= 0)) return 0;
+    if (ld >= limit || (ld * elem_bytes) % 16 != 0) return 0; /* the range first: no product overflows */
+    if (uses_batch && (batch_stride <= 0 || batch_stride >= limit || (batch_stride * elem_bytes) % 16 != 0)) return 0;
     return 1;
 }
 
@@ -49,11 +53,12 @@ int wsgemm_tma_operand_ok(const void *base, long long ld, long long batch_stride
 
 cudaError_t wsgemm_tma_encode_2d16(CUtensorMap *map, const wsgemm_tma_2d16 *d, char *msg, size_t msg_size)
 {
-    cudaError_t err = cudaSuccess;
-    encode_tiled_fn encode = lookup_encode_tiled(&err);
+    pthread_once(&encode_tiled_once, lookup_encode_tiled);
+    const encode_tiled_fn encode = encode_tiled;
     if (encode == NULL) {
-        snprintf(msg, msg_size, "cuTensorMapEncodeTiled is not available from the driver (%s)", cudaGetErrorName(err));
-        return err;
+        snprintf(msg, msg_size, "cuTensorMapEncodeTiled is not available from the driver (%s)",
+                 cudaGetErrorName(encode_tiled_error));
+        return encode_tiled_error;
     }
     const cuuint64_t esize = d->dtype == WSGEMM_R_32F ? 4 : 2;
     cuuint64_t dims[3] = {d->inner, d->outer, d->depth};

@@ -186,7 +186,7 @@ __device__ __forceinline__ void copy_vector(uint16_t *dst_smem, const uint16_t *
     const long long row_step = k_contiguous ? ld : 1;
     const long long k_step = k_contiguous ? 1 : ld;
     const uint16_t *first = base + row * row_step + k * k_step;
-    const bool whole = k_contiguous ? (row < rows && k + kVec <= K) : (k < K && row + kVec <= rows);
+    const bool whole = k_contiguous ? (row < rows && K - k >= kVec) : (k < K && rows - row >= kVec); /* no k + 8 overflow */
     if (whole && (reinterpret_cast<uintptr_t>(first) & 15u) == 0) {
         cp_async_16(dst_smem, first);
         return;
@@ -316,12 +316,18 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
     __shared__ __align__(16) SharedStorage smem;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
-    const int tiles_m = (p.m + kBlockM - 1) / kBlockM;
-    const int m0 = (blockIdx.x % tiles_m) * kBlockM;
-    const int n0 = (blockIdx.x / tiles_m) * kBlockN;
-    const int k_steps = (p.k + kBlockK - 1) / kBlockK;
+    const long long tiles_m = (p.m - 1) / kBlockM + 1; /* m, k > 0; m + kBlockM - 1 could overflow */
+    const long long tiles = tiles_m * ((p.n - 1) / kBlockN + 1);
+    const int k_steps = (p.k - 1) / kBlockK + 1;
 
-    for (int batch = blockIdx.z; batch < p.batch_count; batch += gridDim.z) {
+    /* one work item = (batch, tile); the grid may hold fewer of either than the problem has */
+    const long long items = tiles * p.batch_count;
+    for (long long item = blockIdx.z * (long long)gridDim.x + blockIdx.x; item < items;
+         item += (long long)gridDim.x * gridDim.z) {
+        const int batch = (int)(item / tiles);
+        const long long tile = item - (long long)batch * tiles;
+        const int m0 = (int)(tile % tiles_m) * kBlockM;
+        const int n0 = (int)(tile / tiles_m) * kBlockN;
         const uint16_t *A = p.A + batch * p.strideA;
         const uint16_t *B = p.B + batch * p.strideB;
         TOut *C = static_cast<TOut *>(p.C) + batch * p.strideC;
@@ -352,7 +358,7 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
             __syncthreads();
         }
         store_tile(p, C, acc, smem.epilogue[warp], m0, n0, warp_m, warp_n, lane);
-        __syncthreads(); /* the next batch's copies overwrite the staged tile */
+        __syncthreads(); /* the next tile's copies overwrite the staged tile */
     }
 }
 
@@ -370,23 +376,22 @@ __global__ void scale_c_kernel(TOut *c, int m, int n, long long ldc, long long s
     }
 }
 
+/* Launches return their own error (never cudaGetLastError, which would take a caller's pending error). */
 template <bool kBf16, typename TOut>
 cudaError_t launch_generic(const GemmParams &p, cudaStream_t stream)
 {
-    const long long tiles = (long long)((p.m + kBlockM - 1) / kBlockM) * ((p.n + kBlockN - 1) / kBlockN);
-    if (tiles > 0x7FFFFFFFLL) return cudaErrorInvalidConfiguration;
-    dim3 grid(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(p.batch_count < 65535 ? p.batch_count : 65535));
+    const long long tiles = ((p.m - 1LL) / kBlockM + 1) * ((p.n - 1LL) / kBlockN + 1);
+    const long long max_grid_x = 1LL << 30; /* the kernel loops over tiles beyond the grid */
+    dim3 grid(static_cast<unsigned>(tiles < max_grid_x ? tiles : max_grid_x), 1,
+              static_cast<unsigned>(p.batch_count < 65535 ? p.batch_count : 65535));
     /* the operand layouts are template arguments: one set of shared-memory
      * addresses per kernel keeps the accumulators in registers */
-    if (p.a_k_contiguous && p.b_k_contiguous)
-        generic_gemm_kernel<kBf16, TOut, 1, 1><<<grid, kThreads, 0, stream>>>(p);
-    else if (p.a_k_contiguous)
-        generic_gemm_kernel<kBf16, TOut, 1, 0><<<grid, kThreads, 0, stream>>>(p);
-    else if (p.b_k_contiguous)
-        generic_gemm_kernel<kBf16, TOut, 0, 1><<<grid, kThreads, 0, stream>>>(p);
-    else
-        generic_gemm_kernel<kBf16, TOut, 0, 0><<<grid, kThreads, 0, stream>>>(p);
-    return cudaGetLastError();
+    const void *kernel = p.a_k_contiguous && p.b_k_contiguous ? (const void *)generic_gemm_kernel<kBf16, TOut, 1, 1>
+                         : p.a_k_contiguous                    ? (const void *)generic_gemm_kernel<kBf16, TOut, 1, 0>
+                         : p.b_k_contiguous                    ? (const void *)generic_gemm_kernel<kBf16, TOut, 0, 1>
+                                                               : (const void *)generic_gemm_kernel<kBf16, TOut, 0, 0>;
+    void *args[] = {const_cast<GemmParams *>(&p)};
+    return cudaLaunchKernel(kernel, grid, dim3(kThreads), args, 0, stream);
 }
 
 template <bool kBf16>
@@ -404,9 +409,13 @@ cudaError_t launch_scale(const wsgemm_problem *p, cudaStream_t stream)
 {
     const long long total = (long long)p->m * p->n * p->batch_count;
     const long long blocks = (total + 255) / 256;
-    scale_c_kernel<TOut><<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(
-        static_cast<TOut *>(p->C), p->m, p->n, p->ldc, p->strideC, p->batch_count, p->beta);
-    return cudaGetLastError();
+    TOut *c = static_cast<TOut *>(p->C);
+    int m = p->m, n = p->n, batch_count = p->batch_count;
+    long long ldc = p->ldc, stride = p->strideC;
+    float beta = p->beta;
+    void *args[] = {&c, &m, &n, &ldc, &stride, &batch_count, &beta};
+    return cudaLaunchKernel((const void *)scale_c_kernel<TOut>, dim3(static_cast<unsigned>(blocks < 65536 ? blocks : 65536)),
+                            dim3(256), args, 0, stream);
 }
 
 } // namespace
@@ -433,8 +442,10 @@ extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_lau
     g.beta = p->beta;
     cudaError_t err = p->Atype == WSGEMM_R_16BF ? launch_for_output<true>(g, p->Ctype, ctx->stream)
                                                 : launch_for_output<false>(g, p->Ctype, ctx->stream);
-    if (err != cudaSuccess)
+    if (err != cudaSuccess) {
+        wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "generic kernel launch failed: %s", cudaGetErrorString(err));
+    }
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -446,7 +457,9 @@ extern "C" wsgemm_status wsgemm_generic_scale_c(const wsgemm_problem *p, wsgemm_
     case WSGEMM_R_16F: err = launch_scale<__half>(p, ctx->stream); break;
     default: err = launch_scale<float>(p, ctx->stream); break;
     }
-    if (err != cudaSuccess)
+    if (err != cudaSuccess) {
+        wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "scale kernel launch failed: %s", cudaGetErrorString(err));
+    }
     return WSGEMM_STATUS_SUCCESS;
 }

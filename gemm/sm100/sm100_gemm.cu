@@ -688,8 +688,9 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, int cta
     const wsgemm_device_info *dev = ctx->device;
 
     const int sms = dev->sm_count > 0 ? dev->sm_count : 1;
+    /* m, n, k > 0: (x - 1) / b + 1 rounds up without the overflow of x + b - 1 near 2^31 */
     const long long pair_tiles =
-        (long long)((p->m + 2 * kBlockM - 1) / (2 * kBlockM)) * ((p->n + kBlockN - 1) / kBlockN) * p->batch_count;
+        ((p->m - 1LL) / (2 * kBlockM) + 1) * ((p->n - 1LL) / kBlockN + 1) * p->batch_count;
     if (cta_group == 0) cta_group = wsgemm_env_int("WSGEMM_SM100_CTA_GROUP", 0);
     if (cta_group != 1 && cta_group != 2) cta_group = (pair_tiles * 2 >= sms && sms >= 2) ? 2 : 1;
 
@@ -703,8 +704,12 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, int cta
     const int b_rows = kBlockN / cta_group;
     const int group = wsgemm_env_int("WSGEMM_SM100_GROUP", 8);
     /* rows of the scheduler = 128-row tiles, cluster_rows = cta_group: one unit per (pair) tile; no split-K */
-    k.sched = wsgemm_sched_make((p->m + kBlockM - 1) / kBlockM, (p->n + kBlockN - 1) / kBlockN, cta_group, group, 1,
-                                p->batch_count, (p->k + kBlockK - 1) / kBlockK);
+    const long long tiles_m = (p->m - 1LL) / kBlockM + 1, tiles_n = (p->n - 1LL) / kBlockN + 1;
+    if (tiles_m * tiles_n > 0x7FFFFFFFLL)
+        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
+                           "%lld x %lld tiles exceed the scheduler's 32-bit tile index", tiles_m, tiles_n);
+    k.sched = wsgemm_sched_make((int)tiles_m, (int)tiles_n, cta_group, group, 1, p->batch_count,
+                                (p->k - 1) / kBlockK + 1);
     k.c = p->C;
     k.ldc = p->ldc;
     k.stride_c = p->strideC;
@@ -756,13 +761,13 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, int cta
 #endif
     cudaError_t err = tmem_host_prepare(ctx->stream); /* the emulation's per-launch set-up; no-op on hardware */
     if (err != cudaSuccess) {
-        cudaGetLastError();
+        wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "TMEM set-up failed: %s", cudaGetErrorString(err));
     }
     err = cta_group == 2 ? launch_for_output<2>(k, p->Ctype, (int)ctas, ctx->stream)
                                      : launch_for_output<1>(k, p->Ctype, (int)ctas, ctx->stream);
     if (err != cudaSuccess) {
-        cudaGetLastError();
+        wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s kernel launch (cta_group %d, %lld CTAs) failed: %s",
                            SM100_PATH_NAME, cta_group, ctas, cudaGetErrorString(err));
     }

@@ -184,23 +184,24 @@ Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int b
 }
 
 /* Per-kernel facts that need a driver call: set the smem limit once, and the number of co-resident
- * clusters. Keyed by kernel and device; a small fixed table (24 default + 4 tuning kernels). */
+ * clusters. One table per device (a kernel's attributes and occupancy are per device), each with room for
+ * every kernel the tables of sm90_kernel.cuh hold (24 default + 4 tuning + 16 four-CTA-cluster kernels);
+ * a full table is an error, never a silent miss. */
+enum { kPrepPerDevice = 64 };
 typedef struct kernel_prep {
     const void *fn;
-    int device;
     int max_clusters;
 } kernel_prep;
-static kernel_prep prep_table[64]; /* 24 default + 4 tuning + 16 four-CTA-cluster kernels per device */
-
+static kernel_prep prep_table[WSGEMM_MAX_DEVICES][kPrepPerDevice];
 static pthread_mutex_t prep_lock = PTHREAD_MUTEX_INITIALIZER; /* handles may live on several host threads */
 
 static int prep_lookup(const void *fn, int dev, int *max_clusters)
 {
     int found = 0;
     pthread_mutex_lock(&prep_lock);
-    for (int i = 0; i < 64 && prep_table[i].fn; ++i) {
-        if (prep_table[i].fn == fn && prep_table[i].device == dev) {
-            *max_clusters = prep_table[i].max_clusters;
+    for (int i = 0; i < kPrepPerDevice && prep_table[dev][i].fn; ++i) {
+        if (prep_table[dev][i].fn == fn) {
+            *max_clusters = prep_table[dev][i].max_clusters;
             found = 1;
             break;
         }
@@ -209,18 +210,21 @@ static int prep_lookup(const void *fn, int dev, int *max_clusters)
     return found;
 }
 
-static void prep_insert(const void *fn, int dev, int max_clusters)
+/* 0 when the device's table is full. A racing thread may insert the same facts first: then nothing. */
+static int prep_insert(const void *fn, int dev, int max_clusters)
 {
+    int stored = 0;
     pthread_mutex_lock(&prep_lock);
-    for (int i = 0; i < 64; ++i) {
-        if (prep_table[i].fn == NULL) {
-            prep_table[i].fn = fn;
-            prep_table[i].device = dev;
-            prep_table[i].max_clusters = max_clusters;
-            break;
+    for (int i = 0; i < kPrepPerDevice && !stored; ++i) {
+        if (prep_table[dev][i].fn == fn) stored = 1;
+        else if (prep_table[dev][i].fn == NULL) {
+            prep_table[dev][i].fn = fn;
+            prep_table[dev][i].max_clusters = max_clusters;
+            stored = 1;
         }
     }
     pthread_mutex_unlock(&prep_lock);
+    return stored;
 }
 
 static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ctx *ctx, int *max_clusters)
@@ -232,7 +236,7 @@ static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ct
                            info->smem_bytes, ctx->device->smem_optin_bytes);
     cudaError_t err = cudaFuncSetAttribute(info->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, info->smem_bytes);
     if (err != cudaSuccess) {
-        cudaGetLastError();
+        wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "cudaFuncSetAttribute(max dynamic smem %d) failed: %s",
                            info->smem_bytes, cudaGetErrorString(err));
     }
@@ -246,10 +250,12 @@ static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ct
     int clusters = 0;
     err = cudaOccupancyMaxActiveClusters(&clusters, info->fn, &cfg);
     if (err != cudaSuccess || clusters <= 0) {
-        cudaGetLastError();
+        wsgemm_forget_cuda_error(err);
         clusters = ctx->device->sm_count / info->cluster; /* the ideal; extra clusters would just queue */
     }
-    prep_insert(info->fn, dev, clusters); /* a racing thread may insert the same facts twice: harmless */
+    if (!prep_insert(info->fn, dev, clusters))
+        return wsgemm_fail(ctx, WSGEMM_STATUS_INTERNAL_ERROR, "the sm90 kernel table of device %d is full (%d kernels)",
+                           dev, kPrepPerDevice);
     *max_clusters = clusters;
     return WSGEMM_STATUS_SUCCESS;
 }
@@ -268,6 +274,11 @@ typedef struct operand {
     int staged;
 } operand;
 
+static long long round_up_ll(long long x, long long a)
+{
+    return (x + a - 1) / a * a;
+}
+
 /* A one-row MN-major operand with ld 1 (A of a 1 x k product, op N, lda 1; or B of n = 1, op T, ldb 1) holds
  * its k elements back to back: that is a K-major row, which TMA loads directly, while the MN-major view (a
  * 1-element-wide box, a 2-byte K stride) is TMA-illegal and cost a staging copy of 8192 one-element
@@ -279,7 +290,7 @@ static void view_one_row_as_k_major(operand *o, int k)
     o->k_major = 1;
     o->inner = k;
     o->cols = 1;
-    o->ld = (k + 7) / 8 * 8;
+    o->ld = ((long long)k + 7) / 8 * 8;
 }
 
 /* One operand as stored, `rows` (M or N) by K, K contiguous when k_major; a batch stride of 0 means one
@@ -298,6 +309,9 @@ static operand describe_operand(const void *ptr, int ld, long long stride, int k
     o.rows_dim = rows;
     o.staged = 0;
     view_one_row_as_k_major(&o, k);
+    /* One column of one matrix (n = 1 with B K-major, say): its leading dimension is never stepped over, so
+     * an odd one (ldb = k) needs no staging copy; TMA only wants a legal stride there. */
+    if (o.cols == 1 && o.nb == 1) o.ld = round_up_ll(o.inner, 8);
     return o;
 }
 
@@ -319,28 +333,39 @@ static int needs_staging(const operand *o)
     return 0;
 }
 
-static long long round_up_ll(long long x, long long a)
-{
-    return (x + a - 1) / a * a;
-}
-
+/* Bytes of the staged copy (re-pitched to a multiple of 8 elements per column); 0 when that does not fit
+ * in 2^62 (an overlapping batch stride can make the copy far larger than the operand). */
 static size_t staged_bytes(const operand *o)
 {
-    return (size_t)round_up_ll(o->inner, 8) * (size_t)o->cols * (size_t)o->nb * 2u;
+    long long bytes;
+    if (__builtin_mul_overflow(round_up_ll(o->inner, 8), (long long)o->cols, &bytes) ||
+        __builtin_mul_overflow(bytes, (long long)o->nb * 2, &bytes) || bytes > (1LL << 62))
+        return 0;
+    return (size_t)bytes;
 }
 
-static cudaError_t stage_operand(operand *o, void *dst, cudaStream_t stream)
+/* Point o at its staged copy in the workspace (dst); `src` keeps the original for the copy kernel. */
+static void use_staged_copy(operand *o, operand *src, void *dst)
 {
+    *src = *o;
     long long ld2 = round_up_ll(o->inner, 8);
-    long long stride2 = ld2 * o->cols;
-    const int threads = 256;
-    sm90_stage_operand<<<stage_grid(o->inner, (long long)o->cols * o->nb, threads), threads, 0, stream>>>((uint16_t *)dst, (const uint16_t *)o->ptr, o->inner,
-                                                                o->cols, o->nb, o->ld, o->stride, ld2, stride2);
     o->ptr = dst;
     o->ld = ld2;
-    o->stride = stride2;
+    o->stride = ld2 * o->cols;
     o->staged = 1;
-    return cudaGetLastError();
+}
+
+static cudaError_t launch_staging(const operand *src, const operand *staged, cudaStream_t stream)
+{
+    const int threads = 256;
+    uint16_t *dst = (uint16_t *)staged->ptr;
+    const uint16_t *from = (const uint16_t *)src->ptr;
+    long long rows = src->inner, cols = src->cols, src_ld = src->ld, src_stride = src->stride;
+    long long dst_ld = staged->ld, dst_stride = staged->stride;
+    int nb = src->nb;
+    void *args[] = {&dst, &from, &rows, &cols, &nb, &src_ld, &src_stride, &dst_ld, &dst_stride};
+    return cudaLaunchKernel((const void *)sm90_stage_operand, stage_grid(rows, cols * nb, threads), dim3(threads),
+                            args, 0, stream);
 }
 
 /* The tensor map of operand o used as P (box rows 128) or as Q (box rows bn / cluster). */
@@ -413,8 +438,8 @@ extern "C" int wsgemm_sm90_available(void)
 }
 
 /* the tests' view of which epilogue and cluster size ran (internal.h) */
-static volatile int last_epilogue = WSGEMM_SM90_EPILOGUE_NONE;
-static volatile int last_cluster = 0;
+static thread_local int last_epilogue = WSGEMM_SM90_EPILOGUE_NONE;
+static thread_local int last_cluster = 0;
 
 extern "C" wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void)
 {
@@ -444,7 +469,7 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     operand *op_p = swap ? &b : &a;
     operand *op_q = swap ? &a : &b;
     const int variant = wsgemm_env_int("WSGEMM_SM90_VARIANT", 0);
-    const int k_blocks = (p->k + SM90_BK - 1) / SM90_BK;
+    const int k_blocks = (p->k - 1) / SM90_BK + 1; /* k > 0; k + SM90_BK - 1 could overflow */
     const int group = wsgemm_env_int("WSGEMM_SM90_GROUP", 8);
 
     /* tile widths worth trying: the narrowest that covers a skinny Q side, else all three (narrow tiles
@@ -478,12 +503,19 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
         int mc = 0;
         wsgemm_status s = prepare_kernel(&ki, ctx, &mc);
         if (s != WSGEMM_STATUS_SUCCESS) return s;
-        int tiles_p = (int)((p_ext + SM90_BM - 1) / SM90_BM);
-        int tiles_q = (int)((q_ext + bn - 1) / bn);
-        long long units = (long long)((tiles_p + ki.cluster - 1) / ki.cluster) * tiles_q * nb;
+        long long tiles_p = (p_ext + SM90_BM - 1) / SM90_BM;
+        long long tiles_q = (q_ext + bn - 1) / bn;
+        if (tiles_p * tiles_q > 0x7FFFFFFFLL)
+            return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "%lld x %lld tiles of 128 x %d exceed the scheduler's "
+                               "32-bit tile index", tiles_p, tiles_q, bn);
+        long long units = (tiles_p + ki.cluster - 1) / ki.cluster * tiles_q * nb;
         int max_splits = forced_splits > 0 ? forced_splits : (k_blocks / 4 < 16 ? k_blocks / 4 : 16);
         int min_splits = forced_splits > 0 ? forced_splits : 1;
         if (max_splits < 1) max_splits = 1;
+        /* fp32 partials of every split beyond 2^40 bytes: not worth a workspace that size */
+        const double part_bytes = (double)p->m * p->n * nb * 4.0;
+        while (max_splits > 1 && part_bytes * max_splits > 1099511627776.0) --max_splits;
+        if (min_splits > max_splits) min_splits = max_splits;
         for (int sp = min_splits; sp <= max_splits; ++sp) {
             double cost = estimate_cost(units, mc, ki.cluster, k_blocks, sp, bn, p);
             if (info.fn == NULL || cost < best_cost * 0.95) {
@@ -514,35 +546,35 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     splits = sched.splits;
 
     /* workspace: staged operands, then split-K partials (each piece 256-byte aligned) */
-    int stage_a = needs_staging(&a), stage_b = needs_staging(&b);
-    size_t off_a = 0, bytes_a = stage_a ? staged_bytes(&a) : 0;
-    size_t off_b = (off_a + bytes_a + 255) & ~(size_t)255, bytes_b = stage_b ? staged_bytes(&b) : 0;
-    size_t off_part = (off_b + bytes_b + 255) & ~(size_t)255;
-    size_t bytes_part = splits > 1 ? (size_t)splits * (size_t)p->m * (size_t)p->n * (size_t)nb * sizeof(float) : 0;
-    size_t ws_bytes = off_part + bytes_part;
+    const int stage_a = needs_staging(&a), stage_b = needs_staging(&b);
+    const size_t bytes_a = stage_a ? staged_bytes(&a) : 0, bytes_b = stage_b ? staged_bytes(&b) : 0;
+    if ((stage_a && bytes_a == 0) || (stage_b && bytes_b == 0))
+        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "the staged copy of %s would exceed 2^62 bytes",
+                           stage_a && bytes_a == 0 ? "A" : "B");
+    const size_t off_a = 0;
+    const size_t off_b = (off_a + bytes_a + 255) & ~(size_t)255;
+    const size_t off_part = (off_b + bytes_b + 255) & ~(size_t)255;
+    const size_t bytes_part = splits > 1 ? (size_t)splits * (size_t)p->m * (size_t)p->n * (size_t)nb * sizeof(float) : 0;
+    const size_t ws_bytes = off_part + bytes_part;
+    void *ws_ptr = NULL;
     if (ws_bytes > 0) {
-        wsgemm_status s = wsgemm_workspace_reserve(ctx, ws_bytes);
+        wsgemm_status s = wsgemm_workspace_reserve(ctx, ws_bytes, &ws_ptr);
         if (s != WSGEMM_STATUS_SUCCESS) return s;
     }
-    uint8_t *ws = (uint8_t *)ctx->workspace->ptr;
+    if (ctx->plan_only) return WSGEMM_STATUS_SUCCESS;
+    uint8_t *ws = (uint8_t *)ws_ptr;
+    operand a_src, b_src;
+    if (stage_a) use_staged_copy(&a, &a_src, ws + off_a);
+    if (stage_b) use_staged_copy(&b, &b_src, ws + off_b);
 
-    /* C is not touched before this point; from here on the call runs to completion or reports a CUDA error */
+    /* tensor maps first: what TMA cannot describe is declined before anything is launched */
     char msg[256] = "";
-    cudaError_t err = cudaSuccess;
-    if (stage_a) err = stage_operand(&a, ws + off_a, ctx->stream);
-    if (err == cudaSuccess && stage_b) err = stage_operand(&b, ws + off_b, ctx->stream);
-    if (err != cudaSuccess)
-        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 operand staging launch failed: %s",
-                           cudaGetErrorString(err));
-
     CUtensorMap map_p, map_q;
     const wsgemm_dtype dt = p->Atype;
-    err = encode_operand(&map_p, op_p, dt, p->k, SM90_BM, SM90_BK, msg, sizeof msg);
+    cudaError_t err = encode_operand(&map_p, op_p, dt, p->k, SM90_BM, SM90_BK, msg, sizeof msg);
     if (err == cudaSuccess)
         err = encode_operand(&map_q, op_q, dt, p->k, bn / cluster, SM90_BK / cluster, msg, sizeof msg);
-    if (err != cudaSuccess)
-        return wsgemm_fail(ctx, stage_a || stage_b ? WSGEMM_STATUS_CUDA_ERROR : WSGEMM_STATUS_NOT_SUPPORTED,
-                           "sm90 tensor map: %s", msg);
+    if (err != cudaSuccess) return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "sm90 tensor map: %s", msg);
 
     Sm90Params prm;
     memset(&prm, 0, sizeof prm);
@@ -630,10 +662,17 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
                 a.staged, b.staged, ws_bytes, prm.defer_store ? "tma-deferred" : prm.tma_store ? "tma" : "direct");
     }
 
+    if (stage_a) err = launch_staging(&a_src, &a, ctx->stream);
+    if (err == cudaSuccess && stage_b) err = launch_staging(&b_src, &b, ctx->stream);
+    if (err != cudaSuccess) {
+        wsgemm_forget_cuda_error(err);
+        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 operand staging launch failed: %s",
+                           cudaGetErrorString(err));
+    }
     void *args[4] = {&map_p, &map_q, &map_c, &prm};
     err = cudaLaunchKernelExC(&cfg, info.fn, args);
     if (err != cudaSuccess) {
-        cudaGetLastError();
+        wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 kernel launch failed: %s (grid %u, smem %d)",
                            cudaGetErrorString(err), cfg.gridDim.x, info.smem_bytes);
     }
@@ -643,10 +682,15 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     last_cluster = cluster;
     if (splits > 1) {
         const long long elems = (long long)p->m * p->n * nb;
-        sm90_splitk_reduce<<<flat_grid(elems, 256, sm_count), 256, 0, ctx->stream>>>(
-            (const float *)(ws + off_part), splits, p->m, p->n, nb, p->C, p->Ctype, p->ldc, p->strideC, p->alpha,
-            p->beta);
-        err = cudaGetLastError();
+        const float *part = (const float *)(ws + off_part);
+        long long m = p->m, n = p->n, ldc = p->ldc, stride_c = p->strideC;
+        int c_type = p->Ctype;
+        float alpha = p->alpha, beta = p->beta;
+        void *c = p->C;
+        void *reduce_args[] = {&part, &splits, &m, &n, (void *)&nb, &c, &c_type, &ldc, &stride_c, &alpha, &beta};
+        err = cudaLaunchKernel((const void *)sm90_splitk_reduce, dim3(flat_grid(elems, 256, sm_count)), dim3(256),
+                               reduce_args, 0, ctx->stream);
+        if (err != cudaSuccess) wsgemm_forget_cuda_error(err);
         if (err != cudaSuccess)
             return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 split-K reduction launch failed: %s",
                                cudaGetErrorString(err));

@@ -1,0 +1,93 @@
+/*
+ * gemm/common/device.c - device and pointer facts (device.h).
+ */
+#include "common/device.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include <cuda.h> /* CUresult, CUdeviceptr: types only */
+
+static wsgemm_device_info infos[WSGEMM_MAX_DEVICES];
+static atomic_int known[WSGEMM_MAX_DEVICES];
+static pthread_mutex_t infos_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static cudaError_t read_device_info(int ordinal, wsgemm_device_info *info)
+{
+    struct { enum cudaDeviceAttr attr; int *dst; } const attrs[] = {
+        {cudaDevAttrComputeCapabilityMajor, &info->cc_major},
+        {cudaDevAttrComputeCapabilityMinor, &info->cc_minor},
+        {cudaDevAttrMultiProcessorCount, &info->sm_count},
+        {cudaDevAttrMaxSharedMemoryPerBlockOptin, &info->smem_optin_bytes},
+        {cudaDevAttrL2CacheSize, &info->l2_bytes},
+    };
+    info->ordinal = ordinal;
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; ++i) {
+        cudaError_t err = cudaDeviceGetAttribute(attrs[i].dst, attrs[i].attr, ordinal);
+        if (err != cudaSuccess) {
+            wsgemm_forget_cuda_error(err);
+            return err;
+        }
+    }
+    return cudaSuccess;
+}
+
+cudaError_t wsgemm_device_info_get(int ordinal, const wsgemm_device_info **out)
+{
+    if (!atomic_load_explicit(&known[ordinal], memory_order_acquire)) {
+        pthread_mutex_lock(&infos_lock);
+        cudaError_t err = cudaSuccess;
+        if (!atomic_load_explicit(&known[ordinal], memory_order_relaxed)) {
+            err = read_device_info(ordinal, &infos[ordinal]);
+            if (err == cudaSuccess) atomic_store_explicit(&known[ordinal], 1, memory_order_release);
+        }
+        pthread_mutex_unlock(&infos_lock);
+        if (err != cudaSuccess) return err;
+    }
+    *out = &infos[ordinal];
+    return cudaSuccess;
+}
+
+/* cuMemGetAddressRange (the 64-bit CUdeviceptr version of CUDA 3.2 and later), looked up once. */
+typedef CUresult (*address_range_fn)(CUdeviceptr *base, size_t *size, CUdeviceptr ptr);
+static address_range_fn address_range;
+static pthread_once_t address_range_once = PTHREAD_ONCE_INIT;
+
+static void lookup_address_range(void)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
+    cudaError_t err = cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 3020, cudaEnableDefault, &query);
+    if (err != cudaSuccess) wsgemm_forget_cuda_error(err);
+    if (err == cudaSuccess && query == cudaDriverEntryPointSuccess) address_range = (address_range_fn)fn;
+}
+
+cudaError_t wsgemm_pointer_query(const void *ptr, wsgemm_pointer_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->device = -1;
+    struct cudaPointerAttributes attr;
+    cudaError_t err = cudaPointerGetAttributes(&attr, ptr);
+    if (err != cudaSuccess) {
+        wsgemm_forget_cuda_error(err);
+        return err;
+    }
+    switch (attr.type) {
+    case cudaMemoryTypeDevice: info->kind = WSGEMM_MEMORY_DEVICE; break;
+    case cudaMemoryTypeManaged: info->kind = WSGEMM_MEMORY_MANAGED; break;
+    case cudaMemoryTypeHost: info->kind = WSGEMM_MEMORY_HOST; info->pinned_host = 1; break;
+    default: info->kind = WSGEMM_MEMORY_HOST; break;
+    }
+    info->device = attr.device;
+    if (info->kind == WSGEMM_MEMORY_HOST) return cudaSuccess;
+    pthread_once(&address_range_once, lookup_address_range);
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    if (address_range && address_range(&base, &size, (CUdeviceptr)(uintptr_t)ptr) == CUDA_SUCCESS && size > 0) {
+        info->has_range = 1;
+        info->range_begin = (uintptr_t)base;
+        info->range_bytes = size;
+    }
+    return cudaSuccess;
+}
