@@ -69,6 +69,7 @@
 
 #include "common/scheduler.cuh"
 #include "common/tma.cuh"
+#include "sm90/sm90_tile.h"
 #include "sm90/wgmma.cuh"
 #include "sync/cluster.cuh"
 #include "sync/elect.cuh"
@@ -79,9 +80,9 @@
 
 /* ---------------------------------------------------------------- constants */
 
+/* SM90_BM (128 P rows per CTA tile: two consumer warpgroups x 64) and SM90_BK (64 K per stage, one
+ * 128-byte swizzle row) are in sm90_tile.h, which the plan shares. */
 enum {
-    SM90_BM = 128,         /* P rows per CTA tile: two consumer warpgroups x 64 */
-    SM90_BK = 64,          /* K per stage: 64 x 2 B = one 128-byte swizzle row */
     SM90_THREADS = 384,    /* producer warpgroup + two consumer warpgroups */
     SM90_PRODUCER_REGS = 40,
     SM90_CONSUMER_REGS = 232,

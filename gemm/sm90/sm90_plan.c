@@ -180,7 +180,11 @@ static wsgemm_status kernel_facts(sm90_kernel_query query, void *ctx, const wsge
 {
     const int bf16 = plan->ab_type == WSGEMM_R_16BF;
     wsgemm_status s = query(ctx, bn, variant, plan->p_mn, plan->q_mn, bf16, f);
-    if (s == WSGEMM_STATUS_SUCCESS && !f->exists && variant != 0) s = query(ctx, bn, 0, plan->p_mn, plan->q_mn, bf16, f);
+    if (s == WSGEMM_STATUS_SUCCESS && !f->exists && variant != 0) {
+        variant = 0;
+        s = query(ctx, bn, 0, plan->p_mn, plan->q_mn, bf16, f);
+    }
+    f->variant = variant;
     return s;
 }
 
@@ -261,14 +265,13 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
      * 8192, ratio to cuBLAS NN/TN, per-call timing): m = 16 0.95/0.90 -> 1.07/1.01, m = 64 1.05/1.04 ->
      * 1.07/1.05; with split-K, or at m = 128 (two Q tiles) and 256, it was slower or no better, so only here.
      * A 4-CTA kernel the device cannot run keeps the 2-CTA choice. */
-    int variant = knobs->sm90_variant;
-    if (variant == 0 && chosen.bn == 64 && splits == 1 && plan->q_extent <= 64 && plan->p_extent >= 4 * SM90_BM) {
+    if (knobs->sm90_variant == 0 && chosen.bn == 64 && splits == 1 && plan->q_extent <= 64 && plan->p_extent >= 4 * SM90_BM) {
         sm90_kernel_facts f4 = {0};
         if (query(query_ctx, 64, 3, plan->p_mn, plan->q_mn, plan->ab_type == WSGEMM_R_16BF, &f4) ==
                 WSGEMM_STATUS_SUCCESS &&
             f4.exists && f4.max_clusters > 0) {
             chosen = f4;
-            variant = 3;
+            chosen.variant = 3;
         }
     }
     plan->bn = chosen.bn;
@@ -276,7 +279,7 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     plan->stages = chosen.stages;
     plan->smem_bytes = chosen.smem_bytes;
     plan->max_clusters = chosen.max_clusters;
-    plan->variant = variant;
+    plan->variant = chosen.variant;
     plan->tiles_p = (int)((plan->p_extent + SM90_BM - 1) / SM90_BM);
     plan->tiles_q = (int)((plan->q_extent + plan->bn - 1) / plan->bn);
     plan->sched = wsgemm_sched_make(plan->tiles_p, plan->tiles_q, plan->cluster, knobs->sm90_group, splits, nb,

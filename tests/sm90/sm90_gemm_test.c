@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h" /* wsgemm_sm90_last_epilogue: which epilogue ran */
+#include "common/knobs.h" /* wsgemm_knobs_reload: the launcher reads the knobs once */
+#include "internal.h"      /* wsgemm_sm90_last_epilogue: which epilogue ran */
 #include "testing.h"
 
 static int verbose;
@@ -36,6 +37,19 @@ static void run(wsgemm_handle h, const testing_gemm *g)
 }
 
 static const wsgemm_op N = WSGEMM_OP_N, T = WSGEMM_OP_T;
+
+/* A tuning knob for the following calls (the launcher reads the environment once; reload it). */
+static void knob_set(const char *name, const char *value)
+{
+    setenv(name, value, 1);
+    wsgemm_knobs_reload();
+}
+
+static void knob_clear(const char *name)
+{
+    unsetenv(name);
+    wsgemm_knobs_reload();
+}
 
 /* all four op combinations, tile-aligned and ragged */
 static void case_ops(wsgemm_handle h)
@@ -205,7 +219,7 @@ static void case_ktail(wsgemm_handle h)
 /* forced split-K: fixed-order reduction with batch, beta and every C type */
 static void case_splitk(wsgemm_handle h)
 {
-    setenv("WSGEMM_SM90_SPLITK", "3", 1);
+    knob_set("WSGEMM_SM90_SPLITK", "3");
     const wsgemm_dtype ct[] = {WSGEMM_R_16BF, WSGEMM_R_16F, WSGEMM_R_32F};
     for (int c = 0; c < 3; ++c) {
         testing_gemm g = gemm(c == 1 ? T : N, c == 2 ? T : N, 300, 700, 1000);
@@ -214,11 +228,11 @@ static void case_splitk(wsgemm_handle h)
         g.batch = c == 2 ? 2 : 1;
         run(h, &g);
     }
-    setenv("WSGEMM_SM90_SPLITK", "7", 1);
+    knob_set("WSGEMM_SM90_SPLITK", "7");
     testing_gemm g = gemm(T, N, 64, 4096, 4000);
     g.beta = 1.0f;
     run(h, &g);
-    unsetenv("WSGEMM_SM90_SPLITK");
+    knob_clear("WSGEMM_SM90_SPLITK");
 }
 
 /* the other kernels and orientations: no cluster, three stages, unswapped, BN 128 on a large problem */
@@ -230,13 +244,13 @@ static void case_variants(wsgemm_handle h)
                                  {"WSGEMM_SM90_BN", "128"},
                                  {"WSGEMM_SM90_GROUP", "1"}};
     for (size_t s = 0; s < sizeof settings / sizeof settings[0]; ++s) {
-        setenv(settings[s][0], settings[s][1], 1);
+        knob_set(settings[s][0], settings[s][1]);
         for (int ta = 0; ta < 2; ++ta)
             for (int tb = 0; tb < 2; ++tb) {
                 testing_gemm g = gemm(ta ? T : N, tb ? T : N, 777, 1100, 300);
                 run(h, &g);
             }
-        unsetenv(settings[s][0]);
+        knob_clear(settings[s][0]);
     }
 }
 
@@ -244,7 +258,7 @@ static void case_variants(wsgemm_handle h)
  * unaligned ldc (the latter falls back to direct stores), batch, all ops */
 static void case_tmastore(wsgemm_handle h)
 {
-    setenv("WSGEMM_SM90_EPILOGUE", "tma", 1);
+    knob_set("WSGEMM_SM90_EPILOGUE", "tma");
     const wsgemm_dtype ct[] = {WSGEMM_R_16BF, WSGEMM_R_16F, WSGEMM_R_32F};
     for (int c = 0; c < 3; ++c)
         for (int ta = 0; ta < 2; ++ta)
@@ -266,7 +280,7 @@ static void case_tmastore(wsgemm_handle h)
     run(h, &g);
     g = gemm(N, T, 4096, 4096, 1024);
     run(h, &g);
-    unsetenv("WSGEMM_SM90_EPILOGUE");
+    knob_clear("WSGEMM_SM90_EPILOGUE");
 }
 
 /* fails the problem when the last sm90 launch had another cluster size than `want` */
@@ -314,10 +328,10 @@ static void case_deferred(wsgemm_handle h)
             }
     const char *widths[] = {"128", "64"};
     for (int w = 0; w < 2; ++w) {
-        setenv("WSGEMM_SM90_BN", widths[w], 1);
+        knob_set("WSGEMM_SM90_BN", widths[w]);
         testing_gemm g = gemm(N, T, 2048, 1000, 64 * (w + 1));
         run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_DEFERRED);
-        unsetenv("WSGEMM_SM90_BN");
+        knob_clear("WSGEMM_SM90_BN");
     }
     testing_gemm g = gemm(T, N, 512, 768, 300);
     g.batch = 5;
@@ -327,10 +341,10 @@ static void case_deferred(wsgemm_handle h)
     g = gemm(N, N, 1024, 1024, 256);
     g.c_type = WSGEMM_R_32F;
     run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_TMA);
-    setenv("WSGEMM_SM90_EPILOGUE", "tma", 1);
+    knob_set("WSGEMM_SM90_EPILOGUE", "tma");
     g = gemm(N, N, 1024, 1024, 256);
     run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_TMA);
-    unsetenv("WSGEMM_SM90_EPILOGUE");
+    knob_clear("WSGEMM_SM90_EPILOGUE");
 }
 
 /* the 4-CTA cluster (WSGEMM_SM90_VARIANT=3, BN 64 and 128): each CTA loads a quarter of the Q tile and
@@ -340,7 +354,7 @@ static void case_deferred(wsgemm_handle h)
 static void case_cluster4(wsgemm_handle h)
 {
     const int shapes[][3] = {{64, 8192, 1024}, {16, 3000, 700}, {128, 1000, 2048}, {100, 520, 130}, {8, 8192, 64}};
-    setenv("WSGEMM_SM90_VARIANT", "3", 1);
+    knob_set("WSGEMM_SM90_VARIANT", "3");
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
         for (int ta = 0; ta < 2; ++ta)
             for (int tb = 0; tb < 2; ++tb) {
@@ -353,15 +367,15 @@ static void case_cluster4(wsgemm_handle h)
                 run(h, &g);
                 expect_cluster(&g, 4);
             }
-    setenv("WSGEMM_SM90_SPLITK", "3", 1);
+    knob_set("WSGEMM_SM90_SPLITK", "3");
     testing_gemm g = gemm(N, N, 64, 4096, 4096);
     run(h, &g);
-    unsetenv("WSGEMM_SM90_SPLITK");
+    knob_clear("WSGEMM_SM90_SPLITK");
     g = gemm(T, N, 32, 1024, 512);
     g.batch = 3;
     run(h, &g);
     expect_cluster(&g, 4);
-    unsetenv("WSGEMM_SM90_VARIANT");
+    knob_clear("WSGEMM_SM90_VARIANT");
     /* the launcher's own choice: 4 when the small side fits one 64-wide tile, else 2 */
     const int auto_m[] = {16, 64, 128};
     for (int i = 0; i < 3; ++i) {

@@ -3,9 +3,16 @@
  * the kernel table of sm90_kernel.cuh (which (BN, variant, majorness, type) exist, their stages and cluster)
  * and 132 / cluster co-resident clusters.
  *
- *   legacy  the planner against the chooser the launcher had before it (transcribed below, same facts):
- *           orientation, BN, variant, cluster, splits, epilogue, staging and workspace bytes agree on a
- *           sweep of shapes, ops, types, beta, batch, leading dimensions and knob settings.
+ *   choices  representative shapes and what the plan must choose: the decode shapes whose small side fits
+ *            one 64-wide tile get the 4-CTA cluster, a one-row operand with ld 1 is read in place, big
+ *            squares take BN 256 with the deferred epilogue, beta != 0 and fp32 C never the deferred one,
+ *            forced split-K sizes its partials, 4099^3 stages both operands.
+ *   sweep    on 16184 problem x knob combinations (shapes 1..8192, K 1..14336, ops, types, beta, batch,
+ *            padded, shared and misaligned operands, variant/BN/split/epilogue knobs, two device sizes): the
+ *            workspace holds the staged copies and the partials without overlap, 256-byte aligned, and is
+ *            exactly what the launcher reserves (workspace_bytes); partials are splits x m x n x batch fp32;
+ *            the grid never exceeds the units or the co-resident clusters; deferred stores only with beta 0
+ *            and C of the input type; split-K only with per-element stores.
  * Prints what it checked; exits 1 on failure.
  */
 #include <stdint.h>
@@ -46,181 +53,16 @@ static wsgemm_status model_query(void *ctx, int bn, int variant, int p_mn, int q
     (void)q_mn;
     memset(f, 0, sizeof *f);
     const int stages = bn == 256 ? 4 : bn == 128 ? 6 : 8;
-    if (variant == 0) *f = (sm90_kernel_facts){1, bn, stages, 2, 0, 0};
-    else if (variant == 3 && bn != 256) *f = (sm90_kernel_facts){1, bn, stages, 4, 0, 0};
-    else if (variant == 1 && bf16 && bn == 256 && !p_mn) *f = (sm90_kernel_facts){1, bn, stages, 1, 0, 0};
-    else if (variant == 2 && bf16 && bn == 256 && !p_mn) *f = (sm90_kernel_facts){1, bn, 3, 2, 0, 0};
+    if (variant == 0) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 2};
+    else if (variant == 3 && bn != 256) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 4};
+    else if (variant == 1 && bf16 && bn == 256 && !p_mn)
+        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 1};
+    else if (variant == 2 && bf16 && bn == 256 && !p_mn) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 3, .cluster = 2};
     if (f->exists) {
         f->smem_bytes = (SM90_BM + bn) * SM90_BK * 2 * f->stages + 32768 + 1024;
         f->max_clusters = m->sm_count / f->cluster;
     }
     return WSGEMM_STATUS_SUCCESS;
-}
-
-/* ---------------------------------------------------------------- the chooser before the planner */
-
-typedef struct legacy_operand {
-    const void *ptr;
-    long long ld, stride;
-    int inner, cols, nb, k_major, rows_dim;
-} legacy_operand;
-
-typedef struct legacy_choice {
-    int swap, bn, cluster, stages, splits, group, epilogue, stage_a, stage_b;
-    size_t ws_bytes;
-    long long units;
-} legacy_choice;
-
-static long long legacy_round_up(long long x, long long a)
-{
-    return (x + a - 1) / a * a;
-}
-
-static legacy_operand legacy_describe(const void *ptr, int ld, long long stride, int k_major, int rows, int k,
-                                      int batch_count)
-{
-    legacy_operand o;
-    o.ptr = ptr;
-    o.ld = ld;
-    o.stride = stride;
-    o.k_major = k_major;
-    o.inner = k_major ? k : rows;
-    o.cols = k_major ? rows : k;
-    o.nb = (batch_count > 1 && stride != 0) ? batch_count : 1;
-    o.rows_dim = rows;
-    if (!(o.k_major || o.rows_dim != 1 || o.ld != 1)) {
-        o.k_major = 1;
-        o.inner = k;
-        o.cols = 1;
-        o.ld = ((long long)k + 7) / 8 * 8;
-    }
-    if (o.cols == 1 && o.nb == 1) o.ld = legacy_round_up(o.inner, 8);
-    return o;
-}
-
-static int legacy_needs_staging(const legacy_operand *o)
-{
-    int batched = o->nb > 1;
-    if (!wsgemm_tma_operand_ok(o->ptr, o->ld, o->stride, batched)) return 1;
-    if (batched && o->stride < o->ld * (long long)o->cols) return 1;
-    return 0;
-}
-
-static size_t legacy_staged_bytes(const legacy_operand *o)
-{
-    return (size_t)legacy_round_up(o->inner, 8) * (size_t)o->cols * (size_t)o->nb * 2u;
-}
-
-static double legacy_cost(long long units, int max_clusters, int cluster, int k_blocks, int splits, int bn,
-                          const wsgemm_problem *p)
-{
-    const double l2_fit = 30.0e6;
-    const long long work = units * splits;
-    const long long waves = (work + max_clusters - 1) / max_clusters;
-    const int kb_per = (k_blocks + splits - 1) / splits;
-    const double steps = (double)waves * kb_per;
-    const double flops_kb = 2.0 * SM90_BM * bn * SM90_BK;
-    const double t_mma = steps * flops_kb / 7.0e6 * (bn == 256 ? 1.0 : bn == 128 ? 1.1 : 1.35);
-    const double operand_bytes = ((double)p->m + p->n) * p->k * 2.0 * p->batch_count;
-    const int resident = operand_bytes < l2_fit;
-    const double bytes_kb = (double)(SM90_BM + bn / cluster) * SM90_BK * 2.0;
-    const double t_cta = steps * bytes_kb / (resident ? 80.0e3 : 60.0e3);
-    const double t_hbm = resident ? 0.0 : operand_bytes / 3.4e6;
-    double cost = t_mma;
-    if (t_cta > cost) cost = t_cta;
-    if (t_hbm > cost) cost = t_hbm;
-    cost += 2.0;
-    if (splits > 1) {
-        const double part = (double)splits * p->m * p->n * p->batch_count * 4.0 * 2.0;
-        cost += part / 2.0e6 + 5.0;
-    }
-    return cost;
-}
-
-/* wsgemm_sm90_gemm's choices before the planner, with the environment as a knobs struct and
- * prepare_kernel/sm90_kernel_lookup as the model's facts. Returns 0 when it declined. */
-static int legacy_choose(const wsgemm_problem *p, const wsgemm_knobs *kn, model *md, legacy_choice *out)
-{
-    const int bf16 = p->Atype == WSGEMM_R_16BF;
-    const int nb = p->batch_count;
-    int swap;
-    int small = p->m < p->n ? p->m : p->n;
-    if (small <= 256) swap = p->m <= p->n;
-    else swap = kn->sm90_swap != 0;
-    const long long p_ext = swap ? p->n : p->m;
-    const long long q_ext = swap ? p->m : p->n;
-    legacy_operand a = legacy_describe(p->A, p->lda, p->strideA, p->transa == WSGEMM_OP_T, p->m, p->k, nb);
-    legacy_operand b = legacy_describe(p->B, p->ldb, p->strideB, p->transb == WSGEMM_OP_N, p->n, p->k, nb);
-    legacy_operand *op_p = swap ? &b : &a;
-    legacy_operand *op_q = swap ? &a : &b;
-    const int variant = kn->sm90_variant;
-    const int k_blocks = (p->k - 1) / SM90_BK + 1;
-    int bn_candidates[3];
-    int n_candidates = 0;
-    const int forced_bn = kn->sm90_bn, forced_splits = kn->sm90_splitk;
-    if (forced_bn == 64 || forced_bn == 128 || forced_bn == 256) bn_candidates[n_candidates++] = forced_bn;
-    else if (q_ext <= 64) bn_candidates[n_candidates++] = 64;
-    else if (q_ext <= 128) {
-        bn_candidates[n_candidates++] = 128;
-        bn_candidates[n_candidates++] = 64;
-    } else {
-        bn_candidates[n_candidates++] = 256;
-        bn_candidates[n_candidates++] = 128;
-        bn_candidates[n_candidates++] = 64;
-    }
-    sm90_kernel_facts info = {0};
-    int splits = 1;
-    double best_cost = 0.0;
-    for (int c = 0; c < n_candidates; ++c) {
-        int bn = bn_candidates[c];
-        sm90_kernel_facts ki;
-        model_query(md, bn, variant, !op_p->k_major, !op_q->k_major, bf16, &ki);
-        if (!ki.exists) model_query(md, bn, 0, !op_p->k_major, !op_q->k_major, bf16, &ki);
-        if (!ki.exists) return 0;
-        long long tiles_p = (p_ext + SM90_BM - 1) / SM90_BM;
-        long long tiles_q = (q_ext + bn - 1) / bn;
-        if (tiles_p * tiles_q > 0x7FFFFFFFLL) return 0;
-        long long units = (tiles_p + ki.cluster - 1) / ki.cluster * tiles_q * nb;
-        int max_splits = forced_splits > 0 ? forced_splits : (k_blocks / 4 < 16 ? k_blocks / 4 : 16);
-        int min_splits = forced_splits > 0 ? forced_splits : 1;
-        if (max_splits < 1) max_splits = 1;
-        const double part_bytes = (double)p->m * p->n * nb * 4.0;
-        while (max_splits > 1 && part_bytes * max_splits > 1099511627776.0) --max_splits;
-        if (min_splits > max_splits) min_splits = max_splits;
-        for (int sp = min_splits; sp <= max_splits; ++sp) {
-            double cost = legacy_cost(units, ki.max_clusters, ki.cluster, k_blocks, sp, bn, p);
-            if (!info.exists || cost < best_cost * 0.95) {
-                best_cost = cost;
-                info = ki;
-                splits = sp;
-            }
-        }
-    }
-    if (variant == 0 && info.bn == 64 && splits == 1 && q_ext <= 64 && p_ext >= 4 * SM90_BM) {
-        sm90_kernel_facts k4;
-        model_query(md, 64, 3, !op_p->k_major, !op_q->k_major, bf16, &k4);
-        if (k4.exists && k4.max_clusters > 0) info = k4;
-    }
-    const int tiles_p = (int)((p_ext + SM90_BM - 1) / SM90_BM);
-    const int tiles_q = (int)((q_ext + info.bn - 1) / info.bn);
-    wsgemm_sched sched = wsgemm_sched_make(tiles_p, tiles_q, info.cluster, kn->sm90_group, splits, nb, k_blocks);
-    splits = sched.splits;
-    const int stage_a = legacy_needs_staging(&a), stage_b = legacy_needs_staging(&b);
-    const size_t bytes_a = stage_a ? legacy_staged_bytes(&a) : 0, bytes_b = stage_b ? legacy_staged_bytes(&b) : 0;
-    const size_t off_b = (bytes_a + 255) & ~(size_t)255;
-    const size_t off_part = (off_b + bytes_b + 255) & ~(size_t)255;
-    const size_t bytes_part = splits > 1 ? (size_t)splits * (size_t)p->m * (size_t)p->n * (size_t)nb * sizeof(float) : 0;
-    int tma_store = 0;
-    const int c_bytes = p->Ctype == WSGEMM_R_32F ? 4 : 2;
-    if (kn->sm90_epilogue != WSGEMM_EPILOGUE_PREF_DIRECT && swap && splits == 1 &&
-        ((long long)p->m * c_bytes) % 16 == 0 && wsgemm_tma_layout_ok(p->C, p->ldc, p->strideC, nb > 1, c_bytes) &&
-        (nb == 1 || p->strideC == (long long)p->ldc * p->n))
-        tma_store = 1;
-    const int defer = tma_store && p->beta == 0.0f && p->Ctype == p->Atype && kn->sm90_epilogue != WSGEMM_EPILOGUE_PREF_TMA;
-    *out = (legacy_choice){swap, info.bn, info.cluster, info.stages, splits, sched.group,
-                           defer ? WSGEMM_EPILOGUE_DEFERRED : tma_store ? WSGEMM_EPILOGUE_TMA : WSGEMM_EPILOGUE_DIRECT,
-                           stage_a, stage_b, off_part + bytes_part, sched.units};
-    return 1;
 }
 
 /* ---------------------------------------------------------------- problems */
@@ -252,31 +94,130 @@ static void describe(const wsgemm_problem *p, char *buf, size_t size)
              (double)p->beta);
 }
 
-static void compare(const wsgemm_problem *p, const wsgemm_knobs *kn, model *md)
+static wsgemm_plan plan_of(const wsgemm_problem *p, const wsgemm_knobs *kn, model *md)
 {
-    legacy_choice want = {0};
     wsgemm_plan plan;
     char why[256] = "", shape[256];
-    const int old_ok = legacy_choose(p, kn, md, &want);
     const wsgemm_status s = sm90_plan_make(p, kn, model_query, md, &plan, why, sizeof why);
     describe(p, shape, sizeof shape);
+    EXPECT(s == WSGEMM_STATUS_SUCCESS, "%s: declined: %s", shape, why);
     checked++;
-    EXPECT(old_ok == (s == WSGEMM_STATUS_SUCCESS), "%s: declined by %s", shape, old_ok ? "the plan" : "the old chooser");
-    if (!old_ok || s != WSGEMM_STATUS_SUCCESS) return;
-    EXPECT(plan.swap == want.swap && plan.bn == want.bn && plan.cluster == want.cluster &&
-               plan.stages == want.stages && plan.splits == want.splits && plan.sched.group == want.group &&
-               plan.sched.units == want.units,
-           "%s (variant %d bn %d splitk %d): plan swap %d bn %d cluster %d stages %d splits %d units %lld, old swap %d "
-           "bn %d cluster %d stages %d splits %d units %lld",
-           shape, kn->sm90_variant, kn->sm90_bn, kn->sm90_splitk, plan.swap, plan.bn, plan.cluster, plan.stages,
-           plan.splits, plan.sched.units, want.swap, want.bn, want.cluster, want.stages, want.splits, want.units);
-    EXPECT((int)plan.epilogue == want.epilogue, "%s: epilogue %d, old %d", shape, (int)plan.epilogue, want.epilogue);
-    EXPECT(plan.a.staged == want.stage_a && plan.b.staged == want.stage_b && plan.workspace_bytes == want.ws_bytes,
-           "%s: staged %d %d workspace %zu, old %d %d %zu", shape, plan.a.staged, plan.b.staged, plan.workspace_bytes,
-           want.stage_a, want.stage_b, want.ws_bytes);
+    return plan;
 }
 
-static void case_legacy(void)
+static int staged_ok(const wsgemm_operand *o)
+{
+    return !o->staged || (o->stage_offset % 256 == 0 &&
+                          o->stage_bytes == (size_t)((o->inner + 7) / 8 * 8) * (size_t)o->cols * (size_t)o->nb * 2u);
+}
+
+/* What every plan must hold, whatever it chose. */
+static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan)
+{
+    char shape[256];
+    describe(p, shape, sizeof shape);
+    const size_t want_partials =
+        plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n * (size_t)p->batch_count * 4u : 0;
+    EXPECT(plan->partials_bytes == want_partials && plan->partials_offset % 256 == 0,
+           "%s: %d splits, partials %zu bytes at %zu (want %zu)", shape, plan->splits, plan->partials_bytes,
+           plan->partials_offset, want_partials);
+    EXPECT(staged_ok(&plan->a) && staged_ok(&plan->b), "%s: staged copies misplaced or mis-sized", shape);
+    /* A, B and the partials do not overlap and the workspace covers them all */
+    const size_t a_end = plan->a.staged ? plan->a.stage_offset + plan->a.stage_bytes : 0;
+    const size_t b_end = plan->b.staged ? plan->b.stage_offset + plan->b.stage_bytes : 0;
+    EXPECT(!plan->a.staged || !plan->b.staged || plan->b.stage_offset >= a_end, "%s: staged A and B overlap", shape);
+    EXPECT(plan->partials_offset >= a_end && plan->partials_offset >= b_end, "%s: partials overlap a copy", shape);
+    EXPECT(plan->workspace_bytes == plan->partials_offset + plan->partials_bytes &&
+               (plan->workspace_bytes == 0) == (!plan->a.staged && !plan->b.staged && plan->splits == 1),
+           "%s: workspace %zu bytes, partials end at %zu", shape, plan->workspace_bytes,
+           plan->partials_offset + plan->partials_bytes);
+    EXPECT(plan->sched.units >= 1 && plan->grid_clusters >= 1 && plan->grid_clusters <= plan->max_clusters &&
+               plan->grid_clusters <= plan->sched.units,
+           "%s: %lld clusters for %lld units, %d fit", shape, plan->grid_clusters, plan->sched.units, plan->max_clusters);
+    EXPECT(plan->epilogue != WSGEMM_EPILOGUE_DEFERRED || (p->beta == 0.0f && p->Ctype == p->Atype),
+           "%s: deferred epilogue with beta %g or C of another type", shape, (double)p->beta);
+    EXPECT(plan->splits == 1 || plan->epilogue == WSGEMM_EPILOGUE_DIRECT, "%s: split-K with a TMA-store epilogue",
+           shape);
+}
+
+/* Representative shapes and what the plan must choose for them. */
+static void case_choices(void)
+{
+    model h200 = {132};
+    const wsgemm_knobs kn = wsgemm_knobs_defaults();
+    const wsgemm_op N = WSGEMM_OP_N, T = WSGEMM_OP_T;
+    const wsgemm_dtype BF = WSGEMM_R_16BF, F32 = WSGEMM_R_32F;
+
+    /* decode: a small side that fits one 64-wide Q tile gets the 4-CTA cluster; two Q tiles (m = 128) keep 2 */
+    const int ms[] = {1, 16, 64, 128, 256};
+    for (int i = 0; i < 5; ++i) {
+        wsgemm_problem p = problem(N, N, ms[i], 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+        wsgemm_plan plan = plan_of(&p, &kn, &h200);
+        check_invariants(&p, &plan);
+        const int want = ms[i] <= 64 ? 4 : 2;
+        EXPECT(plan.cluster == want && plan.swap == 1 && plan.q_extent == ms[i],
+               "m=%d n=k=8192: cluster %d swap %d (want cluster %d, the small side on Q)", ms[i], plan.cluster,
+               plan.swap, want);
+        EXPECT(ms[i] > 64 || (plan.bn == 64 && plan.variant == 3 && plan.splits == 1), "m=%d: bn %d variant %d splits %d",
+               ms[i], plan.bn, plan.variant, plan.splits);
+        /* the mirror (small n) with m = 4096, k = 14336: 32 P tiles are 16 cluster units, so the cost model
+         * splits K to fill the SMs, and a split keeps the 2-CTA cluster */
+        p = problem(N, T, 4096, ms[i], 14336, 1, BF, BF, 0.0f, 0, 0);
+        plan = plan_of(&p, &kn, &h200);
+        check_invariants(&p, &plan);
+        EXPECT(plan.swap == 0 && plan.q_extent == ms[i] && (plan.splits > 1) == (plan.cluster == 2),
+               "n=%d m=4096 k=14336: swap %d splits %d cluster %d", ms[i], plan.swap, plan.splits, plan.cluster);
+    }
+    /* m = 1 with lda = 1 (op N): a K-major row, no staging copy */
+    wsgemm_problem p = problem(N, N, 1, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+    wsgemm_plan plan = plan_of(&p, &kn, &h200);
+    EXPECT(!plan.a.staged && plan.a.k_major && plan.workspace_bytes == 0, "m=1: A staged %d k_major %d ws %zu",
+           plan.a.staged, plan.a.k_major, plan.workspace_bytes);
+
+    /* big squares: swapped, BN 256, 2-CTA cluster, no split, deferred stores */
+    p = problem(N, N, 8192, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &kn, &h200);
+    EXPECT(plan.swap && plan.bn == 256 && plan.cluster == 2 && plan.splits == 1 &&
+               plan.epilogue == WSGEMM_EPILOGUE_DEFERRED && plan.workspace_bytes == 0,
+           "8192^3: swap %d bn %d cluster %d splits %d epilogue %s ws %zu", plan.swap, plan.bn, plan.cluster,
+           plan.splits, wsgemm_epilogue_name(plan.epilogue), plan.workspace_bytes);
+    /* beta != 0 and fp32 C never take the deferred epilogue (C would have to be read, or is not 16-bit) */
+    const float betas[] = {1.0f, -0.5f};
+    for (int i = 0; i < 2; ++i) {
+        p = problem(N, N, 4096, 4096, 4096, 1, BF, BF, betas[i], 0, 0);
+        plan = plan_of(&p, &kn, &h200);
+        check_invariants(&p, &plan);
+        EXPECT(plan.epilogue != WSGEMM_EPILOGUE_DEFERRED, "beta %g: epilogue %s", (double)betas[i],
+               wsgemm_epilogue_name(plan.epilogue));
+    }
+    p = problem(N, N, 4096, 4096, 4096, 1, BF, F32, 0.0f, 0, 0);
+    plan = plan_of(&p, &kn, &h200);
+    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_TMA, "fp32 C: epilogue %s", wsgemm_epilogue_name(plan.epilogue));
+
+    /* forced split-K: partials sized splits x m x n x batch fp32, after the staged copies */
+    wsgemm_knobs split3 = kn;
+    split3.sm90_splitk = 3;
+    p = problem(T, N, 300, 700, 1000, 2, BF, WSGEMM_R_16F, -0.5f, 3, 1);
+    plan = plan_of(&p, &split3, &h200);
+    check_invariants(&p, &plan);
+    EXPECT(plan.splits == 3 && plan.partials_bytes == 3u * 300u * 700u * 2u * 4u && plan.a.staged &&
+               plan.epilogue == WSGEMM_EPILOGUE_DIRECT,
+           "split 3: splits %d partials %zu staged A %d epilogue %s", plan.splits, plan.partials_bytes, plan.a.staged,
+           wsgemm_epilogue_name(plan.epilogue));
+
+    /* 4099^3: both operands re-pitched, A then B then nothing */
+    p = problem(N, N, 4099, 4099, 4099, 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &kn, &h200);
+    check_invariants(&p, &plan);
+    EXPECT(plan.a.staged && plan.b.staged && plan.a.stage_offset == 0 &&
+               plan.b.stage_offset == (plan.a.stage_bytes + 255) / 256 * 256 && plan.splits == 1,
+           "4099^3: staged %d %d at %zu %zu", plan.a.staged, plan.b.staged, plan.a.stage_offset, plan.b.stage_offset);
+    printf("choices: decode clusters, K-major rows, deferred only for beta 0 and 16-bit C, split-K partials, "
+           "staging layout\n");
+}
+
+/* The invariants on a sweep of problems and knob settings. */
+static void case_sweep(void)
 {
     static const int dims[] = {1, 7, 16, 64, 100, 128, 129, 256, 300, 520, 1000, 1024, 2048, 3072, 4096, 4099, 8192};
     enum { D = (int)(sizeof dims / sizeof dims[0]) };
@@ -307,15 +248,19 @@ static void case_legacy(void)
                 const int pad = (r >> 16) % 4 == 0 ? 3 : 0;
                 const int misalign = (r >> 18) % 8 == 0;
                 wsgemm_problem p = problem(ta, tb, dims[mi], dims[ni], ks[ki], batch, ab, c, beta, pad, misalign);
-                for (int kn = 0; kn < 8; ++kn) compare(&p, &knob_sets[kn], models[(r >> 20) & 1]);
+                for (int kn = 0; kn < 8; ++kn) {
+                    wsgemm_plan plan = plan_of(&p, &knob_sets[kn], models[(r >> 20) & 1]);
+                    check_invariants(&p, &plan);
+                }
             }
-    printf("legacy: %lld problems x knob settings compared with the old launcher's chooser\n", checked);
+    printf("sweep: %lld plans hold the workspace, split, grid and epilogue invariants\n", checked);
 }
 
 int main(int argc, char **argv)
 {
-    const char *which = argc > 1 ? argv[1] : "legacy";
-    if (strcmp(which, "legacy") == 0) case_legacy();
+    const char *which = argc > 1 ? argv[1] : "choices";
+    if (strcmp(which, "choices") == 0) case_choices();
+    else if (strcmp(which, "sweep") == 0) case_sweep();
     else {
         fprintf(stderr, "unknown case '%s'\n", which);
         return 2;

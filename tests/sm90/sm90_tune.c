@@ -22,6 +22,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "common/knobs.h" /* the launcher reads the knobs once: reload after each change */
 #include "testing.h"
 
 typedef struct config {
@@ -70,6 +71,7 @@ static void apply(const config *c)
 {
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i) unsetenv(vars[i]);
     for (int i = 0; i < 3 && c->env[i][0]; ++i) setenv(c->env[i][0], c->env[i][1], 1);
+    wsgemm_knobs_reload();
 }
 
 typedef struct sets {
@@ -197,11 +199,13 @@ static void run_shape(const shape *sh, int reps, int small)
         for (int c = 0; c < ncfg; ++c) {
             apply(&cfgs[c]);
             setenv("WSGEMM_SM90_DEBUG", "1", 1);
+            wsgemm_knobs_reload();
             reset_c(sh, &st);
             fprintf(stderr, "[%s] ", cfgs[c].label);
             int bad = call(0, ta, tb, sh, &st, 0) || call(1, ta, tb, sh, &st, 0);
             CUDA_CHECK(cudaDeviceSynchronize());
             unsetenv("WSGEMM_SM90_DEBUG");
+            wsgemm_knobs_reload();
             double diff = bad ? INFINITY : sample_diff(sh, &st);
             timed tw = {0, ta, tb, sh, &st}, tc = {1, ta, tb, sh, &st};
             const testing_timed_lib libs[2] = {{"sm90", timed_call, &tw}, {"cuBLAS", timed_call, &tc}};
