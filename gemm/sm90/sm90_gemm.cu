@@ -111,21 +111,8 @@ __global__ void sm90_splitk_reduce(const float *part, int splits, long long m, l
         }
         float sum = 0.0f;
         for (int s = 0; s < splits; ++s) sum += part[(long long)s * total + e];
-        float v = alpha * sum;
         const long long out = b * stride_c + j * ldc + i;
-        if (c_type == WSGEMM_R_32F) {
-            float *p = (float *)c + out;
-            if (beta != 0.0f) v += beta * *p;
-            *p = v;
-        } else if (c_type == WSGEMM_R_16BF) {
-            __nv_bfloat16 *p = (__nv_bfloat16 *)c + out;
-            if (beta != 0.0f) v += beta * __bfloat162float(*p);
-            *p = __float2bfloat16_rn(v);
-        } else {
-            __half *p = (__half *)c + out;
-            if (beta != 0.0f) v += beta * __half2float(*p);
-            *p = __float2half_rn(v);
-        }
+        wsgemm_out_apply_any(c_type, (uint8_t *)c + out * wsgemm_out_bytes_any(c_type), sum, alpha, beta);
     }
 }
 
@@ -381,8 +368,7 @@ static Sm90Params kernel_params(const wsgemm_plan *plan, const wsgemm_problem *p
         prm.alpha = p->alpha;
         prm.beta = p->beta;
     }
-    prm.tma_store = plan->epilogue != WSGEMM_EPILOGUE_DIRECT;
-    prm.defer_store = plan->epilogue == WSGEMM_EPILOGUE_DEFERRED;
+    prm.epilogue = plan->epilogue;
     return prm;
 }
 

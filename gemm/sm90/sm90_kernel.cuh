@@ -14,16 +14,16 @@
  *                            copies for every K block of every unit this cluster owns.
  *   warpgroup 1, 2           consumers; setmaxnreg.inc to 232. Consumer w computes rows 64w..64w+63 of
  *                            the 128 x BN tile with wgmma m64nBNk16 (fp32 accumulators in registers), then
- *                            runs the epilogue itself, one of three:
- *                            - deferred (prm.defer_store; the default for 16-bit C of the input type with
+ *                            runs the epilogue itself, one of three (prm.epilogue, sm90_epilogue.cuh):
+ *                            - deferred (DEFERRED; the default for 16-bit C of the input type with
  *                              beta == 0): alpha, conversion into BN/4 packed registers (64 at BN 256),
  *                              and the tile's 64-column chunks are stored (stmatrix into a swizzled
  *                              buffer, TMA store) one per K block of the NEXT tile, after its wgmmas are
  *                              issued, so the tensor cores never wait for the stores (drawn at
  *                              sm90_consumer_loop);
- *                            - tile-end TMA store (prm.tma_store): alpha, beta (C read only when beta != 0),
+ *                            - tile-end TMA store (TMA): alpha, beta (C read only when beta != 0),
  *                              conversion, st.shared into the chunk buffers + TMA store;
- *                            - predicated stores from registers (C that TMA cannot address).
+ *                            - predicated stores from registers (DIRECT: C that TMA cannot address).
  * Cluster of CLUSTER (1, 2 or 4) CTAs along P: the CTAs of a cluster compute tiles (row + rank, col), which
  * share the Q tile; each CTA loads 1/CLUSTER of the Q tile and multicasts it to all, and loads its own P
  * tile alone. 4 is for skinny problems, where the Q tile (the small operand) would otherwise be read from
@@ -105,9 +105,8 @@ typedef struct Sm90Params {
     long long out_sp, out_sq, out_batch, out_split;
     int out_type;             /* wsgemm_dtype */
     float alpha, beta;        /* beta == 0: out is never read */
-    int tma_store;            /* 1: epilogue through smem + TMA store (map_c); requires out_sq == 1, no split */
-    int defer_store;          /* 1 (with tma_store, beta == 0, C of the input type): the tile's stores are
-                               * written during the next tile's first K blocks (sm90_consumer) */
+    int epilogue;             /* wsgemm_epilogue_kind (sm90_epilogue.cuh); TMA and DEFERRED use map_c and need
+                               * out_sq == 1, no split; DEFERRED also beta == 0 and C of the input type */
 } Sm90Params;
 
 template <int BN, int STAGES>
@@ -217,259 +216,7 @@ static __device__ __forceinline__ void sm90_producer(Sm90Smem<BN, STAGES> *sm, c
     }
 }
 
-/* ---------------------------------------------------------------- epilogue */
-
-static __device__ __forceinline__ float sm90_load_out(const void *ptr, int type)
-{
-    if (type == WSGEMM_R_32F) return *(const float *)ptr;
-    if (type == WSGEMM_R_16BF) return __bfloat162float(*(const __nv_bfloat16 *)ptr);
-    return __half2float(*(const __half *)ptr);
-}
-
-static __device__ __forceinline__ void sm90_store_out(void *ptr, int type, float v)
-{
-    if (type == WSGEMM_R_32F) *(float *)ptr = v;
-    else if (type == WSGEMM_R_16BF) *(__nv_bfloat16 *)ptr = __float2bfloat16_rn(v);
-    else *(__half *)ptr = __float2half_rn(v);
-}
-
-/* Two horizontally adjacent values D(p, q), D(p, q + 1). When q and q + 1 are adjacent in memory
- * (out_sq == 1) and the address is aligned for the pair, one vector store (and load for beta). */
-template <int OUT_TYPE>
-static __device__ __forceinline__ void sm90_store_pair(uint8_t *base, const Sm90Params &prm, int p, int q, float v0,
-                                                       float v1)
-{
-    constexpr int kBytes = OUT_TYPE == WSGEMM_R_32F ? 4 : 2;
-    if (p >= prm.p_extent || q >= prm.q_extent) return;
-    const bool second = q + 1 < prm.q_extent;
-    uint8_t *ptr = base + ((long long)p * prm.out_sp + (long long)q * prm.out_sq) * kBytes;
-    v0 *= prm.alpha;
-    v1 *= prm.alpha;
-    if (second && prm.out_sq == 1 && ((uintptr_t)ptr % (2 * kBytes)) == 0) {
-        if constexpr (OUT_TYPE == WSGEMM_R_32F) {
-            float2 *pp = (float2 *)ptr;
-            if (prm.beta != 0.0f) {
-                float2 old = *pp;
-                v0 += prm.beta * old.x;
-                v1 += prm.beta * old.y;
-            }
-            *pp = make_float2(v0, v1);
-        } else if constexpr (OUT_TYPE == WSGEMM_R_16BF) {
-            __nv_bfloat162 *pp = (__nv_bfloat162 *)ptr;
-            if (prm.beta != 0.0f) {
-                float2 old = __bfloat1622float2(*pp);
-                v0 += prm.beta * old.x;
-                v1 += prm.beta * old.y;
-            }
-            *pp = __floats2bfloat162_rn(v0, v1);
-        } else {
-            __half2 *pp = (__half2 *)ptr;
-            if (prm.beta != 0.0f) {
-                float2 old = __half22float2(*pp);
-                v0 += prm.beta * old.x;
-                v1 += prm.beta * old.y;
-            }
-            *pp = __floats2half2_rn(v0, v1);
-        }
-        return;
-    }
-    if (prm.beta != 0.0f) v0 += prm.beta * sm90_load_out(ptr, OUT_TYPE);
-    sm90_store_out(ptr, OUT_TYPE, v0);
-    if (second) {
-        uint8_t *ptr1 = ptr + prm.out_sq * kBytes;
-        if (prm.beta != 0.0f) v1 += prm.beta * sm90_load_out(ptr1, OUT_TYPE);
-        sm90_store_out(ptr1, OUT_TYPE, v1);
-    }
-}
-
-/* The accumulator fragment of wgmma m64nNk16 (PTX ISA "Register Fragments and Shared Memory Matrix
- * Layouts: wgmma .m64nNk16", matrix D): in warp wi of the warpgroup, acc[4j + r] holds row
- * 16 wi + lane/4 + 8 (r / 2) and column 8 j + 2 (lane % 4) + (r % 2). */
-template <int BN, int OUT_TYPE>
-static __device__ __forceinline__ void sm90_epilogue(const float (&acc)[BN / 2], const Sm90Params &prm,
-                                                     const wsgemm_sched_unit &w, int consumer)
-{
-    constexpr int kBytes = OUT_TYPE == WSGEMM_R_32F ? 4 : 2;
-    const int lane = threadIdx.x % 32;
-    const int warp_in_wg = (threadIdx.x / 32) % 4;
-    const int p = w.row * SM90_BM + consumer * 64 + warp_in_wg * 16 + lane / 4;
-    const int q_base = w.col * BN + 2 * (lane % 4);
-    uint8_t *base = (uint8_t *)prm.out + (w.batch * prm.out_batch + w.split * prm.out_split) * kBytes;
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
-        sm90_store_pair<OUT_TYPE>(base, prm, p, q_base + 8 * j, acc[4 * j + 0], acc[4 * j + 1]);
-        sm90_store_pair<OUT_TYPE>(base, prm, p + 8, q_base + 8 * j, acc[4 * j + 2], acc[4 * j + 3]);
-    }
-}
-
-/* The chunk protocol of both TMA-store epilogues (tile-end and deferred). A consumer warpgroup owns two
- * 64-row x 128-byte chunk buffers and alternates between them, so writing one chunk overlaps the store of
- * the previous one; a running count (not the chunk index) picks the buffer, so an odd number of chunks per
- * tile still alternates. Acquire: the leader waits until the store that last used this buffer (two chunks
- * ago, possibly in the previous tile) has read it (bulk wait_group.read 1: all but the newest group are done
- * reading), then the warpgroup meets at its named barrier (1 + consumer; 0 is __syncthreads). */
-static __device__ __forceinline__ uint8_t *sm90_chunk_acquire(uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
-                                                              uint32_t &chunk_count, uint32_t barrier_id)
-{
-    uint8_t *buf = bufs[chunk_count % 2];
-    chunk_count++;
-    if (threadIdx.x % 128 == 0) bulk_wait_group_read<1>();
-    named_barrier_sync(barrier_id, 128);
-    return buf;
-}
-
-/* Store: each thread's st.shared / stmatrix writes are made visible to the async proxy (fence.proxy.async),
- * the warpgroup meets again, and the leader issues the TMA store of the chunk at (q, p, batch) (out-of-range
- * elements are clipped by TMA) and commits it as one bulk group. */
-static __device__ __forceinline__ void sm90_chunk_store(const CUtensorMap *map_c, const uint8_t *buf,
-                                                        uint32_t barrier_id, int q, int p, int batch)
-{
-    fence_proxy_async_shared_cta();
-    named_barrier_sync(barrier_id, 128);
-    if (threadIdx.x % 128 == 0) {
-        tma_store_3d(map_c, smem_u32(buf), q, p, batch);
-        bulk_commit_group();
-    }
-}
-
-/* The TMA-store epilogue (swapped orientation: q runs along C's contiguous dimension). The consumer's 64 x BN
- * slice goes out in chunks of 64 p rows x 128 bytes of q (64 16-bit or 32 fp32 elements), alternating
- * between two smem buffers so writing chunk c overlaps the store of chunk c - 1:
- *   sm90_chunk_acquire (the buffer is free) -> alpha/beta, convert, st.shared into the 128-byte swizzled
- *   layout the map expects (chunk16 ^= row % 8: conflict-free for the fragment) -> sm90_chunk_store.
- * The stores of the last chunks overlap the next tile's main loop; the leader waits for them before the
- * buffers are reused (next tile) or the CTA exits. */
-template <int BN, int OUT_TYPE>
-static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN / 2], const Sm90Params &prm,
-                                                         const wsgemm_sched_unit &w, int consumer,
-                                                         const CUtensorMap *map_c, uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
-                                                         uint32_t &chunk_count)
-{
-    constexpr int kBytes = OUT_TYPE == WSGEMM_R_32F ? 4 : 2;
-    constexpr int kChunkElems = 128 / kBytes;      /* q elements per chunk row */
-    constexpr int kChunks = BN / kChunkElems;
-    constexpr int kJPerChunk = kChunkElems / 8;    /* fragment column groups (8 wide) per chunk */
-    static_assert(BN % kChunkElems == 0, "whole chunks per tile");
-    const int lane = threadIdx.x % 32;
-    const int warp_in_wg = (threadIdx.x / 32) % 4;
-    const uint32_t barrier_id = 1 + (uint32_t)consumer;
-    const int row0 = warp_in_wg * 16 + lane / 4;       /* p row inside the 64-row slice (and row0 + 8) */
-    const int p_tile = w.row * SM90_BM + consumer * 64;
-    const int q_tile = w.col * BN;
-    const uint8_t *c_old = (const uint8_t *)prm.out + w.batch * prm.out_batch * kBytes;
-#pragma unroll
-    for (int c = 0; c < kChunks; ++c) {
-        uint8_t *buf = sm90_chunk_acquire(bufs, chunk_count, barrier_id);
-#pragma unroll
-        for (int jj = 0; jj < kJPerChunk; ++jj) {
-            const int j = c * kJPerChunk + jj;
-            const int q_local = 8 * jj + 2 * (lane % 4);
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int row = row0 + 8 * h;
-                float v0 = prm.alpha * acc[4 * j + 2 * h];
-                float v1 = prm.alpha * acc[4 * j + 2 * h + 1];
-                if (prm.beta != 0.0f) {
-                    const int p = p_tile + row, q = q_tile + c * kChunkElems + q_local;
-                    if (p < prm.p_extent && q < prm.q_extent) {
-                        const uint8_t *src = c_old + ((long long)p * prm.out_sp + q) * kBytes;
-                        v0 += prm.beta * sm90_load_out(src, OUT_TYPE);
-                        if (q + 1 < prm.q_extent) v1 += prm.beta * sm90_load_out(src + kBytes, OUT_TYPE);
-                    }
-                }
-                const int byte = q_local * kBytes;
-                uint8_t *dst = buf + row * 128 + (((byte / 16) ^ (row % 8)) * 16) + byte % 16;
-                if constexpr (OUT_TYPE == WSGEMM_R_32F) *(float2 *)dst = make_float2(v0, v1);
-                else if constexpr (OUT_TYPE == WSGEMM_R_16BF) *(__nv_bfloat162 *)dst = __floats2bfloat162_rn(v0, v1);
-                else *(__half2 *)dst = __floats2half2_rn(v0, v1);
-            }
-        }
-        sm90_chunk_store(map_c, buf, barrier_id, q_tile + c * kChunkElems, p_tile, w.batch);
-    }
-}
-
-/* ---------------------------------------------------------------- deferred epilogue */
-
-/* Two converted outputs as one 32-bit word (the low half is the lower q). */
-template <int BF16>
-static __device__ __forceinline__ uint32_t sm90_pack_pair(float v0, float v1)
-{
-    uint32_t word;
-    if constexpr (BF16) {
-        const __nv_bfloat162 pair = __floats2bfloat162_rn(v0, v1);
-        memcpy(&word, &pair, sizeof word);
-    } else {
-        const __half2 pair = __floats2half2_rn(v0, v1);
-        memcpy(&word, &pair, sizeof word);
-    }
-    return word;
-}
-
-/* alpha * acc converted to the 16-bit output type, two values per register, in fragment order:
- * packed[2j + h] holds acc[4j + 2h] and acc[4j + 2h + 1] (row 8h of column group j, see sm90_epilogue).
- * Half the registers of the accumulators, so the tile can wait in registers while the next tile's
- * wgmmas write the accumulators. Rounds exactly as sm90_epilogue_tma does with beta == 0. */
-template <int BN, int BF16>
-static __device__ __forceinline__ void sm90_pack_tile(uint32_t (&packed)[BN / 4], const float (&acc)[BN / 2], float alpha)
-{
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-            packed[2 * j + h] = sm90_pack_pair<BF16>(alpha * acc[4 * j + 2 * h], alpha * acc[4 * j + 2 * h + 1]);
-}
-
-/* Where a deferred tile goes: the consumer's 64-row slice of unit w. */
-typedef struct Sm90PendingTile {
-    int p, q, batch; /* first p row, first q column, batch of the slice */
-    int chunks_left; /* 128-byte-wide chunks not yet stored (0: nothing pending) */
-} Sm90PendingTile;
-
-/* Stores chunk c (q columns 64c .. 64c + 63) of a packed slice between sm90_chunk_acquire and
- * sm90_chunk_store, as sm90_epilogue_tma does, written with four stmatrix.x4 per thread:
- * stmatrix s of warp w covers fragment column groups jj = 2s, 2s + 1 (16-byte units of the chunk row) and
- * both 8-row halves h of the warp's 16 rows; its matrix i = 2 (jj - 2s) + h is packed[16c + 4s + i]
- * (packed[2j + h], j = 8c + jj). Lane 8i + r addresses row 16w + 8h + r, 16-byte unit jj ^ r (the swizzle:
- * unit ^= row % 8, and row % 8 = r), so the eight rows of each matrix land in eight different bank groups.
- * The chunk index is a run-time value; the unrolled compare keeps every packed[] index a constant, so the
- * packed tile stays in registers (a run-time index would move it to local memory). */
-template <int BN>
-static __device__ __forceinline__ void sm90_store_packed_chunk(const uint32_t (&packed)[BN / 4], int c,
-                                                               const Sm90PendingTile &t, int consumer,
-                                                               const CUtensorMap *map_c,
-                                                               uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
-                                                               uint32_t &chunk_count)
-{
-    const int lane = threadIdx.x % 32;
-    const int r = lane % 8, i = lane / 8;
-    const int row = ((threadIdx.x / 32) % 4) * 16 + 8 * (i % 2) + r;
-    const uint32_t barrier_id = 1 + (uint32_t)consumer;
-    uint8_t *buf = sm90_chunk_acquire(bufs, chunk_count, barrier_id);
-    const uint32_t row_smem = smem_u32(buf) + (uint32_t)row * 128;
-#pragma unroll
-    for (int cc = 0; cc < BN / 64; ++cc) {
-        if (cc != c) continue;
-#pragma unroll
-        for (int s = 0; s < 4; ++s) {
-            const int jj = 2 * s + i / 2;
-            const uint32_t *m = &packed[16 * cc + 4 * s];
-            stmatrix_x4(row_smem + (uint32_t)((jj ^ r) * 16), m[0], m[1], m[2], m[3]);
-        }
-    }
-    sm90_chunk_store(map_c, buf, barrier_id, t.q + 64 * c, t.p, t.batch);
-}
-
-/* The next chunk of the pending slice, if any. */
-template <int BN>
-static __device__ __forceinline__ void sm90_store_next_chunk(const uint32_t (&packed)[BN / 4], Sm90PendingTile &t,
-                                                             int consumer, const CUtensorMap *map_c,
-                                                             uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
-                                                             uint32_t &chunk_count)
-{
-    if (t.chunks_left == 0) return;
-    sm90_store_packed_chunk<BN>(packed, BN / 64 - t.chunks_left, t, consumer, map_c, bufs, chunk_count);
-    t.chunks_left--;
-}
+#include "sm90/sm90_epilogue.cuh"
 
 /* ---------------------------------------------------------------- consumers */
 
@@ -487,7 +234,7 @@ static __device__ __forceinline__ void sm90_release(const PipelineRing *ring, Pi
 }
 
 /* The consumer's main loop over its units. DEFER = 0: each tile's epilogue runs when its last K block is
- * done (the tensor cores wait for it). DEFER = 1 (tma_store, beta == 0, C of the input type): the finished
+ * done (the tensor cores wait for it). DEFER = 1 (DEFERRED: beta == 0, C of the input type): the finished
  * tile is converted into packed registers (sm90_pack_tile) and its chunks are stored one per K block while
  * the next tile's wgmmas run, i.e. after this warpgroup has issued K block kb and before it waits for
  * K block kb - 1:
@@ -551,23 +298,13 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES> *
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) wgmma_fence_operand(acc[i]);
         if constexpr (DEFER) {
-            sm90_pack_tile<BN, BF16>(packed, acc, prm.alpha);
+            sm90_pack_tile<BN, BF16 ? WSGEMM_R_16BF : WSGEMM_R_16F>(packed, acc, prm.alpha);
             pending.p = w.row * SM90_BM + consumer * 64;
             pending.q = w.col * BN;
             pending.batch = w.batch;
             pending.chunks_left = BN / 64;
-        } else if (prm.tma_store) {
-            if (prm.out_type == WSGEMM_R_16BF)
-                sm90_epilogue_tma<BN, WSGEMM_R_16BF>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], chunks);
-            else if (prm.out_type == WSGEMM_R_16F)
-                sm90_epilogue_tma<BN, WSGEMM_R_16F>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], chunks);
-            else sm90_epilogue_tma<BN, WSGEMM_R_32F>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], chunks);
-        } else if (prm.out_type == WSGEMM_R_16BF) {
-            sm90_epilogue<BN, WSGEMM_R_16BF>(acc, prm, w, consumer);
-        } else if (prm.out_type == WSGEMM_R_16F) {
-            sm90_epilogue<BN, WSGEMM_R_16F>(acc, prm, w, consumer);
         } else {
-            sm90_epilogue<BN, WSGEMM_R_32F>(acc, prm, w, consumer);
+            sm90_epilogue_tile_end<BN>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], chunks);
         }
     }
     if constexpr (DEFER) {
@@ -575,7 +312,7 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES> *
             sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
     }
     /* the smem of the last chunks must stay valid until their stores have read it */
-    if (prm.tma_store && threadIdx.x % 128 == 0) bulk_wait_group<0>();
+    if (prm.epilogue != WSGEMM_EPILOGUE_DIRECT && threadIdx.x % 128 == 0) bulk_wait_group<0>();
 }
 
 template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16>
@@ -583,7 +320,7 @@ static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES> *sm, c
                                                      const Sm90Params &prm, const CUtensorMap *map_c, uint32_t rank,
                                                      int consumer)
 {
-    if (prm.defer_store) sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, 1>(sm, ring, prm, map_c, rank, consumer);
+    if (prm.epilogue == WSGEMM_EPILOGUE_DEFERRED) sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, 1>(sm, ring, prm, map_c, rank, consumer);
     else sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, 0>(sm, ring, prm, map_c, rank, consumer);
 }
 
@@ -616,7 +353,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     if (warp == 0) {
         tma_prefetch_tensormap(&map_p);
         tma_prefetch_tensormap(&map_q);
-        if (prm.tma_store) tma_prefetch_tensormap(&map_c);
+        if (prm.epilogue != WSGEMM_EPILOGUE_DIRECT) tma_prefetch_tensormap(&map_c);
     }
     if constexpr (CLUSTER > 1) cluster_sync(); /* no multicast or remote arrive before the peer's init */
     else __syncthreads();
