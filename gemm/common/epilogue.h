@@ -16,8 +16,11 @@ typedef enum wsgemm_epilogue_kind {
     WSGEMM_EPILOGUE_NONE = 0,     /* no launch yet (the tests' probe) */
     WSGEMM_EPILOGUE_DIRECT = 1,   /* predicated per-element stores from registers (any C layout) */
     WSGEMM_EPILOGUE_TMA = 2,      /* smem chunks + TMA store at the end of each tile */
-    WSGEMM_EPILOGUE_DEFERRED = 3  /* the tile waits in registers, packed to 16 bits, and its TMA stores run
+    WSGEMM_EPILOGUE_DEFERRED = 3, /* the tile waits in registers, packed to 16 bits, and its TMA stores run
                                      during the next tile's main loop (beta == 0, C of the input type) */
+    WSGEMM_EPILOGUE_STAGED = 4    /* the CTA's C tile lives in smem: loaded by TMA during the main loop when
+                                     beta != 0, combined in place at the tile end, stored by TMA while the next
+                                     tile's main loop runs (any beta, any C type) */
 } wsgemm_epilogue_kind;
 
 const char *wsgemm_epilogue_name(wsgemm_epilogue_kind kind);

@@ -29,6 +29,7 @@ static wsgemm_epilogue_pref epilogue_from_env(void)
     if (v == NULL) return WSGEMM_EPILOGUE_PREF_AUTO;
     if (strcmp(v, "direct") == 0) return WSGEMM_EPILOGUE_PREF_DIRECT;
     if (strcmp(v, "tma") == 0) return WSGEMM_EPILOGUE_PREF_TMA;
+    if (strcmp(v, "staged") == 0) return WSGEMM_EPILOGUE_PREF_STAGED;
     return WSGEMM_EPILOGUE_PREF_AUTO;
 }
 

@@ -17,8 +17,10 @@ extern "C" {
 /* WSGEMM_SM90_EPILOGUE: which epilogue the sm90 plan may choose. */
 typedef enum wsgemm_epilogue_pref {
     WSGEMM_EPILOGUE_PREF_AUTO = 0, /* unset: the plan's choice */
-    WSGEMM_EPILOGUE_PREF_TMA,      /* "tma": smem + TMA store at the end of each tile, never deferred */
-    WSGEMM_EPILOGUE_PREF_DIRECT    /* "direct": per-element stores from registers */
+    WSGEMM_EPILOGUE_PREF_TMA,      /* "tma": smem chunks + TMA store at the end of each tile, never deferred or
+                                      staged */
+    WSGEMM_EPILOGUE_PREF_DIRECT,   /* "direct": per-element stores from registers */
+    WSGEMM_EPILOGUE_PREF_STAGED    /* "staged": the C tile in smem wherever C allows TMA stores, beta == 0 too */
 } wsgemm_epilogue_pref;
 
 typedef struct wsgemm_knobs {
@@ -28,7 +30,7 @@ typedef struct wsgemm_knobs {
     int sm90_variant; /* WSGEMM_SM90_VARIANT=0..3: kernel variant where it exists (sm90_plan.h) */
     int sm90_splitk;  /* WSGEMM_SM90_SPLITK=n > 0: exactly n K splits (clamped to the K blocks); 0: chosen */
     int sm90_group;   /* WSGEMM_SM90_GROUP=g: rows per band of the grouped tile order (default 8) */
-    wsgemm_epilogue_pref sm90_epilogue; /* WSGEMM_SM90_EPILOGUE=tma|direct */
+    wsgemm_epilogue_pref sm90_epilogue; /* WSGEMM_SM90_EPILOGUE=tma|direct|staged */
 } wsgemm_knobs;
 
 /* The knobs with no variable set. */

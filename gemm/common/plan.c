@@ -12,6 +12,7 @@ const char *wsgemm_epilogue_name(wsgemm_epilogue_kind kind)
     case WSGEMM_EPILOGUE_DIRECT: return "direct";
     case WSGEMM_EPILOGUE_TMA: return "tma";
     case WSGEMM_EPILOGUE_DEFERRED: return "tma-deferred";
+    case WSGEMM_EPILOGUE_STAGED: return "tma-staged";
     }
     return "?";
 }

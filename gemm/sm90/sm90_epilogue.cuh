@@ -8,6 +8,8 @@
  *   TMA       per consumer two 64-row x 128-byte chunk buffers in smem, st.shared + TMA store, alternating
  *   DEFERRED  the tile packed to 16 bits in registers; its chunks stored during the next tile's main loop
  *             (the main loop's part is in sm90_consumer_loop)
+ *   STAGED    the CTA's whole C tile in smem: C loaded by TMA during the main loop (beta != 0), combined
+ *             in place at the tile end, stored by TMA behind the next tile's main loop
  *
  * A new epilogue is one more section here, one more enum value, and one more case in the dispatch.
  */
@@ -212,10 +214,79 @@ static __device__ __forceinline__ void sm90_store_next_chunk(const uint32_t (&pa
     t.chunks_left--;
 }
 
+/* ---------------------------------------------------------------- STAGED */
+
+/* The STAGED epilogue of one consumer's 64 x BN slice. bufs: its BN * kBytes / 128 chunk buffers, which hold
+ * this tile's C (read_c: the producer loaded it and the caller waited for c_full) or the previous tile's
+ * results (then the leader first waits until their TMA stores have read them). Each thread reads its
+ * elements of C there, applies the output op, writes the result to the same place (the 128-byte swizzled
+ * layout of the C map's boxes: 16-byte unit u of row r at u ^ (r % 8)), and the leader stores every chunk by
+ * TMA as one bulk group; the caller goes on with the next tile's main loop while they run. */
+template <int BN, int OUT_TYPE>
+static __device__ __forceinline__ void sm90_epilogue_staged(const float (&acc)[BN / 2], const Sm90Params &prm,
+                                                            const wsgemm_sched_unit &w, int consumer,
+                                                            const CUtensorMap *map_c,
+                                                            uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES], bool read_c)
+{
+    constexpr int kBytes = wsgemm_out_bytes<OUT_TYPE>::value;
+    constexpr int kChunkElems = 128 / kBytes;   /* q elements per chunk row */
+    constexpr int kChunks = BN / kChunkElems;
+    constexpr int kJPerChunk = kChunkElems / 8; /* fragment column groups (8 wide) per chunk */
+    const int lane = threadIdx.x % 32;
+    const int warp_in_wg = (threadIdx.x / 32) % 4;
+    const uint32_t barrier_id = 1 + (uint32_t)consumer;
+    const int row0 = warp_in_wg * 16 + lane / 4; /* p row inside the 64-row slice (and row0 + 8) */
+    if (!read_c) { /* beta == 0: the buffers still hold the previous tile, maybe not yet stored */
+        if (threadIdx.x % 128 == 0) bulk_wait_group_read<0>();
+        named_barrier_sync(barrier_id, 128);
+    }
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+#pragma unroll
+        for (int jj = 0; jj < kJPerChunk; ++jj) {
+            const int j = c * kJPerChunk + jj;
+            const int byte = (8 * jj + 2 * (lane % 4)) * kBytes;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int row = row0 + 8 * h;
+                uint8_t *at = bufs[c] + row * 128 + (((byte / 16) ^ (row % 8)) * 16) + byte % 16;
+                const float2 old = read_c ? wsgemm_out_load2<OUT_TYPE>(at) : make_float2(0.0f, 0.0f);
+                wsgemm_out_store2<OUT_TYPE>(at, wsgemm_out_value(acc[4 * j + 2 * h], prm.alpha, prm.beta, old.x),
+                                            wsgemm_out_value(acc[4 * j + 2 * h + 1], prm.alpha, prm.beta, old.y));
+            }
+        }
+    }
+    fence_proxy_async_shared_cta(); /* these generic-proxy writes, before the TMA stores read them */
+    named_barrier_sync(barrier_id, 128);
+    if (threadIdx.x % 128 == 0) {
+        const int p_tile = w.row * SM90_BM + consumer * 64, q_tile = w.col * BN;
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c) tma_store_3d(map_c, smem_u32(bufs[c]), q_tile + c * kChunkElems, p_tile, w.batch);
+        bulk_commit_group();
+    }
+}
+
+/* The STAGED epilogue for C's type: a kernel with a 2-byte C tile serves bf16 and fp16 C, one with a 4-byte
+ * tile fp32 C. */
+template <int BN, int C_BYTES>
+static __device__ __forceinline__ void sm90_epilogue_staged_dispatch(const float (&acc)[BN / 2], const Sm90Params &prm,
+                                                                     const wsgemm_sched_unit &w, int consumer,
+                                                                     const CUtensorMap *map_c,
+                                                                     uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES], bool read_c)
+{
+    if constexpr (C_BYTES == 4) {
+        sm90_epilogue_staged<BN, WSGEMM_R_32F>(acc, prm, w, consumer, map_c, bufs, read_c);
+    } else {
+        if (prm.out_type == WSGEMM_R_16BF) sm90_epilogue_staged<BN, WSGEMM_R_16BF>(acc, prm, w, consumer, map_c, bufs, read_c);
+        else sm90_epilogue_staged<BN, WSGEMM_R_16F>(acc, prm, w, consumer, map_c, bufs, read_c);
+    }
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
-/* The tile's epilogue when it runs at the end of the tile (DIRECT or TMA; DEFERRED packs here and stores
- * later, see sm90_consumer_loop), for C's type. */
+/* The tile's epilogue when it runs at the end of the tile in a kernel without a C tile (DIRECT or TMA;
+ * DEFERRED packs and stores later, STAGED kernels call sm90_epilogue_staged_dispatch; see
+ * sm90_consumer_loop), for C's type. */
 template <int BN>
 static __device__ __forceinline__ void sm90_epilogue_tile_end(const float (&acc)[BN / 2], const Sm90Params &prm,
                                                               const wsgemm_sched_unit &w, int consumer,

@@ -141,6 +141,8 @@ static dim3 stage_grid(long long rows, long long columns, int threads)
 
 Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int bf16)
 {
+    if (variant == 4 || variant == 5)
+        return bf16 ? sm90_kernels_bf16_staged(bn, variant, p_mn, q_mn) : sm90_kernels_f16_staged(bn, variant, p_mn, q_mn);
     switch (bn) {
     case 256: return bf16 ? sm90_kernels_bf16_n256(variant, p_mn, q_mn) : sm90_kernels_f16_n256(variant, p_mn, q_mn);
     case 128: return bf16 ? sm90_kernels_bf16_n128(variant, p_mn, q_mn) : sm90_kernels_f16_n128(variant, p_mn, q_mn);

@@ -23,7 +23,11 @@
  *                              sm90_consumer_loop);
  *                            - tile-end TMA store (TMA): alpha, beta (C read only when beta != 0),
  *                              conversion, st.shared into the chunk buffers + TMA store;
- *                            - predicated stores from registers (DIRECT: C that TMA cannot address).
+ *                            - predicated stores from registers (DIRECT: C that TMA cannot address);
+ *                            - STAGED (kernels with C_BYTES != 0, for beta != 0 or C of another type): the
+ *                              producer TMA-loads the CTA's C tile into smem during the tile's main loop
+ *                              (beta != 0), the consumers combine it with the accumulators in place at the
+ *                              tile end and TMA-store it while the next tile's main loop runs.
  * Cluster of CLUSTER (1, 2 or 4) CTAs along P: the CTAs of a cluster compute tiles (row + rank, col), which
  * share the Q tile; each CTA loads 1/CLUSTER of the Q tile and multicasts it to all, and loads its own P
  * tile alone. 4 is for skinny problems, where the Q tile (the small operand) would otherwise be read from
@@ -54,8 +58,9 @@
  * Shared memory (1024-byte aligned, the 128-byte swizzle atom):
  *   p[STAGES][128 x 64 x 2 B]   K-major: 128 rows of 128 B; MN-major: 2 boxes [64 K][64 rows] of 8 KB
  *   q[STAGES][BN  x 64 x 2 B]   K-major: BN rows of 128 B;  MN-major: BN/64 boxes [64 K][64 rows]
- *   c_stage[2 consumers][2][64 rows x 128 B]   TMA-store chunks, both TMA epilogues (named barriers 1 and 2)
- *   full[STAGES], empty[STAGES]
+ *   c_stage[2 consumers][2][64 rows x 128 B]   TMA-store chunks, TMA and DEFERRED (named barriers 1 and 2);
+ *                                              STAGED kernels: [2][BN * C bytes / 128][...], the whole C tile
+ *   full[STAGES], empty[STAGES], c_full, c_empty (STAGED with beta != 0: the C tile's one-deep ring)
  * A consumer's 64-row slice of P starts 8192 B into the stage in both layouts.
  */
 #ifndef WSGEMM_SM90_KERNEL_CUH
@@ -109,15 +114,23 @@ typedef struct Sm90Params {
                                * out_sq == 1, no split; DEFERRED also beta == 0 and C of the input type */
 } Sm90Params;
 
-template <int BN, int STAGES>
+/* Chunk buffers (64 rows x 128 bytes) per consumer: 2 for the TMA and DEFERRED epilogues (the next chunk is
+ * written while the previous one is stored); the whole 64 x BN slice of C for the STAGED epilogue
+ * (C_BYTES = 2 or 4: the size of C's elements in that kernel). */
+template <int BN, int C_BYTES>
+struct Sm90EpiChunks {
+    static constexpr int value = C_BYTES ? BN * C_BYTES / 128 : 2;
+};
+
+template <int BN, int STAGES, int C_BYTES>
 struct Sm90Smem {
     uint8_t p[STAGES][SM90_BM * SM90_BK * 2];
     uint8_t q[STAGES][BN * SM90_BK * 2];
-    /* TMA-store epilogue: per consumer two 64-row x 128-byte chunk buffers (128-byte swizzled), so the
-     * next chunk is written while the previous one is stored */
-    uint8_t c_stage[2][2][SM90_EPI_CHUNK_BYTES];
+    /* epilogue chunk buffers (128-byte swizzled, the layout of the C tensor map's boxes) */
+    uint8_t c_stage[2][Sm90EpiChunks<BN, C_BYTES>::value][SM90_EPI_CHUNK_BYTES];
     uint64_t full[STAGES];
     uint64_t empty[STAGES];
+    uint64_t c_full, c_empty; /* STAGED with beta != 0: the C tile loaded / its stores have read it */
 };
 
 /* Host-visible facts about one instantiation. */
@@ -164,9 +177,10 @@ static __device__ __forceinline__ uint64_t sm90_k_step(int ks)
 
 /* ---------------------------------------------------------------- producer */
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN>
-static __device__ __forceinline__ void sm90_producer(Sm90Smem<BN, STAGES> *sm, const PipelineRing *ring,
-                                                     const CUtensorMap *map_p, const CUtensorMap *map_q,
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int C_BYTES>
+static __device__ __forceinline__ void sm90_producer(Sm90Smem<BN, STAGES, C_BYTES> *sm, const PipelineRing *ring,
+                                                     const PipelineRing *ring_c, const CUtensorMap *map_p,
+                                                     const CUtensorMap *map_q, const CUtensorMap *map_c,
                                                      const Sm90Params &prm, uint32_t rank)
 {
     constexpr uint32_t kStageBytes = (SM90_BM + BN) * SM90_BK * 2;
@@ -177,6 +191,8 @@ static __device__ __forceinline__ void sm90_producer(Sm90Smem<BN, STAGES> *sm, c
     const uint16_t cta_mask = (uint16_t)((1u << CLUSTER) - 1u);
 
     PipelineState st = pipeline_producer_start();
+    PipelineState st_c = pipeline_producer_start(); /* STAGED, beta != 0: the one-deep ring of the C tile */
+    const bool load_c = C_BYTES != 0 && prm.beta != 0.0f;
     const long long nclusters = gridDim.x / CLUSTER;
     for (long long u = blockIdx.x / CLUSTER; u < prm.sched.units; u += nclusters) {
         wsgemm_sched_unit w = wsgemm_sched_decode(&prm.sched, u, (int)rank);
@@ -184,6 +200,11 @@ static __device__ __forceinline__ void sm90_producer(Sm90Smem<BN, STAGES> *sm, c
         const int q0 = w.col * BN;
         const int bp = prm.p_batched ? w.batch : 0;
         const int bq = prm.q_batched ? w.batch : 0;
+        /* the C tile is loaded after K block kb_c of the unit: late enough that the consumers have released
+         * the buffer (they do at their K block kb_begin + 2, see sm90_consumer_loop), early enough to land
+         * before the unit's end; never before the unit's first K block, so no wait here can hold back a
+         * stage the consumers need to get there */
+        const int kb_c = w.kb_begin + (w.kb_end - w.kb_begin - 1 < STAGES + 2 ? w.kb_end - w.kb_begin - 1 : STAGES + 2);
         for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
             const int k0 = kb * SM90_BK;
             producer_acquire(ring, st);
@@ -212,6 +233,20 @@ static __device__ __forceinline__ void sm90_producer(Sm90Smem<BN, STAGES> *sm, c
                 else tma_load_3d(dst, map_q, bar, k0, qq, bq);
             }
             pipeline_state_advance(&st, STAGES);
+            if constexpr (C_BYTES != 0) {
+                if (load_c && kb == kb_c) {
+                    constexpr int kChunks = Sm90EpiChunks<BN, C_BYTES>::value;
+                    producer_acquire(ring_c, st_c); /* the previous tile's stores have read the buffer */
+                    producer_arrive_expect_tx(ring_c, st_c, 2u * kChunks * SM90_EPI_CHUNK_BYTES);
+#pragma unroll
+                    for (int h = 0; h < 2; ++h)
+#pragma unroll
+                        for (int c = 0; c < kChunks; ++c)
+                            tma_load_3d(smem_u32(sm->c_stage[h][c]), map_c, smem_u32(&sm->c_full),
+                                        q0 + c * (128 / C_BYTES), p0 + 64 * h, w.batch);
+                    pipeline_state_advance(&st_c, 1);
+                }
+            }
         }
     }
 }
@@ -249,10 +284,10 @@ static __device__ __forceinline__ void sm90_release(const PipelineRing *ring, Pi
  *
  * A tile with fewer K blocks than chunks stores the rest before its own pack; the last tile's chunks go
  * out after the loop. */
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int DEFER>
-static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES> *sm, const PipelineRing *ring,
-                                                          const Sm90Params &prm, const CUtensorMap *map_c,
-                                                          uint32_t rank, int consumer)
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES, int DEFER>
+static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C_BYTES> *sm, const PipelineRing *ring,
+                                                          const PipelineRing *ring_c, const Sm90Params &prm,
+                                                          const CUtensorMap *map_c, uint32_t rank, int consumer)
 {
     float acc[BN / 2];
 #pragma unroll
@@ -261,6 +296,10 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES> *
     uint32_t chunks = 0;                         /* TMA-store epilogue chunks written so far */
     uint32_t packed[DEFER ? BN / 4 : 1];         /* DEFER: the previous tile, converted */
     Sm90PendingTile pending = {0, 0, 0, 0};
+    const bool load_c = C_BYTES != 0 && prm.beta != 0.0f; /* STAGED: the producer loads each C tile */
+    PipelineState st_c = pipeline_consumer_start();
+    PipelineState c_to_release = st_c;
+    bool c_release_pending = false; /* the last tile's stores still read the C buffer */
 
     PipelineState st = pipeline_consumer_start();
     const long long nclusters = gridDim.x / CLUSTER;
@@ -281,6 +320,17 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES> *
             wgmma_commit_group();
             /* the tensor cores now have this K block (and maybe the previous one) queued: store a chunk */
             if constexpr (DEFER) sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
+            if constexpr (C_BYTES != 0) {
+                /* STAGED: two K blocks into the tile, the previous tile's stores have long read the buffer;
+                 * hand it to the producer for this tile's C (it loads it after K block kb_c >= this one) */
+                if (c_release_pending && kb == w.kb_begin + (w.kb_end - w.kb_begin - 1 < 2 ? w.kb_end - w.kb_begin - 1 : 2)) {
+                    if (signals) {
+                        bulk_wait_group_read<0>();
+                        consumer_release(ring_c, c_to_release);
+                    }
+                    c_release_pending = false;
+                }
+            }
             if (kb != w.kb_begin) {
                 /* at most one group (this stage's) still runs: the previous stage has been read */
                 wgmma_wait_group<1>();
@@ -303,6 +353,14 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES> *
             pending.q = w.col * BN;
             pending.batch = w.batch;
             pending.chunks_left = BN / 64;
+        } else if constexpr (C_BYTES != 0) {
+            if (load_c) consumer_wait(ring_c, st_c); /* this tile's C has landed in the buffer */
+            sm90_epilogue_staged_dispatch<BN, C_BYTES>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], load_c);
+            if (load_c) {
+                c_to_release = st_c;
+                c_release_pending = true;
+                pipeline_state_advance(&st_c, 1);
+            }
         } else {
             sm90_epilogue_tile_end<BN>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], chunks);
         }
@@ -315,18 +373,23 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES> *
     if (prm.epilogue != WSGEMM_EPILOGUE_DIRECT && threadIdx.x % 128 == 0) bulk_wait_group<0>();
 }
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16>
-static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES> *sm, const PipelineRing *ring,
-                                                     const Sm90Params &prm, const CUtensorMap *map_c, uint32_t rank,
-                                                     int consumer)
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES>
+static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES, C_BYTES> *sm, const PipelineRing *ring,
+                                                     const PipelineRing *ring_c, const Sm90Params &prm,
+                                                     const CUtensorMap *map_c, uint32_t rank, int consumer)
 {
-    if (prm.epilogue == WSGEMM_EPILOGUE_DEFERRED) sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, 1>(sm, ring, prm, map_c, rank, consumer);
-    else sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, 0>(sm, ring, prm, map_c, rank, consumer);
+    if constexpr (C_BYTES != 0) { /* a STAGED kernel runs only that epilogue */
+        sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES, 0>(sm, ring, ring_c, prm, map_c, rank, consumer);
+    } else {
+        if (prm.epilogue == WSGEMM_EPILOGUE_DEFERRED)
+            sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, 0, 1>(sm, ring, ring_c, prm, map_c, rank, consumer);
+        else sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, 0, 0>(sm, ring, ring_c, prm, map_c, rank, consumer);
+    }
 }
 
 /* ---------------------------------------------------------------- the kernel */
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16>
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES>
 __global__ void __launch_bounds__(SM90_THREADS, 1)
     sm90_gemm_kernel(const __grid_constant__ CUtensorMap map_p, const __grid_constant__ CUtensorMap map_q,
                      const __grid_constant__ CUtensorMap map_c, const __grid_constant__ Sm90Params prm)
@@ -334,7 +397,7 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ uint8_t smem_raw[];
     /* the swizzle pattern is a function of the smem address: every stage must start 1024-aligned */
-    Sm90Smem<BN, STAGES> *sm = (Sm90Smem<BN, STAGES> *)(((uintptr_t)smem_raw + SM90_SWIZZLE_ATOM - 1) &
+    Sm90Smem<BN, STAGES, C_BYTES> *sm = (Sm90Smem<BN, STAGES, C_BYTES> *)(((uintptr_t)smem_raw + SM90_SWIZZLE_ATOM - 1) &
                                                         ~(uintptr_t)(SM90_SWIZZLE_ATOM - 1));
     const int warp = threadIdx.x / 32;
     const uint32_t rank = CLUSTER > 1 ? cluster_ctarank() : 0;
@@ -343,10 +406,14 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
      * before the arrive), not that their memory writes are visible, so acquire.cluster (which costs an L1
      * invalidate, CCTL.IVALL, per wait) buys nothing. CUTLASS's ClusterBarrier::wait does the same. */
     const PipelineRing ring = {sm->full, sm->empty, STAGES, WAIT_CTA, WAIT_CTA, "sm90.full", "sm90.empty"};
+    /* STAGED, beta != 0: c_full (count 1: the producer's arrive.expect_tx, + the C tile's bytes) and c_empty
+     * (count 2: one arrival per consumer warpgroup of this CTA, when its stores have read the buffer) */
+    const PipelineRing ring_c = {&sm->c_full, &sm->c_empty, 1, WAIT_CTA, WAIT_CTA, "sm90.c_full", "sm90.c_empty"};
 
     if (threadIdx.x == 0) {
         /* full: the local producer's one arrive.expect_tx; empty: each consumer warpgroup of each CTA */
         pipeline_init(&ring, 1, 2 * CLUSTER);
+        if constexpr (C_BYTES != 0) pipeline_init(&ring_c, 1, 2);
         fence_mbarrier_init();           /* the inits are visible to the peer's multicast and arrivals */
         fence_proxy_async_shared_cta();  /* ... and to TMA complete_tx on this CTA's barriers */
     }
@@ -361,12 +428,15 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     if (warp < 4) {
         setmaxnreg_dec<SM90_PRODUCER_REGS>();
         if (warp == 0) {
-            if (elect_one_sync()) sm90_producer<BN, STAGES, CLUSTER, P_MN, Q_MN>(sm, &ring, &map_p, &map_q, prm, rank);
+            if (elect_one_sync())
+                sm90_producer<BN, STAGES, CLUSTER, P_MN, Q_MN, C_BYTES>(sm, &ring, &ring_c, &map_p, &map_q, &map_c, prm,
+                                                                         rank);
             __syncwarp();
         }
     } else {
         setmaxnreg_inc<SM90_CONSUMER_REGS>();
-        sm90_consumer<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16>(sm, &ring, prm, &map_c, rank, warp / 4 - 1);
+        sm90_consumer<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES>(sm, &ring, &ring_c, prm, &map_c, rank,
+                                                                       warp / 4 - 1);
     }
 
     /* the peer may still arrive on our empty[] (and we on its) until its consumers are done */
@@ -374,15 +444,15 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 #endif
 }
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16>
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES = 0>
 static Sm90KernelInfo sm90_kernel_info(void)
 {
-    static_assert(sizeof(Sm90Smem<BN, STAGES>) + SM90_SWIZZLE_ATOM <= 227 * 1024,
+    static_assert(sizeof(Sm90Smem<BN, STAGES, C_BYTES>) + SM90_SWIZZLE_ATOM <= 227 * 1024,
                   "ring + epilogue buffers + alignment slack must fit the 227 KB a block may opt into");
     static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4, "the Q tile is split between 1, 2 or 4 CTAs");
     Sm90KernelInfo info;
-    info.fn = (const void *)sm90_gemm_kernel<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16>;
-    info.smem_bytes = (int)sizeof(Sm90Smem<BN, STAGES>) + SM90_SWIZZLE_ATOM; /* + alignment slack */
+    info.fn = (const void *)sm90_gemm_kernel<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES>;
+    info.smem_bytes = (int)sizeof(Sm90Smem<BN, STAGES, C_BYTES>) + SM90_SWIZZLE_ATOM; /* + alignment slack */
     info.bn = BN;
     info.stages = STAGES;
     info.cluster = CLUSTER;
@@ -395,7 +465,9 @@ static Sm90KernelInfo sm90_kernel_info(void)
 /* The instantiations live in sm90_inst_*.cu (compiled in parallel); each file defines one of these.
  * bn: 64/128/256; variant 0 = default (CLUSTER 2, deepest ring that fits), 1 = CLUSTER 1, 2 = 3 stages
  * (variants 1 and 2 exist for bf16, BN 256, P K-major only: the tuning script's comparisons), 3 = CLUSTER 4
- * (BN 64 and 128: one Q tile feeds four P tiles, a quarter of it loaded by each CTA).
+ * (BN 64 and 128: one Q tile feeds four P tiles, a quarter of it loaded by each CTA), 4 and 5 = the STAGED
+ * epilogue's kernels (the CTA's C tile in smem): 4 for 16-bit C (BN 256, 3 stages), 5 for fp32 C (BN 128,
+ * 5 stages), both CLUSTER 2 (sm90_inst_<type>_staged.cu).
  * Returns info.fn == NULL when the combination is not instantiated. */
 Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int bf16);
 Sm90KernelInfo sm90_kernels_bf16_n256(int variant, int p_mn, int q_mn);
@@ -404,18 +476,20 @@ Sm90KernelInfo sm90_kernels_bf16_n64(int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_f16_n256(int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_f16_n128(int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_f16_n64(int variant, int p_mn, int q_mn);
+Sm90KernelInfo sm90_kernels_bf16_staged(int bn, int variant, int p_mn, int q_mn);
+Sm90KernelInfo sm90_kernels_f16_staged(int bn, int variant, int p_mn, int q_mn);
 
 /* Default ring depth: as many 48/32/24 KB stages as fit comfortably in 227 KB. */
 #define SM90_STAGES_FOR(BN) ((BN) == 256 ? 4 : (BN) == 128 ? 6 : 8)
 
 /* The kernel of one (BN, STAGES, CLUSTER, type) for each of the four P/Q majorness pairs. */
-template <int BN, int STAGES, int CLUSTER, int BF16>
+template <int BN, int STAGES, int CLUSTER, int BF16, int C_BYTES = 0>
 static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
 {
-    if (!p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 0, BF16>();
-    if (!p_mn && q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 1, BF16>();
-    if (p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 0, BF16>();
-    return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 1, BF16>();
+    if (!p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 0, BF16, C_BYTES>();
+    if (!p_mn && q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 1, BF16, C_BYTES>();
+    if (p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 0, BF16, C_BYTES>();
+    return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 1, BF16, C_BYTES>();
 }
 
 /* Defines sm90_kernels_<TY>_n<BN>: the four majorness pairs of the default variant (+ tuning variants, and
@@ -439,6 +513,17 @@ static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
                 return sm90_kernel_info<BN, 3, 2, 0, 1, BF16>();                                            \
             }                                                                                               \
         }                                                                                                   \
+        return none;                                                                                        \
+    }
+
+/* Defines sm90_kernels_<TY>_staged: the STAGED epilogue's kernels, variant 4 (16-bit C, BN 256, 3 stages:
+ * 3 x 48 KB + a 64 KB C tile) and 5 (fp32 C, BN 128, 5 stages: 5 x 32 KB + a 64 KB C tile). */
+#define SM90_DEFINE_STAGED_KERNELS(TY, BF16)                                                                \
+    Sm90KernelInfo sm90_kernels_##TY##_staged(int bn, int variant, int p_mn, int q_mn)                      \
+    {                                                                                                       \
+        Sm90KernelInfo none = {};                                                                           \
+        if (variant == 4 && bn == 256) return sm90_kernel_for_majorness<256, 3, 2, BF16, 2>(p_mn, q_mn);    \
+        if (variant == 5 && bn == 128) return sm90_kernel_for_majorness<128, 5, 2, BF16, 4>(p_mn, q_mn);    \
         return none;                                                                                        \
     }
 

@@ -16,8 +16,10 @@
  *   cluster      2 CTAs along P share (multicast) the Q tile; 4 for decode shapes whose small side fits one
  *                64-wide Q tile (the small operand is then read from L2 half as often).
  *   epilogue     deferred TMA stores where C allows them (swapped, no split, TMA-addressable C of the input
- *                type, beta == 0), tile-end TMA stores where only the type or beta stands in the way, direct
- *                per-element stores otherwise.
+ *                type, beta == 0); where only beta or C's type stands in the way, the staged C tile (the
+ *                kernel variant with C in smem: loaded by TMA under the main loop, stored behind the next
+ *                one), or tile-end TMA stores where no such kernel fits the tile; direct per-element stores
+ *                otherwise.
  *   workspace    staged A, staged B, split-K partials, each 256-byte aligned.
  */
 #include "sm90/sm90_plan.h"
@@ -157,9 +159,35 @@ static wsgemm_epilogue_kind choose_epilogue(const wsgemm_problem *p, const wsgem
 {
     if (knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT || !c_takes_tma_store(p, swap, splits))
         return WSGEMM_EPILOGUE_DIRECT;
-    if (knobs->sm90_epilogue != WSGEMM_EPILOGUE_PREF_TMA && p->beta == 0.0f && p->Ctype == p->Atype)
+    if (knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_AUTO && p->beta == 0.0f && p->Ctype == p->Atype)
         return WSGEMM_EPILOGUE_DEFERRED;
     return WSGEMM_EPILOGUE_TMA;
+}
+
+/* The tile-end TMA epilogue leaves the tensor cores idle while it reads C (beta != 0) with per-element loads
+ * and stores the tile (about 3.4 us per 128 x 256 tile on the H200). Where a STAGED kernel fits, the plan
+ * takes it instead: C comes into smem by TMA during the main loop and the stores run behind the next tile.
+ * Kernel variant 4 has a 16-bit C tile at BN 256, variant 5 an fp32 one at BN 128 (fp32 C at BN 256 would
+ * need 128 KB of tile); so a BN 256 choice with fp32 C becomes BN 128. */
+static wsgemm_status use_staged_kernel(wsgemm_plan *plan, const wsgemm_problem *p, const wsgemm_knobs *knobs,
+                                       sm90_kernel_query query, void *query_ctx)
+{
+    const int wide = p->Ctype == WSGEMM_R_32F;
+    const int bn = wide ? 128 : 256;
+    if (plan->epilogue != WSGEMM_EPILOGUE_TMA || knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_TMA ||
+        plan->variant != 0 || plan->bn < bn)
+        return WSGEMM_STATUS_SUCCESS;
+    sm90_kernel_facts f = {0};
+    wsgemm_status s = query(query_ctx, bn, wide ? 5 : 4, plan->p_mn, plan->q_mn, plan->ab_type == WSGEMM_R_16BF, &f);
+    if (s != WSGEMM_STATUS_SUCCESS || !f.exists || f.max_clusters <= 0) return s;
+    plan->epilogue = WSGEMM_EPILOGUE_STAGED;
+    plan->variant = wide ? 5 : 4;
+    plan->bn = f.bn;
+    plan->stages = f.stages;
+    plan->cluster = f.cluster;
+    plan->smem_bytes = f.smem_bytes;
+    plan->max_clusters = f.max_clusters;
+    return WSGEMM_STATUS_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- the plan */
@@ -172,6 +200,16 @@ const wsgemm_operand *sm90_plan_p(const wsgemm_plan *plan)
 const wsgemm_operand *sm90_plan_q(const wsgemm_plan *plan)
 {
     return plan->swap ? &plan->a : &plan->b;
+}
+
+/* Tiles, schedule and grid of the plan's kernel (bn, cluster, max_clusters set). */
+static void set_grid(wsgemm_plan *plan, int group, int splits, int nb, int k_blocks)
+{
+    plan->tiles_p = (int)((plan->p_extent + SM90_BM - 1) / SM90_BM);
+    plan->tiles_q = (int)((plan->q_extent + plan->bn - 1) / plan->bn);
+    plan->sched = wsgemm_sched_make(plan->tiles_p, plan->tiles_q, plan->cluster, group, splits, nb, k_blocks);
+    plan->splits = plan->sched.splits;
+    plan->grid_clusters = plan->sched.units < plan->max_clusters ? plan->sched.units : plan->max_clusters;
 }
 
 /* The facts of (bn, variant) for this plan's operands, or of variant 0 where that variant does not exist. */
@@ -280,13 +318,11 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     plan->smem_bytes = chosen.smem_bytes;
     plan->max_clusters = chosen.max_clusters;
     plan->variant = chosen.variant;
-    plan->tiles_p = (int)((plan->p_extent + SM90_BM - 1) / SM90_BM);
-    plan->tiles_q = (int)((plan->q_extent + plan->bn - 1) / plan->bn);
-    plan->sched = wsgemm_sched_make(plan->tiles_p, plan->tiles_q, plan->cluster, knobs->sm90_group, splits, nb,
-                                    k_blocks);
-    plan->splits = plan->sched.splits;
-    plan->grid_clusters = plan->sched.units < plan->max_clusters ? plan->sched.units : plan->max_clusters;
+    set_grid(plan, knobs->sm90_group, splits, nb, k_blocks);
     plan->epilogue = choose_epilogue(p, knobs, swap, plan->splits);
+    wsgemm_status s = use_staged_kernel(plan, p, knobs, query, query_ctx);
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
+    if (plan->epilogue == WSGEMM_EPILOGUE_STAGED) set_grid(plan, knobs->sm90_group, plan->splits, nb, k_blocks);
 
     /* workspace: staged operands, then split-K partials (each piece 256-byte aligned) */
     wsgemm_operand *ops[2] = {&plan->a, &plan->b};

@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/knobs.h" /* wsgemm_knobs_reload: the launcher reads the knobs once */
+#include "common/epilogue.h" /* wsgemm_epilogue_kind: the probe's answer */
+#include "common/knobs.h"    /* wsgemm_knobs_reload: the launcher reads the knobs once */
 #include "internal.h"      /* wsgemm_sm90_last_epilogue: which epilogue ran */
 #include "testing.h"
 
@@ -295,23 +296,29 @@ static void expect_cluster(const testing_gemm *g, int want)
     }
 }
 
-/* runs g and fails the problem when another epilogue than `want` ran */
-static void run_expect_epilogue(wsgemm_handle h, const testing_gemm *g, wsgemm_sm90_epilogue want)
+/* runs g and fails the problem when another epilogue than `want` ran (want_not: when `want` ran) */
+static void run_check_epilogue(wsgemm_handle h, const testing_gemm *g, wsgemm_epilogue_kind want, int want_not)
 {
     run(h, g);
-    wsgemm_sm90_epilogue got = wsgemm_sm90_last_epilogue();
-    if (got != want) {
+    const wsgemm_epilogue_kind got = (wsgemm_epilogue_kind)wsgemm_sm90_last_epilogue();
+    if ((got == want) == want_not) {
         char shape[256];
         testing_gemm_describe(g, shape, sizeof shape);
-        printf("FAIL epilogue %d ran, %d expected: %s\n", (int)got, (int)want, shape);
+        printf("FAIL epilogue %s ran, %s%s expected: %s\n", wsgemm_epilogue_name(got), want_not ? "anything but " : "",
+               wsgemm_epilogue_name(want), shape);
         failures++;
     }
+}
+
+static void run_expect_epilogue(wsgemm_handle h, const testing_gemm *g, wsgemm_epilogue_kind want)
+{
+    run_check_epilogue(h, g, want, 0);
 }
 
 /* the default epilogue for 16-bit C of the input type with beta == 0: each tile waits in registers and is
  * stored during the next tile's first K blocks. Several tiles per CTA (4096 x 4096: 256 cluster units on
  * 66 clusters), fewer K blocks than chunks (k = 64: 1 block for 4 chunks), ragged edges, all ops, both
- * 16-bit types, the narrow tiles (2 and 1 chunks), batch; beta != 0 and fp32 C keep the tile-end stores. */
+ * 16-bit types, the narrow tiles (2 and 1 chunks), batch; beta != 0 and fp32 C never take it. */
 static void case_deferred(wsgemm_handle h)
 {
     const int shapes[][3] = {{4096, 4096, 64}, {4096, 4096, 200}, {1000, 3000, 1000}, {2056, 1100, 130}};
@@ -324,27 +331,83 @@ static void case_deferred(wsgemm_handle h)
                     g.c_type = WSGEMM_R_16F;
                 }
                 g.alpha = s == 2 ? -1.5f : 1.0f;
-                run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_DEFERRED);
+                run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_DEFERRED);
             }
     const char *widths[] = {"128", "64"};
     for (int w = 0; w < 2; ++w) {
         knob_set("WSGEMM_SM90_BN", widths[w]);
         testing_gemm g = gemm(N, T, 2048, 1000, 64 * (w + 1));
-        run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_DEFERRED);
+        run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_DEFERRED);
         knob_clear("WSGEMM_SM90_BN");
     }
     testing_gemm g = gemm(T, N, 512, 768, 300);
     g.batch = 5;
-    run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_DEFERRED);
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_DEFERRED);
     g.beta = 0.5f;
-    run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_TMA);
+    run_check_epilogue(h, &g, WSGEMM_EPILOGUE_DEFERRED, 1);
     g = gemm(N, N, 1024, 1024, 256);
     g.c_type = WSGEMM_R_32F;
-    run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_TMA);
+    run_check_epilogue(h, &g, WSGEMM_EPILOGUE_DEFERRED, 1);
     knob_set("WSGEMM_SM90_EPILOGUE", "tma");
     g = gemm(N, N, 1024, 1024, 256);
-    run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_TMA);
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_TMA);
     knob_clear("WSGEMM_SM90_EPILOGUE");
+}
+
+/* the STAGED epilogue (the CTA's C tile in smem; the plan's choice for beta != 0 and C of another type where
+ * BN 256 is chosen, forced here with WSGEMM_SM90_BN=256): C loaded by TMA during the main loop and released
+ * two K blocks into the next tile (several tiles per CTA at 4096 x 4096; 1 and 4 K blocks per tile: the load
+ * and the release fall on the tile's last block), beta 1 and -0.5, all ops, both 16-bit types, mixed 16-bit C,
+ * fp32 C (its BN 128 kernel) with beta 0 and 1, ragged edges, padded ldc, batch; beta 0 forced onto it
+ * (WSGEMM_SM90_EPILOGUE=staged: the stores of the previous tile are waited for instead); and the tile-end
+ * stores still reachable with WSGEMM_SM90_EPILOGUE=tma. */
+static void case_staged(wsgemm_handle h)
+{
+    knob_set("WSGEMM_SM90_BN", "256");
+    const int shapes[][3] = {{4096, 4096, 64}, {4096, 4096, 200}, {1000, 3000, 1000}, {2056, 1100, 130}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (int ta = 0; ta < 2; ++ta)
+            for (int tb = 0; tb < 2; ++tb) {
+                testing_gemm g = gemm(ta ? T : N, tb ? T : N, shapes[s][0], shapes[s][1], shapes[s][2]);
+                g.beta = (ta + tb) % 2 ? -0.5f : 1.0f;
+                if (s % 2) {
+                    g.ab_type = WSGEMM_R_16F;
+                    g.c_type = WSGEMM_R_16F;
+                }
+                g.alpha = s == 2 ? -1.5f : 1.0f;
+                run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
+            }
+    testing_gemm g = gemm(N, T, 2048, 1024, 512); /* bf16 in, f16 C, beta 0: the type rules out deferral */
+    g.c_type = WSGEMM_R_16F;
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
+    const float f32_betas[] = {0.0f, 1.0f};
+    for (int b = 0; b < 2; ++b)
+        for (int ta = 0; ta < 2; ++ta) {
+            g = gemm(ta ? T : N, N, 3000, 2000, 700);
+            g.c_type = WSGEMM_R_32F;
+            g.beta = f32_betas[b];
+            run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
+        }
+    g = gemm(N, N, 1024, 1000, 300);
+    g.ldc = 1032; /* padded, still 16-byte aligned */
+    g.beta = 1.0f;
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
+    g = gemm(T, N, 512, 768, 300);
+    g.batch = 5;
+    g.beta = 0.5f;
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
+    knob_set("WSGEMM_SM90_EPILOGUE", "staged");
+    g = gemm(N, N, 4096, 2048, 256); /* beta 0, bf16 C: deferred by default, staged when forced */
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
+    knob_set("WSGEMM_SM90_EPILOGUE", "tma");
+    g.beta = 1.0f;
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_TMA);
+    knob_clear("WSGEMM_SM90_EPILOGUE");
+    knob_clear("WSGEMM_SM90_BN");
+    /* the plan's own choice at a big square with beta = 1 */
+    g = gemm(N, N, 4096, 4096, 4096);
+    g.beta = 1.0f;
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
 }
 
 /* the 4-CTA cluster (WSGEMM_SM90_VARIANT=3, BN 64 and 128): each CTA loads a quarter of the Q tile and
@@ -396,7 +459,7 @@ static const test_case cases[] = {
     {"ctypes", case_ctypes}, {"fp16", case_fp16},     {"smallm", case_smallm},
     {"ktail", case_ktail},   {"splitk", case_splitk}, {"variants", case_variants},
     {"tmastore", case_tmastore}, {"deferred", case_deferred},
-    {"cluster4", case_cluster4},
+    {"staged", case_staged},     {"cluster4", case_cluster4},
 };
 
 int main(int argc, char **argv)

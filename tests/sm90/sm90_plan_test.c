@@ -5,14 +5,16 @@
  *
  *   choices  representative shapes and what the plan must choose: the decode shapes whose small side fits
  *            one 64-wide tile get the 4-CTA cluster, a one-row operand with ld 1 is read in place, big
- *            squares take BN 256 with the deferred epilogue, beta != 0 and fp32 C never the deferred one,
+ *            squares take BN 256 with the deferred epilogue, beta != 0 and fp32 C the staged C tile (never
+ *            the deferred one; the tile-end stores with WSGEMM_SM90_EPILOGUE=tma),
  *            forced split-K sizes its partials, 4099^3 stages both operands.
- *   sweep    on 16184 problem x knob combinations (shapes 1..8192, K 1..14336, ops, types, beta, batch,
+ *   sweep    on 18207 problem x knob combinations (shapes 1..8192, K 1..14336, ops, types, beta, batch,
  *            padded, shared and misaligned operands, variant/BN/split/epilogue knobs, two device sizes): the
  *            workspace holds the staged copies and the partials without overlap, 256-byte aligned, and is
  *            exactly what the launcher reserves (workspace_bytes); partials are splits x m x n x batch fp32;
  *            the grid never exceeds the units or the co-resident clusters; deferred stores only with beta 0
- *            and C of the input type; split-K only with per-element stores.
+ *            and C of the input type; split-K only with per-element stores; the staged epilogue only on its
+ *            kernels (BN 256 for 16-bit C, BN 128 for fp32 C); the schedule always of the plan's tile.
  * Prints what it checked; exits 1 on failure.
  */
 #include <stdint.h>
@@ -45,8 +47,9 @@ typedef struct model {
     int sm_count;
 } model;
 
-/* sm90_kernel.cuh's SM90_DEFINE_KERNELS as instantiated by sm90_inst_*.cu: variant 0 everywhere; variant 3
- * (4-CTA cluster) for BN 64 and 128; variants 1 and 2 for bf16, BN 256, K-major P. */
+/* sm90_kernel.cuh's SM90_DEFINE_KERNELS and SM90_DEFINE_STAGED_KERNELS as instantiated by sm90_inst_*.cu:
+ * variant 0 everywhere; variant 3 (4-CTA cluster) for BN 64 and 128; variants 1 and 2 for bf16, BN 256,
+ * K-major P; the STAGED kernels, variant 4 at BN 256 and 5 at BN 128. */
 static wsgemm_status model_query(void *ctx, int bn, int variant, int p_mn, int q_mn, int bf16, sm90_kernel_facts *f)
 {
     const model *m = ctx;
@@ -58,6 +61,8 @@ static wsgemm_status model_query(void *ctx, int bn, int variant, int p_mn, int q
     else if (variant == 1 && bf16 && bn == 256 && !p_mn)
         *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 1};
     else if (variant == 2 && bf16 && bn == 256 && !p_mn) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 3, .cluster = 2};
+    else if (variant == 4 && bn == 256) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 3, .cluster = 2};
+    else if (variant == 5 && bn == 128) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 5, .cluster = 2};
     if (f->exists) {
         f->smem_bytes = (SM90_BM + bn) * SM90_BK * 2 * f->stages + 32768 + 1024;
         f->max_clusters = m->sm_count / f->cluster;
@@ -138,6 +143,13 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan)
            "%s: deferred epilogue with beta %g or C of another type", shape, (double)p->beta);
     EXPECT(plan->splits == 1 || plan->epilogue == WSGEMM_EPILOGUE_DIRECT, "%s: split-K with a TMA-store epilogue",
            shape);
+    EXPECT(plan->epilogue != WSGEMM_EPILOGUE_STAGED ||
+               (plan->swap && (p->Ctype == WSGEMM_R_32F ? plan->bn == 128 && plan->variant == 5
+                                                          : plan->bn == 256 && plan->variant == 4)),
+           "%s: the staged epilogue on bn %d variant %d", shape, plan->bn, plan->variant);
+    EXPECT(plan->tiles_q == (int)((plan->q_extent + plan->bn - 1) / plan->bn) &&
+               plan->sched.cols == plan->tiles_q && plan->sched.cluster_rows == plan->cluster,
+           "%s: the schedule is not of the plan's tile (%d cols for %d tiles)", shape, plan->sched.cols, plan->tiles_q);
 }
 
 /* Representative shapes and what the plan must choose for them. */
@@ -181,18 +193,39 @@ static void case_choices(void)
                plan.epilogue == WSGEMM_EPILOGUE_DEFERRED && plan.workspace_bytes == 0,
            "8192^3: swap %d bn %d cluster %d splits %d epilogue %s ws %zu", plan.swap, plan.bn, plan.cluster,
            plan.splits, wsgemm_epilogue_name(plan.epilogue), plan.workspace_bytes);
-    /* beta != 0 and fp32 C never take the deferred epilogue (C would have to be read, or is not 16-bit) */
+    /* beta != 0 and fp32 C never take the deferred epilogue (C would have to be read, or is not 16-bit): they
+     * take the staged C tile (BN 256, variant 4; fp32 C: BN 128, variant 5), or with WSGEMM_SM90_EPILOGUE=tma
+     * the tile-end stores */
+    wsgemm_knobs tma = kn;
+    tma.sm90_epilogue = WSGEMM_EPILOGUE_PREF_TMA;
     const float betas[] = {1.0f, -0.5f};
     for (int i = 0; i < 2; ++i) {
         p = problem(N, N, 4096, 4096, 4096, 1, BF, BF, betas[i], 0, 0);
         plan = plan_of(&p, &kn, &h200);
         check_invariants(&p, &plan);
-        EXPECT(plan.epilogue != WSGEMM_EPILOGUE_DEFERRED, "beta %g: epilogue %s", (double)betas[i],
-               wsgemm_epilogue_name(plan.epilogue));
+        EXPECT(plan.epilogue == WSGEMM_EPILOGUE_STAGED && plan.bn == 256 && plan.variant == 4 && plan.stages == 3,
+               "beta %g: epilogue %s bn %d variant %d", (double)betas[i], wsgemm_epilogue_name(plan.epilogue), plan.bn,
+               plan.variant);
+        plan = plan_of(&p, &tma, &h200);
+        EXPECT(plan.epilogue == WSGEMM_EPILOGUE_TMA && plan.variant == 0, "beta %g, knob tma: epilogue %s",
+               (double)betas[i], wsgemm_epilogue_name(plan.epilogue));
     }
-    p = problem(N, N, 4096, 4096, 4096, 1, BF, F32, 0.0f, 0, 0);
+    const float f32_betas[] = {0.0f, 1.0f};
+    for (int i = 0; i < 2; ++i) {
+        p = problem(N, N, 8192, 8192, 8192, 1, BF, F32, f32_betas[i], 0, 0);
+        plan = plan_of(&p, &kn, &h200);
+        check_invariants(&p, &plan);
+        EXPECT(plan.epilogue == WSGEMM_EPILOGUE_STAGED && plan.bn == 128 && plan.variant == 5 &&
+                   plan.tiles_q == 8192 / 128,
+               "fp32 C beta %g: epilogue %s bn %d variant %d", (double)f32_betas[i], wsgemm_epilogue_name(plan.epilogue),
+               plan.bn, plan.variant);
+    }
+    /* a small C tile grid: the cost model's BN 64 has no staged kernel; tile-end stores */
+    p = problem(N, N, 100, 1000, 1000, 1, BF, BF, 1.0f, 0, 0);
     plan = plan_of(&p, &kn, &h200);
-    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_TMA, "fp32 C: epilogue %s", wsgemm_epilogue_name(plan.epilogue));
+    check_invariants(&p, &plan);
+    EXPECT(plan.epilogue != WSGEMM_EPILOGUE_STAGED || plan.bn == 256, "100x1000 beta 1: bn %d epilogue %s", plan.bn,
+           wsgemm_epilogue_name(plan.epilogue));
 
     /* forced split-K: partials sized splits x m x n x batch fp32, after the staged copies */
     wsgemm_knobs split3 = kn;
@@ -224,8 +257,8 @@ static void case_sweep(void)
     static const int ks[] = {1, 63, 64, 300, 1024, 4096, 14336};
     model h200 = {132}, small = {20};
     model *models[2] = {&h200, &small};
-    wsgemm_knobs knob_sets[8];
-    for (int i = 0; i < 8; ++i) knob_sets[i] = wsgemm_knobs_defaults();
+    wsgemm_knobs knob_sets[9];
+    for (int i = 0; i < 9; ++i) knob_sets[i] = wsgemm_knobs_defaults();
     knob_sets[1].sm90_variant = 1;
     knob_sets[2].sm90_variant = 3;
     knob_sets[3].sm90_swap = 0;
@@ -233,6 +266,7 @@ static void case_sweep(void)
     knob_sets[5].sm90_splitk = 3;
     knob_sets[6].sm90_epilogue = WSGEMM_EPILOGUE_PREF_TMA;
     knob_sets[7].sm90_epilogue = WSGEMM_EPILOGUE_PREF_DIRECT;
+    knob_sets[8].sm90_epilogue = WSGEMM_EPILOGUE_PREF_STAGED;
     unsigned r = 12345u;
     for (int mi = 0; mi < D; ++mi)
         for (int ni = 0; ni < D; ++ni)
@@ -248,7 +282,7 @@ static void case_sweep(void)
                 const int pad = (r >> 16) % 4 == 0 ? 3 : 0;
                 const int misalign = (r >> 18) % 8 == 0;
                 wsgemm_problem p = problem(ta, tb, dims[mi], dims[ni], ks[ki], batch, ab, c, beta, pad, misalign);
-                for (int kn = 0; kn < 8; ++kn) {
+                for (int kn = 0; kn < 9; ++kn) {
                     wsgemm_plan plan = plan_of(&p, &knob_sets[kn], models[(r >> 20) & 1]);
                     check_invariants(&p, &plan);
                 }
