@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/perf_check.sh - one call on the H200 for the timing harness, the plan layer and the staged-C
-# epilogue: build (cmake --preset h200 into build/h200-perf, without the emulated sm100 kernel), run the plan's
-# CPU test, the sm90 GPU cases and the cuBLAS matrix on the sm90 path, then wsgemm-run side by side with cuBLAS
+# epilogue: build (cmake --preset h200 into build/h200-perf, without the emulated sm100 kernel), run the timing
+# harness's own test, the plan's CPU test, the sm90 GPU cases and the cuBLAS matrix on the sm90 path, then
+# wsgemm-run side by side with cuBLAS
 # (GPU time, host us) on the shapes below, and print a short table last. Logs are packed into $OUT/perf.tgz
 # after each stage (a run cut short still brings back what it finished). About 7 minutes on 16 cores.
 #
@@ -21,7 +22,7 @@ t0=$SECONDS
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader >"$work/gpu.txt" 2>&1 || true
 if ! { cmake --preset h200 -B "$bin" -DWSGEMM_SM100_EMULATION=OFF -DWSGEMM_PTXAS_VERBOSE=ON &&
-       cmake --build "$bin" -j "$(nproc)" --target sm90_plan_test sm90_gemm_test gemm_matrix_test wsgemm-run sm90_tune; } \
+       cmake --build "$bin" -j "$(nproc)" --target timing_test sm90_plan_test sm90_gemm_test gemm_matrix_test wsgemm-run sm90_tune; } \
        >"$work/build.log" 2>&1; then
   tail -40 "$work/build.log"; pack; echo "BUILD FAILED (log in perf.tgz)"; exit 1
 fi
@@ -32,7 +33,7 @@ pack
 
 if [ $run_tests = 1 ]; then
   t1=$SECONDS
-  (cd "$bin" && ctest -j 4 --output-on-failure --timeout 400 -R "^sm90_plan_test|^sm90_gemm_test|^gemm_matrix\.sm90\." \
+  (cd "$bin" && ctest -j 4 --output-on-failure --timeout 400 -R "^timing_test|^sm90_plan_test|^sm90_gemm_test|^gemm_matrix\.sm90\." \
      >"$work/ctest.log" 2>&1)
   note "tests      $(grep -E 'tests passed|tests failed' "$work/ctest.log" | tail -1) ($((SECONDS - t1)) s)"
   grep -E "^\s*[0-9]+ - .*(Failed|Timeout|Not Run)" "$work/ctest.log" | head -20 | sed 's/^/           /'

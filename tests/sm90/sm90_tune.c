@@ -41,6 +41,7 @@ static const config big_configs[] = {
     {"group 16", {{"WSGEMM_SM90_GROUP", "16"}, {NULL, NULL}}},
     {"TMA-store epilogue", {{"WSGEMM_SM90_EPILOGUE", "tma"}, {NULL, NULL}}},
     {"TMA-store, 3 stages", {{"WSGEMM_SM90_EPILOGUE", "tma"}, {"WSGEMM_SM90_VARIANT", "2"}, {NULL, NULL}}},
+    {"staged C tile", {{"WSGEMM_SM90_EPILOGUE", "staged"}, {NULL, NULL}}},
 };
 static const config small_configs[] = {
     {"default", {{NULL, NULL}}},
