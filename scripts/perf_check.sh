@@ -4,7 +4,8 @@
 # harness's own test, the plan's CPU test, the sm90 GPU cases and the cuBLAS matrix on the sm90 path, then
 # wsgemm-run side by side with cuBLAS
 # (GPU time, host us) on the shapes below, and print a short table last. Logs are packed into $OUT/perf.tgz
-# after each stage (a run cut short still brings back what it finished). About 7 minutes on 16 cores.
+# after each stage (a run cut short still brings back what it finished), with sm90_tune tables of 3072^3,
+# 1000^3 and 4096^3 at beta = 1. About 7-8 minutes on 16 cores.
 #
 #   scripts/perf_check.sh [--no-tests]
 set -u -o pipefail
@@ -69,13 +70,21 @@ for entry in "${shapes[@]}"; do
   IFS='|' read -r label args envs <<<"$entry"
   log="$work/run_$i.log"
   i=$((i + 1))
-  env $envs WSGEMM_SM90_DEBUG=1 timeout 120 "$bin/wsgemm-run" $args --reps 30 >"$log" 2>&1
+  env $envs WSGEMM_SM90_DEBUG=1 timeout 120 "$bin/wsgemm-run" $args --reps 20 >"$log" 2>&1
   ws=$(grep -E '^wsgemm +[a-z0-9-]+ +[0-9]' "$log" | head -1) # not the plan lines (wsgemm sm90: ...)
   cb=$(grep -E '^cuBLAS ' "$log" | head -1)
   held=$(grep -oE '\([0-9]+ of [0-9]+ rounds held\)' "$log" | tr -d '()' | sed 's/ rounds held//')
   table+=("| $label | $(echo "$ws" | awk '{print $2}') | $(echo "$ws" | awk '{print $3}') | $(echo "$cb" | awk '{print $3}') | $(echo "$ws" | awk '{print $5}') | $(echo "$ws" | awk '{print $6}') / $(echo "$cb" | awk '{print $6}') | $held | $(grep -m1 '^check' "$log" | awk '{print $2}') | $(grep -m1 -oE 'variant=[0-9]+' "$log") $(grep -m1 -oE 'epilogue=[a-z-]+' "$log") $(grep -m1 -oE '128x[0-9]+x64' "$log") |")
 done
 printf '%s\n' "${table[@]}" >"$work/table.md"
+pack
+
+# the configurations of two shapes where one 128 x 256 tile shape loses (2.2 waves at 3072^3; 1000^3),
+# and beta = 1 at 4096^3: data for the next tile and schedule choices (sm90_tune.log in perf.tgz)
+t2=$SECONDS
+timeout 70 "$bin/sm90_tune" --reps 10 3072 3072 3072 1000 1000 1000 >"$work/sm90_tune.log" 2>"$work/sm90_tune.stderr.log"
+timeout 40 "$bin/sm90_tune" --reps 10 --beta 1 4096 4096 4096 >>"$work/sm90_tune.log" 2>>"$work/sm90_tune.stderr.log"
+note "sm90_tune  $((SECONDS - t2)) s: $(grep -c 'x cuBLAS\|  [a-zA-Z]' "$work/sm90_tune.log") lines in sm90_tune.log"
 pack
 echo
 echo "== summary ($(date -u +%Y-%m-%dT%H:%MZ), $(cat "$work/gpu.txt"), $((SECONDS - t0)) s)"
