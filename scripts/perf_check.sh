@@ -32,10 +32,22 @@ regs=$(grep -A3 "Compiling entry function '_Z16sm90_gemm_kernel" "$work/build.lo
 note "build      $((SECONDS - t0)) s; sm90 kernels: $regs; kernels with spills: $spills"
 pack
 
+# The staged C epilogue is the new synchronization (c_full / c_empty): its cases run first and alone, under a
+# short timeout, so a hang costs 2 minutes and the timing below skips the staged shapes instead of hanging too.
+staged_hung=0
 if [ $run_tests = 1 ]; then
   t1=$SECONDS
-  (cd "$bin" && ctest -j 4 --output-on-failure --timeout 400 -R "^timing_test|^sm90_plan_test|^sm90_gemm_test|^gemm_matrix\.sm90\." \
-     >"$work/ctest.log" 2>&1)
+  timeout 120 "$bin/tests/sm90/sm90_gemm_test" staged >"$work/staged.log" 2>&1
+  rc=$?
+  [ $rc = 124 ] && staged_hung=1
+  note "staged     sm90_gemm_test staged: $([ $rc = 0 ] && echo PASS || { [ $rc = 124 ] && echo 'HUNG (killed after 120 s)' || echo "FAILED ($rc)"; }) $(grep -E '^sm90 staged' "$work/staged.log")"
+  grep -E "^FAIL" "$work/staged.log" | head -5 | sed 's/^/           /'
+  pack
+  # after a hang, the other tests run with the tile-end stores wherever the plan would take the staged tile
+  steer=""
+  [ $staged_hung = 1 ] && steer="WSGEMM_SM90_EPILOGUE=tma"
+  (cd "$bin" && env $steer ctest -j 4 --output-on-failure --timeout 300 -R "^timing_test|^sm90_plan_test|^sm90_gemm_test|^gemm_matrix\.sm90\." \
+     -E "sm90_gemm_test\.staged" >"$work/ctest.log" 2>&1)
   note "tests      $(grep -E 'tests passed|tests failed' "$work/ctest.log" | tail -1) ($((SECONDS - t1)) s)"
   grep -E "^\s*[0-9]+ - .*(Failed|Timeout|Not Run)" "$work/ctest.log" | head -20 | sed 's/^/           /'
   grep -E "^FAIL " "$work/ctest.log" | head -10 | sed 's/^/           /'
@@ -70,7 +82,12 @@ for entry in "${shapes[@]}"; do
   IFS='|' read -r label args envs <<<"$entry"
   log="$work/run_$i.log"
   i=$((i + 1))
-  env $envs WSGEMM_SM90_DEBUG=1 timeout 120 "$bin/wsgemm-run" $args --reps 20 >"$log" 2>&1
+  if [ $staged_hung = 1 ] && [ -z "$envs" ] && [[ "$label" == *beta=1* || "$label" == *f32* ]]; then
+    table+=("| $label | skipped: the staged epilogue hung in its test |  |  |  |  |  |  |  |")
+    continue
+  fi
+  env $envs WSGEMM_SM90_DEBUG=1 timeout 90 "$bin/wsgemm-run" $args --reps 20 >"$log" 2>&1
+  [ $? = 124 ] && echo "TIMED OUT after 90 s" >>"$log"
   ws=$(grep -E '^wsgemm +[a-z0-9-]+ +[0-9]' "$log" | head -1) # not the plan lines (wsgemm sm90: ...)
   cb=$(grep -E '^cuBLAS ' "$log" | head -1)
   held=$(grep -oE '\([0-9]+ of [0-9]+ rounds held\)' "$log" | tr -d '()' | sed 's/ rounds held//')
@@ -83,7 +100,8 @@ pack
 # and beta = 1 at 4096^3: data for the next tile and schedule choices (sm90_tune.log in perf.tgz)
 t2=$SECONDS
 timeout 70 "$bin/sm90_tune" --reps 10 3072 3072 3072 1000 1000 1000 >"$work/sm90_tune.log" 2>"$work/sm90_tune.stderr.log"
-timeout 40 "$bin/sm90_tune" --reps 10 --beta 1 4096 4096 4096 >>"$work/sm90_tune.log" 2>>"$work/sm90_tune.stderr.log"
+[ $staged_hung = 0 ] &&
+  timeout 40 "$bin/sm90_tune" --reps 10 --beta 1 4096 4096 4096 >>"$work/sm90_tune.log" 2>>"$work/sm90_tune.stderr.log"
 note "sm90_tune  $((SECONDS - t2)) s: $(grep -c 'x cuBLAS\|  [a-zA-Z]' "$work/sm90_tune.log") lines in sm90_tune.log"
 pack
 echo
