@@ -152,9 +152,9 @@ Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int b
 
 /* Per-kernel facts that need a driver call: set the smem limit once, and the number of co-resident
  * clusters. One table per device (a kernel's attributes and occupancy are per device), each with room for
- * every kernel the tables of sm90_kernel.cuh hold (24 default + 4 tuning + 16 four-CTA-cluster kernels);
- * a full table is an error, never a silent miss. */
-enum { kPrepPerDevice = 64 };
+ * every kernel the tables of sm90_kernel.cuh hold (24 default + 4 tuning + 16 four-CTA-cluster + 16 staged-C
+ * kernels) and some spare; a full table is an error, never a silent miss. */
+enum { kPrepPerDevice = 80 };
 typedef struct kernel_prep {
     const void *fn;
     int max_clusters;
