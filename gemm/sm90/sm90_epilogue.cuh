@@ -20,7 +20,6 @@
 
 /* ---------------------------------------------------------------- DIRECT */
 
-
 /* Two horizontally adjacent values D(p, q), D(p, q + 1) through the shared output op. When q and q + 1 are
  * adjacent in memory (out_sq == 1) and the address is aligned for the pair, one vector access each way. */
 template <int OUT_TYPE>
