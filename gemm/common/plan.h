@@ -27,7 +27,9 @@ extern "C" {
 
 /* How the consumer warpgroups share the work of a CTA. */
 typedef enum wsgemm_schedule {
-    WSGEMM_SCHEDULE_COOPERATIVE = 0 /* all consumer warpgroups on one tile, rows split between them */
+    WSGEMM_SCHEDULE_COOPERATIVE = 0, /* all consumer warpgroups on one tile, rows split between them */
+    WSGEMM_SCHEDULE_PINGPONG = 1     /* each consumer warpgroup on its own tiles, taking turns, so one's
+                                        epilogue runs under the other's MMAs */
 } wsgemm_schedule;
 
 /* One input operand as stored: `inner` contiguous elements per column, `cols` columns ld apart, nb matrices

@@ -40,15 +40,16 @@ static __device__ __forceinline__ void sm90_store_pair(uint8_t *base, const Sm90
 
 /* The accumulator fragment of wgmma m64nNk16 (PTX ISA "Register Fragments and Shared Memory Matrix
  * Layouts: wgmma .m64nNk16", matrix D): in warp wi of the warpgroup, acc[4j + r] holds row
- * 16 wi + lane/4 + 8 (r / 2) and column 8 j + 2 (lane % 4) + (r % 2). */
+ * 16 wi + lane/4 + 8 (r / 2) and column 8 j + 2 (lane % 4) + (r % 2). acc is rows 64 half .. 64 half + 63
+ * of the tile. */
 template <int BN, int OUT_TYPE>
 static __device__ __forceinline__ void sm90_epilogue(const float (&acc)[BN / 2], const Sm90Params &prm,
-                                                     const wsgemm_sched_unit &w, int consumer)
+                                                     const wsgemm_sched_unit &w, int half)
 {
     constexpr int kBytes = wsgemm_out_bytes<OUT_TYPE>::value;
     const int lane = threadIdx.x % 32;
     const int warp_in_wg = (threadIdx.x / 32) % 4;
-    const int p = w.row * SM90_BM + consumer * 64 + warp_in_wg * 16 + lane / 4;
+    const int p = w.row * SM90_BM + half * 64 + warp_in_wg * 16 + lane / 4;
     const int q_base = w.col * BN + 2 * (lane % 4);
     uint8_t *base = (uint8_t *)prm.out + (w.batch * prm.out_batch + w.split * prm.out_split) * kBytes;
 #pragma unroll
@@ -65,7 +66,8 @@ static __device__ __forceinline__ void sm90_epilogue(const float (&acc)[BN / 2],
  * the previous one; a running count (not the chunk index) picks the buffer, so an odd number of chunks per
  * tile still alternates. Acquire: the leader waits until the store that last used this buffer (two chunks
  * ago, possibly in the previous tile) has read it (bulk wait_group.read 1: all but the newest group are done
- * reading), then the warpgroup meets at its named barrier (1 + consumer; 0 is __syncthreads). */
+ * reading), then the warpgroup meets at its named barrier (1 + its index among the consumers; 0 is
+ * __syncthreads). */
 static __device__ __forceinline__ uint8_t *sm90_chunk_acquire(uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
                                                               uint32_t &chunk_count, uint32_t barrier_id)
 {
@@ -96,10 +98,11 @@ static __device__ __forceinline__ void sm90_chunk_store(const CUtensorMap *map_c
  *   sm90_chunk_acquire (the buffer is free) -> alpha/beta, convert, st.shared into the 128-byte swizzled
  *   layout the map expects (chunk16 ^= row % 8: conflict-free for the fragment) -> sm90_chunk_store.
  * The stores of the last chunks overlap the next tile's main loop; the leader waits for them before the
- * buffers are reused (next tile) or the CTA exits. */
+ * buffers are reused (next tile) or the CTA exits. acc is rows 64 half .. 64 half + 63 of the tile; the
+ * warpgroup that owns bufs meets at named barrier barrier_id. */
 template <int BN, int OUT_TYPE>
 static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN / 2], const Sm90Params &prm,
-                                                         const wsgemm_sched_unit &w, int consumer,
+                                                         const wsgemm_sched_unit &w, int half, uint32_t barrier_id,
                                                          const CUtensorMap *map_c, uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
                                                          uint32_t &chunk_count)
 {
@@ -110,9 +113,8 @@ static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN /
     static_assert(BN % kChunkElems == 0, "whole chunks per tile");
     const int lane = threadIdx.x % 32;
     const int warp_in_wg = (threadIdx.x / 32) % 4;
-    const uint32_t barrier_id = 1 + (uint32_t)consumer;
     const int row0 = warp_in_wg * 16 + lane / 4;       /* p row inside the 64-row slice (and row0 + 8) */
-    const int p_tile = w.row * SM90_BM + consumer * 64;
+    const int p_tile = w.row * SM90_BM + half * 64;
     const int q_tile = w.col * BN;
     const uint8_t *c_old = (const uint8_t *)prm.out + w.batch * prm.out_batch * kBytes;
 #pragma unroll
@@ -285,22 +287,25 @@ static __device__ __forceinline__ void sm90_epilogue_staged_dispatch(const float
 
 /* The tile's epilogue when it runs at the end of the tile in a kernel without a C tile (DIRECT or TMA;
  * DEFERRED packs and stores later, STAGED kernels call sm90_epilogue_staged_dispatch; see
- * sm90_consumer_loop), for C's type. */
+ * sm90_consumer_loop), for C's type: rows 64 half .. 64 half + 63 of the tile, through the chunk buffers
+ * and the named barrier of the warpgroup that computed them. */
 template <int BN>
 static __device__ __forceinline__ void sm90_epilogue_tile_end(const float (&acc)[BN / 2], const Sm90Params &prm,
-                                                              const wsgemm_sched_unit &w, int consumer,
-                                                              const CUtensorMap *map_c,
+                                                              const wsgemm_sched_unit &w, int half,
+                                                              uint32_t barrier_id, const CUtensorMap *map_c,
                                                               uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
                                                               uint32_t &chunk_count)
 {
     if (prm.epilogue == WSGEMM_EPILOGUE_TMA) {
-        if (prm.out_type == WSGEMM_R_16BF) sm90_epilogue_tma<BN, WSGEMM_R_16BF>(acc, prm, w, consumer, map_c, bufs, chunk_count);
-        else if (prm.out_type == WSGEMM_R_16F) sm90_epilogue_tma<BN, WSGEMM_R_16F>(acc, prm, w, consumer, map_c, bufs, chunk_count);
-        else sm90_epilogue_tma<BN, WSGEMM_R_32F>(acc, prm, w, consumer, map_c, bufs, chunk_count);
+        if (prm.out_type == WSGEMM_R_16BF)
+            sm90_epilogue_tma<BN, WSGEMM_R_16BF>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count);
+        else if (prm.out_type == WSGEMM_R_16F)
+            sm90_epilogue_tma<BN, WSGEMM_R_16F>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count);
+        else sm90_epilogue_tma<BN, WSGEMM_R_32F>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count);
     } else {
-        if (prm.out_type == WSGEMM_R_16BF) sm90_epilogue<BN, WSGEMM_R_16BF>(acc, prm, w, consumer);
-        else if (prm.out_type == WSGEMM_R_16F) sm90_epilogue<BN, WSGEMM_R_16F>(acc, prm, w, consumer);
-        else sm90_epilogue<BN, WSGEMM_R_32F>(acc, prm, w, consumer);
+        if (prm.out_type == WSGEMM_R_16BF) sm90_epilogue<BN, WSGEMM_R_16BF>(acc, prm, w, half);
+        else if (prm.out_type == WSGEMM_R_16F) sm90_epilogue<BN, WSGEMM_R_16F>(acc, prm, w, half);
+        else sm90_epilogue<BN, WSGEMM_R_32F>(acc, prm, w, half);
     }
 }
 

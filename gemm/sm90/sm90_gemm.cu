@@ -141,8 +141,11 @@ static dim3 stage_grid(long long rows, long long columns, int threads)
 
 Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int bf16)
 {
-    if (variant == 4 || variant == 5)
+    if (variant == SM90_VARIANT_STAGED16 || variant == SM90_VARIANT_STAGED32)
         return bf16 ? sm90_kernels_bf16_staged(bn, variant, p_mn, q_mn) : sm90_kernels_f16_staged(bn, variant, p_mn, q_mn);
+    if (variant == SM90_VARIANT_PINGPONG)
+        return bf16 ? sm90_kernels_bf16_pingpong(bn, variant, p_mn, q_mn)
+                    : sm90_kernels_f16_pingpong(bn, variant, p_mn, q_mn);
     switch (bn) {
     case 256: return bf16 ? sm90_kernels_bf16_n256(variant, p_mn, q_mn) : sm90_kernels_f16_n256(variant, p_mn, q_mn);
     case 128: return bf16 ? sm90_kernels_bf16_n128(variant, p_mn, q_mn) : sm90_kernels_f16_n128(variant, p_mn, q_mn);
@@ -153,7 +156,7 @@ Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int b
 /* Per-kernel facts that need a driver call: set the smem limit once, and the number of co-resident
  * clusters. One table per device (a kernel's attributes and occupancy are per device), each with room for
  * every kernel the tables of sm90_kernel.cuh hold (24 default + 4 tuning + 16 four-CTA-cluster + 16 staged-C
- * kernels) and some spare; a full table is an error, never a silent miss. */
+ * + 8 pingpong kernels) and some spare; a full table is an error, never a silent miss. */
 enum { kPrepPerDevice = 80 };
 typedef struct kernel_prep {
     const void *fn;

@@ -28,6 +28,8 @@
  *                              producer TMA-loads the CTA's C tile into smem during the tile's main loop
  *                              (beta != 0), the consumers combine it with the accumulators in place at the
  *                              tile end and TMA-store it while the next tile's main loop runs.
+ * Pingpong kernels (SCHED = 1, variant 6) split the work differently: each consumer warpgroup computes whole
+ * 128 x BN tiles, the two taking turns (sm90_consumer_pingpong), with the tile-end epilogues.
  * Cluster of CLUSTER (1, 2 or 4) CTAs along P: the CTAs of a cluster compute tiles (row + rank, col), which
  * share the Q tile; each CTA loads 1/CLUSTER of the Q tile and multicasts it to all, and loads its own P
  * tile alone. 4 is for skinny problems, where the Q tile (the small operand) would otherwise be read from
@@ -47,7 +49,8 @@
  *   full[s]  count 1 (the local producer's arrive.expect_tx) + tx STAGE_BYTES: this CTA's P bytes plus
  *            the whole Q tile (its own share and the peers' shares land here, all counted at this barrier).
  *   empty[s] count 2 * CLUSTER: one arrival per consumer warpgroup of each CTA of the cluster, because the
- *            producer of each CTA writes (multicast) into the stage of every CTA.
+ *            producer of each CTA writes (multicast) into the stage of every CTA (pingpong: CLUSTER, only the
+ *            warpgroup whose unit the stage holds reads it).
  *   Ordering: a peer's multicast complete_tx may reach full[s] before the local arrive.expect_tx of that
  *   phase; the tx-count goes transiently negative, which mbarrier allows, and the phase cannot complete
  *   without the local arrival (count 1).
@@ -131,6 +134,7 @@ struct Sm90Smem {
     uint64_t full[STAGES];
     uint64_t empty[STAGES];
     uint64_t c_full, c_empty; /* STAGED with beta != 0: the C tile loaded / its stores have read it */
+    uint64_t turn[2];         /* pingpong: turn[w] = consumer warpgroup w may start its next main loop */
 };
 
 /* Host-visible facts about one instantiation. */
@@ -362,7 +366,7 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
                 pipeline_state_advance(&st_c, 1);
             }
         } else {
-            sm90_epilogue_tile_end<BN>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], chunks);
+            sm90_epilogue_tile_end<BN>(acc, prm, w, consumer, 1 + (uint32_t)consumer, map_c, sm->c_stage[consumer], chunks);
         }
     }
     if constexpr (DEFER) {
@@ -387,9 +391,89 @@ static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES, C_BYTE
     }
 }
 
+/* The pingpong schedule (SCHED = 1): each consumer warpgroup computes whole 128 x BN tiles (two m64 halves,
+ * two accumulators), the two taking the CTA's units in turn (warpgroup wg the units with local index
+ * i % 2 == wg), so one warpgroup's tile-end epilogue runs while the other's wgmmas keep the tensor cores busy:
+ *
+ *   wg 0:  mainloop(unit 0) | epilogue(0)        | mainloop(unit 2) | epilogue(2) ...
+ *   wg 1:       (waits)     | mainloop(unit 1)   | epilogue(1)      | mainloop(unit 3) ...
+ *
+ * The ring is shared and the producer fills it in unit order as before; a warpgroup steps its ring state
+ * over the other's K blocks without waiting on them. Each stage is read, and released, by one warpgroup per
+ * CTA, so empty[] counts CLUSTER arrivals. BN <= 128: two 64 x BN accumulators are 128 registers.
+ *
+ * The turns are ordered by turn[2] (count 1 each): a warpgroup starts the main loop of a unit (but its
+ * CTA's first) only after the other has waited on every stage of the unit before and issued its MMAs, and
+ * then arrives on the other's turn once its own main loop is issued. That keeps one warpgroup's MMAs on the
+ * tensor cores at a time, and it is what makes the stepped-over stages safe: when a warpgroup waits on a
+ * stage for unit i + 2, the fill of that stage for unit i + 1 has completed (the other warpgroup waited
+ * for it), so the full[] barrier is never a whole phase behind and a parity wait cannot pass on the
+ * phase before. */
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16>
+static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<BN, STAGES, 0> *sm, const PipelineRing *ring,
+                                                              const Sm90Params &prm, const CUtensorMap *map_c,
+                                                              uint32_t rank, int wg)
+{
+    static_assert(BN <= 128, "two 64 x BN accumulators per warpgroup must fit in 128 registers");
+    float acc[2][BN / 2];
+    const bool signals = threadIdx.x % 128 == 0; /* one release per warpgroup and destination CTA */
+    const uint32_t barrier_id = 1 + (uint32_t)wg;
+    uint32_t chunks = 0;
+    PipelineState st = pipeline_consumer_start();
+    PipelineState turn = pipeline_consumer_start(); /* waits on turn[wg], one phase per unit after the first */
+    const long long nclusters = gridDim.x / CLUSTER;
+    int i = 0; /* this CTA's units so far */
+    for (long long u = blockIdx.x / CLUSTER; u < prm.sched.units; u += nclusters, ++i) {
+        wsgemm_sched_unit w = wsgemm_sched_decode(&prm.sched, u, (int)rank);
+        if (i % 2 != wg) { /* the other warpgroup's unit: step over its stages */
+            for (int kb = w.kb_begin; kb < w.kb_end; ++kb) pipeline_state_advance(&st, STAGES);
+            continue;
+        }
+        if (i > 0) { /* the other warpgroup has issued the main loop of unit i - 1 */
+            mbarrier_wait(&sm->turn[wg], turn.phase, WAIT_CTA, 0, "sm90.turn", (uint32_t)wg);
+            pipeline_state_advance(&turn, 1);
+        }
+        PipelineState prev = st;
+        for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
+            consumer_wait(ring, st);
+            const uint32_t p_smem = smem_u32(sm->p[st.stage]);
+            const uint64_t b_desc = sm90_operand_desc<Q_MN>(smem_u32(sm->q[st.stage]));
+            wgmma_fence();
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const uint64_t a_desc = sm90_operand_desc<P_MN>(p_smem + h * 8192); /* rows 64h..64h+63 */
+#pragma unroll
+                for (int ks = 0; ks < SM90_BK / 16; ++ks)
+                    sm90_mma<BN, P_MN, Q_MN, BF16>(acc[h], a_desc + sm90_k_step<P_MN>(ks),
+                                                   b_desc + sm90_k_step<Q_MN>(ks),
+                                                   (kb != w.kb_begin || ks != 0) ? 1 : 0);
+            }
+            wgmma_commit_group();
+            if (kb != w.kb_begin) {
+                wgmma_wait_group<1>(); /* the previous stage has been read */
+                if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+            }
+            prev = st;
+            pipeline_state_advance(&st, STAGES);
+        }
+        if (signals) mbarrier_arrive(&sm->turn[1 - wg]); /* the other warpgroup's turn (count 1) */
+        wgmma_wait_group<0>();
+        if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int j = 0; j < BN / 2; ++j) wgmma_fence_operand(acc[h][j]);
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            sm90_epilogue_tile_end<BN>(acc[h], prm, w, h, barrier_id, map_c, sm->c_stage[wg], chunks);
+    }
+    /* the smem of the last chunks must stay valid until their stores have read it */
+    if (prm.epilogue != WSGEMM_EPILOGUE_DIRECT && signals) bulk_wait_group<0>();
+}
+
 /* ---------------------------------------------------------------- the kernel */
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES>
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES, int SCHED>
 __global__ void __launch_bounds__(SM90_THREADS, 1)
     sm90_gemm_kernel(const __grid_constant__ CUtensorMap map_p, const __grid_constant__ CUtensorMap map_q,
                      const __grid_constant__ CUtensorMap map_c, const __grid_constant__ Sm90Params prm)
@@ -411,9 +495,14 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     const PipelineRing ring_c = {&sm->c_full, &sm->c_empty, 1, WAIT_CTA, WAIT_CTA, "sm90.c_full", "sm90.c_empty"};
 
     if (threadIdx.x == 0) {
-        /* full: the local producer's one arrive.expect_tx; empty: each consumer warpgroup of each CTA */
-        pipeline_init(&ring, 1, 2 * CLUSTER);
+        /* full: the local producer's one arrive.expect_tx; empty: each consumer warpgroup that reads the stage,
+         * in each CTA (cooperative: both; pingpong: the one whose unit it holds) */
+        pipeline_init(&ring, 1, (SCHED ? 1 : 2) * CLUSTER);
         if constexpr (C_BYTES != 0) pipeline_init(&ring_c, 1, 2);
+        if constexpr (SCHED) { /* pingpong: each turn is handed over by the other warpgroup's leader */
+            mbarrier_init(&sm->turn[0], 1);
+            mbarrier_init(&sm->turn[1], 1);
+        }
         fence_mbarrier_init();           /* the inits are visible to the peer's multicast and arrivals */
         fence_proxy_async_shared_cta();  /* ... and to TMA complete_tx on this CTA's barriers */
     }
@@ -435,8 +524,13 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
         }
     } else {
         setmaxnreg_inc<SM90_CONSUMER_REGS>();
-        sm90_consumer<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES>(sm, &ring, &ring_c, prm, &map_c, rank,
-                                                                       warp / 4 - 1);
+        if constexpr (SCHED) {
+            static_assert(C_BYTES == 0, "the pingpong schedule runs the tile-end epilogues only");
+            sm90_consumer_pingpong<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16>(sm, &ring, prm, &map_c, rank, warp / 4 - 1);
+        } else {
+            sm90_consumer<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES>(sm, &ring, &ring_c, prm, &map_c, rank,
+                                                                           warp / 4 - 1);
+        }
     }
 
     /* the peer may still arrive on our empty[] (and we on its) until its consumers are done */
@@ -444,14 +538,14 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 #endif
 }
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES = 0>
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES = 0, int SCHED = 0>
 static Sm90KernelInfo sm90_kernel_info(void)
 {
     static_assert(sizeof(Sm90Smem<BN, STAGES, C_BYTES>) + SM90_SWIZZLE_ATOM <= 227 * 1024,
                   "ring + epilogue buffers + alignment slack must fit the 227 KB a block may opt into");
     static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4, "the Q tile is split between 1, 2 or 4 CTAs");
     Sm90KernelInfo info;
-    info.fn = (const void *)sm90_gemm_kernel<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES>;
+    info.fn = (const void *)sm90_gemm_kernel<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES, SCHED>;
     info.smem_bytes = (int)sizeof(Sm90Smem<BN, STAGES, C_BYTES>) + SM90_SWIZZLE_ATOM; /* + alignment slack */
     info.bn = BN;
     info.stages = STAGES;
@@ -467,7 +561,8 @@ static Sm90KernelInfo sm90_kernel_info(void)
  * (variants 1 and 2 exist for bf16, BN 256, P K-major only: the tuning script's comparisons), 3 = CLUSTER 4
  * (BN 64 and 128: one Q tile feeds four P tiles, a quarter of it loaded by each CTA), 4 and 5 = the STAGED
  * epilogue's kernels (the CTA's C tile in smem): 4 for 16-bit C (BN 256, 3 stages), 5 for fp32 C (BN 128,
- * 5 stages), both CLUSTER 2 (sm90_inst_<type>_staged.cu).
+ * 5 stages), both CLUSTER 2 (sm90_inst_<type>_staged.cu), 6 = the pingpong schedule (BN 128, 6 stages,
+ * CLUSTER 2; sm90_inst_<type>_pingpong.cu). The numbers are named in sm90_tile.h.
  * Returns info.fn == NULL when the combination is not instantiated. */
 Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int bf16);
 Sm90KernelInfo sm90_kernels_bf16_n256(int variant, int p_mn, int q_mn);
@@ -478,18 +573,20 @@ Sm90KernelInfo sm90_kernels_f16_n128(int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_f16_n64(int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_bf16_staged(int bn, int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_f16_staged(int bn, int variant, int p_mn, int q_mn);
+Sm90KernelInfo sm90_kernels_bf16_pingpong(int bn, int variant, int p_mn, int q_mn);
+Sm90KernelInfo sm90_kernels_f16_pingpong(int bn, int variant, int p_mn, int q_mn);
 
 /* Default ring depth: as many 48/32/24 KB stages as fit comfortably in 227 KB. */
 #define SM90_STAGES_FOR(BN) ((BN) == 256 ? 4 : (BN) == 128 ? 6 : 8)
 
 /* The kernel of one (BN, STAGES, CLUSTER, type) for each of the four P/Q majorness pairs. */
-template <int BN, int STAGES, int CLUSTER, int BF16, int C_BYTES = 0>
+template <int BN, int STAGES, int CLUSTER, int BF16, int C_BYTES = 0, int SCHED = 0>
 static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
 {
-    if (!p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 0, BF16, C_BYTES>();
-    if (!p_mn && q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 1, BF16, C_BYTES>();
-    if (p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 0, BF16, C_BYTES>();
-    return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 1, BF16, C_BYTES>();
+    if (!p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 0, BF16, C_BYTES, SCHED>();
+    if (!p_mn && q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 1, BF16, C_BYTES, SCHED>();
+    if (p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 0, BF16, C_BYTES, SCHED>();
+    return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 1, BF16, C_BYTES, SCHED>();
 }
 
 /* Defines sm90_kernels_<TY>_n<BN>: the four majorness pairs of the default variant (+ tuning variants, and
@@ -522,8 +619,20 @@ static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
     Sm90KernelInfo sm90_kernels_##TY##_staged(int bn, int variant, int p_mn, int q_mn)                      \
     {                                                                                                       \
         Sm90KernelInfo none = {};                                                                           \
-        if (variant == 4 && bn == 256) return sm90_kernel_for_majorness<256, 3, 2, BF16, 2>(p_mn, q_mn);    \
-        if (variant == 5 && bn == 128) return sm90_kernel_for_majorness<128, 5, 2, BF16, 4>(p_mn, q_mn);    \
+        if (variant == SM90_VARIANT_STAGED16 && bn == 256)                                                  \
+            return sm90_kernel_for_majorness<256, 3, 2, BF16, 2>(p_mn, q_mn);                               \
+        if (variant == SM90_VARIANT_STAGED32 && bn == 128)                                                  \
+            return sm90_kernel_for_majorness<128, 5, 2, BF16, 4>(p_mn, q_mn);                               \
+        return none;                                                                                        \
+    }
+
+/* Defines sm90_kernels_<TY>_pingpong: the pingpong schedule's kernels, variant 6 (BN 128, 6 stages). */
+#define SM90_DEFINE_PINGPONG_KERNELS(TY, BF16)                                                              \
+    Sm90KernelInfo sm90_kernels_##TY##_pingpong(int bn, int variant, int p_mn, int q_mn)                    \
+    {                                                                                                       \
+        Sm90KernelInfo none = {};                                                                           \
+        if (variant == SM90_VARIANT_PINGPONG && bn == 128)                                                  \
+            return sm90_kernel_for_majorness<128, 6, 2, BF16, 0, 1>(p_mn, q_mn);                            \
         return none;                                                                                        \
     }
 

@@ -175,13 +175,14 @@ static wsgemm_status use_staged_kernel(wsgemm_plan *plan, const wsgemm_problem *
     const int wide = p->Ctype == WSGEMM_R_32F;
     const int bn = wide ? 128 : 256;
     if (plan->epilogue != WSGEMM_EPILOGUE_TMA || knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_TMA ||
-        plan->variant != 0 || plan->bn < bn)
+        plan->variant != SM90_VARIANT_DEFAULT || plan->bn < bn)
         return WSGEMM_STATUS_SUCCESS;
     sm90_kernel_facts f = {0};
-    wsgemm_status s = query(query_ctx, bn, wide ? 5 : 4, plan->p_mn, plan->q_mn, plan->ab_type == WSGEMM_R_16BF, &f);
+    const int variant = wide ? SM90_VARIANT_STAGED32 : SM90_VARIANT_STAGED16;
+    wsgemm_status s = query(query_ctx, bn, variant, plan->p_mn, plan->q_mn, plan->ab_type == WSGEMM_R_16BF, &f);
     if (s != WSGEMM_STATUS_SUCCESS || !f.exists || f.max_clusters <= 0) return s;
     plan->epilogue = WSGEMM_EPILOGUE_STAGED;
-    plan->variant = wide ? 5 : 4;
+    plan->variant = variant;
     plan->bn = f.bn;
     plan->stages = f.stages;
     plan->cluster = f.cluster;
@@ -303,13 +304,13 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
      * 8192, ratio to cuBLAS NN/TN, per-call timing): m = 16 0.95/0.90 -> 1.07/1.01, m = 64 1.05/1.04 ->
      * 1.07/1.05; with split-K, or at m = 128 (two Q tiles) and 256, it was slower or no better, so only here.
      * A 4-CTA kernel the device cannot run keeps the 2-CTA choice. */
-    if (knobs->sm90_variant == 0 && chosen.bn == 64 && splits == 1 && plan->q_extent <= 64 && plan->p_extent >= 4 * SM90_BM) {
+    if (knobs->sm90_variant == SM90_VARIANT_DEFAULT && chosen.bn == 64 && splits == 1 && plan->q_extent <= 64 && plan->p_extent >= 4 * SM90_BM) {
         sm90_kernel_facts f4 = {0};
-        if (query(query_ctx, 64, 3, plan->p_mn, plan->q_mn, plan->ab_type == WSGEMM_R_16BF, &f4) ==
+        if (query(query_ctx, 64, SM90_VARIANT_CLUSTER4, plan->p_mn, plan->q_mn, plan->ab_type == WSGEMM_R_16BF, &f4) ==
                 WSGEMM_STATUS_SUCCESS &&
             f4.exists && f4.max_clusters > 0) {
             chosen = f4;
-            chosen.variant = 3;
+            chosen.variant = SM90_VARIANT_CLUSTER4;
         }
     }
     plan->bn = chosen.bn;
@@ -320,6 +321,11 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     plan->variant = chosen.variant;
     set_grid(plan, knobs->sm90_group, splits, nb, k_blocks);
     plan->epilogue = choose_epilogue(p, knobs, swap, plan->splits);
+    if (plan->variant == SM90_VARIANT_PINGPONG) {
+        /* each warpgroup's tile-end epilogue already runs under the other's main loop */
+        plan->schedule = WSGEMM_SCHEDULE_PINGPONG;
+        if (plan->epilogue == WSGEMM_EPILOGUE_DEFERRED) plan->epilogue = WSGEMM_EPILOGUE_TMA;
+    }
     wsgemm_status s = use_staged_kernel(plan, p, knobs, query, query_ctx);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
     if (plan->epilogue == WSGEMM_EPILOGUE_STAGED) set_grid(plan, knobs->sm90_group, plan->splits, nb, k_blocks);

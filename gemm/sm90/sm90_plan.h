@@ -3,9 +3,11 @@
  * split-K, epilogue, staging and workspace of one call, as a wsgemm_plan (gemm/common/plan.h). Host C,
  * no CUDA call: what it needs of the kernels and the device comes through sm90_kernel_query.
  *
- * Kernel variants (sm90_kernel.cuh instantiates them): 0 default (2-CTA cluster, deepest ring that fits),
- * 1 no cluster and 2 three stages (bf16, BN 256, K-major P only: tuning comparisons), 3 a 4-CTA cluster
- * (BN 64 and 128). Where the requested variant does not exist, variant 0 runs.
+ * Kernel variants (SM90_VARIANT_*, sm90_tile.h; sm90_kernel.cuh instantiates them): 0 default (2-CTA
+ * cluster, deepest ring that fits), 1 no cluster and 2 three stages (bf16, BN 256, K-major P only: tuning
+ * comparisons), 3 a 4-CTA cluster (BN 64 and 128), 4 and 5 the staged C tile (chosen by the plan for its
+ * epilogue), 6 the pingpong schedule (BN 128; only when asked for). Where the requested variant does not
+ * exist for a tile width, variant 0 runs.
  */
 #ifndef WSGEMM_SM90_PLAN_H
 #define WSGEMM_SM90_PLAN_H

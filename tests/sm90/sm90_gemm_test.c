@@ -410,6 +410,51 @@ static void case_staged(wsgemm_handle h)
     run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
 }
 
+/* the pingpong schedule (WSGEMM_SM90_VARIANT=6 with BN 128): the two consumer warpgroups take the CTA's units
+ * in turn, each a whole 128 x 128 tile, and step over each other's stages. Many units per CTA (4096 x 4096),
+ * 1 and 16 K blocks per unit, unit counts that leave a warpgroup without work (300 x 260), ragged edges, all
+ * ops, both 16-bit types, fp32 and mixed C, beta, batch, unaligned ldc (per-element stores), forced split-K
+ * (units of unequal K ranges). 16-bit C of the input type with beta 0 would take the deferred stores on the
+ * cooperative kernel: seeing the tile-end TMA epilogue there shows the pingpong kernel ran. */
+static void case_pingpong(wsgemm_handle h)
+{
+    knob_set("WSGEMM_SM90_VARIANT", "6");
+    knob_set("WSGEMM_SM90_BN", "128");
+    const int shapes[][3] = {{4096, 4096, 64}, {4096, 4096, 1000}, {1000, 3000, 1000}, {2056, 1100, 130}, {300, 260, 100}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (int ta = 0; ta < 2; ++ta)
+            for (int tb = 0; tb < 2; ++tb) {
+                testing_gemm g = gemm(ta ? T : N, tb ? T : N, shapes[s][0], shapes[s][1], shapes[s][2]);
+                if (s % 2) {
+                    g.ab_type = WSGEMM_R_16F;
+                    g.c_type = WSGEMM_R_16F;
+                }
+                run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_TMA);
+            }
+    const wsgemm_dtype ct[] = {WSGEMM_R_32F, WSGEMM_R_16F};
+    for (int c = 0; c < 2; ++c) {
+        testing_gemm g = gemm(N, T, 1536, 1024, 512);
+        g.c_type = ct[c];
+        g.beta = c ? -0.5f : 1.0f;
+        g.alpha = 2.0f;
+        run(h, &g);
+    }
+    testing_gemm g = gemm(T, N, 512, 768, 300);
+    g.batch = 5;
+    g.beta = 0.5f;
+    run(h, &g);
+    g = gemm(N, N, 1000, 1000, 500);
+    g.ldc = 1003; /* not 16-byte aligned: per-element stores */
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_DIRECT);
+    knob_set("WSGEMM_SM90_SPLITK", "3");
+    g = gemm(N, N, 512, 1024, 1000);
+    g.beta = 1.0f;
+    run(h, &g);
+    knob_clear("WSGEMM_SM90_SPLITK");
+    knob_clear("WSGEMM_SM90_BN");
+    knob_clear("WSGEMM_SM90_VARIANT");
+}
+
 /* the 4-CTA cluster (WSGEMM_SM90_VARIANT=3, BN 64 and 128): each CTA loads a quarter of the Q tile and
  * multicasts it; P-tile counts that are not a multiple of 4 leave idle ranks in the last cluster. Skinny and
  * square-ish shapes, all ops, fp16, split-K, batch; fails when another cluster size ran. Then the default
@@ -459,7 +504,8 @@ static const test_case cases[] = {
     {"ctypes", case_ctypes}, {"fp16", case_fp16},     {"smallm", case_smallm},
     {"ktail", case_ktail},   {"splitk", case_splitk}, {"variants", case_variants},
     {"tmastore", case_tmastore}, {"deferred", case_deferred},
-    {"staged", case_staged},     {"cluster4", case_cluster4},
+    {"staged", case_staged},     {"pingpong", case_pingpong},
+    {"cluster4", case_cluster4},
 };
 
 int main(int argc, char **argv)

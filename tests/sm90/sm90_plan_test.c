@@ -7,14 +7,15 @@
  *            one 64-wide tile get the 4-CTA cluster, a one-row operand with ld 1 is read in place, big
  *            squares take BN 256 with the deferred epilogue, beta != 0 and fp32 C the staged C tile (never
  *            the deferred one; the tile-end stores with WSGEMM_SM90_EPILOGUE=tma),
- *            forced split-K sizes its partials, 4099^3 stages both operands.
- *   sweep    on 18207 problem x knob combinations (shapes 1..8192, K 1..14336, ops, types, beta, batch,
+ *            forced split-K sizes its partials, 4099^3 stages both operands, the pingpong kernel when asked for.
+ *   sweep    on 20230 problem x knob combinations (shapes 1..8192, K 1..14336, ops, types, beta, batch,
  *            padded, shared and misaligned operands, variant/BN/split/epilogue knobs, two device sizes): the
  *            workspace holds the staged copies and the partials without overlap, 256-byte aligned, and is
  *            exactly what the launcher reserves (workspace_bytes); partials are splits x m x n x batch fp32;
  *            the grid never exceeds the units or the co-resident clusters; deferred stores only with beta 0
  *            and C of the input type; split-K only with per-element stores; the staged epilogue only on its
- *            kernels (BN 256 for 16-bit C, BN 128 for fp32 C); the schedule always of the plan's tile.
+ *            kernels (BN 256 for 16-bit C, BN 128 for fp32 C); the pingpong schedule only on its kernel (BN 128)
+ *            with tile-end stores; the schedule always of the plan's tile.
  * Prints what it checked; exits 1 on failure.
  */
 #include <stdint.h>
@@ -49,7 +50,8 @@ typedef struct model {
 
 /* sm90_kernel.cuh's SM90_DEFINE_KERNELS and SM90_DEFINE_STAGED_KERNELS as instantiated by sm90_inst_*.cu:
  * variant 0 everywhere; variant 3 (4-CTA cluster) for BN 64 and 128; variants 1 and 2 for bf16, BN 256,
- * K-major P; the STAGED kernels, variant 4 at BN 256 and 5 at BN 128. */
+ * K-major P; the STAGED kernels, variant 4 at BN 256 and 5 at BN 128; the pingpong ones, variant 6 at
+ * BN 128. */
 static wsgemm_status model_query(void *ctx, int bn, int variant, int p_mn, int q_mn, int bf16, sm90_kernel_facts *f)
 {
     const model *m = ctx;
@@ -63,6 +65,7 @@ static wsgemm_status model_query(void *ctx, int bn, int variant, int p_mn, int q
     else if (variant == 2 && bf16 && bn == 256 && !p_mn) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 3, .cluster = 2};
     else if (variant == 4 && bn == 256) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 3, .cluster = 2};
     else if (variant == 5 && bn == 128) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 5, .cluster = 2};
+    else if (variant == 6 && bn == 128) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 6, .cluster = 2};
     if (f->exists) {
         f->smem_bytes = (SM90_BM + bn) * SM90_BK * 2 * f->stages + 32768 + 1024;
         f->max_clusters = m->sm_count / f->cluster;
@@ -147,6 +150,11 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan)
                (plan->swap && (p->Ctype == WSGEMM_R_32F ? plan->bn == 128 && plan->variant == 5
                                                           : plan->bn == 256 && plan->variant == 4)),
            "%s: the staged epilogue on bn %d variant %d", shape, plan->bn, plan->variant);
+    EXPECT((plan->schedule == WSGEMM_SCHEDULE_PINGPONG) == (plan->variant == SM90_VARIANT_PINGPONG) &&
+               (plan->schedule != WSGEMM_SCHEDULE_PINGPONG ||
+                (plan->bn == 128 && (plan->epilogue == WSGEMM_EPILOGUE_TMA || plan->epilogue == WSGEMM_EPILOGUE_DIRECT))),
+           "%s: schedule %d on variant %d bn %d epilogue %s", shape, (int)plan->schedule, plan->variant, plan->bn,
+           wsgemm_epilogue_name(plan->epilogue));
     EXPECT(plan->tiles_q == (int)((plan->q_extent + plan->bn - 1) / plan->bn) &&
                plan->sched.cols == plan->tiles_q && plan->sched.cluster_rows == plan->cluster,
            "%s: the schedule is not of the plan's tile (%d cols for %d tiles)", shape, plan->sched.cols, plan->tiles_q);
@@ -220,6 +228,20 @@ static void case_choices(void)
                "fp32 C beta %g: epilogue %s bn %d variant %d", (double)f32_betas[i], wsgemm_epilogue_name(plan.epilogue),
                plan.bn, plan.variant);
     }
+    /* the pingpong schedule when asked for (variant 6, BN 128): tile-end stores (its overlap is the other
+     * warpgroup's main loop), staged never */
+    wsgemm_knobs pp = kn;
+    pp.sm90_variant = SM90_VARIANT_PINGPONG;
+    pp.sm90_bn = 128;
+    const float pp_betas[] = {0.0f, 1.0f};
+    for (int i = 0; i < 2; ++i) {
+        p = problem(N, N, 8192, 8192, 1024, 1, BF, BF, pp_betas[i], 0, 0);
+        plan = plan_of(&p, &pp, &h200);
+        check_invariants(&p, &plan);
+        EXPECT(plan.schedule == WSGEMM_SCHEDULE_PINGPONG && plan.epilogue == WSGEMM_EPILOGUE_TMA && plan.cluster == 2,
+               "pingpong beta %g: schedule %d epilogue %s", (double)pp_betas[i], (int)plan.schedule,
+               wsgemm_epilogue_name(plan.epilogue));
+    }
     /* a small C tile grid: the cost model's BN 64 has no staged kernel; tile-end stores */
     p = problem(N, N, 100, 1000, 1000, 1, BF, BF, 1.0f, 0, 0);
     plan = plan_of(&p, &kn, &h200);
@@ -257,8 +279,8 @@ static void case_sweep(void)
     static const int ks[] = {1, 63, 64, 300, 1024, 4096, 14336};
     model h200 = {132}, small = {20};
     model *models[2] = {&h200, &small};
-    wsgemm_knobs knob_sets[9];
-    for (int i = 0; i < 9; ++i) knob_sets[i] = wsgemm_knobs_defaults();
+    wsgemm_knobs knob_sets[10];
+    for (int i = 0; i < 10; ++i) knob_sets[i] = wsgemm_knobs_defaults();
     knob_sets[1].sm90_variant = 1;
     knob_sets[2].sm90_variant = 3;
     knob_sets[3].sm90_swap = 0;
@@ -267,6 +289,8 @@ static void case_sweep(void)
     knob_sets[6].sm90_epilogue = WSGEMM_EPILOGUE_PREF_TMA;
     knob_sets[7].sm90_epilogue = WSGEMM_EPILOGUE_PREF_DIRECT;
     knob_sets[8].sm90_epilogue = WSGEMM_EPILOGUE_PREF_STAGED;
+    knob_sets[9].sm90_variant = SM90_VARIANT_PINGPONG;
+    knob_sets[9].sm90_bn = 128;
     unsigned r = 12345u;
     for (int mi = 0; mi < D; ++mi)
         for (int ni = 0; ni < D; ++ni)
@@ -282,7 +306,7 @@ static void case_sweep(void)
                 const int pad = (r >> 16) % 4 == 0 ? 3 : 0;
                 const int misalign = (r >> 18) % 8 == 0;
                 wsgemm_problem p = problem(ta, tb, dims[mi], dims[ni], ks[ki], batch, ab, c, beta, pad, misalign);
-                for (int kn = 0; kn < 9; ++kn) {
+                for (int kn = 0; kn < 10; ++kn) {
                     wsgemm_plan plan = plan_of(&p, &knob_sets[kn], models[(r >> 20) & 1]);
                     check_invariants(&p, &plan);
                 }

@@ -42,6 +42,7 @@ static const config big_configs[] = {
     {"TMA-store epilogue", {{"WSGEMM_SM90_EPILOGUE", "tma"}, {NULL, NULL}}},
     {"TMA-store, 3 stages", {{"WSGEMM_SM90_EPILOGUE", "tma"}, {"WSGEMM_SM90_VARIANT", "2"}, {NULL, NULL}}},
     {"staged C tile", {{"WSGEMM_SM90_EPILOGUE", "staged"}, {NULL, NULL}}},
+    {"pingpong BN128", {{"WSGEMM_SM90_VARIANT", "6"}, {"WSGEMM_SM90_BN", "128"}, {NULL, NULL}}},
 };
 static const config small_configs[] = {
     {"default", {{NULL, NULL}}},
@@ -62,6 +63,8 @@ static const config small_configs[] = {
     {"cluster 4 splitk 2", {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_SPLITK", "2"}, {NULL, NULL}}},
     {"cluster 4 BN128 splitk 1", {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "1"}}},
     {"cluster 4 BN128 splitk 2", {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "2"}}},
+    {"pingpong BN128", {{"WSGEMM_SM90_VARIANT", "6"}, {"WSGEMM_SM90_BN", "128"}, {NULL, NULL}}},
+    {"pingpong BN128 splitk 2", {{"WSGEMM_SM90_VARIANT", "6"}, {"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "2"}}},
 };
 
 
