@@ -3,8 +3,8 @@
 #
 #   sm90_code_check.sh ptx  <nvcc> <repo root> <work dir>
 #       compiles gemm/sm90/sm90_inst_bf16_n256.cu (the default kernels and the tuning variants) to PTX and
-#       to a cubin with the ptxas report (and sm90_inst_bf16_staged.cu, the STAGED epilogue's kernels, to a
-#       cubin with the report), and checks: wgmma.mma_async, setmaxnreg.inc/.dec, TMA multicast
+#       to a cubin with the ptxas report (and sm90_inst_bf16_staged.cu and _pingpong.cu, the STAGED epilogue's
+#       and the pingpong schedule's kernels, to cubins with the report), and checks: wgmma.mma_async, setmaxnreg.inc/.dec, TMA multicast
 #       and stmatrix (the deferred epilogue) present in the PTX; every kernel reports 0 spill bytes and
 #       0 stack; ptxas did not ignore setmaxnreg (warning C7508 / "setmaxnreg ignored").
 #   sm90_code_check.sh sass <nvcc> <repo root> <work dir> [cuobjdump]
@@ -31,9 +31,11 @@ if [ "$mode" = ptx ]; then
         echo "ok: PTX has '$pat' ($n lines)"
     done
     "$nvcc" $flags -cubin -Xptxas -v "$src" -o "$work/sm90.cubin" > "$work/ptxas.log" 2>&1 || { cat "$work/ptxas.log"; fail "nvcc -cubin failed"; }
-    # the STAGED epilogue's kernels (C tile in smem) too: the same register and spill rules
-    "$nvcc" $flags -cubin -Xptxas -v "$root/gemm/sm90/sm90_inst_bf16_staged.cu" -o "$work/sm90_staged.cubin" \
-        >> "$work/ptxas.log" 2>&1 || { cat "$work/ptxas.log"; fail "nvcc -cubin of the staged kernels failed"; }
+    # the STAGED epilogue's kernels (C tile in smem) and the pingpong ones too: the same register and spill rules
+    for extra in staged pingpong; do
+        "$nvcc" $flags -cubin -Xptxas -v "$root/gemm/sm90/sm90_inst_bf16_$extra.cu" -o "$work/sm90_$extra.cubin" \
+            >> "$work/ptxas.log" 2>&1 || { cat "$work/ptxas.log"; fail "nvcc -cubin of the $extra kernels failed"; }
+    done
     kernels=$(grep -c "Compiling entry function '_Z16sm90_gemm_kernel" "$work/ptxas.log")
     [ "$kernels" -gt 0 ] || fail "ptxas report names no sm90_gemm_kernel"
     spills=$(grep "spill stores" "$work/ptxas.log" | grep -vc "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads")
