@@ -26,21 +26,12 @@
 #include "common/tma.h"
 #include "sm90/sm90_plan.h"
 #include "sm90/sm90_tile.h"
+#include "testing.h"
 
 static int failures;
 static long long checked;
 
-#define EXPECT(cond, ...)                                                                                  \
-    do {                                                                                                   \
-        if (!(cond)) {                                                                                     \
-            if (failures < 20) {                                                                           \
-                fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                            \
-                fprintf(stderr, __VA_ARGS__);                                                              \
-                fprintf(stderr, "\n");                                                                     \
-            }                                                                                              \
-            failures++;                                                                                    \
-        }                                                                                                  \
-    } while (0)
+#define EXPECT(cond, ...) TESTING_EXPECT(failures, cond, __VA_ARGS__)
 
 /* ---------------------------------------------------------------- the device model */
 
