@@ -54,11 +54,12 @@
  *   --wsgemm_seed=N            input seed (default 1)
  *   --wsgemm_context=KEY=VALUE add KEY to the report context (e.g. the driver)
  * Without a GPU, --benchmark_list_tests lists every benchmark the build holds;
- * asked to run, the program says there is no device and exits 0.
+ * asked to run, the program says there is no device and exits 77 (it has
+ * measured nothing and written no report).
  *
  * Exit status: 0; 1 bad arguments; 2 the filter matched nothing; 3 a wrong
  * result (ERROR rows say which); 4 the device failed (a kernel fault: every
- * row after it is an error, the JSON is still complete).
+ * row after it is an error, the JSON is still complete); 77 no CUDA device.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -895,9 +896,9 @@ int main(int argc, char **argv)
     const int list_only = gbench_wants_list_only(argc, argv);
     const int have_gpu = testing_gpu_count() > 0;
     if (!have_gpu && !list_only) {
-        printf("wsgemm-bench: no CUDA device on this machine; nothing to run "
-               "(--benchmark_list_tests lists the benchmarks)\n");
-        return 0;
+        fprintf(stderr, "wsgemm-bench: no CUDA device on this machine; nothing was run and no report written "
+                        "(--benchmark_list_tests lists the benchmarks)\n");
+        return 77;
     }
     if (have_gpu) device_setup();
     for (int i = 0; i < ncontexts; ++i) {

@@ -35,8 +35,10 @@ enum { WSGEMM_MESSAGE_BYTES = 512, THREAD_RECORDS = 8 };
 
 struct wsgemm_context {
     unsigned long long id;    /* never reused: per-thread records are keyed by it, not by the address */
-    pthread_mutex_t lock;     /* stream and forced_path */
+    pthread_mutex_t lock;     /* stream, stream_device and forced_path */
     cudaStream_t stream;
+    int stream_device;        /* the stream's device, read by wsgemm_set_stream; -1: the current device's (the
+                                 default streams) or unknown (set while capturing, or no driver) */
     wsgemm_path forced_path;
     wsgemm_workspace_source workspace;
 };
@@ -201,6 +203,7 @@ wsgemm_status wsgemm_create(wsgemm_handle *handle)
     h->id = atomic_fetch_add(&next_handle_id, 1);
     pthread_mutex_init(&h->lock, NULL);
     h->forced_path = WSGEMM_PATH_AUTO;
+    h->stream_device = -1;
     wsgemm_workspace_source_init(&h->workspace);
     *handle = h;
     return WSGEMM_STATUS_SUCCESS;
@@ -229,11 +232,30 @@ wsgemm_status wsgemm_destroy(wsgemm_handle h)
     return WSGEMM_STATUS_SUCCESS;
 }
 
+/* The device of a stream created by the caller, or -1. Queried here, not per call: cudaStreamGetDevice is
+ * one of the calls a capturing stream refuses (and the refusal invalidates the capture), so it is asked only
+ * of a stream that is not capturing; the default streams follow the current device. */
+static int stream_device_of(cudaStream_t stream)
+{
+    if (stream == NULL || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return -1;
+    enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaError_t err = cudaStreamIsCapturing(stream, &capture);
+    int device = -1;
+    if (err == cudaSuccess && capture == cudaStreamCaptureStatusNone) err = cudaStreamGetDevice(stream, &device);
+    if (err != cudaSuccess) {
+        wsgemm_forget_cuda_error(err);
+        device = -1;
+    }
+    return capture == cudaStreamCaptureStatusNone ? device : -1;
+}
+
 wsgemm_status wsgemm_set_stream(wsgemm_handle h, cudaStream_t stream)
 {
     if (!handle_is_valid(h)) return fail_no_handle("wsgemm_set_stream");
+    const int device = stream_device_of(stream);
     pthread_mutex_lock(&h->lock);
     h->stream = stream;
+    h->stream_device = device;
     pthread_mutex_unlock(&h->lock);
     return WSGEMM_STATUS_SUCCESS;
 }
@@ -473,17 +495,11 @@ static wsgemm_status current_device(wsgemm_handle h, const char *fn, const wsgem
     return WSGEMM_STATUS_SUCCESS;
 }
 
-/* Kernels go to the handle's stream, which must belong to the current device. */
-static wsgemm_status check_stream(wsgemm_handle h, const char *fn, cudaStream_t stream, int ordinal)
+/* Kernels go to the handle's stream, which must belong to the current device (stream_device: see
+ * wsgemm_set_stream; -1 passes). */
+static wsgemm_status check_stream(wsgemm_handle h, const char *fn, cudaStream_t stream, int device, int ordinal)
 {
-    int device = -1;
-    cudaError_t err = cudaStreamGetDevice(stream, &device);
-    if (err != cudaSuccess) {
-        wsgemm_forget_cuda_error(err);
-        return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: stream %p (wsgemm_set_stream) is not a usable stream: %s",
-                           fn, (void *)stream, cudaGetErrorString(err));
-    }
-    if (device != ordinal)
+    if (device >= 0 && device != ordinal)
         return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
                            "%s: stream %p (wsgemm_set_stream) belongs to device %d but the current device is %d", fn,
                            (void *)stream, device, ordinal);
@@ -645,12 +661,13 @@ static wsgemm_status run_call(wsgemm_handle h, const char *fn, const wsgemm_prob
 {
     pthread_mutex_lock(&h->lock);
     const cudaStream_t stream = h->stream;
+    const int stream_device = h->stream_device;
     const wsgemm_path forced = h->forced_path;
     pthread_mutex_unlock(&h->lock);
 
     const wsgemm_device_info *dev = NULL;
     wsgemm_status s = current_device(h, fn, &dev);
-    if (s == WSGEMM_STATUS_SUCCESS) s = check_stream(h, fn, stream, dev->ordinal);
+    if (s == WSGEMM_STATUS_SUCCESS) s = check_stream(h, fn, stream, stream_device, dev->ordinal);
     if (s == WSGEMM_STATUS_SUCCESS) s = check_pointers(h, fn, p, dev->ordinal);
     if (s == WSGEMM_STATUS_SUCCESS) s = check_forced_path(h, fn, forced, dev);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
@@ -665,13 +682,15 @@ static wsgemm_status run_call(wsgemm_handle h, const char *fn, const wsgemm_prob
         s = ctx.plan_only ? WSGEMM_STATUS_SUCCESS : wsgemm_generic_scale_c(p, &ctx);
     } else {
         path = forced != WSGEMM_PATH_AUTO ? forced : auto_path(dev, &ctx);
-        /* only the sm90 launcher takes a workspace; the others need none, so a size query stops here */
-        s = ctx.plan_only && path != WSGEMM_PATH_SM90 ? WSGEMM_STATUS_SUCCESS : run_path(path, p, &ctx);
+        s = run_path(path, p, &ctx); /* a plan_only call stops after sizing the workspace */
         if ((s == WSGEMM_STATUS_NOT_SUPPORTED || s == WSGEMM_STATUS_ALLOC_FAILED) && forced == WSGEMM_PATH_AUTO &&
             path != WSGEMM_PATH_GENERIC) {
-            path = WSGEMM_PATH_GENERIC; /* the fast path declined before touching C; generic needs no workspace */
-            lease.bytes = 0;
-            s = ctx.plan_only ? WSGEMM_STATUS_SUCCESS : wsgemm_generic_gemm(p, &ctx);
+            /* the fast path declined before touching C; the generic kernel runs without a workspace when
+             * none can be had */
+            path = WSGEMM_PATH_GENERIC;
+            if (!ctx.plan_only) wsgemm_workspace_release(&lease, stream);
+            lease = wsgemm_workspace_lease(&h->workspace, dev->ordinal);
+            s = wsgemm_generic_gemm(p, &ctx);
         }
     }
     if (!ctx.plan_only) wsgemm_workspace_release(&lease, stream);

@@ -35,8 +35,13 @@
 extern "C" {
 #endif
 
+/* The version of this header (the build reads it from here: CMake's project version, the package
+ * files). wsgemm_get_version() reports the version of the library actually linked or loaded.
+ * WSGEMM_VERSION is one number for #if: 10000 * major + 100 * minor + patch. */
 #define WSGEMM_VERSION_MAJOR 0
 #define WSGEMM_VERSION_MINOR 1
+#define WSGEMM_VERSION_PATCH 0
+#define WSGEMM_VERSION (WSGEMM_VERSION_MAJOR * 10000 + WSGEMM_VERSION_MINOR * 100 + WSGEMM_VERSION_PATCH)
 
 typedef enum wsgemm_status {
     WSGEMM_STATUS_SUCCESS = 0,
@@ -149,6 +154,11 @@ wsgemm_status wsgemm_gemm_workspace_size(
 const char *wsgemm_status_string(wsgemm_status status);
 const char *wsgemm_path_name(wsgemm_path path);
 const char *wsgemm_get_last_error_message(wsgemm_handle handle);
+
+/* The version of the library (the values of WSGEMM_VERSION_* it was built with; compare them with the
+ * macros to detect a header/library mismatch). Needs no handle and no GPU; a NULL pointer is skipped.
+ * Always SUCCESS. */
+wsgemm_status wsgemm_get_version(int *major, int *minor, int *patch);
 
 #ifdef __cplusplus
 }

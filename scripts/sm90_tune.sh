@@ -26,7 +26,7 @@ configure_build() { # dir watchdog targets...
     dir=$1 wd=$2
     shift 2
     cmake -S . -B "$dir" $gen -DCMAKE_BUILD_TYPE=Release -DWSGEMM_CUDA_ARCHS=90a -DWSGEMM_SM100_EMULATION=OFF \
-        -DWSGEMM_BUILD_BENCH=OFF -DWSGEMM_WATCHDOG="$wd" > "$logs/$(basename $dir).configure.log" 2>&1 || {
+        -DWSGEMM_BUILD_BENCH=OFF -DWSGEMM_PTXAS_VERBOSE=ON -DWSGEMM_WATCHDOG="$wd" > "$logs/$(basename $dir).configure.log" 2>&1 || {
         tail -30 "$logs/$(basename $dir).configure.log"; echo "configure of $dir failed"; return 1; }
     cmake --build "$dir" -j "$jobs" --target "$@" > "$logs/$(basename $dir).build.log" 2>&1 || {
         grep -B2 -A10 -i "error" "$logs/$(basename $dir).build.log" | head -60; echo "build of $dir failed"; return 1; }

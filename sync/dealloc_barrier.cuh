@@ -27,9 +27,9 @@
 
 #include <stdint.h>
 
-#include "sync/cluster.cuh"
-#include "sync/mbarrier.cuh"
-#include "sync/wait.cuh"
+#include "cluster.cuh"
+#include "mbarrier.cuh"
+#include "wait.cuh"
 
 /* Epilogue threads per CTA that signal: four warps, one per TMEM lane quarter. */
 #define DEALLOC_BARRIER_EPILOGUE_THREADS 128u

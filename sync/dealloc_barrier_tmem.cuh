@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "sync/dealloc_barrier.cuh"
-#include "tmem/tmem.cuh"
+#include "dealloc_barrier.cuh"
+#include "../tmem/tmem.cuh"
 
 /* MMA (allocating) warp of every CTA, whole warp, once at the end:
  *   1. relinquish the allocation permit (no further alloc by this CTA; lets a co-resident CTA that

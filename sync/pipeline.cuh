@@ -26,8 +26,8 @@
 
 #include <stdint.h>
 
-#include "sync/mbarrier.cuh"
-#include "sync/wait.cuh"
+#include "mbarrier.cuh"
+#include "wait.cuh"
 
 /* Where one side of a ring is: which stage it handles next and the parity of the phase it waits for. */
 typedef struct PipelineState {

@@ -23,8 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sync/cluster.cuh"
-#include "sync/mbarrier.cuh"
+#include "cluster.cuh"
+#include "mbarrier.cuh"
 
 #ifndef WSGEMM_WATCHDOG
 #define WSGEMM_WATCHDOG 0
@@ -76,8 +76,10 @@ static __device__ __forceinline__ void mbarrier_wait(uint64_t *bar_smem, uint32_
                                                      uint32_t suspend_ns, const char *name, uint32_t index)
 {
 #if WSGEMM_WATCHDOG
-    if (mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns))
+    if (mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
+        WSGEMM_HB(tmem_hb_note_wait(name, index, parity));
         return;
+    }
     uint64_t start = globaltimer_ns();
     while (!mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
         uint64_t waited = globaltimer_ns() - start;
@@ -90,6 +92,7 @@ static __device__ __forceinline__ void mbarrier_wait(uint64_t *bar_smem, uint32_
     while (!mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
     }
 #endif
+    WSGEMM_HB(tmem_hb_note_wait(name, index, parity)); /* names the barrier in later race reports */
 }
 
 #endif /* WSGEMM_SYNC_WAIT_CUH */

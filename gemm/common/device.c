@@ -91,3 +91,32 @@ cudaError_t wsgemm_pointer_query(const void *ptr, wsgemm_pointer_info *info)
     }
     return cudaSuccess;
 }
+
+/* cuFuncSetAttribute (CUDA 9.0 and later), looked up once. */
+typedef CUresult (*func_set_attribute_fn)(CUfunction fn, CUfunction_attribute attr, int value);
+static func_set_attribute_fn func_set_attribute;
+static pthread_once_t func_set_attribute_once = PTHREAD_ONCE_INIT;
+
+static void lookup_func_set_attribute(void)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
+    cudaError_t err = cudaGetDriverEntryPointByVersion("cuFuncSetAttribute", &fn, 9000, cudaEnableDefault, &query);
+    if (err != cudaSuccess) wsgemm_forget_cuda_error(err);
+    if (err == cudaSuccess && query == cudaDriverEntryPointSuccess) func_set_attribute = (func_set_attribute_fn)fn;
+}
+
+cudaError_t wsgemm_kernel_set_max_dynamic_smem(const void *fn, int bytes)
+{
+    pthread_once(&func_set_attribute_once, lookup_func_set_attribute);
+    cudaFunction_t function = NULL;
+    cudaError_t err = func_set_attribute ? cudaGetFuncBySymbol(&function, fn) : cudaErrorNotSupported;
+    if (err == cudaSuccess) {
+        const CUresult r = func_set_attribute((CUfunction)function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+        return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+    }
+    wsgemm_forget_cuda_error(err);
+    err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); /* no driver entry point */
+    if (err != cudaSuccess) wsgemm_forget_cuda_error(err);
+    return err;
+}

@@ -42,6 +42,12 @@ typedef struct wsgemm_pointer_info {
 /* What `ptr` is. A CUDA error is returned (already cleared). */
 cudaError_t wsgemm_pointer_query(const void *ptr, wsgemm_pointer_info *info);
 
+/* cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) for the current device, done
+ * through the driver (cuFuncSetAttribute on the function cudaGetFuncBySymbol gives): the runtime's own call
+ * cleared a caller's pending error on the H200 (driver 580), the driver's leaves the runtime's error state
+ * alone. Returns a CUDA error already cleared. */
+cudaError_t wsgemm_kernel_set_max_dynamic_smem(const void *fn, int bytes);
+
 #ifdef __cplusplus
 }
 #endif

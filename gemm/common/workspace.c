@@ -180,6 +180,7 @@ wsgemm_status wsgemm_workspace_reserve(wsgemm_launch_ctx *ctx, size_t bytes, voi
 {
     wsgemm_workspace *ws = ctx->workspace;
     *ptr = NULL;
+    bytes = (bytes + 255) & ~(size_t)255; /* what a call takes is what the size query reports */
     if (ctx->plan_only) {
         ws->bytes = bytes;
         return WSGEMM_STATUS_SUCCESS;
@@ -187,7 +188,6 @@ wsgemm_status wsgemm_workspace_reserve(wsgemm_launch_ctx *ctx, size_t bytes, voi
     if (ws->ptr != NULL || ws->holds_lock)
         return wsgemm_fail(ctx, WSGEMM_STATUS_INTERNAL_ERROR, "workspace reserved twice in one call");
     if (bytes == 0) return WSGEMM_STATUS_SUCCESS;
-    bytes = (bytes + 255) & ~(size_t)255;
     pthread_mutex_lock(&ws->source->lock);
     const int user = ws->source->user;
     pthread_mutex_unlock(&ws->source->lock);

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "common/epilogue.cuh"
+#include "common/splitk_reduce.cuh"
 #include "internal.h"
 
 namespace {
@@ -69,6 +70,10 @@ struct GemmParams {
     int a_k_contiguous; /* op(A) = A^T: consecutive k are consecutive in memory */
     int b_k_contiguous; /* op(B) = B:   consecutive k are consecutive in memory */
     float alpha, beta;
+    /* split-K: split s takes k in [s * k_per_split, (s + 1) * k_per_split) and writes C + s * split_stride_c
+     * (then C is the fp32 partials, alpha 1, beta 0); splits = 1 is the plain product */
+    int splits, k_per_split;
+    long long split_stride_c;
 };
 
 /* One 128 x 32 operand tile in shared memory, in the operand's own layout:
@@ -309,19 +314,22 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
     const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
     const long long tiles_m = (p.m - 1) / kBlockM + 1; /* m, k > 0; m + kBlockM - 1 could overflow */
     const long long tiles = tiles_m * ((p.n - 1) / kBlockN + 1);
-    const int k_steps = (p.k - 1) / kBlockK + 1;
 
-    /* one work item = (batch, tile); the grid may hold fewer of either than the problem has */
-    const long long items = tiles * p.batch_count;
+    /* one work item = (batch, split, tile); the grid may hold fewer of them than the problem has */
+    const long long items = tiles * p.batch_count * p.splits;
     for (long long item = blockIdx.z * (long long)gridDim.x + blockIdx.x; item < items;
          item += (long long)gridDim.x * gridDim.z) {
-        const int batch = (int)(item / tiles);
-        const long long tile = item - (long long)batch * tiles;
+        const long long batch_split = item / tiles;
+        const long long tile = item - batch_split * tiles;
+        const int batch = (int)(batch_split / p.splits), split = (int)(batch_split % p.splits);
         const int m0 = (int)(tile % tiles_m) * kBlockM;
         const int n0 = (int)(tile / tiles_m) * kBlockN;
-        const uint16_t *A = p.A + batch * p.strideA;
-        const uint16_t *B = p.B + batch * p.strideB;
-        TOut *C = static_cast<TOut *>(p.C) + batch * p.strideC;
+        const int k0 = split * p.k_per_split;
+        const int K = p.k - k0 < p.k_per_split ? p.k - k0 : p.k_per_split; /* this split's k; >= 1 */
+        const int k_steps = (K - 1) / kBlockK + 1;
+        const uint16_t *A = p.A + batch * p.strideA + k0 * (kAKContiguous ? 1 : p.lda);
+        const uint16_t *B = p.B + batch * p.strideB + k0 * (kBKContiguous ? 1 : p.ldb);
+        TOut *C = static_cast<TOut *>(p.C) + batch * p.strideC + split * p.split_stride_c;
 
         float acc[kMmaTilesM][kMmaTilesN][4];
 #pragma unroll
@@ -331,8 +339,8 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
 #pragma unroll
                 for (int r = 0; r < 4; ++r) acc[tm][tn][r] = 0.0f;
 
-        copy_operand_tile(smem.mainloop.a[0], A, m0, 0, p.m, p.k, p.lda, kAKContiguous);
-        copy_operand_tile(smem.mainloop.b[0], B, n0, 0, p.n, p.k, p.ldb, kBKContiguous);
+        copy_operand_tile(smem.mainloop.a[0], A, m0, 0, p.m, K, p.lda, kAKContiguous);
+        copy_operand_tile(smem.mainloop.b[0], B, n0, 0, p.n, K, p.ldb, kBKContiguous);
         cp_async_commit_group();
         cp_async_wait_all();
         __syncthreads();
@@ -340,8 +348,8 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
         for (int ks = 0; ks < k_steps; ++ks) {
             const int buf = ks & 1;
             if (ks + 1 < k_steps) { /* buf^1 was last read in step ks-1, before that step's barrier */
-                copy_operand_tile(smem.mainloop.a[buf ^ 1], A, m0, (ks + 1) * kBlockK, p.m, p.k, p.lda, kAKContiguous);
-                copy_operand_tile(smem.mainloop.b[buf ^ 1], B, n0, (ks + 1) * kBlockK, p.n, p.k, p.ldb, kBKContiguous);
+                copy_operand_tile(smem.mainloop.a[buf ^ 1], A, m0, (ks + 1) * kBlockK, p.m, K, p.lda, kAKContiguous);
+                copy_operand_tile(smem.mainloop.b[buf ^ 1], B, n0, (ks + 1) * kBlockK, p.n, K, p.ldb, kBKContiguous);
                 cp_async_commit_group();
             }
             mma_k_step<kBf16>(acc, smem.mainloop.a[buf], smem.mainloop.b[buf], warp_m, warp_n, lane, kAKContiguous, kBKContiguous);
@@ -372,8 +380,8 @@ __global__ void scale_c_kernel(TOut *c, int m, int n, long long ldc, long long s
 template <bool kBf16, typename TOut>
 cudaError_t launch_generic(const GemmParams &p, cudaStream_t stream)
 {
-    const long long tiles = ((p.m - 1LL) / kBlockM + 1) * ((p.n - 1LL) / kBlockN + 1);
-    const long long max_grid_x = 1LL << 30; /* the kernel loops over tiles beyond the grid */
+    const long long tiles = ((p.m - 1LL) / kBlockM + 1) * ((p.n - 1LL) / kBlockN + 1) * p.splits;
+    const long long max_grid_x = 1LL << 30; /* the kernel loops over items beyond the grid */
     dim3 grid(static_cast<unsigned>(tiles < max_grid_x ? tiles : max_grid_x), 1,
               static_cast<unsigned>(p.batch_count < 65535 ? p.batch_count : 65535));
     /* the operand layouts are template arguments: one set of shared-memory
@@ -410,6 +418,14 @@ cudaError_t launch_scale(const wsgemm_problem *p, cudaStream_t stream)
                             dim3(256), args, 0, stream);
 }
 
+/* The longest K one accumulator takes: the tensor cores do not add into fp32 with round-to-nearest, and one
+ * chain's error grows with its length (at k = 2^31 - 1 in one chain the result was off by a fifth of its
+ * typical size sqrt(k / 9) on the H200; in chains of this length, by 0.007 %). Longer K is split into
+ * chains of at most this many and the fp32 partials are summed in split order by the reduction kernel, when
+ * a workspace can be had; without one, one chain. The sm90 path has the same bound (4096 blocks of 64). */
+constexpr int kMaxChainK = 262144;
+static_assert(kMaxChainK % kBlockK == 0, "splits start on K-step boundaries");
+
 } // namespace
 
 extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
@@ -432,8 +448,39 @@ extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_lau
     g.b_k_contiguous = p->transb == WSGEMM_OP_N;
     g.alpha = p->alpha;
     g.beta = p->beta;
-    cudaError_t err = p->Atype == WSGEMM_R_16BF ? launch_for_output<true>(g, p->Ctype, ctx->stream)
-                                                : launch_for_output<false>(g, p->Ctype, ctx->stream);
+    g.splits = 1;
+    g.k_per_split = p->k;
+    g.split_stride_c = 0;
+
+    /* split-K for long K when its fp32 partials (splits x batch x m x n) fit a workspace of at most 2^40 bytes */
+    const int splits = (p->k - 1) / kMaxChainK + 1;
+    const double part_bytes = (double)splits * p->batch_count * p->m * p->n * sizeof(float);
+    float *part = NULL;
+    if (splits > 1 && part_bytes <= 1099511627776.0) {
+        void *ws = NULL;
+        wsgemm_status s = wsgemm_workspace_reserve(ctx, (size_t)part_bytes, &ws);
+        if (ctx->plan_only) return s;
+        if (s == WSGEMM_STATUS_SUCCESS) part = static_cast<float *>(ws); /* else: one chain, no workspace */
+    }
+    if (ctx->plan_only) return WSGEMM_STATUS_SUCCESS;
+    cudaError_t err;
+    if (part) {
+        g.C = part;
+        g.ldc = p->m;
+        g.strideC = (long long)p->m * p->n;
+        g.alpha = 1.0f;
+        g.beta = 0.0f;
+        g.splits = splits;
+        g.k_per_split = kMaxChainK;
+        g.split_stride_c = g.strideC * p->batch_count;
+        err = p->Atype == WSGEMM_R_16BF ? launch_generic<true, float>(g, ctx->stream)
+                                        : launch_generic<false, float>(g, ctx->stream);
+        if (err == cudaSuccess)
+            err = wsgemm_splitk_reduce_launch(part, splits, p, ctx->device->sm_count, ctx->stream);
+    } else {
+        err = p->Atype == WSGEMM_R_16BF ? launch_for_output<true>(g, p->Ctype, ctx->stream)
+                                        : launch_for_output<false>(g, p->Ctype, ctx->stream);
+    }
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "generic kernel launch failed: %s", cudaGetErrorString(err));

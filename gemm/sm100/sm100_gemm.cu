@@ -92,7 +92,8 @@
  *   ... persistent tile loops of the three roles ...
  *   TMA lane: producer_tail = one more empty wait per stage: every commit (possibly multicast from
  *             the leader) that will arrive on this CTA's barriers has arrived, and no stage of this
- *             CTA is still read by the leader's tensor core, before this CTA may exit.
+ *             CTA is still read by the leader's tensor core, before this CTA may exit (the emulation
+ *             checks it at tmem_cta_exit, the kernel's last statement).
  *   epilogue thread: after its last tcgen05.ld + wait::ld: fence::before_thread_sync, signal_complete
  *   MMA warp: complete_dealloc = relinquish_alloc_permit, wait dealloc barrier (cluster scope for the
  *             pair), fence::after_thread_sync, tcgen05.dealloc(512). Neither CTA of a pair frees its
@@ -110,10 +111,12 @@
  *                                legal and exercises the zero-tile teardown
  *   WSGEMM_SM100_GROUP=g         rows per band of the grouped tile order (default 8)
  *   WSGEMM_SM100_EMU_DELAY_NS=t  (emulated build) random delays up to t ns in emulated TMEM operations
- *   WSGEMM_SM100_FAULT=early_dealloc|missing_peer_signal   (emulated build only) plant a teardown bug:
- *                                the MMA warp frees TMEM without waiting on the dealloc barrier, or the
- *                                epilogue skips signal_peer (and the count drops to 128 so it does not
- *                                simply hang). tests/sm100 proves the emulation checker catches both.
+ *   WSGEMM_SM100_FAULT=early_dealloc|missing_peer_signal|acc_release_early   (emulated build only) plant a
+ *                                protocol bug: the MMA warp frees TMEM without waiting on the dealloc
+ *                                barrier; the epilogue skips signal_peer (and the count drops to 128 so it
+ *                                does not simply hang); the epilogue arrives on acc_empty before its last
+ *                                tcgen05.ld of the accumulator. tests/sm100 proves the emulation's checker
+ *                                (its happens-before tracking) catches each, whatever the timing.
  */
 #include <cuda.h> /* CUtensorMap (a type only; libcuda is not linked: gemm/common/tma.c) */
 #include <cuda_bf16.h>
@@ -124,6 +127,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/device.h"
 #include "common/scheduler.cuh"
 #include "common/tma.cuh"
 #include "common/tma.h"
@@ -251,7 +255,10 @@ namespace {
 
 /* ---------------------------------------------------------------- parameters */
 
-enum Fault { FAULT_NONE = 0, FAULT_EARLY_DEALLOC = 1, FAULT_MISSING_PEER_SIGNAL = 2 };
+/* Planted protocol bugs (WSGEMM_SM100_FAULT), for the emulation's checker to catch. They exist only in the
+ * emulated build: there `planted` reads the launch's fault; in the hardware build it is the constant false,
+ * so no fault code is compiled into the sm_100a kernel (tests/sm100/static_evidence.sh checks its SASS). */
+enum Fault { FAULT_NONE = 0, FAULT_EARLY_DEALLOC = 1, FAULT_MISSING_PEER_SIGNAL = 2, FAULT_ACC_RELEASE_EARLY = 3 };
 
 struct KernelParams {
     CUtensorMap tmap_a; /* 3-D: (K or M, M or K, batch), see make_operand_map */
@@ -266,8 +273,14 @@ struct KernelParams {
     uint32_t a_k_step_bytes, b_k_step_bytes; /* start-address advance per UMMA K step */
     int a_mn_major, b_mn_major;
     int a_batched, b_batched; /* 0: the operand is shared by every batch (stride 0 or one batch) */
-    int fault;
+    int fault;                /* enum Fault; read by the emulated build only (planted) */
 };
+
+#if SM100_EMULATION
+__device__ __forceinline__ bool planted(const KernelParams &p, Fault f) { return p.fault == f; }
+#else
+__device__ __forceinline__ constexpr bool planted(const KernelParams &, Fault) { return false; }
+#endif
 
 /* This CTA's share of unit u: rows m0.. of A and C (128 per CTA; the pair's two CTAs take adjacent
  * 128-row tiles), columns n0.. of C, the batch. The scheduler's rows are 128-row tiles grouped into
@@ -450,15 +463,16 @@ __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, con
 
 /* ---------------------------------------------------------------- role: epilogue (warps 2-5) */
 
-/* Planted faults only: hold the epilogue back before its last tile's TMEM reads (about 2 ms), so the
- * race a teardown bug opens is lost deterministically: with early_dealloc every CTA's reads come after
- * its MMA warp freed TMEM; with missing_peer_signal the peer (rank 1) reads after the leader, which no
- * longer waits for it, freed the pair's allocation. Never active without WSGEMM_SM100_FAULT. */
-__device__ __forceinline__ void fault_hold_back(const KernelParams &p, uint32_t rank)
+/* Accumulator a was read by this thread for the last time in this tile: publish the reads
+ * (fence::before_thread_sync) and arrive on the leader's acc_empty[a] (remotely from the peer). */
+template <int kCtaGroup>
+__device__ __forceinline__ void release_accumulator(SharedStorage<kCtaGroup> &s, uint32_t stage, uint32_t rank)
 {
-    const bool hold = p.fault == FAULT_EARLY_DEALLOC || (p.fault == FAULT_MISSING_PEER_SIGNAL && rank == 1);
-    if (!hold) return;
-    for (int i = 0; i < 2000; ++i) __nanosleep(1000);
+    tcgen05_fence_before_thread_sync();
+    if (kCtaGroup == 1 || rank == 0)
+        mbarrier_arrive(&s.acc_empty[stage]);
+    else
+        mbarrier_arrive_remote(&s.acc_empty[stage], 0);
 }
 
 template <int kCtaGroup, typename TOut>
@@ -474,7 +488,6 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
         const Tile tile = tile_at(p, u, rank);
         mbarrier_wait(&s.acc_full[acc.stage], acc.phase, acc_scope, 0, "acc_full", acc.stage);
         tcgen05_fence_after_thread_sync(); /* our tcgen05.ld after the MMAs the commit covered */
-        if (p.fault != FAULT_NONE && u + unit_step >= p.sched.units) fault_hold_back(p, rank);
 
         const int i = tile.m0 + row;
         const int cols = min(kBlockN, p.n - tile.n0);
@@ -484,16 +497,12 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
         for (int ch = 0; ch < chunks; ++ch) {
             uint32_t v[kEpilogueChunk];
             __syncwarp(); /* tcgen05.ld is .sync.aligned: the warp reconverges after the predicated stores */
+            if (ch == chunks - 1 && planted(p, FAULT_ACC_RELEASE_EARLY))
+                release_accumulator<kCtaGroup>(s, acc.stage, rank); /* planted bug: before the last read */
             tmem_ld_32x32b_x32(taddr + (uint32_t)(ch * kEpilogueChunk), v);
-            tmem_wait_ld();
-            if (ch == chunks - 1) {
-                /* the last read of accumulator a: release it before the math and the stores */
-                tcgen05_fence_before_thread_sync();
-                if (kCtaGroup == 1 || rank == 0)
-                    mbarrier_arrive(&s.acc_empty[acc.stage]);
-                else
-                    mbarrier_arrive_remote(&s.acc_empty[acc.stage], 0);
-            }
+            tmem_wait_ld_regs<kEpilogueChunk>(v); /* no use of v is scheduled before the wait */
+            if (ch == chunks - 1 && !planted(p, FAULT_ACC_RELEASE_EARLY))
+                release_accumulator<kCtaGroup>(s, acc.stage, rank); /* the last read: release before the stores */
             if (i < p.m) {
                 const int j0 = tile.n0 + ch * kEpilogueChunk;
 #pragma unroll
@@ -512,7 +521,7 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
     }
     /* Teardown: this thread will not touch TMEM again (also true when it got zero tiles). */
     tcgen05_fence_before_thread_sync();
-    if (kCtaGroup == 2 && p.fault == FAULT_MISSING_PEER_SIGNAL)
+    if (kCtaGroup == 2 && planted(p, FAULT_MISSING_PEER_SIGNAL))
         dealloc_barrier_signal_self<kCtaGroup>(&s.dealloc); /* planted bug: the peer never hears from us */
     else
         dealloc_barrier_signal_complete<kCtaGroup>(&s.dealloc);
@@ -544,7 +553,7 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
             mbarrier_init(&s.acc_full[a], 1u);                 /* one (multicast) commit */
             mbarrier_init(&s.acc_empty[a], C::kAccEmptyCount); /* every epilogue thread of the pair */
         }
-        if (kCtaGroup == 2 && p.fault == FAULT_MISSING_PEER_SIGNAL)
+        if (kCtaGroup == 2 && planted(p, FAULT_MISSING_PEER_SIGNAL))
             mbarrier_init(&s.dealloc, (uint32_t)kEpilogueThreads); /* planted bug: counts only our own */
         else
             dealloc_barrier_init<kCtaGroup>(&s.dealloc);
@@ -576,7 +585,7 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
     } else if (warp == kMmaWarp) {
         mma_role<kCtaGroup>(p, s, ring, tmem_base, rank, first_unit, unit_step);
         __syncwarp();
-        if (p.fault == FAULT_EARLY_DEALLOC) {
+        if (planted(p, FAULT_EARLY_DEALLOC)) {
             /* planted bug: free TMEM without waiting for the epilogue's last reads */
             tmem_relinquish_alloc_permit<kCtaGroup>();
             tmem_dealloc<kCtaGroup>(tmem_base, (uint32_t)kTmemCols);
@@ -586,6 +595,7 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
     } else {
         epilogue_role<kCtaGroup, TOut>(p, s, tmem_base, rank, warp, first_unit, unit_step);
     }
+    tmem_cta_exit(); /* every commit arrival on this CTA's barriers was waited for (emulation check; no-op) */
 }
 
 /* ---------------------------------------------------------------- host: tensor maps */
@@ -624,6 +634,7 @@ int env_fault(void)
     if (v == NULL) return FAULT_NONE;
     if (strcmp(v, "early_dealloc") == 0) return FAULT_EARLY_DEALLOC;
     if (strcmp(v, "missing_peer_signal") == 0) return FAULT_MISSING_PEER_SIGNAL;
+    if (strcmp(v, "acc_release_early") == 0) return FAULT_ACC_RELEASE_EARLY;
     return FAULT_NONE;
 }
 #endif
@@ -634,8 +645,7 @@ template <int kCtaGroup, typename TOut>
 cudaError_t launch_kernel(const KernelParams &p, int ctas, cudaStream_t stream)
 {
     const int smem = smem_bytes<kCtaGroup>();
-    cudaError_t err = cudaFuncSetAttribute(sm100_gemm_kernel<kCtaGroup, TOut>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    cudaError_t err = wsgemm_kernel_set_max_dynamic_smem((const void *)sm100_gemm_kernel<kCtaGroup, TOut>, smem);
     if (err != cudaSuccess) return err;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)ctas, 1, 1);
@@ -732,6 +742,7 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, int cta
     st = make_operand_map(&k.tmap_b, p->B, p->Btype, k.b_mn_major, p->n, p->k, p->ldb, p->strideB, b_batches, b_rows,
                           ctx, "B");
     if (st != WSGEMM_STATUS_SUCCESS) return st;
+    if (ctx->plan_only) return WSGEMM_STATUS_SUCCESS; /* no workspace */
 
     const umma_dtype ab = p->Atype == WSGEMM_R_16BF ? UMMA_BF16 : UMMA_F16;
     k.idesc = umma_idesc_f16_encode(UMMA_ACC_F32, ab, ab, k.a_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR,

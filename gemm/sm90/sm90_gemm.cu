@@ -18,7 +18,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include "common/device.h"
 #include "common/knobs.h"
+#include "common/splitk_reduce.cuh"
 #include "common/tma.h"
 #include "internal.h"
 #include "sm90/sm90_kernel.cuh"
@@ -81,48 +83,6 @@ __global__ void sm90_stage_operand(uint16_t *dst, const uint16_t *src, long long
             *(uint4 *)(d + r0) = out;
         }
     }
-}
-
-/* C(i, j, b) = alpha * sum_{s = 0 .. splits-1, in order} part[s][b][i + j*m] + beta * C (beta == 0: C is
- * not read). A fixed order, so the bits depend only on the shape and the split count.
- * One flat grid-stride loop over e = (b*n + j)*m + i, the partials' own order: every warp reads 32
- * consecutive floats of each split and writes consecutive elements of a column of C, whatever m is.
- * (The first version gave each column of C its own block row; for m = 64 that left 192 of 256 threads
- * idle and took 21 us of a 60 us call, ncu on the H200, 2026-11-29.) */
-__global__ void sm90_splitk_reduce(const float *part, int splits, long long m, long long n, int nb, void *c,
-                                   int c_type, long long ldc, long long stride_c, float alpha, float beta)
-{
-    const long long total = m * n * nb;
-    const bool narrow = total <= 0xFFFFFFFFLL; /* 32-bit divisions: a 64-bit one costs ~70 instructions */
-    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
-         e += (long long)gridDim.x * blockDim.x) {
-        long long i, b, j; /* e = (b*n + j)*m + i */
-        if (narrow) {
-            const uint32_t e32 = (uint32_t)e, m32 = (uint32_t)m, n32 = (uint32_t)n;
-            const uint32_t column = e32 / m32, b32 = column / n32;
-            i = e32 - column * m32;
-            b = b32;
-            j = column - b32 * n32;
-        } else {
-            const long long column = e / m;
-            i = e - column * m;
-            b = column / n;
-            j = column - b * n;
-        }
-        float sum = 0.0f;
-        for (int s = 0; s < splits; ++s) sum += part[(long long)s * total + e];
-        const long long out = b * stride_c + j * ldc + i;
-        wsgemm_out_apply_any(c_type, (uint8_t *)c + out * wsgemm_out_bytes_any(c_type), sum, alpha, beta);
-    }
-}
-
-/* Blocks for a flat grid-stride helper over `elems` elements: enough to cover them once, at most 16 per SM
- * (the loop takes the rest). */
-static unsigned flat_grid(long long elems, int threads, int sm_count)
-{
-    long long blocks = (elems + threads - 1) / threads;
-    long long cap = 16LL * sm_count;
-    return (unsigned)(blocks < cap ? (blocks > 0 ? blocks : 1) : cap);
 }
 
 /* The staging copy's grid: y walks the columns (capped; the kernel grid-strides over them), x gives each
@@ -204,9 +164,8 @@ static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ct
     if (info->smem_bytes > ctx->device->smem_optin_bytes)
         return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "sm90 kernel needs %d bytes of shared memory; device has %d",
                            info->smem_bytes, ctx->device->smem_optin_bytes);
-    cudaError_t err = cudaFuncSetAttribute(info->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, info->smem_bytes);
+    cudaError_t err = wsgemm_kernel_set_max_dynamic_smem(info->fn, info->smem_bytes);
     if (err != cudaSuccess) {
-        wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "cudaFuncSetAttribute(max dynamic smem %d) failed: %s",
                            info->smem_bytes, cudaGetErrorString(err));
     }
@@ -446,16 +405,8 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     last_epilogue = plan.epilogue;
     last_cluster = plan.cluster;
     if (plan.splits > 1) {
-        int nb = p->batch_count, splits = plan.splits;
-        const long long elems = (long long)p->m * p->n * nb;
-        const float *part = (const float *)(ws + plan.partials_offset);
-        long long m = p->m, n = p->n, ldc = p->ldc, stride_c = p->strideC;
-        int c_type = p->Ctype;
-        float alpha = p->alpha, beta = p->beta;
-        void *c = p->C;
-        void *reduce_args[] = {&part, &splits, &m, &n, &nb, &c, &c_type, &ldc, &stride_c, &alpha, &beta};
-        err = cudaLaunchKernel((const void *)sm90_splitk_reduce, dim3(flat_grid(elems, 256, ctx->device->sm_count)),
-                               dim3(256), reduce_args, 0, ctx->stream);
+        err = wsgemm_splitk_reduce_launch((const float *)(ws + plan.partials_offset), plan.splits, p,
+                                          ctx->device->sm_count, ctx->stream);
         if (err != cudaSuccess) {
             wsgemm_forget_cuda_error(err);
             return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 split-K reduction launch failed: %s",

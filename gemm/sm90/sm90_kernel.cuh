@@ -592,6 +592,7 @@ static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
 /* Defines sm90_kernels_<TY>_n<BN>: the four majorness pairs of the default variant (+ tuning variants, and
  * with WITH_CLUSTER4 variant 3: the 4-CTA cluster the launcher offers skinny problems). */
 #define SM90_DEFINE_KERNELS(TY, BF16, BN, WITH_TUNING, WITH_CLUSTER4)                                       \
+    Sm90KernelInfo sm90_tuning_kernels_##TY##_n##BN(int variant, int p_mn, int q_mn);                       \
     Sm90KernelInfo sm90_kernels_##TY##_n##BN(int variant, int p_mn, int q_mn)                               \
     {                                                                                                       \
         constexpr int S = SM90_STAGES_FOR(BN);                                                              \
@@ -601,14 +602,26 @@ static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
             if (variant == 3) return sm90_kernel_for_majorness<BN, S, 4, BF16>(p_mn, q_mn);                 \
         }                                                                                                   \
         if constexpr (WITH_TUNING) {                                                                        \
-            if (variant == 1 && !p_mn) {                                                                    \
-                if (!q_mn) return sm90_kernel_info<BN, S, 1, 0, 0, BF16>();                                 \
-                return sm90_kernel_info<BN, S, 1, 0, 1, BF16>();                                            \
-            }                                                                                               \
-            if (variant == 2 && !p_mn) {                                                                    \
-                if (!q_mn) return sm90_kernel_info<BN, 3, 2, 0, 0, BF16>();                                 \
-                return sm90_kernel_info<BN, 3, 2, 0, 1, BF16>();                                            \
-            }                                                                                               \
+            if (variant == 1 || variant == 2) return sm90_tuning_kernels_##TY##_n##BN(variant, p_mn, q_mn); \
+        }                                                                                                   \
+        return none;                                                                                        \
+    }
+
+/* Defines sm90_tuning_kernels_<TY>_n<BN>, the tuning variants 1 and 2, for the files that
+ * SM90_DEFINE_KERNELS(..., WITH_TUNING = 1, ...) forwards to: they are a file of their own so the build
+ * compiles them beside the default kernels (the slowest file would otherwise hold both). */
+#define SM90_DEFINE_TUNING_KERNELS(TY, BF16, BN)                                                            \
+    Sm90KernelInfo sm90_tuning_kernels_##TY##_n##BN(int variant, int p_mn, int q_mn)                        \
+    {                                                                                                       \
+        constexpr int S = SM90_STAGES_FOR(BN);                                                              \
+        Sm90KernelInfo none = {};                                                                           \
+        if (variant == 1 && !p_mn) {                                                                        \
+            if (!q_mn) return sm90_kernel_info<BN, S, 1, 0, 0, BF16>();                                     \
+            return sm90_kernel_info<BN, S, 1, 0, 1, BF16>();                                                \
+        }                                                                                                   \
+        if (variant == 2 && !p_mn) {                                                                        \
+            if (!q_mn) return sm90_kernel_info<BN, 3, 2, 0, 0, BF16>();                                     \
+            return sm90_kernel_info<BN, 3, 2, 0, 1, BF16>();                                                \
         }                                                                                                   \
         return none;                                                                                        \
     }

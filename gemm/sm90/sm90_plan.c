@@ -135,6 +135,14 @@ static double estimate_cost(long long units, int max_clusters, int cluster, int 
     return cost;
 }
 
+/* The longest run of K blocks one accumulator takes before its sum goes to a split-K partial. The tensor
+ * cores do not add into the fp32 accumulator with round-to-nearest, and the error of one chain grew with its
+ * length on the H200: at k = 2^31 - 16 (m = n = 2) in 16 chains the results were off by up to 20 % of their
+ * typical size sqrt(k / 9); with chains of at most 4096 blocks (k = 262144), by 0.04 %. Longer K is split so
+ * that no chain is longer, and the partials are added in fp32 by the reduction kernel in a fixed order
+ * (docs/performance.md, "Long K"). */
+enum { kMaxChainBlocks = 4096 };
+
 /* ---------------------------------------------------------------- epilogue */
 
 /* A TMA store clips the inner dimension only to whole 16-byte chunks: with m * c_bytes not a multiple of 16
@@ -284,8 +292,8 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
         }
         const long long units = (tiles_p + f.cluster - 1) / f.cluster * tiles_q * nb;
         int max_splits = knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks / 4 < 16 ? k_blocks / 4 : 16);
-        int min_splits = knobs->sm90_splitk > 0 ? knobs->sm90_splitk : 1;
-        if (max_splits < 1) max_splits = 1;
+        int min_splits = knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks - 1) / kMaxChainBlocks + 1;
+        if (max_splits < min_splits) max_splits = min_splits;
         /* fp32 partials of every split beyond 2^40 bytes: not worth a workspace that size */
         const double part_bytes = (double)p->m * p->n * nb * 4.0;
         while (max_splits > 1 && part_bytes * max_splits > 1099511627776.0) --max_splits;

@@ -5,9 +5,13 @@
 #   3. the PTX holds tcgen05.mma.cta_group::1 and ::2, tcgen05.commit with .multicast::cluster,
 #      cp.async.bulk.tensor (with .cta_group::2), tcgen05.alloc / relinquish_alloc_permit / dealloc,
 #      tcgen05.ld;
-#   4. SASS census (UTCHMMA, UTCBAR, UTMALDG, LDTM, UTCATOMSWS, UVIRTCOUNT opcodes) equals the reviewed
-#      file tests/sm100/sass_census.txt, where cuobjdump + nvdisasm exist (PATH, $CUOBJDUMP, or the pip
-#      packages nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm); skipped with a note otherwise.
+#   4. SASS census (UTCHMMA, UTCBAR, UTMALDG, LDTM, UTCATOMSWS, UVIRTCOUNT, NANOSLEEP opcodes) equals the
+#      reviewed file tests/sm100/sass_census.txt, where cuobjdump + nvdisasm exist (PATH, $CUOBJDUMP, or the
+#      pip packages nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm); skipped with a note otherwise;
+#   5. the planted faults (WSGEMM_SM100_FAULT) are not in the sm_100a build: its PTX has no nanosleep (the
+#      faults' hold-back loop was one), its SASS no plain NANOSLEEP but the backoff ptxas puts in each
+#      tcgen05.alloc retry loop (NANOSLEEP.SYNCS is the suspended try_wait), and the hardware translation
+#      unit, preprocessed, never names WSGEMM_SM100_FAULT.
 # Usage: static_evidence.sh <nvcc> <source dir> <has_sm100 ON|OFF> <work dir> [--update-census]
 # Exit 0 pass, 1 fail, 77 skipped (the build has no sm_100a).
 set -u
@@ -86,7 +90,7 @@ else
     PATH="$(dirname "$NVDIS"):$PATH" "$CUOBJ" -sass "$WORK/sm100.cubin" > "$WORK/sm100.sass" || { echo "FAIL: cuobjdump"; exit 1; }
     # opcode = first token of an instruction after an optional predicate
     awk '$1 ~ /^\/\*[0-9a-f]+\*\/$/ { op = ($2 ~ /^@/) ? $3 : $2; print op }' "$WORK/sm100.sass" |
-        grep -E "^(UTCHMMA|UTCBAR|UTMALDG|LDTM|UTCATOMSWS|UVIRTCOUNT)" | sort | uniq -c |
+        grep -E "^(UTCHMMA|UTCBAR|UTMALDG|LDTM|UTCATOMSWS|UVIRTCOUNT|NANOSLEEP)" | sort | uniq -c |
         awk '{printf "%s %s\n", $2, $1}' > "$WORK/sass_census.txt"
     sed 's/^/   /' "$WORK/sass_census.txt"
     if [ "$UPDATE" = "--update-census" ]; then
@@ -97,6 +101,31 @@ else
     else
         echo "   matches $REVIEWED"
     fi
+fi
+echo "== 5. no planted faults in the sm_100a build"
+n=$(grep -c "nanosleep" "$WORK/sm100.ptx")
+echo "   nanosleep in the PTX: $n"
+[ "$n" -eq 0 ] || { echo "FAIL: the sm_100a PTX sleeps (the planted faults' hold-back loop?)"; fail=1; }
+if [ -s "$WORK/sm100.sass" ]; then
+    # NANOSLEEP.SYNCS is ptxas's suspended mbarrier try_wait; a plain NANOSLEEP belongs only to the backoff of a
+    # tcgen05.alloc retry loop (a UTCATOMSWS...FIND_AND_SET follows within a few instructions)
+    read -r sleeps stray <<EOF_AWK
+$(awk '$1 ~ /^\/\*[0-9a-f]+\*\/$/ { op = ($2 ~ /^@/) ? $3 : $2; ops[n++] = op }
+       END { s = 0; bad = 0
+             for (i = 0; i < n; i++) if (ops[i] == "NANOSLEEP") { s++; ok = 0
+                 for (j = i + 1; j < n && j <= i + 6; j++) if (ops[j] ~ /^UTCATOMSWS.*FIND_AND_SET/) ok = 1
+                 if (!ok) bad++ }
+             print s, bad }' "$WORK/sm100.sass")
+EOF_AWK
+    echo "   plain NANOSLEEP in the SASS: $sleeps, outside a tcgen05.alloc retry loop: $stray"
+    [ "$stray" -eq 0 ] || { echo "FAIL: NANOSLEEP outside the tcgen05.alloc retry loops (a planted-fault hold-back?)"; fail=1; }
+fi
+if ! "$NVCC" "${FLAGS[@]}" -E "$CU" -o "$WORK/sm100_hw.ii" >"$WORK/preprocess.log" 2>&1; then
+    cat "$WORK/preprocess.log"; echo "FAIL: preprocessing the sm_100a translation unit"; fail=1
+elif grep -q "WSGEMM_SM100_FAULT" "$WORK/sm100_hw.ii"; then
+    echo "FAIL: the hardware translation unit reads WSGEMM_SM100_FAULT"; fail=1
+else
+    echo "   WSGEMM_SM100_FAULT: not in the hardware translation unit"
 fi
 [ $fail -eq 0 ] && echo "PASSED: sm_100a static evidence" || echo "FAILED: sm_100a static evidence"
 exit $fail

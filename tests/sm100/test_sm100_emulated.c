@@ -8,13 +8,19 @@
  *   alpha_beta             alpha != 1, beta != 0 (C read), beta == 0 with NaN-poisoned C
  *   types                  bf16 and f16 in; bf16, f16, f32 out
  *   more_ctas_than_tiles   a forced grid larger than the tile count (zero-tile CTAs must tear down)
+ *   several_tiles          one CTA (one pair) per problem computes many tiles: both accumulators are reused
+ *                          (what an early acc_empty release or a missing acc_empty wait breaks), all four
+ *                          op combinations, ragged m, n, k, beta != 0, both cta_groups
  *   padded_ld              lda/ldb/ldc larger than the rows (and padding rows of C untouched)
  *   tma_decline            a leading dimension TMA cannot take: forced path says NOT_SUPPORTED, C
  *                          untouched; AUTO still gives the right answer
  *   no_leak                after a run, the emulation reports zero TMEM columns still allocated
- *   fault_early_dealloc, fault_missing_peer_signal
- *                          the planted teardown bugs (WSGEMM_SM100_FAULT) run in a child process;
- *                          the case passes only if the child failed AND the emulation checker said so
+ *   fault_early_dealloc, fault_missing_peer_signal, fault_acc_release_early [runs]
+ *                          the planted protocol bugs (WSGEMM_SM100_FAULT, emulated build only) run in a
+ *                          child process without any delay or hold-back; the case passes only if the child
+ *                          failed AND the emulation checker said so (for acc_release_early: a RACE report
+ *                          from the happens-before tracking) in every one of `runs` runs (default 1) per
+ *                          cta_group
  *
  * The cta_group is forced through the launcher's knob WSGEMM_SM100_CTA_GROUP, the grid through
  * WSGEMM_SM100_CTAS (docs/sm100.md). Leading dimensions are multiples of 8 elements unless a case
@@ -64,7 +70,11 @@ static int run_case(wsgemm_handle h, const testing_gemm *g, int cg, uint64_t see
     set_cta_group(cg);
     printf("[cta_group %d] ", cg);
     fflush(stdout);
-    return testing_case_against_cublas(h, g, kPath, seed, 1);
+    const int ok = testing_case_against_cublas(h, g, kPath, seed, 1);
+    char rec[1024] = "";
+    const int code = wsgemm_sm100_emulated_checker_error(rec, sizeof rec); /* ABSENT without the emulation */
+    if (!ok && code != 0 && code != WSGEMM_EMULATION_ABSENT) printf("  emulation checker record: %s\n", rec);
+    return ok;
 }
 
 static const wsgemm_op kOps[4][2] = {
@@ -172,6 +182,23 @@ static int case_more_ctas(wsgemm_handle h)
     return ok;
 }
 
+static int case_several_tiles(wsgemm_handle h)
+{
+    int ok = 1;
+    setenv("WSGEMM_SM100_CTAS", "2", 1); /* cta_group 1: two CTAs; cta_group 2: one pair */
+    for (int cg = 1; cg <= 2; ++cg)
+        for (int o = 0; o < 4; ++o) {
+            /* cta_group 1: 5 x 3 = 15 tiles of 128 x 256 for 2 CTAs; cta_group 2: 3 x 3 = 9 pair tiles */
+            testing_gemm g = make_case(kOps[o][0], kOps[o][1], 520 + 37 * o, 700 - 20 * o, 150 + 8 * o);
+            g.alpha = 0.5f + 0.25f * o;
+            g.beta = o % 2 ? -0.75f : 0.5f;
+            g.c_type = o % 2 ? WSGEMM_R_32F : WSGEMM_R_16BF;
+            ok &= run_case(h, &g, cg, 650 + 10 * cg + o);
+        }
+    unsetenv("WSGEMM_SM100_CTAS");
+    return ok;
+}
+
 static int case_padded_ld(wsgemm_handle h)
 {
     int ok = 1;
@@ -264,7 +291,7 @@ static int fault_child(wsgemm_handle h)
     cudaError_t err = cudaDeviceSynchronize();
     printf("child: fault=%s cta_group=%s status=%s cuda=%s\n", getenv("WSGEMM_SM100_FAULT"),
            getenv("WSGEMM_SM100_CTA_GROUP"), wsgemm_status_string(s), cudaGetErrorString(err));
-    char rec[512] = "";
+    char rec[1024] = "";
     int code = wsgemm_sm100_emulated_checker_error(rec, sizeof rec);
     if (code == WSGEMM_EMULATION_ABSENT) code = 0; /* no emulation, no checker */
     printf("child: emulation checker record: %s\n", code ? rec : "none");
@@ -273,7 +300,9 @@ static int fault_child(wsgemm_handle h)
     return (s == WSGEMM_STATUS_SUCCESS && err == cudaSuccess) ? CHILD_UNNOTICED : CHILD_CUDA_ERROR_ONLY;
 }
 
-static int run_fault(const char *fault, int cg)
+/* One child run of a planted fault. ctas: the grid (2 gives every CTA or pair several tiles, so each
+ * accumulator is reused). need_race: the checker's record must be the happens-before tracking's RACE. */
+static int run_fault(const char *fault, int cg, int ctas, int need_race)
 {
     char exe[4096];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -284,9 +313,8 @@ static int run_fault(const char *fault, int cg)
     exe[len] = '\0';
     char cmd[8192];
     snprintf(cmd, sizeof cmd,
-             "WSGEMM_SM100_FAULT=%s WSGEMM_SM100_CTA_GROUP=%d WSGEMM_SM100_CTAS=4 WSGEMM_SM100_EMU_DELAY_NS=2000 "
-             "timeout 300 '%s' fault_child 2>&1",
-             fault, cg, exe);
+             "WSGEMM_SM100_FAULT=%s WSGEMM_SM100_CTA_GROUP=%d WSGEMM_SM100_CTAS=%d timeout 300 '%s' fault_child 2>&1",
+             fault, cg, ctas, exe);
     FILE *pipe = popen(cmd, "r");
     if (pipe == NULL) {
         printf("FAIL %s: popen failed\n", fault);
@@ -308,10 +336,27 @@ static int run_fault(const char *fault, int cg)
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     const int hung = code == 124;
     const int printed = strstr(out, TMEM_CHECKER_MARKER) != NULL;
-    const int ok = code == CHILD_CHECKER_FIRED;
-    printf("%s %s cta_group %d: child exit %d%s; emulation checker %s%s\n", ok ? "PASS" : "FAIL", fault, cg, code,
-           hung ? " (timed out: a hang, not a diagnosis)" : "", ok ? "fired" : "silent",
+    const int race = strstr(out, "checker record: RACE") != NULL;
+    const int ok = code == CHILD_CHECKER_FIRED && (race || !need_race);
+    printf("%s %s cta_group %d: child exit %d%s; emulation checker %s%s%s\n", ok ? "PASS" : "FAIL", fault, cg, code,
+           hung ? " (timed out: a hang, not a diagnosis)" : "", code == CHILD_CHECKER_FIRED ? "fired" : "silent",
+           race ? " with a RACE report" : (need_race ? " (no RACE report)" : ""),
            printed ? " (its message reached stdout)" : "");
+    return ok;
+}
+
+/* `runs` child runs of a fault per cta_group; prints how many were caught. */
+static int run_fault_repeated(const char *fault, int cg_first, int cg_last, int ctas, int need_race, int runs)
+{
+    int ok = 1;
+    for (int cg = cg_first; cg <= cg_last; ++cg) {
+        int caught = 0;
+        for (int r = 0; r < runs; ++r)
+            caught += run_fault(fault, cg, ctas, need_race);
+        printf("%s %s cta_group %d: caught in %d of %d runs\n", caught == runs ? "PASS" : "FAIL", fault, cg, caught,
+               runs);
+        ok &= caught == runs;
+    }
     return ok;
 }
 
@@ -333,11 +378,12 @@ int main(int argc, char **argv)
         printf("SKIPPED: planted faults need the emulation's checker (hardware would just fail or hang)\n");
         return WSGEMM_TEST_SKIP;
     }
-    if (strcmp(name, "fault_early_dealloc") == 0) {
-        int ok = run_fault("early_dealloc", 1) & run_fault("early_dealloc", 2);
-        return ok ? 0 : 1;
-    }
-    if (strcmp(name, "fault_missing_peer_signal") == 0) return run_fault("missing_peer_signal", 2) ? 0 : 1;
+    const int runs = argc > 2 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 1;
+    if (strcmp(name, "fault_early_dealloc") == 0) return run_fault_repeated("early_dealloc", 1, 2, 4, 0, runs) ? 0 : 1;
+    if (strcmp(name, "fault_missing_peer_signal") == 0)
+        return run_fault_repeated("missing_peer_signal", 2, 2, 4, 0, runs) ? 0 : 1;
+    if (strcmp(name, "fault_acc_release_early") == 0)
+        return run_fault_repeated("acc_release_early", 1, 2, 2, 1, runs) ? 0 : 1;
 
     wsgemm_handle h;
     WSGEMM_CHECK(wsgemm_create(&h));
@@ -361,6 +407,8 @@ int main(int argc, char **argv)
         ok = case_types(h);
     } else if (strcmp(name, "more_ctas_than_tiles") == 0) {
         ok = case_more_ctas(h);
+    } else if (strcmp(name, "several_tiles") == 0) {
+        ok = case_several_tiles(h);
     } else if (strcmp(name, "padded_ld") == 0) {
         ok = case_padded_ld(h);
     } else if (strcmp(name, "tma_decline") == 0) {

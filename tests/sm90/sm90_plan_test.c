@@ -251,6 +251,13 @@ static void case_choices(void)
            "split 3: splits %d partials %zu staged A %d epilogue %s", plan.splits, plan.partials_bytes, plan.a.staged,
            wsgemm_epilogue_name(plan.epilogue));
 
+    /* long K: no accumulator chain longer than 4096 K blocks (k = 2^28: at least 1024 splits) */
+    p = problem(N, N, 64, 64, 1 << 28, 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &kn, &h200);
+    check_invariants(&p, &plan);
+    EXPECT(plan.splits >= 1024 && plan.sched.k_blocks_per_split <= 4096, "k = 2^28: %d splits of %d K blocks",
+           plan.splits, plan.sched.k_blocks_per_split);
+
     /* 4099^3: both operands re-pitched, A then B then nothing */
     p = problem(N, N, 4099, 4099, 4099, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &kn, &h200);

@@ -1,0 +1,311 @@
+"""CPU tests of the Python module (no GPU, no NumPy): the layout mapping checked by evaluating the
+planned column-major call on a flat list, every argument check before any CUDA call, the stream and
+call arguments handed to the library (a recording stand-in), and, with the real libwsgemm.so, the
+version and the error path."""
+import ctypes
+import itertools
+import os
+import random
+import re
+import unittest
+from unittest import mock
+
+import wsgemm
+from wsgemm import _arrays, _binding, _layout
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+class FakeCai:
+    """A CUDA array as far as __cuda_array_interface__ goes (the pointer is never dereferenced)."""
+
+    def __init__(self, shape, typestr="<V2", ptr=0x7F0000000000, strides=None, dtype="bfloat16", version=3,
+                 readonly=False, **extra):
+        self.dtype = dtype
+        self.__cuda_array_interface__ = dict(shape=tuple(shape), typestr=typestr, data=(ptr, readonly),
+                                             strides=strides, version=version, **extra)
+
+
+class FakeDlpackCpu:
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def __dlpack__(self, stream=None):
+        raise AssertionError("a CPU array must be refused before its export is asked for")
+
+
+def array(name, shape, strides, dtype="float16", ptr=0):
+    return _arrays.Array(name, ptr, tuple(shape), tuple(strides), dtype)
+
+
+# ---------------------------------------------------------------- the mapping, evaluated
+
+ITEM = 2  # the mapping tests' 2-byte elements: pointers are byte addresses into `mem`, strides elements
+
+
+def colmajor_gemm(call, mem):
+    """What wsgemm_gemm_(strided_batched_)ex computes, on a flat list of elements: C = op(A) op(B),
+    column-major; pointers in bytes, leading dimensions and batch strides in elements."""
+    # the library's leading-dimension rule: at least the rows of the matrix as stored
+    assert call.lda >= max(1, call.k if call.transa else call.m), call
+    assert call.ldb >= max(1, call.n if call.transb else call.k), call
+    assert call.ldc >= max(1, call.m), call
+
+    def at(base, ld, trans, i, j):  # element (i, j) of op(X)
+        return mem[base + (j + i * ld if trans else i + j * ld)]
+    for b in range(max(call.batch, 1)):
+        for i in range(call.m):
+            for j in range(call.n):
+                s = sum(at(call.A // ITEM + b * call.strideA, call.lda, call.transa, i, p) *
+                        at(call.B // ITEM + b * call.strideB, call.ldb, call.transb, p, j) for p in range(call.k))
+                mem[call.C // ITEM + b * call.strideC + i + j * call.ldc] = s
+
+
+def layout_strides(rows, cols, layout, pad):
+    """Element strides of a rows x cols matrix: 'C' row-major, 'F' column-major, 'CT' / 'FT' the
+    transposed view of a cols x rows matrix in that order; pad: extra leading-dimension elements."""
+    if layout == "C":
+        return (cols + pad, 1), rows * (cols + pad)
+    if layout == "F":
+        return (1, rows + pad), (rows + pad) * cols
+    inner, size = layout_strides(cols, rows, layout[0], pad)
+    return inner[::-1], size
+
+
+class Placer:
+    def __init__(self):
+        self.mem, self.rng = [], random.Random(7)
+
+    def place(self, name, shape, layout, pad, batch_stride_pad=0):
+        rows, cols = shape[-2:]
+        inner, size = layout_strides(rows, cols, layout, pad)
+        batch = shape[0] if len(shape) == 3 else 1
+        step = size + batch_stride_pad
+        base = len(self.mem)
+        self.mem.extend(self.rng.randint(-9, 9) for _ in range(batch * step))
+        strides = ((step,) if len(shape) == 3 else ()) + inner
+        return _arrays.Array(name, base * ITEM, tuple(shape), strides, "float16")
+
+    def get(self, arr, b, i, j):
+        off = arr.ptr // ITEM + (b * arr.strides[0] if len(arr.shape) == 3 else 0)
+        return self.mem[off + i * arr.strides[-2] + j * arr.strides[-1]]
+
+
+class LayoutTest(unittest.TestCase):
+    def check(self, shapes, layouts, pads=(0, 0, 0)):
+        (M, K), (_, N) = shapes[0][-2:], shapes[1][-2:]
+        p = Placer()
+        a = p.place("a", shapes[0], layouts[0], pads[0])
+        b = p.place("b", shapes[1], layouts[1], pads[1])
+        out = p.place("out", shapes[2], layouts[2], pads[2])
+        call = _layout.plan(a, b, out)
+        colmajor_gemm(call, p.mem)
+        batch = shapes[2][0] if len(shapes[2]) == 3 else 1
+        for bi in range(batch):
+            ba = bi if len(shapes[0]) == 3 and shapes[0][0] > 1 else 0
+            bb = bi if len(shapes[1]) == 3 and shapes[1][0] > 1 else 0
+            for i in range(M):
+                for j in range(N):
+                    want = sum(p.get(a, ba, i, q) * p.get(b, bb, q, j) for q in range(K))
+                    self.assertEqual(p.get(out, bi, i, j), want,
+                                     f"layouts {layouts} pads {pads} shapes {shapes}: out[{bi},{i},{j}]")
+        return call
+
+    def test_every_layout_combination(self):
+        for la, lb, lc in itertools.product(("C", "F", "CT", "FT"), repeat=3):
+            self.check(((5, 3), (3, 4), (5, 4)), (la, lb, lc))
+
+    def test_padded_leading_dimensions(self):
+        for la, lb, lc in itertools.product(("C", "F"), repeat=3):
+            self.check(((4, 6), (6, 3), (4, 3)), (la, lb, lc), pads=(2, 1, 3))
+
+    def test_vectors_and_degenerate_extents(self):
+        for shapes in (((1, 5), (5, 3), (1, 3)), ((4, 5), (5, 1), (4, 1)), ((4, 1), (1, 3), (4, 3)),
+                       ((1, 1), (1, 1), (1, 1))):
+            for la, lb, lc in itertools.product(("C", "F", "CT"), repeat=3):
+                self.check(shapes, (la, lb, lc))
+
+    def test_batches_and_shared_operands(self):
+        for la, lb, lc in itertools.product(("C", "F", "CT"), repeat=3):
+            self.check(((3, 4, 2), (3, 2, 5), (3, 4, 5)), (la, lb, lc))
+            self.check(((4, 2), (3, 2, 5), (3, 4, 5)), (la, lb, lc))     # a shared (2-D)
+            self.check(((3, 4, 2), (1, 2, 5), (3, 4, 5)), (la, lb, lc))  # b shared (batch 1)
+
+    def test_row_major_out_swaps_the_operands(self):
+        call = self.check(((5, 3), (3, 4), (5, 4)), ("C", "C", "C"))
+        self.assertEqual((call.m, call.n, call.k, call.transa, call.transb), (4, 5, 3, 0, 0))
+        call = self.check(((5, 3), (3, 4), (5, 4)), ("F", "F", "F"))
+        self.assertEqual((call.m, call.n, call.k, call.transa, call.transb), (5, 4, 3, 0, 0))
+        # out column-major; a the transposed view of a column-major 3 x 5 (row-major memory), b row-major
+        call = self.check(((5, 3), (3, 4), (5, 4)), ("FT", "C", "F"))
+        self.assertEqual((call.m, call.n, call.transa, call.transb), (5, 4, 1, 1))
+
+
+# ---------------------------------------------------------------- argument checks, before any CUDA call
+
+def no_cuda(*args, **kwargs):
+    raise AssertionError("the library (CUDA) was touched before the arguments were checked")
+
+
+@mock.patch.object(_binding, "library", no_cuda)
+@mock.patch.object(_binding, "cudart", no_cuda)
+@mock.patch.object(_binding, "handle", no_cuda)
+class ArgumentTest(unittest.TestCase):
+    def refuses(self, exc, pattern, a, b, out=None, **kw):
+        with self.assertRaisesRegex(exc, pattern):
+            wsgemm.matmul(a, b, out, **kw)
+
+    def test_shapes(self):
+        self.refuses(ValueError, "inner dimensions 3 and 4", FakeCai((2, 3)), FakeCai((4, 5)), FakeCai((2, 5)))
+        self.refuses(ValueError, r"out has shape \(2, 4\)", FakeCai((2, 3)), FakeCai((3, 5)), FakeCai((2, 4)))
+        self.refuses(ValueError, "a has 1 dimensions", FakeCai((3,)), FakeCai((3, 5)), FakeCai((1, 5)))
+        self.refuses(ValueError, "out has 4 dimensions", FakeCai((2, 3)), FakeCai((3, 5)), FakeCai((1, 1, 2, 5)))
+        self.refuses(ValueError, "b has 3 matrices, out 2", FakeCai((2, 3)), FakeCai((3, 3, 5)),
+                     FakeCai((2, 2, 5)))
+        self.refuses(ValueError, "different batch sizes", FakeCai((2, 2, 3)), FakeCai((3, 3, 5)))
+
+    def test_dtypes(self):
+        self.refuses(TypeError, "must both be bfloat16 or both float16", FakeCai((2, 3)), FakeCai((3, 5), "<f2"),
+                     FakeCai((2, 5)))
+        self.refuses(TypeError, "must both be bfloat16 or both float16", FakeCai((2, 3), "<f4"), FakeCai((3, 5), "<f4"),
+                     FakeCai((2, 5)))
+        self.refuses(TypeError, "typestr '<f8'", FakeCai((2, 3), "<f8"), FakeCai((3, 5)), FakeCai((2, 5)))
+        self.refuses(TypeError, r"typestr '<V2' \(dtype void\)", FakeCai((2, 3), dtype="void"), FakeCai((3, 5)),
+                     FakeCai((2, 5)))
+        self.refuses(TypeError, "out has typestr '<f8'", FakeCai((2, 3)), FakeCai((3, 5)),
+                     FakeCai((2, 5), "<f8", dtype="float64"))
+        with self.assertRaisesRegex(TypeError, "out must be bfloat16, float16 or float32"):
+            _layout.plan(array("a", (2, 3), (3, 1)), array("b", (3, 5), (5, 1)),
+                         array("out", (2, 5), (5, 1), dtype="int8"))
+
+    def test_strides(self):
+        self.refuses(ValueError, "one of the last two must be 1", FakeCai((4, 3), strides=(12, 4)), FakeCai((3, 5)),
+                     FakeCai((4, 5)))
+        self.refuses(ValueError, "negative strides", FakeCai((4, 3), strides=(-6, 2)), FakeCai((3, 5)),
+                     FakeCai((4, 5)))
+        self.refuses(ValueError, "not multiples", FakeCai((4, 3), strides=(7, 2)), FakeCai((3, 5)), FakeCai((4, 5)))
+        # overlapping rows (stride 2 < 3 columns) are not a matrix
+        self.refuses(ValueError, "one of the last two must be 1", FakeCai((4, 3), strides=(4, 2)), FakeCai((3, 5)),
+                     FakeCai((4, 5)))
+        self.refuses(ValueError, "batch stride 0", FakeCai((2, 4, 3)), FakeCai((3, 5)),
+                     FakeCai((2, 4, 5), strides=(0, 10, 2)))
+
+    def test_pointers_and_protocols(self):
+        self.refuses(ValueError, "not aligned", FakeCai((2, 3), ptr=0x1001), FakeCai((3, 5)), FakeCai((2, 5)))
+        self.refuses(ValueError, "out is read-only", FakeCai((2, 3)), FakeCai((3, 5)), FakeCai((2, 5), readonly=True))
+        self.refuses(ValueError, "masked", FakeCai((2, 3), mask=object()), FakeCai((3, 5)), FakeCai((2, 5)))
+        self.refuses(TypeError, "version 1", FakeCai((2, 3), version=1), FakeCai((3, 5)), FakeCai((2, 5)))
+        self.refuses(TypeError, "a is in CPU", FakeDlpackCpu(), FakeCai((3, 5)), FakeCai((2, 5)))
+        self.refuses(TypeError, "not a CUDA array", [[1.0]], FakeCai((3, 5)), FakeCai((2, 5)))
+
+    def test_other_arguments(self):
+        a, b, out = FakeCai((2, 3)), FakeCai((3, 5)), FakeCai((2, 5))
+        self.refuses(ValueError, "path 'fast'", a, b, out, path="fast")
+        self.refuses(TypeError, "not a bool", a, b, out, stream=True)
+        self.refuses(ValueError, "negative", a, b, out, stream=-3)
+        self.refuses(TypeError, "neither an int handle", a, b, out, stream="s")
+        self.refuses(ValueError, "beta != 0 reads out", a, b, beta=1.0)
+        self.refuses(TypeError, "pass out=", a, b)
+
+
+# ---------------------------------------------------------------- what reaches the library
+
+class RecordingLib:
+    """Stands in for libwsgemm.so: records the stream, path and GEMM arguments, answers SUCCESS."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __getattr__(self, name):
+        def fn(*args):
+            self.calls.append((name, args))
+            return 0
+        return fn
+
+
+class RecordingHandle:
+    def __init__(self):
+        self._lib, self.ptr = RecordingLib(), ctypes.c_void_p(1)
+
+    def check(self, status):
+        assert status == 0
+
+
+class CallTest(unittest.TestCase):
+    def run_matmul(self, *args, **kw):
+        h = RecordingHandle()
+        with mock.patch.object(_binding, "handle", lambda: h):
+            wsgemm.matmul(*args, **kw)
+        return {name: a for name, a in h._lib.calls}
+
+    def test_stream_forms(self):
+        class TorchLike:
+            cuda_stream = 0x1111
+
+        class CupyLike:
+            ptr = 0x2222
+
+        class CudaCore:
+            def __cuda_stream__(self):
+                return (0, 0x3333)
+
+        a, b, out = FakeCai((2, 3)), FakeCai((3, 5)), FakeCai((2, 5))
+        for stream, want in ((None, 0), (0x4444, 0x4444), (TorchLike(), 0x1111), (CupyLike(), 0x2222),
+                             (CudaCore(), 0x3333)):
+            calls = self.run_matmul(a, b, out, stream=stream)
+            self.assertEqual(calls["wsgemm_set_stream"][1], want)
+
+    def test_gemm_arguments(self):
+        a = FakeCai((6, 4), ptr=0x10000)            # row-major 6 x 4 bf16
+        b = FakeCai((4, 3), ptr=0x20000)            # row-major 4 x 3
+        out = FakeCai((6, 3), "<f4", ptr=0x30000, dtype="float32")
+        calls = self.run_matmul(a, b, out, alpha=2.0, beta=0.5, path="generic")
+        self.assertEqual(calls["wsgemm_set_path"][1], _binding.PATHS["generic"])
+        args = calls["wsgemm_gemm_ex"]
+        # C^T (3 x 6) = b^T a^T: m = 3, n = 6, k = 4; b first (ld 3), a second (ld 4), out ld 3
+        self.assertEqual(args[1:6], (0, 0, 3, 6, 4))
+        self.assertEqual(args[6]._obj.value, 2.0)
+        self.assertEqual(args[7:10], (0x20000, 14, 3))
+        self.assertEqual(args[10:13], (0x10000, 14, 4))
+        self.assertEqual(args[13]._obj.value, 0.5)
+        self.assertEqual(args[14:17], (0x30000, 0, 3))
+
+    def test_batched_call(self):
+        a = FakeCai((3, 4, 2), ptr=0x10000)
+        b = FakeCai((2, 5), ptr=0x20000)            # shared by the three entries
+        out = FakeCai((3, 4, 5), "<f2", ptr=0x30000, dtype="float16")
+        args = self.run_matmul(a, b, out)["wsgemm_gemm_strided_batched_ex"]
+        self.assertEqual(args[1:6], (0, 0, 5, 4, 2))
+        self.assertEqual(args[7:11], (0x20000, 14, 5, 0))    # B' = b, stride 0
+        self.assertEqual(args[11:15], (0x10000, 14, 2, 8))   # A' = a, 4 x 2 per entry
+        self.assertEqual(args[16:21], (0x30000, 2, 5, 20, 3))
+
+
+# ---------------------------------------------------------------- the real library (no GPU needed)
+
+def header_version():
+    with open(os.path.join(REPO, "include", "wsgemm.h")) as f:
+        text = f.read()
+    return tuple(int(re.search(rf"#define WSGEMM_VERSION_{p} (\d+)", text).group(1)) for p in ("MAJOR", "MINOR", "PATCH"))
+
+
+@unittest.skipUnless(os.environ.get("WSGEMM_LIBRARY"), "WSGEMM_LIBRARY is not set")
+class LibraryTest(unittest.TestCase):
+    def test_versions_agree(self):
+        self.assertEqual(wsgemm.version(), header_version())
+        self.assertEqual(wsgemm.__version__, ".".join(map(str, header_version())))
+        self.assertTrue(wsgemm.library_path(), "the loaded library is not among the mapped files")
+
+    def test_status_raises_with_the_library_message(self):
+        # Device-looking pointers that are not device memory: without a GPU the library answers NO_DEVICE,
+        # with one INVALID_VALUE (not device memory). Either way the status and message are the library's.
+        with self.assertRaises(wsgemm.Error) as ctx:
+            wsgemm.matmul(FakeCai((8, 8), ptr=0x1000), FakeCai((8, 8), ptr=0x2000), FakeCai((8, 8), ptr=0x3000))
+        e = ctx.exception
+        self.assertIn(e.status_name, ("WSGEMM_STATUS_NO_DEVICE", "WSGEMM_STATUS_INVALID_VALUE"))
+        self.assertIn("wsgemm_gemm_ex", e.message)
+        self.assertEqual(str(e), f"{e.status_name}: {e.message}")
+
+
+if __name__ == "__main__":
+    unittest.main()

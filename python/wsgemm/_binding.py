@@ -1,0 +1,173 @@
+"""ctypes binding of libwsgemm.so (the C API of include/wsgemm.h) and of the CUDA runtime it uses.
+
+Where the library comes from, first match wins:
+  1. the environment variable WSGEMM_LIBRARY (the path of libwsgemm.so; nothing else is tried then),
+  2. libwsgemm.so.0 / libwsgemm.so bundled next to this file,
+  3. the loader's search path (LD_LIBRARY_PATH, ldconfig), e.g. after `cmake --install` to /usr/local.
+Nothing is loaded until the first call that needs the library.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+
+_c_int_p = ctypes.POINTER(ctypes.c_int)
+_c_float_p = ctypes.POINTER(ctypes.c_float)
+
+# C enums of wsgemm.h (values equal cuBLAS's / CUDA's)
+OP_N, OP_T = 0, 1
+DTYPES = {"float32": 0, "float16": 2, "bfloat16": 14}
+ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
+PATHS = {"auto": 0, "generic": 1, "sm90": 2, "sm100": 3, "sm100-emulated": 4}
+STATUS_SUCCESS = 0
+STATUS_CUDA_ERROR = 7
+
+_lock = threading.Lock()
+_lib = None
+_cudart = None
+
+
+def _candidates():
+    env = os.environ.get("WSGEMM_LIBRARY")
+    if env:
+        return [env]
+    here = os.path.dirname(os.path.abspath(__file__))
+    return [os.path.join(here, "libwsgemm.so.0"), os.path.join(here, "libwsgemm.so"), "libwsgemm.so.0", "libwsgemm.so"]
+
+
+def _declare(lib):
+    handle = ctypes.c_void_p
+    sig = {
+        "wsgemm_create": (ctypes.c_int, [ctypes.POINTER(ctypes.c_void_p)]),
+        "wsgemm_destroy": (ctypes.c_int, [handle]),
+        "wsgemm_set_stream": (ctypes.c_int, [handle, ctypes.c_void_p]),
+        "wsgemm_set_path": (ctypes.c_int, [handle, ctypes.c_int]),
+        "wsgemm_get_last_path": (ctypes.c_int, [handle, _c_int_p]),
+        "wsgemm_gemm_ex": (ctypes.c_int, [handle, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                          _c_float_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                                          ctypes.c_int, ctypes.c_int, _c_float_p, ctypes.c_void_p, ctypes.c_int,
+                                          ctypes.c_int]),
+        "wsgemm_gemm_strided_batched_ex": (ctypes.c_int, [
+            handle, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, _c_float_p,
+            ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_longlong,
+            ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_longlong, _c_float_p,
+            ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_longlong, ctypes.c_int]),
+        "wsgemm_status_string": (ctypes.c_char_p, [ctypes.c_int]),
+        "wsgemm_path_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "wsgemm_get_last_error_message": (ctypes.c_char_p, [handle]),
+        "wsgemm_get_version": (ctypes.c_int, [_c_int_p, _c_int_p, _c_int_p]),
+    }
+    for name, (restype, argtypes) in sig.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+
+
+def library():
+    """The loaded libwsgemm.so (a ctypes.CDLL), loading it on first use."""
+    global _lib
+    with _lock:
+        if _lib is None:
+            errors = []
+            for path in _candidates():
+                try:
+                    lib = ctypes.CDLL(path)
+                except OSError as e:
+                    errors.append(f"{path}: {e}")
+                    continue
+                _declare(lib)
+                _lib = lib
+                break
+            else:
+                raise OSError("wsgemm: cannot load libwsgemm.so; set WSGEMM_LIBRARY to its path (e.g. "
+                              "<install prefix>/lib/libwsgemm.so) or put its folder on LD_LIBRARY_PATH. Tried: "
+                              + "; ".join(errors))
+    return _lib
+
+
+def library_path():
+    """The file the library was loaded from (None before it is loaded or where /proc is missing)."""
+    return _mapped_path("libwsgemm.so") if _lib is not None else None
+
+
+def _mapped_path(fragment):
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split()[-1] if len(line.split()) >= 6 else ""
+                if fragment in os.path.basename(path):
+                    return path
+    except OSError:
+        pass
+    return None
+
+
+def cudart():
+    """The CUDA runtime libwsgemm.so itself uses (found among the mapped files once the library is
+    loaded), for stream synchronisation; also used by the tests' device arrays."""
+    global _cudart
+    library()
+    with _lock:
+        if _cudart is None:
+            names = [_mapped_path("libcudart.so"), "libcudart.so", "libcudart.so.13", "libcudart.so.12"]
+            for name in names:
+                if not name:
+                    continue
+                try:
+                    _cudart = ctypes.CDLL(name)
+                    break
+                except OSError:
+                    continue
+            else:
+                raise OSError("wsgemm: cannot load the CUDA runtime (libcudart.so)")
+            _cudart.cudaStreamSynchronize.argtypes = [ctypes.c_void_p]
+            _cudart.cudaStreamSynchronize.restype = ctypes.c_int
+            _cudart.cudaGetErrorString.argtypes = [ctypes.c_int]
+            _cudart.cudaGetErrorString.restype = ctypes.c_char_p
+    return _cudart
+
+
+class Error(RuntimeError):
+    """A wsgemm call returned a status other than SUCCESS. `status` is the wsgemm_status value,
+    `status_name` its name (e.g. WSGEMM_STATUS_INVALID_VALUE); the message is the library's."""
+
+    def __init__(self, status, status_name, message):
+        super().__init__(f"{status_name}: {message}")
+        self.status = status
+        self.status_name = status_name
+        self.message = message
+
+
+class _Handle:
+    """One wsgemm handle; a handle is not thread-safe, so each thread gets its own (see handle())."""
+
+    def __init__(self):
+        lib = library()
+        self._lib = lib
+        self.ptr = ctypes.c_void_p()
+        self.check(lib.wsgemm_create(ctypes.byref(self.ptr)))
+
+    def check(self, status):
+        if status != STATUS_SUCCESS:
+            name = self._lib.wsgemm_status_string(status).decode()
+            message = self._lib.wsgemm_get_last_error_message(self.ptr).decode()
+            raise Error(status, name, message)
+
+    def __del__(self):
+        try:
+            if self.ptr:
+                self._lib.wsgemm_destroy(self.ptr)
+        except Exception:  # interpreter shutdown: the library may already be gone
+            pass
+
+
+_local = threading.local()
+
+
+def handle():
+    """This thread's handle, created on first use."""
+    h = getattr(_local, "handle", None)
+    if h is None:
+        h = _local.handle = _Handle()
+    return h

@@ -1,0 +1,783 @@
+/*
+ * test_hb.c - CPU tests of tmem/hb.h, the happens-before tracking the TMEM emulation runs on the GPU.
+ * Each case replays a small event trace of the sm100 kernel's protocol (one CTA, or the cta_group 2
+ * pair) through the same functions, in ONE sequential order, and checks what is reported:
+ *
+ *   correct_cg1, correct_cg2      the kernel's protocol: nothing reported
+ *   release_early                 the epilogue arrives on acc_empty before its last tcgen05.ld; in the
+ *                                 replay that ld runs long before the MMA warp's next write of the
+ *                                 accumulator (the accesses never overlap), and the race is still reported,
+ *                                 with both sites (the ld, then the MMA)
+ *   release_early_mma_first       the same bug, the MMA replayed between the early arrive and the ld
+ *   missing_wait_ld, missing_fence_before, missing_fence_after_epilogue, missing_fence_after_mma,
+ *   plain_arrive_for_commit       each fence / wait / commit rule of the PTX ISA's tcgen05 memory
+ *                                 consistency model: leaving it out is reported
+ *   equivalent_fence_after_acc_empty  the MMA warp's fence after acc_empty may go: the fence after the
+ *                                 next full[s] wait orders everything before it (nothing reported)
+ *   missing_peer_signal, missing_cluster_sync_after_alloc   the cta_group 2 pair rules
+ *   address_handoff               alloc -> named barrier -> ld, with and without fence::after_thread_sync
+ *   dealloc_before_last_ld        the dealloc barrier skipped
+ *   mma_pipeline                  MMAs of one thread are ordered; two threads on one accumulator race
+ *   phases                        phase numbering by arrival count, the pre-phase, slot reuse
+ *   barrier_init                  a barrier's use must be ordered after its mbarrier.init
+ *   producer_tail                 every phase a tcgen05.commit arrived on is observed before the CTA exits
+ *   tma_operands                  a TMA copy -> full wait -> tcgen05.mma needs fence::after_thread_sync
+ * Exit 0 = pass.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tmem/hb.h"
+
+static int g_failures;
+
+#define EXPECT(cond, ...)                                                    \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            printf("  FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);         \
+            printf(__VA_ARGS__);                                             \
+            printf("\n");                                                    \
+            g_failures++;                                                    \
+        }                                                                    \
+    } while (0)
+
+/* ================================================================ a small world to replay traces in */
+
+enum { MAX_AGENTS = 10, MAX_BARS = 16 };
+
+typedef struct world {
+    hb_agent ag[MAX_AGENTS];
+    hb_sync bar[MAX_BARS];
+    hb_cell cells[2][HB_CELLS]; /* TMEM of cluster ranks 0 and 1 */
+    int raced;                   /* the first race stops the replay, as the emulation's trap does */
+    hb_site earlier, later;
+    unsigned cell_cta, cell_lane, cell_col;
+} world;
+
+static world *world_new(void)
+{
+    world *w = (world *)calloc(1, sizeof *w);
+    if (!w) {
+        perror("calloc");
+        exit(2);
+    }
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < HB_CELLS; i++)
+            hb_cell_clear(&w->cells[c][i]);
+    return w;
+}
+
+/* Agent i = warp `warp` of cluster rank `cta`; components: 3i (its execution), 3i+1 (load pipe), 3i+2
+ * (tensor pipe). */
+static void agent(world *w, int i, unsigned cta, unsigned warp)
+{
+    hb_agent_init(&w->ag[i], 3u * (unsigned)i, cta, warp);
+    w->ag[i].ld_pipe = (uint8_t)(3 * i + 1);
+    w->ag[i].mma_pipe = (uint8_t)(3 * i + 2);
+}
+
+static void bar_init(world *w, int b, uint32_t count)
+{
+    hb_sync_init(&w->bar[b], count);
+}
+
+static void access(world *w, unsigned tmem_cta, enum hb_op op, const hb_vc *start, hb_site me)
+{
+    if (w->raced)
+        return;
+    hb_site earlier;
+    unsigned lane = 0, col = 0;
+    me.tmem_cta = (uint8_t)tmem_cta;
+    if (hb_tmem_access(w->cells[tmem_cta], op, me.lane0, me.nlanes, me.col0, me.ncols, start, &me, &earlier, &lane,
+                       &col)) {
+        w->raced = 1;
+        w->earlier = earlier;
+        w->later = me;
+        w->cell_cta = tmem_cta;
+        w->cell_lane = lane;
+        w->cell_col = col;
+    }
+}
+
+static void alloc_(world *w, int a, unsigned col, unsigned ncols)
+{
+    hb_vc start;
+    uint32_t t = hb_sync_access_issue(&w->ag[a], &start);
+    access(w, w->ag[a].cta, HB_OP_ALLOC, &start,
+           hb_agent_site(&w->ag[a], HB_ALLOC, w->ag[a].self, t, w->ag[a].cta, 0, 128, col, ncols));
+}
+
+/* pair: cta_group 2, the allocation of both CTAs is freed (collective) */
+static void dealloc_(world *w, int a, unsigned col, unsigned ncols, int pair)
+{
+    hb_vc start;
+    uint32_t t = hb_sync_access_issue(&w->ag[a], &start);
+    hb_site me = hb_agent_site(&w->ag[a], HB_DEALLOC, w->ag[a].self, t, w->ag[a].cta, 0, 128, col, ncols);
+    access(w, w->ag[a].cta, HB_OP_FREE, &start, me);
+    if (pair)
+        access(w, w->ag[a].cta ^ 1u, HB_OP_FREE, &start, me);
+}
+
+/* tcgen05.mma writing all 128 lanes of columns [col, col + n), in both CTAs of the pair when pair */
+static void mma(world *w, int a, unsigned col, unsigned n, int pair)
+{
+    hb_vc start;
+    uint32_t t = hb_mma_issue(&w->ag[a], &start);
+    hb_site me = hb_agent_site(&w->ag[a], HB_MMA, w->ag[a].mma_pipe, t, w->ag[a].cta, 0, 128, col, n);
+    access(w, w->ag[a].cta, HB_OP_WRITE, &start, me);
+    if (pair)
+        access(w, w->ag[a].cta ^ 1u, HB_OP_WRITE, &start, me);
+}
+
+/* tcgen05.ld of lane quarter q, columns [col, col + n) of the agent's own CTA */
+static void ld(world *w, int a, unsigned q, unsigned col, unsigned n)
+{
+    hb_vc start;
+    uint32_t t = hb_ld_issue(&w->ag[a], &start);
+    access(w, w->ag[a].cta, HB_OP_READ, &start,
+           hb_agent_site(&w->ag[a], HB_LD, w->ag[a].ld_pipe, t, w->ag[a].cta, 32 * q, 32, col, n));
+}
+
+static void wait_ld(world *w, int a) { hb_wait_ld(&w->ag[a]); }
+static void fence_before(world *w, int a) { hb_fence_before_thread_sync(&w->ag[a]); }
+static void fence_after(world *w, int a) { hb_fence_after_thread_sync(&w->ag[a]); }
+
+/* n arrivals of the agent's warp on barrier b (an mbarrier arrive, local or remote) */
+static uint32_t arrive(world *w, int a, int b, uint32_t n)
+{
+    hb_vc rel;
+    hb_agent_release(&w->ag[a], &rel);
+    return hb_sync_arrive(&w->bar[b], n, &rel);
+}
+
+/* tcgen05.commit: one arrival on b0 and (multicast) on b1 when b1 >= 0 */
+static void commit(world *w, int a, int b0, int b1)
+{
+    hb_vc rel;
+    hb_commit(&w->ag[a], &rel);
+    hb_sync_note_async_arrival(&w->bar[b0], hb_sync_arrive(&w->bar[b0], 1, &rel));
+    if (b1 >= 0)
+        hb_sync_note_async_arrival(&w->bar[b1], hb_sync_arrive(&w->bar[b1], 1, &rel));
+}
+
+/* try_wait.parity succeeded on b */
+static void wait_(world *w, int a, int b, unsigned parity)
+{
+    hb_vc acq;
+    hb_vc_clear(&acq);
+    hb_sync_acquire_parity(&w->bar[b], parity, &acq);
+    hb_agent_acquire(&w->ag[a], &acq);
+    hb_agent_note_wait(&w->ag[a], (unsigned)b + 1u, (unsigned)b, parity);
+}
+
+/* bar.sync / barrier.cluster: arrive (release) and acquire the same phase */
+static void barrier_sync(world *w, int a, int b, uint32_t n, uint32_t phase)
+{
+    hb_vc acq;
+    hb_vc_clear(&acq);
+    hb_sync_acquire_phase(&w->bar[b], phase, &acq);
+    hb_agent_acquire(&w->ag[a], &acq);
+    (void)n;
+}
+
+static void print_race(const world *w)
+{
+    const hb_site *s[2] = {&w->earlier, &w->later};
+    printf("  reported: TMEM of CTA rank %u, lanes %u..%u, columns %u..%u:\n", w->cell_cta, w->cell_lane,
+           w->cell_lane + 31, w->cell_col, w->cell_col + 31);
+    for (int i = 0; i < 2; i++) {
+        char wait[48] = "none";
+        if (s[i]->wait_name)
+            snprintf(wait, sizeof wait, "barrier %u parity %u", s[i]->wait_index, s[i]->wait_parity);
+        printf("    %s: CTA rank %u warp %u %s lanes %u..%u columns %u..%u [epoch %u@%u] (last wait: %s)\n",
+               i ? "later  " : "earlier", s[i]->cta, s[i]->warp, hb_kind_name(s[i]->kind), s[i]->lane0,
+               s[i]->lane0 + s[i]->nlanes - 1, s[i]->col0, s[i]->col0 + s[i]->ncols - 1, s[i]->comp, s[i]->clock,
+               wait);
+    }
+}
+
+static void expect_clean(const world *w, const char *what)
+{
+    if (w->raced)
+        print_race(w);
+    EXPECT(!w->raced, "%s: a race was reported in a correct protocol", what);
+    if (!w->raced)
+        printf("  %s: nothing reported\n", what);
+}
+
+static void expect_race(const world *w, const char *what, unsigned earlier_kind, unsigned later_kind)
+{
+    EXPECT(w->raced, "%s: the race was NOT reported", what);
+    if (!w->raced)
+        return;
+    print_race(w);
+    EXPECT(w->earlier.kind == earlier_kind && w->later.kind == later_kind,
+           "%s: sites are %s then %s, expected %s then %s", what, hb_kind_name(w->earlier.kind),
+           hb_kind_name(w->later.kind), hb_kind_name(earlier_kind), hb_kind_name(later_kind));
+}
+
+/* ================================================================ the sm100 kernel, cta_group 1 */
+
+/* Agents: the MMA warp (warp 1) and four epilogue warps (warps 2..5, lane quarters 2, 3, 0, 1). Two
+ * accumulators of 256 columns, 32-column tcgen05.ld chunks, four tiles of two k-blocks. Each planted
+ * deviation is one field. */
+typedef struct cg1_bugs {
+    int release_early;          /* epilogue: arrive on acc_empty before the last ld */
+    int no_wait_ld;             /* epilogue: no tcgen05.wait::ld */
+    int no_fence_before;        /* epilogue: no fence::before_thread_sync before acc_empty */
+    int no_fence_after_epi;     /* epilogue: no fence::after_thread_sync after acc_full */
+    int no_fence_after_empty;   /* MMA warp: no fence after the acc_empty wait */
+    int no_fence_after_full;    /* MMA warp: no fence after the full[s] waits */
+    int plain_arrive;           /* MMA warp: fence::before_thread_sync + arrive instead of tcgen05.commit */
+    int no_dealloc_wait;        /* MMA warp: dealloc without the dealloc barrier */
+} cg1_bugs;
+
+enum { M = 0, E = 1 };                                      /* agent ids: M, then E .. E+3 */
+enum { ACC_FULL = 0, ACC_EMPTY = 2, DEALLOC = 4, ADDR = 5 }; /* barrier ids */
+enum { CHUNKS = 8, KBLOCKS = 2, TILES = 4 };
+
+static const cg1_bugs kNoBugs;
+
+static void cg1_setup(world *w)
+{
+    agent(w, M, 0, 1);
+    for (int e = 0; e < 4; e++)
+        agent(w, E + e, 0, 2 + (unsigned)e);
+    bar_init(w, ACC_FULL, 1);
+    bar_init(w, ACC_FULL + 1, 1);
+    bar_init(w, ACC_EMPTY, 128);
+    bar_init(w, ACC_EMPTY + 1, 128);
+    bar_init(w, DEALLOC, 128);
+    bar_init(w, ADDR, 160);
+    /* the MMA warp allocates and publishes the address (bar.arrive), the epilogue receives it (bar.sync) */
+    alloc_(w, M, 0, 512);
+    fence_before(w, M);
+    arrive(w, M, ADDR, 32);
+    fence_after(w, M);
+    for (int e = 0; e < 4; e++)
+        arrive(w, E + e, ADDR, 32);
+    for (int e = 0; e < 4; e++) {
+        barrier_sync(w, E + e, ADDR, 32, 0);
+        fence_after(w, E + e);
+    }
+}
+
+static void cg1_mma_tile(world *w, int t, const cg1_bugs *b)
+{
+    int a = t % 2;
+    wait_(w, M, ACC_EMPTY + a, (unsigned)((t / 2) & 1) ^ 1u); /* producer side: starts at phase 1 */
+    if (!b->no_fence_after_empty)
+        fence_after(w, M);
+    for (int kb = 0; kb < KBLOCKS; kb++) {
+        /* (the full[s] wait brings nothing TMEM-related; its fence is what matters) */
+        if (!b->no_fence_after_full)
+            fence_after(w, M);
+        for (int k = 0; k < 4; k++)
+            mma(w, M, 256u * (unsigned)a, 256, 0);
+    }
+    if (b->plain_arrive) {
+        fence_before(w, M);
+        arrive(w, M, ACC_FULL + a, 1);
+    } else {
+        commit(w, M, ACC_FULL + a, -1);
+    }
+}
+
+static void cg1_release(world *w, int e, int a, const cg1_bugs *b)
+{
+    if (!b->no_fence_before)
+        fence_before(w, E + e);
+    arrive(w, E + e, ACC_EMPTY + a, 32);
+}
+
+/* Epilogue warp e, tile t, chunks [ch0, ch1). */
+static void cg1_epi_chunks(world *w, int e, int t, int ch0, int ch1, const cg1_bugs *b)
+{
+    int a = t % 2;
+    unsigned q = (unsigned)(2 + e) % 4;
+    if (ch0 == 0) {
+        wait_(w, E + e, ACC_FULL + a, (unsigned)(t / 2) & 1u);
+        if (!b->no_fence_after_epi)
+            fence_after(w, E + e);
+    }
+    for (int ch = ch0; ch < ch1; ch++) {
+        if (ch == CHUNKS - 1 && b->release_early)
+            cg1_release(w, e, a, b);
+        ld(w, E + e, q, 256u * (unsigned)a + 32u * (unsigned)ch, 32);
+        if (!b->no_wait_ld)
+            wait_ld(w, E + e);
+        if (ch == CHUNKS - 1 && !b->release_early)
+            cg1_release(w, e, a, b);
+    }
+}
+
+static void cg1_epi_tile(world *w, int t, const cg1_bugs *b)
+{
+    for (int e = 0; e < 4; e++)
+        cg1_epi_chunks(w, e, t, 0, CHUNKS, b);
+}
+
+static void cg1_teardown(world *w, const cg1_bugs *b)
+{
+    for (int e = 0; e < 4; e++) {
+        fence_before(w, E + e);
+        arrive(w, E + e, DEALLOC, 32);
+    }
+    if (!b->no_dealloc_wait)
+        wait_(w, M, DEALLOC, 0);
+    fence_after(w, M);
+    dealloc_(w, M, 0, 512, 0);
+}
+
+/* The replay order: the MMA warp runs ahead by one accumulator, the epilogue reads each tile completely
+ * before the MMA warp touches that accumulator again, so no two accesses ever overlap. */
+static world *cg1_run(const cg1_bugs *b)
+{
+    world *w = world_new();
+    cg1_setup(w);
+    cg1_mma_tile(w, 0, b);
+    cg1_mma_tile(w, 1, b);
+    for (int t = 0; t < TILES; t++) {
+        cg1_epi_tile(w, t, b);
+        if (t + 2 < TILES)
+            cg1_mma_tile(w, t + 2, b);
+    }
+    cg1_teardown(w, b);
+    return w;
+}
+
+static void case_correct_cg1(void)
+{
+    world *w = cg1_run(&kNoBugs);
+    expect_clean(w, "cta_group 1 protocol, 4 tiles, 2 accumulators");
+    free(w);
+}
+
+static void case_release_early(void)
+{
+    cg1_bugs b = kNoBugs;
+    b.release_early = 1;
+    world *w = cg1_run(&b);
+    expect_race(w, "acc_empty arrive before the last tcgen05.ld (ld replayed long before the MMA)", HB_LD, HB_MMA);
+    /* the earlier site is the epilogue's last read of accumulator 0 (columns 224..255) in tile 0 */
+    EXPECT(w->earlier.col0 == 224 && w->earlier.warp >= 2 && w->later.warp == 1 && w->later.col0 == 0,
+           "sites: ld columns %u warp %u, mma columns %u warp %u", w->earlier.col0, w->earlier.warp, w->later.col0,
+           w->later.warp);
+    free(w);
+}
+
+static void case_release_early_mma_first(void)
+{
+    cg1_bugs b = kNoBugs;
+    b.release_early = 1;
+    world *w = world_new();
+    cg1_setup(w);
+    cg1_mma_tile(w, 0, &b);
+    cg1_mma_tile(w, 1, &b);
+    /* tile 0: every epilogue warp reads chunks 0..6, then arrives (early) ... */
+    for (int e = 0; e < 4; e++) {
+        cg1_epi_chunks(w, e, 0, 0, CHUNKS - 1, &b);
+        cg1_release(w, e, 0, &b);
+    }
+    /* ... the MMA warp overwrites accumulator 0 for tile 2 ... */
+    cg1_mma_tile(w, 2, &b);
+    /* ... and only then the last reads */
+    for (int e = 0; e < 4; e++)
+        ld(w, E + e, (unsigned)(2 + e) % 4, 224, 32);
+    expect_race(w, "acc_empty arrive before the last tcgen05.ld (MMA replayed before the ld)", HB_MMA, HB_LD);
+    free(w);
+}
+
+/* One planted deviation of the cta_group 1 protocol (up to two cg1_bugs fields), replayed in the order of
+ * cg1_run, and what must be reported: a race with these two sites, or nothing (earlier == HB_NONE). */
+typedef struct cg1_case {
+    const char *name;
+    size_t bug, bug2; /* offsetof(cg1_bugs, field); bug2 == bug: one field */
+    const char *what;
+    unsigned earlier, later;
+} cg1_case;
+
+static const cg1_case kCg1Cases[] = {
+    {"missing_wait_ld", offsetof(cg1_bugs, no_wait_ld), offsetof(cg1_bugs, no_wait_ld),
+     "no tcgen05.wait::ld before fence::before_thread_sync + arrive", HB_LD, HB_MMA},
+    {"missing_fence_before", offsetof(cg1_bugs, no_fence_before), offsetof(cg1_bugs, no_fence_before),
+     "no tcgen05.fence::before_thread_sync before the acc_empty arrive", HB_LD, HB_MMA},
+    {"missing_fence_after_epilogue", offsetof(cg1_bugs, no_fence_after_epi), offsetof(cg1_bugs, no_fence_after_epi),
+     "no tcgen05.fence::after_thread_sync after the acc_full wait", HB_MMA, HB_LD},
+    {"missing_fence_after_mma", offsetof(cg1_bugs, no_fence_after_empty), offsetof(cg1_bugs, no_fence_after_full),
+     "MMA warp without any fence::after_thread_sync after its waits", HB_LD, HB_MMA},
+    {"equivalent_fence_after_acc_empty", offsetof(cg1_bugs, no_fence_after_empty),
+     offsetof(cg1_bugs, no_fence_after_empty),
+     "no fence after the acc_empty wait, but one after each full[s] wait (equivalent)", HB_NONE, HB_NONE},
+    {"plain_arrive_for_commit", offsetof(cg1_bugs, plain_arrive), offsetof(cg1_bugs, plain_arrive),
+     "fence::before_thread_sync + arrive instead of tcgen05.commit (MMA completion not tracked)", HB_MMA, HB_LD},
+};
+
+static void run_cg1_case(const cg1_case *c)
+{
+    cg1_bugs b = kNoBugs;
+    *(int *)((char *)&b + c->bug) = 1;
+    *(int *)((char *)&b + c->bug2) = 1;
+    world *w = cg1_run(&b);
+    if (c->earlier == HB_NONE)
+        expect_clean(w, c->what);
+    else
+        expect_race(w, c->what, c->earlier, c->later);
+    free(w);
+}
+
+static void case_dealloc_before_last_ld(void)
+{
+    cg1_bugs b = kNoBugs;
+    b.no_dealloc_wait = 1;
+    world *w = world_new();
+    cg1_setup(w);
+    cg1_mma_tile(w, 0, &b);
+    for (int e = 0; e < 4; e++)
+        cg1_epi_chunks(w, e, 0, 0, CHUNKS, &b);
+    /* the MMA warp knows its MMAs completed (it observed its own commit), then frees without the dealloc
+     * barrier; the reads all happened earlier in the replay */
+    wait_(w, M, ACC_FULL, 0);
+    fence_after(w, M);
+    dealloc_(w, M, 0, 512, 0);
+    expect_race(w, "dealloc without the dealloc barrier", HB_LD, HB_DEALLOC);
+    free(w);
+}
+
+/* ================================================================ the pair (cta_group 2) */
+
+/* Agents: leader MMA warp ML, leader epilogue warp EL (one warp, lane quarter 2), peer MMA warp MP, peer
+ * epilogue warp EP. Barriers per CTA r (ids 8r + ...): acc_full[2] (count 1, the leader's multicast
+ * commit), acc_empty[2] (leader only: EL local + EP remote = 2 arrivals of one warp each, counted as 1
+ * each here), dealloc (count 2: own epilogue + the peer's signal_peer), the cluster barrier (id 7). */
+typedef struct cg2_bugs {
+    int missing_peer_signal;   /* epilogues skip signal_peer, dealloc counts 1 */
+    int no_cluster_sync_alloc; /* no cluster barrier between the allocs and the leader's first MMA */
+} cg2_bugs;
+
+enum { ML = 0, EL = 1, MP = 2, EP = 3 };
+enum { C_FULL = 0, C_EMPTY = 2, C_DEALLOC = 4, C_CLUSTER = 7 };
+
+static void cg2_mma_tile(world *w, int t)
+{
+    int a = t % 2;
+    wait_(w, ML, C_EMPTY + a, (unsigned)((t / 2) & 1) ^ 1u);
+    fence_after(w, ML);
+    for (int k = 0; k < 8; k++)
+        mma(w, ML, 256u * (unsigned)a, 256, 1);
+    commit(w, ML, C_FULL + a, 8 + C_FULL + a); /* multicast 0b11 */
+}
+
+static void cg2_epi_tile(world *w, int e, int t)
+{
+    int a = t % 2;
+    unsigned cta = w->ag[e].cta;
+    wait_(w, e, 8 * (int)cta + C_FULL + a, (unsigned)(t / 2) & 1u);
+    fence_after(w, e);
+    for (int ch = 0; ch < CHUNKS; ch++) {
+        ld(w, e, 2, 256u * (unsigned)a + 32u * (unsigned)ch, 32);
+        wait_ld(w, e);
+    }
+    fence_before(w, e);
+    arrive(w, e, C_EMPTY + a, 1); /* the leader's acc_empty (remote from the peer) */
+}
+
+static world *cg2_run(const cg2_bugs *b)
+{
+    world *w = world_new();
+    agent(w, ML, 0, 1);
+    agent(w, EL, 0, 2);
+    agent(w, MP, 1, 1);
+    agent(w, EP, 1, 2);
+    for (int r = 0; r < 2; r++) {
+        bar_init(w, 8 * r + C_FULL, 1);
+        bar_init(w, 8 * r + C_FULL + 1, 1);
+        bar_init(w, 8 * r + C_DEALLOC, b->missing_peer_signal ? 1 : 2);
+    }
+    bar_init(w, C_EMPTY, 2);
+    bar_init(w, C_EMPTY + 1, 2);
+    bar_init(w, C_CLUSTER, 4);
+    alloc_(w, ML, 0, 512);
+    alloc_(w, MP, 0, 512);
+    if (!b->no_cluster_sync_alloc) { /* cluster_sync (3): fence, arrive.release, wait.acquire, fence */
+        for (int i = 0; i < 4; i++) {
+            fence_before(w, i);
+            arrive(w, i, C_CLUSTER, 1);
+        }
+        for (int i = 0; i < 4; i++) {
+            barrier_sync(w, i, C_CLUSTER, 1, 0);
+            fence_after(w, i);
+        }
+    }
+    cg2_mma_tile(w, 0);
+    cg2_mma_tile(w, 1);
+    for (int t = 0; t < 3; t++) {
+        cg2_epi_tile(w, EL, t);
+        cg2_epi_tile(w, EP, t);
+        if (t + 2 < 3)
+            cg2_mma_tile(w, t + 2);
+    }
+    /* teardown: each epilogue warp signals the peer's dealloc barrier (remote) and its own */
+    for (int e = EL; e <= EP; e += 2) {
+        unsigned cta = w->ag[e].cta;
+        fence_before(w, e);
+        if (!b->missing_peer_signal)
+            arrive(w, e, 8 * (int)(cta ^ 1u) + C_DEALLOC, 1);
+        arrive(w, e, 8 * (int)cta + C_DEALLOC, 1);
+    }
+    for (int m = ML; m <= MP; m += 2) {
+        wait_(w, m, 8 * (int)w->ag[m].cta + C_DEALLOC, 0);
+        fence_after(w, m);
+        dealloc_(w, m, 0, 512, 1);
+    }
+    return w;
+}
+
+static void case_correct_cg2(void)
+{
+    static const cg2_bugs none;
+    world *w = cg2_run(&none);
+    expect_clean(w, "cta_group 2 pair: multicast commits, remote acc_empty, pair dealloc barrier");
+    free(w);
+}
+
+static void case_missing_peer_signal(void)
+{
+    cg2_bugs b = {1, 0};
+    world *w = cg2_run(&b);
+    expect_race(w, "cta_group 2 without signal_peer: the leader frees the pair's TMEM before the peer's reads",
+                HB_LD, HB_DEALLOC);
+    EXPECT(w->earlier.cta == 1 && w->later.cta == 0, "the peer's ld (rank %u) vs the leader's dealloc (rank %u)",
+           w->earlier.cta, w->later.cta);
+    free(w);
+}
+
+static void case_missing_cluster_sync_after_alloc(void)
+{
+    cg2_bugs b = {0, 1};
+    world *w = cg2_run(&b);
+    expect_race(w, "no cluster barrier between the peer's alloc and the leader's first MMA", HB_ALLOC, HB_MMA);
+    EXPECT(w->cell_cta == 1, "on the peer's TMEM (rank %u)", w->cell_cta);
+    free(w);
+}
+
+/* ================================================================ smaller rules */
+
+static void case_address_handoff(void)
+{
+    for (int with_fence = 1; with_fence >= 0; with_fence--) {
+        world *w = world_new();
+        agent(w, 0, 0, 1);
+        agent(w, 1, 0, 2);
+        bar_init(w, 0, 64);
+        alloc_(w, 0, 0, 128);
+        fence_before(w, 0);
+        arrive(w, 0, 0, 32); /* bar.arrive */
+        arrive(w, 1, 0, 32); /* bar.sync */
+        barrier_sync(w, 1, 0, 32, 0);
+        if (with_fence)
+            fence_after(w, 1);
+        ld(w, 1, 2, 0, 32); /* fresh columns: ordered after the alloc only through the fence */
+        if (with_fence)
+            expect_clean(w, "alloc, fence, bar.arrive -> bar.sync, fence, ld");
+        else
+            expect_race(w, "alloc -> bar.sync -> ld without fence::after_thread_sync", HB_ALLOC, HB_LD);
+        free(w);
+    }
+}
+
+static void case_mma_pipeline(void)
+{
+    world *w = world_new();
+    agent(w, 0, 0, 1);
+    agent(w, 1, 0, 3);
+    alloc_(w, 0, 0, 256);
+    fence_after(w, 0);
+    for (int k = 0; k < 4; k++)
+        mma(w, 0, 0, 128, 0);
+    expect_clean(w, "four MMAs of one thread into one accumulator (a pipelined pair)");
+    /* another warp's MMA into the same accumulator, ordered after nothing the first one did */
+    fence_after(w, 1);
+    mma(w, 1, 0, 128, 0);
+    EXPECT(w->raced, "two threads' MMAs into one accumulator, unordered: not reported");
+    if (w->raced)
+        print_race(w);
+    free(w);
+}
+
+static void case_phases(void)
+{
+    hb_sync s;
+    hb_vc v, got;
+    hb_sync_init(&s, 3);
+    hb_vc_clear(&got);
+    EXPECT(hb_sync_acquire_parity(&s, 1, &got) == -1, "parity 1 before any phase completed is the pre-phase");
+    for (uint32_t phase = 0; phase < 10; phase++) {
+        for (int i = 0; i < 3; i++) {
+            hb_vc_clear(&v);
+            v.c[i] = 100u * (phase + 1) + (uint32_t)i;
+            EXPECT(hb_sync_arrive(&s, 1, &v) == phase, "arrival %d of phase %u numbered %u", i, phase, phase);
+        }
+        hb_vc_clear(&got);
+        int32_t p = hb_sync_acquire_parity(&s, phase & 1u, &got);
+        EXPECT(p == (int32_t)phase, "acquired phase %d, expected %u", p, phase);
+        EXPECT(got.c[0] == 100u * (phase + 1) && got.c[2] == 100u * (phase + 1) + 2,
+               "phase %u clock holds its arrivals only (%u %u)", phase, got.c[0], got.c[2]);
+        hb_vc_clear(&got);
+        if (phase >= 1) {
+            p = hb_sync_acquire_parity(&s, (phase + 1) & 1u, &got);
+            EXPECT(p == (int32_t)phase - 1, "the other parity names the phase before (%d)", p);
+        }
+    }
+    hb_vc_clear(&got);
+    EXPECT(hb_sync_acquire_phase(&s, 2, &got) == -1, "phase 2's slot was reused by phase 6 (kept: 4 phases)");
+    printf("  phases: numbering by arrival count, the pre-phase, parity -> latest completed phase, slot reuse\n");
+}
+
+/* mbarrier.init by one warp, a use by another: ordered only through a barrier between them (the kernel's
+ * cluster_sync (1) after the inits). */
+static void case_barrier_init(void)
+{
+    for (int synced = 1; synced >= 0; synced--) {
+        world *w = world_new();
+        agent(w, 0, 0, 0); /* thread 0's warp: inits */
+        agent(w, 1, 0, 1); /* the MMA warp: waits on it */
+        bar_init(w, 0, 1);
+        bar_init(w, 1, 2); /* the CTA barrier */
+        hb_site init =
+            hb_agent_site(&w->ag[0], HB_MBAR_INIT, w->ag[0].self, w->ag[0].vc.c[w->ag[0].self], 0, 0, 0, 8, 0);
+        hb_sync_mark_init(&w->bar[0], &init);
+        if (synced) {
+            arrive(w, 0, 1, 1);
+            arrive(w, 1, 1, 1);
+            barrier_sync(w, 1, 1, 1, 0);
+        }
+        hb_site earlier;
+        int bad = hb_sync_check_init(&w->bar[0], &w->ag[1].vc, &earlier);
+        if (synced) {
+            EXPECT(!bad, "a wait ordered after the init through a CTA barrier was reported");
+            printf("  init -> CTA barrier -> wait: ordered\n");
+        } else {
+            EXPECT(bad && earlier.kind == HB_MBAR_INIT && earlier.warp == 0,
+                   "a wait with no barrier after the init was "
+                   "not reported");
+            printf("  init, then a wait by another warp with no barrier between: %s\n", bad ? "reported" : "missed");
+        }
+        free(w);
+    }
+}
+
+/* A commit's arrival is asynchronous: the CTA may exit only after a wait observed every phase a commit
+ * arrived on. Four stages, eight fills: with the producer tail the last four phases are observed. */
+static void case_producer_tail(void)
+{
+    for (int tail = 1; tail >= 0; tail--) {
+        world *w = world_new();
+        agent(w, 0, 0, 0); /* producer */
+        agent(w, 1, 0, 1); /* MMA warp: commits stage releases */
+        for (int st = 0; st < 4; st++)
+            bar_init(w, st, 1);
+        for (int fill = 0; fill < 8; fill++) {
+            int st = fill % 4;
+            if (fill >= 4)
+                wait_(w, 0, st, (unsigned)((fill / 4) & 1) ^ 1u); /* producer_acquire */
+            commit(w, 1, st, -1); /* the stage's release after the MMAs read fill `fill` (phase fill / 4) */
+        }
+        if (tail)
+            for (int st = 0; st < 4; st++)
+                wait_(w, 0, st, 1u); /* producer_tail: one more acquire per stage, phase 1 */
+        int unobserved = 0;
+        for (int st = 0; st < 4; st++)
+            unobserved += hb_sync_unobserved_async(&w->bar[st]);
+        if (tail) {
+            EXPECT(unobserved == 0, "with the producer tail %d stages still have an unobserved commit", unobserved);
+            printf("  with the producer tail: every commit arrival observed before the exit\n");
+        } else {
+            EXPECT(unobserved == 4, "without the tail %d of 4 stages have an unobserved commit", unobserved);
+            printf("  without the producer tail: %d stages' last commit arrivals unobserved at the exit\n", unobserved);
+        }
+        free(w);
+    }
+}
+
+/* A TMA copy into a stage, completing the stage's full barrier; the MMA warp waits on it and reads the
+ * stage with tcgen05.mma: ordered only with fence::after_thread_sync after the wait. */
+static void case_tma_operands(void)
+{
+    for (int fence = 1; fence >= 0; fence--) {
+        world *w = world_new();
+        agent(w, 0, 0, 0); /* producer: its copy pipe is component 2 (it issues no MMA) */
+        agent(w, 1, 0, 1); /* MMA warp */
+        w->ag[0].tma_pipe = 2;
+        bar_init(w, 0, 1);
+        arrive(w, 0, 0, 1); /* arrive.expect_tx */
+        uint32_t t = hb_tma_issue(&w->ag[0]);
+        hb_site copy = hb_agent_site(&w->ag[0], HB_TMA, w->ag[0].tma_pipe, t, 0, 0, 0, 4, 1);
+        hb_sync_join_latest_phase(&w->bar[0], w->ag[0].tma_pipe, t);
+        wait_(w, 1, 0, 0);
+        if (fence)
+            fence_after(w, 1);
+        hb_vc start;
+        hb_mma_issue(&w->ag[1], &start);
+        int ordered = hb_site_ordered(&copy, &start);
+        if (fence) {
+            EXPECT(ordered, "copy -> full wait -> fence -> mma: the copy is not ordered before the MMA");
+            printf("  TMA copy, full wait, fence::after_thread_sync, tcgen05.mma: ordered\n");
+        } else {
+            EXPECT(!ordered, "copy -> full wait -> mma without the fence: reported as ordered");
+            printf("  TMA copy, full wait, tcgen05.mma without the fence: %s\n", ordered ? "missed" : "reported");
+        }
+        free(w);
+    }
+}
+
+/* ================================================================ main */
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        void (*run)(void);
+    } cases[] = {
+        {"correct_cg1", case_correct_cg1},
+        {"correct_cg2", case_correct_cg2},
+        {"release_early", case_release_early},
+        {"release_early_mma_first", case_release_early_mma_first},
+        {"dealloc_before_last_ld", case_dealloc_before_last_ld},
+        {"missing_peer_signal", case_missing_peer_signal},
+        {"missing_cluster_sync_after_alloc", case_missing_cluster_sync_after_alloc},
+        {"address_handoff", case_address_handoff},
+        {"mma_pipeline", case_mma_pipeline},
+        {"phases", case_phases},
+        {"barrier_init", case_barrier_init},
+        {"producer_tail", case_producer_tail},
+        {"tma_operands", case_tma_operands},
+    };
+    int ran = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (argc > 1 && strcmp(argv[1], cases[i].name) != 0 && strcmp(argv[1], "all") != 0)
+            continue;
+        printf("test_tmem_hb %s\n", cases[i].name);
+        int before = g_failures;
+        cases[i].run();
+        printf("  %s\n", g_failures == before ? "PASS" : "FAILED");
+        ran++;
+    }
+    for (size_t i = 0; i < sizeof kCg1Cases / sizeof kCg1Cases[0]; i++) {
+        if (argc > 1 && strcmp(argv[1], kCg1Cases[i].name) != 0 && strcmp(argv[1], "all") != 0)
+            continue;
+        printf("test_tmem_hb %s\n", kCg1Cases[i].name);
+        int before = g_failures;
+        run_cg1_case(&kCg1Cases[i]);
+        printf("  %s\n", g_failures == before ? "PASS" : "FAILED");
+        ran++;
+    }
+    if (!ran) {
+        fprintf(stderr, "unknown case %s\n", argc > 1 ? argv[1] : "");
+        return 2;
+    }
+    return g_failures ? 1 : 0;
+}
