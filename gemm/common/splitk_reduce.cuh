@@ -13,6 +13,7 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "common/epilogue.cuh"
 #include "internal.h"
 
 /* C(i, j, b) = alpha * sum_{s = 0 .. splits-1, in order} part[s][b][i + j*m] + beta * C (beta == 0: C is
@@ -44,21 +45,9 @@ static __global__ void wsgemm_splitk_reduce_kernel(const float *part, int splits
         }
         float sum = 0.0f;
         for (int s = 0; s < splits; ++s) sum += part[(long long)s * total + e];
-        float v = alpha * sum;
         const long long out = b * stride_c + j * ldc + i;
-        if (c_type == WSGEMM_R_32F) {
-            float *p = (float *)c + out;
-            if (beta != 0.0f) v += beta * *p;
-            *p = v;
-        } else if (c_type == WSGEMM_R_16BF) {
-            __nv_bfloat16 *p = (__nv_bfloat16 *)c + out;
-            if (beta != 0.0f) v += beta * __bfloat162float(*p);
-            *p = __float2bfloat16_rn(v);
-        } else {
-            __half *p = (__half *)c + out;
-            if (beta != 0.0f) v += beta * __half2float(*p);
-            *p = __float2half_rn(v);
-        }
+        /* the shared output op (common/epilogue.cuh): alpha, beta (C read only when beta != 0), conversion */
+        wsgemm_out_apply_any(c_type, (uint8_t *)c + out * wsgemm_out_bytes_any(c_type), sum, alpha, beta);
     }
 }
 

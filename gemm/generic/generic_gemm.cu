@@ -28,6 +28,7 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "common/epilogue.cuh"
 #include "common/splitk_reduce.cuh"
 #include "internal.h"
 
@@ -136,15 +137,6 @@ __device__ __forceinline__ void mma_m16n8k16_f16(float (&d)[4], const uint32_t (
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
-
-/* ---------------------------------------------------------------- output types */
-
-__device__ __forceinline__ float load_c(const float *c, long long i) { return c[i]; }
-__device__ __forceinline__ float load_c(const __nv_bfloat16 *c, long long i) { return __bfloat162float(c[i]); }
-__device__ __forceinline__ float load_c(const __half *c, long long i) { return __half2float(c[i]); }
-__device__ __forceinline__ void store_c(float *c, long long i, float v) { c[i] = v; }
-__device__ __forceinline__ void store_c(__nv_bfloat16 *c, long long i, float v) { c[i] = __float2bfloat16_rn(v); }
-__device__ __forceinline__ void store_c(__half *c, long long i, float v) { c[i] = __float2half_rn(v); }
 
 /* ---------------------------------------------------------------- operand loading */
 
@@ -306,9 +298,8 @@ __device__ __forceinline__ void store_tile(const GemmParams &p, TOut *c, const f
             const int j = n0 + warp_n * kWarpTileN + col;
             if (i < p.m && j < p.n) {
                 const long long ci = i + (long long)j * p.ldc;
-                float v = p.alpha * stage[lane][col];
-                if (p.beta != 0.0f) v += p.beta * load_c(c, ci); /* beta == 0: C is never read */
-                store_c(c, ci, v);
+                /* the shared output op (common/epilogue.cuh): beta == 0 never reads C */
+                wsgemm_out_apply<wsgemm_dtype_of<TOut>::value>(c + ci, stage[lane][col], p.alpha, p.beta);
             }
         }
         __syncwarp();
@@ -380,7 +371,8 @@ __global__ void scale_c_kernel(TOut *c, int m, int n, long long ldc, long long s
          idx += (long long)gridDim.x * blockDim.x) {
         const long long b = idx / per_batch, rest = idx % per_batch;
         const long long ci = b * stride + rest % m + (rest / m) * ldc;
-        store_c(c, ci, beta == 0.0f ? 0.0f : beta * load_c(c, ci));
+        constexpr int kOut = wsgemm_dtype_of<TOut>::value;
+        wsgemm_out_store<kOut>(c + ci, beta == 0.0f ? 0.0f : beta * wsgemm_out_load<kOut>(c + ci));
     }
 }
 

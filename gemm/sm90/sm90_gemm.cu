@@ -1,38 +1,14 @@
 /*
- * gemm/sm90/sm90_gemm.cu - the launcher of the Hopper path: choose the orientation, tile width, split-K
- * and cluster shape; stage operands TMA cannot address; build the tensor maps; launch the kernel
- * (sm90_kernel.cuh) and, for split-K, the fixed-order reduction.
+ * gemm/sm90/sm90_gemm.cu - the launcher of the Hopper path:
  *
- * A call, top to bottom:
- *   orientation  D = P Q^T with P the wgmma M side (128-row tiles) and Q the N side (BN-wide tiles).
- *                Skinny problems (min(m, n) <= 256) put the small dimension on Q with a narrow BN (64,
- *                128, 256) so no tensor-core work is wasted on padding. Otherwise P = op(B)^T, Q = op(A)
- *                ("swapped"): Q runs along C's contiguous rows, so the epilogue stores pairs of adjacent
- *                elements. WSGEMM_SM90_SWAP=0|1 overrides for large problems.
- *   staging      TMA needs 16-byte aligned bases and strides. An operand with an odd leading dimension
- *                (e.g. 4099), an unaligned base, or a batch stride that is unaligned or overlapping is
- *                copied (re-pitched to a multiple of 8 elements) into the handle's workspace inside the
- *                call, and the kernel reads the copy.
- *                A one-row operand with ld 1 (m = 1 or n = 1 decode) is read as a K-major row instead.
- *   split-K      when the cost model (estimate_cost) finds the tile grid too small, K is cut into `splits`
- *                contiguous ranges; each writes fp32 partials to the workspace and a reduction kernel sums
- *                them in split order 0, 1, ..., so the result depends only on the shape, never on timing.
- *                On the H200 the unsplit grid won on every skinny shape measured, so splits are now rare.
- *   cluster      2 CTAs along P share (multicast) the Q tile; 4 for decode shapes whose small side fits one
- *                64-wide Q tile (the small operand is then read from L2 half as often).
- *   launch       persistent grid: as many clusters as can be resident (cudaOccupancyMaxActiveClusters),
- *                each walking the grouped tile order of common/scheduler.cuh.
+ *   plan (sm90_plan.c: orientation, tile, cluster, split-K, epilogue, staging, workspace; CPU-tested)
+ *   -> reserve the workspace -> stage operands TMA cannot address -> encode the tensor maps
+ *   -> launch the kernel (sm90_kernel.cuh) and, for split-K, the fixed-order reduction.
  *
- * Environment (read on every call; for tuning and debugging, never needed for correctness):
- *   WSGEMM_SM90_DEBUG=1   print the chosen configuration to stderr
- *   WSGEMM_SM90_SWAP=0|1  orientation for large problems     WSGEMM_SM90_BN=64|128|256 tile width
- *   WSGEMM_SM90_VARIANT=0|1|2|3  0 default (2-CTA cluster, deepest ring), 1 no cluster, 2 three stages
- *                         (1 and 2 exist for bf16, BN 256, K-major P only), 3 4-CTA cluster (BN 64 and
- *                         128); where the variant does not exist the default runs
- *   WSGEMM_SM90_SPLITK=n  force n K splits                   WSGEMM_SM90_GROUP=g grouped-order band
- *   WSGEMM_SM90_EPILOGUE=tma|direct  epilogue through smem + TMA store at the end of each tile (the default
- *                         defers those stores into the next tile's main loop when C and beta allow), or
- *                         direct per-element stores
+ * The planner asks this file about the kernels (query_kernel): which instantiations exist and how many of
+ * their clusters fit on the device (cudaOccupancyMaxActiveClusters, once per kernel and device). The
+ * tuning knobs (WSGEMM_SM90_*, docs/tuning.md) are read by gemm/common/knobs.c; WSGEMM_SM90_DEBUG=1 prints
+ * the plan of every call to stderr.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -43,10 +19,12 @@
 #include <cuda_runtime_api.h>
 
 #include "common/device.h"
+#include "common/knobs.h"
 #include "common/splitk_reduce.cuh"
 #include "common/tma.h"
 #include "internal.h"
 #include "sm90/sm90_kernel.cuh"
+#include "sm90/sm90_plan.h"
 
 /* ---------------------------------------------------------------- helper kernels */
 
@@ -123,6 +101,11 @@ static dim3 stage_grid(long long rows, long long columns, int threads)
 
 Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int bf16)
 {
+    if (variant == SM90_VARIANT_STAGED16 || variant == SM90_VARIANT_STAGED32)
+        return bf16 ? sm90_kernels_bf16_staged(bn, variant, p_mn, q_mn) : sm90_kernels_f16_staged(bn, variant, p_mn, q_mn);
+    if (variant == SM90_VARIANT_PINGPONG)
+        return bf16 ? sm90_kernels_bf16_pingpong(bn, variant, p_mn, q_mn)
+                    : sm90_kernels_f16_pingpong(bn, variant, p_mn, q_mn);
     switch (bn) {
     case 256: return bf16 ? sm90_kernels_bf16_n256(variant, p_mn, q_mn) : sm90_kernels_f16_n256(variant, p_mn, q_mn);
     case 128: return bf16 ? sm90_kernels_bf16_n128(variant, p_mn, q_mn) : sm90_kernels_f16_n128(variant, p_mn, q_mn);
@@ -132,9 +115,9 @@ Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int b
 
 /* Per-kernel facts that need a driver call: set the smem limit once, and the number of co-resident
  * clusters. One table per device (a kernel's attributes and occupancy are per device), each with room for
- * every kernel the tables of sm90_kernel.cuh hold (24 default + 4 tuning + 16 four-CTA-cluster kernels);
- * a full table is an error, never a silent miss. */
-enum { kPrepPerDevice = 64 };
+ * every kernel the tables of sm90_kernel.cuh hold (24 default + 4 tuning + 16 four-CTA-cluster + 16 staged-C
+ * + 8 pingpong kernels) and some spare; a full table is an error, never a silent miss. */
+enum { kPrepPerDevice = 80 };
 typedef struct kernel_prep {
     const void *fn;
     int max_clusters;
@@ -208,100 +191,18 @@ static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ct
 
 /* ---------------------------------------------------------------- operands */
 
-/* One input operand as stored: `inner` contiguous elements per column, `cols` columns ld apart,
- * nb matrices stride apart. rows_dim is its M or N extent, k_major says which of inner/cols is K. */
-typedef struct operand {
-    const void *ptr;
-    long long ld, stride;
-    int inner, cols;
-    int nb;          /* matrices the map addresses: batch_count, or 1 for a shared operand */
-    int k_major;
-    int rows_dim;    /* M for A, N for B */
-    int staged;
-} operand;
-
-static long long round_up_ll(long long x, long long a)
-{
-    return (x + a - 1) / a * a;
-}
-
-/* A one-row MN-major operand with ld 1 (A of a 1 x k product, op N, lda 1; or B of n = 1, op T, ldb 1) holds
- * its k elements back to back: that is a K-major row, which TMA loads directly, while the MN-major view (a
- * 1-element-wide box, a 2-byte K stride) is TMA-illegal and cost a staging copy of 8192 one-element
- * columns (m = 1, n = k = 8192 ran at 0.47x cuBLAS on the H200, 2026-11-29). The row stride of a single row
- * is never used; it is set to satisfy TMA's 16-byte stride rule. */
-static void view_one_row_as_k_major(operand *o, int k)
-{
-    if (o->k_major || o->rows_dim != 1 || o->ld != 1) return;
-    o->k_major = 1;
-    o->inner = k;
-    o->cols = 1;
-    o->ld = ((long long)k + 7) / 8 * 8;
-}
-
-/* One operand as stored, `rows` (M or N) by K, K contiguous when k_major; a batch stride of 0 means one
- * matrix shared by the whole batch. */
-static operand describe_operand(const void *ptr, int ld, long long stride, int k_major, int rows, int k,
-                                int batch_count)
-{
-    operand o;
-    o.ptr = ptr;
-    o.ld = ld;
-    o.stride = stride;
-    o.k_major = k_major;
-    o.inner = k_major ? k : rows;
-    o.cols = k_major ? rows : k;
-    o.nb = (batch_count > 1 && stride != 0) ? batch_count : 1;
-    o.rows_dim = rows;
-    o.staged = 0;
-    view_one_row_as_k_major(&o, k);
-    /* One column of one matrix (n = 1 with B K-major, say): its leading dimension is never stepped over, so
-     * an odd one (ldb = k) needs no staging copy; TMA only wants a legal stride there. */
-    if (o.cols == 1 && o.nb == 1) o.ld = round_up_ll(o.inner, 8);
-    return o;
-}
-
-static operand describe_a(const wsgemm_problem *p)
-{
-    return describe_operand(p->A, p->lda, p->strideA, p->transa == WSGEMM_OP_T, p->m, p->k, p->batch_count);
-}
-
-static operand describe_b(const wsgemm_problem *p)
-{
-    return describe_operand(p->B, p->ldb, p->strideB, p->transb == WSGEMM_OP_N, p->n, p->k, p->batch_count);
-}
-
-static int needs_staging(const operand *o)
-{
-    int batched = o->nb > 1;
-    if (!wsgemm_tma_operand_ok(o->ptr, o->ld, o->stride, batched)) return 1;
-    if (batched && o->stride < o->ld * (long long)o->cols) return 1; /* overlapping matrices: not a TMA box walk */
-    return 0;
-}
-
-/* Bytes of the staged copy (re-pitched to a multiple of 8 elements per column); 0 when that does not fit
- * in 2^62 (an overlapping batch stride can make the copy far larger than the operand). */
-static size_t staged_bytes(const operand *o)
-{
-    long long bytes;
-    if (__builtin_mul_overflow(round_up_ll(o->inner, 8), (long long)o->cols, &bytes) ||
-        __builtin_mul_overflow(bytes, (long long)o->nb * 2, &bytes) || bytes > (1LL << 62))
-        return 0;
-    return (size_t)bytes;
-}
-
 /* Point o at its staged copy in the workspace (dst); `src` keeps the original for the copy kernel. */
-static void use_staged_copy(operand *o, operand *src, void *dst)
+static void use_staged_copy(wsgemm_operand *o, wsgemm_operand *src, void *dst)
 {
     *src = *o;
-    long long ld2 = round_up_ll(o->inner, 8);
+    long long ld2 = (o->inner + 7) / 8 * 8;
     o->ptr = dst;
     o->ld = ld2;
     o->stride = ld2 * o->cols;
     o->staged = 1;
 }
 
-static cudaError_t launch_staging(const operand *src, const operand *staged, cudaStream_t stream)
+static cudaError_t launch_staging(const wsgemm_operand *src, const wsgemm_operand *staged, cudaStream_t stream)
 {
     const int threads = 256;
     uint16_t *dst = (uint16_t *)staged->ptr;
@@ -315,7 +216,7 @@ static cudaError_t launch_staging(const operand *src, const operand *staged, cud
 }
 
 /* The tensor map of operand o used as P (box rows 128) or as Q (box rows bn / cluster). */
-static cudaError_t encode_operand(CUtensorMap *map, const operand *o, wsgemm_dtype dtype, int k, int box_rows,
+static cudaError_t encode_operand(CUtensorMap *map, const wsgemm_operand *o, wsgemm_dtype dtype, int k, int box_rows,
                                   int box_k, char *msg, size_t msg_size)
 {
     wsgemm_tma_2d16 d;
@@ -338,52 +239,6 @@ static cudaError_t encode_operand(CUtensorMap *map, const operand *o, wsgemm_dty
     return wsgemm_tma_encode_2d16(map, &d, msg, msg_size);
 }
 
-/* ---------------------------------------------------------------- split-K and tile-width model */
-
-/* Estimated time (~us) of one call: the main kernel is bound by the slowest of three rates, plus the
- * launch, plus (split-K) the partials and the reduction kernel. Only comparisons between candidates matter.
- *   tensor cores   ~7 TFLOP/s per SM for m64n256 (narrower wgmma issue less efficiently);
- *   one CTA's TMA  ~60 KB/us of operand bytes per CTA (~80 when the operands sit in L2): measured on the
- *                  H200 as the plateau of the skinny shapes with 64 CTAs (m = 64, n = k = 8192: 2.6 MB per
- *                  CTA in ~43 us);
- *   HBM            ~3.4 TB/s for the unique operand bytes (each read once, the rest hits L2).
- * Split-K pays a partial write + read and a second launch; on the H200 (2026-11-29) it lost to the
- * unsplit grid on every skinny shape of issue 6 but m = 16 (within 4 %), and by 35 % at 1000^3, which the
- * old model (bandwidth per active SM, no CTA cap) chose. */
-static double estimate_cost(long long units, int max_clusters, int cluster, int k_blocks, int splits, int bn,
-                            const wsgemm_problem *p)
-{
-    const double l2_fit = 30.0e6; /* bytes that stay L2-resident across the whole call */
-    const long long work = units * splits;
-    const long long waves = (work + max_clusters - 1) / max_clusters;
-    const int kb_per = (k_blocks + splits - 1) / splits;
-    const double steps = (double)waves * kb_per; /* K blocks one CTA runs back to back */
-    const double flops_kb = 2.0 * SM90_BM * bn * SM90_BK;
-    const double t_mma = steps * flops_kb / 7.0e6 * (bn == 256 ? 1.0 : bn == 128 ? 1.1 : 1.35);
-    const double operand_bytes = ((double)p->m + p->n) * p->k * 2.0 * p->batch_count;
-    const int resident = operand_bytes < l2_fit;
-    const double bytes_kb = (double)(SM90_BM + bn / cluster) * SM90_BK * 2.0; /* Q arrives half by multicast */
-    const double t_cta = steps * bytes_kb / (resident ? 80.0e3 : 60.0e3);
-    const double t_hbm = resident ? 0.0 : operand_bytes / 3.4e6;
-    double cost = t_mma;
-    if (t_cta > cost) cost = t_cta;
-    if (t_hbm > cost) cost = t_hbm;
-    cost += 2.0; /* launch */
-    if (splits > 1) {
-        const double part = (double)splits * p->m * p->n * p->batch_count * 4.0 * 2.0; /* written, read back */
-        cost += part / 2.0e6 + 5.0; /* the reduction kernel and its launch */
-    }
-    return cost;
-}
-
-/* The longest run of K blocks one accumulator takes before its sum goes to a split-K partial. The tensor
- * cores do not add into the fp32 accumulator with round-to-nearest, and the error of one chain grew with
- * its length on the H200: at k = 2^31 - 16 (m = n = 2) in 16 chains the results were off by up to 20 % of
- * their typical size sqrt(k / 9); with chains of at most 4096 blocks (k = 262144), by 0.04 %. Longer K is
- * split so that no chain is longer, and the partials are added in fp32 by the reduction kernel in a fixed
- * order (docs/performance.md, "Long K"). */
-static const int kMaxChainBlocks = 4096;
-
 /* ---------------------------------------------------------------- the entry points */
 
 extern "C" int wsgemm_sm90_available(void)
@@ -405,241 +260,158 @@ extern "C" int wsgemm_sm90_last_cluster(void)
     return last_cluster;
 }
 
-extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
+/* The planner's question (sm90_plan.h): does (bn, variant, majorness, type) exist, and how many of its
+ * clusters fit on this device. */
+static wsgemm_status query_kernel(void *launch_ctx, int bn, int variant, int p_mn, int q_mn, int bf16,
+                                  sm90_kernel_facts *out)
 {
-    const int debug = wsgemm_env_int("WSGEMM_SM90_DEBUG", 0);
-    const int bf16 = p->Atype == WSGEMM_R_16BF;
-    const int nb = p->batch_count;
-    const int sm_count = ctx->device->sm_count;
+    wsgemm_launch_ctx *ctx = (wsgemm_launch_ctx *)launch_ctx;
+    memset(out, 0, sizeof *out);
+    const Sm90KernelInfo info = sm90_kernel_lookup(bn, variant, p_mn, q_mn, bf16);
+    if (info.fn == NULL) return WSGEMM_STATUS_SUCCESS;
+    int max_clusters = 0;
+    wsgemm_status s = prepare_kernel(&info, ctx, &max_clusters);
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
+    out->exists = 1;
+    out->bn = info.bn;
+    out->stages = info.stages;
+    out->cluster = info.cluster;
+    out->smem_bytes = info.smem_bytes;
+    out->max_clusters = max_clusters;
+    return WSGEMM_STATUS_SUCCESS;
+}
 
-    /* orientation and tile width */
-    int swap;
-    int small = p->m < p->n ? p->m : p->n;
-    if (small <= 256) swap = p->m <= p->n; /* the small side on Q */
-    else swap = wsgemm_env_int("WSGEMM_SM90_SWAP", 1) != 0;
-    const long long p_ext = swap ? p->n : p->m;
-    const long long q_ext = swap ? p->m : p->n;
-    operand a = describe_a(p), b = describe_b(p);
-    operand *op_p = swap ? &b : &a;
-    operand *op_q = swap ? &a : &b;
-    const int variant = wsgemm_env_int("WSGEMM_SM90_VARIANT", 0);
-    const int k_blocks = (p->k - 1) / SM90_BK + 1; /* k > 0; k + SM90_BK - 1 could overflow */
-    const int group = wsgemm_env_int("WSGEMM_SM90_GROUP", 8);
+static_assert((int)WSGEMM_EPILOGUE_DIRECT == (int)WSGEMM_SM90_EPILOGUE_DIRECT &&
+                  (int)WSGEMM_EPILOGUE_TMA == (int)WSGEMM_SM90_EPILOGUE_TMA &&
+                  (int)WSGEMM_EPILOGUE_DEFERRED == (int)WSGEMM_SM90_EPILOGUE_DEFERRED,
+              "the tests' probe reports the plan's epilogue kind as is");
 
-    /* tile widths worth trying: the narrowest that covers a skinny Q side, else all three (narrow tiles
-     * fill the SMs when the problem is small) */
-    int bn_candidates[3];
-    int n_candidates = 0;
-    const int forced_bn = wsgemm_env_int("WSGEMM_SM90_BN", 0);
-    const int forced_splits = wsgemm_env_int("WSGEMM_SM90_SPLITK", 0);
-    if (forced_bn == 64 || forced_bn == 128 || forced_bn == 256) bn_candidates[n_candidates++] = forced_bn;
-    else if (q_ext <= 64) bn_candidates[n_candidates++] = 64;
-    else if (q_ext <= 128) {
-        bn_candidates[n_candidates++] = 128;
-        bn_candidates[n_candidates++] = 64;
-    } else {
-        bn_candidates[n_candidates++] = 256;
-        bn_candidates[n_candidates++] = 128;
-        bn_candidates[n_candidates++] = 64;
-    }
+/* The tensor map of C for the TMA-store epilogues: boxes of 64 rows of 128 bytes (q along C's rows). */
+static cudaError_t encode_c(CUtensorMap *map, const wsgemm_problem *p, char *msg, size_t msg_size)
+{
+    const int c_bytes = wsgemm_dtype_size(p->Ctype);
+    wsgemm_tma_2d16 d;
+    d.base = p->C;
+    d.dtype = p->Ctype;
+    d.inner = (uint64_t)p->m;
+    d.outer = (uint64_t)p->n;
+    d.depth = (uint64_t)p->batch_count;
+    d.ld = (uint64_t)p->ldc;
+    d.batch_stride = (uint64_t)p->strideC;
+    d.box_inner = (uint32_t)(128 / c_bytes);
+    d.box_outer = 64;
+    return wsgemm_tma_encode_2d16(map, &d, msg, msg_size);
+}
 
-    /* choose (BN, splits) by the cost model */
-    Sm90KernelInfo info;
-    memset(&info, 0, sizeof info);
-    int max_clusters = 0, splits = 1;
-    double best_cost = 0.0;
-    for (int c = 0; c < n_candidates; ++c) {
-        int bn = bn_candidates[c];
-        Sm90KernelInfo ki = sm90_kernel_lookup(bn, variant, !op_p->k_major, !op_q->k_major, bf16);
-        if (ki.fn == NULL) ki = sm90_kernel_lookup(bn, 0, !op_p->k_major, !op_q->k_major, bf16);
-        if (ki.fn == NULL)
-            return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "no sm90 kernel instantiated for BN %d", bn);
-        int mc = 0;
-        wsgemm_status s = prepare_kernel(&ki, ctx, &mc);
-        if (s != WSGEMM_STATUS_SUCCESS) return s;
-        long long tiles_p = (p_ext + SM90_BM - 1) / SM90_BM;
-        long long tiles_q = (q_ext + bn - 1) / bn;
-        if (tiles_p * tiles_q > 0x7FFFFFFFLL)
-            return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "%lld x %lld tiles of 128 x %d exceed the scheduler's "
-                               "32-bit tile index", tiles_p, tiles_q, bn);
-        long long units = (tiles_p + ki.cluster - 1) / ki.cluster * tiles_q * nb;
-        int max_splits = forced_splits > 0 ? forced_splits : (k_blocks / 4 < 16 ? k_blocks / 4 : 16);
-        int min_splits = forced_splits > 0 ? forced_splits : (k_blocks - 1) / kMaxChainBlocks + 1;
-        if (max_splits < min_splits) max_splits = min_splits;
-        /* fp32 partials of every split beyond 2^40 bytes: not worth a workspace that size */
-        const double part_bytes = (double)p->m * p->n * nb * 4.0;
-        while (max_splits > 1 && part_bytes * max_splits > 1099511627776.0) --max_splits;
-        if (min_splits > max_splits) min_splits = max_splits;
-        for (int sp = min_splits; sp <= max_splits; ++sp) {
-            double cost = estimate_cost(units, mc, ki.cluster, k_blocks, sp, bn, p);
-            if (info.fn == NULL || cost < best_cost * 0.95) {
-                best_cost = cost;
-                info = ki;
-                max_clusters = mc;
-                splits = sp;
-            }
-        }
-    }
-    /* Decode shapes whose small side fits one 64-wide Q tile: a 4-CTA cluster reads that tile from L2 once
-     * per four P tiles instead of once per two. Measured on the H200 (2026-11-29, sm90_tune, bf16, n = k =
-     * 8192, ratio to cuBLAS NN/TN): m = 16 0.95/0.90 -> 1.07/1.01, m = 64 1.05/1.04 -> 1.07/1.05; with
-     * split-K, or at m = 128 (two Q tiles) and 256, it was slower or no better, so only here. */
-    if (variant == 0 && info.bn == 64 && splits == 1 && q_ext <= 64 && p_ext >= 4 * SM90_BM) {
-        Sm90KernelInfo k4 = sm90_kernel_lookup(64, 3, !op_p->k_major, !op_q->k_major, bf16);
-        int mc4 = 0;
-        if (k4.fn != NULL && prepare_kernel(&k4, ctx, &mc4) == WSGEMM_STATUS_SUCCESS && mc4 > 0) {
-            info = k4;
-            max_clusters = mc4;
-        }
-    }
-    const int bn = info.bn;
-    const int cluster = info.cluster;
-    const int tiles_p = (int)((p_ext + SM90_BM - 1) / SM90_BM);
-    const int tiles_q = (int)((q_ext + bn - 1) / bn);
-    wsgemm_sched sched = wsgemm_sched_make(tiles_p, tiles_q, cluster, group, splits, nb, k_blocks);
-    splits = sched.splits;
-
-    /* workspace: staged operands, then split-K partials (each piece 256-byte aligned) */
-    const int stage_a = needs_staging(&a), stage_b = needs_staging(&b);
-    const size_t bytes_a = stage_a ? staged_bytes(&a) : 0, bytes_b = stage_b ? staged_bytes(&b) : 0;
-    if ((stage_a && bytes_a == 0) || (stage_b && bytes_b == 0))
-        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "the staged copy of %s would exceed 2^62 bytes",
-                           stage_a && bytes_a == 0 ? "A" : "B");
-    const size_t off_a = 0;
-    const size_t off_b = (off_a + bytes_a + 255) & ~(size_t)255;
-    const size_t off_part = (off_b + bytes_b + 255) & ~(size_t)255;
-    const size_t bytes_part = splits > 1 ? (size_t)splits * (size_t)p->m * (size_t)p->n * (size_t)nb * sizeof(float) : 0;
-    const size_t ws_bytes = off_part + bytes_part;
-    void *ws_ptr = NULL;
-    if (ws_bytes > 0) {
-        wsgemm_status s = wsgemm_workspace_reserve(ctx, ws_bytes, &ws_ptr);
-        if (s != WSGEMM_STATUS_SUCCESS) return s;
-    }
-    if (ctx->plan_only) return WSGEMM_STATUS_SUCCESS;
-    uint8_t *ws = (uint8_t *)ws_ptr;
-    operand a_src, b_src;
-    if (stage_a) use_staged_copy(&a, &a_src, ws + off_a);
-    if (stage_b) use_staged_copy(&b, &b_src, ws + off_b);
-
-    /* tensor maps first: what TMA cannot describe is declined before anything is launched */
-    char msg[256] = "";
-    CUtensorMap map_p, map_q;
-    const wsgemm_dtype dt = p->Atype;
-    cudaError_t err = encode_operand(&map_p, op_p, dt, p->k, SM90_BM, SM90_BK, msg, sizeof msg);
-    if (err == cudaSuccess)
-        err = encode_operand(&map_q, op_q, dt, p->k, bn / cluster, SM90_BK / cluster, msg, sizeof msg);
-    if (err != cudaSuccess) return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "sm90 tensor map: %s", msg);
-
+/* The kernel's parameters: D(p, q) goes to C (or, split, to the fp32 partials in the workspace). */
+static Sm90Params kernel_params(const wsgemm_plan *plan, const wsgemm_problem *p, uint8_t *ws)
+{
     Sm90Params prm;
     memset(&prm, 0, sizeof prm);
-    prm.sched = sched;
-    prm.p_extent = (int)p_ext;
-    prm.q_extent = (int)q_ext;
-    prm.p_batched = op_p->nb > 1;
-    prm.q_batched = op_q->nb > 1;
-    if (splits > 1) {
-        prm.out = ws + off_part;
+    prm.sched = plan->sched;
+    prm.p_extent = (int)plan->p_extent;
+    prm.q_extent = (int)plan->q_extent;
+    prm.p_batched = sm90_plan_p(plan)->nb > 1;
+    prm.q_batched = sm90_plan_q(plan)->nb > 1;
+    if (plan->splits > 1) {
+        prm.out = ws + plan->partials_offset;
         prm.out_type = WSGEMM_R_32F;
-        prm.out_sp = swap ? p->m : 1;
-        prm.out_sq = swap ? 1 : p->m;
+        prm.out_sp = plan->swap ? p->m : 1;
+        prm.out_sq = plan->swap ? 1 : p->m;
         prm.out_batch = (long long)p->m * p->n;
-        prm.out_split = (long long)p->m * p->n * nb;
+        prm.out_split = (long long)p->m * p->n * p->batch_count;
         prm.alpha = 1.0f;
         prm.beta = 0.0f;
     } else {
         prm.out = p->C;
         prm.out_type = p->Ctype;
-        prm.out_sp = swap ? p->ldc : 1;
-        prm.out_sq = swap ? 1 : p->ldc;
+        prm.out_sp = plan->swap ? p->ldc : 1;
+        prm.out_sq = plan->swap ? 1 : p->ldc;
         prm.out_batch = p->strideC;
         prm.out_split = 0;
         prm.alpha = p->alpha;
         prm.beta = p->beta;
     }
+    prm.epilogue = plan->epilogue;
+    return prm;
+}
 
-    /* epilogue: smem + TMA store where C allows it (swapped orientation so q is C's contiguous dimension,
-     * no split, TMA-addressable C); direct predicated stores otherwise */
-    CUtensorMap map_c;
+extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
+{
+    /* plan */
+    const wsgemm_knobs *knobs = wsgemm_knobs_get();
+    wsgemm_plan plan;
+    char msg[256] = "";
+    wsgemm_status s = sm90_plan_make(p, knobs, query_kernel, ctx, &plan, msg, sizeof msg);
+    if (s != WSGEMM_STATUS_SUCCESS) return msg[0] ? wsgemm_fail(ctx, s, "%s", msg) : s;
+
+    /* reserve */
+    void *ws_ptr = NULL;
+    if (plan.workspace_bytes > 0) {
+        s = wsgemm_workspace_reserve(ctx, plan.workspace_bytes, &ws_ptr);
+        if (s != WSGEMM_STATUS_SUCCESS) return s;
+    }
+    if (ctx->plan_only) return WSGEMM_STATUS_SUCCESS;
+    uint8_t *ws = (uint8_t *)ws_ptr;
+
+    /* stage: the kernel reads the copies (launched below, once nothing can be declined any more) */
+    wsgemm_operand a_src, b_src;
+    if (plan.a.staged) use_staged_copy(&plan.a, &a_src, ws + plan.a.stage_offset);
+    if (plan.b.staged) use_staged_copy(&plan.b, &b_src, ws + plan.b.stage_offset);
+
+    /* encode: what TMA cannot describe is declined before anything is launched */
+    CUtensorMap map_p, map_q, map_c;
     memset(&map_c, 0, sizeof map_c);
-    const char *epi = getenv("WSGEMM_SM90_EPILOGUE");
-    /* default: the TMA-store epilogue (measured on the H200 2026-11-29: 766 vs 747 TFLOP/s at 8192^3 NN,
-     * 723 vs 663 at 4096^3), deferred into the next tile's main loop where it can be (below);
-     * WSGEMM_SM90_EPILOGUE=tma keeps it at the end of each tile, =direct selects the per-element stores */
-    int want_tma_store = epi == NULL || strcmp(epi, "direct") != 0;
-    const int c_bytes = wsgemm_dtype_size(p->Ctype);
-    /* A TMA store clips the inner dimension only to whole 16-byte chunks: with m * c_bytes not a multiple
-     * of 16 it writes rows m .. round_up(m, 16 / c_bytes) - 1 of every column into the ldc padding (H200,
-     * 2026-11-29: rows 17..23 for m=17 ldc=40 in gemm_matrix.sm90.batch; the same behaviour is reported
-     * for Hopper TMA stores in public issues). Such C goes through the per-element epilogue.
-     * Batches with gaps between the matrices (strideC > ldc*n) also stay on it until a GPU run has shown
-     * them right with the TMA store: every layout that takes it now passed the matrix on the H200. */
-    if (want_tma_store && swap && splits == 1 && ((long long)p->m * c_bytes) % 16 == 0 &&
-        wsgemm_tma_layout_ok(p->C, p->ldc, p->strideC, nb > 1, c_bytes) &&
-        (nb == 1 || p->strideC == (long long)p->ldc * p->n)) {
-        wsgemm_tma_2d16 d;
-        d.base = p->C;
-        d.dtype = p->Ctype;
-        d.inner = (uint64_t)p->m;
-        d.outer = (uint64_t)p->n;
-        d.depth = (uint64_t)nb;
-        d.ld = (uint64_t)p->ldc;
-        d.batch_stride = (uint64_t)p->strideC;
-        d.box_inner = (uint32_t)(128 / c_bytes);
-        d.box_outer = 64;
-        if (wsgemm_tma_encode_2d16(&map_c, &d, msg, sizeof msg) == cudaSuccess) prm.tma_store = 1;
-        else if (debug) fprintf(stderr, "wsgemm sm90: no TMA-store epilogue: %s\n", msg);
+    cudaError_t err = encode_operand(&map_p, sm90_plan_p(&plan), p->Atype, p->k, SM90_BM, SM90_BK, msg, sizeof msg);
+    if (err == cudaSuccess)
+        err = encode_operand(&map_q, sm90_plan_q(&plan), p->Atype, p->k, plan.bn / plan.cluster,
+                             SM90_BK / plan.cluster, msg, sizeof msg);
+    if (err != cudaSuccess) return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "sm90 tensor map: %s", msg);
+    if (plan.epilogue != WSGEMM_EPILOGUE_DIRECT && encode_c(&map_c, p, msg, sizeof msg) != cudaSuccess) {
+        if (knobs->sm90_debug) fprintf(stderr, "wsgemm sm90: no TMA-store epilogue: %s\n", msg);
+        plan.epilogue = WSGEMM_EPILOGUE_DIRECT; /* the driver refused the map: per-element stores serve any C */
     }
-    /* the deferred stores keep the tile as 16-bit values in registers, so they need C of the input type
-     * (no fp32 or mixed 16-bit C) and beta == 0 (C is not read; alpha * acc rounds once, as before) */
-    prm.defer_store = prm.tma_store && p->beta == 0.0f && p->Ctype == p->Atype && (epi == NULL || strcmp(epi, "tma") != 0);
-
-    long long clusters = sched.units < max_clusters ? sched.units : max_clusters;
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    cluster_launch_config(&cfg, attr, (unsigned)cluster);
-    cfg.gridDim = dim3((unsigned)(clusters * cluster), 1, 1);
-    cfg.blockDim = dim3(SM90_THREADS, 1, 1);
-    cfg.dynamicSmemBytes = (size_t)info.smem_bytes;
-    cfg.stream = ctx->stream;
-
-    if (debug) {
-        fprintf(stderr,
-                "wsgemm sm90: m=%d n=%d k=%d batch=%d op=%c%c %s->%s | %s P=%s(%s-major) Q=%s(%s-major) BN=%d "
-                "stages=%d cluster=%d variant=%d | tiles %dx%d units=%lld splits=%d (kb/split %d) group=%d "
-                "grid=%u smem=%d max_clusters=%d | staged A=%d B=%d workspace=%zu epilogue=%s\n",
-                p->m, p->n, p->k, nb, p->transa == WSGEMM_OP_N ? 'N' : 'T', p->transb == WSGEMM_OP_N ? 'N' : 'T',
-                bf16 ? "bf16" : "f16",
-                p->Ctype == WSGEMM_R_32F ? "f32" : p->Ctype == WSGEMM_R_16BF ? "bf16" : "f16",
-                swap ? "swapped" : "normal", swap ? "B" : "A", op_p->k_major ? "K" : "MN", swap ? "A" : "B",
-                op_q->k_major ? "K" : "MN", bn, info.stages, cluster, variant, tiles_p, tiles_q, sched.units,
-                splits, sched.k_blocks_per_split, sched.group, cfg.gridDim.x, info.smem_bytes, max_clusters,
-                a.staged, b.staged, ws_bytes, prm.defer_store ? "tma-deferred" : prm.tma_store ? "tma" : "direct");
+    const Sm90Params prm = kernel_params(&plan, p, ws);
+    const Sm90KernelInfo info = sm90_kernel_lookup(plan.bn, plan.variant, plan.p_mn, plan.q_mn,
+                                                   p->Atype == WSGEMM_R_16BF);
+    if (knobs->sm90_debug) {
+        char line[640];
+        wsgemm_plan_describe(&plan, p, line, sizeof line);
+        fprintf(stderr, "wsgemm sm90: %s\n", line);
     }
 
-    if (stage_a) err = launch_staging(&a_src, &a, ctx->stream);
-    if (err == cudaSuccess && stage_b) err = launch_staging(&b_src, &b, ctx->stream);
+    /* launch */
+    if (plan.a.staged) err = launch_staging(&a_src, &plan.a, ctx->stream);
+    if (err == cudaSuccess && plan.b.staged) err = launch_staging(&b_src, &plan.b, ctx->stream);
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 operand staging launch failed: %s",
                            cudaGetErrorString(err));
     }
-    void *args[4] = {&map_p, &map_q, &map_c, &prm};
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    cluster_launch_config(&cfg, attr, (unsigned)plan.cluster);
+    cfg.gridDim = dim3((unsigned)(plan.grid_clusters * plan.cluster), 1, 1);
+    cfg.blockDim = dim3(SM90_THREADS, 1, 1);
+    cfg.dynamicSmemBytes = (size_t)info.smem_bytes;
+    cfg.stream = ctx->stream;
+    void *args[4] = {&map_p, &map_q, &map_c, (void *)&prm};
     err = cudaLaunchKernelExC(&cfg, info.fn, args);
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 kernel launch failed: %s (grid %u, smem %d)",
                            cudaGetErrorString(err), cfg.gridDim.x, info.smem_bytes);
     }
-    last_epilogue = prm.defer_store ? WSGEMM_SM90_EPILOGUE_DEFERRED
-                    : prm.tma_store ? WSGEMM_SM90_EPILOGUE_TMA
-                                    : WSGEMM_SM90_EPILOGUE_DIRECT;
-    last_cluster = cluster;
-    if (splits > 1) {
-        err = wsgemm_splitk_reduce_launch((const float *)(ws + off_part), splits, p, sm_count, ctx->stream);
-        if (err != cudaSuccess) wsgemm_forget_cuda_error(err);
-        if (err != cudaSuccess)
+    last_epilogue = plan.epilogue;
+    last_cluster = plan.cluster;
+    if (plan.splits > 1) {
+        err = wsgemm_splitk_reduce_launch((const float *)(ws + plan.partials_offset), plan.splits, p,
+                                          ctx->device->sm_count, ctx->stream);
+        if (err != cudaSuccess) {
+            wsgemm_forget_cuda_error(err);
             return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 split-K reduction launch failed: %s",
                                cudaGetErrorString(err));
+        }
     }
     return WSGEMM_STATUS_SUCCESS;
 }

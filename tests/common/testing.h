@@ -51,6 +51,20 @@ enum { WSGEMM_TEST_SKIP = 77 };
         }                                                                                                 \
     } while (0)
 
+/* A CPU test's check: when cond is false, count it in `failures` (an int lvalue) and print the first 20
+ * with file:line, the condition and a printf-style explanation. */
+#define TESTING_EXPECT(failures, cond, ...)                                                               \
+    do {                                                                                                  \
+        if (!(cond)) {                                                                                    \
+            if ((failures) < 20) {                                                                        \
+                fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                           \
+                fprintf(stderr, __VA_ARGS__);                                                             \
+                fprintf(stderr, "\n");                                                                    \
+            }                                                                                             \
+            (failures)++;                                                                                 \
+        }                                                                                                 \
+    } while (0)
+
 /* Number of usable CUDA devices (0 without a driver or a GPU). */
 int testing_gpu_count(void);
 /* Exit with WSGEMM_TEST_SKIP and "SKIPPED: no CUDA device" when there is none. */
@@ -213,7 +227,10 @@ cudaError_t testing_spin(cudaStream_t stream, double microseconds);
 /* Wall-clock microseconds since an arbitrary start (CLOCK_MONOTONIC). */
 double testing_now_us(void);
 
-/* The q-quantile (0..1, nearest rank) of v[0..n-1] (sorts v in place); 0 for n <= 0. */
+/* The median of v[0..n-1] (sorts v in place); 0 for n <= 0. */
+float testing_median(float *v, int n);
+/* The q-quantile (0..1, nearest rank; the median of an even count is the mean of the middle two) of
+ * v[0..n-1] (sorts v in place); 0 for n <= 0. */
 double testing_quantile(double *v, int n, double q);
 
 /* ---------------------------------------------------------------- device-resident data (testing_device.cu)

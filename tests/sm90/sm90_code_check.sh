@@ -3,10 +3,11 @@
 #
 #   sm90_code_check.sh ptx  <nvcc> <repo root> <work dir>
 #       compiles gemm/sm90/sm90_inst_bf16_n256.cu (the default kernels) to PTX and to a cubin with the
-#       ptxas report, and sm90_inst_bf16_n256_tuning.cu (the tuning variants) to a cubin with its report,
-#       and checks: wgmma.mma_async, setmaxnreg.inc/.dec, TMA multicast and stmatrix (the deferred
-#       epilogue) present in the PTX; every kernel reports 0 spill bytes and 0 stack; ptxas did not ignore
-#       setmaxnreg (warning C7508 / "setmaxnreg ignored").
+#       ptxas report, and sm90_inst_bf16_n256_tuning.cu (the tuning variants), sm90_inst_bf16_staged.cu (the
+#       STAGED epilogue's kernels) and sm90_inst_bf16_pingpong.cu (the pingpong schedule's) to cubins with
+#       their reports, and checks: wgmma.mma_async, setmaxnreg.inc/.dec, TMA multicast and stmatrix (the
+#       deferred epilogue) present in the PTX; every kernel reports 0 spill bytes and 0 stack; ptxas did not
+#       ignore setmaxnreg (warning C7508 / "setmaxnreg ignored").
 #   sm90_code_check.sh sass <nvcc> <repo root> <work dir> [cuobjdump]
 #       disassembles that cubin and checks for HGMMA (the wgmma tensor-core instruction), USETMAXREG,
 #       UTMALDG and STSM, and no local-memory traffic (LDL/STL: the packed tile of the deferred epilogue
@@ -17,7 +18,6 @@ set -u
 mode=$1 nvcc=$2 root=$3 work=$4
 mkdir -p "$work"
 src="$root/gemm/sm90/sm90_inst_bf16_n256.cu"
-tuning_src="$root/gemm/sm90/sm90_inst_bf16_n256_tuning.cu"
 flags="-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I$root/include -I$root -I$root/gemm"
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -32,8 +32,12 @@ if [ "$mode" = ptx ]; then
         echo "ok: PTX has '$pat' ($n lines)"
     done
     "$nvcc" $flags -cubin -Xptxas -v "$src" -o "$work/sm90.cubin" > "$work/ptxas.log" 2>&1 || { cat "$work/ptxas.log"; fail "nvcc -cubin failed"; }
-    "$nvcc" $flags -cubin -Xptxas -v "$tuning_src" -o "$work/sm90_tuning.cubin" >> "$work/ptxas.log" 2>&1 ||
-        { cat "$work/ptxas.log"; fail "nvcc -cubin of the tuning variants failed"; }
+    # the tuning variants, the STAGED epilogue's kernels (C tile in smem) and the pingpong ones too: the same
+    # register and spill rules
+    for extra in n256_tuning staged pingpong; do
+        "$nvcc" $flags -cubin -Xptxas -v "$root/gemm/sm90/sm90_inst_bf16_$extra.cu" -o "$work/sm90_$extra.cubin" \
+            >> "$work/ptxas.log" 2>&1 || { cat "$work/ptxas.log"; fail "nvcc -cubin of the $extra kernels failed"; }
+    done
     kernels=$(grep -c "Compiling entry function '_Z16sm90_gemm_kernel" "$work/ptxas.log")
     [ "$kernels" -gt 0 ] || fail "ptxas report names no sm90_gemm_kernel"
     spills=$(grep "spill stores" "$work/ptxas.log" | grep -vc "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads")

@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h" /* wsgemm_sm90_last_epilogue: which epilogue ran */
+#include "common/epilogue.h" /* wsgemm_epilogue_kind: the probe's answer */
+#include "common/knobs.h"    /* wsgemm_knobs_reload: the launcher reads the knobs once */
+#include "internal.h"      /* wsgemm_sm90_last_epilogue: which epilogue ran */
 #include "testing.h"
 
 static int verbose;
@@ -36,6 +38,19 @@ static void run(wsgemm_handle h, const testing_gemm *g)
 }
 
 static const wsgemm_op N = WSGEMM_OP_N, T = WSGEMM_OP_T;
+
+/* A tuning knob for the following calls (the launcher reads the environment once; reload it). */
+static void knob_set(const char *name, const char *value)
+{
+    setenv(name, value, 1);
+    wsgemm_knobs_reload();
+}
+
+static void knob_clear(const char *name)
+{
+    unsetenv(name);
+    wsgemm_knobs_reload();
+}
 
 /* all four op combinations, tile-aligned and ragged */
 static void case_ops(wsgemm_handle h)
@@ -205,7 +220,7 @@ static void case_ktail(wsgemm_handle h)
 /* forced split-K: fixed-order reduction with batch, beta and every C type */
 static void case_splitk(wsgemm_handle h)
 {
-    setenv("WSGEMM_SM90_SPLITK", "3", 1);
+    knob_set("WSGEMM_SM90_SPLITK", "3");
     const wsgemm_dtype ct[] = {WSGEMM_R_16BF, WSGEMM_R_16F, WSGEMM_R_32F};
     for (int c = 0; c < 3; ++c) {
         testing_gemm g = gemm(c == 1 ? T : N, c == 2 ? T : N, 300, 700, 1000);
@@ -214,11 +229,11 @@ static void case_splitk(wsgemm_handle h)
         g.batch = c == 2 ? 2 : 1;
         run(h, &g);
     }
-    setenv("WSGEMM_SM90_SPLITK", "7", 1);
+    knob_set("WSGEMM_SM90_SPLITK", "7");
     testing_gemm g = gemm(T, N, 64, 4096, 4000);
     g.beta = 1.0f;
     run(h, &g);
-    unsetenv("WSGEMM_SM90_SPLITK");
+    knob_clear("WSGEMM_SM90_SPLITK");
 }
 
 /* the other kernels and orientations: no cluster, three stages, unswapped, BN 128 on a large problem */
@@ -230,13 +245,13 @@ static void case_variants(wsgemm_handle h)
                                  {"WSGEMM_SM90_BN", "128"},
                                  {"WSGEMM_SM90_GROUP", "1"}};
     for (size_t s = 0; s < sizeof settings / sizeof settings[0]; ++s) {
-        setenv(settings[s][0], settings[s][1], 1);
+        knob_set(settings[s][0], settings[s][1]);
         for (int ta = 0; ta < 2; ++ta)
             for (int tb = 0; tb < 2; ++tb) {
                 testing_gemm g = gemm(ta ? T : N, tb ? T : N, 777, 1100, 300);
                 run(h, &g);
             }
-        unsetenv(settings[s][0]);
+        knob_clear(settings[s][0]);
     }
 }
 
@@ -244,7 +259,7 @@ static void case_variants(wsgemm_handle h)
  * unaligned ldc (the latter falls back to direct stores), batch, all ops */
 static void case_tmastore(wsgemm_handle h)
 {
-    setenv("WSGEMM_SM90_EPILOGUE", "tma", 1);
+    knob_set("WSGEMM_SM90_EPILOGUE", "tma");
     const wsgemm_dtype ct[] = {WSGEMM_R_16BF, WSGEMM_R_16F, WSGEMM_R_32F};
     for (int c = 0; c < 3; ++c)
         for (int ta = 0; ta < 2; ++ta)
@@ -266,7 +281,7 @@ static void case_tmastore(wsgemm_handle h)
     run(h, &g);
     g = gemm(N, T, 4096, 4096, 1024);
     run(h, &g);
-    unsetenv("WSGEMM_SM90_EPILOGUE");
+    knob_clear("WSGEMM_SM90_EPILOGUE");
 }
 
 /* fails the problem when the last sm90 launch had another cluster size than `want` */
@@ -281,23 +296,29 @@ static void expect_cluster(const testing_gemm *g, int want)
     }
 }
 
-/* runs g and fails the problem when another epilogue than `want` ran */
-static void run_expect_epilogue(wsgemm_handle h, const testing_gemm *g, wsgemm_sm90_epilogue want)
+/* runs g and fails the problem when another epilogue than `want` ran (want_not: when `want` ran) */
+static void run_check_epilogue(wsgemm_handle h, const testing_gemm *g, wsgemm_epilogue_kind want, int want_not)
 {
     run(h, g);
-    wsgemm_sm90_epilogue got = wsgemm_sm90_last_epilogue();
-    if (got != want) {
+    const wsgemm_epilogue_kind got = (wsgemm_epilogue_kind)wsgemm_sm90_last_epilogue();
+    if ((got == want) == want_not) {
         char shape[256];
         testing_gemm_describe(g, shape, sizeof shape);
-        printf("FAIL epilogue %d ran, %d expected: %s\n", (int)got, (int)want, shape);
+        printf("FAIL epilogue %s ran, %s%s expected: %s\n", wsgemm_epilogue_name(got), want_not ? "anything but " : "",
+               wsgemm_epilogue_name(want), shape);
         failures++;
     }
+}
+
+static void run_expect_epilogue(wsgemm_handle h, const testing_gemm *g, wsgemm_epilogue_kind want)
+{
+    run_check_epilogue(h, g, want, 0);
 }
 
 /* the default epilogue for 16-bit C of the input type with beta == 0: each tile waits in registers and is
  * stored during the next tile's first K blocks. Several tiles per CTA (4096 x 4096: 256 cluster units on
  * 66 clusters), fewer K blocks than chunks (k = 64: 1 block for 4 chunks), ragged edges, all ops, both
- * 16-bit types, the narrow tiles (2 and 1 chunks), batch; beta != 0 and fp32 C keep the tile-end stores. */
+ * 16-bit types, the narrow tiles (2 and 1 chunks), batch; beta != 0 and fp32 C never take it. */
 static void case_deferred(wsgemm_handle h)
 {
     const int shapes[][3] = {{4096, 4096, 64}, {4096, 4096, 200}, {1000, 3000, 1000}, {2056, 1100, 130}};
@@ -310,27 +331,128 @@ static void case_deferred(wsgemm_handle h)
                     g.c_type = WSGEMM_R_16F;
                 }
                 g.alpha = s == 2 ? -1.5f : 1.0f;
-                run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_DEFERRED);
+                run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_DEFERRED);
             }
     const char *widths[] = {"128", "64"};
     for (int w = 0; w < 2; ++w) {
-        setenv("WSGEMM_SM90_BN", widths[w], 1);
+        knob_set("WSGEMM_SM90_BN", widths[w]);
         testing_gemm g = gemm(N, T, 2048, 1000, 64 * (w + 1));
-        run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_DEFERRED);
-        unsetenv("WSGEMM_SM90_BN");
+        run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_DEFERRED);
+        knob_clear("WSGEMM_SM90_BN");
     }
     testing_gemm g = gemm(T, N, 512, 768, 300);
     g.batch = 5;
-    run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_DEFERRED);
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_DEFERRED);
     g.beta = 0.5f;
-    run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_TMA);
+    run_check_epilogue(h, &g, WSGEMM_EPILOGUE_DEFERRED, 1);
     g = gemm(N, N, 1024, 1024, 256);
     g.c_type = WSGEMM_R_32F;
-    run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_TMA);
-    setenv("WSGEMM_SM90_EPILOGUE", "tma", 1);
+    run_check_epilogue(h, &g, WSGEMM_EPILOGUE_DEFERRED, 1);
+    knob_set("WSGEMM_SM90_EPILOGUE", "tma");
     g = gemm(N, N, 1024, 1024, 256);
-    run_expect_epilogue(h, &g, WSGEMM_SM90_EPILOGUE_TMA);
-    unsetenv("WSGEMM_SM90_EPILOGUE");
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_TMA);
+    knob_clear("WSGEMM_SM90_EPILOGUE");
+}
+
+/* the STAGED epilogue (the CTA's C tile in smem; the plan's choice for beta != 0 and C of another type where
+ * BN 256 is chosen, forced here with WSGEMM_SM90_BN=256): C loaded by TMA during the main loop and released
+ * two K blocks into the next tile (several tiles per CTA at 4096 x 4096; 1 and 4 K blocks per tile: the load
+ * and the release fall on the tile's last block), beta 1 and -0.5, all ops, both 16-bit types, mixed 16-bit C,
+ * fp32 C (its BN 128 kernel) with beta 0 and 1, ragged edges, padded ldc, batch; beta 0 forced onto it
+ * (WSGEMM_SM90_EPILOGUE=staged: the stores of the previous tile are waited for instead); and the tile-end
+ * stores still reachable with WSGEMM_SM90_EPILOGUE=tma. */
+static void case_staged(wsgemm_handle h)
+{
+    knob_set("WSGEMM_SM90_BN", "256");
+    const int shapes[][3] = {{4096, 4096, 64}, {4096, 4096, 200}, {1000, 3000, 1000}, {2056, 1100, 130}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (int ta = 0; ta < 2; ++ta)
+            for (int tb = 0; tb < 2; ++tb) {
+                testing_gemm g = gemm(ta ? T : N, tb ? T : N, shapes[s][0], shapes[s][1], shapes[s][2]);
+                g.beta = (ta + tb) % 2 ? -0.5f : 1.0f;
+                if (s % 2) {
+                    g.ab_type = WSGEMM_R_16F;
+                    g.c_type = WSGEMM_R_16F;
+                }
+                g.alpha = s == 2 ? -1.5f : 1.0f;
+                run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
+            }
+    testing_gemm g = gemm(N, T, 2048, 1024, 512); /* bf16 in, f16 C, beta 0: the type rules out deferral */
+    g.c_type = WSGEMM_R_16F;
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
+    const float f32_betas[] = {0.0f, 1.0f};
+    for (int b = 0; b < 2; ++b)
+        for (int ta = 0; ta < 2; ++ta) {
+            g = gemm(ta ? T : N, N, 3000, 2000, 700);
+            g.c_type = WSGEMM_R_32F;
+            g.beta = f32_betas[b];
+            run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
+        }
+    g = gemm(N, N, 1024, 1000, 300);
+    g.ldc = 1032; /* padded, still 16-byte aligned */
+    g.beta = 1.0f;
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
+    g = gemm(T, N, 512, 768, 300);
+    g.batch = 5;
+    g.beta = 0.5f;
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
+    knob_set("WSGEMM_SM90_EPILOGUE", "staged");
+    g = gemm(N, N, 4096, 2048, 256); /* beta 0, bf16 C: deferred by default, staged when forced */
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
+    knob_set("WSGEMM_SM90_EPILOGUE", "tma");
+    g.beta = 1.0f;
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_TMA);
+    knob_clear("WSGEMM_SM90_EPILOGUE");
+    knob_clear("WSGEMM_SM90_BN");
+    /* the plan's own choice at a big square with beta = 1 */
+    g = gemm(N, N, 4096, 4096, 4096);
+    g.beta = 1.0f;
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
+}
+
+/* the pingpong schedule (WSGEMM_SM90_VARIANT=6 with BN 128): the two consumer warpgroups take the CTA's units
+ * in turn, each a whole 128 x 128 tile, and step over each other's stages. Many units per CTA (4096 x 4096),
+ * 1 and 16 K blocks per unit, unit counts that leave a warpgroup without work (300 x 260), ragged edges, all
+ * ops, both 16-bit types, fp32 and mixed C, beta, batch, unaligned ldc (per-element stores), forced split-K
+ * (units of unequal K ranges). 16-bit C of the input type with beta 0 would take the deferred stores on the
+ * cooperative kernel: seeing the tile-end TMA epilogue there shows the pingpong kernel ran. */
+static void case_pingpong(wsgemm_handle h)
+{
+    knob_set("WSGEMM_SM90_VARIANT", "6");
+    knob_set("WSGEMM_SM90_BN", "128");
+    const int shapes[][3] = {{4096, 4096, 64}, {4096, 4096, 1000}, {1000, 3000, 1000}, {2056, 1100, 130}, {300, 260, 100}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (int ta = 0; ta < 2; ++ta)
+            for (int tb = 0; tb < 2; ++tb) {
+                testing_gemm g = gemm(ta ? T : N, tb ? T : N, shapes[s][0], shapes[s][1], shapes[s][2]);
+                if (s % 2) {
+                    g.ab_type = WSGEMM_R_16F;
+                    g.c_type = WSGEMM_R_16F;
+                }
+                run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_TMA);
+            }
+    const wsgemm_dtype ct[] = {WSGEMM_R_32F, WSGEMM_R_16F};
+    for (int c = 0; c < 2; ++c) {
+        testing_gemm g = gemm(N, T, 1536, 1024, 512);
+        g.c_type = ct[c];
+        g.beta = c ? -0.5f : 1.0f;
+        g.alpha = 2.0f;
+        run(h, &g);
+    }
+    testing_gemm g = gemm(T, N, 512, 768, 300);
+    g.batch = 5;
+    g.beta = 0.5f;
+    run(h, &g);
+    g = gemm(N, N, 1000, 1000, 500);
+    g.ldc = 1003; /* not 16-byte aligned: per-element stores */
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_DIRECT);
+    knob_set("WSGEMM_SM90_SPLITK", "3");
+    g = gemm(N, N, 512, 1024, 1000);
+    g.beta = 1.0f;
+    run(h, &g);
+    knob_clear("WSGEMM_SM90_SPLITK");
+    knob_clear("WSGEMM_SM90_BN");
+    knob_clear("WSGEMM_SM90_VARIANT");
 }
 
 /* the 4-CTA cluster (WSGEMM_SM90_VARIANT=3, BN 64 and 128): each CTA loads a quarter of the Q tile and
@@ -340,7 +462,7 @@ static void case_deferred(wsgemm_handle h)
 static void case_cluster4(wsgemm_handle h)
 {
     const int shapes[][3] = {{64, 8192, 1024}, {16, 3000, 700}, {128, 1000, 2048}, {100, 520, 130}, {8, 8192, 64}};
-    setenv("WSGEMM_SM90_VARIANT", "3", 1);
+    knob_set("WSGEMM_SM90_VARIANT", "3");
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
         for (int ta = 0; ta < 2; ++ta)
             for (int tb = 0; tb < 2; ++tb) {
@@ -353,15 +475,15 @@ static void case_cluster4(wsgemm_handle h)
                 run(h, &g);
                 expect_cluster(&g, 4);
             }
-    setenv("WSGEMM_SM90_SPLITK", "3", 1);
+    knob_set("WSGEMM_SM90_SPLITK", "3");
     testing_gemm g = gemm(N, N, 64, 4096, 4096);
     run(h, &g);
-    unsetenv("WSGEMM_SM90_SPLITK");
+    knob_clear("WSGEMM_SM90_SPLITK");
     g = gemm(T, N, 32, 1024, 512);
     g.batch = 3;
     run(h, &g);
     expect_cluster(&g, 4);
-    unsetenv("WSGEMM_SM90_VARIANT");
+    knob_clear("WSGEMM_SM90_VARIANT");
     /* the launcher's own choice: 4 when the small side fits one 64-wide tile, else 2 */
     const int auto_m[] = {16, 64, 128};
     for (int i = 0; i < 3; ++i) {
@@ -382,6 +504,7 @@ static const test_case cases[] = {
     {"ctypes", case_ctypes}, {"fp16", case_fp16},     {"smallm", case_smallm},
     {"ktail", case_ktail},   {"splitk", case_splitk}, {"variants", case_variants},
     {"tmastore", case_tmastore}, {"deferred", case_deferred},
+    {"staged", case_staged},     {"pingpong", case_pingpong},
     {"cluster4", case_cluster4},
 };
 

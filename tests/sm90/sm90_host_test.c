@@ -16,20 +16,11 @@
 
 #include "common/scheduler.cuh"
 #include "sm90/wgmma.cuh"
+#include "testing.h"
 
 static int failures;
 
-#define EXPECT(cond, ...)                                                                                  \
-    do {                                                                                                   \
-        if (!(cond)) {                                                                                     \
-            if (failures < 20) {                                                                           \
-                fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                            \
-                fprintf(stderr, __VA_ARGS__);                                                              \
-                fprintf(stderr, "\n");                                                                     \
-            }                                                                                              \
-            failures++;                                                                                    \
-        }                                                                                                  \
-    } while (0)
+#define EXPECT(cond, ...) TESTING_EXPECT(failures, cond, __VA_ARGS__)
 
 /* Returns the number of problems found for one configuration. drop_last plants a fault. */
 static int check_schedule(int tiles_rows, int tiles_cols, int cluster, int group, int splits, int batch, int k_blocks,

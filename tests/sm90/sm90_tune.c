@@ -22,6 +22,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "common/knobs.h" /* the launcher reads the knobs once: reload after each change */
 #include "testing.h"
 
 typedef struct config {
@@ -40,6 +41,8 @@ static const config big_configs[] = {
     {"group 16", {{"WSGEMM_SM90_GROUP", "16"}, {NULL, NULL}}},
     {"TMA-store epilogue", {{"WSGEMM_SM90_EPILOGUE", "tma"}, {NULL, NULL}}},
     {"TMA-store, 3 stages", {{"WSGEMM_SM90_EPILOGUE", "tma"}, {"WSGEMM_SM90_VARIANT", "2"}, {NULL, NULL}}},
+    {"staged C tile", {{"WSGEMM_SM90_EPILOGUE", "staged"}, {NULL, NULL}}},
+    {"pingpong BN128", {{"WSGEMM_SM90_VARIANT", "6"}, {"WSGEMM_SM90_BN", "128"}, {NULL, NULL}}},
 };
 static const config small_configs[] = {
     {"default", {{NULL, NULL}}},
@@ -60,6 +63,8 @@ static const config small_configs[] = {
     {"cluster 4 splitk 2", {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_SPLITK", "2"}, {NULL, NULL}}},
     {"cluster 4 BN128 splitk 1", {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "1"}}},
     {"cluster 4 BN128 splitk 2", {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "2"}}},
+    {"pingpong BN128", {{"WSGEMM_SM90_VARIANT", "6"}, {"WSGEMM_SM90_BN", "128"}, {NULL, NULL}}},
+    {"pingpong BN128 splitk 2", {{"WSGEMM_SM90_VARIANT", "6"}, {"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "2"}}},
 };
 
 
@@ -70,6 +75,7 @@ static void apply(const config *c)
 {
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i) unsetenv(vars[i]);
     for (int i = 0; i < 3 && c->env[i][0]; ++i) setenv(c->env[i][0], c->env[i][1], 1);
+    wsgemm_knobs_reload();
 }
 
 typedef struct sets {
@@ -197,11 +203,13 @@ static void run_shape(const shape *sh, int reps, int small)
         for (int c = 0; c < ncfg; ++c) {
             apply(&cfgs[c]);
             setenv("WSGEMM_SM90_DEBUG", "1", 1);
+            wsgemm_knobs_reload();
             reset_c(sh, &st);
             fprintf(stderr, "[%s] ", cfgs[c].label);
             int bad = call(0, ta, tb, sh, &st, 0) || call(1, ta, tb, sh, &st, 0);
             CUDA_CHECK(cudaDeviceSynchronize());
             unsetenv("WSGEMM_SM90_DEBUG");
+            wsgemm_knobs_reload();
             double diff = bad ? INFINITY : sample_diff(sh, &st);
             timed tw = {0, ta, tb, sh, &st}, tc = {1, ta, tb, sh, &st};
             const testing_timed_lib libs[2] = {{"sm90", timed_call, &tw}, {"cuBLAS", timed_call, &tc}};

@@ -1,0 +1,133 @@
+/*
+ * gemm/common/epilogue.cuh - the per-element output operation every kernel's epilogue uses (generic, sm90;
+ * sm100 can take it as is). Device code, C style; OUT_TYPE is a wsgemm_dtype (the element type of C).
+ *
+ *   D = alpha * acc + beta * C      C read only when beta != 0 (beta == 0 never touches C, so NaN in an
+ *                                   unwritten C cannot leak), rounded once to C's type (round to nearest)
+ *
+ * In fp32: v = alpha * acc, then v = fma(beta, c, v): one rounding for the product alpha * acc and one for
+ * the sum, the same in every kernel and every epilogue kind, so two epilogues that store the same tile give
+ * the same bits. The kinds of epilogue (how a tile reaches memory) are named in epilogue.h.
+ */
+#ifndef WSGEMM_COMMON_EPILOGUE_CUH
+#define WSGEMM_COMMON_EPILOGUE_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "common/epilogue.h"
+#include "wsgemm.h"
+
+/* Bytes per element of C. */
+template <int OUT_TYPE>
+struct wsgemm_out_bytes {
+    static constexpr int value = OUT_TYPE == WSGEMM_R_32F ? 4 : 2;
+};
+
+/* The wsgemm_dtype of a C element type (kernels templated on the C++ type). */
+template <typename T>
+struct wsgemm_dtype_of;
+template <>
+struct wsgemm_dtype_of<float> {
+    static constexpr int value = WSGEMM_R_32F;
+};
+template <>
+struct wsgemm_dtype_of<__nv_bfloat16> {
+    static constexpr int value = WSGEMM_R_16BF;
+};
+template <>
+struct wsgemm_dtype_of<__half> {
+    static constexpr int value = WSGEMM_R_16F;
+};
+
+/* alpha * acc + beta * c_old, c_old used only when beta != 0. */
+static __device__ __forceinline__ float wsgemm_out_value(float acc, float alpha, float beta, float c_old)
+{
+    const float v = alpha * acc;
+    return beta != 0.0f ? fmaf(beta, c_old, v) : v;
+}
+
+/* One element of C as fp32. */
+template <int OUT_TYPE>
+static __device__ __forceinline__ float wsgemm_out_load(const void *c)
+{
+    if constexpr (OUT_TYPE == WSGEMM_R_32F) return *(const float *)c;
+    else if constexpr (OUT_TYPE == WSGEMM_R_16BF) return __bfloat162float(*(const __nv_bfloat16 *)c);
+    else return __half2float(*(const __half *)c);
+}
+
+/* v rounded to C's type, stored. */
+template <int OUT_TYPE>
+static __device__ __forceinline__ void wsgemm_out_store(void *c, float v)
+{
+    if constexpr (OUT_TYPE == WSGEMM_R_32F) *(float *)c = v;
+    else if constexpr (OUT_TYPE == WSGEMM_R_16BF) *(__nv_bfloat16 *)c = __float2bfloat16_rn(v);
+    else *(__half *)c = __float2half_rn(v);
+}
+
+/* The output operation on one element of C in memory. */
+template <int OUT_TYPE>
+static __device__ __forceinline__ void wsgemm_out_apply(void *c, float acc, float alpha, float beta)
+{
+    wsgemm_out_store<OUT_TYPE>(c, wsgemm_out_value(acc, alpha, beta, beta != 0.0f ? wsgemm_out_load<OUT_TYPE>(c) : 0.0f));
+}
+
+/* Two 16-bit outputs as one 32-bit word, the lower address (v0) in the low half. */
+template <int OUT_TYPE>
+static __device__ __forceinline__ uint32_t wsgemm_out_pack2(float v0, float v1)
+{
+    static_assert(OUT_TYPE != WSGEMM_R_32F, "two fp32 outputs do not fit one word");
+    uint32_t word;
+    if constexpr (OUT_TYPE == WSGEMM_R_16BF) {
+        const __nv_bfloat162 pair = __floats2bfloat162_rn(v0, v1);
+        memcpy(&word, &pair, sizeof word);
+    } else {
+        const __half2 pair = __floats2half2_rn(v0, v1);
+        memcpy(&word, &pair, sizeof word);
+    }
+    return word;
+}
+
+/* Two adjacent elements of C as fp32 (c aligned to two elements). */
+template <int OUT_TYPE>
+static __device__ __forceinline__ float2 wsgemm_out_load2(const void *c)
+{
+    if constexpr (OUT_TYPE == WSGEMM_R_32F) return *(const float2 *)c;
+    else if constexpr (OUT_TYPE == WSGEMM_R_16BF) return __bfloat1622float2(*(const __nv_bfloat162 *)c);
+    else return __half22float2(*(const __half2 *)c);
+}
+
+/* Two adjacent elements rounded and stored as one vector (c aligned to two elements). */
+template <int OUT_TYPE>
+static __device__ __forceinline__ void wsgemm_out_store2(void *c, float v0, float v1)
+{
+    if constexpr (OUT_TYPE == WSGEMM_R_32F) *(float2 *)c = make_float2(v0, v1);
+    else *(uint32_t *)c = wsgemm_out_pack2<OUT_TYPE>(v0, v1);
+}
+
+/* The output operation on two adjacent elements of C (c aligned to two elements). */
+template <int OUT_TYPE>
+static __device__ __forceinline__ void wsgemm_out_apply2(void *c, float acc0, float acc1, float alpha, float beta)
+{
+    float2 old = make_float2(0.0f, 0.0f);
+    if (beta != 0.0f) old = wsgemm_out_load2<OUT_TYPE>(c);
+    wsgemm_out_store2<OUT_TYPE>(c, wsgemm_out_value(acc0, alpha, beta, old.x), wsgemm_out_value(acc1, alpha, beta, old.y));
+}
+
+/* Bytes per element of C for a type known only at run time. */
+static __device__ __forceinline__ int wsgemm_out_bytes_any(int out_type)
+{
+    return out_type == WSGEMM_R_32F ? 4 : 2;
+}
+
+/* The output operation for C's type known only at run time (one branch per call, uniform across threads). */
+static __device__ __forceinline__ void wsgemm_out_apply_any(int out_type, void *c, float acc, float alpha, float beta)
+{
+    if (out_type == WSGEMM_R_32F) wsgemm_out_apply<WSGEMM_R_32F>(c, acc, alpha, beta);
+    else if (out_type == WSGEMM_R_16BF) wsgemm_out_apply<WSGEMM_R_16BF>(c, acc, alpha, beta);
+    else wsgemm_out_apply<WSGEMM_R_16F>(c, acc, alpha, beta);
+}
+
+#endif /* WSGEMM_COMMON_EPILOGUE_CUH */

@@ -1,0 +1,312 @@
+/*
+ * gemm/sm90/sm90_epilogue.cuh - the epilogues of the sm90 kernel (included by sm90_kernel.cuh), one section
+ * per kind of wsgemm_epilogue_kind (common/epilogue.h), and the one place that dispatches on the kind at the
+ * end of a tile (sm90_epilogue_tile_end). Each element goes through the shared output op of
+ * common/epilogue.cuh (alpha, beta, conversion), so the kinds differ only in how the tile reaches memory:
+ *
+ *   DIRECT    predicated stores from registers, pairs as one vector where C's layout allows
+ *   TMA       per consumer two 64-row x 128-byte chunk buffers in smem, st.shared + TMA store, alternating
+ *   DEFERRED  the tile packed to 16 bits in registers; its chunks stored during the next tile's main loop
+ *             (the main loop's part is in sm90_consumer_loop)
+ *   STAGED    the CTA's whole C tile in smem: C loaded by TMA during the main loop (beta != 0), combined
+ *             in place at the tile end, stored by TMA behind the next tile's main loop
+ *
+ * A new epilogue is one more section here, one more enum value, and one more case in the dispatch.
+ */
+#ifndef WSGEMM_SM90_EPILOGUE_CUH
+#define WSGEMM_SM90_EPILOGUE_CUH
+
+#include "common/epilogue.cuh"
+
+/* ---------------------------------------------------------------- DIRECT */
+
+/* Two horizontally adjacent values D(p, q), D(p, q + 1) through the shared output op. When q and q + 1 are
+ * adjacent in memory (out_sq == 1) and the address is aligned for the pair, one vector access each way. */
+template <int OUT_TYPE>
+static __device__ __forceinline__ void sm90_store_pair(uint8_t *base, const Sm90Params &prm, int p, int q, float v0,
+                                                       float v1)
+{
+    constexpr int kBytes = wsgemm_out_bytes<OUT_TYPE>::value;
+    if (p >= prm.p_extent || q >= prm.q_extent) return;
+    const bool second = q + 1 < prm.q_extent;
+    uint8_t *ptr = base + ((long long)p * prm.out_sp + (long long)q * prm.out_sq) * kBytes;
+    if (second && prm.out_sq == 1 && ((uintptr_t)ptr % (2 * kBytes)) == 0) {
+        wsgemm_out_apply2<OUT_TYPE>(ptr, v0, v1, prm.alpha, prm.beta);
+        return;
+    }
+    wsgemm_out_apply<OUT_TYPE>(ptr, v0, prm.alpha, prm.beta);
+    if (second) wsgemm_out_apply<OUT_TYPE>(ptr + prm.out_sq * kBytes, v1, prm.alpha, prm.beta);
+}
+
+/* The accumulator fragment of wgmma m64nNk16 (PTX ISA "Register Fragments and Shared Memory Matrix
+ * Layouts: wgmma .m64nNk16", matrix D): in warp wi of the warpgroup, acc[4j + r] holds row
+ * 16 wi + lane/4 + 8 (r / 2) and column 8 j + 2 (lane % 4) + (r % 2). acc is rows 64 half .. 64 half + 63
+ * of the tile. */
+template <int BN, int OUT_TYPE>
+static __device__ __forceinline__ void sm90_epilogue(const float (&acc)[BN / 2], const Sm90Params &prm,
+                                                     const wsgemm_sched_unit &w, int half)
+{
+    constexpr int kBytes = wsgemm_out_bytes<OUT_TYPE>::value;
+    const int lane = threadIdx.x % 32;
+    const int warp_in_wg = (threadIdx.x / 32) % 4;
+    const int p = w.row * SM90_BM + half * 64 + warp_in_wg * 16 + lane / 4;
+    const int q_base = w.col * BN + 2 * (lane % 4);
+    uint8_t *base = (uint8_t *)prm.out + (w.batch * prm.out_batch + w.split * prm.out_split) * kBytes;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+        sm90_store_pair<OUT_TYPE>(base, prm, p, q_base + 8 * j, acc[4 * j + 0], acc[4 * j + 1]);
+        sm90_store_pair<OUT_TYPE>(base, prm, p + 8, q_base + 8 * j, acc[4 * j + 2], acc[4 * j + 3]);
+    }
+}
+
+/* ---------------------------------------------------------------- TMA (and the chunk protocol of DEFERRED) */
+
+/* The chunk protocol of both TMA-store epilogues (tile-end and deferred). A consumer warpgroup owns two
+ * 64-row x 128-byte chunk buffers and alternates between them, so writing one chunk overlaps the store of
+ * the previous one; a running count (not the chunk index) picks the buffer, so an odd number of chunks per
+ * tile still alternates. Acquire: the leader waits until the store that last used this buffer (two chunks
+ * ago, possibly in the previous tile) has read it (bulk wait_group.read 1: all but the newest group are done
+ * reading), then the warpgroup meets at its named barrier (1 + its index among the consumers; 0 is
+ * __syncthreads). */
+static __device__ __forceinline__ uint8_t *sm90_chunk_acquire(uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
+                                                              uint32_t &chunk_count, uint32_t barrier_id)
+{
+    uint8_t *buf = bufs[chunk_count % 2];
+    chunk_count++;
+    if (threadIdx.x % 128 == 0) bulk_wait_group_read<1>();
+    named_barrier_sync(barrier_id, 128);
+    return buf;
+}
+
+/* Store: each thread's st.shared / stmatrix writes are made visible to the async proxy (fence.proxy.async),
+ * the warpgroup meets again, and the leader issues the TMA store of the chunk at (q, p, batch) (out-of-range
+ * elements are clipped by TMA) and commits it as one bulk group. */
+static __device__ __forceinline__ void sm90_chunk_store(const CUtensorMap *map_c, const uint8_t *buf,
+                                                        uint32_t barrier_id, int q, int p, int batch)
+{
+    fence_proxy_async_shared_cta();
+    named_barrier_sync(barrier_id, 128);
+    if (threadIdx.x % 128 == 0) {
+        tma_store_3d(map_c, smem_u32(buf), q, p, batch);
+        bulk_commit_group();
+    }
+}
+
+/* The TMA-store epilogue (swapped orientation: q runs along C's contiguous dimension). The consumer's 64 x BN
+ * slice goes out in chunks of 64 p rows x 128 bytes of q (64 16-bit or 32 fp32 elements), alternating
+ * between two smem buffers so writing chunk c overlaps the store of chunk c - 1:
+ *   sm90_chunk_acquire (the buffer is free) -> alpha/beta, convert, st.shared into the 128-byte swizzled
+ *   layout the map expects (chunk16 ^= row % 8: conflict-free for the fragment) -> sm90_chunk_store.
+ * The stores of the last chunks overlap the next tile's main loop; the leader waits for them before the
+ * buffers are reused (next tile) or the CTA exits. acc is rows 64 half .. 64 half + 63 of the tile; the
+ * warpgroup that owns bufs meets at named barrier barrier_id. */
+template <int BN, int OUT_TYPE>
+static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN / 2], const Sm90Params &prm,
+                                                         const wsgemm_sched_unit &w, int half, uint32_t barrier_id,
+                                                         const CUtensorMap *map_c, uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
+                                                         uint32_t &chunk_count)
+{
+    constexpr int kBytes = wsgemm_out_bytes<OUT_TYPE>::value;
+    constexpr int kChunkElems = 128 / kBytes;      /* q elements per chunk row */
+    constexpr int kChunks = BN / kChunkElems;
+    constexpr int kJPerChunk = kChunkElems / 8;    /* fragment column groups (8 wide) per chunk */
+    static_assert(BN % kChunkElems == 0, "whole chunks per tile");
+    const int lane = threadIdx.x % 32;
+    const int warp_in_wg = (threadIdx.x / 32) % 4;
+    const int row0 = warp_in_wg * 16 + lane / 4;       /* p row inside the 64-row slice (and row0 + 8) */
+    const int p_tile = w.row * SM90_BM + half * 64;
+    const int q_tile = w.col * BN;
+    const uint8_t *c_old = (const uint8_t *)prm.out + w.batch * prm.out_batch * kBytes;
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+        uint8_t *buf = sm90_chunk_acquire(bufs, chunk_count, barrier_id);
+#pragma unroll
+        for (int jj = 0; jj < kJPerChunk; ++jj) {
+            const int j = c * kJPerChunk + jj;
+            const int q_local = 8 * jj + 2 * (lane % 4);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int row = row0 + 8 * h;
+                float2 old = make_float2(0.0f, 0.0f); /* C outside the matrix is never read (and never stored) */
+                if (prm.beta != 0.0f) {
+                    const int p = p_tile + row, q = q_tile + c * kChunkElems + q_local;
+                    if (p < prm.p_extent && q < prm.q_extent) {
+                        const uint8_t *src = c_old + ((long long)p * prm.out_sp + q) * kBytes;
+                        old.x = wsgemm_out_load<OUT_TYPE>(src);
+                        if (q + 1 < prm.q_extent) old.y = wsgemm_out_load<OUT_TYPE>(src + kBytes);
+                    }
+                }
+                const int byte = q_local * kBytes;
+                uint8_t *dst = buf + row * 128 + (((byte / 16) ^ (row % 8)) * 16) + byte % 16;
+                wsgemm_out_store2<OUT_TYPE>(dst, wsgemm_out_value(acc[4 * j + 2 * h], prm.alpha, prm.beta, old.x),
+                                            wsgemm_out_value(acc[4 * j + 2 * h + 1], prm.alpha, prm.beta, old.y));
+            }
+        }
+        sm90_chunk_store(map_c, buf, barrier_id, q_tile + c * kChunkElems, p_tile, w.batch);
+    }
+}
+
+/* ---------------------------------------------------------------- DEFERRED */
+
+/* alpha * acc converted to the 16-bit output type, two values per register, in fragment order:
+ * packed[2j + h] holds acc[4j + 2h] and acc[4j + 2h + 1] (row 8h of column group j, see sm90_epilogue).
+ * Half the registers of the accumulators, so the tile can wait in registers while the next tile's
+ * wgmmas write the accumulators. Rounds exactly as sm90_epilogue_tma does with beta == 0. */
+template <int BN, int OUT_TYPE>
+static __device__ __forceinline__ void sm90_pack_tile(uint32_t (&packed)[BN / 4], const float (&acc)[BN / 2], float alpha)
+{
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            packed[2 * j + h] = wsgemm_out_pack2<OUT_TYPE>(wsgemm_out_value(acc[4 * j + 2 * h], alpha, 0.0f, 0.0f),
+                                                           wsgemm_out_value(acc[4 * j + 2 * h + 1], alpha, 0.0f, 0.0f));
+}
+
+/* Where a deferred tile goes: the consumer's 64-row slice of unit w. */
+typedef struct Sm90PendingTile {
+    int p, q, batch; /* first p row, first q column, batch of the slice */
+    int chunks_left; /* 128-byte-wide chunks not yet stored (0: nothing pending) */
+} Sm90PendingTile;
+
+/* Stores chunk c (q columns 64c .. 64c + 63) of a packed slice between sm90_chunk_acquire and
+ * sm90_chunk_store, as sm90_epilogue_tma does, written with four stmatrix.x4 per thread:
+ * stmatrix s of warp w covers fragment column groups jj = 2s, 2s + 1 (16-byte units of the chunk row) and
+ * both 8-row halves h of the warp's 16 rows; its matrix i = 2 (jj - 2s) + h is packed[16c + 4s + i]
+ * (packed[2j + h], j = 8c + jj). Lane 8i + r addresses row 16w + 8h + r, 16-byte unit jj ^ r (the swizzle:
+ * unit ^= row % 8, and row % 8 = r), so the eight rows of each matrix land in eight different bank groups.
+ * The chunk index is a run-time value; the unrolled compare keeps every packed[] index a constant, so the
+ * packed tile stays in registers (a run-time index would move it to local memory). */
+template <int BN>
+static __device__ __forceinline__ void sm90_store_packed_chunk(const uint32_t (&packed)[BN / 4], int c,
+                                                               const Sm90PendingTile &t, int consumer,
+                                                               const CUtensorMap *map_c,
+                                                               uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
+                                                               uint32_t &chunk_count)
+{
+    const int lane = threadIdx.x % 32;
+    const int r = lane % 8, i = lane / 8;
+    const int row = ((threadIdx.x / 32) % 4) * 16 + 8 * (i % 2) + r;
+    const uint32_t barrier_id = 1 + (uint32_t)consumer;
+    uint8_t *buf = sm90_chunk_acquire(bufs, chunk_count, barrier_id);
+    const uint32_t row_smem = smem_u32(buf) + (uint32_t)row * 128;
+#pragma unroll
+    for (int cc = 0; cc < BN / 64; ++cc) {
+        if (cc != c) continue;
+#pragma unroll
+        for (int s = 0; s < 4; ++s) {
+            const int jj = 2 * s + i / 2;
+            const uint32_t *m = &packed[16 * cc + 4 * s];
+            stmatrix_x4(row_smem + (uint32_t)((jj ^ r) * 16), m[0], m[1], m[2], m[3]);
+        }
+    }
+    sm90_chunk_store(map_c, buf, barrier_id, t.q + 64 * c, t.p, t.batch);
+}
+
+/* The next chunk of the pending slice, if any. */
+template <int BN>
+static __device__ __forceinline__ void sm90_store_next_chunk(const uint32_t (&packed)[BN / 4], Sm90PendingTile &t,
+                                                             int consumer, const CUtensorMap *map_c,
+                                                             uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
+                                                             uint32_t &chunk_count)
+{
+    if (t.chunks_left == 0) return;
+    sm90_store_packed_chunk<BN>(packed, BN / 64 - t.chunks_left, t, consumer, map_c, bufs, chunk_count);
+    t.chunks_left--;
+}
+
+/* ---------------------------------------------------------------- STAGED */
+
+/* The STAGED epilogue of one consumer's 64 x BN slice. bufs: its BN * kBytes / 128 chunk buffers, which hold
+ * this tile's C (read_c: the producer loaded it and the caller waited for c_full) or the previous tile's
+ * results (then the leader first waits until their TMA stores have read them). Each thread reads its
+ * elements of C there, applies the output op, writes the result to the same place (the 128-byte swizzled
+ * layout of the C map's boxes: 16-byte unit u of row r at u ^ (r % 8)), and the leader stores every chunk by
+ * TMA as one bulk group; the caller goes on with the next tile's main loop while they run. */
+template <int BN, int OUT_TYPE>
+static __device__ __forceinline__ void sm90_epilogue_staged(const float (&acc)[BN / 2], const Sm90Params &prm,
+                                                            const wsgemm_sched_unit &w, int consumer,
+                                                            const CUtensorMap *map_c,
+                                                            uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES], bool read_c)
+{
+    constexpr int kBytes = wsgemm_out_bytes<OUT_TYPE>::value;
+    constexpr int kChunkElems = 128 / kBytes;   /* q elements per chunk row */
+    constexpr int kChunks = BN / kChunkElems;
+    constexpr int kJPerChunk = kChunkElems / 8; /* fragment column groups (8 wide) per chunk */
+    const int lane = threadIdx.x % 32;
+    const int warp_in_wg = (threadIdx.x / 32) % 4;
+    const uint32_t barrier_id = 1 + (uint32_t)consumer;
+    const int row0 = warp_in_wg * 16 + lane / 4; /* p row inside the 64-row slice (and row0 + 8) */
+    if (!read_c) { /* beta == 0: the buffers still hold the previous tile, maybe not yet stored */
+        if (threadIdx.x % 128 == 0) bulk_wait_group_read<0>();
+        named_barrier_sync(barrier_id, 128);
+    }
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+#pragma unroll
+        for (int jj = 0; jj < kJPerChunk; ++jj) {
+            const int j = c * kJPerChunk + jj;
+            const int byte = (8 * jj + 2 * (lane % 4)) * kBytes;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int row = row0 + 8 * h;
+                uint8_t *at = bufs[c] + row * 128 + (((byte / 16) ^ (row % 8)) * 16) + byte % 16;
+                const float2 old = read_c ? wsgemm_out_load2<OUT_TYPE>(at) : make_float2(0.0f, 0.0f);
+                wsgemm_out_store2<OUT_TYPE>(at, wsgemm_out_value(acc[4 * j + 2 * h], prm.alpha, prm.beta, old.x),
+                                            wsgemm_out_value(acc[4 * j + 2 * h + 1], prm.alpha, prm.beta, old.y));
+            }
+        }
+    }
+    fence_proxy_async_shared_cta(); /* these generic-proxy writes, before the TMA stores read them */
+    named_barrier_sync(barrier_id, 128);
+    if (threadIdx.x % 128 == 0) {
+        const int p_tile = w.row * SM90_BM + consumer * 64, q_tile = w.col * BN;
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c) tma_store_3d(map_c, smem_u32(bufs[c]), q_tile + c * kChunkElems, p_tile, w.batch);
+        bulk_commit_group();
+    }
+}
+
+/* The STAGED epilogue for C's type: a kernel with a 2-byte C tile serves bf16 and fp16 C, one with a 4-byte
+ * tile fp32 C. */
+template <int BN, int C_BYTES>
+static __device__ __forceinline__ void sm90_epilogue_staged_dispatch(const float (&acc)[BN / 2], const Sm90Params &prm,
+                                                                     const wsgemm_sched_unit &w, int consumer,
+                                                                     const CUtensorMap *map_c,
+                                                                     uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES], bool read_c)
+{
+    if constexpr (C_BYTES == 4) {
+        sm90_epilogue_staged<BN, WSGEMM_R_32F>(acc, prm, w, consumer, map_c, bufs, read_c);
+    } else {
+        if (prm.out_type == WSGEMM_R_16BF) sm90_epilogue_staged<BN, WSGEMM_R_16BF>(acc, prm, w, consumer, map_c, bufs, read_c);
+        else sm90_epilogue_staged<BN, WSGEMM_R_16F>(acc, prm, w, consumer, map_c, bufs, read_c);
+    }
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+/* The tile's epilogue when it runs at the end of the tile in a kernel without a C tile (DIRECT or TMA;
+ * DEFERRED packs and stores later, STAGED kernels call sm90_epilogue_staged_dispatch; see
+ * sm90_consumer_loop), for C's type: rows 64 half .. 64 half + 63 of the tile, through the chunk buffers
+ * and the named barrier of the warpgroup that computed them. */
+template <int BN>
+static __device__ __forceinline__ void sm90_epilogue_tile_end(const float (&acc)[BN / 2], const Sm90Params &prm,
+                                                              const wsgemm_sched_unit &w, int half,
+                                                              uint32_t barrier_id, const CUtensorMap *map_c,
+                                                              uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
+                                                              uint32_t &chunk_count)
+{
+    if (prm.epilogue == WSGEMM_EPILOGUE_TMA) {
+        if (prm.out_type == WSGEMM_R_16BF)
+            sm90_epilogue_tma<BN, WSGEMM_R_16BF>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count);
+        else if (prm.out_type == WSGEMM_R_16F)
+            sm90_epilogue_tma<BN, WSGEMM_R_16F>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count);
+        else sm90_epilogue_tma<BN, WSGEMM_R_32F>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count);
+    } else {
+        if (prm.out_type == WSGEMM_R_16BF) sm90_epilogue<BN, WSGEMM_R_16BF>(acc, prm, w, half);
+        else if (prm.out_type == WSGEMM_R_16F) sm90_epilogue<BN, WSGEMM_R_16F>(acc, prm, w, half);
+        else sm90_epilogue<BN, WSGEMM_R_32F>(acc, prm, w, half);
+    }
+}
+
+#endif /* WSGEMM_SM90_EPILOGUE_CUH */

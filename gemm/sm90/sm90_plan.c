@@ -1,0 +1,360 @@
+/*
+ * gemm/sm90/sm90_plan.c - the Hopper path's planner (sm90_plan.h). Host C, no CUDA call.
+ *
+ * A call, top to bottom:
+ *   orientation  Skinny problems (min(m, n) <= 256) put the small dimension on Q with a narrow BN (64, 128,
+ *                256) so no tensor-core work is wasted on padding. Otherwise P = op(B)^T, Q = op(A)
+ *                ("swapped"): Q runs along C's contiguous rows, so the epilogue stores rows of C.
+ *                WSGEMM_SM90_SWAP=0 keeps P = op(A) for large problems.
+ *   staging      TMA needs 16-byte aligned bases and strides. An operand with an odd leading dimension
+ *                (e.g. 4099), an unaligned base, or a batch stride that is unaligned or overlapping is
+ *                copied (re-pitched to a multiple of 8 elements) into the workspace inside the call. A
+ *                one-row operand with ld 1 (m = 1 or n = 1 decode) is read as a K-major row instead.
+ *   tile, split  (BN, splits) by the cost model (estimate_cost) over the tile widths worth trying; each
+ *                split writes fp32 partials that a reduction kernel sums in split order 0, 1, ..., so the
+ *                result depends only on the shape, never on timing.
+ *   cluster      2 CTAs along P share (multicast) the Q tile; 4 for decode shapes whose small side fits one
+ *                64-wide Q tile (the small operand is then read from L2 half as often).
+ *   epilogue     deferred TMA stores where C allows them (swapped, no split, TMA-addressable C of the input
+ *                type, beta == 0); where only beta or C's type stands in the way, the staged C tile (the
+ *                kernel variant with C in smem: loaded by TMA under the main loop, stored behind the next
+ *                one), or tile-end TMA stores where no such kernel fits the tile; direct per-element stores
+ *                otherwise.
+ *   workspace    staged A, staged B, split-K partials, each 256-byte aligned.
+ */
+#include "sm90/sm90_plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/tma.h"
+#include "sm90/sm90_tile.h"
+
+/* ---------------------------------------------------------------- operands */
+
+static long long round_up_ll(long long x, long long a)
+{
+    return (x + a - 1) / a * a;
+}
+
+/* A one-row MN-major operand with ld 1 (A of a 1 x k product, op N, lda 1; or B of n = 1, op T, ldb 1) holds
+ * its k elements back to back: that is a K-major row, which TMA loads directly, while the MN-major view (a
+ * 1-element-wide box, a 2-byte K stride) is TMA-illegal and cost a staging copy of 8192 one-element
+ * columns (m = 1, n = k = 8192 ran at 0.47x cuBLAS on the H200, 2026-11-29). The row stride of a single row
+ * is never used; it is set to satisfy TMA's 16-byte stride rule. */
+static void view_one_row_as_k_major(wsgemm_operand *o, int k)
+{
+    if (o->k_major || o->rows_dim != 1 || o->ld != 1) return;
+    o->k_major = 1;
+    o->inner = k;
+    o->cols = 1;
+    o->ld = round_up_ll(k, 8);
+}
+
+/* One operand as stored, `rows` (M or N) by K, K contiguous when k_major; a batch stride of 0 means one
+ * matrix shared by the whole batch. */
+static wsgemm_operand describe_operand(const void *ptr, int ld, long long stride, int k_major, int rows, int k,
+                                       int batch_count)
+{
+    wsgemm_operand o = {
+        .ptr = ptr,
+        .ld = ld,
+        .stride = stride,
+        .inner = k_major ? k : rows,
+        .cols = k_major ? rows : k,
+        .nb = (batch_count > 1 && stride != 0) ? batch_count : 1,
+        .k_major = k_major,
+        .rows_dim = rows,
+    };
+    view_one_row_as_k_major(&o, k);
+    /* One column of one matrix (n = 1 with B K-major, say): its leading dimension is never stepped over, so
+     * an odd one (ldb = k) needs no staging copy; TMA only wants a legal stride there. */
+    if (o.cols == 1 && o.nb == 1) o.ld = round_up_ll(o.inner, 8);
+    return o;
+}
+
+static int needs_staging(const wsgemm_operand *o)
+{
+    int batched = o->nb > 1;
+    if (!wsgemm_tma_operand_ok(o->ptr, o->ld, o->stride, batched)) return 1;
+    if (batched && o->stride < o->ld * o->cols) return 1; /* overlapping matrices: not a TMA box walk */
+    return 0;
+}
+
+/* Bytes of the staged copy (re-pitched to a multiple of 8 elements per column); 0 when that does not fit
+ * in 2^62 (an overlapping batch stride can make the copy far larger than the operand). */
+static size_t staged_bytes(const wsgemm_operand *o)
+{
+    long long bytes;
+    if (__builtin_mul_overflow(round_up_ll(o->inner, 8), o->cols, &bytes) ||
+        __builtin_mul_overflow(bytes, (long long)o->nb * 2, &bytes) || bytes > (1LL << 62))
+        return 0;
+    return (size_t)bytes;
+}
+
+static size_t align256(size_t x)
+{
+    return (x + 255) & ~(size_t)255;
+}
+
+/* ---------------------------------------------------------------- split-K and tile-width model */
+
+/* Estimated time (~us) of one call: the main kernel is bound by the slowest of three rates, plus the
+ * launch, plus (split-K) the partials and the reduction kernel. Only comparisons between candidates matter.
+ *   tensor cores   ~7 TFLOP/s per SM for m64n256 (narrower wgmma issue less efficiently);
+ *   one CTA's TMA  ~60 KB/us of operand bytes per CTA (~80 when the operands sit in L2): measured on the
+ *                  H200 as the plateau of the skinny shapes with 64 CTAs (m = 64, n = k = 8192: 2.6 MB per
+ *                  CTA in ~43 us);
+ *   HBM            ~3.4 TB/s for the unique operand bytes (each read once, the rest hits L2).
+ * Split-K pays a partial write + read and a second launch; on the H200 (2026-11-29) it lost to the
+ * unsplit grid on every skinny shape measured but m = 16 (within 4 %), and by 35 % at 1000^3, which an
+ * earlier model (bandwidth per active SM, no CTA cap) chose. */
+static double estimate_cost(long long units, int max_clusters, int cluster, int k_blocks, int splits, int bn,
+                            const wsgemm_problem *p)
+{
+    const double l2_fit = 30.0e6; /* bytes that stay L2-resident across the whole call */
+    const long long work = units * splits;
+    const long long waves = (work + max_clusters - 1) / max_clusters;
+    const int kb_per = (k_blocks + splits - 1) / splits;
+    const double steps = (double)waves * kb_per; /* K blocks one CTA runs back to back */
+    const double flops_kb = 2.0 * SM90_BM * bn * SM90_BK;
+    const double t_mma = steps * flops_kb / 7.0e6 * (bn == 256 ? 1.0 : bn == 128 ? 1.1 : 1.35);
+    const double operand_bytes = ((double)p->m + p->n) * p->k * 2.0 * p->batch_count;
+    const int resident = operand_bytes < l2_fit;
+    const double bytes_kb = (double)(SM90_BM + bn / cluster) * SM90_BK * 2.0; /* Q arrives half by multicast */
+    const double t_cta = steps * bytes_kb / (resident ? 80.0e3 : 60.0e3);
+    const double t_hbm = resident ? 0.0 : operand_bytes / 3.4e6;
+    double cost = t_mma;
+    if (t_cta > cost) cost = t_cta;
+    if (t_hbm > cost) cost = t_hbm;
+    cost += 2.0; /* launch */
+    if (splits > 1) {
+        const double part = (double)splits * p->m * p->n * p->batch_count * 4.0 * 2.0; /* written, read back */
+        cost += part / 2.0e6 + 5.0; /* the reduction kernel and its launch */
+    }
+    return cost;
+}
+
+/* The longest run of K blocks one accumulator takes before its sum goes to a split-K partial. The tensor
+ * cores do not add into the fp32 accumulator with round-to-nearest, and the error of one chain grew with its
+ * length on the H200: at k = 2^31 - 16 (m = n = 2) in 16 chains the results were off by up to 20 % of their
+ * typical size sqrt(k / 9); with chains of at most 4096 blocks (k = 262144), by 0.04 %. Longer K is split so
+ * that no chain is longer, and the partials are added in fp32 by the reduction kernel in a fixed order
+ * (docs/performance.md, "Long K"). */
+enum { kMaxChainBlocks = 4096 };
+
+/* ---------------------------------------------------------------- epilogue */
+
+/* A TMA store clips the inner dimension only to whole 16-byte chunks: with m * c_bytes not a multiple of 16
+ * it writes rows m .. round_up(m, 16 / c_bytes) - 1 of every column into the ldc padding (H200, 2026-11-29:
+ * rows 17..23 for m=17 ldc=40 in gemm_matrix.sm90.batch; the same behaviour is reported for Hopper TMA
+ * stores in public issues). Such C goes through the per-element epilogue. Batches with gaps between the
+ * matrices (strideC > ldc*n) also stay on it until a GPU run has shown them right with the TMA store: every
+ * layout that takes it now passed the matrix on the H200. */
+static int c_takes_tma_store(const wsgemm_problem *p, int swap, int splits)
+{
+    const int c_bytes = wsgemm_dtype_size(p->Ctype);
+    return swap && splits == 1 && ((long long)p->m * c_bytes) % 16 == 0 &&
+           wsgemm_tma_layout_ok(p->C, p->ldc, p->strideC, p->batch_count > 1, c_bytes) &&
+           (p->batch_count == 1 || p->strideC == (long long)p->ldc * p->n);
+}
+
+/* The TMA-store epilogue is the default (H200, 2026-11-29: 766 vs 747 TFLOP/s at 8192^3 NN, 723 vs 663 at
+ * 4096^3 against direct stores), deferred into the next tile's main loop where it can be: the deferred
+ * stores keep the tile as 16-bit values in registers, so they need C of the input type (no fp32 or mixed
+ * 16-bit C) and beta == 0 (C is not read; alpha * acc rounds once, as at the tile end). */
+static wsgemm_epilogue_kind choose_epilogue(const wsgemm_problem *p, const wsgemm_knobs *knobs, int swap, int splits)
+{
+    if (knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT || !c_takes_tma_store(p, swap, splits))
+        return WSGEMM_EPILOGUE_DIRECT;
+    if (knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_AUTO && p->beta == 0.0f && p->Ctype == p->Atype)
+        return WSGEMM_EPILOGUE_DEFERRED;
+    return WSGEMM_EPILOGUE_TMA;
+}
+
+/* The tile-end TMA epilogue leaves the tensor cores idle while it reads C (beta != 0) with per-element loads
+ * and stores the tile (about 3.4 us per 128 x 256 tile on the H200). Where a STAGED kernel fits, the plan
+ * takes it instead: C comes into smem by TMA during the main loop and the stores run behind the next tile.
+ * Kernel variant 4 has a 16-bit C tile at BN 256, variant 5 an fp32 one at BN 128 (fp32 C at BN 256 would
+ * need 128 KB of tile); so a BN 256 choice with fp32 C becomes BN 128. */
+static wsgemm_status use_staged_kernel(wsgemm_plan *plan, const wsgemm_problem *p, const wsgemm_knobs *knobs,
+                                       sm90_kernel_query query, void *query_ctx)
+{
+    const int wide = p->Ctype == WSGEMM_R_32F;
+    const int bn = wide ? 128 : 256;
+    if (plan->epilogue != WSGEMM_EPILOGUE_TMA || knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_TMA ||
+        plan->variant != SM90_VARIANT_DEFAULT || plan->bn < bn)
+        return WSGEMM_STATUS_SUCCESS;
+    sm90_kernel_facts f = {0};
+    const int variant = wide ? SM90_VARIANT_STAGED32 : SM90_VARIANT_STAGED16;
+    wsgemm_status s = query(query_ctx, bn, variant, plan->p_mn, plan->q_mn, plan->ab_type == WSGEMM_R_16BF, &f);
+    if (s != WSGEMM_STATUS_SUCCESS || !f.exists || f.max_clusters <= 0) return s;
+    plan->epilogue = WSGEMM_EPILOGUE_STAGED;
+    plan->variant = variant;
+    plan->bn = f.bn;
+    plan->stages = f.stages;
+    plan->cluster = f.cluster;
+    plan->smem_bytes = f.smem_bytes;
+    plan->max_clusters = f.max_clusters;
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- the plan */
+
+const wsgemm_operand *sm90_plan_p(const wsgemm_plan *plan)
+{
+    return plan->swap ? &plan->b : &plan->a;
+}
+
+const wsgemm_operand *sm90_plan_q(const wsgemm_plan *plan)
+{
+    return plan->swap ? &plan->a : &plan->b;
+}
+
+/* Tiles, schedule and grid of the plan's kernel (bn, cluster, max_clusters set). */
+static void set_grid(wsgemm_plan *plan, int group, int splits, int nb, int k_blocks)
+{
+    plan->tiles_p = (int)((plan->p_extent + SM90_BM - 1) / SM90_BM);
+    plan->tiles_q = (int)((plan->q_extent + plan->bn - 1) / plan->bn);
+    plan->sched = wsgemm_sched_make(plan->tiles_p, plan->tiles_q, plan->cluster, group, splits, nb, k_blocks);
+    plan->splits = plan->sched.splits;
+    plan->grid_clusters = plan->sched.units < plan->max_clusters ? plan->sched.units : plan->max_clusters;
+}
+
+/* The facts of (bn, variant) for this plan's operands, or of variant 0 where that variant does not exist. */
+static wsgemm_status kernel_facts(sm90_kernel_query query, void *ctx, const wsgemm_plan *plan, int bn, int variant,
+                                  sm90_kernel_facts *f)
+{
+    const int bf16 = plan->ab_type == WSGEMM_R_16BF;
+    wsgemm_status s = query(ctx, bn, variant, plan->p_mn, plan->q_mn, bf16, f);
+    if (s == WSGEMM_STATUS_SUCCESS && !f->exists && variant != 0) {
+        variant = 0;
+        s = query(ctx, bn, 0, plan->p_mn, plan->q_mn, bf16, f);
+    }
+    f->variant = variant;
+    return s;
+}
+
+wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs, sm90_kernel_query query,
+                             void *query_ctx, wsgemm_plan *plan, char *why, size_t why_size)
+{
+    const int nb = p->batch_count;
+    const int small = p->m < p->n ? p->m : p->n;
+    const int swap = small <= 256 ? p->m <= p->n /* the small side on Q */ : knobs->sm90_swap != 0;
+    *plan = (wsgemm_plan){
+        .swap = swap,
+        .p_extent = swap ? p->n : p->m,
+        .q_extent = swap ? p->m : p->n,
+        .a = describe_operand(p->A, p->lda, p->strideA, p->transa == WSGEMM_OP_T, p->m, p->k, nb),
+        .b = describe_operand(p->B, p->ldb, p->strideB, p->transb == WSGEMM_OP_N, p->n, p->k, nb),
+        .schedule = WSGEMM_SCHEDULE_COOPERATIVE,
+        .bm = SM90_BM,
+        .bk = SM90_BK,
+        .ab_type = p->Atype,
+    };
+    plan->p_mn = !sm90_plan_p(plan)->k_major;
+    plan->q_mn = !sm90_plan_q(plan)->k_major;
+    const int k_blocks = (p->k - 1) / SM90_BK + 1; /* k > 0; k + SM90_BK - 1 could overflow */
+
+    /* tile widths worth trying: the narrowest that covers a skinny Q side, else all three (narrow tiles fill
+     * the SMs when the problem is small) */
+    int bn_candidates[3], n_candidates = 0;
+    if (knobs->sm90_bn) bn_candidates[n_candidates++] = knobs->sm90_bn;
+    else if (plan->q_extent <= 64) bn_candidates[n_candidates++] = 64;
+    else if (plan->q_extent <= 128) {
+        bn_candidates[n_candidates++] = 128;
+        bn_candidates[n_candidates++] = 64;
+    } else {
+        bn_candidates[n_candidates++] = 256;
+        bn_candidates[n_candidates++] = 128;
+        bn_candidates[n_candidates++] = 64;
+    }
+
+    /* (BN, splits) by the cost model */
+    sm90_kernel_facts chosen = {0};
+    int splits = 1;
+    double best_cost = 0.0;
+    for (int c = 0; c < n_candidates; ++c) {
+        const int bn = bn_candidates[c];
+        sm90_kernel_facts f = {0};
+        wsgemm_status s = kernel_facts(query, query_ctx, plan, bn, knobs->sm90_variant, &f);
+        if (s != WSGEMM_STATUS_SUCCESS) return s;
+        if (!f.exists) {
+            snprintf(why, why_size, "no sm90 kernel instantiated for BN %d", bn);
+            return WSGEMM_STATUS_NOT_SUPPORTED;
+        }
+        const long long tiles_p = (plan->p_extent + SM90_BM - 1) / SM90_BM;
+        const long long tiles_q = (plan->q_extent + bn - 1) / bn;
+        if (tiles_p * tiles_q > 0x7FFFFFFFLL) {
+            snprintf(why, why_size, "%lld x %lld tiles of 128 x %d exceed the scheduler's 32-bit tile index",
+                     tiles_p, tiles_q, bn);
+            return WSGEMM_STATUS_NOT_SUPPORTED;
+        }
+        const long long units = (tiles_p + f.cluster - 1) / f.cluster * tiles_q * nb;
+        int max_splits = knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks / 4 < 16 ? k_blocks / 4 : 16);
+        int min_splits = knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks - 1) / kMaxChainBlocks + 1;
+        if (max_splits < min_splits) max_splits = min_splits;
+        /* fp32 partials of every split beyond 2^40 bytes: not worth a workspace that size */
+        const double part_bytes = (double)p->m * p->n * nb * 4.0;
+        while (max_splits > 1 && part_bytes * max_splits > 1099511627776.0) --max_splits;
+        if (min_splits > max_splits) min_splits = max_splits;
+        for (int sp = min_splits; sp <= max_splits; ++sp) {
+            const double cost = estimate_cost(units, f.max_clusters, f.cluster, k_blocks, sp, bn, p);
+            if (!chosen.exists || cost < best_cost * 0.95) {
+                best_cost = cost;
+                chosen = f;
+                splits = sp;
+            }
+        }
+    }
+    /* Decode shapes whose small side fits one 64-wide Q tile: a 4-CTA cluster reads that tile from L2 once
+     * per four P tiles instead of once per two. Measured on the H200 (2026-11-29, sm90_tune, bf16, n = k =
+     * 8192, ratio to cuBLAS NN/TN, per-call timing): m = 16 0.95/0.90 -> 1.07/1.01, m = 64 1.05/1.04 ->
+     * 1.07/1.05; with split-K, or at m = 128 (two Q tiles) and 256, it was slower or no better, so only here.
+     * A 4-CTA kernel the device cannot run keeps the 2-CTA choice. */
+    if (knobs->sm90_variant == SM90_VARIANT_DEFAULT && chosen.bn == 64 && splits == 1 && plan->q_extent <= 64 && plan->p_extent >= 4 * SM90_BM) {
+        sm90_kernel_facts f4 = {0};
+        if (query(query_ctx, 64, SM90_VARIANT_CLUSTER4, plan->p_mn, plan->q_mn, plan->ab_type == WSGEMM_R_16BF, &f4) ==
+                WSGEMM_STATUS_SUCCESS &&
+            f4.exists && f4.max_clusters > 0) {
+            chosen = f4;
+            chosen.variant = SM90_VARIANT_CLUSTER4;
+        }
+    }
+    plan->bn = chosen.bn;
+    plan->cluster = chosen.cluster;
+    plan->stages = chosen.stages;
+    plan->smem_bytes = chosen.smem_bytes;
+    plan->max_clusters = chosen.max_clusters;
+    plan->variant = chosen.variant;
+    set_grid(plan, knobs->sm90_group, splits, nb, k_blocks);
+    plan->epilogue = choose_epilogue(p, knobs, swap, plan->splits);
+    if (plan->variant == SM90_VARIANT_PINGPONG) {
+        /* each warpgroup's tile-end epilogue already runs under the other's main loop */
+        plan->schedule = WSGEMM_SCHEDULE_PINGPONG;
+        if (plan->epilogue == WSGEMM_EPILOGUE_DEFERRED) plan->epilogue = WSGEMM_EPILOGUE_TMA;
+    }
+    wsgemm_status s = use_staged_kernel(plan, p, knobs, query, query_ctx);
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
+    if (plan->epilogue == WSGEMM_EPILOGUE_STAGED) set_grid(plan, knobs->sm90_group, plan->splits, nb, k_blocks);
+
+    /* workspace: staged operands, then split-K partials (each piece 256-byte aligned) */
+    wsgemm_operand *ops[2] = {&plan->a, &plan->b};
+    size_t offset = 0;
+    for (int i = 0; i < 2; ++i) {
+        if (!needs_staging(ops[i])) continue;
+        ops[i]->staged = 1;
+        ops[i]->stage_offset = offset;
+        ops[i]->stage_bytes = staged_bytes(ops[i]);
+        if (ops[i]->stage_bytes == 0) {
+            snprintf(why, why_size, "the staged copy of %s would exceed 2^62 bytes", i == 0 ? "A" : "B");
+            return WSGEMM_STATUS_NOT_SUPPORTED;
+        }
+        offset = align256(offset + ops[i]->stage_bytes);
+    }
+    plan->partials_offset = offset;
+    plan->partials_bytes =
+        plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n * (size_t)nb * sizeof(float) : 0;
+    plan->workspace_bytes = plan->partials_offset + plan->partials_bytes;
+    return WSGEMM_STATUS_SUCCESS;
+}

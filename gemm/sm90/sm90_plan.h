@@ -1,0 +1,49 @@
+/*
+ * gemm/sm90/sm90_plan.h - the Hopper path's planner: orientation, tile width, kernel variant, cluster,
+ * split-K, epilogue, staging and workspace of one call, as a wsgemm_plan (gemm/common/plan.h). Host C,
+ * no CUDA call: what it needs of the kernels and the device comes through sm90_kernel_query.
+ *
+ * Kernel variants (SM90_VARIANT_*, sm90_tile.h; sm90_kernel.cuh instantiates them): 0 default (2-CTA
+ * cluster, deepest ring that fits), 1 no cluster and 2 three stages (bf16, BN 256, K-major P only: tuning
+ * comparisons), 3 a 4-CTA cluster (BN 64 and 128), 4 and 5 the staged C tile (chosen by the plan for its
+ * epilogue), 6 the pingpong schedule (BN 128; only when asked for). Where the requested variant does not
+ * exist for a tile width, variant 0 runs.
+ */
+#ifndef WSGEMM_SM90_PLAN_H
+#define WSGEMM_SM90_PLAN_H
+
+#include "common/knobs.h"
+#include "common/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the kernel room and the device say about one instantiation. */
+typedef struct sm90_kernel_facts {
+    int exists;       /* 0: (bn, variant, majorness, type) is not instantiated */
+    int variant;      /* set by the planner: the variant these facts are of */
+    int bn, stages, cluster;
+    int smem_bytes;
+    int max_clusters; /* clusters of it that fit on the device at once (> 0) */
+} sm90_kernel_facts;
+
+/* The launcher's answer (or a CPU test's model). Returns SUCCESS with *out filled (exists may be 0), or the
+ * status of a failed driver call, with its message already in the launcher's context. */
+typedef wsgemm_status (*sm90_kernel_query)(void *ctx, int bn, int variant, int p_mn, int q_mn, int bf16,
+                                           sm90_kernel_facts *out);
+
+/* Plan p (checked by api.c: m, n, k, batch_count > 0). Returns SUCCESS, the query's failure, or
+ * NOT_SUPPORTED with the reason in why (a tile grid or a staged copy beyond what the kernel can index). */
+wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs, sm90_kernel_query query,
+                             void *query_ctx, wsgemm_plan *plan, char *why, size_t why_size);
+
+/* The operand of the plan that is P (Q): b (a) when swapped. */
+const wsgemm_operand *sm90_plan_p(const wsgemm_plan *plan);
+const wsgemm_operand *sm90_plan_q(const wsgemm_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WSGEMM_SM90_PLAN_H */

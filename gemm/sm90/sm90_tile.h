@@ -1,0 +1,24 @@
+/*
+ * gemm/sm90/sm90_tile.h - the tile constants every sm90 kernel shares, for the kernel (sm90_kernel.cuh) and
+ * the plan (sm90_plan.c) alike. Plain C.
+ */
+#ifndef WSGEMM_SM90_TILE_H
+#define WSGEMM_SM90_TILE_H
+
+enum {
+    SM90_BM = 128, /* P rows per CTA tile: two consumer warpgroups x 64 */
+    SM90_BK = 64   /* K per stage: 64 x 2 B = one 128-byte swizzle row */
+};
+
+/* The kernel table's variants (sm90_kernel.cuh instantiates them, the plan chooses among them). */
+enum {
+    SM90_VARIANT_DEFAULT = 0,      /* 2-CTA cluster, the deepest ring that fits, cooperative */
+    SM90_VARIANT_NO_CLUSTER = 1,   /* bf16, BN 256, K-major P only: a tuning comparison */
+    SM90_VARIANT_THREE_STAGES = 2, /* bf16, BN 256, K-major P only: a tuning comparison */
+    SM90_VARIANT_CLUSTER4 = 3,     /* 4-CTA cluster, BN 64 and 128: decode shapes */
+    SM90_VARIANT_STAGED16 = 4,     /* the STAGED epilogue's C tile, 16-bit C, BN 256, 3 stages */
+    SM90_VARIANT_STAGED32 = 5,     /* the STAGED epilogue's C tile, fp32 C, BN 128, 5 stages */
+    SM90_VARIANT_PINGPONG = 6      /* the pingpong schedule, BN 128, 6 stages, 2-CTA cluster */
+};
+
+#endif /* WSGEMM_SM90_TILE_H */
