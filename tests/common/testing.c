@@ -527,19 +527,6 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int compare_floats(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-float testing_median(float *v, int n)
-{
-    if (n <= 0) return 0.0f;
-    qsort(v, (size_t)n, sizeof *v, compare_floats);
-    return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
-}
-
 double testing_quantile(double *v, int n, double q)
 {
     if (n <= 0) return 0.0;

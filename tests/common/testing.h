@@ -227,8 +227,6 @@ cudaError_t testing_spin(cudaStream_t stream, double microseconds);
 /* Wall-clock microseconds since an arbitrary start (CLOCK_MONOTONIC). */
 double testing_now_us(void);
 
-/* The median of v[0..n-1] (sorts v in place); 0 for n <= 0. */
-float testing_median(float *v, int n);
 /* The q-quantile (0..1, nearest rank; the median of an even count is the mean of the middle two) of
  * v[0..n-1] (sorts v in place); 0 for n <= 0. */
 double testing_quantile(double *v, int n, double q);
