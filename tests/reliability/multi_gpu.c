@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/knobs.h" /* wsgemm_knobs_reload */
 #include "reliability.h"
 
 enum { kDevices = 2, kPerDevice = 12, kRounds = 4 };
@@ -123,6 +124,7 @@ void multi_gpu_threads(void)
     device_set *sets = calloc(kDevices, sizeof *sets);
     prepare(sets, 0); /* the workers leave the environment alone: split-K for all of them instead */
     setenv("WSGEMM_SM90_SPLITK", "2", 1);
+    wsgemm_knobs_reload();
     pthread_t threads[kDevices];
     device_worker workers[kDevices];
     for (int d = 0; d < kDevices; ++d) {
@@ -134,6 +136,7 @@ void multi_gpu_threads(void)
     }
     for (int d = 0; d < kDevices; ++d) pthread_join(threads[d], NULL);
     unsetenv("WSGEMM_SM90_SPLITK");
+    wsgemm_knobs_reload();
     check_and_free(sets);
     free(sets);
 }

@@ -3,6 +3,7 @@
  * device, the workspace-needing shapes, the child-process runner. Host C11.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, posix_spawn, clock_gettime */
+#include "common/knobs.h" /* wsgemm_knobs_reload */
 #include "reliability.h"
 
 #include <ctype.h>
@@ -195,11 +196,15 @@ static void set_splitk(int splitk)
     char value[16];
     snprintf(value, sizeof value, "%d", splitk);
     setenv("WSGEMM_SM90_SPLITK", value, 1);
+    wsgemm_knobs_reload(); /* the launchers read the knobs once */
 }
 
 static void clear_splitk(int splitk)
 {
-    if (splitk > 0) unsetenv("WSGEMM_SM90_SPLITK");
+    if (splitk > 0) {
+        unsetenv("WSGEMM_SM90_SPLITK");
+        wsgemm_knobs_reload();
+    }
 }
 
 wsgemm_status rel_problem_run(wsgemm_handle h, rel_problem *p)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/knobs.h" /* wsgemm_knobs_reload */
 #include "reliability.h"
 
 enum { kWorkers = 8, kCallsPerWorker = 20, kMessageRounds = 50 };
@@ -59,7 +60,10 @@ static void threads_case(sharing mode, const char *label)
         rel_problem_create(&ps[i], &g, 0, 600 + (uint64_t)i);
         rel_problem_reference(&ps[i]);
     }
-    if (mode == ONE_HANDLE_SHARED_STREAM) setenv("WSGEMM_SM90_SPLITK", "4", 1); /* every sm90 call splits K */
+    if (mode == ONE_HANDLE_SHARED_STREAM) { /* every sm90 call splits K */
+        setenv("WSGEMM_SM90_SPLITK", "4", 1);
+        wsgemm_knobs_reload();
+    }
     wsgemm_handle shared = NULL;
     cudaStream_t shared_stream = rel_stream_create(), streams[kWorkers];
     if (mode != HANDLE_PER_THREAD) WSGEMM_CHECK(wsgemm_create(&shared));
@@ -84,6 +88,7 @@ static void threads_case(sharing mode, const char *label)
     for (int t = 0; t < kWorkers; ++t) pthread_join(threads[t], NULL);
     CUDA_CHECK(cudaDeviceSynchronize());
     unsetenv("WSGEMM_SM90_SPLITK");
+    wsgemm_knobs_reload();
     printf("%d threads x %d calls: ", kWorkers, kCallsPerWorker);
     rel_check_all(ps, total, label);
 
