@@ -49,6 +49,15 @@ cudaError_t wsgemm_device_info_get(int ordinal, const wsgemm_device_info **out)
     return cudaSuccess;
 }
 
+void *wsgemm_driver_symbol(const char *name, int cuda_version)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
+    cudaError_t err = cudaGetDriverEntryPointByVersion(name, &fn, (unsigned)cuda_version, cudaEnableDefault, &query);
+    if (err != cudaSuccess) wsgemm_forget_cuda_error(err);
+    return err == cudaSuccess && query == cudaDriverEntryPointSuccess ? fn : NULL;
+}
+
 /* cuMemGetAddressRange (the 64-bit CUdeviceptr version of CUDA 3.2 and later), looked up once. */
 typedef CUresult (*address_range_fn)(CUdeviceptr *base, size_t *size, CUdeviceptr ptr);
 static address_range_fn address_range;
@@ -56,11 +65,7 @@ static pthread_once_t address_range_once = PTHREAD_ONCE_INIT;
 
 static void lookup_address_range(void)
 {
-    void *fn = NULL;
-    enum cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
-    cudaError_t err = cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 3020, cudaEnableDefault, &query);
-    if (err != cudaSuccess) wsgemm_forget_cuda_error(err);
-    if (err == cudaSuccess && query == cudaDriverEntryPointSuccess) address_range = (address_range_fn)fn;
+    address_range = (address_range_fn)wsgemm_driver_symbol("cuMemGetAddressRange", 3020);
 }
 
 cudaError_t wsgemm_pointer_query(const void *ptr, wsgemm_pointer_info *info)
@@ -99,11 +104,7 @@ static pthread_once_t func_set_attribute_once = PTHREAD_ONCE_INIT;
 
 static void lookup_func_set_attribute(void)
 {
-    void *fn = NULL;
-    enum cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
-    cudaError_t err = cudaGetDriverEntryPointByVersion("cuFuncSetAttribute", &fn, 9000, cudaEnableDefault, &query);
-    if (err != cudaSuccess) wsgemm_forget_cuda_error(err);
-    if (err == cudaSuccess && query == cudaDriverEntryPointSuccess) func_set_attribute = (func_set_attribute_fn)fn;
+    func_set_attribute = (func_set_attribute_fn)wsgemm_driver_symbol("cuFuncSetAttribute", 9000);
 }
 
 cudaError_t wsgemm_kernel_set_max_dynamic_smem(const void *fn, int bytes)

@@ -42,6 +42,10 @@ typedef struct wsgemm_pointer_info {
 /* What `ptr` is. A CUDA error is returned (already cleared). */
 cudaError_t wsgemm_pointer_query(const void *ptr, wsgemm_pointer_info *info);
 
+/* A driver API function by name and the CUDA version of its ABI (cudaGetDriverEntryPointByVersion), or NULL
+ * when the driver lacks it. No CUDA error stays behind. */
+void *wsgemm_driver_symbol(const char *name, int cuda_version);
+
 /* cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) for the current device, done
  * through the driver (cuFuncSetAttribute on the function cudaGetFuncBySymbol gives): the runtime's own call
  * cleared a caller's pending error on the H200 (driver 580), the driver's leaves the runtime's error state

@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "common/device.h"
 #include "internal.h"
 
 /* The driver function's type, spelled out here so cudaTypedefs.h is not needed (CUDA 12.0 ABI). */
@@ -21,20 +22,11 @@ typedef CUresult (*encode_tiled_fn)(CUtensorMap *tensorMap, CUtensorMapDataType 
 
 /* Looked up once per process. */
 static encode_tiled_fn encode_tiled;
-static cudaError_t encode_tiled_error = cudaSuccess;
 static pthread_once_t encode_tiled_once = PTHREAD_ONCE_INIT;
 
 static void lookup_encode_tiled(void)
 {
-    void *fn = NULL;
-    enum cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
-    cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &query);
-    if (err != cudaSuccess || query != cudaDriverEntryPointSuccess || fn == NULL) {
-        wsgemm_forget_cuda_error(err);
-        encode_tiled_error = err != cudaSuccess ? err : cudaErrorNotSupported;
-        return;
-    }
-    encode_tiled = (encode_tiled_fn)fn;
+    encode_tiled = (encode_tiled_fn)wsgemm_driver_symbol("cuTensorMapEncodeTiled", 12000);
 }
 
 int wsgemm_tma_layout_ok(const void *base, long long ld, long long batch_stride, int uses_batch, int elem_bytes)
@@ -56,9 +48,8 @@ cudaError_t wsgemm_tma_encode_2d16(CUtensorMap *map, const wsgemm_tma_2d16 *d, c
     pthread_once(&encode_tiled_once, lookup_encode_tiled);
     const encode_tiled_fn encode = encode_tiled;
     if (encode == NULL) {
-        snprintf(msg, msg_size, "cuTensorMapEncodeTiled is not available from the driver (%s)",
-                 cudaGetErrorName(encode_tiled_error));
-        return encode_tiled_error;
+        snprintf(msg, msg_size, "cuTensorMapEncodeTiled is not available from the driver");
+        return cudaErrorNotSupported;
     }
     const cuuint64_t esize = d->dtype == WSGEMM_R_32F ? 4 : 2;
     cuuint64_t dims[3] = {d->inner, d->outer, d->depth};
