@@ -8,7 +8,7 @@
 #     --bench     also scripts/bench.sh (JSON, plots, table; built in parallel with the tests)
 #     --sanitize  also compute-sanitizer memcheck / racecheck / synccheck on small cases
 #
-# Logs go under a work folder; when $OUT is set (the device tool), everything is packed into
+# Logs go under a work folder; when $OUT is set, everything is packed into
 # $OUT/results.tgz after each stage, so a run cut short still brings back what it finished.
 set -u -o pipefail
 cd "$(dirname "$0")/.."

@@ -8,11 +8,11 @@
 #             (ctest -R sm90_gemm_test: 12 cases, each prints one line per failing problem and a summary).
 #   tune      configure build/sm90-tune (Release, watchdog OFF), build sm90_tune, run it: a table per shape and
 #             op pair (NN, TN) of sm90 configurations vs cuBLAS at 4096^3 and 8192^3 (add --all for the
-#             issue-6 shape list). The launcher's configuration line (WSGEMM_SM90_DEBUG) goes to stderr.
-#   all       tests, then tune (default). On the device tool (10 minutes a call) run `tests` and `tune` as
-#             two calls: each builds its own tree (~1-2 min on 16 cores) and runs a few minutes.
+#             skinny, LLM and unaligned shape list). The launcher's configuration line (WSGEMM_SM90_DEBUG) goes to stderr.
+#   all       tests, then tune (default). Where one command may run only 10 minutes, run `tests` and
+#             `tune` as two commands: each builds its own tree (~1-2 min on 16 cores) and runs a few minutes.
 #   sanitize  compute-sanitizer memcheck and racecheck on two small cases (slow).
-# Logs go to $OUT (the device tool's output folder) when set, else to ./sm90-logs.
+# Logs go to $OUT when set, else to ./sm90-logs.
 set -u
 mode=${1:-all}
 [ $# -gt 0 ] && shift
