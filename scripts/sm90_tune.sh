@@ -8,7 +8,8 @@
 #             (ctest -R sm90_gemm_test: 12 cases, each prints one line per failing problem and a summary).
 #   tune      configure build/sm90-tune (Release, watchdog OFF), build sm90_tune, run it: a table per shape and
 #             op pair (NN, TN) of sm90 configurations vs cuBLAS at 4096^3 and 8192^3 (add --all for the
-#             skinny, LLM and unaligned shape list). The launcher's configuration line (WSGEMM_SM90_DEBUG) goes to stderr.
+#             decode, small-K, unaligned and LLM shapes). The launcher's configuration line (WSGEMM_SM90_DEBUG)
+#             goes to stderr.
 #   all       tests, then tune (default). Where one command may run only 10 minutes, run `tests` and
 #             `tune` as two commands: each builds its own tree (~1-2 min on 16 cores) and runs a few minutes.
 #   sanitize  compute-sanitizer memcheck and racecheck on two small cases (slow).
