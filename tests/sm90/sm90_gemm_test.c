@@ -315,14 +315,12 @@ static void run_expect_epilogue(wsgemm_handle h, const testing_gemm *g, wsgemm_e
     run_check_epilogue(h, g, want, 0);
 }
 
-/* the default epilogue for 16-bit C of the input type with beta == 0: each tile waits in registers and is
- * stored during the next tile's first K blocks. Several tiles per CTA (4096 x 4096: 256 cluster units on
- * 66 clusters), fewer K blocks than chunks (k = 64: 1 block for 4 chunks), ragged edges, all ops, both
- * 16-bit types, the narrow tiles (2 and 1 chunks), batch; beta != 0 and fp32 C never take it. */
-static void case_deferred(wsgemm_handle h)
+/* Every shape of shapes[] in all four ops, the odd-numbered shapes in fp16 (in and out), the third with
+ * alpha = alpha_third: each must run the epilogue `want` and match cuBLAS. */
+static void run_shapes_all_ops(wsgemm_handle h, const int (*shapes)[3], size_t count, float alpha_third,
+                               wsgemm_epilogue_kind want)
 {
-    const int shapes[][3] = {{4096, 4096, 64}, {4096, 4096, 200}, {1000, 3000, 1000}, {2056, 1100, 130}};
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+    for (size_t s = 0; s < count; ++s)
         for (int ta = 0; ta < 2; ++ta)
             for (int tb = 0; tb < 2; ++tb) {
                 testing_gemm g = gemm(ta ? T : N, tb ? T : N, shapes[s][0], shapes[s][1], shapes[s][2]);
@@ -330,9 +328,19 @@ static void case_deferred(wsgemm_handle h)
                     g.ab_type = WSGEMM_R_16F;
                     g.c_type = WSGEMM_R_16F;
                 }
-                g.alpha = s == 2 ? -1.5f : 1.0f;
-                run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_DEFERRED);
+                g.alpha = s == 2 ? alpha_third : 1.0f;
+                run_expect_epilogue(h, &g, want);
             }
+}
+
+/* the default epilogue for 16-bit C of the input type with beta == 0: each tile waits in registers and is
+ * stored during the next tile's first K blocks. Several tiles per CTA (4096 x 4096: 256 cluster units on
+ * 66 clusters), fewer K blocks than chunks (k = 64: 1 block for 4 chunks), ragged edges, all ops, both
+ * 16-bit types, the narrow tiles (2 and 1 chunks), batch; beta != 0 and fp32 C never take it. */
+static void case_deferred(wsgemm_handle h)
+{
+    const int shapes[][3] = {{4096, 4096, 64}, {4096, 4096, 200}, {1000, 3000, 1000}, {2056, 1100, 130}};
+    run_shapes_all_ops(h, shapes, sizeof shapes / sizeof shapes[0], -1.5f, WSGEMM_EPILOGUE_DEFERRED);
     const char *widths[] = {"128", "64"};
     for (int w = 0; w < 2; ++w) {
         knob_set("WSGEMM_SM90_BN", widths[w]);
@@ -421,16 +429,7 @@ static void case_pingpong(wsgemm_handle h)
     knob_set("WSGEMM_SM90_VARIANT", "6");
     knob_set("WSGEMM_SM90_BN", "128");
     const int shapes[][3] = {{4096, 4096, 64}, {4096, 4096, 1000}, {1000, 3000, 1000}, {2056, 1100, 130}, {304, 260, 100}};
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
-        for (int ta = 0; ta < 2; ++ta)
-            for (int tb = 0; tb < 2; ++tb) {
-                testing_gemm g = gemm(ta ? T : N, tb ? T : N, shapes[s][0], shapes[s][1], shapes[s][2]);
-                if (s % 2) {
-                    g.ab_type = WSGEMM_R_16F;
-                    g.c_type = WSGEMM_R_16F;
-                }
-                run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_TMA);
-            }
+    run_shapes_all_ops(h, shapes, sizeof shapes / sizeof shapes[0], 1.0f, WSGEMM_EPILOGUE_TMA);
     const wsgemm_dtype ct[] = {WSGEMM_R_32F, WSGEMM_R_16F};
     for (int c = 0; c < 2; ++c) {
         testing_gemm g = gemm(N, T, 1536, 1024, 512);
