@@ -323,7 +323,7 @@ static int cache_write(const char *cache_file, const char *key, wsgemm_self_chec
         unlink(tmp);
         return -1;
     }
-    char one_line[2 * WSGEMM_SELF_CHECK_TEXT_BYTES];
+    char one_line[WSGEMM_SELF_CHECK_TEXT_BYTES]; /* cut: every line of the file fits cache_read's buffer */
     copy_text(one_line, sizeof one_line, detail);
     for (char *c = one_line; *c; ++c)
         if (*c == '\n' || *c == '\r') *c = ' ';
@@ -428,6 +428,13 @@ static const char *loaded_object(void)
     return "/proc/self/exe";
 }
 
+void wsgemm_self_check_uuid(const char bytes[16], char *out, size_t size)
+{
+    const unsigned char *u = (const unsigned char *)bytes;
+    text(out, size, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3],
+         u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
 /* The kernel driver's version ("580.159.04") from /proc/driver/nvidia/version, or "" where there is none. */
 static void kernel_driver_version(char *dst, size_t size)
 {
@@ -436,7 +443,8 @@ static void kernel_driver_version(char *dst, size_t size)
     if (f == NULL) return;
     char line[512];
     if (fgets(line, sizeof line, f)) {
-        for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
+        char *save = NULL;
+        for (char *tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
             const size_t digits = strspn(tok, "0123456789.");
             if (digits == strlen(tok) && tok[0] != '.' && strchr(tok, '.')) {
                 copy_text(dst, size, tok);
@@ -465,10 +473,8 @@ wsgemm_status wsgemm_self_check_request_for(int ordinal, wsgemm_path path, const
         text(why, why_size, "device %d: %s", ordinal, cudaGetErrorString(err));
         return WSGEMM_STATUS_CUDA_ERROR;
     }
-    char *uuid = rq->uuid;
-    const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
-    text(uuid, sizeof rq->uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    const char *uuid = rq->uuid;
+    wsgemm_self_check_uuid(prop.uuid.bytes, rq->uuid, sizeof rq->uuid);
     char kernel_driver[64];
     kernel_driver_version(kernel_driver, sizeof kernel_driver);
 

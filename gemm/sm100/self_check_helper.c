@@ -353,10 +353,8 @@ int main(int argc, char **argv)
         result_line("error", "device %d: %s", device, cudaGetErrorString(err));
         return WSGEMM_SELF_CHECK_EXIT_CANNOT;
     }
-    const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
     char own[48];
-    snprintf(own, sizeof own, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    wsgemm_self_check_uuid(prop.uuid.bytes, own, sizeof own);
     if (uuid && strcmp(uuid, own) != 0) {
         result_line("error", "device %d is %s, not %s", device, own, uuid);
         return WSGEMM_SELF_CHECK_EXIT_CANNOT;

@@ -5,6 +5,7 @@
  *
  *   pass          exit 0 + pass line -> PASS, cached; the second run reads the cache and spawns nothing
  *   fail          exit 1 + fail line -> FAIL, cached
+ *   long_detail   a verdict whose explanation is longer than a cache line may be: cut when written, read back
  *   crash         killed by SIGSEGV -> FAIL, cached
  *   hang          sleeps past the 1 s timeout -> FAIL within seconds; the process it started is killed too
  *   closed_hang   closes its output and then hangs -> still FAIL at the timeout
@@ -150,6 +151,18 @@ static void case_pass(void)
     expect_run(&rq, WSGEMM_SELF_CHECK_PASS, 0, 1, NULL, "pass: fresh, with a uuid");
     EXPECT(calls(h, args, sizeof args) == 2, "fresh mode: the helper ran %d times, want 2", calls(h, NULL, 0));
     EXPECT(strstr(args, "--uuid GPU-0000") != NULL, "the helper's arguments: %s", args);
+}
+
+static void case_long_detail(void)
+{
+    char h[512];
+    /* a hang after a long watchdog line and a long last line: the detail holds both (over 1000 characters) */
+    write_script("long_hang", "printf 'wsgemm watchdog: %0480d\\n' 1\nprintf 'last %0480d\\n' 2\nexec sleep 30", h,
+                 sizeof h);
+    wsgemm_self_check_request rq = request(h, "key-long", 1.0);
+    remove_cache(&rq);
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 1, "wsgemm watchdog: 000", "a hang with long lines");
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 1, 0, "last 000", "the same, from the cache");
 }
 
 static void case_fail(void)
@@ -419,7 +432,7 @@ static const struct {
     const char *name;
     void (*run)(void);
 } kCases[] = {
-    {"pass", case_pass},       {"fail", case_fail},         {"crash", case_crash},   {"hang", case_hang},
+    {"pass", case_pass},       {"fail", case_fail},         {"long_detail", case_long_detail},         {"crash", case_crash},   {"hang", case_hang},
     {"closed_hang", case_closed_hang}, {"garbage", case_garbage}, {"cannot", case_cannot},
     {"missing", case_missing}, {"flood", case_flood},       {"lost_status", case_lost_status},
     {"cache", case_cache},     {"judge", case_judge},       {"lookup", case_lookup},
