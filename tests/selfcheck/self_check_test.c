@@ -180,13 +180,24 @@ static void case_fail(void)
     EXPECT(calls(p, NULL, 0) == 0, "a cached FAIL still ran the helper");
 }
 
-static void case_crash(void)
+/* A helper script `name` run once with no verdict cached: the verdict, whether it was cached (and the file
+ * exists only then), and a piece of the explanation. */
+static void check_script(const char *name, const char *body, wsgemm_self_check_verdict want, int want_cached,
+                         const char *detail_has)
 {
     char h[512];
-    write_script("crash", "ulimit -c 0\necho 'case 1/8: starting'\nkill -SEGV $$\nsleep 5", h, sizeof h);
-    wsgemm_self_check_request rq = request(h, "key-crash", 20.0);
+    write_script(name, body, h, sizeof h);
+    wsgemm_self_check_request rq = request(h, name, 20.0);
     remove_cache(&rq);
-    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 1, "signal 11", "crash");
+    expect_run(&rq, want, 0, want_cached, detail_has, name);
+    EXPECT(file_exists(rq.cache_file) == want_cached, "%s: the cache file %s", name,
+           want_cached ? "is missing" : "holds a non-verdict");
+}
+
+static void case_crash(void)
+{
+    check_script("crash", "ulimit -c 0\necho 'case 1/8: starting'\nkill -SEGV $$\nsleep 5", WSGEMM_SELF_CHECK_FAIL, 1,
+                 "signal 11");
 }
 
 static void check_hang(const char *name, const char *body, const char *what)
@@ -239,24 +250,14 @@ static void case_garbage(void)
         {"passing_word", "echo 'wsgemm-self-check: passed?'\nexit 0", "exited 0"},
         {"exit127", "exit 127", "exited 127"},
     };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i) {
-        char h[512];
-        write_script(k[i].name, k[i].body, h, sizeof h);
-        wsgemm_self_check_request rq = request(h, k[i].name, 20.0);
-        remove_cache(&rq);
-        expect_run(&rq, WSGEMM_SELF_CHECK_UNKNOWN, 0, 0, k[i].detail, k[i].name);
-        EXPECT(!file_exists(rq.cache_file), "%s: a non-verdict was written to the cache", k[i].name);
-    }
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i)
+        check_script(k[i].name, k[i].body, WSGEMM_SELF_CHECK_UNKNOWN, 0, k[i].detail);
 }
 
 static void case_cannot(void)
 {
-    char h[512];
-    write_script("cannot", "echo 'wsgemm-self-check: error no device 3'\nexit 2", h, sizeof h);
-    wsgemm_self_check_request rq = request(h, "key-cannot", 20.0);
-    remove_cache(&rq);
-    expect_run(&rq, WSGEMM_SELF_CHECK_UNKNOWN, 0, 0, "could not check", "cannot");
-    EXPECT(!file_exists(rq.cache_file), "cannot: a non-verdict was written to the cache");
+    check_script("cannot", "echo 'wsgemm-self-check: error no device 3'\nexit 2", WSGEMM_SELF_CHECK_UNKNOWN, 0,
+                 "could not check");
 }
 
 static void case_missing(void)
