@@ -14,6 +14,7 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,13 +420,31 @@ const char *wsgemm_self_check_libexec_from_libdir(void)
 
 /* ---------------------------------------------------------------- the request for a device */
 
-/* The file this code was loaded from: the shared library, or the program that linked the static one. */
-static const char *loaded_object(void)
+/* The file this code was loaded from: the shared library, or the program that linked the static one, as an
+ * absolute path. /proc/self/maps names the mapped file absolutely; dladdr may give a path relative to the
+ * folder the process started in (a library found through a relative LD_LIBRARY_PATH entry) or, for the
+ * main program, its argv[0]. */
+void wsgemm_self_check_loaded_object(char *out, size_t size)
 {
+    const uintptr_t here = (uintptr_t)&wsgemm_self_check_request_for;
+    out[0] = '\0';
+    FILE *f = fopen("/proc/self/maps", "re");
+    char line[PATH_MAX + 256];
+    while (f && out[0] == '\0' && fgets(line, sizeof line, f)) {
+        unsigned long lo = 0, hi = 0;
+        int path_at = 0;
+        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &path_at) == 2 && path_at > 0 && lo <= here &&
+            here < hi && line[path_at] == '/') {
+            chomp(line + path_at);
+            copy_text(out, size, line + path_at);
+        }
+    }
+    if (f) fclose(f);
     Dl_info info;
-    if (dladdr((void *)&wsgemm_self_check_request_for, &info) && info.dli_fname && strchr(info.dli_fname, '/'))
-        return info.dli_fname;
-    return "/proc/self/exe";
+    if (out[0] == '\0' && dladdr((void *)&wsgemm_self_check_request_for, &info) && info.dli_fname &&
+        info.dli_fname[0] == '/')
+        copy_text(out, size, info.dli_fname);
+    if (out[0] == '\0') copy_text(out, size, "/proc/self/exe");
 }
 
 void wsgemm_self_check_uuid(const char bytes[16], char *out, size_t size)
@@ -478,7 +497,9 @@ wsgemm_status wsgemm_self_check_request_for(int ordinal, wsgemm_path path, const
     char kernel_driver[64];
     kernel_driver_version(kernel_driver, sizeof kernel_driver);
 
-    wsgemm_self_check_find_helper(knobs->sm100_self_check_helper, loaded_object(), rq->helper, sizeof rq->helper,
+    char loaded[PATH_MAX];
+    wsgemm_self_check_loaded_object(loaded, sizeof loaded);
+    wsgemm_self_check_find_helper(knobs->sm100_self_check_helper, loaded, rq->helper, sizeof rq->helper,
                                   rq->helper_note, sizeof rq->helper_note);
     /* The helper file is part of the key: a reinstalled or rebuilt library checks again. */
     struct stat st;

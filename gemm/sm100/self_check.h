@@ -98,6 +98,10 @@ wsgemm_self_check_verdict wsgemm_self_check_run(const wsgemm_self_check_request 
 /* Where the installed helper lies relative to the installed library's folder ("../libexec/wsgemm"). */
 const char *wsgemm_self_check_libexec_from_libdir(void);
 
+/* The absolute path of the file the library's code was loaded from: libwsgemm.so, or the program that linked
+ * libwsgemm.a ("/proc/self/exe" when it cannot be told). */
+void wsgemm_self_check_loaded_object(char *out, size_t size);
+
 /* The helper: the override when set (only it: missing means none), else WSGEMM_SELF_CHECK_HELPER_NAME in
  * the folder the installed library puts it (WSGEMM_SELF_CHECK_LIBEXEC_FROM_LIBDIR, relative to the folder
  * of `loaded_object`, the file the library was loaded from), else, only when loaded_object lies inside the

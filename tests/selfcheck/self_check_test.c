@@ -18,12 +18,14 @@
  *   cache         stale key, corrupt file, fresh mode -> the helper runs again; an unwritable cache folder
  *                 -> the verdict still stands; no temporary file is left behind
  *   judge         the outcome -> verdict table, case by case
- *   lookup        override, the installed layout relative to the library's folder, nothing found
+ *   lookup        override, the installed layout relative to the library's folder, nothing found; the
+ *                 file the library's code was loaded from (this program: it links the static library)
  * Every case also checks that no child process and no descriptor is left behind.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -425,6 +427,13 @@ static void case_lookup(void)
            "the installed helper was not found: '%s' (%s)", exe, note);
     EXPECT(wsgemm_self_check_find_helper(NULL, NULL, exe, sizeof exe, note, sizeof note) == 0,
            "a helper was found without knowing the library's file");
+
+    /* this program linked the static library: the code was loaded from this program's file */
+    char loaded[1024], loaded_real[PATH_MAX] = "", self_real[PATH_MAX] = "";
+    wsgemm_self_check_loaded_object(loaded, sizeof loaded);
+    EXPECT(loaded[0] == '/' && realpath(loaded, loaded_real) && realpath("/proc/self/exe", self_real) &&
+               strcmp(loaded_real, self_real) == 0,
+           "the library's file is '%s', this program is '%s'", loaded, self_real);
 }
 
 /* ---------------------------------------------------------------- main */
