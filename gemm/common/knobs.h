@@ -5,8 +5,9 @@
  * struct that the plans take as an argument; docs/tuning.md lists them. None is needed for correctness:
  * they force a choice the plan would make by itself (for tuning runs and for tests that must reach a code
  * path a default run would not take). So are the WSGEMM_SM100_SELF_CHECK* variables of the sm100
- * self-check (gemm/sm100/self_check.h, docs/sm100.md) and the cache folder it keeps its verdicts in. A process that changes the environment after its first GEMM call
- * (the tests, tests/sm90/sm90_tune) calls wsgemm_knobs_reload to make the plans see it.
+ * self-check (gemm/sm100/self_check.h, docs/sm100.md), read here too with the cache folder it keeps its
+ * verdicts in. A process that changes the environment after its first GEMM call (the tests,
+ * tests/sm90/sm90_tune) calls wsgemm_knobs_reload to make the plans see it.
  */
 #ifndef WSGEMM_COMMON_KNOBS_H
 #define WSGEMM_COMMON_KNOBS_H
