@@ -24,10 +24,6 @@ wsgemm_status wsgemm_sm100_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
     (void)p;
     return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "this build has no sm100 kernel (WSGEMM_CUDA_ARCHS lacks 100a)");
 }
-wsgemm_status wsgemm_sm100_self_check(wsgemm_launch_ctx *ctx)
-{
-    return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "this build has no sm100 kernel");
-}
 #endif
 
 #ifdef WSGEMM_ABSENT_SM100_EMULATED
