@@ -1,10 +1,9 @@
 /*
  * tmem/hb.h - happens-before tracking for Tensor Memory, in the manner of FastTrack (Flanagan and Freund,
  * PLDI 2009) and ThreadSanitizer: vector clocks for the agents and the synchronisation objects, epochs for
- * the accesses, an access history per TMEM cell. Plain C, `__host__ __device__`, so that the TMEM emulation
- * can run it on the GPU; tests/tmem/test_hb.c replays event traces of the sm100 protocol through it on the
- * CPU. The emulation does not call it yet: hooking it into every tcgen05 and barrier wrapper must leave each
- * warp converged at the emulation's checks that a whole warp executes a collective tcgen05 operation.
+ * the accesses, an access history per TMEM cell. Plain C, `__host__ __device__`: the TMEM emulation runs
+ * it on the GPU (tmem/hb_emu.cuh wires it to every tcgen05 and barrier wrapper, keeping each warp as
+ * converged as it was), tests/tmem/test_hb.c replays event traces of the sm100 protocol through it on the CPU.
  *
  * Why: the emulation executes tcgen05 synchronously and its tensor core is slow, so a protocol bug such as
  * an epilogue that releases an accumulator before its last tcgen05.ld never shows up as a wrong value
