@@ -41,18 +41,15 @@ finish() {
 
 # ---------------------------------------------------------------- 1. build
 t=$SECONDS
-if ! cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWSGEMM_CUDA_ARCHS=90a -DWSGEMM_BUILD_BENCH=OFF \
-        -DWSGEMM_BUILD_TOOLS=OFF >"$LOGS/configure.log" 2>&1 ||
-    ! cmake --build "$BUILD" -j "$JOBS" --target test_sm100_emulated gemm_matrix_test test_tmem_emu sync_teardown_emu \
-        >"$LOGS/build.log" 2>&1; then
-    tail -30 "$LOGS/configure.log" "$LOGS/build.log"
+. scripts/mutant_build.sh
+if ! mutant_base_build "$BUILD" "$LOGS/build.log" test_sm100_emulated gemm_matrix_test test_tmem_emu sync_teardown_emu; then
+    tail -30 "$LOGS/build.log"
     row "build (sm_90a, emulated path)" FAIL "see build.log"
     finish
 fi
 row "build (sm_90a, emulated path)" PASS "$((SECONDS - t)) s, $JOBS jobs"
 
 # ---------------------------------------------------------------- 3. the mutant, built and run in the background
-. scripts/mutant_build.sh
 MUT=$LOGS/acc_release_early
 (
     t=$SECONDS

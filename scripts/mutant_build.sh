@@ -8,6 +8,10 @@
 #                                  the barrier watchdog on (3 s: a mutant that deadlocks traps instead of
 #                                  hanging), link DIR/test_sm100_emulated and DIR/gemm_matrix_test. Writes
 #                                  DIR/status (ok, ANCHOR-MISSING, DOES-NOT-COMPILE, DOES-NOT-LINK) and logs.
+#   mutant_base_build BUILD LOG TARGET...
+#                                  configure BUILD for the emulated path (sm_90a only, Release, no benchmarks or
+#                                  tools) unless it is configured, and build TARGETs with every core (an
+#                                  existing build is brought up to date, which is quick)
 # The mutant object comes before libwsgemm.a on the link line, so the library's own emulated kernel (which
 # defines the same symbols) is not pulled in; everything else is the library as built.
 MUTANT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -52,4 +56,14 @@ mutant_build() { # NAME DIR
         fi
     done
     echo ok >"$d/status"
+}
+
+mutant_base_build() { # BUILD LOG TARGET...
+    local build=$1 log=$2
+    shift 2
+    if [ ! -f "$build/build.ninja" ]; then
+        cmake -S "$MUTANT_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWSGEMM_CUDA_ARCHS=90a \
+            -DWSGEMM_BUILD_BENCH=OFF -DWSGEMM_BUILD_TOOLS=OFF >"$log" 2>&1 || return 1
+    fi
+    cmake --build "$build" -j "$(nproc)" --target "$@" >>"$log" 2>&1
 }

@@ -23,14 +23,77 @@ KERNEL = "gemm/sm100/sm100_gemm.cu"
 # expected matches)]; expected matches None = at least one. Replacements start with /*MUTANT*/ so a build log
 # shows the mutated line.
 MUTANTS = [
-    ("acc_release_early", "kill", "several_tiles",
+    # ---- release points
+    ("acc_release_early", "kill", "several_tiles,ops_cg1",
      # the accumulator released right after the acc_full wait, before any tcgen05.ld of it (the bug an
      # independent review planted by hand): the next-but-one tile's MMAs may overwrite it while it is read
-     [(KERNEL, r"mbarrier_arrive(_remote)?\(&s\.acc_empty\[([^\]]+)\](, 0)?\);",
-       r"/*MUTANT*/ (void)0;", 2),
+     [(KERNEL, r"mbarrier_arrive(_remote)?\(&s\.acc_empty\[([^\]]+)\](, 0)?\);", r"/*MUTANT*/ (void)0;", 2),
       (KERNEL, r"(mbarrier_wait\(&s\.acc_full\[([^\]]+)\][^;]*;)",
        r"\1 /*MUTANT*/ tcgen05_fence_before_thread_sync(); if (kCtaGroup == 1 || rank == 0) "
        r"mbarrier_arrive(&s.acc_empty[\2]); else mbarrier_arrive_remote(&s.acc_empty[\2], 0);", 1)]),
+    # ---- missing waits
+    ("mma_no_acc_empty_wait", "kill", "several_tiles,ops_cg1",
+     [(KERNEL, r"mbarrier_wait\(&s\.acc_empty\[[^;]*;", r"/*MUTANT*/;", 1)]),
+    ("missing_wait_ld", "kill", "ops_cg1",
+     [(KERNEL, r"tmem_wait_ld(_regs<[^>]*>)?\(\w*\);", r"/*MUTANT*/;", 1)]),
+    # ---- missing fences
+    ("epilogue_no_fence_after", "kill", "ops_cg1",
+     [(KERNEL, r"(mbarrier_wait\(&s\.acc_full\[[^;]*;\s*)tcgen05_fence_after_thread_sync\(\);", r"\1/*MUTANT*/;", 1)]),
+    ("mma_no_fence_after_full", "kill", "ops_cg1",
+     [(KERNEL, r"(consumer_wait\([^;]*\);(?:\s*__syncwarp\(\);(?:\s*/\*[^*]*\*/)?)?\s*)tcgen05_fence_after_thread_sync\(\);",
+       r"\1/*MUTANT*/;", 1)]),
+    ("release_no_fence_before", "kill", "several_tiles,ops_cg1",
+     [(KERNEL, r"tcgen05_fence_before_thread_sync\(\);((?:(?!tcgen05_)[\s\S]){0,200}?mbarrier_arrive\(&s\.acc_empty)",
+       r"/*MUTANT*/;\1", 1)]),
+    ("mma_no_fence_after_acc_empty",
+     "equivalent: the MMA warp's fence::after_thread_sync after the tile's first full[s] wait also orders its MMAs "
+     "after the acc_empty wait before it (tmem/hb.h: a later fence joins the whole execution clock)",
+     "several_tiles,ops_cg1",
+     [(KERNEL, r"(mbarrier_wait\(&s\.acc_empty\[[^;]*;(?:\s*__syncwarp\(\);(?:\s*/\*[^*]*\*/)?)?\s*)tcgen05_fence_after_thread_sync\(\);",
+       r"\1/*MUTANT*/;", 1)]),
+    # ---- missing commits
+    ("acc_full_plain_arrive", "kill", "ops_cg1",
+     # an ordinary arrive where tcgen05.commit belongs: it does not wait for (nor release) the MMAs
+     [(KERNEL, r"umma_commit_warp<kCtaGroup>\(&s\.acc_full\[([^\]]+)\]\);",
+       r"/*MUTANT*/ __syncwarp(); if (elect_one_sync()) mbarrier_arrive(&s.acc_full[\1]); __syncwarp();", 1)]),
+    ("no_commit_empty", "kill", "ops_cg1",
+     [(KERNEL, r"umma_commit(_multicast)?_warp<kCtaGroup>\(&s\.empty\[[^\]]+\](, 0x3)?\);", r"/*MUTANT*/;", 2)]),
+    # ---- multicast masks
+    ("acc_full_mask_leader_only", "kill", "ops_cg2",
+     [(KERNEL, r"(umma_commit_multicast_warp<kCtaGroup>\(&s\.acc_full\[[^\]]+\], )0x3\)", r"\g<1>0x1 /*MUTANT*/)", 1)]),
+    ("empty_mask_leader_only", "kill", "ops_cg2",
+     [(KERNEL, r"(umma_commit_multicast_warp<kCtaGroup>\(&s\.empty\[[^\]]+\], )0x3\)", r"\g<1>0x1 /*MUTANT*/)", 1)]),
+    # ---- barrier counts
+    ("acc_empty_count_half", "kill", "several_tiles",
+     [(KERNEL, r"(mbarrier_init\(&s\.acc_empty\[[^\]]+\], )([^;]+)\);", r"\1(\2) / 2u /*MUTANT*/);", 1)]),
+    ("dealloc_count_own_cta", "kill", "ops_cg2",
+     # cta_group 1 counts 128 either way: only the pair can kill it
+     [(KERNEL, r"dealloc_barrier_init<kCtaGroup>\(&s\.dealloc\);",
+       r"mbarrier_init(&s.dealloc, DEALLOC_BARRIER_EPILOGUE_THREADS) /*MUTANT*/;", 1)]),
+    # ---- cta_group 2 peer signalling
+    ("peer_signal_to_self", "kill", "ops_cg2",
+     [("sync/dealloc_barrier.cuh", r"mbarrier_arrive_remote\(bar_smem, cluster_ctarank\(\) \^ 1u\);",
+       r"mbarrier_arrive(bar_smem) /*MUTANT*/;", 1)]),
+    ("peer_acc_empty_local", "kill", "several_tiles",
+     [(KERNEL, r"mbarrier_arrive_remote\(&s\.acc_empty\[([^\]]+)\], 0\);", r"mbarrier_arrive(&s.acc_empty[\1]) /*MUTANT*/;", 1)]),
+    # ---- teardown order
+    ("dealloc_before_wait", "kill", "ops_cg1",
+     [("sync/dealloc_barrier_tmem.cuh", r"dealloc_barrier_wait<CtaGroup>\(bar_smem, ticks\);", r"/*MUTANT*/;", 1)]),
+    ("no_producer_tail", "kill", "ops_cg1",
+     [(KERNEL, r"producer_tail\(&ring, st\);", r"/*MUTANT*/;", 1)]),
+    # ---- cluster syncs
+    ("no_cluster_sync_after_init", "kill", "ops_cg1",
+     [(KERNEL, r"(fence_proxy_async_shared_cta\(\);[\s\S]*?)cluster_sync\(\);", r"\1/*MUTANT*/;", 1)]),
+    ("no_cluster_sync_after_alloc", "kill", "ops_cg2",
+     [(KERNEL, r"(tcgen05_fence_before_thread_sync\(\);\s*__syncwarp\(\);\s*)cluster_sync\(\);", r"\1/*MUTANT*/;", 1)]),
+    # ---- lane quarters
+    ("lane_quarter_shifted", "kill", "ops_cg1",
+     [(KERNEL, r"tmem_ld_32x32b_x32\(", r"tmem_ld_32x32b_x32((32u << 16) ^ /*MUTANT*/", 1)]),
+    # ---- descriptor fields
+    ("desc_version_bit", "kill", "ops_cg1",
+     [("tmem/desc.h", r"desc \|= \(uint64_t\)SMEM_DESC_VERSION_SM100 << SMEM_DESC_VERSION_SHIFT;", r"/*MUTANT*/", 1)]),
+    ("desc_k_step_missing", "kill", "ops_cg1",
+     [(KERNEL, r"umma_smem_desc_advance\(a_desc, [^)]*\)", r"umma_smem_desc_advance(a_desc, 0u /*MUTANT*/)", 1)]),
 ]
 
 
