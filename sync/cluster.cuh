@@ -6,12 +6,15 @@
  * cluster, a kernel is a cluster of one: rank 0, nctarank 1, and cluster_sync is a CTA-wide barrier.
  * The barrier.cluster forms are .aligned: every thread of the warp must execute the same instruction,
  * converged. After divergent code (a spin-wait loop, a per-lane delay) call __syncwarp() first.
+ * The TMEM emulation build reports the cluster barrier to its happens-before tracking (sync/hb_hook.cuh).
  */
 #ifndef WSGEMM_SYNC_CLUSTER_CUH
 #define WSGEMM_SYNC_CLUSTER_CUH
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+
+#include "hb_hook.cuh"
 
 /* Host side, CUDA runtime "cudaLaunchAttributeClusterDimension": make cfg launch clusters of `ctas` CTAs
  * along x (1 is a plain launch). attr is the caller's storage: it must live until the launch or the
@@ -80,6 +83,7 @@ static __device__ __forceinline__ uint32_t cluster_ctaid_x(void)
  * thread of the warp executes it. Every thread of every CTA of the cluster must arrive. */
 static __device__ __forceinline__ void cluster_arrive_release(void)
 {
+    WSGEMM_HB(tmem_hb_cluster_arrive(1));
     asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
 }
 
@@ -87,6 +91,7 @@ static __device__ __forceinline__ void cluster_arrive_release(void)
  * handshakes where no data is published). */
 static __device__ __forceinline__ void cluster_arrive_relaxed(void)
 {
+    WSGEMM_HB(tmem_hb_cluster_arrive(0));
     asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
 }
 
@@ -95,6 +100,7 @@ static __device__ __forceinline__ void cluster_arrive_relaxed(void)
 static __device__ __forceinline__ void cluster_wait_acquire(void)
 {
     asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+    WSGEMM_HB(tmem_hb_cluster_wait());
 }
 
 /* arrive.release + wait.acquire: the full cluster-wide barrier (all threads of all CTAs). */

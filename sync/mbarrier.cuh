@@ -13,11 +13,17 @@
  * Citations name the section of the PTX ISA (version 9.0, CUDA 13.0) by its title, in the chapter
  * "Parallel Synchronization and Communication Instructions" (section numbers move between releases).
  * Compiles for sm_90a and sm_100a (mbarrier.expect_tx / try_wait with .acquire need sm_90, PTX 8.0).
+ * In the TMEM emulation build the init and arrive wrappers also report their edge to the happens-before
+ * tracking (WSGEMM_HB, sync/hb_hook.cuh); a completed wait is reported by mbarrier_wait (sync/wait.cuh),
+ * after its loop, so the try_wait/test_wait wrappers here carry no hook (a wait loop written around them
+ * is not tracked).
  */
 #ifndef WSGEMM_SYNC_MBARRIER_CUH
 #define WSGEMM_SYNC_MBARRIER_CUH
 
 #include <stdint.h>
+
+#include "hb_hook.cuh"
 
 /* The 32-bit shared::cta address of a generic pointer into this CTA's shared memory. */
 static __device__ __forceinline__ uint32_t smem_u32(const void *ptr_smem)
@@ -29,6 +35,7 @@ static __device__ __forceinline__ uint32_t smem_u32(const void *ptr_smem)
  * pending tx-count 0, current phase 0. One thread; publish with fence_mbarrier_init + a barrier. */
 static __device__ __forceinline__ void mbarrier_init(uint64_t *bar_smem, uint32_t count)
 {
+    WSGEMM_HB(tmem_hb_on_mbarrier_init(bar_smem, count));
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar_smem)), "r"(count) : "memory");
 }
 
@@ -42,6 +49,7 @@ static __device__ __forceinline__ void mbarrier_inval(uint64_t *bar_smem)
  * earlier writes are visible to a thread that observes the phase completion with acquire.cta. */
 static __device__ __forceinline__ void mbarrier_arrive(uint64_t *bar_smem)
 {
+    WSGEMM_HB(tmem_hb_on_arrive_local(bar_smem, 1u));
     asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar_smem)) : "memory");
 }
 
@@ -49,13 +57,16 @@ static __device__ __forceinline__ void mbarrier_arrive(uint64_t *bar_smem)
  * several). */
 static __device__ __forceinline__ void mbarrier_arrive_count(uint64_t *bar_smem, uint32_t count)
 {
+    WSGEMM_HB(tmem_hb_on_arrive_local(bar_smem, count));
     asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar_smem)), "r"(count)
                  : "memory");
 }
 
 /* PTX ISA "mbarrier.arrive" on a barrier of ANOTHER CTA of the cluster (or this one), given its
  * shared::cluster address (mapa_shared_cluster). .release.cluster: the peer that acquires at cluster scope
- * sees this thread's earlier writes. Only the sink `_` is allowed as the state for shared::cluster. */
+ * sees this thread's earlier writes. Only the sink `_` is allowed as the state for shared::cluster.
+ * The emulation's happens-before tracking cannot tell which barrier a raw shared::cluster address names:
+ * kernels arrive through mbarrier_arrive_remote, which reports the edge. */
 static __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar_cluster)
 {
     asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(bar_cluster) : "memory");
@@ -66,6 +77,7 @@ static __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar_clus
 static __device__ __forceinline__ void mbarrier_arrive_remote(uint64_t *bar_smem, uint32_t cta_rank)
 {
     uint32_t bar_cluster;
+    WSGEMM_HB(tmem_hb_on_arrive(cta_rank, smem_u32(bar_smem), 1u, 1));
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(bar_cluster) : "r"(smem_u32(bar_smem)), "r"(cta_rank));
     mbarrier_arrive_cluster(bar_cluster);
 }
@@ -78,6 +90,7 @@ static __device__ __forceinline__ void mbarrier_arrive_remote(uint64_t *bar_smem
 static __device__ __forceinline__ void mbarrier_arrive_remote_reads_done(uint64_t *bar_smem, uint32_t cta_rank)
 {
     uint32_t bar_cluster;
+    WSGEMM_HB(tmem_hb_on_arrive(cta_rank, smem_u32(bar_smem), 1u, 1));
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(bar_cluster) : "r"(smem_u32(bar_smem)), "r"(cta_rank));
     asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];" ::"r"(bar_cluster) : "memory");
 }
@@ -86,6 +99,7 @@ static __device__ __forceinline__ void mbarrier_arrive_remote_reads_done(uint64_
  * The TMA producer's call before issuing the copies that complete_tx on this barrier. */
 static __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t *bar_smem, uint32_t bytes)
 {
+    WSGEMM_HB(tmem_hb_on_arrive_local(bar_smem, 1u));
     asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar_smem)),
                  "r"(bytes)
                  : "memory");

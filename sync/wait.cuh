@@ -76,8 +76,10 @@ static __device__ __forceinline__ void mbarrier_wait(uint64_t *bar_smem, uint32_
                                                      uint32_t suspend_ns, const char *name, uint32_t index)
 {
 #if WSGEMM_WATCHDOG
-    if (mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns))
+    if (mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
+        WSGEMM_HB(tmem_hb_on_wait(bar_smem, parity, name, index));
         return;
+    }
     uint64_t start = globaltimer_ns();
     while (!mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
         uint64_t waited = globaltimer_ns() - start;
@@ -90,6 +92,9 @@ static __device__ __forceinline__ void mbarrier_wait(uint64_t *bar_smem, uint32_
     while (!mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
     }
 #endif
+    /* After the loop, never inside it: the lanes leave it at different iterations (sync/hb_hook.cuh). The
+     * emulation build acquires the phase here and names the barrier in later race reports. */
+    WSGEMM_HB(tmem_hb_on_wait(bar_smem, parity, name, index));
 }
 
 #endif /* WSGEMM_SYNC_WAIT_CUH */

@@ -1,10 +1,9 @@
 /*
  * tmem/hb.h - happens-before tracking for Tensor Memory, in the manner of FastTrack (Flanagan and Freund,
  * PLDI 2009) and ThreadSanitizer: vector clocks for the agents and the synchronisation objects, epochs for
- * the accesses, an access history per TMEM cell. Plain C, `__host__ __device__`, so that the TMEM emulation
- * can run it on the GPU; tests/tmem/test_hb.c replays event traces of the sm100 protocol through it on the
- * CPU. The emulation does not call it yet: hooking it into every tcgen05 and barrier wrapper must leave each
- * warp converged at the emulation's checks that a whole warp executes a collective tcgen05 operation.
+ * the accesses, an access history per TMEM cell. Plain C, `__host__ __device__`: the TMEM emulation runs
+ * it on the GPU (tmem/hb_emu.cuh wires it to every tcgen05 and barrier wrapper, keeping each warp as
+ * converged as it was), tests/tmem/test_hb.c replays event traces of the sm100 protocol through it on the CPU.
  *
  * Why: the emulation executes tcgen05 synchronously and its tensor core is slow, so a protocol bug such as
  * an epilogue that releases an accumulator before its last tcgen05.ld never shows up as a wrong value
@@ -163,6 +162,7 @@ typedef struct hb_sync {
 typedef struct hb_cell {
     hb_site write;  /* last write (mma) or the alloc that made the cell live; kind HB_NONE: never */
     hb_site freed;  /* the dealloc that freed it; kind HB_NONE: live */
+    uint32_t read_mask; /* bit k: component k read the cell since the last write (its entry in reads is valid) */
     hb_vc reads;    /* per component: clock of its last read since the last write */
     hb_site read_site[HB_COMPONENTS];
 } hb_cell;
@@ -492,20 +492,35 @@ static inline WSGEMM_HD void hb_cell_clear(HB_SHARED hb_cell *c)
 {
     hb_site_clear(&c->write);
     hb_site_clear(&c->freed);
+    c->read_mask = 0;
     hb_vc_clear(&c->reads);
 }
 
-/* The first read recorded in the cell that is not ordered before `start`, into *earlier. 0 when none. */
+/* The first read recorded in the cell that is not ordered before `start`, into *earlier. 0 when none. Only
+ * the components in read_mask are looked at: on the device every look is a load from global memory, and a
+ * cell is read by one or two load pipes between writes. */
 static inline WSGEMM_HD int hb_cell_unordered_read(const HB_SHARED hb_cell *c, const hb_vc *start, hb_site *earlier)
 {
+    const uint32_t mask = c->read_mask;
     HB_LOOP
-    for (int k = 0; k < HB_COMPONENTS; k++) {
-        if (c->reads.c[k] > start->c[k]) {
+    for (int k = 0; k < HB_COMPONENTS && (mask >> k) != 0u; k++) {
+        if (((mask >> k) & 1u) && c->reads.c[k] > start->c[k]) {
             hb_site_copy(earlier, &c->read_site[k]);
             return 1;
         }
     }
     return 0;
+}
+
+/* A write: the reads recorded since the previous write are covered by it from now on. */
+static inline WSGEMM_HD void hb_cell_forget_reads(HB_SHARED hb_cell *c)
+{
+    const uint32_t mask = c->read_mask;
+    HB_LOOP
+    for (int k = 0; k < HB_COMPONENTS && (mask >> k) != 0u; k++)
+        if ((mask >> k) & 1u)
+            c->reads.c[k] = 0;
+    c->read_mask = 0;
 }
 
 enum hb_op { HB_OP_READ, HB_OP_WRITE, HB_OP_ALLOC, HB_OP_FREE };
@@ -530,6 +545,7 @@ static inline WSGEMM_HD int hb_cell_access(HB_SHARED hb_cell *c, enum hb_op op, 
         if (op == HB_OP_READ) {
             if (me->comp < HB_COMPONENTS) {
                 c->reads.c[me->comp] = me->clock;
+                c->read_mask |= 1u << me->comp;
                 hb_site_copy(&c->read_site[me->comp], me);
             }
             return 0;
@@ -537,7 +553,7 @@ static inline WSGEMM_HD int hb_cell_access(HB_SHARED hb_cell *c, enum hb_op op, 
         if (hb_cell_unordered_read(c, start, earlier))
             return 1;
         hb_site_copy(&c->write, me);
-        hb_vc_clear(&c->reads);
+        hb_cell_forget_reads(c);
         return 0;
     }
     if (op == HB_OP_ALLOC) {

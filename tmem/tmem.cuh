@@ -177,7 +177,7 @@ static __device__ __forceinline__ void tcgen05_fence_before_thread_sync(void)
 #if defined(WSGEMM_TMEM_HARDWARE)
     tcgen05_fence_before_thread_sync_hw();
 #else
-    tmem_emu_fence();
+    tmem_emu_fence_before_thread_sync();
 #endif
 }
 
@@ -187,7 +187,7 @@ static __device__ __forceinline__ void tcgen05_fence_after_thread_sync(void)
 #if defined(WSGEMM_TMEM_HARDWARE)
     tcgen05_fence_after_thread_sync_hw();
 #else
-    tmem_emu_fence();
+    tmem_emu_fence_after_thread_sync();
 #endif
 }
 
@@ -382,6 +382,19 @@ static __device__ __forceinline__ void umma_commit_multicast_warp(uint64_t *bar_
     if (elect_one_sync())
         umma_commit_multicast<CtaGroup>(bar_smem, cta_mask);
     __syncwarp();
+#endif
+}
+
+/* ================================================================ the end of a kernel */
+
+/* Every thread, last thing in a kernel that issues tcgen05.commit. A commit's arrival is made by the tensor
+ * core when the MMAs finish, so a CTA must not exit before it has observed (waited for) every phase a
+ * commit arrived on: the producer tail does that for the smem ring. The emulation checks it when the
+ * CTA's last thread gets here (UNOBSERVED_COMMIT); on hardware this is nothing. */
+static __device__ __forceinline__ void tmem_cta_exit(void)
+{
+#if defined(WSGEMM_TMEM_EMULATION)
+    tmem_hb_cta_exit();
 #endif
 }
 

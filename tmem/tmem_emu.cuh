@@ -21,7 +21,14 @@
  *     fp32 FMA, accumulated into the TMEM cells of this CTA and, for cta_group 2, of the peer.
  *     Synchronous: done when the call returns; then commit fences (acq_rel, cluster scope) and arrives
  *     with release at cluster scope on the barrier(s).
- *   - tcgen05.ld: synchronous loads of the cells (L2, __ldcg) after the lane-quarter and ownership checks.
+ *   - tcgen05.ld: loads of the cells (L2, __ldcg) after the lane-quarter and ownership checks. The
+ *     destination registers hold the poison pattern (a NaN) until the thread's tcgen05.wait::ld, which
+ *     delivers the values: a use of the registers before the wait computes with NaN, as an asynchronous
+ *     load would give garbage on hardware. (A read of a register cannot be intercepted; the wait finds the
+ *     registers through the pointer the load was given, so they live in local memory in this build.)
+ *   - Happens-before: every TMEM access and every barrier edge carries vector clocks (tmem/hb.h,
+ *     tmem/hb_emu.cuh), so two accesses of which one writes, unordered by happens-before under the PTX
+ *     rules for the tcgen05 fences, are reported (RACE) whether or not they overlapped in this run.
  *   - Errors: "TMEM-EMU ERROR <name>: <what>" with block, warp, lane and the values involved, recorded in
  *     host-mapped memory (tmem_host_last_error survives the trap), then __trap().
  */
@@ -30,6 +37,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cuda_fp16.h>
@@ -38,6 +46,8 @@
 #include "../sync/cluster.cuh"
 #include "../sync/mbarrier.cuh"
 #include "desc.h"
+#include "hb_emu.cuh"
+#include "tmem_emu_error.cuh"
 
 /* ================================================================ state shared by host and device */
 
@@ -48,67 +58,6 @@ enum {
     TMEM_EMU_POISON = 0x7FBADBADu, /* a quiet NaN: an uninitialised accumulator shows up in any check */
     TMEM_EMU_REVOKED = 0x80000000u /* owner tag bit: the pair's other CTA deallocated (cta_group 2) */
 };
-
-/* Error codes (tmem_host_last_error; the misuse tests match them). */
-typedef enum tmem_emu_error_code {
-    TMEM_EMU_OK = 0,
-    TMEM_EMU_ERR_NOT_PREPARED,        /* no tmem_host_prepare before the launch */
-    TMEM_EMU_ERR_CAPACITY,            /* smid or block id beyond the emulation's tables */
-    TMEM_EMU_ERR_NOT_CONVERGED,       /* a .sync.aligned op by part of a warp, or lanes disagree on ncols */
-    TMEM_EMU_ERR_NCOLS,               /* ncols not a power of 2 in [32, 512] */
-    TMEM_EMU_ERR_ALLOC_AFTER_RELINQUISH,
-    TMEM_EMU_ERR_CTA_GROUP_MIX,       /* two cta_group values in one kernel */
-    TMEM_EMU_ERR_ALLOC_DEADLOCK,      /* alloc blocked for 10 s */
-    TMEM_EMU_ERR_DEALLOC_UNALLOCATED, /* dealloc of columns this CTA does not hold */
-    TMEM_EMU_ERR_DOUBLE_DEALLOC,      /* dealloc of columns this CTA already freed */
-    TMEM_EMU_ERR_LANE_QUARTER,        /* tcgen05.ld outside lanes 32*(warp%4) .. +31 */
-    TMEM_EMU_ERR_UNALLOCATED_ACCESS,  /* ld or MMA on columns this CTA does not hold (use after dealloc) */
-    TMEM_EMU_ERR_PEER_NOT_ALLOCATED,  /* cta_group 2: the peer CTA does not hold the columns */
-    TMEM_EMU_ERR_NO_CLUSTER,          /* cta_group 2 in a cluster of one CTA */
-    TMEM_EMU_ERR_ODD_CTA_ISSUE,       /* cta_group 2 MMA issued by the odd CTA of the pair */
-    TMEM_EMU_ERR_MULTI_THREAD_ISSUE,  /* one-thread op (umma_f16, commit) executed by several lanes */
-    TMEM_EMU_ERR_BAD_DESC,            /* descriptor field illegal or not modelled */
-    TMEM_EMU_ERR_BAD_ADDRESS,         /* TMEM address out of range or misaligned */
-    TMEM_EMU_ERR_COMMIT_MASK,         /* multicast mask names a CTA outside the cluster */
-    TMEM_EMU_ERR_PAIR_DEALLOCATED,    /* cta_group 2: access after the PEER's (collective) dealloc */
-    TMEM_EMU_ERR_COUNT
-} tmem_emu_error_code;
-
-static inline __host__ __device__ const char *tmem_emu_error_name(uint32_t code)
-{
-    switch (code) {
-    case TMEM_EMU_OK: return "OK";
-    case TMEM_EMU_ERR_NOT_PREPARED: return "NOT_PREPARED";
-    case TMEM_EMU_ERR_CAPACITY: return "CAPACITY";
-    case TMEM_EMU_ERR_NOT_CONVERGED: return "NOT_CONVERGED";
-    case TMEM_EMU_ERR_NCOLS: return "NCOLS";
-    case TMEM_EMU_ERR_ALLOC_AFTER_RELINQUISH: return "ALLOC_AFTER_RELINQUISH";
-    case TMEM_EMU_ERR_CTA_GROUP_MIX: return "CTA_GROUP_MIX";
-    case TMEM_EMU_ERR_ALLOC_DEADLOCK: return "ALLOC_DEADLOCK";
-    case TMEM_EMU_ERR_DEALLOC_UNALLOCATED: return "DEALLOC_UNALLOCATED";
-    case TMEM_EMU_ERR_DOUBLE_DEALLOC: return "DOUBLE_DEALLOC";
-    case TMEM_EMU_ERR_LANE_QUARTER: return "LANE_QUARTER";
-    case TMEM_EMU_ERR_UNALLOCATED_ACCESS: return "UNALLOCATED_ACCESS";
-    case TMEM_EMU_ERR_PEER_NOT_ALLOCATED: return "PEER_NOT_ALLOCATED";
-    case TMEM_EMU_ERR_NO_CLUSTER: return "NO_CLUSTER";
-    case TMEM_EMU_ERR_ODD_CTA_ISSUE: return "ODD_CTA_ISSUE";
-    case TMEM_EMU_ERR_MULTI_THREAD_ISSUE: return "MULTI_THREAD_ISSUE";
-    case TMEM_EMU_ERR_BAD_DESC: return "BAD_DESC";
-    case TMEM_EMU_ERR_BAD_ADDRESS: return "BAD_ADDRESS";
-    case TMEM_EMU_ERR_COMMIT_MASK: return "COMMIT_MASK";
-    case TMEM_EMU_ERR_PAIR_DEALLOCATED: return "PAIR_DEALLOCATED";
-    default: return "UNKNOWN";
-    }
-}
-
-/* The first error, in host-mapped memory so the host reads it after the trap killed the context. */
-typedef struct tmem_emu_error {
-    uint32_t code;
-    uint32_t block_x, block_y, block_z;
-    uint32_t warp, lane;
-    uint32_t a, b, c;
-    uint32_t pad[7];
-} tmem_emu_error;
 
 typedef struct tmem_emu_sm {
     uint32_t used;                    /* bit u: columns 32u .. 32u+31 allocated */
@@ -150,13 +99,6 @@ static __device__ __forceinline__ uint32_t tmem_emu_smid(void)
     return r;
 }
 
-static __device__ __forceinline__ uint32_t tmem_emu_laneid(void)
-{
-    uint32_t r;
-    asm volatile("mov.u32 %0, %%laneid;" : "=r"(r)); /* PTX ISA "Special Registers: %laneid" */
-    return r;
-}
-
 /* PTX ISA "Special Registers: %cluster_ctaid, %cluster_nctaid": the CTA's position in its cluster. */
 static __device__ __forceinline__ uint3 tmem_emu_cluster_ctaid(void)
 {
@@ -184,6 +126,20 @@ static __device__ __forceinline__ void tmem_emu_fence(void)
     asm volatile("fence.acq_rel.cluster;" ::: "memory");
 }
 
+/* The emulated tcgen05.fence::before_thread_sync / ::after_thread_sync: the memory fence, and the ordering
+ * rule of each in the happens-before tracking (tmem/hb.h). */
+static __device__ __forceinline__ void tmem_emu_fence_before_thread_sync(void)
+{
+    tmem_hb_fence(1);
+    tmem_emu_fence();
+}
+
+static __device__ __forceinline__ void tmem_emu_fence_after_thread_sync(void)
+{
+    tmem_emu_fence();
+    tmem_hb_fence(0);
+}
+
 static __device__ __forceinline__ uint64_t tmem_emu_globaltimer(void)
 {
     uint64_t t;
@@ -194,11 +150,6 @@ static __device__ __forceinline__ uint64_t tmem_emu_globaltimer(void)
 static __device__ __forceinline__ uint32_t tmem_emu_block_linear(void)
 {
     return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-}
-
-static __device__ __forceinline__ uint32_t tmem_emu_warp_index(void)
-{
-    return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32u;
 }
 
 /* Linear block id of the other CTA of this CTA's pair (cluster rank ^ 1). */
@@ -214,21 +165,7 @@ static __device__ __forceinline__ uint32_t tmem_emu_peer_block_linear(void)
 static __device__ __noinline__ void tmem_emu_fail(uint32_t code, const char *what, uint32_t a, uint32_t b,
                                                   uint32_t c)
 {
-    tmem_emu_error *e = c_tmem_emu.error;
-    if (e) {
-        volatile tmem_emu_error *ve = e;
-        ve->block_x = blockIdx.x;
-        ve->block_y = blockIdx.y;
-        ve->block_z = blockIdx.z;
-        ve->warp = tmem_emu_warp_index();
-        ve->lane = tmem_emu_laneid();
-        ve->a = a;
-        ve->b = b;
-        ve->c = c;
-        __threadfence_system();
-        ve->code = code;
-        __threadfence_system();
-    }
+    tmem_emu_write_record(c_tmem_emu.error, code, a, b, c);
     printf("TMEM-EMU ERROR %s: %s (a=%u b=%u c=%u) block (%u,%u,%u) warp %u lane %u\n", tmem_emu_error_name(code),
            what, a, b, c, blockIdx.x, blockIdx.y, blockIdx.z, tmem_emu_warp_index(), tmem_emu_laneid());
     __trap();
@@ -395,6 +332,7 @@ static __device__ __noinline__ void tmem_emu_alloc(uint32_t cg, uint32_t *slot_s
         vrec->state = 1u; /* the peer's MMA / dealloc checks read it */
         __threadfence();
         col = got * TMEM_EMU_UNIT_COLS;
+        tmem_hb_alloc(col, ncols);
     }
     col = __shfl_sync(0xFFFFFFFFu, col, 0);
     tmem_emu_poison(sm, col, ncols);
@@ -461,6 +399,7 @@ static __device__ __noinline__ void tmem_emu_dealloc(uint32_t cg, uint32_t taddr
             for (uint32_t u = first; u < first + need; u++)
                 atomicCAS(&c_tmem_emu.sms[peer_sm].owner[u], peer_block + 1u, (peer_block + 1u) | TMEM_EMU_REVOKED);
         }
+        tmem_hb_dealloc(col, ncols, cg);
     }
     __syncwarp();
     tmem_emu_poison(sm, col, ncols);
@@ -506,29 +445,26 @@ static __device__ __forceinline__ uint32_t tmem_emu_ld_check(uint32_t taddr, uin
             tmem_emu_fail(TMEM_EMU_ERR_UNALLOCATED_ACCESS,
                           "tcgen05.ld from columns this CTA does not hold (never allocated, or already deallocated)",
                           taddr, ncols, 0);
+        tmem_hb_ld(lane_field, lanes, col, ncols);
     }
     __syncwarp();
     tmem_emu_delay(3);
     return sm;
 }
 
-static __device__ __forceinline__ void tmem_emu_ld_32x32b(uint32_t taddr, uint32_t *regs, uint32_t n)
-{
-    uint32_t sm = tmem_emu_ld_check(taddr, 32u, n, "tcgen05.ld.32x32b executed by part of a warp, or a diverged warp (__syncwarp() first)");
-    const uint32_t *cells = tmem_emu_cells(sm);
-    uint32_t lane = tmem_addr_lane(taddr) + tmem_emu_laneid(), col = tmem_addr_column(taddr);
-#pragma unroll
-    for (uint32_t i = 0; i < n; i++)
-        regs[i] = __ldcg(cells + (size_t)(col + i) * TMEM_LANES + lane);
-}
+enum { TMEM_EMU_LD_32X32B = 0, TMEM_EMU_LD_16X256B = 1 };
 
-static __device__ __forceinline__ void tmem_emu_ld_16x256b(uint32_t taddr, uint32_t *regs, uint32_t n)
+/* The values a tcgen05.ld of `shape` at taddr delivers to this lane (n = the .xN repeat). */
+static __device__ void tmem_emu_ld_values(uint32_t sm, uint32_t shape, uint32_t taddr, uint32_t *regs, uint32_t n)
 {
-    uint32_t sm = tmem_emu_ld_check(taddr, 16u, 8u * n, "tcgen05.ld.16x256b executed by part of a warp, or a diverged warp (__syncwarp() first)");
     const uint32_t *cells = tmem_emu_cells(sm);
     uint32_t l = tmem_emu_laneid();
     uint32_t lane0 = tmem_addr_lane(taddr), col0 = tmem_addr_column(taddr);
-#pragma unroll
+    if (shape == TMEM_EMU_LD_32X32B) {
+        for (uint32_t i = 0; i < n; i++)
+            regs[i] = __ldcg(cells + (size_t)(col0 + i) * TMEM_LANES + lane0 + l);
+        return;
+    }
     for (uint32_t i = 0; i < 4u * n; i++) {
         uint32_t lane = lane0 + l / 4u + 8u * ((i / 2u) % 2u);
         uint32_t col = col0 + 2u * (l % 4u) + i % 2u + 8u * (i / 4u);
@@ -536,9 +472,52 @@ static __device__ __forceinline__ void tmem_emu_ld_16x256b(uint32_t taddr, uint3
     }
 }
 
-static __device__ __forceinline__ void tmem_emu_wait_ld(void)
+/* The asynchronous result: the registers hold the poison pattern until tmem_emu_wait_ld delivers the
+ * values (if the thread's held loads fit the table; otherwise they are delivered at once). */
+static __device__ __noinline__ void tmem_emu_ld_deliver_later(uint32_t sm, uint32_t shape, uint32_t taddr, uint32_t *regs,
+                                                              uint32_t n)
 {
-    /* Loads are synchronous here; the wait only orders like the hardware's (nothing to do). */
+    tmem_hb_thread_regs *held = tmem_hb_thread_regs_of_me();
+    uint32_t nregs = shape == TMEM_EMU_LD_32X32B ? n : 4u * n;
+    if (!held || held->count >= TMEM_HB_PENDING) {
+        tmem_emu_ld_values(sm, shape, taddr, regs, n);
+        return;
+    }
+    tmem_hb_pending *p = &held->p[held->count++];
+    p->regs = regs;
+    p->taddr = taddr;
+    p->shape = (uint16_t)shape;
+    p->n = (uint16_t)n;
+    for (uint32_t i = 0; i < nregs; i++)
+        regs[i] = (uint32_t)TMEM_EMU_POISON;
+}
+
+static __device__ __forceinline__ void tmem_emu_ld_32x32b(uint32_t taddr, uint32_t *regs, uint32_t n)
+{
+    uint32_t sm = tmem_emu_ld_check(taddr, 32u, n, "tcgen05.ld.32x32b executed by part of a warp, or a diverged warp (__syncwarp() first)");
+    tmem_emu_ld_deliver_later(sm, TMEM_EMU_LD_32X32B, taddr, regs, n);
+}
+
+static __device__ __forceinline__ void tmem_emu_ld_16x256b(uint32_t taddr, uint32_t *regs, uint32_t n)
+{
+    uint32_t sm = tmem_emu_ld_check(taddr, 16u, 8u * n, "tcgen05.ld.16x256b executed by part of a warp, or a diverged warp (__syncwarp() first)");
+    tmem_emu_ld_deliver_later(sm, TMEM_EMU_LD_16X256B, taddr, regs, n);
+}
+
+/* The emulated tcgen05.wait::ld (whole warp): every earlier load of this thread completes: its registers
+ * get their values, and the loads are ordered before the warp's later tcgen05 operations. */
+static __device__ __noinline__ void tmem_emu_wait_ld(void)
+{
+    tmem_hb_thread_regs *held = tmem_hb_thread_regs_of_me();
+    if (held) {
+        uint32_t sm = tmem_emu_my_sm();
+        for (uint32_t i = 0; i < held->count; i++)
+            tmem_emu_ld_values(sm, held->p[i].shape, held->p[i].taddr, held->p[i].regs, held->p[i].n);
+        held->count = 0;
+    }
+    __syncwarp();
+    if (tmem_emu_laneid() == 0)
+        tmem_hb_wait_ld();
     __syncwarp();
 }
 
@@ -736,6 +715,8 @@ static __device__ __forceinline__ void tmem_emu_umma_compute(uint32_t cg, uint32
                                                  "A shared-memory descriptor field (a=bit position b=value)");
     tmem_emu_operand b = tmem_emu_decode_operand(b_desc, id.b_major, id.b_format, id.negate_b, cg, report,
                                                  "B shared-memory descriptor field (a=bit position b=value)");
+    if (report)
+        tmem_hb_mma(d_col, id.n, cg, a.start_addr, b.start_addr);
     if (nlanes > 1)
         __syncwarp(); /* lane 0 validated everything (or trapped) before any lane touches memory */
     uint32_t n_total = id.n;
@@ -799,25 +780,25 @@ static __device__ __noinline__ void tmem_emu_umma_warp(uint32_t cg, uint32_t d_t
 }
 
 /* The emulated tcgen05.commit: the MMAs are complete (synchronous), so: fence, then one arrive with
- * release at cluster scope on bar_smem's offset in this CTA (mask 0) or in every CTA of the mask. */
+ * release at cluster scope on bar_smem's offset in this CTA (mask 0) or in every CTA of the mask. The
+ * arrivals go through mbarrier_arrive_cluster, which has no happens-before hook: what a commit's arrival
+ * releases (the tensor pipe's MMAs) is recorded by tmem_hb_commit, once per target barrier. */
 static __device__ __noinline__ void tmem_emu_commit(uint32_t cg, uint64_t *bar_smem, uint32_t cta_mask)
 {
     tmem_emu_check_prepared();
     tmem_emu_require_single("tcgen05.commit executed by several threads (one arrive each on hardware)");
     tmem_emu_note_cta_group(cg);
-    tmem_emu_delay(5);
-    tmem_emu_fence();
-    if (cta_mask == 0) {
-        mbarrier_arrive_remote(bar_smem, cluster_ctarank());
-        return;
-    }
     uint32_t n = cluster_nctarank();
-    if (n < 16u && (cta_mask >> n) != 0u)
+    if (cta_mask != 0 && n < 16u && (cta_mask >> n) != 0u)
         tmem_emu_fail(TMEM_EMU_ERR_COMMIT_MASK, "tcgen05.commit.multicast: mask names a CTA outside the cluster",
                       cta_mask, n, 0);
+    tmem_emu_delay(5);
+    tmem_hb_commit(bar_smem, cta_mask);
+    tmem_emu_fence();
+    uint32_t targets = cta_mask ? cta_mask : (1u << cluster_ctarank());
     for (uint32_t r = 0; r < 16u; r++)
-        if (cta_mask & (1u << r))
-            mbarrier_arrive_remote(bar_smem, r);
+        if (targets & (1u << r))
+            mbarrier_arrive_cluster(mapa_shared_cluster(smem_u32(bar_smem), r));
 }
 
 /* ================================================================ host side */
@@ -826,16 +807,59 @@ typedef struct tmem_emu_host {
     int ready;
     int device;
     tmem_emu_globals g;   /* what c_tmem_emu holds */
+    tmem_hb_globals hb;   /* what c_tmem_hb holds */
     tmem_emu_error *error_host;
     uint32_t delay_max_ns;
     uint64_t seed;
+    int hb_setting;       /* tmem_host_set_happens_before: 0 unset (WSGEMM_TMEM_HB decides), 1 on, 2 off */
 } tmem_emu_host;
 
 static tmem_emu_host s_tmem_emu_host;
 
+/* Happens-before tracking (tmem/hb_emu.cuh): on unless tmem_host_set_happens_before(0) or WSGEMM_TMEM_HB=0. */
+static inline int tmem_emu_hb_wanted(void)
+{
+    if (s_tmem_emu_host.hb_setting != 0)
+        return s_tmem_emu_host.hb_setting == 1;
+    const char *v = getenv("WSGEMM_TMEM_HB");
+    return !(v && v[0] == '0');
+}
+
+/* Its state: allocated once with the emulated TMEM, cleared before every launch. */
+static inline cudaError_t tmem_emu_hb_prepare(cudaStream_t stream)
+{
+    tmem_hb_globals *hb = &s_tmem_emu_host.hb;
+    const size_t cluster_bytes = (size_t)TMEM_HB_MAX_CLUSTERS * sizeof(tmem_hb_cluster);
+    const size_t regs_bytes = (size_t)TMEM_HB_REG_CTAS * TMEM_HB_REG_THREADS * sizeof(tmem_hb_thread_regs);
+    cudaError_t e;
+    if (!hb->clusters) {
+        if ((e = cudaMalloc((void **)&hb->clusters, cluster_bytes)) != cudaSuccess)
+            return e;
+        if ((e = cudaMalloc((void **)&hb->names, TMEM_HB_NAMES * sizeof(unsigned long long))) != cudaSuccess)
+            return e;
+        if ((e = cudaMalloc((void **)&hb->regs, regs_bytes)) != cudaSuccess)
+            return e;
+        if ((e = cudaMalloc((void **)&hb->notes, 64)) != cudaSuccess)
+            return e;
+        if ((e = cudaMemset(hb->names, 0, TMEM_HB_NAMES * sizeof(unsigned long long))) != cudaSuccess)
+            return e;
+    }
+    hb->error = s_tmem_emu_host.g.error;
+    hb->enabled = (uint32_t)tmem_emu_hb_wanted();
+    if (hb->enabled) {
+        if ((e = cudaMemsetAsync(hb->clusters, 0, cluster_bytes, stream)) != cudaSuccess)
+            return e;
+        if ((e = cudaMemsetAsync(hb->regs, 0, regs_bytes, stream)) != cudaSuccess)
+            return e;
+        if ((e = cudaMemsetAsync(hb->notes, 0, 64, stream)) != cudaSuccess)
+            return e;
+    }
+    return cudaMemcpyToSymbolAsync(c_tmem_hb, hb, sizeof *hb, 0, cudaMemcpyHostToDevice, stream);
+}
+
 /* Before every launch of a kernel that uses tmem/: allocates the emulated TMEM once (per device, per
- * translation unit), clears the allocator, the per-CTA records and the error record, and publishes the
- * random-delay setting. */
+ * translation unit), clears the allocator, the per-CTA records, the happens-before state and the error
+ * record, and publishes the random-delay and happens-before settings. */
 static inline cudaError_t tmem_host_prepare(cudaStream_t stream)
 {
     tmem_emu_host *h = &s_tmem_emu_host;
@@ -875,11 +899,14 @@ static inline cudaError_t tmem_host_prepare(cudaStream_t stream)
         return e;
     if ((e = cudaMemsetAsync(h->g.control, 0, 64, stream)) != cudaSuccess)
         return e;
+    if ((e = tmem_emu_hb_prepare(stream)) != cudaSuccess)
+        return e;
     return cudaMemcpyToSymbolAsync(c_tmem_emu, &h->g, sizeof h->g, 0, cudaMemcpyHostToDevice, stream);
 }
 
 /* The first error the checker recorded since the last tmem_host_prepare (TMEM_EMU_OK if none); readable
- * after the trap destroyed the context. msg gets "NAME: block (x,y,z) warp w lane l a=.. b=.. c=..". */
+ * after the trap destroyed the context. msg gets "NAME: block (x,y,z) warp w lane l a=.. b=.. c=..", for a
+ * RACE both accesses (tmem_emu_format_record). */
 static inline int tmem_host_last_error(char *msg, size_t msg_size)
 {
     const volatile tmem_emu_error *e = s_tmem_emu_host.error_host;
@@ -888,9 +915,7 @@ static inline int tmem_host_last_error(char *msg, size_t msg_size)
             snprintf(msg, msg_size, "OK (emulation never prepared)");
         return TMEM_EMU_OK;
     }
-    if (msg && msg_size)
-        snprintf(msg, msg_size, "%s: block (%u,%u,%u) warp %u lane %u a=%u b=%u c=%u", tmem_emu_error_name(e->code),
-                 e->block_x, e->block_y, e->block_z, e->warp, e->lane, e->a, e->b, e->c);
+    tmem_emu_format_record(e, msg, msg_size);
     return (int)e->code;
 }
 
@@ -909,11 +934,11 @@ static inline int tmem_host_leak_check(cudaStream_t stream, char *msg, size_t ms
     }
     cudaError_t e = cudaStreamSynchronize(stream);
     if (e != cudaSuccess) {
-        char rec[256];
+        char rec[1024];
         tmem_host_last_error(rec, sizeof rec);
-        if (msg && msg_size)
-            snprintf(msg, msg_size, "kernel failed: %s (%s); checker: %s", cudaGetErrorName(e), cudaGetErrorString(e),
-                     rec);
+        if (msg && msg_size) /* the record's first 300 characters name the error and both sites */
+            snprintf(msg, msg_size, "kernel failed: %s (%s); checker: %.300s", cudaGetErrorName(e),
+                     cudaGetErrorString(e), rec);
         return -1;
     }
     tmem_emu_sm *sms = (tmem_emu_sm *)malloc(h->g.num_sms * sizeof(tmem_emu_sm));
@@ -950,6 +975,13 @@ static inline void tmem_host_set_random_delays(uint32_t max_ns, uint64_t seed)
 {
     s_tmem_emu_host.delay_max_ns = max_ns;
     s_tmem_emu_host.seed = seed;
+}
+
+/* Happens-before tracking on (1, the default) or off (0), from the next tmem_host_prepare on; overrides the
+ * environment variable WSGEMM_TMEM_HB (0 = off). */
+static inline void tmem_host_set_happens_before(int on)
+{
+    s_tmem_emu_host.hb_setting = on ? 1 : 2;
 }
 
 static inline int tmem_host_is_emulated(void) { return 1; }

@@ -13,6 +13,8 @@
 
 #include <stdint.h>
 
+#include "../../sync/hb_hook.cuh"
+
 /* PTX ISA "prefetch, prefetchu": prefetch.tensormap brings the tensor map into the descriptor cache so
  * the first copy does not wait for it. */
 static __device__ __forceinline__ void tma_prefetch_tensormap(const void *map_gmem)
@@ -25,6 +27,7 @@ static __device__ __forceinline__ void tma_prefetch_tensormap(const void *map_gm
 static __device__ __forceinline__ void tma_load_3d(uint32_t dst_smem, const void *map_gmem, uint32_t bar_smem, int32_t c0,
                                                    int32_t c1, int32_t c2)
 {
+    WSGEMM_HB(tmem_hb_tma_load(dst_smem, bar_smem)); /* the TMEM emulation build only: sync/hb_hook.cuh */
     asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(dst_smem),
                  "l"((uint64_t)(uintptr_t)map_gmem), "r"(bar_smem), "r"(c0), "r"(c1), "r"(c2)

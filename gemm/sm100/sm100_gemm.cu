@@ -92,7 +92,8 @@
  *   ... persistent tile loops of the three roles ...
  *   TMA lane: producer_tail = one more empty wait per stage: every commit (possibly multicast from
  *             the leader) that will arrive on this CTA's barriers has arrived, and no stage of this
- *             CTA is still read by the leader's tensor core, before this CTA may exit.
+ *             CTA is still read by the leader's tensor core, before this CTA may exit (the emulation
+ *             checks it at tmem_cta_exit, the kernel's last statement).
  *   epilogue thread: after its last tcgen05.ld + wait::ld: fence::before_thread_sync, signal_complete
  *   MMA warp: complete_dealloc = relinquish_alloc_permit, wait dealloc barrier (cluster scope for the
  *             pair), fence::after_thread_sync, tcgen05.dealloc(512). Neither CTA of a pair frees its
@@ -596,6 +597,7 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
     } else {
         epilogue_role<kCtaGroup, TOut>(p, s, tmem_base, rank, warp, first_unit, unit_step);
     }
+    tmem_cta_exit(); /* every commit arrival on this CTA's barriers was waited for (emulation check; no-op) */
 }
 
 /* ---------------------------------------------------------------- host: tensor maps */

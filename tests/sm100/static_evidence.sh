@@ -9,7 +9,10 @@
 #      reviewed file tests/sm100/sass_census.txt (the planted-fault code exists only in the emulated build:
 #      its hold-back loop put 12,000 NANOSLEEPs into this cubin, the allocation retry loops leave 6 + 6),
 #      where cuobjdump + nvdisasm exist (PATH, $CUOBJDUMP, or the pip packages nvidia-cuda-cuobjdump /
-#      nvidia-cuda-nvdisasm); skipped with a note otherwise.
+#      nvidia-cuda-nvdisasm); skipped with a note otherwise;
+#   5. the TMEM emulation's happens-before hooks (sync/hb_hook.cuh, tmem/hb_emu.cuh) are absent from the code
+#      the library ships: the preprocessed sm_100a translation unit and the sm_90a sm90 kernels name no
+#      tmem_hb_ function, and the sm_100a PTX defines none.
 # Usage: static_evidence.sh <nvcc> <source dir> <has_sm100 ON|OFF> <work dir> [--update-census]
 # Exit 0 pass, 1 fail, 77 skipped (the build has no sm_100a).
 set -u
@@ -100,5 +103,27 @@ else
         echo "   matches $REVIEWED"
     fi
 fi
+echo "== 5. no happens-before hooks in the shipped code"
+hooks() { # label, nvcc arguments...: preprocess, count the hook calls
+    local label=$1 n; shift
+    if ! "$NVCC" "$@" -E -o "$WORK/hooks.ii" >"$WORK/hooks.log" 2>&1; then
+        cat "$WORK/hooks.log"; echo "FAIL: preprocessing $label"; fail=1; return
+    fi
+    n=$(grep -c "tmem_hb_" "$WORK/hooks.ii")
+    printf "   %-60s %4d\n" "tmem_hb_ in $label (preprocessed)" "$n"
+    [ "$n" -eq 0 ] || { echo "FAIL: $label holds the emulation's happens-before hooks"; fail=1; }
+}
+# the check can fail: the emulated build of the same kernel does hold the hooks
+"$NVCC" -std=c++17 --generate-code=arch=compute_90a,code=sm_90a -DWSGEMM_TMEM_EMULATION=1 -I"$SRC" -I"$SRC/gemm" \
+    -I"$SRC/include" -E "$CU" -o "$WORK/hooks_emu.ii" >"$WORK/hooks.log" 2>&1
+n=$(grep -c "tmem_hb_" "$WORK/hooks_emu.ii" 2>/dev/null)
+printf "   %-60s %4d\n" "tmem_hb_ in the emulated sm_90a kernel (must be > 0)" "${n:-0}"
+[ "${n:-0}" -gt 0 ] || { echo "FAIL: the hook check sees no hooks even in the emulated build"; fail=1; }
+hooks "the sm_100a kernel" "${FLAGS[@]}" "$CU"
+hooks "the sm_90a sm90 kernels" -std=c++17 --generate-code=arch=compute_90a,code=sm_90a -I"$SRC" -I"$SRC/gemm" \
+    -I"$SRC/include" "$SRC/gemm/sm90/sm90_inst_bf16_n256.cu"
+n=$(grep -c "tmem_hb_" "$WORK/sm100.ptx")
+printf "   %-60s %4d\n" "tmem_hb_ in the sm_100a PTX" "$n"
+[ "$n" -eq 0 ] || { echo "FAIL: the sm_100a PTX holds happens-before hooks"; fail=1; }
 [ $fail -eq 0 ] && echo "PASSED: sm_100a static evidence" || echo "FAILED: sm_100a static evidence"
 exit $fail

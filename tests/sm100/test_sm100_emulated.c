@@ -8,6 +8,9 @@
  *   alpha_beta             alpha != 1, beta != 0 (C read), beta == 0 with NaN-poisoned C
  *   types                  bf16 and f16 in; bf16, f16, f32 out
  *   more_ctas_than_tiles   a forced grid larger than the tile count (zero-tile CTAs must tear down)
+ *   several_tiles [cg]     one CTA (one pair) per problem computes many tiles: both accumulators are reused
+ *                          (what an early acc_empty release or a missing acc_empty wait breaks), all four
+ *                          op combinations, ragged m, n, k, beta != 0, both cta_groups (or cta_group cg)
  *   padded_ld              lda/ldb/ldc larger than the rows (and padding rows of C untouched)
  *   tma_decline            a leading dimension TMA cannot take: forced path says NOT_SUPPORTED, C
  *                          untouched; AUTO still gives the right answer
@@ -64,7 +67,11 @@ static int run_case(wsgemm_handle h, const testing_gemm *g, int cg, uint64_t see
     set_cta_group(cg);
     printf("[cta_group %d] ", cg);
     fflush(stdout);
-    return testing_case_against_cublas(h, g, kPath, seed, 1);
+    const int ok = testing_case_against_cublas(h, g, kPath, seed, 1);
+    char rec[1024] = "";
+    const int code = wsgemm_sm100_emulated_checker_error(rec, sizeof rec); /* ABSENT without the emulation */
+    if (!ok && code != 0 && code != WSGEMM_EMULATION_ABSENT) printf("  emulation checker record: %s\n", rec);
+    return ok;
 }
 
 static const wsgemm_op kOps[4][2] = {
@@ -172,6 +179,24 @@ static int case_more_ctas(wsgemm_handle h)
     return ok;
 }
 
+/* only_cg: 1 or 2 runs that cta_group alone (0: both). */
+static int case_several_tiles(wsgemm_handle h, int only_cg)
+{
+    int ok = 1;
+    setenv("WSGEMM_SM100_CTAS", "2", 1); /* cta_group 1: two CTAs; cta_group 2: one pair */
+    for (int cg = 1; cg <= 2; ++cg)
+        for (int o = 0; o < 4 && (only_cg == 0 || only_cg == cg); ++o) {
+            /* cta_group 1: 5 x 3 = 15 tiles of 128 x 256 for 2 CTAs; cta_group 2: 3 x 3 = 9 pair tiles */
+            testing_gemm g = make_case(kOps[o][0], kOps[o][1], 520 + 37 * o, 700 - 20 * o, 150 + 8 * o);
+            g.alpha = 0.5f + 0.25f * o;
+            g.beta = o % 2 ? -0.75f : 0.5f;
+            g.c_type = o % 2 ? WSGEMM_R_32F : WSGEMM_R_16BF;
+            ok &= run_case(h, &g, cg, 650 + 10 * cg + o);
+        }
+    unsetenv("WSGEMM_SM100_CTAS");
+    return ok;
+}
+
 static int case_padded_ld(wsgemm_handle h)
 {
     int ok = 1;
@@ -264,7 +289,7 @@ static int fault_child(wsgemm_handle h)
     cudaError_t err = cudaDeviceSynchronize();
     printf("child: fault=%s cta_group=%s status=%s cuda=%s\n", getenv("WSGEMM_SM100_FAULT"),
            getenv("WSGEMM_SM100_CTA_GROUP"), wsgemm_status_string(s), cudaGetErrorString(err));
-    char rec[512] = "";
+    char rec[1024] = "";
     int code = wsgemm_sm100_emulated_checker_error(rec, sizeof rec);
     if (code == WSGEMM_EMULATION_ABSENT) code = 0; /* no emulation, no checker */
     printf("child: emulation checker record: %s\n", code ? rec : "none");
@@ -361,6 +386,8 @@ int main(int argc, char **argv)
         ok = case_types(h);
     } else if (strcmp(name, "more_ctas_than_tiles") == 0) {
         ok = case_more_ctas(h);
+    } else if (strcmp(name, "several_tiles") == 0) {
+        ok = case_several_tiles(h, argc > 2 ? atoi(argv[2]) : 0);
     } else if (strcmp(name, "padded_ld") == 0) {
         ok = case_padded_ld(h);
     } else if (strcmp(name, "tma_decline") == 0) {

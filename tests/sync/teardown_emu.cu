@@ -4,7 +4,7 @@
  * rule (use after dealloc, dealloc of columns not held, nothing leaked, peer allocated for cta_group 2).
  *
  * Each CTA: warp 0 = MMA warp, warps 1..4 = epilogue (lane quarters 1,2,3,0).
- *   set-up: dealloc_barrier_init<CG>; fence_mbarrier_init; cluster_sync (CG 2) / __syncthreads;
+ *   set-up: dealloc_barrier_init<CG>; fence_mbarrier_init; cluster_sync (CG 2) / cta_barrier_sync;
  *           MMA warp: tmem_alloc<CG>(slot, 512); fence_before; named_barrier_sync(1, 160) with the
  *           epilogue; fence_after; everyone reads the slot; CG 2: cluster_sync.
  *   epilogue thread: several rounds of random delay + tcgen05.ld 32x32b.x32 of its lane quarter +
@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(TD_THREADS, 1) teardown_kernel(uint32_t *sink,
     if (CtaGroup == 2)
         cluster_sync();
     else
-        __syncthreads();
+        cta_barrier_sync(); /* __syncthreads, seen by the emulation's happens-before tracking */
     if (warp == 0) {
         tmem_alloc<CtaGroup>(&tmem_slot, 512);
         tcgen05_fence_before_thread_sync();

@@ -13,6 +13,14 @@
  * trap kills the CUDA context); the case passes only if the checker recorded the expected error code
  * (printed with its message) - or, for the leak, if the host leak query reports the columns.
  * misuse_control runs a correct kernel the same way and must report no error: the harness can pass.
+ * Happens-before cases (hb_*, the same way): hb_control is an MMA warp and an epilogue warp handing one
+ * accumulator back and forth correctly (no report); hb_release_early (the epilogue releases before its
+ * read) and hb_no_fence_after (no tcgen05.fence::after_thread_sync before the read) must be reported as
+ * RACE whatever the interleaving. ld_poison_until_wait: tcgen05.ld registers hold the poison pattern until
+ * tcgen05.wait::ld.
+ *
+ * Every CTA barrier that orders TMEM accesses is cta_barrier_sync() (sync/named_barrier.cuh), not
+ * __syncthreads(), so the emulation's happens-before tracking sees it.
  *
  * Usage: test_tmem_emu <case>   (ctest runs one process per case). Exit 0 pass, 1 fail, 77 skipped.
  */
@@ -27,6 +35,7 @@
 
 #include "sync/cluster.cuh"
 #include "sync/mbarrier.cuh"
+#include "sync/named_barrier.cuh"
 #include "sync/wait.cuh"
 #include "testing.h"
 #include "tmem/tmem.cuh"
@@ -82,13 +91,13 @@ __global__ void __launch_bounds__(128, 1)
         fence_mbarrier_init();
     }
     fence_proxy_async_shared_cta(); /* ordinary smem stores, read by the tensor core */
-    __syncthreads();
+    cta_barrier_sync();
     if (CG == 2)
         cluster_sync(); /* barriers initialised and tiles written in both CTAs */
     if (warp == 0)
         tmem_alloc<CG>(&tmem_slot, 512);
     tcgen05_fence_before_thread_sync();
-    __syncthreads();
+    cta_barrier_sync();
     if (CG == 2)
         cluster_sync(); /* the peer's alloc completed before the leader's MMA writes its TMEM */
     tcgen05_fence_after_thread_sync();
@@ -134,7 +143,7 @@ __global__ void __launch_bounds__(128, 1)
         }
     }
     tcgen05_fence_before_thread_sync();
-    __syncthreads();
+    cta_barrier_sync();
     if (CG == 2)
         cluster_sync(); /* both CTAs done with TMEM and with each other's smem */
     if (warp == 0) {
@@ -282,7 +291,7 @@ __global__ void __launch_bounds__(128) alloc_kernel(uint32_t *bad, uint32_t *max
     if (warp == 0)
         tmem_alloc<1>(&tmem_slot, 256);
     tcgen05_fence_before_thread_sync();
-    __syncthreads();
+    cta_barrier_sync();
     tcgen05_fence_after_thread_sync();
     uint32_t base = tmem_slot;
     if (threadIdx.x == 0)
@@ -297,7 +306,7 @@ __global__ void __launch_bounds__(128) alloc_kernel(uint32_t *bad, uint32_t *max
     }
     __nanosleep(20000); /* hold the columns a while so co-resident CTAs really block */
     tcgen05_fence_before_thread_sync();
-    __syncthreads();
+    cta_barrier_sync();
     if (warp == 0) {
         tmem_relinquish_alloc_permit<1>();
         tcgen05_fence_after_thread_sync();
@@ -350,7 +359,7 @@ __global__ void __launch_bounds__(128, 1)
         mbarrier_init(&mma_done, 1);
         fence_mbarrier_init();
     }
-    __syncthreads();
+    cta_barrier_sync();
     if (CG == 2)
         cluster_sync();
     /* The address hand-off through named barrier 1 (all 128 threads), as the sm100 kernel does it. */
@@ -374,7 +383,7 @@ __global__ void __launch_bounds__(128, 1)
                 *(const uint4 *)(B + (size_t)(nb0 + r) * K + kb * BK + k);
         }
         fence_proxy_async_shared_cta();
-        __syncthreads();
+        cta_barrier_sync();
         if (CG == 2)
             cluster_sync(); /* the peer's tiles are written too */
         if (warp == 0 && rank == 0) {
@@ -404,7 +413,7 @@ __global__ void __launch_bounds__(128, 1)
             C[(size_t)row * N + n0 + c + i] = __uint_as_float(regs[i]);
     }
     tcgen05_fence_before_thread_sync();
-    __syncthreads();
+    cta_barrier_sync();
     if (CG == 2)
         cluster_sync();
     if (warp == 0) {
@@ -516,21 +525,28 @@ enum misuse_kind {
 __global__ void __launch_bounds__(128) misuse_kernel(int kind, uint32_t *sink)
 {
     __shared__ __align__(1024) uint8_t tile[128 * 64 * 2];
+    __shared__ uint64_t mma_done;
     __shared__ uint32_t tmem_slot;
     uint32_t warp = threadIdx.x / 32;
     for (uint32_t i = threadIdx.x; i < sizeof tile / 4; i += blockDim.x)
         ((uint32_t *)tile)[i] = 0;
-    __syncthreads();
+    if (threadIdx.x == 0) {
+        mbarrier_init(&mma_done, 1); /* the commit of warp 0's MMA */
+        fence_mbarrier_init();
+    }
+    fence_proxy_async_shared_cta();
+    cta_barrier_sync();
     uint32_t ncols = (kind == MISUSE_BAD_NCOLS) ? 96 : 128;
     if (warp == 0)
         tmem_alloc<1>(&tmem_slot, ncols);
     tcgen05_fence_before_thread_sync();
-    __syncthreads();
+    cta_barrier_sync();
     tcgen05_fence_after_thread_sync();
     uint32_t base = tmem_slot;
     uint32_t saddr = (uint32_t)__cvta_generic_to_shared(tile);
     uint64_t a_desc = umma_smem_desc_k_major(saddr, UMMA_SWIZZLE_128B);
-    uint32_t idesc = umma_idesc_f16_encode(UMMA_ACC_F32, UMMA_BF16, UMMA_BF16, UMMA_K_MAJOR, UMMA_K_MAJOR, 0, 0, 128, 64);
+    uint32_t idesc =
+        umma_idesc_f16_encode(UMMA_ACC_F32, UMMA_BF16, UMMA_BF16, UMMA_K_MAJOR, UMMA_K_MAJOR, 0, 0, 128, 64);
     if (warp == 0) {
         if (kind == MISUSE_DESC_VERSION) /* SM90 habit: bit 46 left 0 */
             umma_f16_warp<1>(base, a_desc & ~(1ull << 46), a_desc, idesc, 0);
@@ -540,15 +556,21 @@ __global__ void __launch_bounds__(128) misuse_kernel(int kind, uint32_t *sink)
             umma_f16<1>(base, a_desc, a_desc, idesc, 0);
         else
             umma_f16_warp<1>(base, a_desc, a_desc, idesc, 0);
+        umma_commit_warp<1>(&mma_done);
     }
-    __syncthreads();
+    /* everyone reads D only after the MMA completed (commit + wait + fence: PTX ISA tcgen05 memory
+     * consistency, "non-pipelined instructions, different thread") */
+    mbarrier_wait(&mma_done, 0, WAIT_CTA, 0, "mma_done", 0);
+    __syncwarp();
+    tcgen05_fence_after_thread_sync();
+    cta_barrier_sync();
     if (kind == MISUSE_DEALLOC_BEFORE_LD && warp == 0)
         tmem_dealloc<1>(base, ncols); /* before the epilogue's last ld */
     if (kind == MISUSE_MMA_AFTER_DEALLOC && warp == 0) {
         tmem_dealloc<1>(base, ncols);
         umma_f16_warp<1>(base, a_desc, a_desc, idesc, 0);
     }
-    __syncthreads();
+    cta_barrier_sync();
     if (warp == 1) {
         uint32_t regs[32];
         /* wrong warp: warp 1 may only read lanes 32..63, not lane quarter 0 */
@@ -561,7 +583,7 @@ __global__ void __launch_bounds__(128) misuse_kernel(int kind, uint32_t *sink)
         sink[threadIdx.x] = s;
     }
     tcgen05_fence_before_thread_sync();
-    __syncthreads();
+    cta_barrier_sync();
     if (warp == 0) {
         if (kind == MISUSE_CTA_GROUP_MIX)
             tmem_relinquish_alloc_permit<2>();
@@ -596,7 +618,7 @@ __global__ void __launch_bounds__(128) misuse_pair_kernel(uint32_t *sink)
     if (warp == 0)
         tmem_alloc<2>(&tmem_slot, 128);
     tcgen05_fence_before_thread_sync();
-    __syncthreads();
+    cta_barrier_sync();
     cluster_sync(); /* both allocations complete */
     tcgen05_fence_after_thread_sync();
     uint32_t base = tmem_slot;
@@ -616,6 +638,94 @@ __global__ void __launch_bounds__(128) misuse_pair_kernel(uint32_t *sink)
         tmem_relinquish_alloc_permit<2>();
         tmem_dealloc<2>(base, 128);
     }
+}
+
+/* Happens-before: warp 0 is an MMA warp, warp 1 an epilogue warp (lane quarter 1) that reads each of two
+ * results of one accumulator; full (the commit) and empty (32 epilogue arrivals) hand it back and forth.
+ * HB_CONTROL is the correct protocol. HB_RELEASE_EARLY: the epilogue arrives on empty before its read of
+ * the first result; HB_NO_FENCE_AFTER: it reads without tcgen05.fence::after_thread_sync after the full
+ * wait. Both races are reported however the run interleaves. HB_LD_POISON (the correct protocol) also
+ * stores what the tcgen05.ld registers hold before and after tcgen05.wait::ld. */
+enum hb_kind_case { HB_CONTROL, HB_RELEASE_EARLY, HB_NO_FENCE_AFTER, HB_LD_POISON };
+
+__global__ void __launch_bounds__(64) hb_kernel(int kind, uint32_t *out)
+{
+    __shared__ __align__(1024) uint8_t tile[128 * 64 * 2];
+    __shared__ uint64_t full, empty;
+    __shared__ uint32_t tmem_slot;
+    const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    for (uint32_t i = threadIdx.x; i < sizeof tile / 4; i += blockDim.x)
+        ((uint32_t *)tile)[i] = 0; /* A = B = 0: every result is 0.0f */
+    if (threadIdx.x == 0) {
+        mbarrier_init(&full, 1);   /* the MMA warp's commit */
+        mbarrier_init(&empty, 32); /* every epilogue thread */
+        fence_mbarrier_init();
+    }
+    fence_proxy_async_shared_cta();
+    cta_barrier_sync();
+    const uint32_t base = warp == 0 ? tmem_alloc_and_publish<1>(&tmem_slot, 128, 1, 64)
+                                    : tmem_receive_address(&tmem_slot, 1, 64);
+    const uint64_t desc = umma_smem_desc_k_major((uint32_t)__cvta_generic_to_shared(tile), UMMA_SWIZZLE_128B);
+    const uint32_t idesc =
+        umma_idesc_f16_encode(UMMA_ACC_F32, UMMA_BF16, UMMA_BF16, UMMA_K_MAJOR, UMMA_K_MAJOR, 0, 0, 128, 128);
+    for (uint32_t round = 0; round < 2; round++) {
+        if (warp == 0) {
+            mbarrier_wait(&empty, round ^ 1u, WAIT_CTA, 0, "empty", 0); /* round 0: the pre-phase (empty) */
+            __syncwarp();
+            tcgen05_fence_after_thread_sync();
+            umma_f16_warp<1>(base, desc, desc, idesc, 0);
+            umma_commit_warp<1>(&full);
+        } else {
+            const bool early = kind == HB_RELEASE_EARLY && round == 0;
+            mbarrier_wait(&full, round, WAIT_CTA, 0, "full", 0);
+            __syncwarp();
+            if (kind != HB_NO_FENCE_AFTER)
+                tcgen05_fence_after_thread_sync();
+            if (early) { /* planted: released before the read */
+                tcgen05_fence_before_thread_sync();
+                mbarrier_arrive(&empty);
+            }
+            uint32_t regs[32];
+            tmem_ld_32x32b_x32(base + (32u << 16), regs);
+            if (kind == HB_LD_POISON && round == 0)
+                out[lane] = regs[0]; /* before the wait: must be the poison pattern */
+            tmem_wait_ld_regs<32>(regs);
+            if (kind == HB_LD_POISON && round == 0)
+                out[32 + lane] = regs[0]; /* after: the MMA's result */
+            if (!early) {
+                tcgen05_fence_before_thread_sync();
+                mbarrier_arrive(&empty);
+            }
+        }
+    }
+    tcgen05_fence_before_thread_sync();
+    cta_barrier_sync();
+    if (warp == 0) {
+        tmem_relinquish_alloc_permit<1>();
+        tcgen05_fence_after_thread_sync();
+        tmem_dealloc<1>(base, 128);
+    }
+}
+
+static int case_ld_poison_until_wait(void)
+{
+    uint32_t *d, h[64];
+    CHECK_CUDA(cudaMalloc(&d, sizeof h));
+    CHECK_CUDA(tmem_host_prepare(0));
+    hb_kernel<<<1, 64>>>(HB_LD_POISON, d);
+    char msg[1024];
+    int leaked = tmem_host_leak_check(0, msg, sizeof msg);
+    CHECK_CUDA(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    cudaFree(d);
+    int before = 0, after = 0;
+    for (int l = 0; l < 32; l++) {
+        before += h[l] == (uint32_t)TMEM_EMU_POISON;
+        after += h[32 + l] == 0u;
+    }
+    printf("  tcgen05.ld registers before tcgen05.wait::ld: %d of 32 lanes hold the poison pattern; after: %d of 32 "
+           "hold the MMA's 0.0 (leak query %d %s)\n",
+           before, after, leaked, msg);
+    return (before == 32 && after == 32 && leaked == 0) ? 0 : 1;
 }
 
 /* In the child: run the planted kernel, then judge. Returns the child's exit code. */
@@ -638,9 +748,11 @@ static int misuse_child(const char *name, int kind, int expect_code)
         cfg.gridDim = dim3(2, 1, 1);
         cfg.blockDim = dim3(128, 1, 1);
         CHECK_CUDA(cudaLaunchKernelEx(&cfg, misuse_pair_kernel, sink));
+    } else if (kind <= -3) {
+        hb_kernel<<<1, 64>>>(-3 - kind, sink); /* -3 - kind: enum hb_kind_case */
     } else
         misuse_kernel<<<1, 128>>>(kind, sink);
-    char msg[1024], rec[512];
+    char msg[1024], rec[1024];
     int leaked = tmem_host_leak_check(0, msg, sizeof msg);
     int code = tmem_host_last_error(rec, sizeof rec);
     printf("  child: leak query %d (%s); checker record: %s\n", leaked, msg[0] ? msg : "clean", rec);
@@ -732,6 +844,9 @@ int main(int argc, char **argv)
         {"misuse_mma_after_dealloc", MISUSE_MMA_AFTER_DEALLOC, TMEM_EMU_ERR_UNALLOCATED_ACCESS},
         {"misuse_cg2_no_cluster", -1, TMEM_EMU_ERR_NO_CLUSTER},
         {"misuse_pair_dealloc_before_peer_ld", -2, TMEM_EMU_ERR_PAIR_DEALLOCATED},
+        {"hb_control", -3 - HB_CONTROL, TMEM_EMU_OK},
+        {"hb_release_early", -3 - HB_RELEASE_EARLY, TMEM_EMU_ERR_RACE},
+        {"hb_no_fence_after", -3 - HB_NO_FENCE_AFTER, TMEM_EMU_ERR_RACE},
     };
     int all = strcmp(name, "all") == 0, ran = 0, failed = 0;
 
@@ -750,7 +865,8 @@ int main(int argc, char **argv)
     int need_gpu = all;
     for (size_t i = 0; i < sizeof umma_cases / sizeof umma_cases[0]; i++)
         need_gpu |= strcmp(name, umma_cases[i].name) == 0;
-    need_gpu |= !strcmp(name, "alloc_ld_roundtrip") || !strcmp(name, "gemm_1024") || !strcmp(name, "gemm_1024_cg2");
+    need_gpu |= !strcmp(name, "alloc_ld_roundtrip") || !strcmp(name, "gemm_1024") || !strcmp(name, "gemm_1024_cg2") ||
+                !strcmp(name, "ld_poison_until_wait");
     if (need_gpu) {
         testing_require_gpu("test_tmem_emu");
         if (testing_device_cc() != 90) {
@@ -770,6 +886,13 @@ int main(int argc, char **argv)
     if (all || !strcmp(name, "alloc_ld_roundtrip")) {
         printf("test_tmem_emu alloc_ld_roundtrip\n");
         int rc = case_alloc_ld_roundtrip();
+        printf("  %s\n", rc == 0 ? "PASS" : "FAILED");
+        failed += rc != 0;
+        ran++;
+    }
+    if (all || !strcmp(name, "ld_poison_until_wait")) {
+        printf("test_tmem_emu ld_poison_until_wait\n");
+        int rc = case_ld_poison_until_wait();
         printf("  %s\n", rc == 0 ? "PASS" : "FAILED");
         failed += rc != 0;
         ran++;

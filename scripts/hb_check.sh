@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# hb_check.sh [BUILD] - the TMEM emulation's happens-before tracking on the GPU (an H200), in one command:
+#   1. configure and build the emulated path (sm_90a only, every core) in BUILD (default build/hb-check);
+#   2. (a) every emulated test with the tracking on (WSGEMM_TMEM_HB=1): test_sm100_emulated (both cta_groups,
+#      the planted teardown faults), the cuBLAS matrix on the sm100-emulated path, test_tmem_emu (the
+#      emulation's own cases, its misuse and happens-before cases) and sync_teardown_emu. Passing: every case
+#      passes and no output outside the cases that plant a bug holds a checker report ("TMEM-EMU ERROR");
+#   3. (b) the accumulator-released-early mutant (scripts/mutants.py acc_release_early: the epilogue arrives on
+#      acc_empty right after its acc_full wait, before its tcgen05.ld of the accumulator), built from a copy
+#      of the sources while (a) runs, then `test_sm100_emulated several_tiles CG` RUNS times per cta_group
+#      (HB_RUNS, default 10). Passing: every run fails with the checker's RACE record naming both sites, a
+#      tcgen05.ld and a tcgen05.mma.
+# Prints a short table last; exit 0 when every row passed. Logs: $OUT/hb_check/ (or BUILD/hb_check/).
+# Budget: under 8 minutes on a 16-core H200 machine: the stages are cut off so that the table comes within
+# HB_BUDGET_S (default 470) seconds of the start; a stage cut off fails its row.
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build/hb-check}
+LOGS=${OUT:-$BUILD}/hb_check
+RUNS=${HB_RUNS:-10}
+JOBS=$(nproc)
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+export WSGEMM_TMEM_HB=1
+T0=$SECONDS
+rows=()
+verdict=PASS
+row() { # step, PASS|FAIL|..., detail
+    rows+=("$(printf '%-40s %-5s %s' "$1" "$2" "$3")")
+    [ "$2" = FAIL ] && verdict=FAIL
+}
+finish() {
+    [ -s "$LOGS/failed.txt" ] && { echo "== failed tests"; cat "$LOGS/failed.txt"; }
+    echo "== hb_check: $(date -u +%Y-%m-%dT%H:%MZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $((SECONDS - T0)) s; logs in $LOGS"
+    printf '%-40s %-5s %s\n' step result detail
+    printf '%s\n' "${rows[@]}"
+    echo "HB_CHECK: $verdict"
+    [ $verdict = PASS ]
+    exit $?
+}
+
+# ---------------------------------------------------------------- 1. build
+t=$SECONDS
+. scripts/mutant_build.sh
+if ! mutant_base_build "$BUILD" "$LOGS/build.log" test_sm100_emulated gemm_matrix_test test_tmem_emu sync_teardown_emu; then
+    tail -30 "$LOGS/build.log"
+    row "build (sm_90a, emulated path)" FAIL "see build.log"
+    finish
+fi
+row "build (sm_90a, emulated path)" PASS "$((SECONDS - t)) s, $JOBS jobs"
+
+# ---------------------------------------------------------------- 3. the mutant, built and run in the background
+MUT=$LOGS/acc_release_early
+(
+    t=$SECONDS
+    mutant_prepare "$BUILD" && mutant_build acc_release_early "$MUT" || exit 0
+    echo "$((SECONDS - t))" >"$MUT/build_s"
+    t=$SECONDS
+    for cg in 1 2; do
+        for r in $(seq 1 "$RUNS"); do
+            log=$MUT/run_cg${cg}_$r.log
+            timeout 120 "$MUT/test_sm100_emulated" several_tiles "$cg" >"$log" 2>&1
+            echo "exit $?" >>"$log"
+        done
+    done
+    echo "$((SECONDS - t))" >"$MUT/runs_s"
+) >"$LOGS/mutant.log" 2>&1 &
+mutant_pid=$!
+
+# ---------------------------------------------------------------- 2. the emulated matrix, tracking on
+t=$SECONDS
+BUDGET=${HB_BUDGET_S:-470}
+left() { local l=$((BUDGET - (SECONDS - T0) - $1)); [ $l -gt 10 ] && echo $l || echo 10; } # seconds left, minus a reserve
+matrix_s=$(left 40)
+timeout "$matrix_s" ctest --test-dir "$BUILD" -j "$JOBS" --timeout 240 --output-on-failure \
+    -R "^(test_sm100_emulated\.|gemm_matrix\.sm100-emulated\.|test_tmem_emu\.|sync_teardown_emu)" \
+    >"$LOGS/matrix_ctest.log" 2>&1
+rc=$?
+cp "$BUILD/Testing/Temporary/LastTest.log" "$LOGS/matrix_LastTest.log" 2>/dev/null
+summary=$(grep -E "tests passed|tests failed" "$LOGS/matrix_ctest.log" | tail -1)
+[ $rc = 124 ] && summary="cut off after $matrix_s s; $summary"
+if [ $rc = 0 ]; then row "(a) emulated matrix, tracking on" PASS "$summary ($((SECONDS - t)) s)"
+else row "(a) emulated matrix, tracking on" FAIL "$summary ($((SECONDS - t)) s, exit $rc)"; fi
+grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess)" "$LOGS/matrix_ctest.log" | head -8 | sed 's/^/    /' >"$LOGS/failed.txt"
+# a checker report in a case that does not plant a bug (the planted ones are expected to report)
+awk '/^[0-9]+\/[0-9]+ Testing: /{name=$3} /TMEM-EMU ERROR|checker record: [A-Z]/ && name !~ /fault_|misuse_|_caught|hb_release_early|hb_no_fence_after/ {print name": "$0}' \
+    "$LOGS/matrix_LastTest.log" 2>/dev/null | sort -u >"$LOGS/unexpected_reports.txt"
+n=$(wc -l <"$LOGS/unexpected_reports.txt")
+if [ "$n" = 0 ] && [ -s "$LOGS/matrix_LastTest.log" ]; then row "(a) checker reports on the unmutated code" PASS "none"
+else row "(a) checker reports on the unmutated code" FAIL "$n (unexpected_reports.txt): $(head -1 "$LOGS/unexpected_reports.txt" | cut -c1-160)"; fi
+# the first failing test once more with the tracking off: tells a fault of the tracking's wiring (passes
+# without it) from one of the code under test (fails either way)
+first=$(grep -oE "[0-9]+ - [^ ]+ \((Failed|Timeout|SEGFAULT|Subprocess aborted)" "$LOGS/matrix_ctest.log" | head -1 | awk '{print $3}')
+if [ -n "$first" ]; then
+    WSGEMM_TMEM_HB=0 timeout "$(left 20)" ctest --test-dir "$BUILD" --timeout 140 --output-on-failure -R "^${first//./\\.}\$" \
+        >"$LOGS/rerun_tracking_off.log" 2>&1
+    if [ $? = 0 ]; then row "(a) $first, tracking off" NOTE "passes without the tracking: look at the tracking's report first"
+    else row "(a) $first, tracking off" NOTE "fails without the tracking too (rerun_tracking_off.log)"; fi
+    grep -h -m3 -E "TMEM-EMU ERROR|checker record" "$LOGS/matrix_LastTest.log" | cut -c1-300 >>"$LOGS/failed.txt"
+fi
+notes=$(grep -h "TMEM-EMU NOTE" "$LOGS/matrix_LastTest.log" 2>/dev/null | sort -u | head -3)
+[ -n "$notes" ] && row "(a) clusters not tracked" NOTE "$notes"
+
+# ---------------------------------------------------------------- 3. the mutant's verdicts
+t=$SECONDS
+if ! timeout "$(left 0)" tail --pid=$mutant_pid -f /dev/null; then
+    kill "$mutant_pid" 2>/dev/null
+fi
+status=$(cat "$MUT/status" 2>/dev/null || echo "not built")
+if [ "$status" != ok ]; then
+    row "(b) acc_release_early mutant" FAIL "$status (logs in $MUT)"
+else
+    for cg in 1 2; do
+        caught=0 ran=0
+        for log in "$MUT"/run_cg${cg}_*.log; do
+            [ -e "$log" ] || continue
+            ran=$((ran + 1))
+            rec=$(grep -m1 "emulation checker record: RACE" "$log")
+            if ! grep -q "^exit 0$" "$log" && [ -n "$rec" ] && [[ $rec == *tcgen05.ld* ]] && [[ $rec == *tcgen05.mma* ]]; then
+                caught=$((caught + 1))
+            fi
+        done
+        first=$(grep -h -m1 "emulation checker record:" "$MUT"/run_cg${cg}_*.log 2>/dev/null | head -1 | sed 's/^ *//' | cut -c1-150)
+        if [ "$caught" = "$RUNS" ]; then res=PASS; else res=FAIL; fi
+        row "(b) acc_release_early, cta_group $cg" $res "$caught of $RUNS runs (of $ran done) reported a RACE naming tcgen05.ld and tcgen05.mma; first: $first"
+    done
+    row "(b) mutant build and runs" PASS "compile+link $(cat "$MUT/build_s" 2>/dev/null) s, runs $(cat "$MUT/runs_s" 2>/dev/null || echo '?') s"
+fi
+finish

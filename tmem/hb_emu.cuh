@@ -1,0 +1,908 @@
+/*
+ * tmem/hb_emu.cuh - the happens-before tracking of tmem/hb.h wired into the TMEM emulation on the GPU:
+ * the state in global memory, one hook per synchronisation edge and per TMEM access. Emulation build only
+ * (sm_90a, WSGEMM_TMEM_EMULATION=1). sync/ calls the barrier hooks through sync/hb_hook.cuh, tmem/tmem_emu.cuh
+ * the TMEM ones; a hardware build compiles none of this.
+ *
+ *   edge / access                       hook (called by)
+ *   mbarrier.init                       tmem_hb_on_mbarrier_init   (sync/mbarrier.cuh: phase length = count)
+ *   mbarrier.arrive [.expect_tx], remote tmem_hb_on_arrive          (every arrive wrapper; relaxed ones count only)
+ *   mbarrier_wait returned              tmem_hb_on_wait            (sync/wait.cuh, after its loop: acquire the
+ *                                                                  phase of that parity, name the barrier in
+ *                                                                  later race reports)
+ *   bar.sync / bar.arrive (named)       tmem_hb_named_arrive / _acquire  (sync/named_barrier.cuh)
+ *   barrier.cluster.arrive / .wait      tmem_hb_cluster_arrive / _wait   (sync/cluster.cuh)
+ *   tcgen05.fence::before/after         tmem_hb_fence              (tmem/tmem.cuh)
+ *   tcgen05.alloc / dealloc             tmem_hb_alloc / tmem_hb_dealloc  (tmem/tmem_emu.cuh)
+ *   tcgen05.mma, tcgen05.commit[.mc]    tmem_hb_mma / tmem_hb_commit
+ *   tcgen05.ld, tcgen05.wait::ld        tmem_hb_ld / tmem_hb_wait_ld
+ *   cp.async.bulk.tensor (TMA load)     tmem_hb_tma_load           (gemm/common/tma.cuh: its writes join the
+ *                                                                  phase of its barrier; MMAs read after them)
+ *   the CTA's exit                      tmem_hb_cta_exit           (tmem_cta_exit, every thread, last in the
+ *                                                                  kernel: every commit arrival was waited for)
+ * Not tracked: __syncthreads() and __syncwarp() (compiler builtins with no wrapper: use cta_barrier_sync()
+ * from sync/named_barrier.cuh where a CTA barrier orders TMEM accesses), mbarrier_arrive_cluster with a raw
+ * shared::cluster address (use mbarrier_arrive_remote), a wait loop written around the try_wait/test_wait
+ * wrappers instead of mbarrier_wait, shared memory other than a TMA copy's destination block read by an MMA.
+ *
+ * State: per cluster (linear cluster id < TMEM_HB_MAX_CLUSTERS, at most 2 CTAs and 32 warps) the agents
+ * (one per warp), the mbarriers by shared-memory offset, the named barriers, the cluster barrier and the TMEM
+ * cells of each CTA, each object behind a spin lock; a cluster beyond these limits is not tracked (a note is
+ * printed once). Convergence: the hooks of sync/ leave a warp exactly as converged as they found it (the
+ * rule is spelled out above tmem_hb_share_begin): a converged warp's 32 arrivals are one update by lane 0
+ * between two __syncwarp(), any other set of lanes updates lane by lane with no warp-wide intrinsic; the
+ * TMEM hooks run in the emulation's reporting lane, after its collective checks, before its __syncwarp().
+ *
+ * A race traps like every other checker error, with both sites in the host-mapped record
+ * (tmem_host_last_error: "RACE: ... CTA rank 0 warp 2: tcgen05.ld lanes 64..95 columns 224..255 ... (its last
+ * wait: acc_full[0] parity 0), and CTA rank 0 warp 1: tcgen05.mma ..., not ordered by happens-before").
+ */
+#ifndef WSGEMM_TMEM_HB_EMU_CUH
+#define WSGEMM_TMEM_HB_EMU_CUH
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hb.h"
+#include "tmem_emu_error.cuh"
+
+enum {
+    TMEM_HB_MAX_CLUSTERS = 512,
+    TMEM_HB_MAX_RANKS = 2,
+    TMEM_HB_MAX_AGENTS = 32, /* warps per cluster */
+    TMEM_HB_MBARRIERS = 32,  /* per CTA */
+    TMEM_HB_NAMED = 16,      /* named barrier ids */
+    TMEM_HB_NAMES = 64,      /* distinct barrier names in race reports */
+    TMEM_HB_PENDING = 4,     /* tcgen05.ld per thread whose registers stay poisoned until wait::ld */
+    TMEM_HB_SMEM_BLOCKS = 232, /* 1024-byte blocks of shared memory (227 KB + 5 KB reserved) */
+    TMEM_HB_REG_CTAS = 512,  /* threads whose registers are held: block linear id and thread index below these */
+    TMEM_HB_REG_THREADS = 512
+};
+
+typedef struct tmem_hb_agent_slot {
+    hb_agent a;
+    int lock;
+    uint32_t ready;
+    uint32_t cluster_phase; /* phase of the cluster barrier this warp arrived on last */
+    uint32_t pad;
+} tmem_hb_agent_slot;
+
+typedef struct tmem_hb_barrier {
+    uint32_t key; /* mbarriers: shared-memory offset + 1 (0: free slot) */
+    int lock;
+    hb_sync s;
+} tmem_hb_barrier;
+
+typedef struct tmem_hb_cta {
+    uint32_t exited_threads; /* threads past tmem_cta_exit */
+    uint32_t pad[3];
+    tmem_hb_barrier mbar[TMEM_HB_MBARRIERS];
+    tmem_hb_barrier named[TMEM_HB_NAMED];
+    int cell_lock[HB_QUARTERS];
+    hb_cell cells[HB_CELLS];
+    int smem_lock;
+    hb_site smem_write[TMEM_HB_SMEM_BLOCKS]; /* the last TMA copy into each 1024-byte block */
+} tmem_hb_cta;
+
+typedef struct tmem_hb_cluster {
+    uint32_t next_comp; /* clock components handed out */
+    uint32_t untracked; /* 1: ran out of components or table space: this cluster is no longer tracked */
+    tmem_hb_agent_slot agents[TMEM_HB_MAX_AGENTS];
+    tmem_hb_barrier cluster_bar;
+    tmem_hb_cta cta[TMEM_HB_MAX_RANKS];
+} tmem_hb_cluster;
+
+/* A tcgen05.ld whose destination registers hold the poison pattern until the thread's wait::ld. */
+typedef struct tmem_hb_pending {
+    uint32_t *regs;
+    uint32_t taddr;
+    uint16_t shape; /* tmem_emu's TMEM_EMU_LD_* */
+    uint16_t n;
+} tmem_hb_pending;
+
+typedef struct tmem_hb_thread_regs {
+    uint32_t count;
+    uint32_t pad[3];
+    tmem_hb_pending p[TMEM_HB_PENDING];
+} tmem_hb_thread_regs;
+
+typedef struct tmem_hb_globals {
+    tmem_hb_cluster *clusters;     /* [TMEM_HB_MAX_CLUSTERS] */
+    unsigned long long *names;     /* [TMEM_HB_NAMES] addresses of the barrier name strings; id = index + 1 */
+    tmem_hb_thread_regs *regs;     /* [TMEM_HB_REG_CTAS][TMEM_HB_REG_THREADS] */
+    uint32_t *notes;               /* [0]: a "not tracked" note was printed */
+    tmem_emu_error *error;         /* the emulation's host-mapped record */
+    uint32_t enabled;              /* happens-before tracking on (default; WSGEMM_TMEM_HB=0 turns it off) */
+    uint32_t pad;
+} tmem_hb_globals;
+
+/* One copy per translation unit, as the emulation's own state; tmem_host_prepare fills it. */
+static __constant__ tmem_hb_globals c_tmem_hb;
+
+/* ================================================================ where the calling thread is */
+
+static __device__ __forceinline__ uint32_t tmem_hb_special(int which)
+{
+    uint32_t r = 0;
+    switch (which) { /* PTX ISA "Special Registers": %cluster_ctarank, %cluster_nctarank, %clusterid, %nclusterid */
+    case 0: asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r)); break;
+    case 1: asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r)); break;
+    case 2: asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(r)); break;
+    case 3: asm volatile("mov.u32 %0, %%clusterid.y;" : "=r"(r)); break;
+    case 4: asm volatile("mov.u32 %0, %%clusterid.z;" : "=r"(r)); break;
+    case 5: asm volatile("mov.u32 %0, %%nclusterid.x;" : "=r"(r)); break;
+    default: asm volatile("mov.u32 %0, %%nclusterid.y;" : "=r"(r)); break;
+    }
+    return r;
+}
+
+static __device__ __forceinline__ uint32_t tmem_hb_rank(void) { return tmem_hb_special(0); }
+
+static __device__ __forceinline__ uint32_t tmem_hb_cta_threads(void) { return blockDim.x * blockDim.y * blockDim.z; }
+
+static __device__ __forceinline__ uint32_t tmem_hb_agent_index(void)
+{
+    return tmem_hb_rank() * ((tmem_hb_cta_threads() + 31u) / 32u) + tmem_emu_warp_index();
+}
+
+static __device__ __noinline__ void tmem_hb_note_untracked(const char *why)
+{
+    if (c_tmem_hb.notes && atomicExch(c_tmem_hb.notes, 1u) == 0u)
+        printf("TMEM-EMU NOTE: happens-before tracking skips a cluster: %s (block (%u,%u,%u))\n", why, blockIdx.x,
+               blockIdx.y, blockIdx.z);
+}
+
+/* This thread's cluster state, or NULL when tracking is off or the cluster is beyond the tables. */
+static __device__ __forceinline__ tmem_hb_cluster *tmem_hb_my_cluster(void)
+{
+    if (!c_tmem_hb.enabled)
+        return 0;
+    uint32_t id =
+        tmem_hb_special(2) + tmem_hb_special(5) * (tmem_hb_special(3) + tmem_hb_special(6) * tmem_hb_special(4));
+    if (id >= TMEM_HB_MAX_CLUSTERS || tmem_hb_special(1) > TMEM_HB_MAX_RANKS ||
+        tmem_hb_special(1) * ((tmem_hb_cta_threads() + 31u) / 32u) > TMEM_HB_MAX_AGENTS) {
+        tmem_hb_note_untracked("more clusters, CTAs per cluster or warps than the tables hold");
+        return 0;
+    }
+    tmem_hb_cluster *cl = &c_tmem_hb.clusters[id];
+    if (*(volatile uint32_t *)&cl->untracked)
+        return 0;
+    return cl;
+}
+
+static __device__ __forceinline__ void tmem_hb_lock(int *l)
+{
+    while (atomicCAS(l, 0, 1) != 0)
+        __nanosleep(20);
+    __threadfence();
+}
+
+static __device__ __forceinline__ void tmem_hb_unlock(int *l)
+{
+    __threadfence();
+    atomicExch(l, 0);
+}
+
+static __device__ __noinline__ void tmem_hb_set_untracked(tmem_hb_cluster *cl, const char *why)
+{
+    atomicExch(&cl->untracked, 1u);
+    tmem_hb_note_untracked(why);
+}
+
+/* A fresh clock component of the cluster, or HB_NO_COMPONENT (then the cluster stops being tracked). */
+static __device__ __forceinline__ uint32_t tmem_hb_new_component(tmem_hb_cluster *cl)
+{
+    uint32_t c = atomicAdd(&cl->next_comp, 1u);
+    if (c < HB_COMPONENTS)
+        return c;
+    tmem_hb_set_untracked(cl, "more agents than clock components");
+    return HB_NO_COMPONENT;
+}
+
+/* The calling warp's agent, locked (NULL if untracked). `pipe`: 1 load pipe, 2 tensor pipe, 3 copy pipe
+ * needed. */
+static __device__ __noinline__ tmem_hb_agent_slot *tmem_hb_agent_lock(tmem_hb_cluster *cl, int pipe)
+{
+    tmem_hb_agent_slot *slot = &cl->agents[tmem_hb_agent_index()];
+    tmem_hb_lock(&slot->lock);
+    volatile hb_agent *a = &slot->a;
+    if (!*(volatile uint32_t *)&slot->ready) {
+        uint32_t self = tmem_hb_new_component(cl);
+        hb_agent_init(a, self, tmem_hb_rank(), tmem_emu_warp_index());
+        *(volatile uint32_t *)&slot->ready = 1u;
+    }
+    if (pipe == 1 && a->ld_pipe == HB_NO_COMPONENT)
+        a->ld_pipe = (uint8_t)tmem_hb_new_component(cl);
+    if (pipe == 2 && a->mma_pipe == HB_NO_COMPONENT)
+        a->mma_pipe = (uint8_t)tmem_hb_new_component(cl);
+    if (pipe == 3 && a->tma_pipe == HB_NO_COMPONENT)
+        a->tma_pipe = (uint8_t)tmem_hb_new_component(cl);
+    if (*(volatile uint32_t *)&cl->untracked) {
+        tmem_hb_unlock(&slot->lock);
+        return 0;
+    }
+    return slot;
+}
+
+/* The calling warp's cluster (into *cl) and its agent, locked; NULL when tracking is off or untracked. */
+static __device__ __forceinline__ tmem_hb_agent_slot *tmem_hb_my_agent(tmem_hb_cluster **cl, int pipe)
+{
+    *cl = c_tmem_hb.enabled ? tmem_hb_my_cluster() : 0;
+    return *cl ? tmem_hb_agent_lock(*cl, pipe) : 0;
+}
+
+/* The record of the mbarrier at shared-memory offset `offset` of CTA `rank` (insert: at its init). */
+static __device__ __noinline__ tmem_hb_barrier *tmem_hb_mbar(tmem_hb_cluster *cl, uint32_t rank, uint32_t offset,
+                                                             int insert)
+{
+    if (rank >= TMEM_HB_MAX_RANKS)
+        return 0;
+    tmem_hb_barrier *table = cl->cta[rank].mbar;
+    uint32_t key = offset + 1u, h = (offset >> 3) % TMEM_HB_MBARRIERS;
+    HB_LOOP
+    for (uint32_t i = 0; i < TMEM_HB_MBARRIERS; i++) {
+        tmem_hb_barrier *b = &table[(h + i) % TMEM_HB_MBARRIERS];
+        uint32_t k = *(volatile uint32_t *)&b->key;
+        if (k == key)
+            return b;
+        if (k == 0u) {
+            if (!insert)
+                return 0;
+            uint32_t old = atomicCAS(&b->key, 0u, key);
+            if (old == 0u || old == key)
+                return b;
+        }
+    }
+    if (insert)
+        tmem_hb_set_untracked(cl, "more mbarriers than the table holds");
+    return 0;
+}
+
+static __device__ __forceinline__ uint32_t tmem_hb_smem_offset(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* ================================================================ race reports */
+
+static __device__ __forceinline__ const char *tmem_hb_name(uint32_t id)
+{
+    if (id == 0u || id > TMEM_HB_NAMES || !c_tmem_hb.names)
+        return "?";
+    return (const char *)(uintptr_t)c_tmem_hb.names[id - 1u];
+}
+
+static __device__ __noinline__ void tmem_hb_report_race(const hb_site *earlier, const hb_site *later,
+                                                        uint32_t tmem_rank, uint32_t cell_lane, uint32_t cell_col)
+{
+    tmem_emu_error *e = c_tmem_hb.error;
+    if (e) {
+        volatile tmem_emu_error *ve = e;
+        const hb_site *sites[2] = {earlier, later};
+        HB_LOOP
+        for (int i = 0; i < 2; i++) {
+            hb_site_copy(&ve->site[i], sites[i]);
+            const char *n = sites[i]->wait_name ? tmem_hb_name(sites[i]->wait_name) : "";
+            int j = 0;
+            HB_LOOP
+            for (; j < TMEM_EMU_NAME_CHARS - 1 && n[j]; j++)
+                ve->wait_name[i][j] = n[j];
+            ve->wait_name[i][j] = '\0';
+        }
+    }
+    tmem_emu_write_record(e, TMEM_EMU_ERR_RACE, cell_lane, cell_col, tmem_rank);
+    /* the whole report (both sites, barrier names) is the host's: tmem_host_last_error */
+    printf("TMEM-EMU ERROR RACE: %s by CTA rank %u warp %u (columns %u..%u) and %s by CTA rank %u warp %u (columns "
+           "%u..%u) not ordered by happens-before, at TMEM lanes %d.. (-1: shared memory) column/offset %u.. of CTA "
+           "rank %u; block (%u,%u,%u)\n",
+           hb_kind_name(earlier->kind), (unsigned)earlier->cta, (unsigned)earlier->warp, (unsigned)earlier->col0,
+           (unsigned)earlier->col0 + earlier->ncols - 1u, hb_kind_name(later->kind), (unsigned)later->cta,
+           (unsigned)later->warp, (unsigned)later->col0, (unsigned)later->col0 + later->ncols - 1u, (int)cell_lane,
+           cell_col, tmem_rank, blockIdx.x, blockIdx.y, blockIdx.z);
+    __trap();
+}
+
+/* An mbarrier used (arrive, wait, commit) without its init ordered before the use, or never initialised
+ * (init->kind HB_NONE). */
+static __device__ __noinline__ void tmem_hb_report_init(const hb_site *init, const hb_site *use)
+{
+    tmem_emu_error *e = c_tmem_hb.error;
+    if (e) {
+        volatile tmem_emu_error *ve = e;
+        hb_site_copy(&ve->site[0], init);
+        hb_site_copy(&ve->site[1], use);
+        ve->wait_name[0][0] = ve->wait_name[1][0] = '\0';
+    }
+    tmem_emu_write_record(e, TMEM_EMU_ERR_MBARRIER_INIT, (uint32_t)use->col0 * 8u, use->tmem_cta, init->kind);
+    printf("TMEM-EMU ERROR MBARRIER_INIT: the mbarrier at shared offset %u of CTA rank %u is used by CTA rank %u "
+           "warp %u %s; block (%u,%u,%u)\n",
+           (unsigned)use->col0 * 8u, (unsigned)use->tmem_cta, (unsigned)use->cta, (unsigned)use->warp,
+           init->kind == HB_NONE ? "but was never initialised (mbarrier_init)"
+                                 : "without its mbarrier.init ordered before (fence.mbarrier_init + a barrier)",
+           blockIdx.x, blockIdx.y, blockIdx.z);
+    __trap();
+}
+
+/* The site of a use of the mbarrier at `offset` of CTA `rank` by the (locked) agent. */
+static __device__ __forceinline__ hb_site tmem_hb_use_site(const volatile hb_agent *a, uint32_t rank, uint32_t offset)
+{
+    return hb_agent_site(a, HB_MBAR_USE, a->self, a->self < HB_COMPONENTS ? a->vc.c[a->self] : 0u, rank, 0u, 0u,
+                         offset >> 3, 0u);
+}
+
+/* A use (`use`, by an agent at clock *vc) of barrier b (NULL: never initialised) must come after its init. */
+static __device__ __noinline__ void tmem_hb_check_init(tmem_hb_barrier *b, const hb_site *use, const hb_vc *vc)
+{
+    hb_site init;
+    hb_site_clear(&init);
+    int bad = b == 0;
+    if (b) {
+        tmem_hb_lock(&b->lock);
+        bad = hb_sync_check_init(&b->s, vc, &init);
+        tmem_hb_unlock(&b->lock);
+    }
+    if (bad)
+        tmem_hb_report_init(&init, use);
+}
+
+/* One access on the cells of CTA `tmem_rank`, quarter by quarter under the quarter's lock. */
+static __device__ __noinline__ void tmem_hb_cells_access(tmem_hb_cluster *cl, uint32_t tmem_rank, enum hb_op op,
+                                                         const hb_vc *start, const hb_site *me)
+{
+    if (tmem_rank >= TMEM_HB_MAX_RANKS)
+        return;
+    tmem_hb_cta *c = &cl->cta[tmem_rank];
+    uint32_t q0 = me->lane0 / 32u, q1 = (me->lane0 + me->nlanes - 1u) / 32u;
+    HB_LOOP
+    for (uint32_t q = q0; q <= q1 && q < HB_QUARTERS; q++) {
+        hb_site earlier;
+        unsigned cell_col = 0;
+        tmem_hb_lock(&c->cell_lock[q]);
+        int race = hb_tmem_quarter_access(c->cells + q * HB_CELL_UNITS, op, me->col0, me->ncols, start, me, &earlier,
+                                          &cell_col);
+        tmem_hb_unlock(&c->cell_lock[q]);
+        if (race) {
+            hb_site later = *me;
+            later.tmem_cta = (uint8_t)tmem_rank;
+            tmem_hb_report_race(&earlier, &later, tmem_rank, q * 32u, cell_col);
+        }
+    }
+}
+
+/* ================================================================ how the lanes of a warp take part in a hook
+
+ * The hooks of sync/ run wherever their wrapper runs: in the whole warp (the epilogue's 128 threads arriving
+ * on acc_empty, a named or cluster barrier, a fence right after a __syncwarp()) or in any subset of it (the
+ * elected lane that arrives or waits, lanes that left a wait loop at different times). A hook must leave the
+ * warp as converged as it found it: the emulation's checks that a whole warp executes a collective tcgen05
+ * operation (tmem_emu_require_warp) follow some of them directly. So:
+ *   - the whole warp converged at the hook (__activemask() is all 32 lanes) and every lane passes the same key:
+ *     __syncwarp(), lane 0 does the bookkeeping once for 32 lanes, __syncwarp(): the warp leaves converged
+ *     (the closing __syncwarp() is legal: all 32 lanes are in this branch);
+ *   - the whole warp, lanes with different keys: each lane does its own share, then __syncwarp();
+ *   - any other set of lanes: each lane does its own share and nothing warp-wide (no __syncwarp, shuffle or
+ *     match over lanes that may never get there).
+ * The bookkeeping itself (the *_do functions) uses no warp-wide intrinsic: one lane runs it.
+ * tmem_hb_share_begin returns how many lanes this lane acts for (0: none) and the mode for
+ * tmem_hb_share_end. */
+enum { TMEM_HB_LANE = 0, TMEM_HB_WARP_EACH = 1, TMEM_HB_WARP_ONCE = 2 };
+
+static __device__ __forceinline__ uint32_t tmem_hb_share_begin(unsigned long long key, int *mode)
+{
+    if (__activemask() != 0xFFFFFFFFu) {
+        *mode = TMEM_HB_LANE;
+        return 1u;
+    }
+    __syncwarp();
+    int same = 0;
+    __match_all_sync(0xFFFFFFFFu, key, &same);
+    *mode = same ? TMEM_HB_WARP_ONCE : TMEM_HB_WARP_EACH;
+    if (!same)
+        return 1u;
+    return tmem_emu_laneid() == 0 ? 32u : 0u;
+}
+
+static __device__ __forceinline__ void tmem_hb_share_end(int mode)
+{
+    if (mode != TMEM_HB_LANE)
+        __syncwarp();
+}
+
+/* ================================================================ barrier hooks (sync/) */
+
+static __device__ __noinline__ void tmem_hb_mbarrier_init_do(uint32_t offset, uint32_t count)
+{
+    tmem_hb_cluster *cl = tmem_hb_my_cluster();
+    if (!cl)
+        return;
+    tmem_hb_barrier *b = tmem_hb_mbar(cl, tmem_hb_rank(), offset, 1);
+    tmem_hb_agent_slot *slot = b ? tmem_hb_agent_lock(cl, 0) : 0;
+    if (!slot)
+        return;
+    hb_site init = hb_agent_site(&slot->a, HB_MBAR_INIT, slot->a.self, slot->a.vc.c[slot->a.self], tmem_hb_rank(), 0u,
+                                 0u, offset >> 3, 0u);
+    tmem_hb_unlock(&slot->lock);
+    tmem_hb_lock(&b->lock);
+    hb_sync_init(&b->s, count);
+    hb_sync_mark_init(&b->s, &init);
+    tmem_hb_unlock(&b->lock);
+}
+
+/* mbarrier.init: one thread per barrier (a warp-wide init of one barrier is not a pattern anyone writes). */
+static __device__ __forceinline__ void tmem_hb_on_mbarrier_init(const uint64_t *bar_smem, uint32_t count)
+{
+    if (c_tmem_hb.enabled)
+        tmem_hb_mbarrier_init_do(tmem_hb_smem_offset(bar_smem), count);
+}
+
+static __device__ __noinline__ void tmem_hb_arrive_do(uint32_t target_rank, uint32_t offset, uint32_t n, int release)
+{
+    tmem_hb_cluster *cl = tmem_hb_my_cluster();
+    if (!cl)
+        return;
+    tmem_hb_barrier *b = tmem_hb_mbar(cl, target_rank, offset, 0);
+    tmem_hb_agent_slot *slot = tmem_hb_agent_lock(cl, 0);
+    if (!slot)
+        return;
+    hb_vc released;
+    hb_site use = tmem_hb_use_site(&slot->a, target_rank, offset);
+    hb_agent_release(&slot->a, &released); /* a relaxed arrival publishes nothing; its clock moving on is harmless */
+    tmem_hb_unlock(&slot->lock);
+    tmem_hb_check_init(b, &use, &released);
+    tmem_hb_lock(&b->lock);
+    hb_sync_arrive(&b->s, n, release ? &released : 0);
+    tmem_hb_unlock(&b->lock);
+}
+
+/* An arrival (per lane: `per_lane` of them) on the mbarrier at `offset` in CTA `target_rank` of the cluster;
+ * release = 0 for an arrival that orders nothing. Before the real arrive, so a waiter that saw the phase
+ * complete finds it recorded. */
+static __device__ __forceinline__ void tmem_hb_on_arrive(uint32_t target_rank, uint32_t offset, uint32_t per_lane,
+                                                         int release)
+{
+    if (!c_tmem_hb.enabled)
+        return;
+    int mode;
+    uint32_t lanes = tmem_hb_share_begin(
+        ((unsigned long long)per_lane << 40) | ((unsigned long long)target_rank << 32) | offset, &mode);
+    if (lanes)
+        tmem_hb_arrive_do(target_rank, offset, per_lane * lanes, release);
+    tmem_hb_share_end(mode);
+}
+
+static __device__ __forceinline__ void tmem_hb_on_arrive_local(const uint64_t *bar_smem, uint32_t per_lane)
+{
+    if (c_tmem_hb.enabled)
+        tmem_hb_on_arrive(tmem_hb_rank(), tmem_hb_smem_offset(bar_smem), per_lane, 1);
+}
+
+static __device__ __noinline__ uint32_t tmem_hb_name_id(const char *name)
+{
+    if (!name || !c_tmem_hb.names)
+        return 0;
+    unsigned long long p = (unsigned long long)(uintptr_t)name;
+    HB_LOOP
+    for (uint32_t i = 0; i < TMEM_HB_NAMES; i++) {
+        unsigned long long v = *(volatile unsigned long long *)&c_tmem_hb.names[i];
+        if (v == p)
+            return i + 1u;
+        if (v == 0ull) {
+            unsigned long long old = atomicCAS(&c_tmem_hb.names[i], 0ull, p);
+            if (old == 0ull || old == p)
+                return i + 1u;
+        }
+    }
+    return 0;
+}
+
+/* A wait observed the phase of parity `parity` of this CTA's barrier at `offset`: acquire it, and remember
+ * the barrier's name for the sites of the warp's later accesses. */
+static __device__ __noinline__ void tmem_hb_wait_do(uint32_t offset, uint32_t parity, const char *name, uint32_t index)
+{
+    tmem_hb_cluster *cl = tmem_hb_my_cluster();
+    if (!cl)
+        return;
+    uint32_t id = tmem_hb_name_id(name);
+    tmem_hb_barrier *b = tmem_hb_mbar(cl, tmem_hb_rank(), offset, 0);
+    tmem_hb_agent_slot *slot = tmem_hb_agent_lock(cl, 0);
+    if (!slot)
+        return;
+    hb_vc before;
+    hb_vc_copy(&before, &slot->a.vc);
+    hb_site use = tmem_hb_use_site(&slot->a, tmem_hb_rank(), offset);
+    tmem_hb_unlock(&slot->lock);
+    tmem_hb_check_init(b, &use, &before); /* the waiter itself, before what it acquires */
+    hb_vc acquired;
+    hb_vc_clear(&acquired);
+    tmem_hb_lock(&b->lock);
+    hb_sync_acquire_parity(&b->s, parity, &acquired);
+    tmem_hb_unlock(&b->lock);
+    slot = tmem_hb_agent_lock(cl, 0);
+    if (!slot)
+        return;
+    hb_agent_acquire(&slot->a, &acquired);
+    hb_agent_note_wait(&slot->a, id, index, parity);
+    tmem_hb_unlock(&slot->lock);
+}
+
+/* mbarrier_wait (sync/wait.cuh) returned: the phase of parity `parity` completed. Called after the wait
+ * loop, by the lanes that waited (not inside the loop, where lanes leave at different iterations). */
+static __device__ __forceinline__ void tmem_hb_on_wait(const uint64_t *bar_smem, uint32_t parity, const char *name,
+                                                       uint32_t index)
+{
+    if (!c_tmem_hb.enabled)
+        return;
+    const uint32_t offset = tmem_hb_smem_offset(bar_smem);
+    int mode;
+    uint32_t lanes = tmem_hb_share_begin(((unsigned long long)parity << 32) | offset, &mode);
+    if (lanes)
+        tmem_hb_wait_do(offset, parity, name, index);
+    tmem_hb_share_end(mode);
+}
+
+/* Arrival of `n` threads on a barrier whose phase is `count` threads (named barriers, the cluster
+ * barrier); release = 0: counts only. Returns the phase, or ~0u when untracked. */
+static __device__ __noinline__ uint32_t tmem_hb_count_arrive(tmem_hb_cluster *cl, tmem_hb_barrier *b, uint32_t count,
+                                                             uint32_t n, int release, tmem_hb_agent_slot **slot_out)
+{
+    hb_vc released;
+    tmem_hb_agent_slot *slot = tmem_hb_agent_lock(cl, 0);
+    if (!slot)
+        return ~0u;
+    if (release)
+        hb_agent_release(&slot->a, &released);
+    tmem_hb_unlock(&slot->lock);
+    *slot_out = slot;
+    uint32_t phase = ~0u;
+    tmem_hb_lock(&b->lock);
+    if (b->s.count == 0u)
+        hb_sync_init(&b->s, count);
+    if (b->s.count == count) /* a barrier reused with another thread count is not tracked */
+        phase = hb_sync_arrive(&b->s, n, release ? &released : 0);
+    tmem_hb_unlock(&b->lock);
+    return phase;
+}
+
+static __device__ __noinline__ void tmem_hb_phase_acquire(tmem_hb_cluster *cl, tmem_hb_barrier *b, uint32_t phase)
+{
+    if (phase == ~0u)
+        return;
+    hb_vc acquired;
+    hb_vc_clear(&acquired);
+    tmem_hb_lock(&b->lock);
+    hb_sync_acquire_phase(&b->s, phase, &acquired);
+    tmem_hb_unlock(&b->lock);
+    tmem_hb_agent_slot *slot = tmem_hb_agent_lock(cl, 0);
+    if (!slot)
+        return;
+    hb_agent_acquire(&slot->a, &acquired);
+    tmem_hb_unlock(&slot->lock);
+}
+
+static __device__ __noinline__ uint32_t tmem_hb_named_arrive_do(uint32_t id, uint32_t nthreads, uint32_t n)
+{
+    tmem_hb_cluster *cl = tmem_hb_my_cluster();
+    tmem_hb_agent_slot *slot;
+    if (!cl || id >= TMEM_HB_NAMED)
+        return ~0u;
+    return tmem_hb_count_arrive(cl, &cl->cta[tmem_hb_rank()].named[id], nthreads, n, 1, &slot);
+}
+
+static __device__ __noinline__ void tmem_hb_named_acquire_do(uint32_t id, uint32_t phase)
+{
+    tmem_hb_cluster *cl = tmem_hb_my_cluster();
+    if (cl && id < TMEM_HB_NAMED)
+        tmem_hb_phase_acquire(cl, &cl->cta[tmem_hb_rank()].named[id], phase);
+}
+
+static __device__ __noinline__ void tmem_hb_cluster_arrive_do(int release, uint32_t n)
+{
+    tmem_hb_cluster *cl = tmem_hb_my_cluster();
+    tmem_hb_agent_slot *slot;
+    if (!cl)
+        return;
+    uint32_t phase = tmem_hb_count_arrive(cl, &cl->cluster_bar, tmem_hb_special(1) * tmem_hb_cta_threads(), n, release,
+                                          &slot);
+    if (phase != ~0u)
+        *(volatile uint32_t *)&slot->cluster_phase = phase;
+}
+
+static __device__ __noinline__ void tmem_hb_cluster_wait_do(void)
+{
+    tmem_hb_cluster *cl = tmem_hb_my_cluster();
+    if (cl)
+        tmem_hb_phase_acquire(cl, &cl->cluster_bar,
+                              *(volatile uint32_t *)&cl->agents[tmem_hb_agent_index()].cluster_phase);
+}
+
+/* bar.arrive / bar.sync on named barrier `id` of `nthreads` threads (.aligned: the whole warp, converged).
+ * Returns the phase for tmem_hb_named_acquire (the same in every lane). */
+static __device__ __forceinline__ uint32_t tmem_hb_named_arrive(uint32_t id, uint32_t nthreads)
+{
+    if (!c_tmem_hb.enabled)
+        return ~0u;
+    int mode;
+    uint32_t phase = ~0u, lanes = tmem_hb_share_begin(id, &mode);
+    if (lanes)
+        phase = tmem_hb_named_arrive_do(id, nthreads, lanes);
+    if (mode == TMEM_HB_WARP_ONCE)
+        phase = __shfl_sync(0xFFFFFFFFu, phase, 0); /* all 32 lanes are here: lane 0 arrived for them */
+    tmem_hb_share_end(mode);
+    return phase;
+}
+
+static __device__ __forceinline__ void tmem_hb_named_acquire(uint32_t id, uint32_t phase)
+{
+    if (!c_tmem_hb.enabled)
+        return;
+    int mode;
+    uint32_t lanes = tmem_hb_share_begin(((unsigned long long)phase << 32) | id, &mode);
+    if (lanes && phase != ~0u)
+        tmem_hb_named_acquire_do(id, phase);
+    tmem_hb_share_end(mode);
+}
+
+/* barrier.cluster.arrive (release = 0: .relaxed). Every thread of the cluster arrives once per phase. */
+static __device__ __forceinline__ void tmem_hb_cluster_arrive(int release)
+{
+    if (!c_tmem_hb.enabled)
+        return;
+    int mode;
+    uint32_t lanes = tmem_hb_share_begin(0ull, &mode);
+    if (lanes)
+        tmem_hb_cluster_arrive_do(release, lanes);
+    tmem_hb_share_end(mode);
+}
+
+/* barrier.cluster.wait: acquire the phase this warp arrived on. */
+static __device__ __forceinline__ void tmem_hb_cluster_wait(void)
+{
+    if (!c_tmem_hb.enabled)
+        return;
+    int mode;
+    uint32_t lanes = tmem_hb_share_begin(0ull, &mode);
+    if (lanes)
+        tmem_hb_cluster_wait_do();
+    tmem_hb_share_end(mode);
+}
+
+/* ================================================================ tcgen05 hooks (tmem/) */
+
+static __device__ __noinline__ void tmem_hb_fence_do(int before)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
+    if (!slot)
+        return;
+    if (before)
+        hb_fence_before_thread_sync(&slot->a);
+    else
+        hb_fence_after_thread_sync(&slot->a);
+    tmem_hb_unlock(&slot->lock);
+}
+
+/* tcgen05.fence::before_thread_sync (before = 1) or ::after_thread_sync, by any lanes of the warp. */
+static __device__ __forceinline__ void tmem_hb_fence(int before)
+{
+    if (!c_tmem_hb.enabled)
+        return;
+    int mode;
+    uint32_t lanes = tmem_hb_share_begin(0ull, &mode);
+    if (lanes)
+        tmem_hb_fence_do(before);
+    tmem_hb_share_end(mode);
+}
+
+/* The TMEM hooks below are called by ONE lane (the emulation's reporting lane, or the issuing thread). */
+
+/* A synchronous access of the warp (alloc: op HB_OP_ALLOC, dealloc: HB_OP_FREE) on columns
+ * [col, col + ncols) of all 128 lanes, in this CTA and, with `pair`, in the other CTA of the pair too. */
+static __device__ __noinline__ void tmem_hb_sync_access(enum hb_op op, unsigned kind, uint32_t col, uint32_t ncols,
+                                                        int pair)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
+    if (!slot)
+        return;
+    hb_vc start;
+    uint32_t rank = tmem_hb_rank();
+    uint32_t t = hb_sync_access_issue(&slot->a, &start);
+    hb_site me = hb_agent_site(&slot->a, kind, slot->a.self, t, rank, 0u, 128u, col, ncols);
+    tmem_hb_unlock(&slot->lock);
+    tmem_hb_cells_access(cl, rank, op, &start, &me);
+    if (pair)
+        tmem_hb_cells_access(cl, rank ^ 1u, op, &start, &me);
+}
+
+static __device__ __forceinline__ void tmem_hb_alloc(uint32_t col, uint32_t ncols)
+{
+    if (c_tmem_hb.enabled)
+        tmem_hb_sync_access(HB_OP_ALLOC, HB_ALLOC, col, ncols, 0);
+}
+
+/* cta_group 2: the pair's allocation is one collective resource (as the emulation's allocator models it),
+ * so the dealloc must come after the accesses of both CTAs. */
+static __device__ __forceinline__ void tmem_hb_dealloc(uint32_t col, uint32_t ncols, uint32_t cg)
+{
+    if (c_tmem_hb.enabled)
+        tmem_hb_sync_access(HB_OP_FREE, HB_DEALLOC, col, ncols, cg == 2u);
+}
+
+/* tcgen05.ld of lanes [lane0, lane0 + nlanes) x columns [col, col + ncols) of this CTA's TMEM. */
+static __device__ __noinline__ void tmem_hb_ld(uint32_t lane0, uint32_t nlanes, uint32_t col, uint32_t ncols)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 1);
+    if (!slot)
+        return;
+    hb_vc start;
+    uint32_t t = hb_ld_issue(&slot->a, &start);
+    hb_site me = hb_agent_site(&slot->a, HB_LD, slot->a.ld_pipe, t, tmem_hb_rank(), lane0, nlanes, col, ncols);
+    tmem_hb_unlock(&slot->lock);
+    tmem_hb_cells_access(cl, tmem_hb_rank(), HB_OP_READ, &start, &me);
+}
+
+static __device__ __noinline__ void tmem_hb_wait_ld(void)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
+    if (!slot)
+        return;
+    hb_wait_ld(&slot->a);
+    tmem_hb_unlock(&slot->lock);
+}
+
+/* The MMA's operand reads: after the last TMA copy into the block each descriptor starts in, in this CTA
+ * and (cta_group 2, the peer's operands at the same offsets) in the peer. */
+static __device__ __noinline__ void tmem_hb_mma_operands(tmem_hb_cluster *cl, uint32_t cg, uint32_t a_saddr,
+                                                         uint32_t b_saddr, const hb_vc *start, const hb_site *me)
+{
+    uint32_t rank = tmem_hb_rank();
+    HB_LOOP
+    for (uint32_t i = 0; i < 2u * cg; i++) {
+        uint32_t r = i < 2u ? rank : rank ^ 1u, block = (i % 2u ? b_saddr : a_saddr) >> 10;
+        if (r >= TMEM_HB_MAX_RANKS || block >= TMEM_HB_SMEM_BLOCKS)
+            continue;
+        tmem_hb_cta *c = &cl->cta[r];
+        hb_site w;
+        tmem_hb_lock(&c->smem_lock);
+        hb_site_copy(&w, &c->smem_write[block]);
+        tmem_hb_unlock(&c->smem_lock);
+        if (!hb_site_ordered(&w, start))
+            tmem_hb_report_race(&w, me, r, ~0u, block * 1024u);
+    }
+}
+
+/* tcgen05.mma writing D at columns [col, col + n) of all 128 lanes, in both CTAs for cta_group 2, reading A
+ * and B from shared memory at a_saddr, b_saddr. */
+static __device__ __noinline__ void tmem_hb_mma(uint32_t col, uint32_t n, uint32_t cg, uint32_t a_saddr,
+                                                uint32_t b_saddr)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 2);
+    if (!slot)
+        return;
+    hb_vc start;
+    uint32_t t = hb_mma_issue(&slot->a, &start);
+    uint32_t rank = tmem_hb_rank();
+    hb_site me = hb_agent_site(&slot->a, HB_MMA, slot->a.mma_pipe, t, rank, 0u, 128u, col, n);
+    tmem_hb_unlock(&slot->lock);
+    tmem_hb_mma_operands(cl, cg, a_saddr, b_saddr, &start, &me);
+    tmem_hb_cells_access(cl, rank, HB_OP_WRITE, &start, &me);
+    if (cg == 2u)
+        tmem_hb_cells_access(cl, rank ^ 1u, HB_OP_WRITE, &start, &me);
+}
+
+/* tcgen05.commit on the mbarrier at bar_smem's offset in this CTA (cta_mask 0) or in each CTA of the mask. */
+static __device__ __noinline__ void tmem_hb_commit(const uint64_t *bar_smem, uint32_t cta_mask)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
+    if (!slot)
+        return;
+    hb_vc released;
+    uint32_t offset = tmem_hb_smem_offset(bar_smem);
+    hb_site use = tmem_hb_use_site(&slot->a, 0u, offset);
+    hb_commit(&slot->a, &released);
+    tmem_hb_unlock(&slot->lock);
+    uint32_t mask = cta_mask ? cta_mask : (1u << tmem_hb_rank());
+    HB_LOOP
+    for (uint32_t r = 0; r < TMEM_HB_MAX_RANKS; r++) {
+        if (!(mask & (1u << r)))
+            continue;
+        tmem_hb_barrier *b = tmem_hb_mbar(cl, r, offset, 0);
+        use.tmem_cta = (uint8_t)r;
+        tmem_hb_check_init(b, &use, &released);
+        tmem_hb_lock(&b->lock);
+        hb_sync_note_async_arrival(&b->s, hb_sync_arrive(&b->s, 1u, &released));
+        tmem_hb_unlock(&b->lock);
+    }
+}
+
+/* The CTA's last thread past tmem_cta_exit: every phase a tcgen05.commit arrived on must have been observed
+ * by a wait of this CTA, or the (asynchronous) arrival could land after the CTA exited. */
+static __device__ __noinline__ void tmem_hb_cta_exit_do(uint32_t n)
+{
+    tmem_hb_cluster *cl = tmem_hb_my_cluster();
+    if (!cl)
+        return;
+    tmem_hb_cta *c = &cl->cta[tmem_hb_rank()];
+    __threadfence();
+    if (atomicAdd(&c->exited_threads, n) + n != tmem_hb_cta_threads())
+        return;
+    __threadfence();
+    HB_LOOP
+    for (uint32_t i = 0; i < TMEM_HB_MBARRIERS; i++) {
+        tmem_hb_barrier *b = &c->mbar[i];
+        uint32_t key = *(volatile uint32_t *)&b->key;
+        if (key == 0u)
+            continue;
+        tmem_hb_lock(&b->lock);
+        int bad = hb_sync_unobserved_async(&b->s);
+        uint32_t phase = (uint32_t)b->s.last_async_phase, seen = (uint32_t)b->s.max_observed_phase;
+        tmem_hb_unlock(&b->lock);
+        if (bad) {
+            tmem_emu_write_record(c_tmem_hb.error, TMEM_EMU_ERR_UNOBSERVED_COMMIT, key - 1u, phase, seen);
+            printf("TMEM-EMU ERROR UNOBSERVED_COMMIT: CTA rank %u exits while the tcgen05.commit arrival on phase %u "
+                   "of its mbarrier at shared offset %u was never waited for (last phase observed: %d): it may land "
+                   "after the exit (missing producer tail?); block (%u,%u,%u)\n",
+                   tmem_hb_rank(), phase, key - 1u, (int)seen, blockIdx.x, blockIdx.y, blockIdx.z);
+            __trap();
+        }
+    }
+}
+
+/* Every thread of the CTA, at the end of the kernel (tmem_cta_exit in tmem/tmem.cuh). */
+static __device__ __forceinline__ void tmem_hb_cta_exit(void)
+{
+    if (!c_tmem_hb.enabled)
+        return;
+    int mode;
+    uint32_t lanes = tmem_hb_share_begin(0ull, &mode);
+    if (lanes)
+        tmem_hb_cta_exit_do(lanes);
+    tmem_hb_share_end(mode);
+}
+
+/* A TMA copy into this CTA's shared memory at dst_smem that completes on the mbarrier at bar_smem (both
+ * shared::cta addresses): by the issuing thread (gemm/common/tma.cuh). */
+static __device__ __noinline__ void tmem_hb_tma_load(uint32_t dst_smem, uint32_t bar_smem)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 3);
+    if (!slot)
+        return;
+    uint32_t rank = tmem_hb_rank(), block = dst_smem >> 10, t = hb_tma_issue(&slot->a);
+    unsigned comp = slot->a.tma_pipe;
+    hb_site me = hb_agent_site(&slot->a, HB_TMA, comp, t, rank, 0u, 0u, block, 1u);
+    tmem_hb_unlock(&slot->lock);
+    tmem_hb_cta *c = &cl->cta[rank];
+    if (block < TMEM_HB_SMEM_BLOCKS) {
+        tmem_hb_lock(&c->smem_lock);
+        hb_site_copy(&c->smem_write[block], &me);
+        tmem_hb_unlock(&c->smem_lock);
+    }
+    tmem_hb_barrier *b = tmem_hb_mbar(cl, rank, bar_smem, 0);
+    if (b) {
+        tmem_hb_lock(&b->lock);
+        hb_sync_join_latest_phase(&b->s, comp, t);
+        tmem_hb_unlock(&b->lock);
+    }
+}
+
+/* ================================================================ registers of a tcgen05.ld */
+
+/* The calling thread's held loads, or NULL when its registers are not held (tracking off, or beyond the
+ * table: its loads then deliver their values at once). */
+static __device__ __forceinline__ tmem_hb_thread_regs *tmem_hb_thread_regs_of_me(void)
+{
+    if (!c_tmem_hb.enabled || !c_tmem_hb.regs)
+        return 0;
+    uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    uint32_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    if (block >= TMEM_HB_REG_CTAS || thread >= TMEM_HB_REG_THREADS)
+        return 0;
+    return &c_tmem_hb.regs[(size_t)block * TMEM_HB_REG_THREADS + thread];
+}
+
+#endif /* WSGEMM_TMEM_HB_EMU_CUH */
