@@ -9,16 +9,18 @@
  *   types                  bf16 and f16 in; bf16, f16, f32 out
  *   more_ctas_than_tiles   a forced grid larger than the tile count (zero-tile CTAs must tear down)
  *   padded_ld              lda/ldb/ldc larger than the rows (and padding rows of C untouched)
- *   tma_decline            a leading dimension TMA cannot take: forced path says NOT_SUPPORTED, C
- *                          untouched; AUTO still gives the right answer
+ *   staged                 operands TMA cannot address (odd lda / ldb, bases 2 bytes past 16, an
+ *                          overlapping batch stride): the path copies them (gemm/common/staging.h) and runs
+ *   splitk                 K split (forced 3 splits, and the plan's own split of a decode shape): fp32
+ *                          partials and the fixed-order reduction, every C type, beta 0 and != 0
  *   no_leak                after a run, the emulation reports zero TMEM columns still allocated
  *   fault_early_dealloc, fault_missing_peer_signal
  *                          the planted teardown bugs (WSGEMM_SM100_FAULT) run in a child process;
  *                          the case passes only if the child failed AND the emulation checker said so
  *
- * The cta_group is forced through the launcher's knob WSGEMM_SM100_CTA_GROUP, the grid through
- * WSGEMM_SM100_CTAS (docs/sm100.md). Leading dimensions are multiples of 8 elements unless a case
- * says otherwise: TMA needs 16-byte strides, and the path declines the rest (tma_decline).
+ * The cta_group is forced through the knob WSGEMM_SM100_CTA_GROUP, the grid through WSGEMM_SM100_CTAS, the
+ * split through WSGEMM_SM100_SPLITK (docs/tuning.md; the knobs are read once, so each change is followed by
+ * wsgemm_knobs_reload). Leading dimensions are multiples of 8 elements unless a case says otherwise (staged).
  * Shapes stay modest: the emulated tensor core runs on CUDA cores.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -29,7 +31,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h" /* the emulation probes: wsgemm_sm100_emulated_tmem_leaked_columns, ..._checker_error */
+#include "common/knobs.h" /* wsgemm_knobs_reload after each knob change */
+#include "internal.h"     /* the emulation probes: wsgemm_sm100_emulated_tmem_leaked_columns, ..._checker_error */
 #include "testing.h"
 #include "wsgemm.h"
 
@@ -42,11 +45,19 @@ static int round8(int x)
     return (x + 7) / 8 * 8;
 }
 
+/* Set (value >= 0) or clear (value < 0) a knob, and make the plans see it. */
+static void set_knob(const char *name, int value)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", value);
+    if (value >= 0) setenv(name, v, 1);
+    else unsetenv(name);
+    wsgemm_knobs_reload();
+}
+
 static void set_cta_group(int cg)
 {
-    char v[8];
-    snprintf(v, sizeof v, "%d", cg);
-    setenv("WSGEMM_SM100_CTA_GROUP", v, 1);
+    set_knob("WSGEMM_SM100_CTA_GROUP", cg);
 }
 
 /* A case with TMA-legal (multiple of 8) leading dimensions and tight strides. */
@@ -158,17 +169,17 @@ static int case_types(wsgemm_handle h)
 static int case_more_ctas(wsgemm_handle h)
 {
     int ok = 1;
-    setenv("WSGEMM_SM100_CTAS", "12", 1); /* 12 CTAs (6 pairs) for 1-3 tiles */
+    set_knob("WSGEMM_SM100_CTAS", 12); /* 12 CTAs (6 pairs) for 1-3 tiles */
     for (int cg = 1; cg <= 2; ++cg) {
         testing_gemm g = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 100, 300, 70);
         ok &= run_case(h, &g, cg, 600 + cg);
     }
-    setenv("WSGEMM_SM100_CTAS", "2", 1); /* fewer CTAs than tiles: every CTA loops over several tiles */
+    set_knob("WSGEMM_SM100_CTAS", 2); /* fewer CTAs than tiles: every CTA loops over several tiles */
     for (int cg = 1; cg <= 2; ++cg) {
         testing_gemm g = make_case(WSGEMM_OP_N, WSGEMM_OP_N, 600, 700, 90);
         ok &= run_case(h, &g, cg, 610 + cg);
     }
-    unsetenv("WSGEMM_SM100_CTAS");
+    set_knob("WSGEMM_SM100_CTAS", -1);
     return ok;
 }
 
@@ -186,37 +197,54 @@ static int case_padded_ld(wsgemm_handle h)
     return ok;
 }
 
-/* lda = 101 (202 bytes) is not a TMA stride: the forced emulated path must decline before touching
- * C, and AUTO must still produce the right result on another path. */
-static int case_tma_decline(wsgemm_handle h)
+/* Operands TMA cannot address as stored: the path stages them (gemm/common/staging.h) instead of declining. */
+static int case_staged(wsgemm_handle h)
 {
-    testing_gemm g = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 64, 64, 100);
-    g.lda = 101;
-    testing_gemm_resolve(&g);
-    testing_buffers b;
-    testing_buffers_create(&g, 800, &b);
-    wsgemm_status s = testing_run_wsgemm(h, &g, &b);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const size_t c_bytes = b.elems_c * (size_t)testing_dtype_bytes(g.c_type);
-    void *after = malloc(c_bytes);
-    CUDA_CHECK(cudaMemcpy(after, b.C, c_bytes, cudaMemcpyDeviceToHost));
     int ok = 1;
-    if (s != WSGEMM_STATUS_NOT_SUPPORTED) {
-        printf("FAIL tma_decline: forced sm100-emulated returned %s for lda = 101, expected NOT_SUPPORTED\n",
-               wsgemm_status_string(s));
-        ok = 0;
-    } else if (memcmp(after, b.hC0, c_bytes) != 0) {
-        printf("FAIL tma_decline: C was modified by a call that returned NOT_SUPPORTED\n");
-        ok = 0;
-    } else {
-        printf("PASS tma_decline: NOT_SUPPORTED (%s), C untouched\n", wsgemm_get_last_error_message(h));
+    for (int cg = 1; cg <= 2; ++cg) {
+        testing_gemm g = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 200, 300, 100);
+        g.lda = 101; /* 202 bytes: not a TMA stride */
+        ok &= run_case(h, &g, cg, 800 + cg);
+        testing_gemm b = make_case(WSGEMM_OP_N, WSGEMM_OP_T, 130, 270, 90);
+        b.ldb = 271;
+        b.beta = 0.5f;
+        ok &= run_case(h, &b, cg, 810 + cg);
+        testing_gemm o = make_case(kOps[cg][0], kOps[cg][1], 160, 140, 75);
+        o.offset = 1; /* A, B and C 2 bytes past a 16-byte boundary */
+        o.c_type = WSGEMM_R_32F;
+        ok &= run_case(h, &o, cg, 820 + cg);
+        testing_gemm v = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 96, 130, 64);
+        v.batch = 3;
+        v.strideA = 64 * 40; /* matrices overlap (each is 64 x 96): a TMA box walk cannot describe them */
+        ok &= run_case(h, &v, cg, 830 + cg);
     }
-    free(after);
-    testing_buffers_destroy(&b);
+    return ok;
+}
 
-    WSGEMM_CHECK(wsgemm_set_path(h, WSGEMM_PATH_AUTO));
-    ok &= testing_case_against_cublas(h, &g, WSGEMM_PATH_AUTO, 801, 1);
-    WSGEMM_CHECK(wsgemm_set_path(h, kPath));
+/* K split into fp32 partials and the fixed-order reduction: forced 3 splits for every C type and beta, both
+ * cta_groups, m a multiple of 4 and not; then the plan's own split of a decode shape (one row of two tiles,
+ * 64 K blocks). */
+static int case_splitk(wsgemm_handle h)
+{
+    static const wsgemm_dtype out[3] = {WSGEMM_R_16BF, WSGEMM_R_16F, WSGEMM_R_32F};
+    int ok = 1;
+    set_knob("WSGEMM_SM100_SPLITK", 3);
+    for (int c = 0; c < 3; ++c)
+        for (int cg = 1; cg <= 2; ++cg) {
+            testing_gemm g = make_case(kOps[c][0], kOps[c][1], c == 1 ? 261 : 260, 300, 700);
+            g.c_type = out[c];
+            g.beta = c == 0 ? 0.0f : -0.75f;
+            g.alpha = 1.5f;
+            ok &= run_case(h, &g, cg, 850 + c * 2 + cg);
+        }
+    set_knob("WSGEMM_SM100_SPLITK", -1);
+    set_knob("WSGEMM_SM100_CTA_GROUP", -1);
+    set_knob("WSGEMM_SM100_DEBUG", 1); /* the plan on stderr: its splits are part of the log */
+    testing_gemm d = make_case(WSGEMM_OP_N, WSGEMM_OP_N, 64, 512, 4096);
+    d.beta = 1.0f;
+    printf("[plan's choice] ");
+    ok &= testing_case_against_cublas(h, &d, kPath, 860, 1);
+    set_knob("WSGEMM_SM100_DEBUG", -1);
     return ok;
 }
 
@@ -228,10 +256,10 @@ static int case_no_leak(wsgemm_handle h)
     }
     int ok = 1;
     for (int cg = 1; cg <= 2; ++cg) {
-        setenv("WSGEMM_SM100_CTAS", "8", 1); /* includes zero-tile CTAs */
+        set_knob("WSGEMM_SM100_CTAS", 8); /* includes zero-tile CTAs */
         testing_gemm g = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 256, 256, 64);
         ok &= run_case(h, &g, cg, 900 + cg);
-        unsetenv("WSGEMM_SM100_CTAS");
+        set_knob("WSGEMM_SM100_CTAS", -1);
         CUDA_CHECK(cudaDeviceSynchronize());
         int leaked = wsgemm_sm100_emulated_tmem_leaked_columns();
         printf("%s no_leak cta_group %d: %d TMEM columns still allocated after the kernel\n",
@@ -363,8 +391,10 @@ int main(int argc, char **argv)
         ok = case_more_ctas(h);
     } else if (strcmp(name, "padded_ld") == 0) {
         ok = case_padded_ld(h);
-    } else if (strcmp(name, "tma_decline") == 0) {
-        ok = case_tma_decline(h);
+    } else if (strcmp(name, "staged") == 0) {
+        ok = case_staged(h);
+    } else if (strcmp(name, "splitk") == 0) {
+        ok = case_splitk(h);
     } else if (strcmp(name, "no_leak") == 0) {
         ok = case_no_leak(h);
     } else {
