@@ -39,7 +39,7 @@ echo "build ok in ${build_secs} s"
 MATRIX="$BUILD/tests/generic/gemm_matrix_test"
 KERNEL="$BUILD/tests/sm100/test_sm100_emulated"
 GROUPS="shapes ops types batch alpha_beta leading_dims"
-CASES="ops_cg1 ops_cg2 odd_shapes batch alpha_beta types more_ctas_than_tiles padded_ld staged splitk"
+CASES="ops_cg1 ops_cg2 odd_shapes batch alpha_beta types more_ctas_than_tiles padded_ld epilogue staged splitk"
 runs=("plain|plan_choices|$RUN_SECS|$BUILD/tests/sm100/sm100_plan_test choices"
       "plain|plan_sweep|$RUN_SECS|$BUILD/tests/sm100/sm100_plan_test sweep")
 for g in $GROUPS; do runs+=("plain|matrix_$g|$RUN_SECS|$MATRIX $g sm100-emulated"); done

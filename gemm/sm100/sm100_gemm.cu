@@ -32,7 +32,11 @@
  *   warp 1     MMA warp: allocates 512 TMEM columns (2 accumulators x 256), one elected lane issues
  *              tcgen05.mma (4 x K=16 per k-block) and tcgen05.commit; at the end complete_dealloc.
  *   warps 2-5  epilogue: warp w reads TMEM lane quarter w % 4 (quarters 2, 3, 0, 1: all four covered),
- *              one accumulator row per thread, 32 columns per tcgen05.ld, alpha/beta, convert, store.
+ *              one accumulator row per thread, 32 columns per tcgen05.ld, then the shared output op
+ *              (gemm/common/epilogue.cuh). The plan's epilogue kind: DIRECT stores per element; TMA and
+ *              STAGED write each warp's 32 x 32 chunk into shared memory and store it by TMA (STAGED, for
+ *              beta != 0, first loads the chunk's C by TMA, ahead of use). The stores run behind the next
+ *              chunk and, after acc_empty, behind the next tile's MMAs on the other accumulator.
  *
  * Tiles. cta_group 1: a CTA computes 128 x 256 tiles of C. cta_group 2 (clusters of 2, ranks 0 and 1):
  * the pair computes a 256 x 256 tile; CTA r loads rows 128r..128r+127 of the A tile and rows
@@ -52,6 +56,9 @@
  *   MMA lane --tcgen05.commit (last k-block)---> acc_full[a]  (count 1)   --wait--> 128 epilogue thr.
  *   128 epilogue threads --arrive (after last ld)--> acc_empty[a] (count 128) --wait--> MMA lane
  *   128 epilogue threads --signal_complete------> dealloc (count 128) --wait--> MMA warp: dealloc
+ *   epilogue warp w's lane 0 --arrive_expect_tx + TMA load of C--> c_full[w][b] (count 1) --wait--> warp w
+ *                                            (STAGED only; per CTA in either cta_group; the chunk buffer b is
+ *                                            reused after cp.async.bulk.wait_group.read of its last store)
  *
  *   cta_group 2 (CTA pair; L = rank 0 leader, P = rank 1 peer; "both" = the barrier in each CTA)
  *
@@ -180,6 +187,8 @@ constexpr int kMmaWarp = 1;
 constexpr int kFirstEpilogueWarp = 2;
 constexpr int kThreads = (kFirstEpilogueWarp + kEpilogueWarps) * 32; /* 192 */
 constexpr int kEpilogueChunk = 32; /* columns per tcgen05.ld.32x32b.x32 */
+constexpr int kCBuffers = 2;       /* C chunks per epilogue warp: one being filled while the other's TMA store reads */
+constexpr int kCChunkBytes = 32 * kEpilogueChunk * 4; /* a warp's 32 rows x 32 columns, sized for fp32 */
 constexpr uint32_t kTmemAddrBarrier = 1; /* named barrier id (0 is __syncthreads) */
 constexpr uint32_t kTmemAddrThreads = 32 + kEpilogueThreads; /* MMA warp + epilogue warps */
 constexpr int kSmemLimit = 227 * 1024;
@@ -203,7 +212,7 @@ struct Config {
     static constexpr int kABytes = kBlockM * kBlockK * kElemBytes; /* 16 KB */
     static constexpr int kBBytes = kBRows * kBlockK * kElemBytes;  /* 32 KB (cg 1) / 16 KB (cg 2) */
     static constexpr int kStageBytes = kABytes + kBBytes;          /* bytes THIS CTA's TMA lands per stage */
-    static constexpr int kStages = kCtaGroup == 1 ? 4 : 7; /* as many as fit in 227 KB */
+    static constexpr int kStages = kCtaGroup == 1 ? 4 : 6; /* as many as fit in 227 KB beside the C chunks */
     /* full[s] arrivals: the local TMA lane; EMULATION with a pair: the leader also receives P's relay */
     static __device__ __forceinline__ uint32_t full_count(uint32_t rank)
     {
@@ -229,10 +238,14 @@ struct SharedStorage {
     typedef Config<kCtaGroup> C;
     alignas(1024) uint8_t a[C::kStages][C::kABytes]; /* swizzled operand stages, 1024-B aligned */
     alignas(1024) uint8_t b[C::kStages][C::kBBytes];
+    /* the epilogue's output chunks (TMA epilogue): warp w's 32 rows x 32 columns of C, column-major without
+     * swizzle (column j at j * 32 elements), C's old values loaded into them by TMA when beta != 0 */
+    alignas(1024) uint8_t c_chunk[kEpilogueWarps][kCBuffers][kCChunkBytes];
     uint64_t full[C::kStages];      /* stage s holds A and B (TMA complete_tx) */
     uint64_t empty[C::kStages];     /* stage s may be overwritten (tcgen05.commit) */
     uint64_t acc_full[kAccStages];  /* accumulator a holds a finished tile (tcgen05.commit) */
     uint64_t acc_empty[kAccStages]; /* accumulator a was read by every epilogue thread (leader's copy) */
+    uint64_t c_full[kEpilogueWarps][kCBuffers]; /* chunk b of warp w holds C (TMA complete_tx) */
     uint64_t dealloc;               /* the dealloc barrier, phase 0 only */
     uint32_t tmem_base;             /* written by tcgen05.alloc */
 };
@@ -272,6 +285,9 @@ struct KernelParams {
     long long ldc, stride_c, stride_split; /* elements between columns, batch members, splits of the output */
     int m, n;
     float alpha, beta;  /* 1 and 0 for partials: the reduction applies C's */
+    int epilogue;       /* wsgemm_epilogue_kind: DIRECT, or TMA / STAGED through the c_chunk buffers */
+    int out_batches;    /* batch members per split of the output: its z coordinate is split * out_batches + batch */
+    CUtensorMap tmap_c; /* the output, 3-D {m, n, splits x batch}, 32 x 32 boxes without swizzle (TMA epilogue) */
     uint32_t idesc;          /* tcgen05 instruction descriptor (kind::f16) */
     uint64_t a_desc, b_desc; /* smem descriptors with start address 0 (the stage address is added) */
     uint32_t a_k_step_bytes, b_k_step_bytes; /* start-address advance per UMMA K step */
@@ -479,27 +495,61 @@ __device__ __forceinline__ void fault_hold_back(const KernelParams &p, uint32_t 
     for (int i = 0; i < 2000; ++i) __nanosleep(1000);
 }
 
+/* TMA epilogue: bring C's old values for one chunk (this warp's 32 rows x 32 columns starting at row r0,
+ * column j0, output matrix z) into chunk buffer `seq % kCBuffers` by TMA. One lane issues it; kPendingStores
+ * is how many of this lane's TMA stores were issued after the last one that read this buffer, so waiting
+ * until at most that many still read their source frees the buffer. */
+template <int kPendingStores, int kCtaGroup, typename TOut>
+__device__ __forceinline__ void c_chunk_prefetch(const KernelParams &p, SharedStorage<kCtaGroup> &s, int ew,
+                                                 uint32_t seq, int r0, int j0, int z)
+{
+    const uint32_t buf = seq % kCBuffers;
+    bulk_wait_group_read<kPendingStores>(); /* the buffer's last store has read it */
+    mbarrier_arrive_expect_tx(&s.c_full[ew][buf], (uint32_t)(32 * kEpilogueChunk * sizeof(TOut)));
+    tma_load_3d(smem_u32(s.c_chunk[ew][buf]), &p.tmap_c, smem_u32(&s.c_full[ew][buf]), r0, j0, z);
+}
+
+/* One epilogue warp over its 32 accumulator rows (TMEM lane quarter warp % 4) of each tile:
+ *   tcgen05.ld 32 columns at a time; after the last one, acc_empty (the accumulator is free for the tile after
+ *   next while this one is still being written out);
+ *   DIRECT: the shared output op per element straight to global memory (any layout; split-K partials too);
+ *   TMA / STAGED: the output op into a 32 x 32 chunk in shared memory, then one TMA store per chunk, which
+ *   runs on while the warp takes the next chunk and, after the last, while the MMA warp fills this
+ *   accumulator again (the double-buffered accumulators). With beta != 0 (STAGED) C's old values come in by
+ *   TMA ahead of use: the tile's first chunk before acc_full is awaited (under the tile's main loop), each
+ *   further chunk while the one before it is converted. Two buffers per warp; their order of use is `seq`. */
 template <int kCtaGroup, typename TOut>
 __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, uint32_t tmem_base, uint32_t rank,
                               int warp, long long first_unit, long long unit_step)
 {
+    constexpr int kOut = wsgemm_dtype_of<TOut>::value;
     const int quarter = warp % 4; /* the TMEM lane quarter this warp may access */
+    const int ew = warp - kFirstEpilogueWarp;
     const int lane = threadIdx.x % 32;
     const int row = quarter * 32 + lane; /* accumulator row = TMEM lane */
     const enum wait_scope acc_scope = kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA;
+    const bool via_smem = p.epilogue != WSGEMM_EPILOGUE_DIRECT;
+    const bool load_c = via_smem && p.beta != 0.0f;
     PipelineState acc = pipeline_consumer_start();
+    uint32_t seq = 0; /* chunks this warp has put through shared memory */
     for (long long u = first_unit; u < p.sched.units; u += unit_step) {
         const Tile tile = tile_at(p, u, rank);
+        const int r0 = tile.m0 + quarter * 32;
+        const int z = tile.split * p.out_batches + tile.batch;
+        const int cols = min(kBlockN, p.n - tile.n0);
+        const int chunks = (cols + kEpilogueChunk - 1) / kEpilogueChunk;
+        if (load_c && lane == 0) c_chunk_prefetch<1, kCtaGroup, TOut>(p, s, ew, seq, r0, tile.n0, z);
         mbarrier_wait(&s.acc_full[acc.stage], acc.phase, acc_scope, 0, "acc_full", acc.stage);
         tcgen05_fence_after_thread_sync(); /* our tcgen05.ld after the MMAs the commit covered */
         if (planted_fault(p) != FAULT_NONE && u + unit_step >= p.sched.units) fault_hold_back(p, rank);
 
         const int i = tile.m0 + row;
-        const int cols = min(kBlockN, p.n - tile.n0);
-        const int chunks = (cols + kEpilogueChunk - 1) / kEpilogueChunk;
         TOut *c = static_cast<TOut *>(p.c) + (long long)tile.split * p.stride_split + (long long)tile.batch * p.stride_c;
         const uint32_t taddr = tmem_base + tmem_addr((uint32_t)(quarter * 32), (uint32_t)(acc.stage * kBlockN));
         for (int ch = 0; ch < chunks; ++ch) {
+            const int j0 = tile.n0 + ch * kEpilogueChunk;
+            if (load_c && lane == 0 && ch + 1 < chunks) /* the next chunk's C while this one is converted */
+                c_chunk_prefetch<0, kCtaGroup, TOut>(p, s, ew, seq + 1, r0, j0 + kEpilogueChunk, z);
             uint32_t v[kEpilogueChunk];
             __syncwarp(); /* tcgen05.ld is .sync.aligned: the warp reconverges after the predicated stores */
             tmem_ld_32x32b_x32(taddr + (uint32_t)(ch * kEpilogueChunk), v);
@@ -512,19 +562,43 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
                 else
                     mbarrier_arrive_remote(&s.acc_empty[acc.stage], 0);
             }
-            if (i < p.m) {
-                const int j0 = tile.n0 + ch * kEpilogueChunk;
+            if (via_smem) {
+                const uint32_t buf = seq % kCBuffers;
+                TOut *chunk = reinterpret_cast<TOut *>(s.c_chunk[ew][buf]);
+                if (load_c) {
+                    mbarrier_wait(&s.c_full[ew][buf], (seq / kCBuffers) & 1u, WAIT_CTA, 0, "c_full", buf);
+                } else {
+                    if (lane == 0) bulk_wait_group_read<kCBuffers - 1>(); /* this buffer's last store has read it */
+                    __syncwarp();
+                }
+                /* column e of the chunk at e * 32: the warp's 32 lanes write 32 consecutive elements */
+#pragma unroll
+                for (int e = 0; e < kEpilogueChunk; ++e) {
+                    TOut *elem = chunk + e * 32 + lane;
+                    const float old = load_c ? wsgemm_out_load<kOut>(elem) : 0.0f;
+                    wsgemm_out_store<kOut>(elem, wsgemm_out_value(__uint_as_float(v[e]), p.alpha, p.beta, old));
+                }
+                fence_proxy_async_shared_cta(); /* our generic smem writes before the TMA store reads them */
+                __syncwarp();
+                if (lane == 0) { /* rows past m and columns past n are clipped by the store */
+                    tma_store_3d(&p.tmap_c, smem_u32(chunk), r0, j0, z);
+                    bulk_commit_group();
+                }
+                ++seq;
+            } else if (i < p.m) {
 #pragma unroll
                 for (int e = 0; e < kEpilogueChunk; ++e) {
                     const int j = j0 + e;
                     if (j < p.n) /* the shared output op: alpha, beta (C read only when beta != 0), rounding */
-                        wsgemm_out_apply<wsgemm_dtype_of<TOut>::value>(c + (long long)i + (long long)j * p.ldc,
-                                                                      __uint_as_float(v[e]), p.alpha, p.beta);
+                        wsgemm_out_apply<kOut>(c + (long long)i + (long long)j * p.ldc, __uint_as_float(v[e]), p.alpha,
+                                               p.beta);
                 }
             }
         }
         pipeline_state_advance(&acc, kAccStages);
     }
+    /* every TMA store has written C and read its chunk before the CTA's shared memory goes away */
+    if (via_smem && lane == 0) bulk_wait_group<0>();
     /* Teardown: this thread will not touch TMEM again (also true when it got zero tiles). */
     tcgen05_fence_before_thread_sync();
     if (kCtaGroup == 2 && planted_fault(p) == FAULT_MISSING_PEER_SIGNAL)
@@ -554,11 +628,14 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
     if (threadIdx.x == 0) {
         tma_prefetch_tensormap(&p.tmap_a);
         tma_prefetch_tensormap(&p.tmap_b);
+        if (p.epilogue != WSGEMM_EPILOGUE_DIRECT) tma_prefetch_tensormap(&p.tmap_c);
         pipeline_init(&ring, C::full_count(rank), 1u); /* full: TMA lane(s); empty: one (multicast) commit */
         for (int a = 0; a < kAccStages; ++a) {
             mbarrier_init(&s.acc_full[a], 1u);                 /* one (multicast) commit */
             mbarrier_init(&s.acc_empty[a], C::kAccEmptyCount); /* every epilogue thread of the pair */
         }
+        for (int w = 0; w < kEpilogueWarps; ++w)
+            for (int b = 0; b < kCBuffers; ++b) mbarrier_init(&s.c_full[w][b], 1u); /* the warp's TMA lane */
         if (kCtaGroup == 2 && planted_fault(p) == FAULT_MISSING_PEER_SIGNAL)
             mbarrier_init(&s.dealloc, (uint32_t)kEpilogueThreads); /* planted bug: counts only our own */
         else
@@ -625,6 +702,24 @@ cudaError_t make_operand_map(CUtensorMap *map, const wsgemm_operand *o, wsgemm_d
     d.box_inner = (uint32_t)kMnBoxElems;
     d.box_outer = (uint32_t)(mn_major ? kBlockK : rows);
     return wsgemm_tma_encode_2d16(map, &d, msg, msg_size);
+}
+
+/* The kernel's output (C, or the fp32 partials) for the TMA epilogue: {m, n, splits x batch}, 32 x 32 boxes (one
+ * epilogue warp's chunk), no swizzle: the chunk lies in shared memory column after column. */
+cudaError_t make_output_map(CUtensorMap *map, const KernelParams *k, const wsgemm_plan *plan, const wsgemm_problem *p,
+                            char *msg, size_t msg_size)
+{
+    wsgemm_tma_2d16 d;
+    d.base = k->c;
+    d.dtype = sm100_plan_out_type(plan, p);
+    d.inner = (uint64_t)p->m;
+    d.outer = (uint64_t)p->n;
+    d.depth = (uint64_t)plan->splits * (uint64_t)p->batch_count;
+    d.ld = (uint64_t)k->ldc;
+    d.batch_stride = (uint64_t)k->stride_c;
+    d.box_inner = 32;
+    d.box_outer = (uint32_t)kEpilogueChunk;
+    return wsgemm_tma_encode_unswizzled(map, &d, msg, msg_size);
 }
 
 /* ---------------------------------------------------------------- host: knobs */
@@ -775,6 +870,8 @@ void set_params(KernelParams *k, const wsgemm_plan *plan, const wsgemm_problem *
     k->a_batched = plan->a.nb > 1;
     k->b_batched = plan->b.nb > 1;
     k->fault = fault;
+    k->epilogue = plan->epilogue;
+    k->out_batches = p->batch_count;
     const int tile_m = kBlockM * plan->cluster;
     const umma_dtype ab = p->Atype == WSGEMM_R_16BF ? UMMA_BF16 : UMMA_F16;
     k->idesc = umma_idesc_f16_encode(UMMA_ACC_F32, ab, ab, k->a_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR,
@@ -799,7 +896,6 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const w
     char msg[256] = "";
     wsgemm_status st = sm100_plan_make(p, knobs, query_kernel, ctx, &plan, msg, sizeof msg);
     if (st != WSGEMM_STATUS_SUCCESS) return msg[0] ? wsgemm_fail(ctx, st, "%s: %s", SM100_PATH_NAME, msg) : st;
-    plan.epilogue = WSGEMM_EPILOGUE_DIRECT; /* the only epilogue this kernel has */
 
     /* reserve */
     void *ws_ptr = NULL;
@@ -822,6 +918,11 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const w
     if (err == cudaSuccess)
         err = make_operand_map(&k.tmap_b, &plan.b, p->Btype, p->k, kBlockN / plan.cluster, msg, sizeof msg);
     if (err != cudaSuccess) return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "%s tensor map: %s", SM100_PATH_NAME, msg);
+    if (plan.epilogue != WSGEMM_EPILOGUE_DIRECT && make_output_map(&k.tmap_c, &k, &plan, p, msg, sizeof msg) != cudaSuccess) {
+        if (knobs->sm100_debug) fprintf(stderr, "wsgemm %s: no TMA epilogue: %s\n", SM100_PATH_NAME, msg);
+        plan.epilogue = WSGEMM_EPILOGUE_DIRECT; /* the driver refused the map: per-element stores serve any output */
+        k.epilogue = WSGEMM_EPILOGUE_DIRECT;
+    }
     if (knobs->sm100_debug) {
         char line[640];
         wsgemm_plan_describe(&plan, p, line, sizeof line);

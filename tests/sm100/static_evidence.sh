@@ -5,7 +5,7 @@
 #   3. the PTX holds tcgen05.mma.cta_group::1 and ::2, tcgen05.commit with .multicast::cluster,
 #      cp.async.bulk.tensor (with .cta_group::2), tcgen05.alloc / relinquish_alloc_permit / dealloc,
 #      tcgen05.ld;
-#   4. SASS census (UTCHMMA, UTCBAR, UTMALDG, LDTM, UTCATOMSWS, UVIRTCOUNT, NANOSLEEP opcodes) equals the
+#   4. SASS census (UTCHMMA, UTCBAR, UTMALDG, UTMASTG, LDTM, UTCATOMSWS, UVIRTCOUNT, NANOSLEEP opcodes) equals the
 #      reviewed file tests/sm100/sass_census.txt (the planted-fault code exists only in the emulated build:
 #      its hold-back loop put 12,000 NANOSLEEPs into this cubin, the allocation retry loops leave 6 + 6),
 #      where cuobjdump + nvdisasm exist (PATH, $CUOBJDUMP, or the pip packages nvidia-cuda-cuobjdump /
@@ -89,7 +89,7 @@ else
     PATH="$(dirname "$NVDIS"):$PATH" "$CUOBJ" -sass "$WORK/sm100.cubin" > "$WORK/sm100.sass" || { echo "FAIL: cuobjdump"; exit 1; }
     # opcode = first token of an instruction after an optional predicate
     awk '$1 ~ /^\/\*[0-9a-f]+\*\/$/ { op = ($2 ~ /^@/) ? $3 : $2; print op }' "$WORK/sm100.sass" |
-        grep -E "^(UTCHMMA|UTCBAR|UTMALDG|LDTM|UTCATOMSWS|UVIRTCOUNT|NANOSLEEP)" | sort | uniq -c |
+        grep -E "^(UTCHMMA|UTCBAR|UTMALDG|UTMASTG|LDTM|UTCATOMSWS|UVIRTCOUNT|NANOSLEEP)" | sort | uniq -c |
         awk '{printf "%s %s\n", $2, $1}' > "$WORK/sass_census.txt"
     sed 's/^/   /' "$WORK/sass_census.txt"
     if [ "$UPDATE" = "--update-census" ]; then

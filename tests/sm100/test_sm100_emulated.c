@@ -13,6 +13,9 @@
  *                          overlapping batch stride): the path copies them (gemm/common/staging.h) and runs
  *   splitk                 K split (forced 3 splits, and the plan's own split of a decode shape): fp32
  *                          partials and the fixed-order reduction, every C type, beta 0 and != 0
+ *   epilogue               the TMA epilogue (C's rows whole 16-byte chunks: stores through shared memory,
+ *                          C loaded by TMA when beta != 0) for every C type, beta 0 and != 0, both cta_groups,
+ *                          partial tiles, padded ldc and a batch; the same cases with WSGEMM_SM100_EPILOGUE=direct
  *   no_leak                after a run, the emulation reports zero TMEM columns still allocated
  *   fault_early_dealloc, fault_missing_peer_signal
  *                          the planted teardown bugs (WSGEMM_SM100_FAULT) run in a child process;
@@ -194,6 +197,37 @@ static int case_padded_ld(wsgemm_handle h)
         g.beta = 0.25f;
         ok &= run_case(h, &g, cg, 700 + cg);
     }
+    return ok;
+}
+
+/* The TMA epilogue: m * C's element size a multiple of 16 bytes and ldc likewise, so the plan stores through
+ * shared memory by TMA (beta != 0: C comes in by TMA first); m = 136 and n = 300 leave partial 32 x 32 chunks
+ * (rows 128..135 of the second row of tiles, columns 288..299), ldc = 144 leaves padding rows the stores must
+ * not touch. Then the same with per-element stores. The plans are printed (WSGEMM_SM100_DEBUG). */
+static int case_epilogue(wsgemm_handle h)
+{
+    static const wsgemm_dtype out[3] = {WSGEMM_R_16BF, WSGEMM_R_16F, WSGEMM_R_32F};
+    int ok = 1;
+    set_knob("WSGEMM_SM100_DEBUG", 1);
+    for (int direct = 0; direct <= 1; ++direct) {
+        if (direct) setenv("WSGEMM_SM100_EPILOGUE", "direct", 1);
+        else unsetenv("WSGEMM_SM100_EPILOGUE");
+        wsgemm_knobs_reload();
+        for (int c = 0; c < 3; ++c)
+            for (int b = 0; b < 2; ++b)
+                for (int cg = 1; cg <= 2; ++cg) {
+                    testing_gemm g = make_case(kOps[(c + b) % 4][0], kOps[(c + b) % 4][1], 136, 300, 200);
+                    g.c_type = out[c];
+                    g.ldc = 144;
+                    g.beta = b ? 0.75f : 0.0f;
+                    g.alpha = b ? -1.25f : 1.0f;
+                    g.batch = c == 1 ? 2 : 1;
+                    printf("[%s] ", direct ? "direct" : "tma");
+                    ok &= run_case(h, &g, cg, 870 + direct * 12 + c * 4 + b * 2 + cg);
+                }
+    }
+    unsetenv("WSGEMM_SM100_EPILOGUE");
+    set_knob("WSGEMM_SM100_DEBUG", -1);
     return ok;
 }
 
@@ -391,6 +425,8 @@ int main(int argc, char **argv)
         ok = case_more_ctas(h);
     } else if (strcmp(name, "padded_ld") == 0) {
         ok = case_padded_ld(h);
+    } else if (strcmp(name, "epilogue") == 0) {
+        ok = case_epilogue(h);
     } else if (strcmp(name, "staged") == 0) {
         ok = case_staged(h);
     } else if (strcmp(name, "splitk") == 0) {
