@@ -57,8 +57,8 @@
  *   128 epilogue threads --arrive (after last ld)--> acc_empty[a] (count 128) --wait--> MMA lane
  *   128 epilogue threads --signal_complete------> dealloc (count 128) --wait--> MMA warp: dealloc
  *   epilogue warp w's lane 0 --arrive_expect_tx + TMA load of C--> c_full[w][b] (count 1) --wait--> warp w
- *                                            (STAGED only; per CTA in either cta_group; the chunk buffer b is
- *                                            reused after cp.async.bulk.wait_group.read of its last store)
+ *                                            (STAGED only; per CTA in either cta_group; buffer b is reloaded
+ *                                            after cp.async.bulk.wait_group.read of its last TMA store)
  *
  *   cta_group 2 (CTA pair; L = rank 0 leader, P = rank 1 peer; "both" = the barrier in each CTA)
  *
@@ -187,8 +187,8 @@ constexpr int kMmaWarp = 1;
 constexpr int kFirstEpilogueWarp = 2;
 constexpr int kThreads = (kFirstEpilogueWarp + kEpilogueWarps) * 32; /* 192 */
 constexpr int kEpilogueChunk = 32; /* columns per tcgen05.ld.32x32b.x32 */
-constexpr int kCBuffers = 2;       /* C chunks per epilogue warp: one being filled while the other's TMA store reads */
-constexpr int kCChunkBytes = 32 * kEpilogueChunk * 4; /* a warp's 32 rows x 32 columns, sized for fp32 */
+constexpr int kCWarpBytes = 8192;  /* each epilogue warp's chunk buffers: 2 fp32 or 4 16-bit chunks of 32 x 32 */
+constexpr int kCMaxBuffers = kCWarpBytes / (32 * kEpilogueChunk * 2);
 constexpr uint32_t kTmemAddrBarrier = 1; /* named barrier id (0 is __syncthreads) */
 constexpr uint32_t kTmemAddrThreads = 32 + kEpilogueThreads; /* MMA warp + epilogue warps */
 constexpr int kSmemLimit = 227 * 1024;
@@ -202,6 +202,8 @@ static_assert(kTmemCols <= TMEM_COLUMNS, "two 256-column accumulators fill TMEM 
 static_assert(kEpilogueWarps == 4, "four epilogue warps: one per TMEM lane quarter (warp % 4)");
 static_assert(kFirstEpilogueWarp + kEpilogueWarps == kThreads / 32, "warp roles cover the CTA");
 static_assert(kBlockN % kEpilogueChunk == 0, "the epilogue reads whole 32-column chunks");
+static_assert(kCWarpBytes % (32 * kEpilogueChunk * 4) == 0 && kCWarpBytes / (32 * kEpilogueChunk * 4) >= 2,
+              "at least two fp32 chunks per warp: one is filled while the other's TMA store reads");
 static_assert(kEpilogueThreads == (int)DEALLOC_BARRIER_EPILOGUE_THREADS, "dealloc barrier counts every epilogue thread");
 
 template <int kCtaGroup>
@@ -240,12 +242,12 @@ struct SharedStorage {
     alignas(1024) uint8_t b[C::kStages][C::kBBytes];
     /* the epilogue's output chunks (TMA epilogue): warp w's 32 rows x 32 columns of C, column-major without
      * swizzle (column j at j * 32 elements), C's old values loaded into them by TMA when beta != 0 */
-    alignas(1024) uint8_t c_chunk[kEpilogueWarps][kCBuffers][kCChunkBytes];
+    alignas(1024) uint8_t c_chunk[kEpilogueWarps][kCWarpBytes];
     uint64_t full[C::kStages];      /* stage s holds A and B (TMA complete_tx) */
     uint64_t empty[C::kStages];     /* stage s may be overwritten (tcgen05.commit) */
     uint64_t acc_full[kAccStages];  /* accumulator a holds a finished tile (tcgen05.commit) */
     uint64_t acc_empty[kAccStages]; /* accumulator a was read by every epilogue thread (leader's copy) */
-    uint64_t c_full[kEpilogueWarps][kCBuffers]; /* chunk b of warp w holds C (TMA complete_tx) */
+    uint64_t c_full[kEpilogueWarps][kCMaxBuffers]; /* chunk buffer b of warp w holds C (TMA complete_tx) */
     uint64_t dealloc;               /* the dealloc barrier, phase 0 only */
     uint32_t tmem_base;             /* written by tcgen05.alloc */
 };
@@ -495,18 +497,26 @@ __device__ __forceinline__ void fault_hold_back(const KernelParams &p, uint32_t 
     for (int i = 0; i < 2000; ++i) __nanosleep(1000);
 }
 
-/* TMA epilogue: bring C's old values for one chunk (this warp's 32 rows x 32 columns starting at row r0,
- * column j0, output matrix z) into chunk buffer `seq % kCBuffers` by TMA. One lane issues it; kPendingStores
- * is how many of this lane's TMA stores were issued after the last one that read this buffer, so waiting
- * until at most that many still read their source frees the buffer. */
-template <int kPendingStores, int kCtaGroup, typename TOut>
-__device__ __forceinline__ void c_chunk_prefetch(const KernelParams &p, SharedStorage<kCtaGroup> &s, int ew,
-                                                 uint32_t seq, int r0, int j0, int z)
+/* The TMA epilogue's chunk buffers of one warp for output type TOut: kCWarpBytes hold kBuffers chunks of
+ * 32 rows x 32 columns, column-major without swizzle (column e at e * 32 elements). */
+template <typename TOut>
+struct CChunks {
+    static constexpr int kBytes = 32 * kEpilogueChunk * (int)sizeof(TOut);
+    static constexpr int kBuffers = kCWarpBytes / kBytes; /* 2 (fp32) or 4 (16-bit) */
+    static_assert(kBuffers >= 2 && kBuffers <= kCMaxBuffers, "2 to kCMaxBuffers chunks per warp");
+    static_assert(kBytes % 128 == 0, "every chunk starts 128-byte aligned (TMA without swizzle)");
+};
+
+/* Bring C's old values for chunk `seq` of this warp (32 rows from r0, 32 columns from j0, output matrix z)
+ * into buffer seq % kBuffers by TMA; one lane issues it, after the buffer's last TMA store has read it. */
+template <int kCtaGroup, typename TOut>
+__device__ __forceinline__ void c_chunk_load(const KernelParams &p, SharedStorage<kCtaGroup> &s, int ew, uint32_t seq,
+                                             int r0, int j0, int z)
 {
-    const uint32_t buf = seq % kCBuffers;
-    bulk_wait_group_read<kPendingStores>(); /* the buffer's last store has read it */
-    mbarrier_arrive_expect_tx(&s.c_full[ew][buf], (uint32_t)(32 * kEpilogueChunk * sizeof(TOut)));
-    tma_load_3d(smem_u32(s.c_chunk[ew][buf]), &p.tmap_c, smem_u32(&s.c_full[ew][buf]), r0, j0, z);
+    typedef CChunks<TOut> CC;
+    const uint32_t buf = seq % CC::kBuffers;
+    mbarrier_arrive_expect_tx(&s.c_full[ew][buf], (uint32_t)CC::kBytes);
+    tma_load_3d(smem_u32(s.c_chunk[ew] + buf * CC::kBytes), &p.tmap_c, smem_u32(&s.c_full[ew][buf]), r0, j0, z);
 }
 
 /* One epilogue warp over its 32 accumulator rows (TMEM lane quarter warp % 4) of each tile:
@@ -514,15 +524,17 @@ __device__ __forceinline__ void c_chunk_prefetch(const KernelParams &p, SharedSt
  *   next while this one is still being written out);
  *   DIRECT: the shared output op per element straight to global memory (any layout; split-K partials too);
  *   TMA / STAGED: the output op into a 32 x 32 chunk in shared memory, then one TMA store per chunk, which
- *   runs on while the warp takes the next chunk and, after the last, while the MMA warp fills this
+ *   runs on while the warp takes the next chunks and, after the last, while the MMA warp fills this
  *   accumulator again (the double-buffered accumulators). With beta != 0 (STAGED) C's old values come in by
- *   TMA ahead of use: the tile's first chunk before acc_full is awaited (under the tile's main loop), each
- *   further chunk while the one before it is converted. Two buffers per warp; their order of use is `seq`. */
+ *   TMA ahead of use: the tile's first kBuffers chunks before acc_full is awaited (under the tile's main
+ *   loop), each further chunk kBuffers - 1 chunks ahead (into the buffer whose store was issued one chunk
+ *   earlier). The buffers are used in the order `seq`. */
 template <int kCtaGroup, typename TOut>
 __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, uint32_t tmem_base, uint32_t rank,
                               int warp, long long first_unit, long long unit_step)
 {
     constexpr int kOut = wsgemm_dtype_of<TOut>::value;
+    typedef CChunks<TOut> CC;
     const int quarter = warp % 4; /* the TMEM lane quarter this warp may access */
     const int ew = warp - kFirstEpilogueWarp;
     const int lane = threadIdx.x % 32;
@@ -538,7 +550,11 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
         const int z = tile.split * p.out_batches + tile.batch;
         const int cols = min(kBlockN, p.n - tile.n0);
         const int chunks = (cols + kEpilogueChunk - 1) / kEpilogueChunk;
-        if (load_c && lane == 0) c_chunk_prefetch<1, kCtaGroup, TOut>(p, s, ew, seq, r0, tile.n0, z);
+        if (load_c && lane == 0) { /* the tile's first chunks of C, under its main loop */
+            bulk_wait_group_read<0>(); /* every buffer's last store has read it */
+            for (int c = 0; c < chunks && c < CC::kBuffers; ++c)
+                c_chunk_load<kCtaGroup, TOut>(p, s, ew, seq + (uint32_t)c, r0, tile.n0 + c * kEpilogueChunk, z);
+        }
         mbarrier_wait(&s.acc_full[acc.stage], acc.phase, acc_scope, 0, "acc_full", acc.stage);
         tcgen05_fence_after_thread_sync(); /* our tcgen05.ld after the MMAs the commit covered */
         if (planted_fault(p) != FAULT_NONE && u + unit_step >= p.sched.units) fault_hold_back(p, rank);
@@ -548,8 +564,6 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
         const uint32_t taddr = tmem_base + tmem_addr((uint32_t)(quarter * 32), (uint32_t)(acc.stage * kBlockN));
         for (int ch = 0; ch < chunks; ++ch) {
             const int j0 = tile.n0 + ch * kEpilogueChunk;
-            if (load_c && lane == 0 && ch + 1 < chunks) /* the next chunk's C while this one is converted */
-                c_chunk_prefetch<0, kCtaGroup, TOut>(p, s, ew, seq + 1, r0, j0 + kEpilogueChunk, z);
             uint32_t v[kEpilogueChunk];
             __syncwarp(); /* tcgen05.ld is .sync.aligned: the warp reconverges after the predicated stores */
             tmem_ld_32x32b_x32(taddr + (uint32_t)(ch * kEpilogueChunk), v);
@@ -563,15 +577,15 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
                     mbarrier_arrive_remote(&s.acc_empty[acc.stage], 0);
             }
             if (via_smem) {
-                const uint32_t buf = seq % kCBuffers;
-                TOut *chunk = reinterpret_cast<TOut *>(s.c_chunk[ew][buf]);
+                const uint32_t buf = seq % CC::kBuffers;
+                TOut *chunk = reinterpret_cast<TOut *>(s.c_chunk[ew] + buf * CC::kBytes);
                 if (load_c) {
-                    mbarrier_wait(&s.c_full[ew][buf], (seq / kCBuffers) & 1u, WAIT_CTA, 0, "c_full", buf);
+                    mbarrier_wait(&s.c_full[ew][buf], (seq / CC::kBuffers) & 1u, WAIT_CTA, 0, "c_full", buf);
                 } else {
-                    if (lane == 0) bulk_wait_group_read<kCBuffers - 1>(); /* this buffer's last store has read it */
+                    if (lane == 0) bulk_wait_group_read<CC::kBuffers - 1>(); /* this buffer's last store has read it */
                     __syncwarp();
                 }
-                /* column e of the chunk at e * 32: the warp's 32 lanes write 32 consecutive elements */
+                /* the warp's 32 lanes write 32 consecutive elements of each column */
 #pragma unroll
                 for (int e = 0; e < kEpilogueChunk; ++e) {
                     TOut *elem = chunk + e * 32 + lane;
@@ -583,6 +597,12 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
                 if (lane == 0) { /* rows past m and columns past n are clipped by the store */
                     tma_store_3d(&p.tmap_c, smem_u32(chunk), r0, j0, z);
                     bulk_commit_group();
+                    const int next = ch - 1 + CC::kBuffers; /* into the buffer of chunk ch - 1 */
+                    if (load_c && ch >= 1 && next < chunks) {
+                        bulk_wait_group_read<1>(); /* chunk ch - 1's store (all but the one just issued) has read it */
+                        c_chunk_load<kCtaGroup, TOut>(p, s, ew, seq - 1 + (uint32_t)CC::kBuffers, r0,
+                                                      tile.n0 + next * kEpilogueChunk, z);
+                    }
                 }
                 ++seq;
             } else if (i < p.m) {
@@ -635,7 +655,7 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
             mbarrier_init(&s.acc_empty[a], C::kAccEmptyCount); /* every epilogue thread of the pair */
         }
         for (int w = 0; w < kEpilogueWarps; ++w)
-            for (int b = 0; b < kCBuffers; ++b) mbarrier_init(&s.c_full[w][b], 1u); /* the warp's TMA lane */
+            for (int b = 0; b < kCMaxBuffers; ++b) mbarrier_init(&s.c_full[w][b], 1u); /* the warp's TMA lane */
         if (kCtaGroup == 2 && planted_fault(p) == FAULT_MISSING_PEER_SIGNAL)
             mbarrier_init(&s.dealloc, (uint32_t)kEpilogueThreads); /* planted bug: counts only our own */
         else
