@@ -145,6 +145,7 @@
 #include "common/tma.h"
 #include "internal.h"
 #include "sm100/sm100_plan.h"
+#include "sm100/sm100_probe.h"
 #include "sync/cluster.cuh"
 #include "sync/dealloc_barrier.cuh"
 #include "sync/dealloc_barrier_tmem.cuh"
@@ -907,6 +908,10 @@ void set_params(KernelParams *k, const wsgemm_plan *plan, const wsgemm_problem *
     k->b_k_step_bytes = k->b_mn_major ? kUmmaK * kSwizzleBytes : kUmmaK * kElemBytes;
 }
 
+/* What this thread's last launch ran (sm100_probe.h); launched = 0 until the first. */
+thread_local int last_launched = 0;
+thread_local wsgemm_sm100_launch_probe last_launch;
+
 /* The whole launcher: plan (sm100_plan.c) -> reserve the workspace -> stage the operands TMA cannot address
  * -> encode the tensor maps -> launch the kernel and, split, the fixed-order reduction. */
 wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const wsgemm_knobs *knobs, int fault)
@@ -975,6 +980,9 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const w
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s kernel launch (cta_group %d, %lld CTAs) failed: %s",
                            SM100_PATH_NAME, plan.cluster, ctas, cudaGetErrorString(err));
     }
+    last_launch = wsgemm_sm100_launch_probe{plan.cluster, plan.splits, (int)plan.epilogue, plan.a.staged,
+                                            plan.b.staged, ctas};
+    last_launched = 1;
     if (plan.splits > 1) {
         err = wsgemm_splitk_reduce_launch((const float *)(ws + plan.partials_offset), plan.splits, p,
                                           ctx->device->sm_count, ctx->stream);
@@ -987,9 +995,21 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const w
     return WSGEMM_STATUS_SUCCESS;
 }
 
+int copy_last_launch(wsgemm_sm100_launch_probe *out)
+{
+    if (!last_launched) return -1;
+    *out = last_launch;
+    return 0;
+}
+
 } // namespace
 
 #if SM100_EMULATION
+
+extern "C" int wsgemm_sm100_emulated_last_launch(wsgemm_sm100_launch_probe *out)
+{
+    return copy_last_launch(out);
+}
 
 extern "C" int wsgemm_sm100_emulated_available(void)
 {
@@ -1021,6 +1041,11 @@ extern "C" int wsgemm_sm100_emulated_checker_error(char *msg, size_t msg_size)
 }
 
 #else /* hardware */
+
+extern "C" int wsgemm_sm100_last_launch(wsgemm_sm100_launch_probe *out)
+{
+    return copy_last_launch(out);
+}
 
 extern "C" int wsgemm_sm100_available(void)
 {

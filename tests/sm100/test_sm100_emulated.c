@@ -36,6 +36,7 @@
 
 #include "common/knobs.h" /* wsgemm_knobs_reload after each knob change */
 #include "internal.h"     /* the emulation probes: wsgemm_sm100_emulated_tmem_leaked_columns, ..._checker_error */
+#include "sm100/sm100_probe.h" /* what the launcher ran: cta_group, splits, epilogue, staging */
 #include "testing.h"
 #include "wsgemm.h"
 
@@ -79,6 +80,22 @@ static int run_case(wsgemm_handle h, const testing_gemm *g, int cg, uint64_t see
     printf("[cta_group %d] ", cg);
     fflush(stdout);
     return testing_case_against_cublas(h, g, kPath, seed, 1);
+}
+
+/* The last launch on the path under test matches (a field of -1: any value); prints it. */
+static int expect_launch(const char *what, int cta_group, int splits, int epilogue, int staged_a, int staged_b)
+{
+    wsgemm_sm100_launch_probe l;
+    const int got = kPath == WSGEMM_PATH_SM100 ? wsgemm_sm100_last_launch(&l) : wsgemm_sm100_emulated_last_launch(&l);
+    const int ok = got == 0 && (cta_group < 0 || l.cta_group == cta_group) && (splits < 0 || l.splits == splits) &&
+                   (epilogue < 0 || l.epilogue == epilogue) && (staged_a < 0 || l.staged_a == staged_a) &&
+                   (staged_b < 0 || l.staged_b == staged_b);
+    if (got != 0)
+        printf("FAIL %s: no launch recorded\n", what);
+    else
+        printf("%s %s: ran cta_group %d, %d splits, epilogue %d, staged A %d B %d, %lld CTAs\n", ok ? "PASS" : "FAIL",
+               what, l.cta_group, l.splits, l.epilogue, l.staged_a, l.staged_b, l.ctas);
+    return ok;
 }
 
 static const wsgemm_op kOps[4][2] = {
@@ -224,6 +241,8 @@ static int case_epilogue(wsgemm_handle h)
                     g.batch = c == 1 ? 2 : 1;
                     printf("[%s] ", direct ? "direct" : "tma");
                     ok &= run_case(h, &g, cg, 870 + direct * 12 + c * 4 + b * 2 + cg);
+                    /* epilogue kinds (gemm/common/epilogue.h): 1 direct, 2 TMA stores, 4 C loaded by TMA too */
+                    ok &= expect_launch("epilogue", cg, 1, direct ? 1 : b ? 4 : 2, 0, 0);
                 }
     }
     unsetenv("WSGEMM_SM100_EPILOGUE");
@@ -239,18 +258,22 @@ static int case_staged(wsgemm_handle h)
         testing_gemm g = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 200, 300, 100);
         g.lda = 101; /* 202 bytes: not a TMA stride */
         ok &= run_case(h, &g, cg, 800 + cg);
+        ok &= expect_launch("staged lda", cg, -1, -1, 1, 0);
         testing_gemm b = make_case(WSGEMM_OP_N, WSGEMM_OP_T, 130, 270, 90);
         b.ldb = 271;
         b.beta = 0.5f;
         ok &= run_case(h, &b, cg, 810 + cg);
+        ok &= expect_launch("staged ldb", cg, -1, -1, 0, 1);
         testing_gemm o = make_case(kOps[cg][0], kOps[cg][1], 160, 140, 75);
         o.offset = 1; /* A, B and C 2 bytes past a 16-byte boundary */
         o.c_type = WSGEMM_R_32F;
         ok &= run_case(h, &o, cg, 820 + cg);
+        ok &= expect_launch("staged bases", cg, -1, 1, 1, 1);
         testing_gemm v = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 96, 130, 64);
         v.batch = 3;
         v.strideA = 64 * 40; /* matrices overlap (each is 64 x 96): a TMA box walk cannot describe them */
         ok &= run_case(h, &v, cg, 830 + cg);
+        ok &= expect_launch("staged overlap", cg, -1, -1, 1, 0);
     }
     return ok;
 }
@@ -270,6 +293,7 @@ static int case_splitk(wsgemm_handle h)
             g.beta = c == 0 ? 0.0f : -0.75f;
             g.alpha = 1.5f;
             ok &= run_case(h, &g, cg, 850 + c * 2 + cg);
+            ok &= expect_launch("splitk forced", cg, 3, -1, -1, -1);
         }
     set_knob("WSGEMM_SM100_SPLITK", -1);
     set_knob("WSGEMM_SM100_CTA_GROUP", -1);
@@ -278,6 +302,9 @@ static int case_splitk(wsgemm_handle h)
     d.beta = 1.0f;
     printf("[plan's choice] ");
     ok &= testing_case_against_cublas(h, &d, kPath, 860, 1);
+    wsgemm_sm100_launch_probe l;
+    const int got = kPath == WSGEMM_PATH_SM100 ? wsgemm_sm100_last_launch(&l) : wsgemm_sm100_emulated_last_launch(&l);
+    ok &= expect_launch("splitk plan", 1, -1, -1, -1, -1) && got == 0 && l.splits > 1;
     set_knob("WSGEMM_SM100_DEBUG", -1);
     return ok;
 }
