@@ -24,7 +24,7 @@ command -v "$SAN" >/dev/null || SAN=/usr/local/cuda/bin/compute-sanitizer
 rm -rf "$LOGS"; mkdir -p "$LOGS"
 t0=$SECONDS
 
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$LOGS/gpu.txt" 2>&1 || true
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$LOGS/gpu.txt" 2>/dev/null || echo "no nvidia-smi" >"$LOGS/gpu.txt"
 if ! { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWSGEMM_CUDA_ARCHS=90a \
          -DWSGEMM_SM100_EMULATION=ON -DWSGEMM_BUILD_BENCH=OFF -DWSGEMM_BUILD_TOOLS=OFF -DWSGEMM_PTXAS_VERBOSE=OFF &&
        cmake --build "$BUILD" -j "$(nproc)" --target gemm_matrix_test test_sm100_emulated sm100_plan_test; } \
@@ -38,16 +38,16 @@ echo "build ok in ${build_secs} s"
 
 MATRIX="$BUILD/tests/generic/gemm_matrix_test"
 KERNEL="$BUILD/tests/sm100/test_sm100_emulated"
-GROUPS="shapes ops types batch alpha_beta leading_dims"
+MATRIX_GROUPS="shapes ops types batch alpha_beta leading_dims"
 CASES="ops_cg1 ops_cg2 odd_shapes batch alpha_beta types more_ctas_than_tiles padded_ld epilogue staged splitk"
 runs=("plain|plan_choices|$RUN_SECS|$BUILD/tests/sm100/sm100_plan_test choices"
       "plain|plan_sweep|$RUN_SECS|$BUILD/tests/sm100/sm100_plan_test sweep")
-for g in $GROUPS; do runs+=("plain|matrix_$g|$RUN_SECS|$MATRIX $g sm100-emulated"); done
+for g in $MATRIX_GROUPS; do runs+=("plain|matrix_$g|$RUN_SECS|$MATRIX $g sm100-emulated"); done
 for c in $CASES no_leak fault_early_dealloc fault_missing_peer_signal; do
     runs+=("plain|kernel_$c|$RUN_SECS|$KERNEL $c")
 done
 for tool in memcheck synccheck; do
-    for g in $GROUPS; do
+    for g in $MATRIX_GROUPS; do
         runs+=("$tool|matrix_$g|$SAN_SECS|$SAN --tool $tool --error-exitcode 99 --print-limit 20 $MATRIX $g sm100-emulated")
     done
     for c in $CASES; do
