@@ -5,6 +5,12 @@
  *   wsgemm-run [--m 8192] [--n 8192] [--k 8192] [--ta N|T] [--tb N|T]
  *              [--ab bf16|f16] [--c bf16|f16|f32] [--path auto|generic|sm90|sm100|sm100-emulated]
  *              [--batch 1] [--alpha 1] [--beta 0] [--reps 20] [--seed 1]
+ *   wsgemm-run --self-check
+ *
+ * --self-check runs the sm100 self-check of the current device by hand (docs/sm100.md): the helper
+ * program against the sm100 kernel on a Blackwell GPU, against the emulated one on a Hopper GPU, whatever
+ * verdict is cached; it prints the helper, the cache key and file, and the verdict, writes the verdict to
+ * the cache as AUTO would, and exits 0 on a pass, 1 on a fail, 2 without a verdict.
  *
  * Prints the path that ran, the error against cuBLAS, and for each library
  * the GPU time of one call (median of --reps rounds: a spin kernel holds the
@@ -20,6 +26,8 @@
 
 #include <cublas_v2.h>
 
+#include "common/knobs.h"
+#include "sm100/self_check.h"
 #include "testing.h"
 
 typedef struct options {
@@ -34,8 +42,9 @@ static void usage(const char *argv0)
     fprintf(stderr,
             "usage: %s [--m M] [--n N] [--k K] [--ta N|T] [--tb N|T] [--ab bf16|f16] [--c bf16|f16|f32]\n"
             "          [--path auto|generic|sm90|sm100|sm100-emulated] [--batch B] [--alpha A] [--beta B]\n"
-            "          [--reps R] [--seed S]\n",
-            argv0);
+            "          [--reps R] [--seed S]\n"
+            "       %s --self-check\n",
+            argv0, argv0);
     exit(2);
 }
 
@@ -159,8 +168,44 @@ static int call_cublas(void *ctx, int i)
     return s != CUBLAS_STATUS_SUCCESS;
 }
 
+/* wsgemm-run --self-check */
+static int self_check_command(void)
+{
+    if (testing_gpu_count() == 0) {
+        printf("wsgemm-run: no CUDA device on this machine; no self-check to run\n");
+        return 2;
+    }
+    int dev = 0;
+    struct cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+    wsgemm_path path = WSGEMM_PATH_NONE;
+    if (prop.major == 10 && prop.minor == 0 && wsgemm_sm100_available()) path = WSGEMM_PATH_SM100;
+    if (prop.major == 9 && prop.minor == 0 && wsgemm_sm100_emulated_available()) path = WSGEMM_PATH_SM100_EMULATED;
+    printf("device     %d: %s (cc %d.%d)\n", dev, prop.name, prop.major, prop.minor);
+    if (path == WSGEMM_PATH_NONE) {
+        printf("verdict    none: this build has no sm100 path this device runs (sm100 on 10.0, sm100-emulated on 9.0)\n");
+        return 2;
+    }
+    wsgemm_knobs knobs = wsgemm_knobs_from_env();
+    knobs.sm100_self_check = WSGEMM_SELF_CHECK_FRESH; /* by hand: run it, whatever is cached */
+    wsgemm_self_check_request rq;
+    wsgemm_self_check_result r;
+    printf("path       %s\n", wsgemm_path_name(path));
+    fflush(stdout);
+    const wsgemm_self_check_verdict v = wsgemm_self_check_device(dev, path, &knobs, &rq, &r);
+    printf("helper     %s\n", rq.helper[0] ? rq.helper : rq.helper_note);
+    printf("key        %s\n", rq.key);
+    printf("cache      %s%s\n", rq.cache_file[0] ? rq.cache_file : "(none: no XDG_CACHE_HOME or HOME)",
+           r.cached ? " (written)" : rq.cache_file[0] ? " (not written)" : "");
+    printf("verdict    %s: %s\n", v == WSGEMM_SELF_CHECK_PASS ? "PASS" : v == WSGEMM_SELF_CHECK_FAIL ? "FAIL" : "NONE",
+           r.detail);
+    return v == WSGEMM_SELF_CHECK_PASS ? 0 : v == WSGEMM_SELF_CHECK_FAIL ? 1 : 2;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--self-check") == 0) return self_check_command();
     options o = parse(argc, argv);
     if (testing_gpu_count() == 0) {
         printf("wsgemm-run: no CUDA device on this machine; nothing to run (build and CPU tests work without one)\n");

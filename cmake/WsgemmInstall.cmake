@@ -4,6 +4,7 @@
 #   <prefix>/include/wsgemm/sync/*.cuh             device headers (wsgemm::device)
 #   <prefix>/include/wsgemm/tmem/*.cuh, desc.h
 #   <prefix>/lib/libwsgemm.so*, libwsgemm.a
+#   <prefix>/libexec/wsgemm/wsgemm-sm100-selfcheck the sm100 self-check helper (builds with an sm100 path)
 #   <prefix>/lib/cmake/wsgemm/                     find_package(wsgemm CONFIG): wsgemm::wsgemm (shared),
 #                                                  wsgemm::wsgemm_static, wsgemm::device; version file
 #   <prefix>/lib/pkgconfig/wsgemm.pc               the shared library
@@ -24,6 +25,11 @@ install(TARGETS wsgemm wsgemm_shared wsgemm_device EXPORT wsgemmTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The sm100 self-check helper, where the library looks for it (gemm/CMakeLists.txt): libexec/wsgemm/.
+if(TARGET wsgemm-sm100-selfcheck)
+  set_target_properties(wsgemm-sm100-selfcheck PROPERTIES INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
+  install(TARGETS wsgemm-sm100-selfcheck RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/wsgemm)
+endif()
 install(FILES ${PROJECT_SOURCE_DIR}/include/wsgemm.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 foreach(dir sync tmem)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/wsgemm/${dir}

@@ -28,8 +28,10 @@
 #include <cuda_runtime_api.h>
 
 #include "common/device.h"
+#include "common/knobs.h"
 #include "common/workspace.h"
 #include "internal.h"
+#include "sm100/self_check.h"
 
 enum { WSGEMM_MESSAGE_BYTES = 512, THREAD_RECORDS = 8 };
 
@@ -610,11 +612,13 @@ static wsgemm_status run_path(wsgemm_path path, const wsgemm_problem *p, wsgemm_
     }
 }
 
-
-/* The AUTO choice of the SM100 path waits for a one-time self-check per device and process (a small GEMM
- * against the generic kernel). It allocates and synchronizes, so it never runs under stream capture: a
- * captured call before the verdict uses the path AUTO takes without sm100. */
-typedef enum self_check_state { SELF_CHECK_NOT_RUN = 0, SELF_CHECK_PASSED, SELF_CHECK_FAILED } self_check_state;
+/* The AUTO choice of the sm100 path waits for the device's self-check verdict (gemm/sm100/self_check.h):
+ * run out of process by the helper program, so a trap or a hang of the unproven kernel never reaches this
+ * process, and kept on disk per GPU, driver and library version. A process asks once per device; other
+ * threads wait for the answer. It is never asked under stream capture (the helper takes seconds): a captured
+ * call before the first verdict runs the path AUTO takes without sm100. With WSGEMM_SM100_AUTO_EMULATED=1
+ * a Hopper device's AUTO gives the emulated sm100 path the same treatment (the whole chain on an H200). */
+typedef enum self_check_state { SELF_CHECK_NOT_RUN = 0, SELF_CHECK_PASSED, SELF_CHECK_NOT_PASSED } self_check_state;
 static self_check_state sm100_verdicts[WSGEMM_MAX_DEVICES];
 static pthread_mutex_t sm100_verdicts_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -629,25 +633,38 @@ static int stream_is_capturing(cudaStream_t stream)
     return status != cudaStreamCaptureStatusNone;
 }
 
-static int sm100_self_checked(const wsgemm_device_info *d, wsgemm_launch_ctx *ctx)
+static int sm100_self_checked(const wsgemm_device_info *d, wsgemm_path path, cudaStream_t stream)
 {
-    pthread_mutex_lock(&sm100_verdicts_lock); /* one self-check per device; other threads wait for it */
+    const wsgemm_knobs *knobs = wsgemm_knobs_get();
+    if (knobs->sm100_self_check == WSGEMM_SELF_CHECK_OFF) return 0;
+    if (knobs->sm100_self_check == WSGEMM_SELF_CHECK_TRUST) return 1;
+    pthread_mutex_lock(&sm100_verdicts_lock);
     self_check_state *state = &sm100_verdicts[d->ordinal];
-    if (*state == SELF_CHECK_NOT_RUN && !stream_is_capturing(ctx->stream)) {
-        wsgemm_status s = wsgemm_sm100_self_check(ctx);
-        *state = s == WSGEMM_STATUS_SUCCESS ? SELF_CHECK_PASSED : SELF_CHECK_FAILED;
-        if (*state == SELF_CHECK_FAILED)
-            fprintf(stderr, "wsgemm: warning: the sm100 kernel failed its self-check on device %d (%s); "
-                    "AUTO uses the generic path on this device\n", d->ordinal, ctx->message);
+    if (*state == SELF_CHECK_NOT_RUN && !stream_is_capturing(stream)) {
+        wsgemm_self_check_request rq;
+        wsgemm_self_check_result r;
+        const wsgemm_self_check_verdict v = wsgemm_self_check_device(d->ordinal, path, knobs, &rq, &r);
+        *state = v == WSGEMM_SELF_CHECK_PASS ? SELF_CHECK_PASSED : SELF_CHECK_NOT_PASSED;
+        if (v == WSGEMM_SELF_CHECK_FAIL)
+            fprintf(stderr, "wsgemm: warning: the %s kernel failed its self-check on device %d: %s; AUTO does not use "
+                    "it on this GPU (WSGEMM_SM100_SELF_CHECK=fresh checks again)\n", wsgemm_path_name(path), d->ordinal,
+                    r.detail);
+        else if (v == WSGEMM_SELF_CHECK_UNKNOWN)
+            fprintf(stderr, "wsgemm: warning: no %s self-check verdict for device %d: %s; AUTO does not use %s in "
+                    "this process\n", wsgemm_path_name(path), d->ordinal, r.detail, wsgemm_path_name(path));
     }
     const int passed = *state == SELF_CHECK_PASSED;
     pthread_mutex_unlock(&sm100_verdicts_lock);
     return passed;
 }
 
-static wsgemm_path auto_path(const wsgemm_device_info *d, wsgemm_launch_ctx *ctx)
+static wsgemm_path auto_path(const wsgemm_device_info *d, cudaStream_t stream)
 {
-    if (is_blackwell_dc(d) && wsgemm_sm100_available() && sm100_self_checked(d, ctx)) return WSGEMM_PATH_SM100;
+    if (is_blackwell_dc(d) && wsgemm_sm100_available() && sm100_self_checked(d, WSGEMM_PATH_SM100, stream))
+        return WSGEMM_PATH_SM100;
+    if (is_hopper(d) && wsgemm_knobs_get()->sm100_auto_emulated && wsgemm_sm100_emulated_available() &&
+        sm100_self_checked(d, WSGEMM_PATH_SM100_EMULATED, stream))
+        return WSGEMM_PATH_SM100_EMULATED;
     if (is_hopper(d) && wsgemm_sm90_available()) return WSGEMM_PATH_SM90;
     return WSGEMM_PATH_GENERIC;
 }
@@ -681,7 +698,7 @@ static wsgemm_status run_call(wsgemm_handle h, const char *fn, const wsgemm_prob
         path = WSGEMM_PATH_GENERIC;
         s = ctx.plan_only ? WSGEMM_STATUS_SUCCESS : wsgemm_generic_scale_c(p, &ctx);
     } else {
-        path = forced != WSGEMM_PATH_AUTO ? forced : auto_path(dev, &ctx);
+        path = forced != WSGEMM_PATH_AUTO ? forced : auto_path(dev, stream);
         s = run_path(path, p, &ctx); /* a plan_only call stops after sizing the workspace */
         if ((s == WSGEMM_STATUS_NOT_SUPPORTED || s == WSGEMM_STATUS_ALLOC_FAILED) && forced == WSGEMM_PATH_AUTO &&
             path != WSGEMM_PATH_GENERIC) {

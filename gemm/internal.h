@@ -116,10 +116,6 @@ wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void);
 /* The cluster size (CTAs) of that launch; 0 when none (also per thread). */
 int wsgemm_sm90_last_cluster(void);
 
-/* Run once per device before AUTO may pick the SM100 path: a small GEMM on
- * the SM100 path compared with the generic path. SUCCESS when they agree. */
-wsgemm_status wsgemm_sm100_self_check(wsgemm_launch_ctx *ctx);
-
 /* gemm/sm100: the Blackwell path (hardware TMEM), and the same kernel source
  * built for sm_90a against the TMEM emulation. */
 int wsgemm_sm100_available(void);

@@ -25,10 +25,6 @@ wsgemm_status wsgemm_sm100_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
     (void)p;
     return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "this build has no sm100 kernel (WSGEMM_CUDA_ARCHS lacks 100a)");
 }
-wsgemm_status wsgemm_sm100_self_check(wsgemm_launch_ctx *ctx)
-{
-    return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "this build has no sm100 kernel");
-}
 int wsgemm_sm100_last_launch(wsgemm_sm100_launch_probe *out)
 {
     (void)out;

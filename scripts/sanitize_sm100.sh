@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sanitize_sm100.sh [build-dir] [path] - issue 5's sanitizer check of the sm100 kernel: the cuBLAS matrix
+# sanitize_sm100.sh [build-dir] [path] - the sanitizer check of the sm100 kernel: the cuBLAS matrix
 # (gemm_matrix_test, every group) on `path` (default sm100-emulated; sm100 on a B200) and the kernel's own
 # cases (test_sm100_emulated) under compute-sanitizer memcheck and synccheck. The runs go in parallel (each
 # its own process and CUDA context; SAN_JOBS at a time, default 12), each limited to SAN_SECONDS (default 300).

@@ -4,6 +4,7 @@
 #include "common/knobs.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,8 +26,32 @@ wsgemm_knobs wsgemm_knobs_defaults(void)
         .sm100_group = 8,
         .sm100_splitk = 0,
         .sm100_epilogue = WSGEMM_EPILOGUE_PREF_AUTO,
+        .sm100_self_check = WSGEMM_SELF_CHECK_CACHED,
+        .sm100_self_check_timeout_s = 120,
+        .sm100_auto_emulated = 0,
     };
     return k;
+}
+
+static wsgemm_self_check_mode self_check_mode_from_env(void)
+{
+    const char *v = getenv("WSGEMM_SM100_SELF_CHECK");
+    if (v == NULL) return WSGEMM_SELF_CHECK_CACHED;
+    if (strcmp(v, "fresh") == 0) return WSGEMM_SELF_CHECK_FRESH;
+    if (strcmp(v, "off") == 0) return WSGEMM_SELF_CHECK_OFF;
+    if (strcmp(v, "trust") == 0) return WSGEMM_SELF_CHECK_TRUST;
+    return WSGEMM_SELF_CHECK_CACHED;
+}
+
+/* The XDG base directory rule for the cache: $XDG_CACHE_HOME when it is an absolute path, else
+ * $HOME/.cache; wsgemm's folder inside it. "" when neither is usable. */
+static void cache_dir_from_env(char *dst, size_t size)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n = -1;
+    if (xdg && xdg[0] == '/') n = snprintf(dst, size, "%s/wsgemm", xdg);
+    else if (home && home[0] == '/') n = snprintf(dst, size, "%s/.cache/wsgemm", home);
+    if (n < 0 || (size_t)n >= size) dst[0] = '\0';
 }
 
 static wsgemm_epilogue_pref epilogue_from_env(const char *name)
@@ -61,7 +86,14 @@ wsgemm_knobs wsgemm_knobs_from_env(void)
         .sm100_group = wsgemm_env_int("WSGEMM_SM100_GROUP", d.sm100_group),
         .sm100_splitk = splitk100 > 0 ? splitk100 : 0,
         .sm100_epilogue = epilogue_from_env("WSGEMM_SM100_EPILOGUE"),
+        .sm100_self_check = self_check_mode_from_env(),
+        .sm100_self_check_timeout_s = wsgemm_env_int("WSGEMM_SM100_SELF_CHECK_TIMEOUT", d.sm100_self_check_timeout_s),
+        .sm100_auto_emulated = wsgemm_env_int("WSGEMM_SM100_AUTO_EMULATED", d.sm100_auto_emulated) != 0,
     };
+    if (k.sm100_self_check_timeout_s <= 0) k.sm100_self_check_timeout_s = d.sm100_self_check_timeout_s;
+    const char *helper = getenv("WSGEMM_SM100_SELF_CHECK_HELPER");
+    if (helper) snprintf(k.sm100_self_check_helper, sizeof k.sm100_self_check_helper, "%s", helper);
+    cache_dir_from_env(k.cache_dir, sizeof k.cache_dir);
     return k;
 }
 

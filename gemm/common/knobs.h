@@ -4,8 +4,10 @@
  * Every WSGEMM_SM90_* and WSGEMM_SM100_* tuning variable is read here, once, at the first call that asks (wsgemm_knobs_get), into one
  * struct that the plans take as an argument; docs/tuning.md lists them. None is needed for correctness:
  * they force a choice the plan would make by itself (for tuning runs and for tests that must reach a code
- * path a default run would not take). A process that changes the environment after its first GEMM call
- * (the tests, tests/sm90/sm90_tune) calls wsgemm_knobs_reload to make the plans see it.
+ * path a default run would not take). So are the WSGEMM_SM100_SELF_CHECK* variables of the sm100
+ * self-check (gemm/sm100/self_check.h, docs/sm100.md), read here too with the cache folder it keeps its
+ * verdicts in. A process that changes the environment after its first GEMM call (the tests,
+ * tests/sm90/sm90_tune) calls wsgemm_knobs_reload to make the plans see it.
  */
 #ifndef WSGEMM_COMMON_KNOBS_H
 #define WSGEMM_COMMON_KNOBS_H
@@ -23,6 +25,16 @@ typedef enum wsgemm_epilogue_pref {
     WSGEMM_EPILOGUE_PREF_STAGED    /* "staged": the C tile in smem wherever C allows TMA stores, beta == 0 too */
 } wsgemm_epilogue_pref;
 
+/* WSGEMM_SM100_SELF_CHECK: how AUTO gets the sm100 self-check verdict. */
+typedef enum wsgemm_self_check_mode {
+    WSGEMM_SELF_CHECK_CACHED = 0, /* unset or "cached": the process's verdict, else the disk's, else run it */
+    WSGEMM_SELF_CHECK_FRESH,      /* "fresh": run the helper once in this process whatever the disk says */
+    WSGEMM_SELF_CHECK_OFF,        /* "off": no self-check, and AUTO never uses sm100 */
+    WSGEMM_SELF_CHECK_TRUST       /* "trust": no self-check, AUTO uses sm100 as if it had passed */
+} wsgemm_self_check_mode;
+
+enum { WSGEMM_KNOB_PATH_BYTES = 1024 };
+
 typedef struct wsgemm_knobs {
     int sm90_debug;   /* WSGEMM_SM90_DEBUG=1: the launcher prints its plan to stderr */
     int sm90_swap;    /* WSGEMM_SM90_SWAP=0|1: orientation of problems whose small side exceeds 256 (default 1) */
@@ -37,6 +49,14 @@ typedef struct wsgemm_knobs {
     int sm100_group;     /* WSGEMM_SM100_GROUP=g: rows per band of the grouped tile order (default 8) */
     int sm100_splitk;    /* WSGEMM_SM100_SPLITK=n > 0: exactly n K splits (clamped to the K blocks); 0: chosen */
     wsgemm_epilogue_pref sm100_epilogue; /* WSGEMM_SM100_EPILOGUE=direct: per-element stores; else chosen */
+    wsgemm_self_check_mode sm100_self_check; /* WSGEMM_SM100_SELF_CHECK=cached|fresh|off|trust */
+    int sm100_self_check_timeout_s;          /* WSGEMM_SM100_SELF_CHECK_TIMEOUT=s > 0 (default 120) */
+    char sm100_self_check_helper[WSGEMM_KNOB_PATH_BYTES]; /* WSGEMM_SM100_SELF_CHECK_HELPER=path: this helper
+                                                             and no other; "" (unset): looked up */
+    int sm100_auto_emulated; /* WSGEMM_SM100_AUTO_EMULATED=1: on Hopper, AUTO treats the emulated sm100
+                                path as Blackwell's AUTO treats sm100 (self-check first); verification only */
+    char cache_dir[WSGEMM_KNOB_PATH_BYTES]; /* $XDG_CACHE_HOME/wsgemm, else $HOME/.cache/wsgemm (an absolute
+                                               XDG_CACHE_HOME / HOME only); "": no disk cache */
 } wsgemm_knobs;
 
 /* The knobs with no variable set. */

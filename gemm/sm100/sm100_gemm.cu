@@ -14,7 +14,7 @@
  * end of this file (plan -> reserve -> stage -> encode -> launch [-> split-K reduction]).
  *
  * One source, two builds (gemm/CMakeLists.txt):
- *   sm_100a, WSGEMM_TMEM_HARDWARE=1 : wsgemm_sm100_available / _gemm / _self_check (real tcgen05);
+ *   sm_100a, WSGEMM_TMEM_HARDWARE=1 : wsgemm_sm100_available / _gemm (real tcgen05);
  *   sm_90a,  WSGEMM_TMEM_EMULATION=1: wsgemm_sm100_emulated_available / _gemm (tmem/ emulates TMEM and
  *                                      the tensor core; TMA, mbarriers, clusters run natively).
  * The only difference in this file between the two is marked "EMULATION:" (the 2-CTA TMA completion,
@@ -1055,112 +1055,6 @@ extern "C" int wsgemm_sm100_available(void)
 extern "C" wsgemm_status wsgemm_sm100_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
     return run_sm100(p, ctx, wsgemm_knobs_get(), FAULT_NONE);
-}
-
-/* Self-check inputs: multiples of 1/4 in [-1, 1] are exact in bf16, and with k = 136 every partial
- * sum is a multiple of 1/16 below 2^20 in magnitude, so any correct fp32 accumulation order gives the
- * same result bit for bit: the sm100 path must equal the generic path exactly. */
-static uint16_t self_check_value(uint32_t i, uint32_t salt)
-{
-    uint32_t h = (i + salt) * 2654435761u;
-    h ^= h >> 15;
-    const float v = (float)((int)(h % 9u) - 4) * 0.25f;
-    uint32_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    return (uint16_t)(bits >> 16); /* exact: v has at most 3 significant bits */
-}
-
-/* One configuration: run it on this path (forced cta_group) and on the generic path, compare. */
-static wsgemm_status self_check_case(wsgemm_launch_ctx *ctx, wsgemm_op ta, wsgemm_op tb, int cta_group, void *dA,
-                                     void *dB, float *dC0, float *dC1, float *hC0, float *hC1)
-{
-    const int m = 300, n = 272, k = 136;
-    wsgemm_problem p = {};
-    p.transa = ta;
-    p.transb = tb;
-    p.m = m;
-    p.n = n;
-    p.k = k;
-    p.alpha = 1.0f;
-    p.beta = 0.0f;
-    p.A = dA;
-    p.Atype = WSGEMM_R_16BF;
-    p.lda = ta == WSGEMM_OP_N ? 304 : 136; /* multiples of 8: TMA-legal */
-    p.B = dB;
-    p.Btype = WSGEMM_R_16BF;
-    p.ldb = tb == WSGEMM_OP_N ? 136 : 272;
-    p.Ctype = WSGEMM_R_32F;
-    p.ldc = m;
-    p.batch_count = 1;
-    p.C = dC0;
-    wsgemm_knobs knobs = wsgemm_knobs_defaults(); /* the plan of each cta_group, whatever the environment says */
-    knobs.sm100_cta_group = cta_group;
-    wsgemm_status st = run_sm100(&p, ctx, &knobs, FAULT_NONE);
-    if (st != WSGEMM_STATUS_SUCCESS) return st;
-    p.C = dC1;
-    st = wsgemm_generic_gemm(&p, ctx);
-    if (st != WSGEMM_STATUS_SUCCESS) return st;
-    const size_t bytes = (size_t)m * n * sizeof(float);
-    cudaError_t err = cudaMemcpyAsync(hC0, dC0, bytes, cudaMemcpyDeviceToHost, ctx->stream);
-    if (err == cudaSuccess) err = cudaMemcpyAsync(hC1, dC1, bytes, cudaMemcpyDeviceToHost, ctx->stream);
-    if (err == cudaSuccess) err = cudaStreamSynchronize(ctx->stream);
-    if (err != cudaSuccess) {
-        cudaGetLastError();
-        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "self-check (cta_group %d): %s", cta_group,
-                           cudaGetErrorString(err));
-    }
-    for (int idx = 0; idx < m * n; ++idx) {
-        if (!(hC0[idx] == hC1[idx])) /* NaN fails too */
-            return wsgemm_fail(ctx, WSGEMM_STATUS_INTERNAL_ERROR,
-                               "self-check %c%c cta_group %d: C(%d,%d) = %g on sm100, %g on the generic path",
-                               ta == WSGEMM_OP_N ? 'N' : 'T', tb == WSGEMM_OP_N ? 'N' : 'T', cta_group, idx % m,
-                               idx / m, (double)hC0[idx], (double)hC1[idx]);
-    }
-    return WSGEMM_STATUS_SUCCESS;
-}
-
-extern "C" wsgemm_status wsgemm_sm100_self_check(wsgemm_launch_ctx *ctx)
-{
-    const size_t elems_ab = 304 * 304; /* covers every operand layout of self_check_case */
-    const size_t elems_c = 300 * 272;
-    uint16_t *hA = (uint16_t *)malloc(elems_ab * 2), *hB = (uint16_t *)malloc(elems_ab * 2);
-    float *hC0 = (float *)malloc(elems_c * 4), *hC1 = (float *)malloc(elems_c * 4);
-    void *dA = NULL, *dB = NULL;
-    float *dC0 = NULL, *dC1 = NULL;
-    wsgemm_status st = WSGEMM_STATUS_SUCCESS;
-    if (!hA || !hB || !hC0 || !hC1) st = wsgemm_fail(ctx, WSGEMM_STATUS_ALLOC_FAILED, "self-check: out of host memory");
-    if (st == WSGEMM_STATUS_SUCCESS &&
-        (cudaMalloc(&dA, elems_ab * 2) != cudaSuccess || cudaMalloc(&dB, elems_ab * 2) != cudaSuccess ||
-         cudaMalloc((void **)&dC0, elems_c * 4) != cudaSuccess || cudaMalloc((void **)&dC1, elems_c * 4) != cudaSuccess)) {
-        cudaGetLastError();
-        st = wsgemm_fail(ctx, WSGEMM_STATUS_ALLOC_FAILED, "self-check: device allocation failed");
-    }
-    if (st == WSGEMM_STATUS_SUCCESS) {
-        for (size_t i = 0; i < elems_ab; ++i) {
-            hA[i] = self_check_value((uint32_t)i, 17u);
-            hB[i] = self_check_value((uint32_t)i, 91u);
-        }
-        if (cudaMemcpy(dA, hA, elems_ab * 2, cudaMemcpyHostToDevice) != cudaSuccess ||
-            cudaMemcpy(dB, hB, elems_ab * 2, cudaMemcpyHostToDevice) != cudaSuccess) {
-            cudaGetLastError();
-            st = wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "self-check: copy to the device failed");
-        }
-    }
-    /* both cta_groups, both operand majors */
-    if (st == WSGEMM_STATUS_SUCCESS)
-        st = self_check_case(ctx, WSGEMM_OP_T, WSGEMM_OP_N, 1, dA, dB, dC0, dC1, hC0, hC1);
-    if (st == WSGEMM_STATUS_SUCCESS)
-        st = self_check_case(ctx, WSGEMM_OP_N, WSGEMM_OP_T, 2, dA, dB, dC0, dC1, hC0, hC1);
-    if (st == WSGEMM_STATUS_NOT_SUPPORTED) st = WSGEMM_STATUS_INTERNAL_ERROR; /* the path must run this problem */
-    cudaFree(dA);
-    cudaFree(dB);
-    cudaFree(dC0);
-    cudaFree(dC1);
-    free(hA);
-    free(hB);
-    free(hC0);
-    free(hC1);
-    return st;
 }
 
 #endif

@@ -76,6 +76,32 @@ static double estimate_cost(long long units, int max_clusters, int cluster, int 
  * (docs/performance.md, "Long K"). */
 enum { kMaxChainBlocks = 4096 };
 
+/* Split counts of kernel f over `units` cluster units by the cost model: from the fewest splits that keep
+ * every accumulator chain within kMaxChainBlocks to at most 16 (and K blocks / 4), or exactly
+ * WSGEMM_SM90_SPLITK. A count is taken when there is no best yet (have_best 0) or it costs 5 % less than
+ * *best_cost, which it then becomes. Returns the last count taken, 0 when none was. */
+static int scan_splits(const wsgemm_problem *p, const wsgemm_knobs *knobs, const sm90_kernel_facts *f, long long units,
+                       int k_blocks, int have_best, double *best_cost)
+{
+    int max_splits = knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks / 4 < 16 ? k_blocks / 4 : 16);
+    int min_splits = knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks - 1) / kMaxChainBlocks + 1;
+    if (max_splits < min_splits) max_splits = min_splits;
+    /* fp32 partials of every split beyond 2^40 bytes: not worth a workspace that size */
+    const double part_bytes = (double)p->m * p->n * p->batch_count * 4.0;
+    while (max_splits > 1 && part_bytes * max_splits > 1099511627776.0) --max_splits;
+    if (min_splits > max_splits) min_splits = max_splits;
+    int taken = 0;
+    for (int sp = min_splits; sp <= max_splits; ++sp) {
+        const double cost = estimate_cost(units, f->max_clusters, f->cluster, k_blocks, sp, f->bn, p);
+        if (!have_best || cost < *best_cost * 0.95) {
+            *best_cost = cost;
+            have_best = 1;
+            taken = sp;
+        }
+    }
+    return taken;
+}
+
 /* ---------------------------------------------------------------- epilogue */
 
 /* A TMA store clips the inner dimension only to whole 16-byte chunks: with m * c_bytes not a multiple of 16
@@ -224,34 +250,29 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
             return WSGEMM_STATUS_NOT_SUPPORTED;
         }
         const long long units = (tiles_p + f.cluster - 1) / f.cluster * tiles_q * nb;
-        int max_splits = knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks / 4 < 16 ? k_blocks / 4 : 16);
-        int min_splits = knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks - 1) / kMaxChainBlocks + 1;
-        if (max_splits < min_splits) max_splits = min_splits;
-        /* fp32 partials of every split beyond 2^40 bytes: not worth a workspace that size */
-        const double part_bytes = (double)p->m * p->n * nb * 4.0;
-        while (max_splits > 1 && part_bytes * max_splits > 1099511627776.0) --max_splits;
-        if (min_splits > max_splits) min_splits = max_splits;
-        for (int sp = min_splits; sp <= max_splits; ++sp) {
-            const double cost = estimate_cost(units, f.max_clusters, f.cluster, k_blocks, sp, bn, p);
-            if (!chosen.exists || cost < best_cost * 0.95) {
-                best_cost = cost;
-                chosen = f;
-                splits = sp;
-            }
+        const int sp = scan_splits(p, knobs, &f, units, k_blocks, chosen.exists, &best_cost);
+        if (sp) {
+            chosen = f;
+            splits = sp;
         }
     }
     /* Decode shapes whose small side fits one 64-wide Q tile: a 4-CTA cluster reads that tile from L2 once
-     * per four P tiles instead of once per two. Measured on the H200 (2026-11-29, sm90_tune, bf16, n = k =
-     * 8192, ratio to cuBLAS NN/TN, per-call timing): m = 16 0.95/0.90 -> 1.07/1.01, m = 64 1.05/1.04 ->
-     * 1.07/1.05; with split-K, or at m = 128 (two Q tiles) and 256, it was slower or no better, so only here.
-     * A 4-CTA kernel the device cannot run keeps the 2-CTA choice. */
-    if (knobs->sm90_variant == SM90_VARIANT_DEFAULT && chosen.bn == 64 && splits == 1 && plan->q_extent <= 64 && plan->p_extent >= 4 * SM90_BM) {
+     * per four P tiles instead of once per two, with its own split count. Measured on the H200 (GPU time,
+     * sm90_tune, bf16, ratio to cuBLAS NN/TN): n = k = 8192 (2026-11-29, per-call timing) m = 16 0.95/0.90 ->
+     * 1.07/1.01, m = 64 1.05/1.04 -> 1.07/1.05, unsplit; m = 1, n = 4096, k = 14336 (2026-11-30, GPU time)
+     * 0.736/0.719 with 2-CTA clusters in 3 splits, 0.829/0.842 with 4-CTA clusters in 2 (0.800/0.813 with
+     * 2-CTA clusters in 4). At m = 128 (two Q tiles) and 256 it was slower or no better, so only here. A
+     * 4-CTA kernel the device cannot run keeps the 2-CTA choice. */
+    if (knobs->sm90_variant == SM90_VARIANT_DEFAULT && chosen.bn == 64 && plan->q_extent <= 64 && plan->p_extent >= 4 * SM90_BM) {
         sm90_kernel_facts f4 = {0};
         if (query(query_ctx, 64, SM90_VARIANT_CLUSTER4, plan->p_mn, plan->q_mn, plan->ab_type == WSGEMM_R_16BF, &f4) ==
                 WSGEMM_STATUS_SUCCESS &&
             f4.exists && f4.max_clusters > 0) {
+            const long long units4 = (plan->p_extent + 4 * SM90_BM - 1) / (4 * SM90_BM) * nb; /* one Q tile */
+            double cost4 = 0.0;
             chosen = f4;
             chosen.variant = SM90_VARIANT_CLUSTER4;
+            splits = scan_splits(p, knobs, &f4, units4, k_blocks, 0, &cost4);
         }
     }
     plan->bn = chosen.bn;

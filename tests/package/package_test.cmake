@@ -3,7 +3,8 @@
 #   cmake -DMODE=<mode> -DBUILD=<wsgemm build dir> -DSOURCE=<wsgemm source dir> -DWORK=<dir>
 #         -DGENERATOR=<generator> -DCUDA_COMPILER=<nvcc> -DARCHS=<archs> -DLIBDIR=<CMAKE_INSTALL_LIBDIR>
 #         [-DCC=... -DCXX=... -DPKG_CONFIG=...] -P package_test.cmake
-#   install        cmake --install BUILD into WORK/prefix (the fixture of the others); checks the layout
+#   install        cmake --install BUILD into WORK/prefix (the fixture of the others); checks the layout,
+#                  and that the sm100 self-check helper (-DHELPER=<its path in the prefix>, when built) starts
 #   find_package_shared / find_package_static
 #                  tests/package/consumer configured against the prefix (find_package(wsgemm CONFIG),
 #                  wsgemm::wsgemm / wsgemm::wsgemm_static; the shared one also compiles the installed
@@ -62,6 +63,15 @@ if(MODE STREQUAL "install")
       message(FATAL_ERROR "FAIL: the install lacks ${f}")
     endif()
   endforeach()
+  if(HELPER)
+    # the installed sm100 self-check helper starts (its libraries resolve) and answers a bad call with its
+    # usage line and exit 2, before it touches CUDA
+    execute_process(COMMAND ${prefix}/${HELPER} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    if(NOT rc EQUAL 2 OR NOT out MATCHES "wsgemm-self-check: error usage")
+      message(FATAL_ERROR "FAIL: the installed ${HELPER} exited ${rc}: ${out}")
+    endif()
+    message(STATUS "ok: ${HELPER} installed and starts")
+  endif()
   file(GLOB_RECURSE installed RELATIVE ${prefix} ${prefix}/*)
   list(LENGTH installed count)
   message(STATUS "ok: ${count} files installed, the expected ones among them")

@@ -171,13 +171,14 @@ static void case_choices(void)
                plan.swap, want);
         EXPECT(ms[i] > 64 || (plan.bn == 64 && plan.variant == 3 && plan.splits == 1), "m=%d: bn %d variant %d splits %d",
                ms[i], plan.bn, plan.variant, plan.splits);
-        /* the mirror (small n) with m = 4096, k = 14336: 32 P tiles are 16 cluster units, so the cost model
-         * splits K to fill the SMs, and a split keeps the 2-CTA cluster */
+        /* the mirror (small n) with m = 4096, k = 14336: 32 P tiles are 8 units of the 4-CTA cluster (16 of the
+         * 2-CTA one), so the cost model splits K to fill the SMs; one 64-wide Q tile keeps the 4-CTA cluster */
         p = problem(N, T, 4096, ms[i], 14336, 1, BF, BF, 0.0f, 0, 0);
         plan = plan_of(&p, &kn, &h200);
         check_invariants(&p, &plan);
-        EXPECT(plan.swap == 0 && plan.q_extent == ms[i] && (plan.splits > 1) == (plan.cluster == 2),
-               "n=%d m=4096 k=14336: swap %d splits %d cluster %d", ms[i], plan.swap, plan.splits, plan.cluster);
+        EXPECT(plan.swap == 0 && plan.q_extent == ms[i] && plan.splits > 1 && plan.cluster == want,
+               "n=%d m=4096 k=14336: swap %d splits %d cluster %d (want split, cluster %d)", ms[i], plan.swap,
+               plan.splits, plan.cluster, want);
     }
     /* m = 1 with lda = 1 (op N): a K-major row, no staging copy */
     wsgemm_problem p = problem(N, N, 1, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);

@@ -1,0 +1,397 @@
+/*
+ * self_check_helper.c - wsgemm-sm100-selfcheck, the program the library starts before AUTO first uses the
+ * sm100 path on a GPU (gemm/sm100/self_check.h). It runs in its own process and CUDA context, so a trap or a
+ * hang of the kernel under test cannot touch the caller's.
+ *
+ *   wsgemm-sm100-selfcheck --device N [--path sm100|sm100-emulated] [--uuid GPU-...]
+ *
+ * It forces the path on device N (the uuid, when given, must be that device's), runs the cases below
+ * through the public API and compares every element of C, padding rows included, with a reference it
+ * computes on the CPU. The kernel it runs is the library's source built with the barrier watchdog
+ * (WSGEMM_WATCHDOG=1): a lost arrival traps after 10 s and names its barrier in this program's output
+ * instead of hanging until the caller's timeout.
+ *
+ * Exact by construction: inputs (A, B and the C that beta reads) are multiples of 1/4 in [-1, 1] drawn at
+ * random, alpha and beta are multiples of 1/4, so every product, partial sum (|sum| <= k <= 600, steps of
+ * 1/16: 14 bits) and alpha * acc + beta * c is exact in fp32 in any order; the only rounding is the final
+ * conversion to C's type, round-to-nearest-even on both sides. C is compared bit for bit, and C poisoned
+ * with NaN (beta == 0: the kernel must not read it) never passes.
+ *
+ * Output: one line per case, then exactly one result line, "wsgemm-self-check: pass ..." (exit 0),
+ * "wsgemm-self-check: fail ..." (exit 1: wrong C, a CUDA error such as a trap, the path declining a problem
+ * it must run) or "wsgemm-self-check: error ..." (exit 2: it could not check: arguments, no such device,
+ * another GPU, the path absent from this build or not for this GPU, out of memory).
+ */
+#define _GNU_SOURCE /* prctl */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef __linux__
+#include <signal.h>
+#include <sys/prctl.h>
+#endif
+
+#include <cuda_runtime_api.h>
+
+#include "common/knobs.h"
+#include "internal.h"
+#include "sm100/self_check.h"
+#include "wsgemm.h"
+
+/* One GEMM, run once with each cta_group. ctas = 2 puts several tiles on every CTA (one pair for
+ * cta_group 2); 0 keeps the launcher's grid. Every m, n, k is off the tile grid (128/256 x 256 x 64). */
+typedef struct check_case {
+    wsgemm_op ta, tb;
+    int m, n, k;
+    wsgemm_dtype ab, c;
+    float alpha, beta;
+    int ldc_pad; /* rows of C past m that the kernel must leave alone */
+    int ctas;
+} check_case;
+
+static const check_case kCases[] = {
+    /* k = 600: ten k-blocks, more than either ring has stages, inside one tile */
+    {WSGEMM_OP_T, WSGEMM_OP_N, 300, 520, 600, WSGEMM_R_16BF, WSGEMM_R_32F, 1.0f, 0.0f, 0, 0},
+    {WSGEMM_OP_N, WSGEMM_OP_N, 260, 300, 72, WSGEMM_R_16BF, WSGEMM_R_16BF, 0.5f, -0.75f, 5, 2},
+    {WSGEMM_OP_T, WSGEMM_OP_T, 129, 257, 136, WSGEMM_R_16F, WSGEMM_R_16F, -1.0f, 0.25f, 0, 2},
+    {WSGEMM_OP_N, WSGEMM_OP_T, 384, 272, 65, WSGEMM_R_16F, WSGEMM_R_32F, 2.0f, 1.0f, 3, 2},
+};
+enum { kCaseCount = sizeof kCases / sizeof kCases[0] };
+
+static void result_line(const char *verdict, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void result_line(const char *verdict, const char *fmt, ...)
+{
+    char text[WSGEMM_SELF_CHECK_TEXT_BYTES];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    printf("%s%s %s\n", WSGEMM_SELF_CHECK_RESULT_PREFIX, verdict, text);
+    fflush(stdout);
+}
+
+/* ---------------------------------------------------------------- exact values and conversions */
+
+static uint64_t next_random(uint64_t *state) /* splitmix64 */
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static float quarter_in_unit(uint64_t *state) /* one of -1, -3/4, ..., 1 */
+{
+    return (float)((int)(next_random(state) % 9u) - 4) * 0.25f;
+}
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static float f32_from_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* Round to nearest even, as __float2bfloat16_rn does (no NaN reaches it here). */
+static uint16_t bf16_from_f32(float f)
+{
+    const uint32_t u = f32_bits(f);
+    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+/* Round to nearest even, as __float2half_rn does, subnormals and overflow included (no NaN reaches it). */
+static uint16_t f16_from_f32(float f)
+{
+    const uint32_t u = f32_bits(f), sign = (u >> 16) & 0x8000u, mant = u & 0x7FFFFFu;
+    const int exp = (int)((u >> 23) & 0xFFu) - 127 + 15;
+    if ((u & 0x7FFFFFFFu) == 0) return (uint16_t)sign;
+    if (exp >= 31) return (uint16_t)(sign | 0x7C00u);
+    uint32_t h, rem, half;
+    if (exp <= 0) { /* subnormal: value = (mant | 2^23) * 2^(exp - 14) units of 2^-24 */
+        if (exp < -10) return (uint16_t)sign;
+        const int shift = 14 - exp;
+        const uint32_t m = mant | 0x800000u;
+        h = m >> shift;
+        rem = m & ((1u << shift) - 1u);
+        half = 1u << (shift - 1);
+    } else {
+        h = ((uint32_t)exp << 10) | (mant >> 13);
+        rem = mant & 0x1FFFu;
+        half = 0x1000u;
+    }
+    if (rem > half || (rem == half && (h & 1u))) ++h; /* a carry into the exponent is right */
+    return (uint16_t)(sign | h);
+}
+
+static float f32_from_f16(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu;
+    if (exp == 0) return (sign ? -1.0f : 1.0f) * ldexpf((float)mant, -24);
+    if (exp == 31) return f32_from_bits(sign | 0x7F800000u | (mant << 13));
+    return f32_from_bits(sign | ((exp - 15 + 127) << 23) | (mant << 13));
+}
+
+static int dtype_bytes(wsgemm_dtype t)
+{
+    return t == WSGEMM_R_32F ? 4 : 2;
+}
+
+static const char *dtype_name(wsgemm_dtype t)
+{
+    return t == WSGEMM_R_32F ? "f32" : t == WSGEMM_R_16F ? "f16" : "bf16";
+}
+
+/* Element i of a host buffer of type t, as bits (16 or 32) and as a float. */
+static uint32_t element_bits(const void *buf, wsgemm_dtype t, size_t i)
+{
+    if (t == WSGEMM_R_32F) return ((const uint32_t *)buf)[i];
+    return ((const uint16_t *)buf)[i];
+}
+
+static float element_value(const void *buf, wsgemm_dtype t, size_t i)
+{
+    const uint32_t b = element_bits(buf, t, i);
+    if (t == WSGEMM_R_32F) return f32_from_bits(b);
+    return t == WSGEMM_R_16BF ? f32_from_bits(b << 16) : f32_from_f16((uint16_t)b);
+}
+
+static uint32_t bits_of(float v, wsgemm_dtype t)
+{
+    if (t == WSGEMM_R_32F) return f32_bits(v);
+    return t == WSGEMM_R_16BF ? bf16_from_f32(v) : f16_from_f32(v);
+}
+
+static void store_bits(void *buf, wsgemm_dtype t, size_t i, uint32_t b)
+{
+    if (t == WSGEMM_R_32F) ((uint32_t *)buf)[i] = b;
+    else ((uint16_t *)buf)[i] = (uint16_t)b;
+}
+
+/* ---------------------------------------------------------------- one case */
+
+typedef enum { CASE_OK = 0, CASE_WRONG, CASE_CUDA, CASE_CANNOT } case_result;
+
+static void describe(const check_case *c, int cg, char *dst, size_t size)
+{
+    snprintf(dst, size, "cta_group %d %c%c %dx%dx%d %s->%s alpha %g beta %g ctas %s", cg,
+             c->ta == WSGEMM_OP_N ? 'N' : 'T', c->tb == WSGEMM_OP_N ? 'N' : 'T', c->m, c->n, c->k, dtype_name(c->ab),
+             dtype_name(c->c), (double)c->alpha, (double)c->beta, c->ctas ? "2" : "default");
+}
+
+/* The cta_group and grid knobs of the launcher, set for this case (the knobs are read again). */
+static void set_launch_knobs(int cg, int ctas)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", cg);
+    setenv("WSGEMM_SM100_CTA_GROUP", v, 1);
+    if (ctas > 0) {
+        snprintf(v, sizeof v, "%d", ctas);
+        setenv("WSGEMM_SM100_CTAS", v, 1);
+    } else {
+        unsetenv("WSGEMM_SM100_CTAS");
+    }
+    wsgemm_knobs_reload();
+}
+
+static case_result run_case(wsgemm_handle h, wsgemm_path path, const check_case *c, int cg, uint64_t seed,
+                            char *why, size_t why_size)
+{
+    const int a_rows = c->ta == WSGEMM_OP_N ? c->m : c->k, a_cols = c->ta == WSGEMM_OP_N ? c->k : c->m;
+    const int b_rows = c->tb == WSGEMM_OP_N ? c->k : c->n, b_cols = c->tb == WSGEMM_OP_N ? c->n : c->k;
+    const int lda = (a_rows + 7) / 8 * 8, ldb = (b_rows + 7) / 8 * 8, ldc = c->m + c->ldc_pad; /* TMA: 16 B */
+    const size_t na = (size_t)lda * a_cols, nb = (size_t)ldb * b_cols, nc = (size_t)ldc * c->n;
+    const int eab = dtype_bytes(c->ab), ec = dtype_bytes(c->c);
+    void *hA = calloc(na, (size_t)eab), *hB = calloc(nb, (size_t)eab), *hC0 = malloc(nc * (size_t)ec),
+         *hC = malloc(nc * (size_t)ec);
+    void *dA = NULL, *dB = NULL, *dC = NULL;
+    case_result res = CASE_OK;
+    if (!hA || !hB || !hC0 || !hC || cudaMalloc(&dA, na * (size_t)eab) != cudaSuccess ||
+        cudaMalloc(&dB, nb * (size_t)eab) != cudaSuccess || cudaMalloc(&dC, nc * (size_t)ec) != cudaSuccess) {
+        snprintf(why, why_size, "out of memory");
+        res = CASE_CANNOT;
+        goto done;
+    }
+    uint64_t state = seed;
+    for (size_t i = 0; i < na; ++i) store_bits(hA, c->ab, i, bits_of(quarter_in_unit(&state), c->ab));
+    for (size_t i = 0; i < nb; ++i) store_bits(hB, c->ab, i, bits_of(quarter_in_unit(&state), c->ab));
+    if (c->beta != 0.0f)
+        for (size_t i = 0; i < nc; ++i) store_bits(hC0, c->c, i, bits_of(quarter_in_unit(&state), c->c));
+    else
+        memset(hC0, 0xFF, nc * (size_t)ec); /* NaN in every type: C must not be read */
+    if (cudaMemcpy(dA, hA, na * (size_t)eab, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(dB, hB, nb * (size_t)eab, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(dC, hC0, nc * (size_t)ec, cudaMemcpyHostToDevice) != cudaSuccess) {
+        snprintf(why, why_size, "copy to the device: %s", cudaGetErrorString(cudaGetLastError()));
+        res = CASE_CUDA;
+        goto done;
+    }
+
+    set_launch_knobs(cg, c->ctas);
+    wsgemm_status s = wsgemm_set_path(h, path);
+    if (s == WSGEMM_STATUS_SUCCESS)
+        s = wsgemm_gemm_ex(h, c->ta, c->tb, c->m, c->n, c->k, &c->alpha, dA, c->ab, lda, dB, c->ab, ldb, &c->beta, dC,
+                           c->c, ldc);
+    if (s != WSGEMM_STATUS_SUCCESS) {
+        snprintf(why, why_size, "%s: %s", wsgemm_status_string(s), wsgemm_get_last_error_message(h));
+        res = s == WSGEMM_STATUS_ARCH_MISMATCH || s == WSGEMM_STATUS_ALLOC_FAILED ? CASE_CANNOT
+              : s == WSGEMM_STATUS_CUDA_ERROR                                       ? CASE_CUDA
+                                                                                    : CASE_WRONG;
+        goto done;
+    }
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err == cudaSuccess) err = cudaMemcpy(hC, dC, nc * (size_t)ec, cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess) {
+        char checker[256] = "";
+        if (path == WSGEMM_PATH_SM100_EMULATED && wsgemm_sm100_emulated_checker_error(checker, sizeof checker) <= 0)
+            checker[0] = '\0';
+        snprintf(why, why_size, "CUDA error after the kernel: %s (%s)%s%s", cudaGetErrorName(err),
+                 cudaGetErrorString(err), checker[0] ? "; TMEM emulation checker: " : "", checker);
+        res = CASE_CUDA;
+        goto done;
+    }
+
+    /* A and B as floats once: the reference's inner loop is plain fp32 */
+    float *fa = malloc(na * sizeof *fa), *fb = malloc(nb * sizeof *fb);
+    if (!fa || !fb) {
+        free(fa);
+        free(fb);
+        snprintf(why, why_size, "out of host memory");
+        res = CASE_CANNOT;
+        goto done;
+    }
+    for (size_t i = 0; i < na; ++i) fa[i] = element_value(hA, c->ab, i);
+    for (size_t i = 0; i < nb; ++i) fb[i] = element_value(hB, c->ab, i);
+    long long wrong = 0;
+    for (int j = 0; j < c->n; ++j) {
+        for (int i = 0; i < ldc; ++i) {
+            const size_t idx = (size_t)j * ldc + i;
+            uint32_t want = element_bits(hC0, c->c, idx); /* padding rows: untouched */
+            if (i < c->m) {
+                float acc = 0.0f; /* exact: see the header */
+                for (int kk = 0; kk < c->k; ++kk) {
+                    const size_t ai = c->ta == WSGEMM_OP_N ? (size_t)kk * lda + i : (size_t)i * lda + kk;
+                    const size_t bi = c->tb == WSGEMM_OP_N ? (size_t)j * ldb + kk : (size_t)kk * ldb + j;
+                    acc += fa[ai] * fb[bi];
+                }
+                const float c0 = c->beta != 0.0f ? element_value(hC0, c->c, idx) : 0.0f;
+                want = bits_of(c->alpha * acc + c->beta * c0, c->c);
+            }
+            const uint32_t got = element_bits(hC, c->c, idx);
+            if (got != want && wrong++ == 0)
+                snprintf(why, why_size, "C(%d,%d) = %g (bits 0x%x), expected %g (bits 0x%x)%s", i, j,
+                         (double)element_value(hC, c->c, idx), got, (double)element_value(&want, c->c, 0), want,
+                         i >= c->m ? " (a padding row past m)" : "");
+        }
+    }
+    free(fa);
+    free(fb);
+    if (wrong) {
+        const size_t used = strlen(why);
+        snprintf(why + used, why_size - used, "; %lld of %lld elements wrong", wrong, (long long)ldc * c->n);
+        res = CASE_WRONG;
+    }
+done:
+    cudaFree(dA);
+    cudaFree(dB);
+    cudaFree(dC);
+    free(hA);
+    free(hB);
+    free(hC0);
+    free(hC);
+    return res;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static int usage(void)
+{
+    result_line("error", "usage: " WSGEMM_SELF_CHECK_HELPER_NAME " --device N [--path sm100|sm100-emulated] [--uuid GPU-...]");
+    return WSGEMM_SELF_CHECK_EXIT_CANNOT;
+}
+
+int main(int argc, char **argv)
+{
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* the library that started it is gone: nobody waits for the verdict */
+#endif
+    int device = -1;
+    const char *path_name = "sm100", *uuid = NULL;
+    for (int i = 1; i < argc; ++i) {
+        if (i + 1 >= argc) return usage();
+        if (strcmp(argv[i], "--device") == 0) device = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--path") == 0) path_name = argv[++i];
+        else if (strcmp(argv[i], "--uuid") == 0) uuid = argv[++i];
+        else return usage();
+    }
+    wsgemm_path path;
+    if (strcmp(path_name, wsgemm_path_name(WSGEMM_PATH_SM100)) == 0) path = WSGEMM_PATH_SM100;
+    else if (strcmp(path_name, wsgemm_path_name(WSGEMM_PATH_SM100_EMULATED)) == 0) path = WSGEMM_PATH_SM100_EMULATED;
+    else return usage();
+    if (device < 0) return usage();
+
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || device >= count) {
+        result_line("error", "no device %d (%s)", device, err != cudaSuccess ? cudaGetErrorString(err) : "not there");
+        return WSGEMM_SELF_CHECK_EXIT_CANNOT;
+    }
+    struct cudaDeviceProp prop;
+    if ((err = cudaSetDevice(device)) != cudaSuccess || (err = cudaGetDeviceProperties(&prop, device)) != cudaSuccess ||
+        (err = cudaFree(NULL)) != cudaSuccess) { /* cudaFree(NULL): the context, now (exclusive-process GPUs say no) */
+        result_line("error", "device %d: %s", device, cudaGetErrorString(err));
+        return WSGEMM_SELF_CHECK_EXIT_CANNOT;
+    }
+    char own[48];
+    wsgemm_self_check_uuid(prop.uuid.bytes, own, sizeof own);
+    if (uuid && strcmp(uuid, own) != 0) {
+        result_line("error", "device %d is %s, not %s", device, own, uuid);
+        return WSGEMM_SELF_CHECK_EXIT_CANNOT;
+    }
+    printf("%s: path %s on device %d (%s, cc %d.%d, %s), barrier watchdog on\n", WSGEMM_SELF_CHECK_HELPER_NAME,
+           path_name, device, prop.name, prop.major, prop.minor, own);
+
+    wsgemm_handle h;
+    if (wsgemm_create(&h) != WSGEMM_STATUS_SUCCESS) {
+        result_line("error", "wsgemm_create failed");
+        return WSGEMM_SELF_CHECK_EXIT_CANNOT;
+    }
+    int done = 0;
+    for (int i = 0; i < kCaseCount; ++i) {
+        for (int cg = 1; cg <= 2; ++cg) {
+            char what[160], why[WSGEMM_SELF_CHECK_TEXT_BYTES] = "";
+            describe(&kCases[i], cg, what, sizeof what);
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            const case_result r = run_case(h, path, &kCases[i], cg, 1000u + 10u * (unsigned)i + (unsigned)cg, why,
+                                           sizeof why);
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            const double ms = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
+            printf("case %d/%d: %s: %s (%.0f ms)\n", ++done, 2 * kCaseCount, what, r == CASE_OK ? "ok" : why, ms);
+            fflush(stdout);
+            if (r == CASE_CANNOT) {
+                result_line("error", "%s: %s", what, why);
+                return WSGEMM_SELF_CHECK_EXIT_CANNOT; /* no wsgemm_destroy: the process ends */
+            }
+            if (r != CASE_OK) {
+                result_line("fail", "%s on device %d (%s): %s: %s", path_name, device, own, what, why);
+                return WSGEMM_SELF_CHECK_EXIT_FAIL;
+            }
+        }
+    }
+    wsgemm_destroy(h);
+    result_line("pass", "%s on device %d (%s, %s): %d cases: cta_group 1 and 2 x ops TN NN TT NT, m/n/k off the tile "
+                "grid, beta != 0, several tiles per CTA, bit-exact", path_name, device, prop.name, own, done);
+    return WSGEMM_SELF_CHECK_EXIT_PASS;
+}
