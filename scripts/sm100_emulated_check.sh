@@ -6,6 +6,7 @@
 #   - the cuBLAS matrix (gemm_matrix_test, every group) on the path sm100-emulated,
 #   - the kernel's own cases (test_sm100_emulated: both cta_groups, split-K, staged operands, beta != 0,
 #     every C type, the zero-tile teardown, the TMEM leak query, the planted faults),
+#   - the self-check helper on the emulated kernel (self_check_gpu_test helper: bit-exact against generic),
 #   - memcheck and synccheck of the matrix groups and the kernel cases (scripts/sanitize_sm100.sh's set).
 # Usage: scripts/sm100_emulated_check.sh [build-dir]      (default build/sm100-emu)
 # Logs: $OUT/sm100-emulated-check/ when $OUT is set, else <build-dir>/logs. Prints one line per run and a
@@ -27,7 +28,8 @@ t0=$SECONDS
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$LOGS/gpu.txt" 2>/dev/null || echo "no nvidia-smi" >"$LOGS/gpu.txt"
 if ! { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWSGEMM_CUDA_ARCHS=90a \
          -DWSGEMM_SM100_EMULATION=ON -DWSGEMM_BUILD_BENCH=OFF -DWSGEMM_BUILD_TOOLS=OFF -DWSGEMM_PTXAS_VERBOSE=OFF &&
-       cmake --build "$BUILD" -j "$(nproc)" --target gemm_matrix_test test_sm100_emulated sm100_plan_test; } \
+       cmake --build "$BUILD" -j "$(nproc)" --target gemm_matrix_test test_sm100_emulated sm100_plan_test \
+         self_check_gpu_test wsgemm-sm100-selfcheck; } \
        >"$LOGS/build.log" 2>&1; then
     tail -30 "$LOGS/build.log"
     echo "sm100_emulated_check: BUILD FAILED after $((SECONDS - t0)) s (log $LOGS/build.log)"
@@ -41,7 +43,8 @@ KERNEL="$BUILD/tests/sm100/test_sm100_emulated"
 MATRIX_GROUPS="shapes ops types batch alpha_beta leading_dims"
 CASES="ops_cg1 ops_cg2 odd_shapes batch alpha_beta types more_ctas_than_tiles padded_ld epilogue staged splitk"
 runs=("plain|plan_choices|$RUN_SECS|$BUILD/tests/sm100/sm100_plan_test choices"
-      "plain|plan_sweep|$RUN_SECS|$BUILD/tests/sm100/sm100_plan_test sweep")
+      "plain|plan_sweep|$RUN_SECS|$BUILD/tests/sm100/sm100_plan_test sweep"
+      "plain|selfcheck_helper|$RUN_SECS|$BUILD/tests/selfcheck/self_check_gpu_test helper $BUILD/wsgemm-sm100-selfcheck")
 for g in $MATRIX_GROUPS; do runs+=("plain|matrix_$g|$RUN_SECS|$MATRIX $g sm100-emulated"); done
 for c in $CASES no_leak fault_early_dealloc fault_missing_peer_signal; do
     runs+=("plain|kernel_$c|$RUN_SECS|$KERNEL $c")
