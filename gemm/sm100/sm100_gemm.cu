@@ -932,7 +932,7 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const w
     uint8_t *ws = (uint8_t *)ws_ptr;
 
     /* stage: the kernel reads the copies (launched below, once nothing can be declined any more) */
-    wsgemm_operand a_src, b_src;
+    wsgemm_operand a_src = {}, b_src = {}; /* the originals of the staged operands */
     if (plan.a.staged) wsgemm_use_staged_copy(&plan.a, &a_src, ws + plan.a.stage_offset);
     if (plan.b.staged) wsgemm_use_staged_copy(&plan.b, &b_src, ws + plan.b.stage_offset);
 
