@@ -43,8 +43,9 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
 /* The element type the kernel writes: C's, or fp32 partials when split. */
 wsgemm_dtype sm100_plan_out_type(const wsgemm_plan *plan, const wsgemm_problem *p);
 
-/* The estimated time (us) of a candidate, for the CPU test's report and docs/sm100.md's budget: units of work
- * spread over max_clusters clusters of cta_group CTAs, each K-split to kb_per_split K blocks. */
+/* The cost model the plan compares candidates with (estimated us; its constants are explained in
+ * sm100_plan.c and docs/sm100.md): units of work spread over max_clusters clusters of cta_group CTAs, each
+ * unit kb_per_split K blocks. */
 double sm100_plan_estimate_us(const wsgemm_problem *p, int cta_group, long long units, int max_clusters,
                               int kb_per_split, int splits);
 
