@@ -5,6 +5,7 @@
  * with NOT_SUPPORTED and AUTO never picks it.
  */
 #include "internal.h"
+#include "sm100/sm100_probe.h"
 
 #ifdef WSGEMM_ABSENT_SM90
 int wsgemm_sm90_available(void) { return 0; }
@@ -24,6 +25,11 @@ wsgemm_status wsgemm_sm100_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
     (void)p;
     return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "this build has no sm100 kernel (WSGEMM_CUDA_ARCHS lacks 100a)");
 }
+int wsgemm_sm100_last_launch(wsgemm_sm100_launch_probe *out)
+{
+    (void)out;
+    return -1;
+}
 #endif
 
 #ifdef WSGEMM_ABSENT_SM100_EMULATED
@@ -35,6 +41,11 @@ wsgemm_status wsgemm_sm100_emulated_gemm(const wsgemm_problem *p, wsgemm_launch_
                        "this build has no emulated sm100 kernel (needs 90a and WSGEMM_SM100_EMULATION=ON)");
 }
 int wsgemm_sm100_emulated_tmem_leaked_columns(void) { return WSGEMM_EMULATION_ABSENT; }
+int wsgemm_sm100_emulated_last_launch(wsgemm_sm100_launch_probe *out)
+{
+    (void)out;
+    return -1;
+}
 int wsgemm_sm100_emulated_checker_error(char *msg, size_t msg_size)
 {
     if (msg_size > 0) msg[0] = '\0';

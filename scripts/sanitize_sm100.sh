@@ -20,7 +20,7 @@ for tool in memcheck synccheck; do
     for group in shapes ops types batch alpha_beta leading_dims; do
         runs+=("$tool|matrix_$group|$BUILD/tests/generic/gemm_matrix_test $group $MATRIX_PATH")
     done
-    for c in ops_cg1 ops_cg2 odd_shapes batch alpha_beta types more_ctas_than_tiles several_tiles padded_ld; do
+    for c in ops_cg1 ops_cg2 odd_shapes batch alpha_beta types more_ctas_than_tiles several_tiles padded_ld epilogue staged splitk; do
         runs+=("$tool|kernel_$c|$BUILD/tests/sm100/test_sm100_emulated $c")
     done
 done

@@ -20,6 +20,12 @@ wsgemm_knobs wsgemm_knobs_defaults(void)
         .sm90_splitk = 0,
         .sm90_group = 8,
         .sm90_epilogue = WSGEMM_EPILOGUE_PREF_AUTO,
+        .sm100_debug = 0,
+        .sm100_cta_group = 0,
+        .sm100_ctas = 0,
+        .sm100_group = 8,
+        .sm100_splitk = 0,
+        .sm100_epilogue = WSGEMM_EPILOGUE_PREF_AUTO,
         .sm100_self_check = WSGEMM_SELF_CHECK_CACHED,
         .sm100_self_check_timeout_s = 120,
         .sm100_auto_emulated = 0,
@@ -48,9 +54,9 @@ static void cache_dir_from_env(char *dst, size_t size)
     if (n < 0 || (size_t)n >= size) dst[0] = '\0';
 }
 
-static wsgemm_epilogue_pref epilogue_from_env(void)
+static wsgemm_epilogue_pref epilogue_from_env(const char *name)
 {
-    const char *v = getenv("WSGEMM_SM90_EPILOGUE");
+    const char *v = getenv(name);
     if (v == NULL) return WSGEMM_EPILOGUE_PREF_AUTO;
     if (strcmp(v, "direct") == 0) return WSGEMM_EPILOGUE_PREF_DIRECT;
     if (strcmp(v, "tma") == 0) return WSGEMM_EPILOGUE_PREF_TMA;
@@ -63,6 +69,9 @@ wsgemm_knobs wsgemm_knobs_from_env(void)
     const wsgemm_knobs d = wsgemm_knobs_defaults();
     const int bn = wsgemm_env_int("WSGEMM_SM90_BN", 0);
     const int splitk = wsgemm_env_int("WSGEMM_SM90_SPLITK", 0);
+    const int cta_group = wsgemm_env_int("WSGEMM_SM100_CTA_GROUP", 0);
+    const int ctas = wsgemm_env_int("WSGEMM_SM100_CTAS", 0);
+    const int splitk100 = wsgemm_env_int("WSGEMM_SM100_SPLITK", 0);
     wsgemm_knobs k = {
         .sm90_debug = wsgemm_env_int("WSGEMM_SM90_DEBUG", d.sm90_debug),
         .sm90_swap = wsgemm_env_int("WSGEMM_SM90_SWAP", d.sm90_swap) != 0,
@@ -70,7 +79,13 @@ wsgemm_knobs wsgemm_knobs_from_env(void)
         .sm90_variant = wsgemm_env_int("WSGEMM_SM90_VARIANT", d.sm90_variant),
         .sm90_splitk = splitk > 0 ? splitk : 0,
         .sm90_group = wsgemm_env_int("WSGEMM_SM90_GROUP", d.sm90_group),
-        .sm90_epilogue = epilogue_from_env(),
+        .sm90_epilogue = epilogue_from_env("WSGEMM_SM90_EPILOGUE"),
+        .sm100_debug = wsgemm_env_int("WSGEMM_SM100_DEBUG", d.sm100_debug),
+        .sm100_cta_group = cta_group == 1 || cta_group == 2 ? cta_group : 0,
+        .sm100_ctas = ctas > 0 ? ctas : 0,
+        .sm100_group = wsgemm_env_int("WSGEMM_SM100_GROUP", d.sm100_group),
+        .sm100_splitk = splitk100 > 0 ? splitk100 : 0,
+        .sm100_epilogue = epilogue_from_env("WSGEMM_SM100_EPILOGUE"),
         .sm100_self_check = self_check_mode_from_env(),
         .sm100_self_check_timeout_s = wsgemm_env_int("WSGEMM_SM100_SELF_CHECK_TIMEOUT", d.sm100_self_check_timeout_s),
         .sm100_auto_emulated = wsgemm_env_int("WSGEMM_SM100_AUTO_EMULATED", d.sm100_auto_emulated) != 0,

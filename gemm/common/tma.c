@@ -43,7 +43,8 @@ int wsgemm_tma_operand_ok(const void *base, long long ld, long long batch_stride
     return wsgemm_tma_layout_ok(base, ld, batch_stride, uses_batch, 2);
 }
 
-cudaError_t wsgemm_tma_encode_2d16(CUtensorMap *map, const wsgemm_tma_2d16 *d, char *msg, size_t msg_size)
+static cudaError_t encode_map(CUtensorMap *map, const wsgemm_tma_2d16 *d, CUtensorMapSwizzle swizzle, char *msg,
+                              size_t msg_size)
 {
     pthread_once(&encode_tiled_once, lookup_encode_tiled);
     const encode_tiled_fn encode = encode_tiled;
@@ -62,7 +63,7 @@ cudaError_t wsgemm_tma_encode_2d16(CUtensorMap *map, const wsgemm_tma_2d16 *d, c
                                                           : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     memset(map, 0, sizeof *map);
     CUresult r = encode(map, type, 3, (void *)d->base, dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                        swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         snprintf(msg, msg_size,
@@ -73,4 +74,14 @@ cudaError_t wsgemm_tma_encode_2d16(CUtensorMap *map, const wsgemm_tma_2d16 *d, c
         return cudaErrorInvalidValue;
     }
     return cudaSuccess;
+}
+
+cudaError_t wsgemm_tma_encode_2d16(CUtensorMap *map, const wsgemm_tma_2d16 *d, char *msg, size_t msg_size)
+{
+    return encode_map(map, d, CU_TENSOR_MAP_SWIZZLE_128B, msg, msg_size);
+}
+
+cudaError_t wsgemm_tma_encode_unswizzled(CUtensorMap *map, const wsgemm_tma_2d16 *d, char *msg, size_t msg_size)
+{
+    return encode_map(map, d, CU_TENSOR_MAP_SWIZZLE_NONE, msg, msg_size);
 }

@@ -43,6 +43,9 @@ int wsgemm_tma_layout_ok(const void *base, long long ld, long long batch_stride,
  * cudaErrorNotSupported or the lookup's error; an encode failure: cudaErrorInvalidValue) with a text
  * in msg. */
 cudaError_t wsgemm_tma_encode_2d16(CUtensorMap *map, const wsgemm_tma_2d16 *desc, char *msg, size_t msg_size);
+/* The same without the swizzle: the box lies in shared memory as box_outer rows of box_inner elements back to
+ * back (box_inner * element size a multiple of 16 bytes, the smem address 128-byte aligned). */
+cudaError_t wsgemm_tma_encode_unswizzled(CUtensorMap *map, const wsgemm_tma_2d16 *desc, char *msg, size_t msg_size);
 
 #ifdef __cplusplus
 }

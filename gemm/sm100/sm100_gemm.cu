@@ -6,8 +6,12 @@
  * Memory, bf16 or f16 in, bf16 / f16 / f32 out, any m, n, k (TMA zero-fills the edges, the epilogue
  * predicates its stores), both ops of A and B (K-major or MN-major operands through the descriptor
  * major bits), strided batch. What TMA cannot address (a leading dimension or batch stride that is not
- * a multiple of 16 bytes, a base address not 16-byte aligned) is declined with NOT_SUPPORTED before C
- * is touched; AUTO then runs the generic kernel.
+ * a multiple of 16 bytes, a base address not 16-byte aligned, overlapping batch members) is copied into
+ * the workspace first (gemm/common/staging.h, the same copy as the sm90 path's), so the path runs it.
+ *
+ * Three rooms: this kernel; the plan (sm100_plan.c: cta_group, split-K, grid from the co-resident
+ * clusters, epilogue, staging, workspace; CPU-tested against a model of the B200); the launcher at the
+ * end of this file (plan -> reserve -> stage -> encode -> launch [-> split-K reduction]).
  *
  * One source, two builds (gemm/CMakeLists.txt):
  *   sm_100a, WSGEMM_TMEM_HARDWARE=1 : wsgemm_sm100_available / _gemm (real tcgen05);
@@ -28,14 +32,20 @@
  *   warp 1     MMA warp: allocates 512 TMEM columns (2 accumulators x 256), one elected lane issues
  *              tcgen05.mma (4 x K=16 per k-block) and tcgen05.commit; at the end complete_dealloc.
  *   warps 2-5  epilogue: warp w reads TMEM lane quarter w % 4 (quarters 2, 3, 0, 1: all four covered),
- *              one accumulator row per thread, 32 columns per tcgen05.ld, alpha/beta, convert, store.
+ *              one accumulator row per thread, 32 columns per tcgen05.ld, then the shared output op
+ *              (gemm/common/epilogue.cuh). The plan's epilogue kind: DIRECT stores per element; TMA and
+ *              STAGED write each warp's 32 x 32 chunk into shared memory and store it by TMA (STAGED, for
+ *              beta != 0, first loads the chunk's C by TMA, ahead of use). The stores run behind the next
+ *              chunk and, after acc_empty, behind the next tile's MMAs on the other accumulator.
  *
  * Tiles. cta_group 1: a CTA computes 128 x 256 tiles of C. cta_group 2 (clusters of 2, ranks 0 and 1):
  * the pair computes a 256 x 256 tile; CTA r loads rows 128r..128r+127 of the A tile and rows
  * 128r..128r+127 of the B tile (N/2) at IDENTICAL smem offsets; only rank 0 (the leader) issues
  * tcgen05.mma.cta_group::2 with M = 256, and each CTA's TMEM receives its own 128 rows x 256 columns.
  * Tile order: gemm/common/scheduler.cuh (shared with sm90): units in grouped order for L2 reuse, cluster
- * c of C takes units c, c + C, ... (static, so results never depend on timing).
+ * c of C takes units c, c + C, ... (static, so results never depend on timing). A split-K plan makes each
+ * unit one split's K blocks of a tile; the kernel writes that split's fp32 partials, and
+ * gemm/common/splitk_reduce.cuh adds them in split order into C.
  *
  * ---------------------------------------------------------------- barriers (count: who arrives)
  *
@@ -46,6 +56,9 @@
  *   MMA lane --tcgen05.commit (last k-block)---> acc_full[a]  (count 1)   --wait--> 128 epilogue thr.
  *   128 epilogue threads --arrive (after last ld)--> acc_empty[a] (count 128) --wait--> MMA lane
  *   128 epilogue threads --signal_complete------> dealloc (count 128) --wait--> MMA warp: dealloc
+ *   epilogue warp w's lane 0 --arrive_expect_tx + TMA load of C--> c_full[w][b] (count 1) --wait--> warp w
+ *                                            (STAGED only; per CTA in either cta_group; buffer b is reloaded
+ *                                            after cp.async.bulk.wait_group.read of its last TMA store)
  *
  *   cta_group 2 (CTA pair; L = rank 0 leader, P = rank 1 peer; "both" = the barrier in each CTA)
  *
@@ -104,32 +117,36 @@
  * fence::after_thread_sync after acc_full[a] and fence::before_thread_sync before its acc_empty and
  * dealloc arrivals. tcgen05.commit implies fence::before_thread_sync on the MMA side.
  *
- * Knobs (environment, read by the launcher on every call; documented in docs/sm100.md):
- *   WSGEMM_SM100_CTA_GROUP=1|2   force the cta_group (default: 2 when the pair tiles fill half the SMs
- *                                or more, else 1)
- *   WSGEMM_SM100_CTAS=N          grid size in CTAs (default: min(tiles, SMs)); more CTAs than tiles is
- *                                legal and exercises the zero-tile teardown
- *   WSGEMM_SM100_GROUP=g         rows per band of the grouped tile order (default 8)
- *   WSGEMM_SM100_EMU_DELAY_NS=t  (emulated build) random delays up to t ns in emulated TMEM operations
- *   WSGEMM_SM100_FAULT=early_dealloc|missing_peer_signal   (emulated build only) plant a teardown bug:
- *                                the MMA warp frees TMEM without waiting on the dealloc barrier, or the
- *                                epilogue skips signal_peer (and the count drops to 128 so it does not
- *                                simply hang). tests/sm100 proves the emulation checker catches both.
+ * Knobs: the tuning ones (WSGEMM_SM100_CTA_GROUP, _CTAS, _GROUP, _SPLITK, _EPILOGUE, _DEBUG) are read once by
+ * gemm/common/knobs.c and act through the plan (docs/tuning.md). Two verification switches of the emulated
+ * build are read here on every call:
+ *   WSGEMM_SM100_EMU_DELAY_NS=t  random delays up to t ns in emulated TMEM operations
+ *   WSGEMM_SM100_FAULT=early_dealloc|missing_peer_signal   plant a teardown bug: the MMA warp frees TMEM
+ *                                without waiting on the dealloc barrier, or the epilogue skips signal_peer
+ *                                (and the count drops to 128 so it does not simply hang). tests/sm100 proves
+ *                                the emulation checker catches both.
  */
 #include <cuda.h> /* CUtensorMap (a type only; libcuda is not linked: gemm/common/tma.c) */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/device.h"
+#include "common/epilogue.cuh"
+#include "common/knobs.h"
 #include "common/scheduler.cuh"
+#include "common/splitk_reduce.cuh"
+#include "common/staging.cuh"
 #include "common/tma.cuh"
 #include "common/tma.h"
 #include "internal.h"
+#include "sm100/sm100_plan.h"
+#include "sm100/sm100_probe.h"
 #include "sync/cluster.cuh"
 #include "sync/dealloc_barrier.cuh"
 #include "sync/dealloc_barrier_tmem.cuh"
@@ -172,10 +189,13 @@ constexpr int kMmaWarp = 1;
 constexpr int kFirstEpilogueWarp = 2;
 constexpr int kThreads = (kFirstEpilogueWarp + kEpilogueWarps) * 32; /* 192 */
 constexpr int kEpilogueChunk = 32; /* columns per tcgen05.ld.32x32b.x32 */
+constexpr int kCWarpBytes = 8192;  /* each epilogue warp's chunk buffers: 2 fp32 or 4 16-bit chunks of 32 x 32 */
+constexpr int kCMaxBuffers = kCWarpBytes / (32 * kEpilogueChunk * 2);
 constexpr uint32_t kTmemAddrBarrier = 1; /* named barrier id (0 is __syncthreads) */
 constexpr uint32_t kTmemAddrThreads = 32 + kEpilogueThreads; /* MMA warp + epilogue warps */
 constexpr int kSmemLimit = 227 * 1024;
 
+static_assert(kBlockM == SM100_BM && kBlockN == SM100_BN && kBlockK == SM100_BK, "the planner's tile (sm100_plan.h)");
 static_assert(kBlockK * kElemBytes == kSwizzleBytes, "a K-major stage row is exactly one 128-B swizzle row");
 static_assert(kBlockK % kUmmaK == 0, "whole UMMA K steps per stage");
 static_assert(kBlockK % 8 == 0, "MN-major: K rows come in 8-row groups (SBO steps)");
@@ -184,6 +204,8 @@ static_assert(kTmemCols <= TMEM_COLUMNS, "two 256-column accumulators fill TMEM 
 static_assert(kEpilogueWarps == 4, "four epilogue warps: one per TMEM lane quarter (warp % 4)");
 static_assert(kFirstEpilogueWarp + kEpilogueWarps == kThreads / 32, "warp roles cover the CTA");
 static_assert(kBlockN % kEpilogueChunk == 0, "the epilogue reads whole 32-column chunks");
+static_assert(kCWarpBytes % (32 * kEpilogueChunk * 4) == 0 && kCWarpBytes / (32 * kEpilogueChunk * 4) >= 2,
+              "at least two fp32 chunks per warp: one is filled while the other's TMA store reads");
 static_assert(kEpilogueThreads == (int)DEALLOC_BARRIER_EPILOGUE_THREADS, "dealloc barrier counts every epilogue thread");
 
 template <int kCtaGroup>
@@ -194,7 +216,7 @@ struct Config {
     static constexpr int kABytes = kBlockM * kBlockK * kElemBytes; /* 16 KB */
     static constexpr int kBBytes = kBRows * kBlockK * kElemBytes;  /* 32 KB (cg 1) / 16 KB (cg 2) */
     static constexpr int kStageBytes = kABytes + kBBytes;          /* bytes THIS CTA's TMA lands per stage */
-    static constexpr int kStages = kCtaGroup == 1 ? 4 : 7; /* as many as fit in 227 KB */
+    static constexpr int kStages = kCtaGroup == 1 ? 4 : 6; /* as many as fit in 227 KB beside the C chunks */
     /* full[s] arrivals: the local TMA lane; EMULATION with a pair: the leader also receives P's relay */
     static __device__ __forceinline__ uint32_t full_count(uint32_t rank)
     {
@@ -220,10 +242,14 @@ struct SharedStorage {
     typedef Config<kCtaGroup> C;
     alignas(1024) uint8_t a[C::kStages][C::kABytes]; /* swizzled operand stages, 1024-B aligned */
     alignas(1024) uint8_t b[C::kStages][C::kBBytes];
+    /* the epilogue's output chunks (TMA epilogue): warp w's 32 rows x 32 columns of C, column-major without
+     * swizzle (column j at j * 32 elements), C's old values loaded into them by TMA when beta != 0 */
+    alignas(1024) uint8_t c_chunk[kEpilogueWarps][kCWarpBytes];
     uint64_t full[C::kStages];      /* stage s holds A and B (TMA complete_tx) */
     uint64_t empty[C::kStages];     /* stage s may be overwritten (tcgen05.commit) */
     uint64_t acc_full[kAccStages];  /* accumulator a holds a finished tile (tcgen05.commit) */
     uint64_t acc_empty[kAccStages]; /* accumulator a was read by every epilogue thread (leader's copy) */
+    uint64_t c_full[kEpilogueWarps][kCMaxBuffers]; /* chunk buffer b of warp w holds C (TMA complete_tx) */
     uint64_t dealloc;               /* the dealloc barrier, phase 0 only */
     uint32_t tmem_base;             /* written by tcgen05.alloc */
 };
@@ -258,11 +284,14 @@ enum Fault { FAULT_NONE = 0, FAULT_EARLY_DEALLOC = 1, FAULT_MISSING_PEER_SIGNAL 
 struct KernelParams {
     CUtensorMap tmap_a; /* 3-D: (K or M, M or K, batch), see make_operand_map */
     CUtensorMap tmap_b;
-    wsgemm_sched sched; /* tile order: gemm/common/scheduler.cuh (grouped, static round robin) */
-    void *c;
-    long long ldc, stride_c;
+    wsgemm_sched sched; /* tile order and K splits: gemm/common/scheduler.cuh (grouped, static round robin) */
+    void *c;            /* the output: C, or (split K) the fp32 partials [split][batch][n][m] in the workspace */
+    long long ldc, stride_c, stride_split; /* elements between columns, batch members, splits of the output */
     int m, n;
-    float alpha, beta;
+    float alpha, beta;  /* 1 and 0 for partials: the reduction applies C's */
+    int epilogue;       /* wsgemm_epilogue_kind: DIRECT, or TMA / STAGED through the c_chunk buffers */
+    int out_batches;    /* batch members per split of the output: its z coordinate is split * out_batches + batch */
+    CUtensorMap tmap_c; /* the output, 3-D {m, n, splits x batch}, 32 x 32 boxes without swizzle (TMA epilogue) */
     uint32_t idesc;          /* tcgen05 instruction descriptor (kind::f16) */
     uint64_t a_desc, b_desc; /* smem descriptors with start address 0 (the stage address is added) */
     uint32_t a_k_step_bytes, b_k_step_bytes; /* start-address advance per UMMA K step */
@@ -279,10 +308,12 @@ __device__ __forceinline__ int planted_fault(const KernelParams &p)
 }
 
 /* This CTA's share of unit u: rows m0.. of A and C (128 per CTA; the pair's two CTAs take adjacent
- * 128-row tiles), columns n0.. of C, the batch. The scheduler's rows are 128-row tiles grouped into
- * cluster rows of kCtaGroup, so one unit is a 128 x 256 tile (cta_group 1) or a 256 x 256 pair tile. */
+ * 128-row tiles), columns n0.. of C, the batch, the K split. The scheduler's rows are 128-row tiles grouped
+ * into cluster rows of kCtaGroup, so one unit is a 128 x 256 tile (cta_group 1) or a 256 x 256 pair tile,
+ * over one split's K blocks. */
 struct Tile {
-    int m0, n0, batch;
+    int m0, n0, batch, split;
+    int kb_begin, kb_end; /* this split's K blocks */
 };
 
 __device__ __forceinline__ Tile tile_at(const KernelParams &p, long long u, uint32_t rank)
@@ -292,6 +323,9 @@ __device__ __forceinline__ Tile tile_at(const KernelParams &p, long long u, uint
     tile.m0 = w.row * kBlockM;
     tile.n0 = w.col * kBlockN;
     tile.batch = w.batch;
+    tile.split = w.split;
+    tile.kb_begin = w.kb_begin;
+    tile.kb_end = w.kb_end;
     return tile;
 }
 
@@ -312,15 +346,6 @@ static __device__ __forceinline__ void tma_load_3d_cta_pair(uint32_t dst_smem, c
                  : "memory");
 }
 #endif
-
-/* ---------------------------------------------------------------- output types */
-
-__device__ __forceinline__ float load_c(const float *c, long long i) { return c[i]; }
-__device__ __forceinline__ float load_c(const __nv_bfloat16 *c, long long i) { return __bfloat162float(c[i]); }
-__device__ __forceinline__ float load_c(const __half *c, long long i) { return __half2float(c[i]); }
-__device__ __forceinline__ void store_c(float *c, long long i, float v) { c[i] = v; }
-__device__ __forceinline__ void store_c(__nv_bfloat16 *c, long long i, float v) { c[i] = __float2bfloat16_rn(v); }
-__device__ __forceinline__ void store_c(__half *c, long long i, float v) { c[i] = __float2half_rn(v); }
 
 /* ---------------------------------------------------------------- role: TMA producer (warp 0) */
 
@@ -359,7 +384,7 @@ __device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
         const int b_row0 = tile.n0 + (int)rank * C::kBRows;
         const int a_batch = p.a_batched ? tile.batch : 0;
         const int b_batch = p.b_batched ? tile.batch : 0;
-        for (int kb = 0; kb < p.sched.k_blocks; ++kb) {
+        for (int kb = tile.kb_begin; kb < tile.kb_end; ++kb) {
             producer_acquire(&ring, st);
             uint64_t *full = &s.full[st.stage];
             uint32_t full_cluster = 0;
@@ -421,7 +446,8 @@ __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, con
         const uint32_t mma_lane = elect_one_sync();
         PipelineState st = pipeline_consumer_start();
         for (long long u = first_unit; u < p.sched.units; u += unit_step) {
-            for (int kb = 0; kb < p.sched.k_blocks; ++kb) {
+            const Tile tile = tile_at(p, u, rank);
+            for (int kb = tile.kb_begin; kb < tile.kb_end; ++kb) {
                 if (mma_lane) {
                     mbarrier_wait(&s.full[st.stage], st.phase, WAIT_CTA, 0, "full(peer)", st.stage);
                     mbarrier_arrive_remote(&s.full[st.stage], 0);
@@ -437,15 +463,16 @@ __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, con
     PipelineState st = pipeline_consumer_start();
     PipelineState acc = pipeline_producer_start(); /* the MMA fills accumulators: they start empty */
     for (long long u = first_unit; u < p.sched.units; u += unit_step) {
+        const Tile tile = tile_at(p, u, rank);
         mbarrier_wait(&s.acc_empty[acc.stage], acc.phase, acc_scope, 0, "acc_empty", acc.stage);
         __syncwarp(); /* lanes leave the spin at different times; elect.sync / the emulated UMMA need all 32 */
         tcgen05_fence_after_thread_sync(); /* the epilogue's tcgen05.ld of this accumulator before our MMAs */
         const uint32_t d_tmem = tmem_base + (uint32_t)(acc.stage * kBlockN);
-        for (int kb = 0; kb < p.sched.k_blocks; ++kb) {
+        for (int kb = tile.kb_begin; kb < tile.kb_end; ++kb) {
             consumer_wait(&ring, st);
             __syncwarp();
             tcgen05_fence_after_thread_sync(); /* the MMAs after the observed TMA completion */
-            issue_k_block<kCtaGroup>(p, s, st.stage, d_tmem, kb == 0);
+            issue_k_block<kCtaGroup>(p, s, st.stage, d_tmem, kb == tile.kb_begin);
             pipeline_state_advance(&st, C::kStages);
         }
         /* accumulator a is complete when every MMA above is: commit to acc_full (both CTAs of a pair) */
@@ -472,27 +499,73 @@ __device__ __forceinline__ void fault_hold_back(const KernelParams &p, uint32_t 
     for (int i = 0; i < 2000; ++i) __nanosleep(1000);
 }
 
+/* The TMA epilogue's chunk buffers of one warp for output type TOut: kCWarpBytes hold kBuffers chunks of
+ * 32 rows x 32 columns, column-major without swizzle (column e at e * 32 elements). */
+template <typename TOut>
+struct CChunks {
+    static constexpr int kBytes = 32 * kEpilogueChunk * (int)sizeof(TOut);
+    static constexpr int kBuffers = kCWarpBytes / kBytes; /* 2 (fp32) or 4 (16-bit) */
+    static_assert(kBuffers >= 2 && kBuffers <= kCMaxBuffers, "2 to kCMaxBuffers chunks per warp");
+    static_assert(kBytes % 128 == 0, "every chunk starts 128-byte aligned (TMA without swizzle)");
+};
+
+/* Bring C's old values for chunk `seq` of this warp (32 rows from r0, 32 columns from j0, output matrix z)
+ * into buffer seq % kBuffers by TMA; one lane issues it, after the buffer's last TMA store has read it. */
+template <int kCtaGroup, typename TOut>
+__device__ __forceinline__ void c_chunk_load(const KernelParams &p, SharedStorage<kCtaGroup> &s, int ew, uint32_t seq,
+                                             int r0, int j0, int z)
+{
+    typedef CChunks<TOut> CC;
+    const uint32_t buf = seq % CC::kBuffers;
+    mbarrier_arrive_expect_tx(&s.c_full[ew][buf], (uint32_t)CC::kBytes);
+    tma_load_3d(smem_u32(s.c_chunk[ew] + buf * CC::kBytes), &p.tmap_c, smem_u32(&s.c_full[ew][buf]), r0, j0, z);
+}
+
+/* One epilogue warp over its 32 accumulator rows (TMEM lane quarter warp % 4) of each tile:
+ *   tcgen05.ld 32 columns at a time; after the last one, acc_empty (the accumulator is free for the tile after
+ *   next while this one is still being written out);
+ *   DIRECT: the shared output op per element straight to global memory (any layout; split-K partials too);
+ *   TMA / STAGED: the output op into a 32 x 32 chunk in shared memory, then one TMA store per chunk, which
+ *   runs on while the warp takes the next chunks and, after the last, while the MMA warp fills this
+ *   accumulator again (the double-buffered accumulators). With beta != 0 (STAGED) C's old values come in by
+ *   TMA ahead of use: the tile's first kBuffers chunks before acc_full is awaited (under the tile's main
+ *   loop), each further chunk kBuffers - 1 chunks ahead (into the buffer whose store was issued one chunk
+ *   earlier). The buffers are used in the order `seq`. */
 template <int kCtaGroup, typename TOut>
 __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, uint32_t tmem_base, uint32_t rank,
                               int warp, long long first_unit, long long unit_step)
 {
+    constexpr int kOut = wsgemm_dtype_of<TOut>::value;
+    typedef CChunks<TOut> CC;
     const int quarter = warp % 4; /* the TMEM lane quarter this warp may access */
+    const int ew = warp - kFirstEpilogueWarp;
     const int lane = threadIdx.x % 32;
     const int row = quarter * 32 + lane; /* accumulator row = TMEM lane */
     const enum wait_scope acc_scope = kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA;
+    const bool via_smem = p.epilogue != WSGEMM_EPILOGUE_DIRECT;
+    const bool load_c = via_smem && p.beta != 0.0f;
     PipelineState acc = pipeline_consumer_start();
+    uint32_t seq = 0; /* chunks this warp has put through shared memory */
     for (long long u = first_unit; u < p.sched.units; u += unit_step) {
         const Tile tile = tile_at(p, u, rank);
+        const int r0 = tile.m0 + quarter * 32;
+        const int z = tile.split * p.out_batches + tile.batch;
+        const int cols = min(kBlockN, p.n - tile.n0);
+        const int chunks = (cols + kEpilogueChunk - 1) / kEpilogueChunk;
+        if (load_c && lane == 0) { /* the tile's first chunks of C, under its main loop */
+            bulk_wait_group_read<0>(); /* every buffer's last store has read it */
+            for (int c = 0; c < chunks && c < CC::kBuffers; ++c)
+                c_chunk_load<kCtaGroup, TOut>(p, s, ew, seq + (uint32_t)c, r0, tile.n0 + c * kEpilogueChunk, z);
+        }
         mbarrier_wait(&s.acc_full[acc.stage], acc.phase, acc_scope, 0, "acc_full", acc.stage);
         tcgen05_fence_after_thread_sync(); /* our tcgen05.ld after the MMAs the commit covered */
         if (planted_fault(p) != FAULT_NONE && u + unit_step >= p.sched.units) fault_hold_back(p, rank);
 
         const int i = tile.m0 + row;
-        const int cols = min(kBlockN, p.n - tile.n0);
-        const int chunks = (cols + kEpilogueChunk - 1) / kEpilogueChunk;
-        TOut *c = static_cast<TOut *>(p.c) + (long long)tile.batch * p.stride_c;
+        TOut *c = static_cast<TOut *>(p.c) + (long long)tile.split * p.stride_split + (long long)tile.batch * p.stride_c;
         const uint32_t taddr = tmem_base + tmem_addr((uint32_t)(quarter * 32), (uint32_t)(acc.stage * kBlockN));
         for (int ch = 0; ch < chunks; ++ch) {
+            const int j0 = tile.n0 + ch * kEpilogueChunk;
             uint32_t v[kEpilogueChunk];
             __syncwarp(); /* tcgen05.ld is .sync.aligned: the warp reconverges after the predicated stores */
             tmem_ld_32x32b_x32(taddr + (uint32_t)(ch * kEpilogueChunk), v);
@@ -505,22 +578,49 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
                 else
                     mbarrier_arrive_remote(&s.acc_empty[acc.stage], 0);
             }
-            if (i < p.m) {
-                const int j0 = tile.n0 + ch * kEpilogueChunk;
+            if (via_smem) {
+                const uint32_t buf = seq % CC::kBuffers;
+                TOut *chunk = reinterpret_cast<TOut *>(s.c_chunk[ew] + buf * CC::kBytes);
+                if (load_c) {
+                    mbarrier_wait(&s.c_full[ew][buf], (seq / CC::kBuffers) & 1u, WAIT_CTA, 0, "c_full", buf);
+                } else {
+                    if (lane == 0) bulk_wait_group_read<CC::kBuffers - 1>(); /* this buffer's last store has read it */
+                    __syncwarp();
+                }
+                /* the warp's 32 lanes write 32 consecutive elements of each column */
+#pragma unroll
+                for (int e = 0; e < kEpilogueChunk; ++e) {
+                    TOut *elem = chunk + e * 32 + lane;
+                    const float old = load_c ? wsgemm_out_load<kOut>(elem) : 0.0f;
+                    wsgemm_out_store<kOut>(elem, wsgemm_out_value(__uint_as_float(v[e]), p.alpha, p.beta, old));
+                }
+                fence_proxy_async_shared_cta(); /* our generic smem writes before the TMA store reads them */
+                __syncwarp();
+                if (lane == 0) { /* rows past m and columns past n are clipped by the store */
+                    tma_store_3d(&p.tmap_c, smem_u32(chunk), r0, j0, z);
+                    bulk_commit_group();
+                    const int next = ch - 1 + CC::kBuffers; /* into the buffer of chunk ch - 1 */
+                    if (load_c && ch >= 1 && next < chunks) {
+                        bulk_wait_group_read<1>(); /* chunk ch - 1's store (all but the one just issued) has read it */
+                        c_chunk_load<kCtaGroup, TOut>(p, s, ew, seq - 1 + (uint32_t)CC::kBuffers, r0,
+                                                      tile.n0 + next * kEpilogueChunk, z);
+                    }
+                }
+                ++seq;
+            } else if (i < p.m) {
 #pragma unroll
                 for (int e = 0; e < kEpilogueChunk; ++e) {
                     const int j = j0 + e;
-                    if (j < p.n) {
-                        const long long ci = (long long)i + (long long)j * p.ldc;
-                        float out = p.alpha * __uint_as_float(v[e]);
-                        if (p.beta != 0.0f) out += p.beta * load_c(c, ci); /* beta == 0: C is never read */
-                        store_c(c, ci, out);
-                    }
+                    if (j < p.n) /* the shared output op: alpha, beta (C read only when beta != 0), rounding */
+                        wsgemm_out_apply<kOut>(c + (long long)i + (long long)j * p.ldc, __uint_as_float(v[e]), p.alpha,
+                                               p.beta);
                 }
             }
         }
         pipeline_state_advance(&acc, kAccStages);
     }
+    /* every TMA store has written C and read its chunk before the CTA's shared memory goes away */
+    if (via_smem && lane == 0) bulk_wait_group<0>();
     /* Teardown: this thread will not touch TMEM again (also true when it got zero tiles). */
     tcgen05_fence_before_thread_sync();
     if (kCtaGroup == 2 && planted_fault(p) == FAULT_MISSING_PEER_SIGNAL)
@@ -550,11 +650,14 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
     if (threadIdx.x == 0) {
         tma_prefetch_tensormap(&p.tmap_a);
         tma_prefetch_tensormap(&p.tmap_b);
+        if (p.epilogue != WSGEMM_EPILOGUE_DIRECT) tma_prefetch_tensormap(&p.tmap_c);
         pipeline_init(&ring, C::full_count(rank), 1u); /* full: TMA lane(s); empty: one (multicast) commit */
         for (int a = 0; a < kAccStages; ++a) {
             mbarrier_init(&s.acc_full[a], 1u);                 /* one (multicast) commit */
             mbarrier_init(&s.acc_empty[a], C::kAccEmptyCount); /* every epilogue thread of the pair */
         }
+        for (int w = 0; w < kEpilogueWarps; ++w)
+            for (int b = 0; b < kCMaxBuffers; ++b) mbarrier_init(&s.c_full[w][b], 1u); /* the warp's TMA lane */
         if (kCtaGroup == 2 && planted_fault(p) == FAULT_MISSING_PEER_SIGNAL)
             mbarrier_init(&s.dealloc, (uint32_t)kEpilogueThreads); /* planted bug: counts only our own */
         else
@@ -602,34 +705,51 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
 
 /* ---------------------------------------------------------------- host: tensor maps */
 
-/* One operand as a 3-D tensor of 16-bit elements (gemm/common/tma.h): dim 0 the contiguous one (K for a
- * K-major operand, M or N for an MN-major one), dim 1 the other, dim 2 the batch (depth 1 for an operand
- * shared by the batch). Box: K-major {64 k, rows}; MN-major {64 m-or-n, 64 k} (the kernel issues rows/64
- * of them). SWIZZLE_128B, zero fill out of bounds. */
-wsgemm_status make_operand_map(CUtensorMap *map, const void *ptr, wsgemm_dtype type, int mn_major, long long mn,
-                               long long k, long long ld, long long stride, int batches, int rows,
-                               wsgemm_launch_ctx *ctx, const char *name)
+/* One operand as the plan describes it (gemm/common/plan.h; staged operands point at their copy) as a 3-D
+ * tensor of 16-bit elements (gemm/common/tma.h): dim 0 the contiguous one (K for a K-major operand, M or N
+ * for an MN-major one), dim 1 the other, dim 2 the batch (depth 1 for an operand shared by the batch). Box:
+ * K-major {64 k, rows}; MN-major {64 m-or-n, 64 k} (the kernel issues rows/64 of them). SWIZZLE_128B, zero
+ * fill out of bounds. */
+cudaError_t make_operand_map(CUtensorMap *map, const wsgemm_operand *o, wsgemm_dtype type, long long k, int rows,
+                             char *msg, size_t msg_size)
 {
+    const int mn_major = !o->k_major;
     wsgemm_tma_2d16 d;
-    d.base = ptr;
+    d.base = o->ptr;
     d.dtype = type;
-    d.inner = (uint64_t)(mn_major ? mn : k);
-    d.outer = (uint64_t)(mn_major ? k : mn);
-    d.depth = (uint64_t)batches;
-    d.ld = (uint64_t)ld;
-    d.batch_stride = (uint64_t)(batches > 1 ? stride : 0);
+    d.inner = (uint64_t)(mn_major ? o->rows_dim : k);
+    d.outer = (uint64_t)(mn_major ? k : o->rows_dim);
+    d.depth = (uint64_t)o->nb;
+    d.ld = (uint64_t)o->ld;
+    d.batch_stride = (uint64_t)(o->nb > 1 ? o->stride : 0);
     d.box_inner = (uint32_t)kMnBoxElems;
     d.box_outer = (uint32_t)(mn_major ? kBlockK : rows);
-    char msg[256];
-    if (wsgemm_tma_encode_2d16(map, &d, msg, sizeof msg) != cudaSuccess)
-        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "TMA cannot describe %s: %s", name, msg);
-    return WSGEMM_STATUS_SUCCESS;
+    return wsgemm_tma_encode_2d16(map, &d, msg, msg_size);
+}
+
+/* The kernel's output (C, or the fp32 partials) for the TMA epilogue: {m, n, splits x batch}, 32 x 32 boxes (one
+ * epilogue warp's chunk), no swizzle: the chunk lies in shared memory column after column. */
+cudaError_t make_output_map(CUtensorMap *map, const KernelParams *k, const wsgemm_plan *plan, const wsgemm_problem *p,
+                            char *msg, size_t msg_size)
+{
+    wsgemm_tma_2d16 d;
+    d.base = k->c;
+    d.dtype = sm100_plan_out_type(plan, p);
+    d.inner = (uint64_t)p->m;
+    d.outer = (uint64_t)p->n;
+    d.depth = (uint64_t)plan->splits * (uint64_t)p->batch_count;
+    d.ld = (uint64_t)k->ldc;
+    d.batch_stride = (uint64_t)k->stride_c;
+    d.box_inner = 32;
+    d.box_outer = (uint32_t)kEpilogueChunk;
+    return wsgemm_tma_encode_unswizzled(map, &d, msg, msg_size);
 }
 
 /* ---------------------------------------------------------------- host: knobs */
 
 #if SM100_EMULATION
-/* WSGEMM_SM100_FAULT: the planted teardown bugs (emulated build only; the hardware build never plants one). */
+/* WSGEMM_SM100_FAULT: the planted teardown bugs (emulated build only; the hardware build never plants one).
+ * A verification switch, not a tuning knob: read on every call, so a test's child process sets it alone. */
 int env_fault(void)
 {
     const char *v = getenv("WSGEMM_SM100_FAULT");
@@ -639,6 +759,85 @@ int env_fault(void)
     return FAULT_NONE;
 }
 #endif
+
+/* ---------------------------------------------------------------- host: the planner's query */
+
+#if SM100_EMULATION
+#define SM100_PATH_NAME "sm100-emulated"
+#else
+#define SM100_PATH_NAME "sm100"
+#endif
+
+template <int kCtaGroup, typename TOut>
+const void *kernel_fn(void)
+{
+    return (const void *)sm100_gemm_kernel<kCtaGroup, TOut>;
+}
+
+/* The kernel of (cta_group, output type). */
+const void *kernel_for(int cta_group, wsgemm_dtype out_type)
+{
+    if (cta_group == 2)
+        return out_type == WSGEMM_R_16BF ? kernel_fn<2, __nv_bfloat16>() : out_type == WSGEMM_R_16F ? kernel_fn<2, __half>()
+                                                                                                 : kernel_fn<2, float>();
+    return out_type == WSGEMM_R_16BF ? kernel_fn<1, __nv_bfloat16>() : out_type == WSGEMM_R_16F ? kernel_fn<1, __half>()
+                                                                                             : kernel_fn<1, float>();
+}
+
+/* Co-resident clusters of each kernel, per device: asked of the runtime once (cudaOccupancyMaxActiveClusters
+ * after the shared-memory opt-in), 0 = not asked yet. Six kernels: (cta_group 1, 2) x (bf16, f16, f32). */
+int prep_clusters[WSGEMM_MAX_DEVICES][6];
+pthread_mutex_t prep_lock = PTHREAD_MUTEX_INITIALIZER; /* handles may live on several host threads */
+
+int type_index(wsgemm_dtype t)
+{
+    return t == WSGEMM_R_16BF ? 0 : t == WSGEMM_R_16F ? 1 : 2;
+}
+
+/* The planner's question (sm100_plan.h): does the kernel of (cta_group, out_type) fit this device, and how
+ * many of its clusters run at once. */
+wsgemm_status query_kernel(void *launch_ctx, int cta_group, wsgemm_dtype out_type, sm100_kernel_facts *out)
+{
+    wsgemm_launch_ctx *ctx = (wsgemm_launch_ctx *)launch_ctx;
+    memset(out, 0, sizeof *out);
+    const int smem = cta_group == 2 ? smem_bytes<2>() : smem_bytes<1>();
+    const wsgemm_device_info *dev = ctx->device;
+    if (dev->smem_optin_bytes < smem || (cta_group == 2 && dev->sm_count < 2)) return WSGEMM_STATUS_SUCCESS;
+    const int slot = (cta_group - 1) * 3 + type_index(out_type);
+    pthread_mutex_lock(&prep_lock);
+    int clusters = prep_clusters[dev->ordinal][slot];
+    pthread_mutex_unlock(&prep_lock);
+    if (clusters == 0) {
+        const void *fn = kernel_for(cta_group, out_type);
+        cudaError_t err = wsgemm_kernel_set_max_dynamic_smem(fn, smem);
+        if (err != cudaSuccess) {
+            wsgemm_forget_cuda_error(err);
+            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s: cudaFuncSetAttribute(max dynamic smem %d) failed: %s",
+                               SM100_PATH_NAME, smem, cudaGetErrorString(err));
+        }
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        cluster_launch_config(&cfg, attr, (unsigned)cta_group);
+        cfg.gridDim = dim3((unsigned)(cta_group * dev->sm_count), 1, 1);
+        cfg.blockDim = dim3(kThreads, 1, 1);
+        cfg.dynamicSmemBytes = (size_t)smem;
+        cfg.stream = ctx->stream;
+        err = cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg);
+        if (err != cudaSuccess || clusters <= 0) {
+            wsgemm_forget_cuda_error(err);
+            clusters = dev->sm_count / cta_group; /* the ideal; extra clusters would just queue */
+        }
+        pthread_mutex_lock(&prep_lock);
+        prep_clusters[dev->ordinal][slot] = clusters;
+        pthread_mutex_unlock(&prep_lock);
+    }
+    out->exists = 1;
+    out->cta_group = cta_group;
+    out->stages = cta_group == 2 ? Config<2>::kStages : Config<1>::kStages;
+    out->smem_bytes = smem;
+    out->max_clusters = clusters;
+    return WSGEMM_STATUS_SUCCESS;
+}
 
 /* ---------------------------------------------------------------- host: launch */
 
@@ -659,136 +858,160 @@ cudaError_t launch_kernel(const KernelParams &p, int ctas, cudaStream_t stream)
 }
 
 template <int kCtaGroup>
-cudaError_t launch_for_output(const KernelParams &p, wsgemm_dtype c_type, int ctas, cudaStream_t stream)
+cudaError_t launch_for_output(const KernelParams &p, wsgemm_dtype out_type, int ctas, cudaStream_t stream)
 {
-    switch (c_type) {
+    switch (out_type) {
     case WSGEMM_R_16BF: return launch_kernel<kCtaGroup, __nv_bfloat16>(p, ctas, stream);
     case WSGEMM_R_16F: return launch_kernel<kCtaGroup, __half>(p, ctas, stream);
     default: return launch_kernel<kCtaGroup, float>(p, ctas, stream);
     }
 }
 
-/* What TMA cannot take (gemm/common/tma.h: 16-byte aligned base, leading dimension and batch stride
- * multiples of 16 bytes, below 2^40 bytes): declined before anything is launched, so AUTO can fall back. */
-wsgemm_status check_tma_constraints(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
+/* The kernel's parameters for the plan (tensor maps encoded by the caller). */
+void set_params(KernelParams *k, const wsgemm_plan *plan, const wsgemm_problem *p, uint8_t *ws, int fault)
 {
-    const int a_batch = p->batch_count > 1 && p->strideA != 0;
-    const int b_batch = p->batch_count > 1 && p->strideB != 0;
-    if (!wsgemm_tma_operand_ok(p->A, p->lda, p->strideA, a_batch))
-        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
-                           "TMA cannot address A (base %p, lda = %d, strideA = %lld: needs a 16-byte aligned base and "
-                           "multiples of 8 elements)", p->A, p->lda, p->strideA);
-    if (!wsgemm_tma_operand_ok(p->B, p->ldb, p->strideB, b_batch))
-        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
-                           "TMA cannot address B (base %p, ldb = %d, strideB = %lld: needs a 16-byte aligned base and "
-                           "multiples of 8 elements)", p->B, p->ldb, p->strideB);
-    return WSGEMM_STATUS_SUCCESS;
-}
-
-#if SM100_EMULATION
-#define SM100_PATH_NAME "sm100-emulated"
-#else
-#define SM100_PATH_NAME "sm100"
-#endif
-
-/* The whole launcher; cta_group 0 = choose. */
-wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, int cta_group, int fault)
-{
-    wsgemm_status st = check_tma_constraints(p, ctx);
-    if (st != WSGEMM_STATUS_SUCCESS) return st;
-    const wsgemm_device_info *dev = ctx->device;
-
-    const int sms = dev->sm_count > 0 ? dev->sm_count : 1;
-    /* m, n, k > 0: (x - 1) / b + 1 rounds up without the overflow of x + b - 1 near 2^31 */
-    const long long pair_tiles =
-        ((p->m - 1LL) / (2 * kBlockM) + 1) * ((p->n - 1LL) / kBlockN + 1) * p->batch_count;
-    if (cta_group == 0) cta_group = wsgemm_env_int("WSGEMM_SM100_CTA_GROUP", 0);
-    if (cta_group != 1 && cta_group != 2) cta_group = (pair_tiles * 2 >= sms && sms >= 2) ? 2 : 1;
-
-    const int smem = cta_group == 2 ? smem_bytes<2>() : smem_bytes<1>();
-    if (dev->smem_optin_bytes < smem)
-        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "the kernel needs %d bytes of shared memory; device has %d",
-                           smem, dev->smem_optin_bytes);
-
-    KernelParams k = {};
-    const int tile_m = kBlockM * cta_group;
-    const int b_rows = kBlockN / cta_group;
-    const int group = wsgemm_env_int("WSGEMM_SM100_GROUP", 8);
-    /* rows of the scheduler = 128-row tiles, cluster_rows = cta_group: one unit per (pair) tile; no split-K */
-    const long long tiles_m = (p->m - 1LL) / kBlockM + 1, tiles_n = (p->n - 1LL) / kBlockN + 1;
-    if (tiles_m * tiles_n > 0x7FFFFFFFLL)
-        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
-                           "%lld x %lld tiles exceed the scheduler's 32-bit tile index", tiles_m, tiles_n);
-    k.sched = wsgemm_sched_make((int)tiles_m, (int)tiles_n, cta_group, group, 1, p->batch_count,
-                                (p->k - 1) / kBlockK + 1);
-    k.c = p->C;
-    k.ldc = p->ldc;
-    k.stride_c = p->strideC;
-    k.m = p->m;
-    k.n = p->n;
-    k.alpha = p->alpha;
-    k.beta = p->beta;
-    k.a_mn_major = p->transa == WSGEMM_OP_N;
-    k.b_mn_major = p->transb == WSGEMM_OP_T;
-    const int a_batches = (p->batch_count > 1 && p->strideA != 0) ? p->batch_count : 1;
-    const int b_batches = (p->batch_count > 1 && p->strideB != 0) ? p->batch_count : 1;
-    k.a_batched = a_batches > 1;
-    k.b_batched = b_batches > 1;
-    k.fault = fault;
-    const long long total_tiles = k.sched.units;
-
-    st = make_operand_map(&k.tmap_a, p->A, p->Atype, k.a_mn_major, p->m, p->k, p->lda, p->strideA, a_batches, kBlockM,
-                          ctx, "A");
-    if (st != WSGEMM_STATUS_SUCCESS) return st;
-    st = make_operand_map(&k.tmap_b, p->B, p->Btype, k.b_mn_major, p->n, p->k, p->ldb, p->strideB, b_batches, b_rows,
-                          ctx, "B");
-    if (st != WSGEMM_STATUS_SUCCESS) return st;
-    if (ctx->plan_only) return WSGEMM_STATUS_SUCCESS; /* no workspace */
-
+    k->sched = plan->sched;
+    k->m = p->m;
+    k->n = p->n;
+    if (plan->splits > 1) { /* fp32 partials [split][batch][n][m]; the reduction applies alpha, beta, C's type */
+        k->c = ws + plan->partials_offset;
+        k->ldc = p->m;
+        k->stride_c = (long long)p->m * p->n;
+        k->stride_split = (long long)p->m * p->n * p->batch_count;
+        k->alpha = 1.0f;
+        k->beta = 0.0f;
+    } else {
+        k->c = p->C;
+        k->ldc = p->ldc;
+        k->stride_c = p->strideC;
+        k->stride_split = 0;
+        k->alpha = p->alpha;
+        k->beta = p->beta;
+    }
+    k->a_mn_major = plan->p_mn;
+    k->b_mn_major = plan->q_mn;
+    k->a_batched = plan->a.nb > 1;
+    k->b_batched = plan->b.nb > 1;
+    k->fault = fault;
+    k->epilogue = plan->epilogue;
+    k->out_batches = p->batch_count;
+    const int tile_m = kBlockM * plan->cluster;
     const umma_dtype ab = p->Atype == WSGEMM_R_16BF ? UMMA_BF16 : UMMA_F16;
-    k.idesc = umma_idesc_f16_encode(UMMA_ACC_F32, ab, ab, k.a_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR,
-                                    k.b_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR, 0, 0, (uint32_t)tile_m,
-                                    (uint32_t)kBlockN);
+    k->idesc = umma_idesc_f16_encode(UMMA_ACC_F32, ab, ab, k->a_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR,
+                                     k->b_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR, 0, 0, (uint32_t)tile_m,
+                                     (uint32_t)kBlockN);
     /* K step inside a stage: K-major moves 16 elements along the 128-B row (32 B); MN-major moves 16 K
      * rows of 128 B (two 8-row groups, 2048 B: stays on a 1024-B atom boundary). */
-    k.a_desc = k.a_mn_major ? umma_smem_desc_mn_major(0, UMMA_SWIZZLE_128B, kBlockK)
-                            : umma_smem_desc_k_major(0, UMMA_SWIZZLE_128B);
-    k.b_desc = k.b_mn_major ? umma_smem_desc_mn_major(0, UMMA_SWIZZLE_128B, kBlockK)
-                            : umma_smem_desc_k_major(0, UMMA_SWIZZLE_128B);
-    k.a_k_step_bytes = k.a_mn_major ? kUmmaK * kSwizzleBytes : kUmmaK * kElemBytes;
-    k.b_k_step_bytes = k.b_mn_major ? kUmmaK * kSwizzleBytes : kUmmaK * kElemBytes;
+    k->a_desc = k->a_mn_major ? umma_smem_desc_mn_major(0, UMMA_SWIZZLE_128B, kBlockK)
+                              : umma_smem_desc_k_major(0, UMMA_SWIZZLE_128B);
+    k->b_desc = k->b_mn_major ? umma_smem_desc_mn_major(0, UMMA_SWIZZLE_128B, kBlockK)
+                              : umma_smem_desc_k_major(0, UMMA_SWIZZLE_128B);
+    k->a_k_step_bytes = k->a_mn_major ? kUmmaK * kSwizzleBytes : kUmmaK * kElemBytes;
+    k->b_k_step_bytes = k->b_mn_major ? kUmmaK * kSwizzleBytes : kUmmaK * kElemBytes;
+}
 
-    /* Persistent grid: one CTA per SM, never more CTAs than tiles need unless forced. */
-    long long ctas = total_tiles * cta_group;
-    const long long max_ctas = (sms / cta_group) * cta_group;
-    if (ctas > max_ctas) ctas = max_ctas;
-    const int forced = wsgemm_env_int("WSGEMM_SM100_CTAS", 0);
-    if (forced > 0) ctas = forced;
-    ctas = (ctas + cta_group - 1) / cta_group * cta_group;
-    if (ctas < cta_group) ctas = cta_group;
+/* What this thread's last launch ran (sm100_probe.h); launched = 0 until the first. */
+thread_local int last_launched = 0;
+thread_local wsgemm_sm100_launch_probe last_launch;
 
+/* The whole launcher: plan (sm100_plan.c) -> reserve the workspace -> stage the operands TMA cannot address
+ * -> encode the tensor maps -> launch the kernel and, split, the fixed-order reduction. */
+wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const wsgemm_knobs *knobs, int fault)
+{
+    /* plan */
+    wsgemm_plan plan;
+    char msg[256] = "";
+    wsgemm_status st = sm100_plan_make(p, knobs, query_kernel, ctx, &plan, msg, sizeof msg);
+    if (st != WSGEMM_STATUS_SUCCESS) return msg[0] ? wsgemm_fail(ctx, st, "%s: %s", SM100_PATH_NAME, msg) : st;
+
+    /* reserve */
+    void *ws_ptr = NULL;
+    if (plan.workspace_bytes > 0) {
+        st = wsgemm_workspace_reserve(ctx, plan.workspace_bytes, &ws_ptr);
+        if (st != WSGEMM_STATUS_SUCCESS) return st;
+    }
+    if (ctx->plan_only) return WSGEMM_STATUS_SUCCESS;
+    uint8_t *ws = (uint8_t *)ws_ptr;
+
+    /* stage: the kernel reads the copies (launched below, once nothing can be declined any more) */
+    wsgemm_operand a_src = {}, b_src = {}; /* the originals of the staged operands */
+    if (plan.a.staged) wsgemm_use_staged_copy(&plan.a, &a_src, ws + plan.a.stage_offset);
+    if (plan.b.staged) wsgemm_use_staged_copy(&plan.b, &b_src, ws + plan.b.stage_offset);
+
+    /* encode: what TMA cannot describe is declined before anything is launched */
+    KernelParams k = {};
+    set_params(&k, &plan, p, ws, fault);
+    cudaError_t err = make_operand_map(&k.tmap_a, &plan.a, p->Atype, p->k, kBlockM, msg, sizeof msg);
+    if (err == cudaSuccess)
+        err = make_operand_map(&k.tmap_b, &plan.b, p->Btype, p->k, kBlockN / plan.cluster, msg, sizeof msg);
+    if (err != cudaSuccess) return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "%s tensor map: %s", SM100_PATH_NAME, msg);
+    if (plan.epilogue != WSGEMM_EPILOGUE_DIRECT && make_output_map(&k.tmap_c, &k, &plan, p, msg, sizeof msg) != cudaSuccess) {
+        if (knobs->sm100_debug) fprintf(stderr, "wsgemm %s: no TMA epilogue: %s\n", SM100_PATH_NAME, msg);
+        plan.epilogue = WSGEMM_EPILOGUE_DIRECT; /* the driver refused the map: per-element stores serve any output */
+        k.epilogue = WSGEMM_EPILOGUE_DIRECT;
+    }
+    if (knobs->sm100_debug) {
+        char line[640];
+        wsgemm_plan_describe(&plan, p, line, sizeof line);
+        fprintf(stderr, "wsgemm %s: %s\n", SM100_PATH_NAME, line);
+    }
+
+    /* launch */
+    if (plan.a.staged) err = wsgemm_launch_staging(&a_src, &plan.a, ctx->stream);
+    if (err == cudaSuccess && plan.b.staged) err = wsgemm_launch_staging(&b_src, &plan.b, ctx->stream);
+    if (err != cudaSuccess) {
+        wsgemm_forget_cuda_error(err);
+        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s operand staging launch failed: %s", SM100_PATH_NAME,
+                           cudaGetErrorString(err));
+    }
 #if SM100_EMULATION
-    const int delay_ns = wsgemm_env_int("WSGEMM_SM100_EMU_DELAY_NS", 0);
+    const int delay_ns = wsgemm_env_int("WSGEMM_SM100_EMU_DELAY_NS", 0); /* verification switch, per call */
     tmem_host_set_random_delays((uint32_t)(delay_ns > 0 ? delay_ns : 0), 12345u);
 #endif
-    cudaError_t err = tmem_host_prepare(ctx->stream); /* the emulation's per-launch set-up; no-op on hardware */
+    err = tmem_host_prepare(ctx->stream); /* the emulation's per-launch set-up; no-op on hardware */
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "TMEM set-up failed: %s", cudaGetErrorString(err));
     }
-    err = cta_group == 2 ? launch_for_output<2>(k, p->Ctype, (int)ctas, ctx->stream)
-                                     : launch_for_output<1>(k, p->Ctype, (int)ctas, ctx->stream);
+    const long long ctas = plan.grid_clusters * plan.cluster;
+    const wsgemm_dtype out_type = sm100_plan_out_type(&plan, p);
+    err = plan.cluster == 2 ? launch_for_output<2>(k, out_type, (int)ctas, ctx->stream)
+                            : launch_for_output<1>(k, out_type, (int)ctas, ctx->stream);
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s kernel launch (cta_group %d, %lld CTAs) failed: %s",
-                           SM100_PATH_NAME, cta_group, ctas, cudaGetErrorString(err));
+                           SM100_PATH_NAME, plan.cluster, ctas, cudaGetErrorString(err));
+    }
+    last_launch = wsgemm_sm100_launch_probe{plan.cluster, plan.splits, (int)plan.epilogue, plan.a.staged,
+                                            plan.b.staged, ctas};
+    last_launched = 1;
+    if (plan.splits > 1) {
+        err = wsgemm_splitk_reduce_launch((const float *)(ws + plan.partials_offset), plan.splits, p,
+                                          ctx->device->sm_count, ctx->stream);
+        if (err != cudaSuccess) {
+            wsgemm_forget_cuda_error(err);
+            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s split-K reduction launch failed: %s",
+                               SM100_PATH_NAME, cudaGetErrorString(err));
+        }
     }
     return WSGEMM_STATUS_SUCCESS;
+}
+
+int copy_last_launch(wsgemm_sm100_launch_probe *out)
+{
+    if (!last_launched) return -1;
+    *out = last_launch;
+    return 0;
 }
 
 } // namespace
 
 #if SM100_EMULATION
+
+extern "C" int wsgemm_sm100_emulated_last_launch(wsgemm_sm100_launch_probe *out)
+{
+    return copy_last_launch(out);
+}
 
 extern "C" int wsgemm_sm100_emulated_available(void)
 {
@@ -797,7 +1020,7 @@ extern "C" int wsgemm_sm100_emulated_available(void)
 
 extern "C" wsgemm_status wsgemm_sm100_emulated_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
-    return run_sm100(p, ctx, 0, env_fault());
+    return run_sm100(p, ctx, wsgemm_knobs_get(), env_fault());
 }
 
 /* For tests/sm100: TMEM columns the emulation still holds after the last launch (0 = clean, -1 on a
@@ -821,6 +1044,11 @@ extern "C" int wsgemm_sm100_emulated_checker_error(char *msg, size_t msg_size)
 
 #else /* hardware */
 
+extern "C" int wsgemm_sm100_last_launch(wsgemm_sm100_launch_probe *out)
+{
+    return copy_last_launch(out);
+}
+
 extern "C" int wsgemm_sm100_available(void)
 {
     return 1;
@@ -828,7 +1056,7 @@ extern "C" int wsgemm_sm100_available(void)
 
 extern "C" wsgemm_status wsgemm_sm100_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
-    return run_sm100(p, ctx, 0, FAULT_NONE);
+    return run_sm100(p, ctx, wsgemm_knobs_get(), FAULT_NONE);
 }
 
 #endif

@@ -2,7 +2,7 @@
  * gemm/sm90/sm90_gemm.cu - the launcher of the Hopper path:
  *
  *   plan (sm90_plan.c: orientation, tile, cluster, split-K, epilogue, staging, workspace; CPU-tested)
- *   -> reserve the workspace -> stage operands TMA cannot address -> encode the tensor maps
+ *   -> reserve the workspace -> stage operands TMA cannot address (gemm/common/staging.cuh) -> encode the tensor maps
  *   -> launch the kernel (sm90_kernel.cuh) and, for split-K, the fixed-order reduction.
  *
  * The planner asks this file about the kernels (query_kernel): which instantiations exist and how many of
@@ -21,81 +21,11 @@
 #include "common/device.h"
 #include "common/knobs.h"
 #include "common/splitk_reduce.cuh"
+#include "common/staging.cuh"
 #include "common/tma.h"
 #include "internal.h"
 #include "sm90/sm90_kernel.cuh"
 #include "sm90/sm90_plan.h"
-
-/* ---------------------------------------------------------------- helper kernels */
-
-/* Bytes [mis, mis + 16) of the 32-byte window lo:hi (mis even, 0..14), as one 16-byte vector: the eight
- * 16-bit elements of an unaligned source run, from two aligned loads. Little-endian: output word i is the
- * window's bytes mis + 4i .. mis + 4i + 3, i.e. (word q+i+1 : word q+i) >> 8 * (mis % 4), q = mis / 4. */
-static __device__ __forceinline__ uint4 stage_window_bytes(uint4 lo, uint4 hi, uint32_t mis)
-{
-    uint32_t x0, x1, x2, x3, x4; /* the five words from word q on; q is uniform across a column */
-    switch (mis >> 2) {
-    case 0: x0 = lo.x; x1 = lo.y; x2 = lo.z; x3 = lo.w; x4 = hi.x; break;
-    case 1: x0 = lo.y; x1 = lo.z; x2 = lo.w; x3 = hi.x; x4 = hi.y; break;
-    case 2: x0 = lo.z; x1 = lo.w; x2 = hi.x; x3 = hi.y; x4 = hi.z; break;
-    default: x0 = lo.w; x1 = hi.x; x2 = hi.y; x3 = hi.z; x4 = hi.w; break;
-    }
-    const uint32_t shift = (mis & 3u) * 8u;
-    return make_uint4(__funnelshift_r(x0, x1, shift), __funnelshift_r(x1, x2, shift), __funnelshift_r(x2, x3, shift),
-                      __funnelshift_r(x3, x4, shift));
-}
-
-/* Re-pitch one operand: dst[r + c*dst_ld + b*dst_stride] = src[r + c*src_ld + b*src_stride] for r < rows,
- * and 0 in the padding up to the next multiple of 8 rows. dst is 16-byte aligned per column (the workspace
- * is 256-byte aligned, dst_ld and dst_stride are multiples of 8), src is only 2-byte aligned (that is why it
- * is staged). blockIdx.y walks the columns of all matrices (column c of matrix b is y = b*cols + c,
- * grid-strided); each thread writes 8-element chunks of the column as one 16-byte store and reads them with
- * one or two aligned 16-byte loads, where the aligned window lies inside the column (so nothing outside the
- * operand is read), else element by element. Measured at 4099^3 (ncu, H200, 2026-11-29) with one 2-byte
- * copy per thread and iteration: 38 us per operand (26 % of the HBM bandwidth). */
-__global__ void sm90_stage_operand(uint16_t *dst, const uint16_t *src, long long rows, long long cols, int nb,
-                                   long long src_ld, long long src_stride, long long dst_ld, long long dst_stride)
-{
-    const long long columns = cols * nb;
-    const long long chunks = (rows + 7) / 8;
-    for (long long y = blockIdx.y; y < columns; y += gridDim.y) {
-        const long long b = y / cols, c = y - b * cols; /* once per column, not per element */
-        const uint16_t *s = src + b * src_stride + c * src_ld;
-        uint16_t *d = dst + b * dst_stride + c * dst_ld;
-        const uintptr_t col_begin = (uintptr_t)s, col_end = (uintptr_t)(s + rows);
-        const uint32_t mis = (uint32_t)(col_begin & 15u);
-        for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < chunks;
-             t += (long long)gridDim.x * blockDim.x) {
-            const long long r0 = t * 8;
-            const uintptr_t lo = ((uintptr_t)(s + r0)) & ~(uintptr_t)15;
-            uint4 out;
-            if (r0 + 8 <= rows && mis == 0) {
-                out = *(const uint4 *)lo;
-            } else if (r0 + 8 <= rows && lo >= col_begin && lo + 32 <= col_end) {
-                out = stage_window_bytes(*(const uint4 *)lo, *(const uint4 *)(lo + 16), mis);
-            } else { /* the column's first and last chunks: element by element, zeros past the end */
-                uint16_t e[8];
-#pragma unroll
-                for (int i = 0; i < 8; ++i) e[i] = r0 + i < rows ? s[r0 + i] : (uint16_t)0;
-                out = make_uint4(e[0] | (uint32_t)e[1] << 16, e[2] | (uint32_t)e[3] << 16, e[4] | (uint32_t)e[5] << 16,
-                                 e[6] | (uint32_t)e[7] << 16);
-            }
-            *(uint4 *)(d + r0) = out;
-        }
-    }
-}
-
-/* The staging copy's grid: y walks the columns (capped; the kernel grid-strides over them), x gives each
- * thread about two 8-element chunks of a column. (The first version gave each thread one 2-byte element: at
- * 4099^3 that was 70k blocks, and each operand took 118 us at 9 % of the HBM bandwidth, ncu, H200.) */
-static dim3 stage_grid(long long rows, long long columns, int threads)
-{
-    long long chunks = (rows + 7) / 8;
-    long long gx = (chunks + 2LL * threads - 1) / (2LL * threads);
-    if (gx > 64) gx = 64;
-    long long gy = columns < 65535 ? columns : 65535;
-    return dim3((unsigned)gx, (unsigned)gy, 1);
-}
 
 /* ---------------------------------------------------------------- kernel table */
 
@@ -190,30 +120,6 @@ static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ct
 }
 
 /* ---------------------------------------------------------------- operands */
-
-/* Point o at its staged copy in the workspace (dst); `src` keeps the original for the copy kernel. */
-static void use_staged_copy(wsgemm_operand *o, wsgemm_operand *src, void *dst)
-{
-    *src = *o;
-    long long ld2 = (o->inner + 7) / 8 * 8;
-    o->ptr = dst;
-    o->ld = ld2;
-    o->stride = ld2 * o->cols;
-    o->staged = 1;
-}
-
-static cudaError_t launch_staging(const wsgemm_operand *src, const wsgemm_operand *staged, cudaStream_t stream)
-{
-    const int threads = 256;
-    uint16_t *dst = (uint16_t *)staged->ptr;
-    const uint16_t *from = (const uint16_t *)src->ptr;
-    long long rows = src->inner, cols = src->cols, src_ld = src->ld, src_stride = src->stride;
-    long long dst_ld = staged->ld, dst_stride = staged->stride;
-    int nb = src->nb;
-    void *args[] = {&dst, &from, &rows, &cols, &nb, &src_ld, &src_stride, &dst_ld, &dst_stride};
-    return cudaLaunchKernel((const void *)sm90_stage_operand, stage_grid(rows, cols * nb, threads), dim3(threads),
-                            args, 0, stream);
-}
 
 /* The tensor map of operand o used as P (box rows 128) or as Q (box rows bn / cluster). */
 static cudaError_t encode_operand(CUtensorMap *map, const wsgemm_operand *o, wsgemm_dtype dtype, int k, int box_rows,
@@ -355,9 +261,9 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     uint8_t *ws = (uint8_t *)ws_ptr;
 
     /* stage: the kernel reads the copies (launched below, once nothing can be declined any more) */
-    wsgemm_operand a_src, b_src;
-    if (plan.a.staged) use_staged_copy(&plan.a, &a_src, ws + plan.a.stage_offset);
-    if (plan.b.staged) use_staged_copy(&plan.b, &b_src, ws + plan.b.stage_offset);
+    wsgemm_operand a_src = {}, b_src = {}; /* the originals of the staged operands */
+    if (plan.a.staged) wsgemm_use_staged_copy(&plan.a, &a_src, ws + plan.a.stage_offset);
+    if (plan.b.staged) wsgemm_use_staged_copy(&plan.b, &b_src, ws + plan.b.stage_offset);
 
     /* encode: what TMA cannot describe is declined before anything is launched */
     CUtensorMap map_p, map_q, map_c;
@@ -381,8 +287,8 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     }
 
     /* launch */
-    if (plan.a.staged) err = launch_staging(&a_src, &plan.a, ctx->stream);
-    if (err == cudaSuccess && plan.b.staged) err = launch_staging(&b_src, &plan.b, ctx->stream);
+    if (plan.a.staged) err = wsgemm_launch_staging(&a_src, &plan.a, ctx->stream);
+    if (err == cudaSuccess && plan.b.staged) err = wsgemm_launch_staging(&b_src, &plan.b, ctx->stream);
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 operand staging launch failed: %s",

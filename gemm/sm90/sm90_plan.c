@@ -6,9 +6,8 @@
  *                256) so no tensor-core work is wasted on padding. Otherwise P = op(B)^T, Q = op(A)
  *                ("swapped"): Q runs along C's contiguous rows, so the epilogue stores rows of C.
  *                WSGEMM_SM90_SWAP=0 keeps P = op(A) for large problems.
- *   staging      TMA needs 16-byte aligned bases and strides. An operand with an odd leading dimension
- *                (e.g. 4099), an unaligned base, or a batch stride that is unaligned or overlapping is
- *                copied (re-pitched to a multiple of 8 elements) into the workspace inside the call. A
+ *   staging      gemm/common/staging.h (shared with sm100): an operand TMA cannot address (an odd leading
+ *                dimension, an unaligned base or batch stride) is copied into the workspace inside the call; a
  *                one-row operand with ld 1 (m = 1 or n = 1 decode) is read as a K-major row instead.
  *   tile, split  (BN, splits) by the cost model (estimate_cost) over the tile widths worth trying; each
  *                split writes fp32 partials that a reduction kernel sums in split order 0, 1, ..., so the
@@ -27,75 +26,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/staging.h"
 #include "common/tma.h"
 #include "sm90/sm90_tile.h"
-
-/* ---------------------------------------------------------------- operands */
-
-static long long round_up_ll(long long x, long long a)
-{
-    return (x + a - 1) / a * a;
-}
-
-/* A one-row MN-major operand with ld 1 (A of a 1 x k product, op N, lda 1; or B of n = 1, op T, ldb 1) holds
- * its k elements back to back: that is a K-major row, which TMA loads directly, while the MN-major view (a
- * 1-element-wide box, a 2-byte K stride) is TMA-illegal and cost a staging copy of 8192 one-element
- * columns (m = 1, n = k = 8192 ran at 0.47x cuBLAS on the H200, 2026-11-29). The row stride of a single row
- * is never used; it is set to satisfy TMA's 16-byte stride rule. */
-static void view_one_row_as_k_major(wsgemm_operand *o, int k)
-{
-    if (o->k_major || o->rows_dim != 1 || o->ld != 1) return;
-    o->k_major = 1;
-    o->inner = k;
-    o->cols = 1;
-    o->ld = round_up_ll(k, 8);
-}
-
-/* One operand as stored, `rows` (M or N) by K, K contiguous when k_major; a batch stride of 0 means one
- * matrix shared by the whole batch. */
-static wsgemm_operand describe_operand(const void *ptr, int ld, long long stride, int k_major, int rows, int k,
-                                       int batch_count)
-{
-    wsgemm_operand o = {
-        .ptr = ptr,
-        .ld = ld,
-        .stride = stride,
-        .inner = k_major ? k : rows,
-        .cols = k_major ? rows : k,
-        .nb = (batch_count > 1 && stride != 0) ? batch_count : 1,
-        .k_major = k_major,
-        .rows_dim = rows,
-    };
-    view_one_row_as_k_major(&o, k);
-    /* One column of one matrix (n = 1 with B K-major, say): its leading dimension is never stepped over, so
-     * an odd one (ldb = k) needs no staging copy; TMA only wants a legal stride there. */
-    if (o.cols == 1 && o.nb == 1) o.ld = round_up_ll(o.inner, 8);
-    return o;
-}
-
-static int needs_staging(const wsgemm_operand *o)
-{
-    int batched = o->nb > 1;
-    if (!wsgemm_tma_operand_ok(o->ptr, o->ld, o->stride, batched)) return 1;
-    if (batched && o->stride < o->ld * o->cols) return 1; /* overlapping matrices: not a TMA box walk */
-    return 0;
-}
-
-/* Bytes of the staged copy (re-pitched to a multiple of 8 elements per column); 0 when that does not fit
- * in 2^62 (an overlapping batch stride can make the copy far larger than the operand). */
-static size_t staged_bytes(const wsgemm_operand *o)
-{
-    long long bytes;
-    if (__builtin_mul_overflow(round_up_ll(o->inner, 8), o->cols, &bytes) ||
-        __builtin_mul_overflow(bytes, (long long)o->nb * 2, &bytes) || bytes > (1LL << 62))
-        return 0;
-    return (size_t)bytes;
-}
-
-static size_t align256(size_t x)
-{
-    return (x + 255) & ~(size_t)255;
-}
 
 /* ---------------------------------------------------------------- split-K and tile-width model */
 
@@ -271,8 +204,8 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
         .swap = swap,
         .p_extent = swap ? p->n : p->m,
         .q_extent = swap ? p->m : p->n,
-        .a = describe_operand(p->A, p->lda, p->strideA, p->transa == WSGEMM_OP_T, p->m, p->k, nb),
-        .b = describe_operand(p->B, p->ldb, p->strideB, p->transb == WSGEMM_OP_N, p->n, p->k, nb),
+        .a = wsgemm_operand_describe(p->A, p->lda, p->strideA, p->transa == WSGEMM_OP_T, p->m, p->k, nb),
+        .b = wsgemm_operand_describe(p->B, p->ldb, p->strideB, p->transb == WSGEMM_OP_N, p->n, p->k, nb),
         .schedule = WSGEMM_SCHEDULE_COOPERATIVE,
         .bm = SM90_BM,
         .bk = SM90_BK,
@@ -359,20 +292,12 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     if (s != WSGEMM_STATUS_SUCCESS) return s;
     if (plan->epilogue == WSGEMM_EPILOGUE_STAGED) set_grid(plan, knobs->sm90_group, plan->splits, nb, k_blocks);
 
-    /* workspace: staged operands, then split-K partials (each piece 256-byte aligned) */
-    wsgemm_operand *ops[2] = {&plan->a, &plan->b};
+    /* workspace: staged operands (gemm/common/staging.h), then split-K partials (each piece 256-byte aligned) */
+    wsgemm_operand *const ops[2] = {&plan->a, &plan->b};
+    static const char *const names[2] = {"A", "B"};
     size_t offset = 0;
-    for (int i = 0; i < 2; ++i) {
-        if (!needs_staging(ops[i])) continue;
-        ops[i]->staged = 1;
-        ops[i]->stage_offset = offset;
-        ops[i]->stage_bytes = staged_bytes(ops[i]);
-        if (ops[i]->stage_bytes == 0) {
-            snprintf(why, why_size, "the staged copy of %s would exceed 2^62 bytes", i == 0 ? "A" : "B");
-            return WSGEMM_STATUS_NOT_SUPPORTED;
-        }
-        offset = align256(offset + ops[i]->stage_bytes);
-    }
+    s = wsgemm_operands_plan_staging(ops, names, 2, &offset, why, why_size);
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
     plan->partials_offset = offset;
     plan->partials_bytes =
         plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n * (size_t)nb * sizeof(float) : 0;

@@ -5,7 +5,7 @@
 #   3. the PTX holds tcgen05.mma.cta_group::1 and ::2, tcgen05.commit with .multicast::cluster,
 #      cp.async.bulk.tensor (with .cta_group::2), tcgen05.alloc / relinquish_alloc_permit / dealloc,
 #      tcgen05.ld;
-#   4. SASS census (UTCHMMA, UTCBAR, UTMALDG, LDTM, UTCATOMSWS, UVIRTCOUNT, NANOSLEEP opcodes) equals the
+#   4. SASS census (UTCHMMA, UTCBAR, UTMALDG, UTMASTG, LDTM, UTCATOMSWS, UVIRTCOUNT, NANOSLEEP opcodes) equals the
 #      reviewed file tests/sm100/sass_census.txt (the planted-fault code exists only in the emulated build:
 #      its hold-back loop put 12,000 NANOSLEEPs into this cubin, the allocation retry loops leave 6 + 6),
 #      where cuobjdump + nvdisasm exist (PATH, $CUOBJDUMP, or the pip packages nvidia-cuda-cuobjdump /
@@ -32,11 +32,12 @@ if ! "$NVCC" "${FLAGS[@]}" -cubin -Xptxas -v "$CU" -o "$WORK/sm100.cubin" > "$WO
     cat "$WORK/ptxas.log"; echo "FAIL: the sm_100a build does not compile"; exit 1
 fi
 # one line per kernel: name (demangled enough to read), registers, spills
-awk '/Compiling entry function/ {k=$0; sub(/.*sm100_gemm_kernelIL/, "", k); sub(/EEvNS.*/, "", k); name=k}
+awk '/Compiling entry function/ {k=$0; name=""; if (k !~ /sm100_gemm_kernel/) next
+                                  sub(/.*sm100_gemm_kernelIL/, "", k); sub(/EEvNS.*/, "", k); name=k}
      /spill stores/ {st=$5; ld=$9}
-     /Used [0-9]+ registers/ {printf "   kernel<%s>: %s registers, %s bytes spill stores, %s bytes spill loads\n", name, $5, st, ld}' \
+     /Used [0-9]+ registers/ && name != "" {printf "   kernel<%s>: %s registers, %s bytes spill stores, %s bytes spill loads\n", name, $5, st, ld}' \
     "$WORK/ptxas.log"
-kernels=$(grep -c "Compiling entry function" "$WORK/ptxas.log")
+kernels=$(grep -c "Compiling entry function '.*sm100_gemm_kernel" "$WORK/ptxas.log") # (+ the staging copy and the split-K reduction)
 spills=$(grep -E "spill (stores|loads)" "$WORK/ptxas.log" | grep -vc " 0 bytes spill stores, 0 bytes spill loads")
 echo "   $kernels kernels, $spills with spills"
 [ "$kernels" -eq 6 ] || { echo "FAIL: expected 6 kernels (cta_group 1/2 x 3 output types)"; fail=1; }
@@ -91,7 +92,7 @@ else
     PATH="$(dirname "$NVDIS"):$PATH" "$CUOBJ" -sass "$WORK/sm100.cubin" > "$WORK/sm100.sass" || { echo "FAIL: cuobjdump"; exit 1; }
     # opcode = first token of an instruction after an optional predicate
     awk '$1 ~ /^\/\*[0-9a-f]+\*\/$/ { op = ($2 ~ /^@/) ? $3 : $2; print op }' "$WORK/sm100.sass" |
-        grep -E "^(UTCHMMA|UTCBAR|UTMALDG|LDTM|UTCATOMSWS|UVIRTCOUNT|NANOSLEEP)" | sort | uniq -c |
+        grep -E "^(UTCHMMA|UTCBAR|UTMALDG|UTMASTG|LDTM|UTCATOMSWS|UVIRTCOUNT|NANOSLEEP)" | sort | uniq -c |
         awk '{printf "%s %s\n", $2, $1}' > "$WORK/sass_census.txt"
     sed 's/^/   /' "$WORK/sass_census.txt"
     if [ "$UPDATE" = "--update-census" ]; then

@@ -12,16 +12,21 @@
  *                          (what an early acc_empty release or a missing acc_empty wait breaks), all four
  *                          op combinations, ragged m, n, k, beta != 0, both cta_groups (or cta_group cg)
  *   padded_ld              lda/ldb/ldc larger than the rows (and padding rows of C untouched)
- *   tma_decline            a leading dimension TMA cannot take: forced path says NOT_SUPPORTED, C
- *                          untouched; AUTO still gives the right answer
+ *   staged                 operands TMA cannot address (odd lda / ldb, bases 2 bytes past 16, an
+ *                          overlapping batch stride): the path copies them (gemm/common/staging.h) and runs
+ *   splitk                 K split (forced 3 splits, and the plan's own split of a decode shape): fp32
+ *                          partials and the fixed-order reduction, every C type, beta 0 and != 0
+ *   epilogue               the TMA epilogue (C's rows whole 16-byte chunks: stores through shared memory,
+ *                          C loaded by TMA when beta != 0) for every C type, beta 0 and != 0, both cta_groups,
+ *                          partial tiles, padded ldc and a batch; the same cases with WSGEMM_SM100_EPILOGUE=direct
  *   no_leak                after a run, the emulation reports zero TMEM columns still allocated
  *   fault_early_dealloc, fault_missing_peer_signal
  *                          the planted teardown bugs (WSGEMM_SM100_FAULT) run in a child process;
  *                          the case passes only if the child failed AND the emulation checker said so
  *
- * The cta_group is forced through the launcher's knob WSGEMM_SM100_CTA_GROUP, the grid through
- * WSGEMM_SM100_CTAS (docs/sm100.md). Leading dimensions are multiples of 8 elements unless a case
- * says otherwise: TMA needs 16-byte strides, and the path declines the rest (tma_decline).
+ * The cta_group is forced through the knob WSGEMM_SM100_CTA_GROUP, the grid through WSGEMM_SM100_CTAS, the
+ * split through WSGEMM_SM100_SPLITK (docs/tuning.md; the knobs are read once, so each change is followed by
+ * wsgemm_knobs_reload). Leading dimensions are multiples of 8 elements unless a case says otherwise (staged).
  * Shapes stay modest: the emulated tensor core runs on CUDA cores.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -32,7 +37,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h" /* the emulation probes: wsgemm_sm100_emulated_tmem_leaked_columns, ..._checker_error */
+#include "common/knobs.h" /* wsgemm_knobs_reload after each knob change */
+#include "internal.h"     /* the emulation probes: wsgemm_sm100_emulated_tmem_leaked_columns, ..._checker_error */
+#include "sm100/sm100_probe.h" /* what the launcher ran: cta_group, splits, epilogue, staging */
 #include "testing.h"
 #include "wsgemm.h"
 
@@ -45,11 +52,19 @@ static int round8(int x)
     return (x + 7) / 8 * 8;
 }
 
+/* Set (value >= 0) or clear (value < 0) a knob, and make the plans see it. */
+static void set_knob(const char *name, int value)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", value);
+    if (value >= 0) setenv(name, v, 1);
+    else unsetenv(name);
+    wsgemm_knobs_reload();
+}
+
 static void set_cta_group(int cg)
 {
-    char v[8];
-    snprintf(v, sizeof v, "%d", cg);
-    setenv("WSGEMM_SM100_CTA_GROUP", v, 1);
+    set_knob("WSGEMM_SM100_CTA_GROUP", cg);
 }
 
 /* A case with TMA-legal (multiple of 8) leading dimensions and tight strides. */
@@ -71,6 +86,22 @@ static int run_case(wsgemm_handle h, const testing_gemm *g, int cg, uint64_t see
     char rec[1024] = "";
     const int code = wsgemm_sm100_emulated_checker_error(rec, sizeof rec); /* ABSENT without the emulation */
     if (!ok && code != 0 && code != WSGEMM_EMULATION_ABSENT) printf("  emulation checker record: %s\n", rec);
+    return ok;
+}
+
+/* The last launch on the path under test matches (a field of -1: any value); prints it. */
+static int expect_launch(const char *what, int cta_group, int splits, int epilogue, int staged_a, int staged_b)
+{
+    wsgemm_sm100_launch_probe l;
+    const int got = kPath == WSGEMM_PATH_SM100 ? wsgemm_sm100_last_launch(&l) : wsgemm_sm100_emulated_last_launch(&l);
+    const int ok = got == 0 && (cta_group < 0 || l.cta_group == cta_group) && (splits < 0 || l.splits == splits) &&
+                   (epilogue < 0 || l.epilogue == epilogue) && (staged_a < 0 || l.staged_a == staged_a) &&
+                   (staged_b < 0 || l.staged_b == staged_b);
+    if (got != 0)
+        printf("FAIL %s: no launch recorded\n", what);
+    else
+        printf("%s %s: ran cta_group %d, %d splits, epilogue %d, staged A %d B %d, %lld CTAs\n", ok ? "PASS" : "FAIL",
+               what, l.cta_group, l.splits, l.epilogue, l.staged_a, l.staged_b, l.ctas);
     return ok;
 }
 
@@ -165,17 +196,17 @@ static int case_types(wsgemm_handle h)
 static int case_more_ctas(wsgemm_handle h)
 {
     int ok = 1;
-    setenv("WSGEMM_SM100_CTAS", "12", 1); /* 12 CTAs (6 pairs) for 1-3 tiles */
+    set_knob("WSGEMM_SM100_CTAS", 12); /* 12 CTAs (6 pairs) for 1-3 tiles */
     for (int cg = 1; cg <= 2; ++cg) {
         testing_gemm g = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 100, 300, 70);
         ok &= run_case(h, &g, cg, 600 + cg);
     }
-    setenv("WSGEMM_SM100_CTAS", "2", 1); /* fewer CTAs than tiles: every CTA loops over several tiles */
+    set_knob("WSGEMM_SM100_CTAS", 2); /* fewer CTAs than tiles: every CTA loops over several tiles */
     for (int cg = 1; cg <= 2; ++cg) {
         testing_gemm g = make_case(WSGEMM_OP_N, WSGEMM_OP_N, 600, 700, 90);
         ok &= run_case(h, &g, cg, 610 + cg);
     }
-    unsetenv("WSGEMM_SM100_CTAS");
+    set_knob("WSGEMM_SM100_CTAS", -1);
     return ok;
 }
 
@@ -211,37 +242,95 @@ static int case_padded_ld(wsgemm_handle h)
     return ok;
 }
 
-/* lda = 101 (202 bytes) is not a TMA stride: the forced emulated path must decline before touching
- * C, and AUTO must still produce the right result on another path. */
-static int case_tma_decline(wsgemm_handle h)
+/* The TMA epilogue: m * C's element size a multiple of 16 bytes and ldc likewise, so the plan stores through
+ * shared memory by TMA (beta != 0: C comes in by TMA first); m = 136 and n = 300 leave partial 32 x 32 chunks
+ * (rows 128..135 of the second row of tiles, columns 288..299), ldc = 144 leaves padding rows the stores must
+ * not touch. Then the same with per-element stores. The plans are printed (WSGEMM_SM100_DEBUG). */
+static int case_epilogue(wsgemm_handle h)
 {
-    testing_gemm g = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 64, 64, 100);
-    g.lda = 101;
-    testing_gemm_resolve(&g);
-    testing_buffers b;
-    testing_buffers_create(&g, 800, &b);
-    wsgemm_status s = testing_run_wsgemm(h, &g, &b);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const size_t c_bytes = b.elems_c * (size_t)testing_dtype_bytes(g.c_type);
-    void *after = malloc(c_bytes);
-    CUDA_CHECK(cudaMemcpy(after, b.C, c_bytes, cudaMemcpyDeviceToHost));
+    static const wsgemm_dtype out[3] = {WSGEMM_R_16BF, WSGEMM_R_16F, WSGEMM_R_32F};
     int ok = 1;
-    if (s != WSGEMM_STATUS_NOT_SUPPORTED) {
-        printf("FAIL tma_decline: forced sm100-emulated returned %s for lda = 101, expected NOT_SUPPORTED\n",
-               wsgemm_status_string(s));
-        ok = 0;
-    } else if (memcmp(after, b.hC0, c_bytes) != 0) {
-        printf("FAIL tma_decline: C was modified by a call that returned NOT_SUPPORTED\n");
-        ok = 0;
-    } else {
-        printf("PASS tma_decline: NOT_SUPPORTED (%s), C untouched\n", wsgemm_get_last_error_message(h));
+    set_knob("WSGEMM_SM100_DEBUG", 1);
+    for (int direct = 0; direct <= 1; ++direct) {
+        if (direct) setenv("WSGEMM_SM100_EPILOGUE", "direct", 1);
+        else unsetenv("WSGEMM_SM100_EPILOGUE");
+        wsgemm_knobs_reload();
+        for (int c = 0; c < 3; ++c)
+            for (int b = 0; b < 2; ++b)
+                for (int cg = 1; cg <= 2; ++cg) {
+                    testing_gemm g = make_case(kOps[(c + b) % 4][0], kOps[(c + b) % 4][1], 136, 300, 200);
+                    g.c_type = out[c];
+                    g.ldc = 144;
+                    g.beta = b ? 0.75f : 0.0f;
+                    g.alpha = b ? -1.25f : 1.0f;
+                    g.batch = c == 1 ? 2 : 1;
+                    printf("[%s] ", direct ? "direct" : "tma");
+                    ok &= run_case(h, &g, cg, 870 + direct * 12 + c * 4 + b * 2 + cg);
+                    /* epilogue kinds (gemm/common/epilogue.h): 1 direct, 2 TMA stores, 4 C loaded by TMA too */
+                    ok &= expect_launch("epilogue", cg, 1, direct ? 1 : b ? 4 : 2, 0, 0);
+                }
     }
-    free(after);
-    testing_buffers_destroy(&b);
+    unsetenv("WSGEMM_SM100_EPILOGUE");
+    set_knob("WSGEMM_SM100_DEBUG", -1);
+    return ok;
+}
 
-    WSGEMM_CHECK(wsgemm_set_path(h, WSGEMM_PATH_AUTO));
-    ok &= testing_case_against_cublas(h, &g, WSGEMM_PATH_AUTO, 801, 1);
-    WSGEMM_CHECK(wsgemm_set_path(h, kPath));
+/* Operands TMA cannot address as stored: the path stages them (gemm/common/staging.h) instead of declining. */
+static int case_staged(wsgemm_handle h)
+{
+    int ok = 1;
+    for (int cg = 1; cg <= 2; ++cg) {
+        testing_gemm g = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 200, 300, 100);
+        g.lda = 101; /* 202 bytes: not a TMA stride */
+        ok &= run_case(h, &g, cg, 800 + cg);
+        ok &= expect_launch("staged lda", cg, -1, -1, 1, 0);
+        testing_gemm b = make_case(WSGEMM_OP_N, WSGEMM_OP_T, 130, 270, 90);
+        b.ldb = 271;
+        b.beta = 0.5f;
+        ok &= run_case(h, &b, cg, 810 + cg);
+        ok &= expect_launch("staged ldb", cg, -1, -1, 0, 1);
+        testing_gemm o = make_case(kOps[cg][0], kOps[cg][1], 160, 140, 75);
+        o.offset = 1; /* A, B and C 2 bytes past a 16-byte boundary */
+        o.c_type = WSGEMM_R_32F;
+        ok &= run_case(h, &o, cg, 820 + cg);
+        ok &= expect_launch("staged bases", cg, -1, 1, 1, 1);
+        testing_gemm v = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 96, 130, 64);
+        v.batch = 3;
+        v.strideA = 64 * 40; /* matrices overlap (each is 64 x 96): a TMA box walk cannot describe them */
+        ok &= run_case(h, &v, cg, 830 + cg);
+        ok &= expect_launch("staged overlap", cg, -1, -1, 1, 0);
+    }
+    return ok;
+}
+
+/* K split into fp32 partials and the fixed-order reduction: forced 3 splits for every C type and beta, both
+ * cta_groups, m a multiple of 4 and not; then the plan's own split of a decode shape (one row of two tiles,
+ * 64 K blocks). */
+static int case_splitk(wsgemm_handle h)
+{
+    static const wsgemm_dtype out[3] = {WSGEMM_R_16BF, WSGEMM_R_16F, WSGEMM_R_32F};
+    int ok = 1;
+    set_knob("WSGEMM_SM100_SPLITK", 3);
+    for (int c = 0; c < 3; ++c)
+        for (int cg = 1; cg <= 2; ++cg) {
+            testing_gemm g = make_case(kOps[c][0], kOps[c][1], c == 1 ? 261 : 260, 300, 700);
+            g.c_type = out[c];
+            g.beta = c == 0 ? 0.0f : -0.75f;
+            g.alpha = 1.5f;
+            ok &= run_case(h, &g, cg, 850 + c * 2 + cg);
+            ok &= expect_launch("splitk forced", cg, 3, -1, -1, -1);
+        }
+    set_knob("WSGEMM_SM100_SPLITK", -1);
+    set_knob("WSGEMM_SM100_CTA_GROUP", -1);
+    set_knob("WSGEMM_SM100_DEBUG", 1); /* the plan on stderr: its splits are part of the log */
+    testing_gemm d = make_case(WSGEMM_OP_N, WSGEMM_OP_N, 64, 512, 4096);
+    d.beta = 1.0f;
+    printf("[plan's choice] ");
+    ok &= testing_case_against_cublas(h, &d, kPath, 860, 1);
+    wsgemm_sm100_launch_probe l;
+    const int got = kPath == WSGEMM_PATH_SM100 ? wsgemm_sm100_last_launch(&l) : wsgemm_sm100_emulated_last_launch(&l);
+    ok &= expect_launch("splitk plan", 1, -1, -1, -1, -1) && got == 0 && l.splits > 1;
+    set_knob("WSGEMM_SM100_DEBUG", -1);
     return ok;
 }
 
@@ -253,10 +342,10 @@ static int case_no_leak(wsgemm_handle h)
     }
     int ok = 1;
     for (int cg = 1; cg <= 2; ++cg) {
-        setenv("WSGEMM_SM100_CTAS", "8", 1); /* includes zero-tile CTAs */
+        set_knob("WSGEMM_SM100_CTAS", 8); /* includes zero-tile CTAs */
         testing_gemm g = make_case(WSGEMM_OP_T, WSGEMM_OP_N, 256, 256, 64);
         ok &= run_case(h, &g, cg, 900 + cg);
-        unsetenv("WSGEMM_SM100_CTAS");
+        set_knob("WSGEMM_SM100_CTAS", -1);
         CUDA_CHECK(cudaDeviceSynchronize());
         int leaked = wsgemm_sm100_emulated_tmem_leaked_columns();
         printf("%s no_leak cta_group %d: %d TMEM columns still allocated after the kernel\n",
@@ -390,8 +479,12 @@ int main(int argc, char **argv)
         ok = case_several_tiles(h, argc > 2 ? atoi(argv[2]) : 0);
     } else if (strcmp(name, "padded_ld") == 0) {
         ok = case_padded_ld(h);
-    } else if (strcmp(name, "tma_decline") == 0) {
-        ok = case_tma_decline(h);
+    } else if (strcmp(name, "epilogue") == 0) {
+        ok = case_epilogue(h);
+    } else if (strcmp(name, "staged") == 0) {
+        ok = case_staged(h);
+    } else if (strcmp(name, "splitk") == 0) {
+        ok = case_splitk(h);
     } else if (strcmp(name, "no_leak") == 0) {
         ok = case_no_leak(h);
     } else {

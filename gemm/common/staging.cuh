@@ -1,0 +1,107 @@
+/*
+ * gemm/common/staging.cuh - the staging copy of an operand TMA cannot address (staging.h says which), shared
+ * by the sm90 and sm100 launchers: the copy kernel and its launch. Included by each launcher's translation
+ * unit (the kernel is static: one copy per path's object library and architectures).
+ */
+#ifndef WSGEMM_COMMON_STAGING_CUH
+#define WSGEMM_COMMON_STAGING_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "common/plan.h"
+
+/* Bytes [mis, mis + 16) of the 32-byte window lo:hi (mis even, 0..14), as one 16-byte vector: the eight
+ * 16-bit elements of an unaligned source run, from two aligned loads. Little-endian: output word i is the
+ * window's bytes mis + 4i .. mis + 4i + 3, i.e. (word q+i+1 : word q+i) >> 8 * (mis % 4), q = mis / 4. */
+static __device__ __forceinline__ uint4 wsgemm_stage_window_bytes(uint4 lo, uint4 hi, uint32_t mis)
+{
+    uint32_t x0, x1, x2, x3, x4; /* the five words from word q on; q is uniform across a column */
+    switch (mis >> 2) {
+    case 0: x0 = lo.x; x1 = lo.y; x2 = lo.z; x3 = lo.w; x4 = hi.x; break;
+    case 1: x0 = lo.y; x1 = lo.z; x2 = lo.w; x3 = hi.x; x4 = hi.y; break;
+    case 2: x0 = lo.z; x1 = lo.w; x2 = hi.x; x3 = hi.y; x4 = hi.z; break;
+    default: x0 = lo.w; x1 = hi.x; x2 = hi.y; x3 = hi.z; x4 = hi.w; break;
+    }
+    const uint32_t shift = (mis & 3u) * 8u;
+    return make_uint4(__funnelshift_r(x0, x1, shift), __funnelshift_r(x1, x2, shift), __funnelshift_r(x2, x3, shift),
+                      __funnelshift_r(x3, x4, shift));
+}
+
+/* Re-pitch one operand: dst[r + c*dst_ld + b*dst_stride] = src[r + c*src_ld + b*src_stride] for r < rows,
+ * and 0 in the padding up to the next multiple of 8 rows. dst is 16-byte aligned per column (the workspace
+ * is 256-byte aligned, dst_ld and dst_stride are multiples of 8), src is only 2-byte aligned (that is why it
+ * is staged). blockIdx.y walks the columns of all matrices (column c of matrix b is y = b*cols + c,
+ * grid-strided); each thread writes 8-element chunks of the column as one 16-byte store and reads them with
+ * one or two aligned 16-byte loads, where the aligned window lies inside the column (so nothing outside the
+ * operand is read), else element by element. Measured at 4099^3 (ncu, H200, 2026-11-29) with one 2-byte
+ * copy per thread and iteration: 38 us per operand (26 % of the HBM bandwidth). */
+static __global__ void wsgemm_stage_operand_kernel(uint16_t *dst, const uint16_t *src, long long rows, long long cols, int nb,
+                                   long long src_ld, long long src_stride, long long dst_ld, long long dst_stride)
+{
+    const long long columns = cols * nb;
+    const long long chunks = (rows + 7) / 8;
+    for (long long y = blockIdx.y; y < columns; y += gridDim.y) {
+        const long long b = y / cols, c = y - b * cols; /* once per column, not per element */
+        const uint16_t *s = src + b * src_stride + c * src_ld;
+        uint16_t *d = dst + b * dst_stride + c * dst_ld;
+        const uintptr_t col_begin = (uintptr_t)s, col_end = (uintptr_t)(s + rows);
+        const uint32_t mis = (uint32_t)(col_begin & 15u);
+        for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < chunks;
+             t += (long long)gridDim.x * blockDim.x) {
+            const long long r0 = t * 8;
+            const uintptr_t lo = ((uintptr_t)(s + r0)) & ~(uintptr_t)15;
+            uint4 out;
+            if (r0 + 8 <= rows && mis == 0) {
+                out = *(const uint4 *)lo;
+            } else if (r0 + 8 <= rows && lo >= col_begin && lo + 32 <= col_end) {
+                out = wsgemm_stage_window_bytes(*(const uint4 *)lo, *(const uint4 *)(lo + 16), mis);
+            } else { /* the column's first and last chunks: element by element, zeros past the end */
+                uint16_t e[8];
+#pragma unroll
+                for (int i = 0; i < 8; ++i) e[i] = r0 + i < rows ? s[r0 + i] : (uint16_t)0;
+                out = make_uint4(e[0] | (uint32_t)e[1] << 16, e[2] | (uint32_t)e[3] << 16, e[4] | (uint32_t)e[5] << 16,
+                                 e[6] | (uint32_t)e[7] << 16);
+            }
+            *(uint4 *)(d + r0) = out;
+        }
+    }
+}
+
+/* The staging copy's grid: y walks the columns (capped; the kernel grid-strides over them), x gives each
+ * thread about two 8-element chunks of a column. (The first version gave each thread one 2-byte element: at
+ * 4099^3 that was 70k blocks, and each operand took 118 us at 9 % of the HBM bandwidth, ncu, H200.) */
+static inline dim3 wsgemm_stage_grid(long long rows, long long columns, int threads)
+{
+    long long chunks = (rows + 7) / 8;
+    long long gx = (chunks + 2LL * threads - 1) / (2LL * threads);
+    if (gx > 64) gx = 64;
+    long long gy = columns < 65535 ? columns : 65535;
+    return dim3((unsigned)gx, (unsigned)gy, 1);
+}
+
+/* Point o at its staged copy in the workspace (dst); `src` keeps the original for the copy kernel. */
+static inline void wsgemm_use_staged_copy(wsgemm_operand *o, wsgemm_operand *src, void *dst)
+{
+    *src = *o;
+    long long ld2 = (o->inner + 7) / 8 * 8;
+    o->ptr = dst;
+    o->ld = ld2;
+    o->stride = ld2 * o->cols;
+    o->staged = 1;
+}
+
+static inline cudaError_t wsgemm_launch_staging(const wsgemm_operand *src, const wsgemm_operand *staged, cudaStream_t stream)
+{
+    const int threads = 256;
+    uint16_t *dst = (uint16_t *)staged->ptr;
+    const uint16_t *from = (const uint16_t *)src->ptr;
+    long long rows = src->inner, cols = src->cols, src_ld = src->ld, src_stride = src->stride;
+    long long dst_ld = staged->ld, dst_stride = staged->stride;
+    int nb = src->nb;
+    void *args[] = {&dst, &from, &rows, &cols, &nb, &src_ld, &src_stride, &dst_ld, &dst_stride};
+    return cudaLaunchKernel((const void *)wsgemm_stage_operand_kernel, wsgemm_stage_grid(rows, cols * nb, threads), dim3(threads),
+                            args, 0, stream);
+}
+
+#endif /* WSGEMM_COMMON_STAGING_CUH */

@@ -1,0 +1,45 @@
+/*
+ * gemm/common/staging.h - operands as the fast paths' tensor maps see them, and the staging copy of the ones
+ * TMA cannot address (shared by the sm90 and sm100 planners). Host C, no CUDA call; the copy kernel and its
+ * launch are in staging.cuh.
+ *
+ * TMA needs 16-byte aligned bases and strides. An operand with an odd leading dimension (e.g. 4099), an
+ * unaligned base, or a batch stride that is unaligned or overlapping is copied (re-pitched to a multiple of 8
+ * elements) into the call's workspace before the kernel, which then reads the copy. A one-row operand with
+ * ld 1 (m = 1 or n = 1 decode) is read as a K-major row instead, and a single column's leading dimension is
+ * never stepped over, so neither needs a copy.
+ */
+#ifndef WSGEMM_COMMON_STAGING_H
+#define WSGEMM_COMMON_STAGING_H
+
+#include <stddef.h>
+
+#include "common/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One operand as stored, `rows` (M or N) by K, K contiguous when k_major; a batch stride of 0 (or one batch)
+ * means one matrix shared by the whole batch. Not yet staged. */
+wsgemm_operand wsgemm_operand_describe(const void *ptr, int ld, long long stride, int k_major, int rows, int k,
+                                       int batch_count);
+
+/* 1 when TMA cannot address o as it is stored. */
+int wsgemm_operand_needs_staging(const wsgemm_operand *o);
+
+/* Mark the operands of ops[0 .. count-1] that need staging, and lay their copies out in the workspace from
+ * offset 0, each 256-byte aligned. *end: the first free (256-byte aligned) offset after them. NOT_SUPPORTED
+ * with the reason in why when a copy would exceed 2^62 bytes (an overlapping batch stride can make it far
+ * larger than the operand). */
+wsgemm_status wsgemm_operands_plan_staging(wsgemm_operand *const *ops, const char *const *names, int count,
+                                           size_t *end, char *why, size_t why_size);
+
+/* 256-byte alignment of workspace pieces. */
+size_t wsgemm_align256(size_t x);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WSGEMM_COMMON_STAGING_H */

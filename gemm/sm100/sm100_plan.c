@@ -1,0 +1,185 @@
+/*
+ * gemm/sm100/sm100_plan.c - the Blackwell path's planner (sm100_plan.h). Host C, no CUDA call.
+ *
+ * A call, top to bottom:
+ *   staging      gemm/common/staging.h (shared with sm90): an operand TMA cannot address (an odd leading
+ *                dimension, an unaligned base or batch stride) is copied into the workspace inside the call,
+ *                so the path never declines a problem for its layout; a one-row operand with ld 1 is read as
+ *                a K-major row instead.
+ *   cta_group,   by the cost model (estimate_us) over cta_group 2 (a 256 x 256 pair tile: each CTA loads half
+ *   split-K      of B, so 2/3 of cta_group 1's operand bytes per FLOP) and 1 (128 x 256, for problems with one
+ *                row of tiles), and over the split counts that keep at least 4 K blocks per split. Few-tile and
+ *                skinny shapes (m = 64 decode: 32 tiles for 148 SMs) split K: each split writes fp32 partials
+ *                that gemm/common/splitk_reduce.cuh sums in split order 0, 1, ..., so the result depends only
+ *                on the shape, never on timing. K longer than kMaxChainBlocks blocks is always split.
+ *   grid         min(units, co-resident clusters), the latter from cudaOccupancyMaxActiveClusters (the query):
+ *                a persistent grid that assumes every SM pair can host a cluster would queue the rest.
+ *   epilogue     TMA through shared memory (each epilogue warp's 32 x 32 chunk: C loaded by TMA ahead of use
+ *                when beta != 0, the result stored by TMA while the next tile's MMAs run) where the output
+ *                allows TMA stores; per-element stores otherwise.
+ *   workspace    staged A, staged B, split-K partials, each 256-byte aligned.
+ */
+#include "sm100/sm100_plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/staging.h"
+#include "common/tma.h"
+
+/* The longest run of K blocks one accumulator takes before its sum goes to a split-K partial: the same bound
+ * as the sm90 path's (gemm/sm90/sm90_plan.c: tensor-core accumulation error grows with the chain length). */
+enum { kMaxChainBlocks = 4096 };
+
+/* ---------------------------------------------------------------- cost model */
+
+/* Estimated time (us) of one call on a B200 (published figures; docs/sm100.md, "Cycle budget", cites them):
+ *   tensor core  8192 dense 16-bit FLOP per clock per SM (a 128 x 256 x 16 UMMA in 128 cycles) at ~1.85 GHz:
+ *                15.2 TFLOP/s per SM; every CTA computes 128 x 256 x 64 per K block in either cta_group;
+ *   operand feed what one CTA's TMA keeps in flight over the load latency: the ring holds ~192 KB (cta_group
+ *                1: 4 stages of 48 KB; 2: 6 of 32 KB) and a loaded round trip of ~1.5 us is assumed, so
+ *                ~128 KB/us per CTA, below the ~237 KB/us of an assumed 128 B per clock from L2. cta_group 1
+ *                loads 48 KB per K block (0.375 us: feed-bound), cta_group 2 32 KB (0.25 us: tensor-bound);
+ *   HBM          8 TB/s for A, B and C, each read or written once;
+ *   split-K      the partials written and read back (at ~6 TB/s), and a second launch (~3 us).
+ * The kernel is bound by the slowest of the three rates; only comparisons between candidates matter, and a
+ * candidate must be 5 % cheaper to displace an earlier one. */
+double sm100_plan_estimate_us(const wsgemm_problem *p, int cta_group, long long units, int max_clusters,
+                              int kb_per_split, int splits)
+{
+    const double flops_kb = 2.0 * SM100_BM * SM100_BN * SM100_BK;
+    const double t_mma_kb = flops_kb / 15.2e6;
+    const double bytes_kb = (double)(SM100_BM + SM100_BN / cta_group) * SM100_BK * 2.0;
+    const double t_feed_kb = bytes_kb / 128.0e3;
+    const long long waves = (units + max_clusters - 1) / max_clusters;
+    const double t_tiles = (double)waves * kb_per_split * (t_mma_kb > t_feed_kb ? t_mma_kb : t_feed_kb);
+    const double c_bytes = (double)p->m * p->n * p->batch_count * (p->Ctype == WSGEMM_R_32F ? 4.0 : 2.0);
+    const double hbm_bytes = ((double)p->m + p->n) * p->k * 2.0 * p->batch_count + c_bytes * (p->beta != 0.0f ? 2 : 1);
+    const double t_hbm = hbm_bytes / 8.0e6;
+    double cost = (t_tiles > t_hbm ? t_tiles : t_hbm) + 2.0; /* + the launch */
+    if (splits > 1) cost += (double)splits * p->m * p->n * p->batch_count * 4.0 * 2.0 / 6.0e6 + 3.0;
+    return cost;
+}
+
+/* ---------------------------------------------------------------- epilogue */
+
+/* The kernel's output (C, or the fp32 partials when split: tight m x n, 256-byte aligned in the workspace)
+ * takes the TMA-store epilogue when TMA can address it in 32 x 32 boxes. A TMA store clips the inner
+ * dimension only to whole 16-byte chunks (gemm/sm90/sm90_plan.c, c_takes_tma_store: it would write rows past
+ * m into the ldc padding), so m times the element size must be a multiple of 16; batches with gaps or
+ * overlaps between the matrices stay on per-element stores, as on sm90. */
+static wsgemm_epilogue_kind choose_epilogue(const wsgemm_problem *p, const wsgemm_knobs *knobs, int splits)
+{
+    if (knobs->sm100_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT) return WSGEMM_EPILOGUE_DIRECT;
+    if (splits > 1) return p->m % 4 == 0 ? WSGEMM_EPILOGUE_TMA : WSGEMM_EPILOGUE_DIRECT;
+    const int c_bytes = wsgemm_dtype_size(p->Ctype);
+    const int ok = ((long long)p->m * c_bytes) % 16 == 0 &&
+                   wsgemm_tma_layout_ok(p->C, p->ldc, p->strideC, p->batch_count > 1, c_bytes) &&
+                   (p->batch_count == 1 || p->strideC == (long long)p->ldc * p->n);
+    if (!ok) return WSGEMM_EPILOGUE_DIRECT;
+    /* beta != 0: C comes into shared memory by TMA ahead of its use (the STAGED kind); else stores only */
+    return p->beta != 0.0f ? WSGEMM_EPILOGUE_STAGED : WSGEMM_EPILOGUE_TMA;
+}
+
+wsgemm_dtype sm100_plan_out_type(const wsgemm_plan *plan, const wsgemm_problem *p)
+{
+    return plan->splits > 1 ? WSGEMM_R_32F : p->Ctype;
+}
+
+/* ---------------------------------------------------------------- the plan */
+
+wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs, sm100_kernel_query query,
+                              void *query_ctx, wsgemm_plan *plan, char *why, size_t why_size)
+{
+    const int nb = p->batch_count;
+    *plan = (wsgemm_plan){
+        .swap = 0,
+        .p_extent = p->m,
+        .q_extent = p->n,
+        .a = wsgemm_operand_describe(p->A, p->lda, p->strideA, p->transa == WSGEMM_OP_T, p->m, p->k, nb),
+        .b = wsgemm_operand_describe(p->B, p->ldb, p->strideB, p->transb == WSGEMM_OP_N, p->n, p->k, nb),
+        .schedule = WSGEMM_SCHEDULE_COOPERATIVE,
+        .bm = SM100_BM,
+        .bn = SM100_BN,
+        .bk = SM100_BK,
+        .ab_type = p->Atype,
+    };
+    plan->p_mn = !plan->a.k_major;
+    plan->q_mn = !plan->b.k_major;
+    const int k_blocks = (p->k - 1) / SM100_BK + 1; /* k > 0; k + SM100_BK - 1 could overflow */
+    const long long tiles_m = (p->m - 1LL) / SM100_BM + 1, tiles_n = (p->n - 1LL) / SM100_BN + 1;
+    if (tiles_m * tiles_n > 0x7FFFFFFFLL) {
+        snprintf(why, why_size, "%lld x %lld tiles exceed the scheduler's 32-bit tile index", tiles_m, tiles_n);
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
+
+    /* split counts: at least 4 K blocks per split and at most 16 splits, unless forced; at least enough that no
+     * accumulator chain is longer than kMaxChainBlocks; fp32 partials of at most 2^40 bytes */
+    int max_splits = knobs->sm100_splitk > 0 ? knobs->sm100_splitk : (k_blocks / 4 < 16 ? k_blocks / 4 : 16);
+    int min_splits = knobs->sm100_splitk > 0 ? knobs->sm100_splitk : (k_blocks - 1) / kMaxChainBlocks + 1;
+    if (max_splits < min_splits) max_splits = min_splits;
+    const double part_bytes = (double)p->m * p->n * nb * 4.0;
+    while (max_splits > 1 && part_bytes * max_splits > 1099511627776.0) --max_splits;
+    if (min_splits > max_splits) min_splits = max_splits;
+
+    /* cta_group candidates: 2 first (fewer operand bytes per FLOP: it wins ties), but only with two rows of
+     * tiles (one row would leave the second CTA of every pair without rows), then 1; or the forced one */
+    int groups[2], n_groups = 0;
+    if (knobs->sm100_cta_group == 1 || knobs->sm100_cta_group == 2) groups[n_groups++] = knobs->sm100_cta_group;
+    else {
+        if (tiles_m >= 2) groups[n_groups++] = 2;
+        groups[n_groups++] = 1;
+    }
+    const wsgemm_dtype out_single = p->Ctype;
+    sm100_kernel_facts chosen = {0};
+    int splits = 1;
+    double best = 0.0;
+    for (int g = 0; g < n_groups; ++g) {
+        const int cg = groups[g];
+        for (int sp = min_splits; sp <= max_splits; ++sp) {
+            sm100_kernel_facts f = {0};
+            wsgemm_status s = query(query_ctx, cg, sp > 1 ? WSGEMM_R_32F : out_single, &f);
+            if (s != WSGEMM_STATUS_SUCCESS) return s;
+            if (!f.exists || f.max_clusters <= 0) continue;
+            const wsgemm_sched sch = wsgemm_sched_make((int)tiles_m, (int)tiles_n, cg, 1, sp, nb, k_blocks);
+            const double cost = sm100_plan_estimate_us(p, cg, sch.units, f.max_clusters, sch.k_blocks_per_split,
+                                                       sch.splits);
+            if (!chosen.exists || cost < best * 0.95) {
+                best = cost;
+                chosen = f;
+                splits = sch.splits;
+            }
+        }
+    }
+    if (!chosen.exists) {
+        snprintf(why, why_size, "no sm100 kernel (cta_group %s) fits this device",
+                 n_groups == 1 ? (groups[0] == 2 ? "2" : "1") : "1 or 2");
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
+    plan->cluster = chosen.cta_group;
+    plan->stages = chosen.stages;
+    plan->smem_bytes = chosen.smem_bytes;
+    plan->max_clusters = chosen.max_clusters;
+    plan->variant = 0;
+    plan->tiles_p = (int)tiles_m;
+    plan->tiles_q = (int)tiles_n;
+    plan->sched = wsgemm_sched_make(plan->tiles_p, plan->tiles_q, plan->cluster, knobs->sm100_group, splits, nb,
+                                    k_blocks);
+    plan->splits = plan->sched.splits;
+    plan->grid_clusters = plan->sched.units < plan->max_clusters ? plan->sched.units : plan->max_clusters;
+    if (knobs->sm100_ctas > 0) /* forced grid (tests: more CTAs than units, zero-tile teardown) */
+        plan->grid_clusters = (knobs->sm100_ctas + plan->cluster - 1) / plan->cluster;
+    plan->epilogue = choose_epilogue(p, knobs, plan->splits);
+
+    /* workspace: staged operands (gemm/common/staging.h), then split-K partials (each piece 256-byte aligned) */
+    wsgemm_operand *const ops[2] = {&plan->a, &plan->b};
+    static const char *const names[2] = {"A", "B"};
+    size_t offset = 0;
+    wsgemm_status s = wsgemm_operands_plan_staging(ops, names, 2, &offset, why, why_size);
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
+    plan->partials_offset = offset;
+    plan->partials_bytes =
+        plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n * (size_t)nb * sizeof(float) : 0;
+    plan->workspace_bytes = plan->partials_offset + plan->partials_bytes;
+    return WSGEMM_STATUS_SUCCESS;
+}

@@ -1,0 +1,56 @@
+/*
+ * gemm/sm100/sm100_plan.h - the Blackwell path's planner: cta_group, split-K, grid, epilogue, staging and
+ * workspace of one call, as a wsgemm_plan (gemm/common/plan.h). Host C, no CUDA call: what it needs of the
+ * kernels and the device comes through sm100_kernel_query, which the launcher answers
+ * (cudaOccupancyMaxActiveClusters) and a CPU test answers from a model of the B200.
+ *
+ * The plan in the shared vocabulary: never swapped (P = op(A) on the UMMA M side, Q = op(B)^T on the N side,
+ * so the accumulator's rows are C's contiguous rows), bm = 128 rows per CTA, bn = 256, bk = 64, cluster =
+ * cta_group (2: the pair computes a 256 x 256 tile with one tcgen05.mma.cta_group::2), variant 0.
+ */
+#ifndef WSGEMM_SM100_PLAN_H
+#define WSGEMM_SM100_PLAN_H
+
+#include "common/knobs.h"
+#include "common/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The kernel's fixed tile (gemm/sm100/sm100_gemm.cu static-asserts that it agrees). */
+enum { SM100_BM = 128, SM100_BN = 256, SM100_BK = 64 };
+
+/* What the kernel room and the device say about the kernel of (cta_group, C element type). */
+typedef struct sm100_kernel_facts {
+    int exists;       /* 0: not instantiated, or the device cannot give it its shared memory */
+    int cta_group;
+    int stages;
+    int smem_bytes;
+    int max_clusters; /* clusters of cta_group CTAs that fit on the device at once (> 0 when exists) */
+} sm100_kernel_facts;
+
+/* The launcher's answer (or a CPU test's model). Returns SUCCESS with *out filled (exists may be 0), or the
+ * status of a failed driver call, with its message already in the launcher's context. */
+typedef wsgemm_status (*sm100_kernel_query)(void *ctx, int cta_group, wsgemm_dtype out_type, sm100_kernel_facts *out);
+
+/* Plan p (checked by api.c: m, n, k, batch_count > 0). Returns SUCCESS, the query's failure, or NOT_SUPPORTED
+ * with the reason in why (no kernel the device can run, a tile grid or a staged copy beyond what the kernel can
+ * index). */
+wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs, sm100_kernel_query query,
+                              void *query_ctx, wsgemm_plan *plan, char *why, size_t why_size);
+
+/* The element type the kernel writes: C's, or fp32 partials when split. */
+wsgemm_dtype sm100_plan_out_type(const wsgemm_plan *plan, const wsgemm_problem *p);
+
+/* The cost model the plan compares candidates with (estimated us; its constants are explained in
+ * sm100_plan.c and docs/sm100.md): units of work spread over max_clusters clusters of cta_group CTAs, each
+ * unit kb_per_split K blocks. */
+double sm100_plan_estimate_us(const wsgemm_problem *p, int cta_group, long long units, int max_clusters,
+                              int kb_per_split, int splits);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WSGEMM_SM100_PLAN_H */

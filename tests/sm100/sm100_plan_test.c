@@ -1,0 +1,327 @@
+/*
+ * sm100_plan_test.c - CPU checks of the sm100 planner (gemm/sm100/sm100_plan.c) against a model of the B200:
+ * 148 SMs, one CTA per SM (512 TMEM columns and ~226 KB of shared memory each), so 148 clusters of
+ * cta_group 1 and 74 of cta_group 2 fit at once; a "partial" model where only 60 pairs fit (another
+ * kernel's residency, a GPC with an odd SM count) and a model without the cta_group 2 kernel.
+ *
+ *   choices  the big squares take cta_group 2 with one split and a grid of min(units, 74) pairs; beta != 0
+ *            reads C by TMA (STAGED), beta = 0 stores by TMA; m = 64 decode splits K and fills at least 96
+ *            SMs; 4099^3 stages both operands, m = 1 with lda = 1 reads A in place; the knobs force
+ *            cta_group, splits and grid; the grid follows the query's co-resident clusters.
+ *   sweep    on several thousand problem x knob combinations (shapes 1..8192, K 1..14336, ops, types, beta,
+ *            batch, padded and misaligned operands, three device models): the workspace holds the staged
+ *            copies and the partials without overlap, 256-byte aligned, and is what the launcher reserves;
+ *            the grid never exceeds the units or the co-resident clusters unless forced; cta_group 2 only
+ *            with two rows of tiles; no accumulator chain longer than 4096 K blocks; TMA stores only where
+ *            the output's rows are whole 16-byte chunks and TMA can address it; every split has K blocks.
+ * Prints what it checked; exits 1 on failure.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/tma.h"
+#include "sm100/sm100_plan.h"
+#include "testing.h"
+
+static int failures;
+static long long checked;
+
+#define EXPECT(cond, ...) TESTING_EXPECT(failures, cond, __VA_ARGS__)
+
+/* ---------------------------------------------------------------- the device model */
+
+typedef struct model {
+    int sm_count;
+    int max_pairs; /* co-resident clusters of cta_group 2 (sm_count / 2 on a whole B200) */
+    int has_cg2;
+} model;
+
+/* gemm/sm100/sm100_gemm.cu: one kernel per (cta_group, C type); cta_group 1 has 4 stages of 48 KB, cta_group
+ * 2 six of 32 KB, both with 32 KB of epilogue chunks. */
+static wsgemm_status model_query(void *ctx, int cta_group, wsgemm_dtype out_type, sm100_kernel_facts *f)
+{
+    const model *md = ctx;
+    (void)out_type;
+    memset(f, 0, sizeof *f);
+    if (cta_group == 2 && !md->has_cg2) return WSGEMM_STATUS_SUCCESS;
+    f->exists = 1;
+    f->cta_group = cta_group;
+    f->stages = cta_group == 1 ? 4 : 6;
+    f->smem_bytes = 231424;
+    f->max_clusters = cta_group == 1 ? md->sm_count : md->max_pairs;
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- problems */
+
+/* A problem with fake device addresses (the planner never dereferences them; alignment is all it reads). */
+static wsgemm_problem problem(wsgemm_op ta, wsgemm_op tb, int m, int n, int k, int batch, wsgemm_dtype ab,
+                              wsgemm_dtype c, float beta, int pad, int misalign)
+{
+    const int ra = ta == WSGEMM_OP_N ? m : k, ca = ta == WSGEMM_OP_N ? k : m;
+    const int rb = tb == WSGEMM_OP_N ? k : n, cb = tb == WSGEMM_OP_N ? n : k;
+    const int lda = ra + pad, ldb = rb + pad, ldc = m + (pad ? 8 : 0);
+    const uintptr_t base = (uintptr_t)1 << 32;
+    wsgemm_problem p = {
+        .transa = ta, .transb = tb, .m = m, .n = n, .k = k, .alpha = 1.0f, .beta = beta,
+        .A = (const void *)(base + 2u * (unsigned)misalign), .Atype = ab, .lda = lda,
+        .strideA = (long long)lda * ca,
+        .B = (const void *)(base * 3), .Btype = ab, .ldb = ldb, .strideB = batch > 2 ? 0 : (long long)ldb * cb,
+        .C = (void *)(base * 5), .Ctype = c, .ldc = ldc, .strideC = (long long)ldc * n,
+        .batch_count = batch,
+    };
+    return p;
+}
+
+static void describe(const wsgemm_problem *p, char *buf, size_t size)
+{
+    snprintf(buf, size, "%c%c m=%d n=%d k=%d batch=%d lda=%d ldb=%d ldc=%d A%%16=%d ab=%d c=%d beta=%g",
+             p->transa == WSGEMM_OP_N ? 'N' : 'T', p->transb == WSGEMM_OP_N ? 'N' : 'T', p->m, p->n, p->k,
+             p->batch_count, p->lda, p->ldb, p->ldc, (int)((uintptr_t)p->A % 16), (int)p->Atype, (int)p->Ctype,
+             (double)p->beta);
+}
+
+static wsgemm_plan plan_of(const wsgemm_problem *p, const wsgemm_knobs *kn, model *md)
+{
+    wsgemm_plan plan;
+    char why[256] = "", shape[256];
+    const wsgemm_status s = sm100_plan_make(p, kn, model_query, md, &plan, why, sizeof why);
+    describe(p, shape, sizeof shape);
+    EXPECT(s == WSGEMM_STATUS_SUCCESS, "%s: declined: %s", shape, why);
+    checked++;
+    return plan;
+}
+
+static int staged_ok(const wsgemm_operand *o)
+{
+    return !o->staged || (o->stage_offset % 256 == 0 &&
+                          o->stage_bytes == (size_t)((o->inner + 7) / 8 * 8) * (size_t)o->cols * (size_t)o->nb * 2u);
+}
+
+/* What every plan must hold, whatever it chose. */
+static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan, const wsgemm_knobs *kn)
+{
+    char shape[256];
+    describe(p, shape, sizeof shape);
+    const size_t want_partials =
+        plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n * (size_t)p->batch_count * 4u : 0;
+    EXPECT(plan->partials_bytes == want_partials && plan->partials_offset % 256 == 0,
+           "%s: %d splits, partials %zu bytes at %zu (want %zu)", shape, plan->splits, plan->partials_bytes,
+           plan->partials_offset, want_partials);
+    EXPECT(staged_ok(&plan->a) && staged_ok(&plan->b), "%s: staged copies misplaced or mis-sized", shape);
+    const size_t a_end = plan->a.staged ? plan->a.stage_offset + plan->a.stage_bytes : 0;
+    const size_t b_end = plan->b.staged ? plan->b.stage_offset + plan->b.stage_bytes : 0;
+    EXPECT(!plan->a.staged || !plan->b.staged || plan->b.stage_offset >= a_end, "%s: staged A and B overlap", shape);
+    EXPECT(plan->partials_offset >= a_end && plan->partials_offset >= b_end, "%s: partials overlap a copy", shape);
+    EXPECT(plan->workspace_bytes == plan->partials_offset + plan->partials_bytes &&
+               (plan->workspace_bytes == 0) == (!plan->a.staged && !plan->b.staged && plan->splits == 1),
+           "%s: workspace %zu bytes, partials end at %zu", shape, plan->workspace_bytes,
+           plan->partials_offset + plan->partials_bytes);
+    /* the operands as TMA will see them: either legal in place or staged */
+    EXPECT((plan->a.staged || wsgemm_tma_operand_ok(plan->a.ptr, plan->a.ld, plan->a.stride, plan->a.nb > 1)) &&
+               (plan->b.staged || wsgemm_tma_operand_ok(plan->b.ptr, plan->b.ld, plan->b.stride, plan->b.nb > 1)),
+           "%s: an operand TMA cannot address is not staged", shape);
+    if (kn->sm100_ctas > 0)
+        EXPECT(plan->grid_clusters * plan->cluster >= kn->sm100_ctas, "%s: forced grid %d, got %lld clusters", shape,
+               kn->sm100_ctas, plan->grid_clusters);
+    else
+        EXPECT(plan->sched.units >= 1 && plan->grid_clusters >= 1 && plan->grid_clusters <= plan->max_clusters &&
+                   plan->grid_clusters <= plan->sched.units,
+               "%s: %lld clusters for %lld units, %d fit", shape, plan->grid_clusters, plan->sched.units,
+               plan->max_clusters);
+    EXPECT(plan->cluster == 1 || plan->cluster == 2, "%s: cta_group %d", shape, plan->cluster);
+    EXPECT(plan->cluster == 1 || plan->tiles_p >= 2 || kn->sm100_cta_group == 2,
+           "%s: cta_group 2 with %d rows of tiles", shape, plan->tiles_p);
+    EXPECT(plan->sched.k_blocks_per_split <= 4096 || kn->sm100_splitk > 0,
+           "%s: a chain of %d K blocks", shape, plan->sched.k_blocks_per_split);
+    EXPECT((long long)(plan->splits - 1) * plan->sched.k_blocks_per_split < plan->sched.k_blocks,
+           "%s: an empty split (%d of %d K blocks)", shape, plan->sched.k_blocks_per_split, plan->sched.k_blocks);
+    EXPECT(plan->tiles_p == (p->m + 127) / 128 && plan->tiles_q == (p->n + 255) / 256 &&
+               plan->sched.cols == plan->tiles_q && plan->sched.cluster_rows == plan->cluster,
+           "%s: the schedule is not of the plan's tile", shape);
+    /* TMA stores: whole 16-byte chunks per column of the output, an addressable C (or the tight partials) */
+    const int out_bytes = plan->splits > 1 ? 4 : wsgemm_dtype_size(p->Ctype);
+    if (plan->epilogue != WSGEMM_EPILOGUE_DIRECT) {
+        EXPECT(((long long)p->m * out_bytes) % 16 == 0, "%s: TMA stores with m * %d bytes", shape, out_bytes);
+        EXPECT(plan->splits > 1 || (wsgemm_tma_layout_ok(p->C, p->ldc, p->strideC, p->batch_count > 1, out_bytes) &&
+                                    (p->batch_count == 1 || p->strideC == (long long)p->ldc * p->n)),
+               "%s: TMA stores into a C TMA cannot address", shape);
+        EXPECT((plan->epilogue == WSGEMM_EPILOGUE_STAGED) == (plan->splits == 1 && p->beta != 0.0f),
+               "%s: epilogue %s with beta %g, %d splits", shape, wsgemm_epilogue_name(plan->epilogue),
+               (double)p->beta, plan->splits);
+    }
+    EXPECT(sm100_plan_out_type(plan, p) == (plan->splits > 1 ? WSGEMM_R_32F : p->Ctype), "%s: output type", shape);
+}
+
+/* ---------------------------------------------------------------- cases */
+
+static void case_choices(void)
+{
+    model b200 = {148, 74, 1};
+    const wsgemm_knobs kn = wsgemm_knobs_defaults();
+    const wsgemm_op N = WSGEMM_OP_N, T = WSGEMM_OP_T;
+    const wsgemm_dtype BF = WSGEMM_R_16BF, F32 = WSGEMM_R_32F;
+    char line[640];
+
+    /* big squares: pair tiles, no split, a grid of min(units, 74) pairs; beta 0 stores by TMA, beta 1 reads C
+     * by TMA too */
+    static const int squares[] = {2048, 4096, 8192};
+    for (int i = 0; i < 3; ++i)
+        for (int b = 0; b < 2; ++b) {
+            const int s = squares[i];
+            wsgemm_problem p = problem(T, N, s, s, s, 1, BF, BF, (float)b, 0, 0);
+            wsgemm_plan plan = plan_of(&p, &kn, &b200);
+            check_invariants(&p, &plan, &kn);
+            const long long units = (long long)(s / 256) * (s / 256);
+            EXPECT(plan.cluster == 2 && plan.splits == 1 && plan.grid_clusters == (units < 74 ? units : 74) &&
+                       plan.epilogue == (b ? WSGEMM_EPILOGUE_STAGED : WSGEMM_EPILOGUE_TMA) && plan.workspace_bytes == 0,
+                   "%d^3 beta %d: cta_group %d splits %d grid %lld epilogue %s", s, b, plan.cluster, plan.splits,
+                   plan.grid_clusters, wsgemm_epilogue_name(plan.epilogue));
+            if (b == 0) {
+                wsgemm_plan_describe(&plan, &p, line, sizeof line);
+                printf("  %s\n", line);
+            }
+        }
+    /* fp32 C: the same kernel family, TMA stores of 4-byte elements */
+    wsgemm_problem p = problem(N, N, 4096, 4096, 4096, 1, BF, F32, 1.0f, 0, 0);
+    wsgemm_plan plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_STAGED, "fp32 C beta 1: epilogue %s", wsgemm_epilogue_name(plan.epilogue));
+
+    /* m = 64 decode: one row of tiles, 32 tiles for 148 SMs: cta_group 1 and K split to fill at least 96 SMs */
+    p = problem(N, N, 64, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    wsgemm_plan_describe(&plan, &p, line, sizeof line);
+    printf("  %s\n", line);
+    EXPECT(plan.cluster == 1 && plan.splits >= 3 && plan.grid_clusters >= 96 && plan.epilogue == WSGEMM_EPILOGUE_TMA,
+           "m=64 decode: cta_group %d splits %d grid %lld epilogue %s", plan.cluster, plan.splits, plan.grid_clusters,
+           wsgemm_epilogue_name(plan.epilogue));
+    /* the mirror (n = 64) fills the SMs with cta_group 2 along m without a split */
+    p = problem(N, N, 8192, 64, 8192, 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.tiles_p == 64 && plan.grid_clusters * plan.cluster >= 64, "n=64: %d P tiles, %lld clusters of %d",
+           plan.tiles_p, plan.grid_clusters, plan.cluster);
+
+    /* m = 1 with lda = 1 (op N): a K-major row, no staging copy */
+    p = problem(N, N, 1, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(!plan.a.staged && plan.a.k_major && plan.epilogue == WSGEMM_EPILOGUE_DIRECT,
+           "m=1: A staged %d k_major %d epilogue %s (2 bytes per column: per-element stores)", plan.a.staged,
+           plan.a.k_major, wsgemm_epilogue_name(plan.epilogue));
+
+    /* 4099^3: both operands re-pitched (A then B), C's rows are not whole 16-byte chunks: per-element stores */
+    p = problem(N, N, 4099, 4099, 4099, 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.a.staged && plan.b.staged && plan.a.stage_offset == 0 &&
+               plan.b.stage_offset == (plan.a.stage_bytes + 255) / 256 * 256 && plan.epilogue == WSGEMM_EPILOGUE_DIRECT,
+           "4099^3: staged %d %d at %zu %zu, epilogue %s", plan.a.staged, plan.b.staged, plan.a.stage_offset,
+           plan.b.stage_offset, wsgemm_epilogue_name(plan.epilogue));
+    /* a misaligned A base (2 bytes past 16): staged */
+    p = problem(T, N, 1024, 1024, 1024, 2, BF, BF, 0.5f, 0, 1);
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.a.staged && !plan.b.staged, "misaligned A: staged %d %d", plan.a.staged, plan.b.staged);
+
+    /* knobs: forced cta_group, split count, grid, per-element stores */
+    wsgemm_knobs forced = kn;
+    forced.sm100_cta_group = 1;
+    forced.sm100_splitk = 3;
+    forced.sm100_ctas = 12;
+    forced.sm100_epilogue = WSGEMM_EPILOGUE_PREF_DIRECT;
+    p = problem(T, T, 300, 700, 1000, 2, BF, WSGEMM_R_16F, -0.5f, 3, 1);
+    plan = plan_of(&p, &forced, &b200);
+    check_invariants(&p, &plan, &forced);
+    EXPECT(plan.cluster == 1 && plan.splits == 3 && plan.grid_clusters == 12 &&
+               plan.partials_bytes == 3u * 300u * 700u * 2u * 4u && plan.a.staged &&
+               plan.epilogue == WSGEMM_EPILOGUE_DIRECT,
+           "forced: cta_group %d splits %d grid %lld partials %zu staged A %d epilogue %s", plan.cluster, plan.splits,
+           plan.grid_clusters, plan.partials_bytes, plan.a.staged, wsgemm_epilogue_name(plan.epilogue));
+    forced = kn;
+    forced.sm100_cta_group = 2;
+    forced.sm100_ctas = 7; /* rounded up to whole pairs */
+    p = problem(T, N, 100, 300, 70, 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &forced, &b200);
+    check_invariants(&p, &plan, &forced);
+    EXPECT(plan.cluster == 2 && plan.grid_clusters == 4, "forced pair grid: cta_group %d clusters %lld", plan.cluster,
+           plan.grid_clusters);
+
+    /* the grid follows the co-resident clusters the device reports, not sm_count / 2 */
+    model partial = {148, 60, 1};
+    p = problem(T, N, 8192, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &kn, &partial);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.max_clusters == 60 && plan.grid_clusters == 60, "60 pairs fit: grid %lld (max %d)", plan.grid_clusters,
+           plan.max_clusters);
+    /* no cta_group 2 kernel: cta_group 1 */
+    model single = {148, 0, 0};
+    plan = plan_of(&p, &kn, &single);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.cluster == 1 && plan.grid_clusters == 148, "no pair kernel: cta_group %d grid %lld", plan.cluster,
+           plan.grid_clusters);
+
+    /* long K: no accumulator chain longer than 4096 K blocks (k = 2^28: at least 1024 splits) */
+    p = problem(N, N, 64, 64, 1 << 28, 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.splits >= 1024 && plan.sched.k_blocks_per_split <= 4096, "k = 2^28: %d splits of %d K blocks",
+           plan.splits, plan.sched.k_blocks_per_split);
+    printf("choices: pair tiles for squares, split-K for decode, TMA C for beta != 0, staging, knobs, grid from the "
+           "query\n");
+}
+
+static void case_sweep(void)
+{
+    static const int dims[] = {1, 7, 16, 64, 100, 128, 129, 256, 300, 520, 1000, 1024, 2048, 4096, 4099, 8192};
+    enum { D = (int)(sizeof dims / sizeof dims[0]) };
+    static const int ks[] = {1, 63, 64, 300, 1024, 4096, 14336};
+    model b200 = {148, 74, 1}, partial = {148, 60, 1}, single = {20, 0, 0};
+    model *models[3] = {&b200, &partial, &single};
+    wsgemm_knobs knob_sets[6];
+    for (int i = 0; i < 6; ++i) knob_sets[i] = wsgemm_knobs_defaults();
+    knob_sets[1].sm100_cta_group = 1;
+    knob_sets[2].sm100_splitk = 3;
+    knob_sets[3].sm100_epilogue = WSGEMM_EPILOGUE_PREF_DIRECT;
+    knob_sets[4].sm100_ctas = 12;
+    knob_sets[5].sm100_group = 3;
+    unsigned r = 4242u;
+    for (int mi = 0; mi < D; ++mi)
+        for (int ni = 0; ni < D; ++ni)
+            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
+                r = r * 1103515245u + 12345u;
+                const wsgemm_op ta = (r >> 8) & 1 ? WSGEMM_OP_T : WSGEMM_OP_N;
+                const wsgemm_op tb = (r >> 9) & 1 ? WSGEMM_OP_T : WSGEMM_OP_N;
+                const wsgemm_dtype ab = (r >> 10) & 1 ? WSGEMM_R_16F : WSGEMM_R_16BF;
+                const wsgemm_dtype cs[3] = {ab, WSGEMM_R_32F, ab == WSGEMM_R_16BF ? WSGEMM_R_16F : WSGEMM_R_16BF};
+                const wsgemm_dtype c = cs[(r >> 11) % 3];
+                const float beta = (r >> 13) & 1 ? 0.0f : 1.0f;
+                const int batch = 1 + (int)((r >> 14) % 4);
+                const int pad = (r >> 16) % 4 == 0 ? 3 : 0;
+                const int misalign = (r >> 18) % 8 == 0;
+                wsgemm_problem p = problem(ta, tb, dims[mi], dims[ni], ks[ki], batch, ab, c, beta, pad, misalign);
+                if ((r >> 21) % 5 == 0 && dims[ni] > 1) p.ldb += 1; /* an odd leading dimension of B */
+                for (int kn = 0; kn < 6; ++kn) {
+                    wsgemm_plan plan = plan_of(&p, &knob_sets[kn], models[(r >> 23) % 3]);
+                    check_invariants(&p, &plan, &knob_sets[kn]);
+                }
+            }
+    printf("sweep: %lld plans hold the workspace, staging, split, grid and epilogue invariants\n", checked);
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "choices";
+    if (strcmp(which, "choices") == 0) case_choices();
+    else if (strcmp(which, "sweep") == 0) case_sweep();
+    else {
+        fprintf(stderr, "unknown case '%s'\n", which);
+        return 2;
+    }
+    printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
+    return failures ? 1 : 0;
+}
