@@ -10,6 +10,8 @@
 #      of the sources while (a) runs, then `test_sm100_emulated several_tiles CG` RUNS times per cta_group
 #      (HB_RUNS, default 10). Passing: every run fails with the checker's RACE record naming both sites, a
 #      tcgen05.ld and a tcgen05.mma.
+#   (a) stops after HB_STOP_AFTER failed tests (default 3; 0: run them all) and prints the first distinct
+#   checker reports (first_reports.txt) above the table, so a broken run is cheap to diagnose.
 # Prints a short table last; exit 0 when every row passed. Logs: $OUT/hb_check/ (or BUILD/hb_check/).
 # Budget: under 8 minutes on a 16-core H200 machine: the stages are cut off so that the table comes within
 # HB_BUDGET_S (default 470) seconds of the start; a stage cut off fails its row.
@@ -31,6 +33,10 @@ row() { # step, PASS|FAIL|..., detail
 }
 finish() {
     [ -s "$LOGS/failed.txt" ] && { echo "== failed tests"; cat "$LOGS/failed.txt"; }
+    [ -s "$LOGS/first_reports.txt" ] && { echo "== first distinct checker reports of (a)"; cat "$LOGS/first_reports.txt"; }
+    for log in "$LOGS"/acc_release_early/run_cg2_1.log "$LOGS"/acc_release_early/run_cg1_1.log; do
+        [ -s "$log" ] && { echo "== $(basename "$log")"; grep -m3 -E "TMEM-EMU|checker record|FAIL|PASS|exit" "$log" | cut -c1-300; }
+    done
     echo "== hb_check: $(date -u +%Y-%m-%dT%H:%MZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $((SECONDS - T0)) s; logs in $LOGS"
     printf '%-40s %-5s %s\n' step result detail
     printf '%s\n' "${rows[@]}"
@@ -72,16 +78,41 @@ t=$SECONDS
 BUDGET=${HB_BUDGET_S:-470}
 left() { local l=$((BUDGET - (SECONDS - T0) - $1)); [ $l -gt 10 ] && echo $l || echo 10; } # seconds left, minus a reserve
 matrix_s=$(left 40)
-timeout "$matrix_s" ctest --test-dir "$BUILD" -j "$JOBS" --timeout 240 --output-on-failure \
+# ctest in its own process group, watched: cut off after HB_STOP_AFTER failed tests (default 3; 0 runs all)
+# or when the budget is spent, so a broken run comes back in seconds with its first reports.
+STOP_AFTER=${HB_STOP_AFTER:-3}
+setsid ctest --test-dir "$BUILD" -j "$JOBS" --timeout 240 --output-on-failure \
     -R "^(test_sm100_emulated\.|gemm_matrix\.sm100-emulated\.|test_tmem_emu\.|sync_teardown_emu)" \
-    >"$LOGS/matrix_ctest.log" 2>&1
+    >"$LOGS/matrix_ctest.log" 2>&1 &
+ctest_pid=$!
+cut=""
+while kill -0 "$ctest_pid" 2>/dev/null; do
+    nfail=$(grep -cE "Test +#[0-9]+: .*\*\*\*|Test +#[0-9]+: .*(Failed|Timeout|Exception)" "$LOGS/matrix_ctest.log")
+    if [ "$STOP_AFTER" -gt 0 ] && [ "$nfail" -ge "$STOP_AFTER" ]; then cut="stopped after $nfail failed tests"; fi
+    [ $((SECONDS - t)) -ge "$matrix_s" ] && cut="cut off after $matrix_s s"
+    if [ -n "$cut" ]; then
+        kill -TERM -- "-$ctest_pid" 2>/dev/null
+        sleep 2
+        kill -KILL -- "-$ctest_pid" 2>/dev/null
+        break
+    fi
+    sleep 1
+done
+wait "$ctest_pid"
 rc=$?
+[ -n "$cut" ] && [ $rc = 0 ] && rc=1
 cp "$BUILD/Testing/Temporary/LastTest.log" "$LOGS/matrix_LastTest.log" 2>/dev/null
 summary=$(grep -E "tests passed|tests failed" "$LOGS/matrix_ctest.log" | tail -1)
-[ $rc = 124 ] && summary="cut off after $matrix_s s; $summary"
+[ -n "$cut" ] && summary="$cut; $summary"
 if [ $rc = 0 ]; then row "(a) emulated matrix, tracking on" PASS "$summary ($((SECONDS - t)) s)"
 else row "(a) emulated matrix, tracking on" FAIL "$summary ($((SECONDS - t)) s, exit $rc)"; fi
-grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess)" "$LOGS/matrix_ctest.log" | head -8 | sed 's/^/    /' >"$LOGS/failed.txt"
+{ grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess)" "$LOGS/matrix_ctest.log" ||
+    grep -E "Test +#[0-9]+: .*(\*\*\*|Failed|Timeout|Exception)" "$LOGS/matrix_ctest.log"; } | head -8 | sed 's/^/    /' >"$LOGS/failed.txt"
+# the first distinct checker reports (block numbers and ids folded), from both logs: a cut-off run may not
+# have written LastTest.log in full
+grep -h -E "TMEM-EMU (ERROR|NOTE)|checker(: | record: )[A-Z]|watchdog: wait" "$LOGS/matrix_ctest.log" "$LOGS/matrix_LastTest.log" 2>/dev/null |
+    sed -E 's/^ +//' | awk '{k=$0; gsub(/block \([0-9,]+\)/, "block B", k); gsub(/[0-9]+@[0-9]+/, "E", k); if (!(k in seen)) {seen[k]=1; print}}' |
+    head -6 | cut -c1-400 >"$LOGS/first_reports.txt"
 # a checker report in a case that does not plant a bug (the planted ones are expected to report)
 awk '/^[0-9]+\/[0-9]+ Testing: /{name=$3} /TMEM-EMU ERROR|checker record: [A-Z]/ && name !~ /fault_|misuse_|_caught|hb_release_early|hb_no_fence_after/ {print name": "$0}' \
     "$LOGS/matrix_LastTest.log" 2>/dev/null | sort -u >"$LOGS/unexpected_reports.txt"
@@ -91,14 +122,14 @@ else row "(a) checker reports on the unmutated code" FAIL "$n (unexpected_report
 # the first failing test once more with the tracking off: tells a fault of the tracking's wiring (passes
 # without it) from one of the code under test (fails either way)
 first=$(grep -oE "[0-9]+ - [^ ]+ \((Failed|Timeout|SEGFAULT|Subprocess aborted)" "$LOGS/matrix_ctest.log" | head -1 | awk '{print $3}')
+[ -z "$first" ] && first=$(grep -E "Test +#[0-9]+: .*\*\*\*" "$LOGS/matrix_ctest.log" | head -1 | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/')
 if [ -n "$first" ]; then
     WSGEMM_TMEM_HB=0 timeout "$(left 20)" ctest --test-dir "$BUILD" --timeout 140 --output-on-failure -R "^${first//./\\.}\$" \
         >"$LOGS/rerun_tracking_off.log" 2>&1
     if [ $? = 0 ]; then row "(a) $first, tracking off" NOTE "passes without the tracking: look at the tracking's report first"
     else row "(a) $first, tracking off" NOTE "fails without the tracking too (rerun_tracking_off.log)"; fi
-    grep -h -m3 -E "TMEM-EMU ERROR|checker record" "$LOGS/matrix_LastTest.log" | cut -c1-300 >>"$LOGS/failed.txt"
 fi
-notes=$(grep -h "TMEM-EMU NOTE" "$LOGS/matrix_LastTest.log" 2>/dev/null | sort -u | head -3)
+notes=$(grep -h "TMEM-EMU NOTE" "$LOGS/matrix_ctest.log" "$LOGS/matrix_LastTest.log" 2>/dev/null | sed -E 's/^ +//' | sort -u | head -3)
 [ -n "$notes" ] && row "(a) clusters not tracked" NOTE "$notes"
 
 # ---------------------------------------------------------------- 3. the mutant's verdicts

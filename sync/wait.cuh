@@ -75,8 +75,12 @@ static __device__ __noinline__ void watchdog_fire(const char *name, uint32_t ind
 static __device__ __forceinline__ void mbarrier_wait(uint64_t *bar_smem, uint32_t parity, enum wait_scope scope,
                                                      uint32_t suspend_ns, const char *name, uint32_t index)
 {
+    /* The emulation build: the lanes that enter together leave the loop at different iterations; they meet
+     * again (__syncwarp over the entry mask) before the hook, so the hook is one update for them. */
+    WSGEMM_HB(const unsigned hb_mask = __activemask());
 #if WSGEMM_WATCHDOG
     if (mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
+        WSGEMM_HB(__syncwarp(hb_mask));
         WSGEMM_HB(tmem_hb_on_wait(bar_smem, parity, name, index));
         return;
     }
@@ -94,6 +98,7 @@ static __device__ __forceinline__ void mbarrier_wait(uint64_t *bar_smem, uint32_
 #endif
     /* After the loop, never inside it: the lanes leave it at different iterations (sync/hb_hook.cuh). The
      * emulation build acquires the phase here and names the barrier in later race reports. */
+    WSGEMM_HB(__syncwarp(hb_mask));
     WSGEMM_HB(tmem_hb_on_wait(bar_smem, parity, name, index));
 }
 

@@ -28,10 +28,11 @@
  * State: per cluster (linear cluster id < TMEM_HB_MAX_CLUSTERS, at most 2 CTAs and 32 warps) the agents
  * (one per warp), the mbarriers by shared-memory offset, the named barriers, the cluster barrier and the TMEM
  * cells of each CTA, each object behind a spin lock; a cluster beyond these limits is not tracked (a note is
- * printed once). Convergence: the hooks of sync/ leave a warp exactly as converged as they found it (the
- * rule is spelled out above tmem_hb_share_begin): a converged warp's 32 arrivals are one update by lane 0
- * between two __syncwarp(), any other set of lanes updates lane by lane with no warp-wide intrinsic; the
- * TMEM hooks run in the emulation's reporting lane, after its collective checks, before its __syncwarp().
+ * printed once). Barriers are keyed by their offset in the CTA's shared memory (tmem_hb_offset), so a remote
+ * arrival and the peer's init name the same barrier. Convergence: the hooks of sync/ assume none (the rule
+ * is spelled out above tmem_hb_share_begin): the lanes that reach a hook together are one update by their
+ * lowest lane and leave together; the TMEM hooks run in the emulation's reporting lane, after its
+ * collective checks, before its __syncwarp().
  *
  * A race traps like every other checker error, with both sites in the host-mapped record
  * (tmem_host_last_error: "RACE: ... CTA rank 0 warp 2: tcgen05.ld lanes 64..95 columns 224..255 ... (its last
@@ -47,7 +48,7 @@
 #include "tmem_emu_error.cuh"
 
 enum {
-    TMEM_HB_MAX_CLUSTERS = 512,
+    TMEM_HB_MAX_CLUSTERS = 1024, /* 182 KB each: 178 MB, cleared before every launch (about 0.1 ms) */
     TMEM_HB_MAX_RANKS = 2,
     TMEM_HB_MAX_AGENTS = 32, /* warps per cluster */
     TMEM_HB_MBARRIERS = 32,  /* per CTA */
@@ -55,7 +56,7 @@ enum {
     TMEM_HB_NAMES = 64,      /* distinct barrier names in race reports */
     TMEM_HB_PENDING = 4,     /* tcgen05.ld per thread whose registers stay poisoned until wait::ld */
     TMEM_HB_SMEM_BLOCKS = 232, /* 1024-byte blocks of shared memory (227 KB + 5 KB reserved) */
-    TMEM_HB_REG_CTAS = 512,  /* threads whose registers are held: block linear id and thread index below these */
+    TMEM_HB_REG_CTAS = 1024, /* threads whose registers are held: block linear id and thread index below these */
     TMEM_HB_REG_THREADS = 512
 };
 
@@ -258,9 +259,18 @@ static __device__ __noinline__ tmem_hb_barrier *tmem_hb_mbar(tmem_hb_cluster *cl
     return 0;
 }
 
+/* The offset of a shared::cta address inside its CTA's shared memory. On sm_90 a CTA of a cluster sees its
+ * own shared memory at (CTA id in the cluster << 24) + offset (ptxas computes cvta.to.shared as
+ * S2R SR_CgaCtaId; LEA ..., 0x18), so the two CTAs of a pair get different 32-bit addresses for the same
+ * barrier; the tables are keyed by the offset, the part both CTAs (and mapa) agree on. */
+static __device__ __forceinline__ uint32_t tmem_hb_offset(uint32_t smem_addr)
+{
+    return smem_addr & 0x00FFFFFFu;
+}
+
 static __device__ __forceinline__ uint32_t tmem_hb_smem_offset(const void *p)
 {
-    return (uint32_t)__cvta_generic_to_shared(p);
+    return tmem_hb_offset((uint32_t)__cvta_generic_to_shared(p));
 }
 
 /* ================================================================ race reports */
@@ -372,40 +382,35 @@ static __device__ __noinline__ void tmem_hb_cells_access(tmem_hb_cluster *cl, ui
 /* ================================================================ how the lanes of a warp take part in a hook
 
  * The hooks of sync/ run wherever their wrapper runs: in the whole warp (the epilogue's 128 threads arriving
- * on acc_empty, a named or cluster barrier, a fence right after a __syncwarp()) or in any subset of it (the
- * elected lane that arrives or waits, lanes that left a wait loop at different times). A hook must leave the
- * warp as converged as it found it: the emulation's checks that a whole warp executes a collective tcgen05
- * operation (tmem_emu_require_warp) follow some of them directly. So:
- *   - the whole warp converged at the hook (__activemask() is all 32 lanes) and every lane passes the same key:
- *     __syncwarp(), lane 0 does the bookkeeping once for 32 lanes, __syncwarp(): the warp leaves converged
- *     (the closing __syncwarp() is legal: all 32 lanes are in this branch);
- *   - the whole warp, lanes with different keys: each lane does its own share, then __syncwarp();
- *   - any other set of lanes: each lane does its own share and nothing warp-wide (no __syncwarp, shuffle or
- *     match over lanes that may never get there).
- * The bookkeeping itself (the *_do functions) uses no warp-wide intrinsic: one lane runs it.
- * tmem_hb_share_begin returns how many lanes this lane acts for (0: none) and the mode for
- * tmem_hb_share_end. */
-enum { TMEM_HB_LANE = 0, TMEM_HB_WARP_EACH = 1, TMEM_HB_WARP_ONCE = 2 };
+ * on acc_empty, a named or cluster barrier, a fence) or in any subset of it (the elected lane that arrives or
+ * waits, lanes that left a wait loop at different times). Nothing here assumes the warp is converged, and no
+ * decision depends on whether the momentary active mask is all 32 lanes: on sm_90 a complete warp can run as
+ * several groups for a long time (a lane-0 branch that spins on a lock may let the other lanes past the
+ * reconvergence point, and a later __syncwarp() synchronises the groups without merging them). So each group
+ * of lanes that reaches the hook together (mask = __activemask()) takes part on its own: the lanes of the
+ * group with the same key (__match_any_sync over the group) are one update by their lowest lane, acting for
+ * all of them, and the group leaves together (__syncwarp(mask), legal: every lane of mask executes it). A
+ * group of 32 lanes costs one update; a warp split into groups costs one per group, with the same result.
+ * The bookkeeping itself (the *_do functions) uses no warp-wide intrinsic: one lane runs it. */
+typedef struct tmem_hb_share {
+    uint32_t mask;   /* the lanes that arrived together */
+    uint32_t leader; /* the lowest lane of this lane's key group */
+    uint32_t lanes;  /* lanes the calling lane acts for: the key group's size in its leader, 0 elsewhere */
+} tmem_hb_share;
 
-static __device__ __forceinline__ uint32_t tmem_hb_share_begin(unsigned long long key, int *mode)
+static __device__ __forceinline__ tmem_hb_share tmem_hb_share_begin(unsigned long long key)
 {
-    if (__activemask() != 0xFFFFFFFFu) {
-        *mode = TMEM_HB_LANE;
-        return 1u;
-    }
-    __syncwarp();
-    int same = 0;
-    __match_all_sync(0xFFFFFFFFu, key, &same);
-    *mode = same ? TMEM_HB_WARP_ONCE : TMEM_HB_WARP_EACH;
-    if (!same)
-        return 1u;
-    return tmem_emu_laneid() == 0 ? 32u : 0u;
+    tmem_hb_share sh;
+    sh.mask = __activemask();
+    const uint32_t peers = __match_any_sync(sh.mask, key);
+    sh.leader = (uint32_t)__ffs(peers) - 1u;
+    sh.lanes = tmem_emu_laneid() == sh.leader ? (uint32_t)__popc(peers) : 0u;
+    return sh;
 }
 
-static __device__ __forceinline__ void tmem_hb_share_end(int mode)
+static __device__ __forceinline__ void tmem_hb_share_end(const tmem_hb_share *sh)
 {
-    if (mode != TMEM_HB_LANE)
-        __syncwarp();
+    __syncwarp(sh->mask);
 }
 
 /* ================================================================ barrier hooks (sync/) */
@@ -462,12 +467,12 @@ static __device__ __forceinline__ void tmem_hb_on_arrive(uint32_t target_rank, u
 {
     if (!c_tmem_hb.enabled)
         return;
-    int mode;
-    uint32_t lanes = tmem_hb_share_begin(
-        ((unsigned long long)per_lane << 40) | ((unsigned long long)target_rank << 32) | offset, &mode);
-    if (lanes)
-        tmem_hb_arrive_do(target_rank, offset, per_lane * lanes, release);
-    tmem_hb_share_end(mode);
+    offset = tmem_hb_offset(offset);
+    const tmem_hb_share sh =
+        tmem_hb_share_begin(((unsigned long long)per_lane << 40) | ((unsigned long long)target_rank << 32) | offset);
+    if (sh.lanes)
+        tmem_hb_arrive_do(target_rank, offset, per_lane * sh.lanes, release);
+    tmem_hb_share_end(&sh);
 }
 
 static __device__ __forceinline__ void tmem_hb_on_arrive_local(const uint64_t *bar_smem, uint32_t per_lane)
@@ -533,11 +538,10 @@ static __device__ __forceinline__ void tmem_hb_on_wait(const uint64_t *bar_smem,
     if (!c_tmem_hb.enabled)
         return;
     const uint32_t offset = tmem_hb_smem_offset(bar_smem);
-    int mode;
-    uint32_t lanes = tmem_hb_share_begin(((unsigned long long)parity << 32) | offset, &mode);
-    if (lanes)
+    const tmem_hb_share sh = tmem_hb_share_begin(((unsigned long long)parity << 32) | offset);
+    if (sh.lanes)
         tmem_hb_wait_do(offset, parity, name, index);
-    tmem_hb_share_end(mode);
+    tmem_hb_share_end(&sh);
 }
 
 /* Arrival of `n` threads on a barrier whose phase is `count` threads (named barriers, the cluster
@@ -621,13 +625,12 @@ static __device__ __forceinline__ uint32_t tmem_hb_named_arrive(uint32_t id, uin
 {
     if (!c_tmem_hb.enabled)
         return ~0u;
-    int mode;
-    uint32_t phase = ~0u, lanes = tmem_hb_share_begin(id, &mode);
-    if (lanes)
-        phase = tmem_hb_named_arrive_do(id, nthreads, lanes);
-    if (mode == TMEM_HB_WARP_ONCE)
-        phase = __shfl_sync(0xFFFFFFFFu, phase, 0); /* all 32 lanes are here: lane 0 arrived for them */
-    tmem_hb_share_end(mode);
+    const tmem_hb_share sh = tmem_hb_share_begin(id);
+    uint32_t phase = ~0u;
+    if (sh.lanes)
+        phase = tmem_hb_named_arrive_do(id, nthreads, sh.lanes);
+    phase = __shfl_sync(sh.mask, phase, sh.leader); /* the leader arrived for its group */
+    tmem_hb_share_end(&sh);
     return phase;
 }
 
@@ -635,11 +638,10 @@ static __device__ __forceinline__ void tmem_hb_named_acquire(uint32_t id, uint32
 {
     if (!c_tmem_hb.enabled)
         return;
-    int mode;
-    uint32_t lanes = tmem_hb_share_begin(((unsigned long long)phase << 32) | id, &mode);
-    if (lanes && phase != ~0u)
+    const tmem_hb_share sh = tmem_hb_share_begin(((unsigned long long)phase << 32) | id);
+    if (sh.lanes && phase != ~0u)
         tmem_hb_named_acquire_do(id, phase);
-    tmem_hb_share_end(mode);
+    tmem_hb_share_end(&sh);
 }
 
 /* barrier.cluster.arrive (release = 0: .relaxed). Every thread of the cluster arrives once per phase. */
@@ -647,11 +649,10 @@ static __device__ __forceinline__ void tmem_hb_cluster_arrive(int release)
 {
     if (!c_tmem_hb.enabled)
         return;
-    int mode;
-    uint32_t lanes = tmem_hb_share_begin(0ull, &mode);
-    if (lanes)
-        tmem_hb_cluster_arrive_do(release, lanes);
-    tmem_hb_share_end(mode);
+    const tmem_hb_share sh = tmem_hb_share_begin(0ull);
+    if (sh.lanes)
+        tmem_hb_cluster_arrive_do(release, sh.lanes);
+    tmem_hb_share_end(&sh);
 }
 
 /* barrier.cluster.wait: acquire the phase this warp arrived on. */
@@ -659,11 +660,10 @@ static __device__ __forceinline__ void tmem_hb_cluster_wait(void)
 {
     if (!c_tmem_hb.enabled)
         return;
-    int mode;
-    uint32_t lanes = tmem_hb_share_begin(0ull, &mode);
-    if (lanes)
+    const tmem_hb_share sh = tmem_hb_share_begin(0ull);
+    if (sh.lanes)
         tmem_hb_cluster_wait_do();
-    tmem_hb_share_end(mode);
+    tmem_hb_share_end(&sh);
 }
 
 /* ================================================================ tcgen05 hooks (tmem/) */
@@ -686,11 +686,10 @@ static __device__ __forceinline__ void tmem_hb_fence(int before)
 {
     if (!c_tmem_hb.enabled)
         return;
-    int mode;
-    uint32_t lanes = tmem_hb_share_begin(0ull, &mode);
-    if (lanes)
+    const tmem_hb_share sh = tmem_hb_share_begin(0ull);
+    if (sh.lanes)
         tmem_hb_fence_do(before);
-    tmem_hb_share_end(mode);
+    tmem_hb_share_end(&sh);
 }
 
 /* The TMEM hooks below are called by ONE lane (the emulation's reporting lane, or the issuing thread). */
@@ -760,7 +759,7 @@ static __device__ __noinline__ void tmem_hb_mma_operands(tmem_hb_cluster *cl, ui
     uint32_t rank = tmem_hb_rank();
     HB_LOOP
     for (uint32_t i = 0; i < 2u * cg; i++) {
-        uint32_t r = i < 2u ? rank : rank ^ 1u, block = (i % 2u ? b_saddr : a_saddr) >> 10;
+        uint32_t r = i < 2u ? rank : rank ^ 1u, block = tmem_hb_offset(i % 2u ? b_saddr : a_saddr) >> 10;
         if (r >= TMEM_HB_MAX_RANKS || block >= TMEM_HB_SMEM_BLOCKS)
             continue;
         tmem_hb_cta *c = &cl->cta[r];
@@ -857,11 +856,10 @@ static __device__ __forceinline__ void tmem_hb_cta_exit(void)
 {
     if (!c_tmem_hb.enabled)
         return;
-    int mode;
-    uint32_t lanes = tmem_hb_share_begin(0ull, &mode);
-    if (lanes)
-        tmem_hb_cta_exit_do(lanes);
-    tmem_hb_share_end(mode);
+    const tmem_hb_share sh = tmem_hb_share_begin(0ull);
+    if (sh.lanes)
+        tmem_hb_cta_exit_do(sh.lanes);
+    tmem_hb_share_end(&sh);
 }
 
 /* A TMA copy into this CTA's shared memory at dst_smem that completes on the mbarrier at bar_smem (both
@@ -872,7 +870,7 @@ static __device__ __noinline__ void tmem_hb_tma_load(uint32_t dst_smem, uint32_t
     tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 3);
     if (!slot)
         return;
-    uint32_t rank = tmem_hb_rank(), block = dst_smem >> 10, t = hb_tma_issue(&slot->a);
+    uint32_t rank = tmem_hb_rank(), block = tmem_hb_offset(dst_smem) >> 10, t = hb_tma_issue(&slot->a);
     unsigned comp = slot->a.tma_pipe;
     hb_site me = hb_agent_site(&slot->a, HB_TMA, comp, t, rank, 0u, 0u, block, 1u);
     tmem_hb_unlock(&slot->lock);
@@ -882,7 +880,7 @@ static __device__ __noinline__ void tmem_hb_tma_load(uint32_t dst_smem, uint32_t
         hb_site_copy(&c->smem_write[block], &me);
         tmem_hb_unlock(&c->smem_lock);
     }
-    tmem_hb_barrier *b = tmem_hb_mbar(cl, rank, bar_smem, 0);
+    tmem_hb_barrier *b = tmem_hb_mbar(cl, rank, tmem_hb_offset(bar_smem), 0);
     if (b) {
         tmem_hb_lock(&b->lock);
         hb_sync_join_latest_phase(&b->s, comp, t);

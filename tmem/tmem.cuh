@@ -48,9 +48,10 @@
  *       (both CTAs for cta_group 2) is done with TMEM (sync/dealloc_barrier_tmem.cuh does this);
  *       tcgen05_fence_after_thread_sync(); tmem_dealloc<CG>(tmem_base, 512);
  *
- * Convergence: alloc, dealloc, relinquish, ld and the _warp forms are .sync.aligned: all 32 lanes,
- * converged. After a per-lane spin loop (an mbarrier wait) a __syncwarp() before the call is cheap
- * insurance; the emulation reports a diverged warp (NOT_CONVERGED) rather than guessing.
+ * Convergence: alloc, dealloc, relinquish, ld and the _warp forms are .sync.aligned: all 32 lanes execute
+ * the same instruction (.sync: each waits for the others). After a per-lane spin loop (an mbarrier wait) a
+ * __syncwarp() before the call is cheap insurance; the emulation waits for all 32 lanes as .sync does and
+ * reports a part of a warp that never arrives (NOT_CONVERGED).
  *
  * HOST SIDE (both builds compile these; on hardware they are no-ops that succeed):
  *       cudaError_t e = tmem_host_prepare(stream);   // BEFORE EVERY LAUNCH of a kernel using tmem/

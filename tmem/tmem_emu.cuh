@@ -59,6 +59,11 @@ enum {
     TMEM_EMU_REVOKED = 0x80000000u /* owner tag bit: the pair's other CTA deallocated (cta_group 2) */
 };
 
+/* How long the lanes of a warp that reached a .sync.aligned operation wait for the rest of the warp before
+ * the emulation reports NOT_CONVERGED: far beyond the spread of a complete warp (microseconds, also while
+ * several processes share the GPU), short enough for the tests that plant a partial warp. */
+#define TMEM_EMU_WARP_SYNC_NS 1000000000ull
+
 typedef struct tmem_emu_sm {
     uint32_t used;                    /* bit u: columns 32u .. 32u+31 allocated */
     uint32_t owner[TMEM_EMU_UNITS];   /* linear block id + 1 of the holder (| TMEM_EMU_REVOKED once the pair's
@@ -73,6 +78,7 @@ typedef struct tmem_emu_cta {
     uint32_t units_alloc;  /* units ever allocated */
     uint32_t units_freed;  /* units freed and not allocated again */
     uint32_t pad[3];
+    uint32_t warp_arrivals[32]; /* lanes of each warp that reached a .sync.aligned operation (tmem_emu_require_warp) */
 } tmem_emu_cta;
 
 typedef struct tmem_emu_globals {
@@ -177,15 +183,32 @@ static __device__ __forceinline__ void tmem_emu_check_prepared(void)
         tmem_emu_fail(TMEM_EMU_ERR_NOT_PREPARED, "tmem_host_prepare() was not called before this launch", 0, 0, 0);
 }
 
-/* .sync.aligned: all 32 lanes execute it together, converged (PTX: undefined otherwise). A warp that is
- * complete but still diverged (e.g. lanes left a spin loop at different iterations and the compiler did
- * not reconverge them) is reported too: the hardware rule is the same; a __syncwarp() before the call
- * fixes it. a = the active mask. */
-static __device__ __forceinline__ void tmem_emu_require_warp(const char *op)
+/* .sync.aligned (tcgen05.alloc, dealloc, relinquish_alloc_permit, ld, and umma_f16_warp): every lane of the
+ * warp executes the same instruction, and .sync makes each lane wait until all 32 have (PTX ISA "tcgen05.ld":
+ * "causes the executing thread to wait until all threads in the warp execute the same tcgen05.ld";
+ * ptxas puts a WARPSYNC before such instructions). The emulation does what .sync does instead of testing
+ * __activemask(): a complete warp may still run as several groups at this point (sm_90 lets lanes waiting
+ * at a reconvergence point go on while another lane spins on a lock, and a __syncwarp() synchronises the
+ * groups without merging them), which is legal and must not be reported. Each lane counts itself into
+ * its warp's arrival word and waits until the count reaches the next multiple of 32 (the lanes of a warp
+ * cannot be one such operation apart: each waits for all 32); fewer than 32 lanes within
+ * TMEM_EMU_WARP_SYNC_NS is the part-of-a-warp bug: NOT_CONVERGED, a = this group's active mask, b = lanes
+ * that arrived. The __syncwarp() after the wait is legal: all 32 lanes are past their count. */
+static __device__ __noinline__ void tmem_emu_require_warp(const char *op)
 {
-    uint32_t mask = __activemask();
-    if (mask != 0xFFFFFFFFu)
-        tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED, op, mask, 0, 0);
+    const uint32_t block = tmem_emu_block_linear();
+    if (block >= TMEM_EMU_MAX_CTAS)
+        tmem_emu_fail(TMEM_EMU_ERR_CAPACITY, "block id beyond TMEM_EMU_MAX_CTAS", block, TMEM_EMU_MAX_CTAS, 0);
+    uint32_t *word = &c_tmem_emu.ctas[block].warp_arrivals[tmem_emu_warp_index() % 32u];
+    const uint32_t ticket = atomicAdd(word, 1u), target = (ticket / 32u + 1u) * 32u;
+    const uint64_t t0 = tmem_emu_globaltimer();
+    while ((int32_t)(*(volatile uint32_t *)word - target) < 0) {
+        if (tmem_emu_globaltimer() - t0 > TMEM_EMU_WARP_SYNC_NS)
+            tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED, op, __activemask(), *(volatile uint32_t *)word - (target - 32u),
+                          32u);
+        __nanosleep(32);
+    }
+    __syncwarp();
 }
 
 /* An instruction one thread issues (tcgen05.mma, tcgen05.commit): several active lanes mean several
@@ -279,7 +302,7 @@ static __device__ __forceinline__ void tmem_emu_poison(uint32_t sm, uint32_t col
 static __device__ __noinline__ void tmem_emu_alloc(uint32_t cg, uint32_t *slot_smem, uint32_t ncols)
 {
     tmem_emu_check_prepared();
-    tmem_emu_require_warp("tcgen05.alloc executed by part of a warp, or a diverged warp (__syncwarp() first)");
+    tmem_emu_require_warp("tcgen05.alloc executed by part of a warp");
     if (__shfl_sync(0xFFFFFFFFu, ncols, 0) != ncols)
         tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED, "tcgen05.alloc: lanes pass different ncols", ncols, 0, 0);
     tmem_emu_note_cta_group(cg);
@@ -346,7 +369,7 @@ static __device__ __noinline__ void tmem_emu_alloc(uint32_t cg, uint32_t *slot_s
 static __device__ __noinline__ void tmem_emu_relinquish_alloc_permit(uint32_t cg)
 {
     tmem_emu_check_prepared();
-    tmem_emu_require_warp("tcgen05.relinquish_alloc_permit executed by part of a warp, or a diverged warp");
+    tmem_emu_require_warp("tcgen05.relinquish_alloc_permit executed by part of a warp");
     tmem_emu_note_cta_group(cg);
     if (tmem_emu_laneid() == 0) {
         volatile tmem_emu_cta *rec = tmem_emu_cta_record(tmem_emu_block_linear());
@@ -358,7 +381,7 @@ static __device__ __noinline__ void tmem_emu_relinquish_alloc_permit(uint32_t cg
 static __device__ __noinline__ void tmem_emu_dealloc(uint32_t cg, uint32_t taddr, uint32_t ncols)
 {
     tmem_emu_check_prepared();
-    tmem_emu_require_warp("tcgen05.dealloc executed by part of a warp, or a diverged warp (__syncwarp() first)");
+    tmem_emu_require_warp("tcgen05.dealloc executed by part of a warp");
     if (__shfl_sync(0xFFFFFFFFu, ncols, 0) != ncols || __shfl_sync(0xFFFFFFFFu, taddr, 0) != taddr)
         tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED, "tcgen05.dealloc: lanes pass different taddr/ncols", taddr, ncols, 0);
     tmem_emu_note_cta_group(cg);
@@ -494,13 +517,13 @@ static __device__ __noinline__ void tmem_emu_ld_deliver_later(uint32_t sm, uint3
 
 static __device__ __forceinline__ void tmem_emu_ld_32x32b(uint32_t taddr, uint32_t *regs, uint32_t n)
 {
-    uint32_t sm = tmem_emu_ld_check(taddr, 32u, n, "tcgen05.ld.32x32b executed by part of a warp, or a diverged warp (__syncwarp() first)");
+    uint32_t sm = tmem_emu_ld_check(taddr, 32u, n, "tcgen05.ld.32x32b executed by part of a warp");
     tmem_emu_ld_deliver_later(sm, TMEM_EMU_LD_32X32B, taddr, regs, n);
 }
 
 static __device__ __forceinline__ void tmem_emu_ld_16x256b(uint32_t taddr, uint32_t *regs, uint32_t n)
 {
-    uint32_t sm = tmem_emu_ld_check(taddr, 16u, 8u * n, "tcgen05.ld.16x256b executed by part of a warp, or a diverged warp (__syncwarp() first)");
+    uint32_t sm = tmem_emu_ld_check(taddr, 16u, 8u * n, "tcgen05.ld.16x256b executed by part of a warp");
     tmem_emu_ld_deliver_later(sm, TMEM_EMU_LD_16X256B, taddr, regs, n);
 }
 

@@ -517,7 +517,8 @@ enum misuse_kind {
     MISUSE_IDESC_M_BIT23,
     MISUSE_WARP_ISSUE,
     MISUSE_CTA_GROUP_MIX,
-    MISUSE_MMA_AFTER_DEALLOC
+    MISUSE_MMA_AFTER_DEALLOC,
+    MISUSE_PART_OF_WARP_LD
 };
 
 /* One CTA of 128 threads: warp 0 allocates and (normally) frees; warp 1 plays the epilogue; `kind` plants
@@ -575,7 +576,11 @@ __global__ void __launch_bounds__(128) misuse_kernel(int kind, uint32_t *sink)
         uint32_t regs[32];
         /* wrong warp: warp 1 may only read lanes 32..63, not lane quarter 0 */
         uint32_t lane_base = (kind == MISUSE_WRONG_WARP_LD) ? 0u : 32u;
-        tmem_ld_32x32b_x32(base + (lane_base << 16), regs);
+        for (int i = 0; i < 32; i++)
+            regs[i] = 0;
+        /* part of a warp: lanes 16..31 skip the .sync.aligned load (undefined on hardware) */
+        if (kind != MISUSE_PART_OF_WARP_LD || threadIdx.x % 32 < 16)
+            tmem_ld_32x32b_x32(base + (lane_base << 16), regs);
         tmem_wait_ld();
         uint32_t s = 0;
         for (int i = 0; i < 32; i++)
@@ -842,6 +847,7 @@ int main(int argc, char **argv)
         {"misuse_warp_issue", MISUSE_WARP_ISSUE, TMEM_EMU_ERR_MULTI_THREAD_ISSUE},
         {"misuse_cta_group_mix", MISUSE_CTA_GROUP_MIX, TMEM_EMU_ERR_CTA_GROUP_MIX},
         {"misuse_mma_after_dealloc", MISUSE_MMA_AFTER_DEALLOC, TMEM_EMU_ERR_UNALLOCATED_ACCESS},
+        {"misuse_part_of_warp_ld", MISUSE_PART_OF_WARP_LD, TMEM_EMU_ERR_NOT_CONVERGED},
         {"misuse_cg2_no_cluster", -1, TMEM_EMU_ERR_NO_CLUSTER},
         {"misuse_pair_dealloc_before_peer_ld", -2, TMEM_EMU_ERR_PAIR_DEALLOCATED},
         {"hb_control", -3 - HB_CONTROL, TMEM_EMU_OK},
