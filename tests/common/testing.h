@@ -86,6 +86,10 @@ uint16_t testing_float_to_bf16(float f); /* round to nearest even; NaN stays NaN
 float testing_bf16_to_float(uint16_t h);
 uint16_t testing_float_to_half(float f); /* round to nearest even, subnormals, inf, NaN */
 float testing_half_to_float(uint16_t h);
+/* FP8 (format WSGEMM_R_8F_E4M3 or WSGEMM_R_8F_E5M2): exact decoding; encoding rounds to nearest even and
+ * saturates to the largest finite value (CUDA's __NV_SATFINITE); NaN stays NaN. */
+float testing_fp8_to_float(uint8_t v, wsgemm_dtype format);
+uint8_t testing_float_to_fp8(float f, wsgemm_dtype format);
 /* Element i of a host array of `dtype` as a float. */
 float testing_load(wsgemm_dtype dtype, const void *base, size_t i);
 /* Store f (rounded to dtype) as element i. */

@@ -1,0 +1,592 @@
+/*
+ * matmul_matrix_test.c - wsgemm_matmul against cublasLtMatmul: `matmul_matrix_test <group> <path>`
+ * (path: generic, sm90, auto). Groups: epilogues, fp8, shapes, edges.
+ *
+ * Every case: A, B, C and bias uniform [-1, 1] rounded to their types; D, aux and amax_d poisoned with NaN
+ * before each run (C too when beta == 0, so a C that is read shows); the call runs on the forced path and
+ * the path that ran is asserted (AUTO: the one docs/api.md promises). Then D (and aux, amax_d) are compared
+ * element by element with two references, and both must hold:
+ *   - cublasLtMatmul with the same types, epilogue, bias, aux, scales and amax (CUBLAS_COMPUTE_32F), where
+ *     cuBLASLt has an algorithm for the combination on this device; where it has none (cuBLASLt on sm_90
+ *     takes FP8 only as A transposed and B not, i.e. both K-major, and refuses scales, amax and some aux
+ *     types outside FP8), the line says "cuBLASLt: none" and the host reference alone decides;
+ *   - the host reference: the same formula in fp64 from the exactly decoded inputs (docs/api.md, "Matmul").
+ * A forced sm90 path that does not run the case must decline it with NOT_SUPPORTED and leave D, aux and
+ * amax_d bit-identical.
+ *
+ * Tolerance, per element: |got - ref| <= 1 ulp of the output type at max(|got|, |ref|)
+ *                                       + rtol_act * |ref| + 2^-12 * rms(ref) (+ the output type's
+ *                                       smallest subnormal step)
+ * Why: got and cuBLASLt's result are each the same fp32 value rounded once to the output type (0.5 ulp each,
+ * so 1 ulp between them; the host reference is exact, so 0.5 ulp there); the fp32 values differ by the
+ * summation order of k products of numbers in [-1, 1] (relative to rms(ref) ~ sqrt(k/3)/sqrt(3) this is
+ * below 2^-20 * sqrt(k), under 2^-12 for every k here); GELU: cuBLASLt may use the tanh.approx.f32
+ * instruction (relative error up to 2^-10.99, PTX ISA) where wsgemm uses tanhf, a GELU value can differ
+ * by 0.5 |x| 2^-11, so rtol_act = 2^-11 for the GELU epilogues (0 otherwise). amax_d: relative 2^-10
+ * (an fp32 maximum of values that carry the noise above). NaN never passes (nor a NaN reference).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublasLt.h>
+
+#include "testing.h"
+
+#define N_ WSGEMM_OP_N
+#define T_ WSGEMM_OP_T
+#define BF WSGEMM_R_16BF
+#define HF WSGEMM_R_16F
+#define F3 WSGEMM_R_32F
+#define E4 WSGEMM_R_8F_E4M3
+#define E5 WSGEMM_R_8F_E5M2
+
+#define EP_NONE WSGEMM_MATMUL_EPILOGUE_DEFAULT
+#define EP_RELU WSGEMM_MATMUL_EPILOGUE_RELU
+#define EP_BIAS WSGEMM_MATMUL_EPILOGUE_BIAS
+#define EP_RELU_BIAS WSGEMM_MATMUL_EPILOGUE_RELU_BIAS
+#define EP_GELU WSGEMM_MATMUL_EPILOGUE_GELU
+#define EP_GELU_BIAS WSGEMM_MATMUL_EPILOGUE_GELU_BIAS
+#define EP_GELU_AUX WSGEMM_MATMUL_EPILOGUE_GELU_AUX
+#define EP_GELU_AUX_BIAS WSGEMM_MATMUL_EPILOGUE_GELU_AUX_BIAS
+
+/* Scale sets: none, or a_scale 1.5, b_scale 0.75, c_scale 0.5, d_scale 4 (with amax_d). */
+enum { NO_SCALES = 0, SCALES = 1 };
+
+typedef struct mm_case {
+    wsgemm_op ta, tb;
+    int m, n, k;
+    wsgemm_dtype a, b, c, d;
+    wsgemm_matmul_epilogue ep;
+    wsgemm_dtype vec; /* bias and aux type */
+    float alpha, beta;
+    int scales;
+    int in_place; /* C == D */
+} mm_case;
+
+static const mm_case epilogues[] = {
+    {T_, N_, 256, 192, 320, BF, BF, BF, BF, EP_NONE, BF, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 256, 192, 320, BF, BF, BF, BF, EP_RELU, BF, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 256, 192, 320, BF, BF, BF, BF, EP_BIAS, BF, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 256, 192, 320, BF, BF, BF, BF, EP_RELU_BIAS, BF, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 256, 192, 320, BF, BF, BF, BF, EP_GELU, BF, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 256, 192, 320, BF, BF, BF, BF, EP_GELU_BIAS, BF, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 256, 192, 320, BF, BF, BF, BF, EP_GELU_AUX, BF, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 256, 192, 320, BF, BF, BF, BF, EP_GELU_AUX_BIAS, BF, 1.0f, 0.0f, NO_SCALES, 0},
+    {N_, T_, 200, 136, 264, HF, HF, HF, HF, EP_RELU_BIAS, HF, 0.5f, 1.0f, NO_SCALES, 0},
+    {N_, T_, 200, 136, 264, HF, HF, HF, HF, EP_GELU_BIAS, HF, 1.0f, -0.5f, NO_SCALES, 0},
+    {N_, T_, 200, 136, 264, HF, HF, HF, HF, EP_GELU_AUX_BIAS, HF, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 320, 256, 512, BF, BF, F3, F3, EP_BIAS, F3, 1.0f, 1.0f, NO_SCALES, 0},
+    {T_, N_, 320, 256, 512, BF, BF, F3, F3, EP_GELU_AUX_BIAS, F3, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 320, 256, 512, HF, HF, F3, F3, EP_RELU, F3, 2.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 256, 256, 256, BF, BF, BF, BF, EP_BIAS, F3, 1.0f, 0.0f, NO_SCALES, 0}, /* fp32 bias, bf16 D */
+    {T_, N_, 256, 256, 256, BF, BF, BF, BF, EP_GELU_BIAS, BF, 1.0f, 0.0f, SCALES, 0}, /* scales on bf16 */
+};
+
+/* FP8: cuBLASLt's layout (A transposed, B not: both K-major), E4M3 and E5M2 operands, every D type. */
+static const mm_case fp8[] = {
+    {T_, N_, 256, 256, 512, E4, E4, BF, BF, EP_NONE, BF, 1.0f, 0.0f, SCALES, 0},
+    {T_, N_, 256, 256, 512, E4, E4, HF, HF, EP_NONE, HF, 1.0f, 0.0f, SCALES, 0},
+    {T_, N_, 256, 256, 512, E4, E4, F3, F3, EP_NONE, F3, 1.0f, 0.0f, SCALES, 0},
+    {T_, N_, 256, 256, 512, E4, E4, BF, E4, EP_NONE, BF, 1.0f, 0.0f, SCALES, 0},
+    {T_, N_, 256, 256, 512, E4, E4, HF, E4, EP_NONE, BF, 1.0f, 0.0f, SCALES, 0},
+    {T_, N_, 256, 256, 512, E4, E5, BF, BF, EP_NONE, BF, 1.0f, 0.0f, SCALES, 0},
+    {T_, N_, 256, 256, 512, E5, E4, BF, BF, EP_NONE, BF, 1.0f, 0.0f, SCALES, 0},
+    {T_, N_, 256, 256, 512, E4, E4, BF, BF, EP_BIAS, BF, 1.0f, 1.0f, SCALES, 0},
+    {T_, N_, 256, 256, 512, E4, E4, BF, BF, EP_GELU_BIAS, BF, 1.0f, 0.0f, SCALES, 0},
+    {T_, N_, 256, 256, 512, E4, E4, BF, BF, EP_RELU_BIAS, BF, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 256, 256, 512, E4, E4, BF, BF, EP_GELU_AUX_BIAS, BF, 1.0f, 0.0f, SCALES, 0},
+    {T_, N_, 256, 256, 512, E4, E4, BF, E4, EP_GELU_BIAS, BF, 1.0f, 0.0f, SCALES, 0},
+    {T_, N_, 256, 256, 512, E4, E4, BF, E4, EP_RELU, BF, 1.0f, 0.5f, SCALES, 0},
+    {T_, N_, 128, 128, 16384, E4, E4, F3, F3, EP_NONE, F3, 1.0f, 0.0f, NO_SCALES, 0}, /* long K */
+    {T_, N_, 1024, 1024, 1024, E4, E4, BF, BF, EP_GELU_BIAS, BF, 1.0f, 0.0f, SCALES, 0},
+    /* MN-major FP8 operands (the staging copy of a fast path transposes them); cuBLASLt: none */
+    {N_, N_, 256, 192, 320, E4, E4, BF, BF, EP_BIAS, BF, 1.0f, 0.0f, SCALES, 0},
+    {N_, T_, 256, 192, 320, E5, E4, F3, F3, EP_GELU, F3, 1.0f, 0.0f, SCALES, 0},
+    {T_, T_, 256, 192, 320, E4, E5, BF, E4, EP_RELU_BIAS, BF, 1.0f, 0.0f, SCALES, 0},
+};
+
+/* Odd sizes and every op pair (fringe tiles, unaligned leading dimensions). */
+static const mm_case shapes[] = {
+    {N_, N_, 1, 1, 1, BF, BF, BF, BF, EP_GELU_BIAS, BF, 1.0f, 0.0f, NO_SCALES, 0},
+    {N_, N_, 13, 17, 19, BF, BF, BF, BF, EP_GELU_AUX_BIAS, BF, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 127, 129, 65, HF, HF, HF, HF, EP_RELU_BIAS, F3, 1.0f, 0.0f, NO_SCALES, 0},
+    {N_, T_, 129, 257, 63, BF, BF, F3, F3, EP_GELU, F3, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, T_, 257, 193, 131, BF, BF, BF, BF, EP_BIAS, BF, 1.0f, 1.0f, NO_SCALES, 0},
+    {T_, N_, 33, 47, 77, E4, E4, BF, BF, EP_GELU_BIAS, BF, 1.0f, 0.0f, SCALES, 0},
+    {N_, N_, 31, 1000, 7, E4, E5, BF, E4, EP_BIAS, BF, 1.0f, 0.0f, SCALES, 0},
+    {T_, N_, 2053, 131, 997, E4, E4, HF, HF, EP_NONE, HF, 1.0f, 0.0f, NO_SCALES, 0},
+};
+
+/* BLAS edges and in place. */
+static const mm_case edges[] = {
+    {T_, N_, 128, 64, 0, BF, BF, BF, BF, EP_GELU_BIAS, BF, 1.0f, 1.0f, NO_SCALES, 0},   /* k == 0 */
+    {T_, N_, 128, 64, 96, BF, BF, BF, BF, EP_RELU_BIAS, BF, 0.0f, 0.5f, NO_SCALES, 0},  /* alpha == 0 */
+    {T_, N_, 128, 64, 96, E4, E4, BF, E4, EP_GELU_AUX_BIAS, BF, 0.0f, 1.0f, SCALES, 0}, /* alpha == 0, FP8 */
+    {T_, N_, 256, 256, 128, BF, BF, BF, BF, EP_NONE, BF, 1.0f, 1.0f, NO_SCALES, 1},     /* in place, plain */
+    {T_, N_, 256, 256, 128, BF, BF, BF, BF, EP_NONE, BF, 1.0f, 0.0f, NO_SCALES, 0},     /* plain, beta 0 */
+    {T_, N_, 256, 256, 128, HF, HF, F3, F3, EP_GELU_BIAS, F3, 1.0f, 1.0f, NO_SCALES, 1}, /* in place, GELU */
+};
+
+typedef struct group {
+    const char *name;
+    const mm_case *cases;
+    size_t count;
+} group;
+#define GROUP(x) {#x, x, sizeof x / sizeof x[0]}
+static const group groups[] = {GROUP(epilogues), GROUP(fp8), GROUP(shapes), GROUP(edges)};
+
+/* ---------------------------------------------------------------- the case's data */
+
+static const float kScales[4] = {1.5f, 0.75f, 0.5f, 4.0f}; /* a, b, c, d */
+
+typedef struct data {
+    int lda, ldb, ldc, ldd, ldaux;
+    size_t na, nb, nc, nd, naux;
+    void *hA, *hB, *hC, *hBias;              /* host inputs in their types */
+    void *A, *B, *C, *D, *bias, *aux;        /* device */
+    float *scales, *amax;                    /* device: 4 scales; amax */
+    void *D2, *aux2;                         /* device: cuBLASLt's outputs */
+    float *amax2;
+} data;
+
+static int ab_rows(wsgemm_op op, int outer, int k) { return op == N_ ? outer : k; }
+static int ab_cols(wsgemm_op op, int outer, int k) { return op == N_ ? k : outer; }
+static int at_least_1(int x) { return x > 1 ? x : 1; }
+static int ep_bias(wsgemm_matmul_epilogue e) { return e == EP_BIAS || e == EP_RELU_BIAS || e == EP_GELU_BIAS || e == EP_GELU_AUX_BIAS; }
+static int ep_aux(wsgemm_matmul_epilogue e) { return e == EP_GELU_AUX || e == EP_GELU_AUX_BIAS; }
+static int ep_gelu(wsgemm_matmul_epilogue e) { return e == EP_GELU || e == EP_GELU_BIAS || e == EP_GELU_AUX || e == EP_GELU_AUX_BIAS; }
+static int ep_relu(wsgemm_matmul_epilogue e) { return e == EP_RELU || e == EP_RELU_BIAS; }
+
+static void *host_random(wsgemm_dtype t, size_t n, testing_rng *rng)
+{
+    void *p = malloc(n * (size_t)testing_dtype_bytes(t) + 1);
+    for (size_t i = 0; i < n; ++i) testing_store(t, p, i, testing_rng_uniform(rng));
+    return p;
+}
+
+static void *device_copy(const void *h, size_t bytes)
+{
+    void *d = NULL;
+    CUDA_CHECK(cudaMalloc(&d, bytes ? bytes : 1));
+    if (h) CUDA_CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+    return d;
+}
+
+static void data_create(const mm_case *c, uint64_t seed, data *x)
+{
+    memset(x, 0, sizeof *x);
+    testing_rng rng = testing_rng_seeded(seed);
+    /* leading dimensions padded to a multiple of 16 elements (cuBLASLt's FP8 layouts need 16 bytes) */
+    x->lda = (at_least_1(ab_rows(c->ta, c->m, c->k)) + 15) / 16 * 16;
+    x->ldb = (at_least_1(ab_rows(c->tb, c->n, c->k)) + 15) / 16 * 16;
+    x->ldc = x->ldd = x->ldaux = (at_least_1(c->m) + 15) / 16 * 16;
+    x->na = (size_t)x->lda * at_least_1(ab_cols(c->ta, c->m, c->k));
+    x->nb = (size_t)x->ldb * at_least_1(ab_cols(c->tb, c->n, c->k));
+    x->nc = x->nd = x->naux = (size_t)x->ldc * c->n;
+    x->hA = host_random(c->a, x->na, &rng);
+    x->hB = host_random(c->b, x->nb, &rng);
+    x->hC = host_random(c->c, x->nc, &rng);
+    x->hBias = host_random(c->vec, (size_t)c->m, &rng);
+    x->A = device_copy(x->hA, x->na * testing_dtype_bytes(c->a));
+    x->B = device_copy(x->hB, x->nb * testing_dtype_bytes(c->b));
+    x->C = device_copy(x->hC, x->nc * testing_dtype_bytes(c->c));
+    x->bias = device_copy(x->hBias, (size_t)c->m * testing_dtype_bytes(c->vec));
+    x->D = device_copy(NULL, x->nd * testing_dtype_bytes(c->d));
+    x->aux = device_copy(NULL, x->naux * testing_dtype_bytes(c->vec));
+    x->D2 = device_copy(NULL, x->nd * testing_dtype_bytes(c->d));
+    x->aux2 = device_copy(NULL, x->naux * testing_dtype_bytes(c->vec));
+    x->scales = device_copy(kScales, sizeof kScales);
+    x->amax = device_copy(NULL, sizeof(float));
+    x->amax2 = device_copy(NULL, sizeof(float));
+}
+
+static void data_destroy(data *x)
+{
+    void *dev[] = {x->A, x->B, x->C, x->D, x->bias, x->aux, x->scales, x->amax, x->D2, x->aux2, x->amax2};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
+    free(x->hA);
+    free(x->hB);
+    free(x->hC);
+    free(x->hBias);
+}
+
+/* NaN in every type: all-ones bytes (0xFF is E4M3's NaN, 0xFFFF bf16's and fp16's, 0xFFFFFFFF fp32's). */
+static void poison(void *dev, size_t bytes) { CUDA_CHECK(cudaMemset(dev, 0xFF, bytes)); }
+
+/* The outputs (and, for beta == 0, C: proof that it is not read) poisoned; an in-place C restored. */
+static void prepare_outputs(const mm_case *c, data *x, void *D, void *aux, float *amax)
+{
+    poison(D, x->nd * testing_dtype_bytes(c->d));
+    poison(aux, x->naux * testing_dtype_bytes(c->vec));
+    poison(amax, sizeof(float));
+    if (c->beta == 0.0f) poison(x->C, x->nc * testing_dtype_bytes(c->c));
+    else CUDA_CHECK(cudaMemcpy(x->C, x->hC, x->nc * testing_dtype_bytes(c->c), cudaMemcpyHostToDevice));
+    if (c->in_place) CUDA_CHECK(cudaMemcpy(D, x->hC, x->nd * testing_dtype_bytes(c->d), cudaMemcpyHostToDevice));
+}
+
+/* ---------------------------------------------------------------- the two runs */
+
+static wsgemm_status run_wsgemm(wsgemm_handle h, const mm_case *c, data *x)
+{
+    wsgemm_matmul_desc d;
+    WSGEMM_CHECK(wsgemm_matmul_desc_init(&d, c->ta, c->tb, c->a, c->d));
+    d.Btype = c->b;
+    d.Ctype = c->c;
+    d.epilogue = c->ep;
+    if (ep_bias(c->ep)) {
+        d.bias = x->bias;
+        d.bias_type = c->vec;
+    }
+    if (ep_aux(c->ep)) {
+        d.aux = x->aux;
+        d.aux_type = c->vec;
+        d.ldaux = x->ldaux;
+    }
+    if (c->scales) {
+        d.a_scale = x->scales;
+        d.b_scale = x->scales + 1;
+        d.c_scale = x->scales + 2;
+        d.d_scale = x->scales + 3;
+        d.amax_d = x->amax;
+    }
+    const void *C = c->in_place ? x->D : x->C;
+    return wsgemm_matmul(h, &d, c->m, c->n, c->k, &c->alpha, x->A, x->lda, x->B, x->ldb, &c->beta, C, x->ldc, x->D,
+                         x->ldd);
+}
+
+static cudaDataType_t cuda_type(wsgemm_dtype t) { return (cudaDataType_t)t; } /* equal values */
+
+/* cublasLtMatmul into D2/aux2/amax2. Returns 1 when it ran, 0 when cuBLASLt has no algorithm for the case
+ * (or refuses its attributes), with the reason in why. */
+static int run_cublaslt(cublasLtHandle_t lt, void *ws, size_t ws_bytes, const mm_case *c, data *x, char *why,
+                        size_t why_size)
+{
+    cublasLtMatmulDesc_t op = NULL;
+    cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL, ld = NULL;
+    cublasLtMatmulPreference_t pref = NULL;
+    int ran = 0;
+    cublasStatus_t st = cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+    int32_t ta = c->ta, tb = c->tb;
+    uint32_t ep = (uint32_t)c->ep;
+    int32_t vec = cuda_type(c->vec);
+    int64_t ldaux = x->ldaux;
+    const void *bias = x->bias;
+    void *aux = x->aux2;
+    const float *sa = x->scales, *sb = x->scales + 1, *sc = x->scales + 2, *sd = x->scales + 3;
+    void *amax = x->amax2;
+#define SET(attr, value) \
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatmulDescSetAttribute(op, attr, &(value), sizeof(value))
+    SET(CUBLASLT_MATMUL_DESC_TRANSA, ta);
+    SET(CUBLASLT_MATMUL_DESC_TRANSB, tb);
+    SET(CUBLASLT_MATMUL_DESC_EPILOGUE, ep);
+    if (ep_bias(c->ep)) {
+        SET(CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias);
+        SET(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, vec);
+    }
+    if (ep_aux(c->ep)) {
+        SET(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, aux);
+        SET(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, ldaux);
+        SET(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, vec);
+    }
+    if (c->scales) {
+        SET(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, sa);
+        SET(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, sb);
+        SET(CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, sc);
+        SET(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, sd);
+        SET(CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, amax);
+    }
+#undef SET
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatrixLayoutCreate(&la, cuda_type(c->a), ab_rows(c->ta, c->m, c->k), ab_cols(c->ta, c->m, c->k), x->lda);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatrixLayoutCreate(&lb, cuda_type(c->b), ab_rows(c->tb, c->n, c->k), ab_cols(c->tb, c->n, c->k), x->ldb);
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatrixLayoutCreate(&lc, cuda_type(c->c), c->m, c->n, x->ldc);
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatrixLayoutCreate(&ld, cuda_type(c->d), c->m, c->n, x->ldd);
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatmulPreferenceCreate(&pref);
+    uint64_t wsb = ws_bytes;
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb);
+    cublasLtMatmulHeuristicResult_t result;
+    int found = 0;
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, ld, pref, 1, &result, &found);
+    if (st != CUBLAS_STATUS_SUCCESS || found == 0) {
+        snprintf(why, why_size, "none (%s)", st != CUBLAS_STATUS_SUCCESS ? "attributes or heuristic refused" : "no algorithm");
+    } else {
+        prepare_outputs(c, x, x->D2, x->aux2, x->amax2);
+        const void *C = c->in_place ? x->D2 : x->C;
+        st = cublasLtMatmul(lt, op, &c->alpha, x->A, la, x->B, lb, &c->beta, C, lc, x->D2, ld, &result.algo, ws,
+                            ws_bytes, 0);
+        if (st == CUBLAS_STATUS_SUCCESS) {
+            CUDA_CHECK(cudaDeviceSynchronize());
+            ran = 1;
+            snprintf(why, why_size, "ran");
+        } else {
+            snprintf(why, why_size, "none (cublasLtMatmul: status %d)", (int)st);
+        }
+    }
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    if (ld) cublasLtMatrixLayoutDestroy(ld);
+    if (lc) cublasLtMatrixLayoutDestroy(lc);
+    if (lb) cublasLtMatrixLayoutDestroy(lb);
+    if (la) cublasLtMatrixLayoutDestroy(la);
+    if (op) cublasLtMatmulDescDestroy(op);
+    return ran;
+}
+
+/* ---------------------------------------------------------------- host reference and checks */
+
+typedef struct reference {
+    double *d, *aux; /* tight m x n: D before rounding (after d_scale), aux before rounding */
+    double amax;
+} reference;
+
+static double gelu(double x) { return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
+
+static void host_reference(const mm_case *c, const data *x, reference *r)
+{
+    const size_t mn = (size_t)c->m * c->n;
+    r->d = calloc(mn ? mn : 1, sizeof(double));
+    r->aux = calloc(mn ? mn : 1, sizeof(double));
+    const double sa = c->scales ? kScales[0] : 1, sb = c->scales ? kScales[1] : 1;
+    const double sc = c->scales ? kScales[2] : 1, sd = c->scales ? kScales[3] : 1;
+    double amax = 0.0;
+#pragma omp parallel for reduction(max : amax) schedule(static)
+    for (int j = 0; j < c->n; ++j) {
+        for (int i = 0; i < c->m; ++i) {
+            double acc = 0.0;
+            if (c->alpha != 0.0f)
+                for (int l = 0; l < c->k; ++l) {
+                    size_t ia = c->ta == N_ ? (size_t)i + (size_t)l * x->lda : (size_t)l + (size_t)i * x->lda;
+                    size_t ib = c->tb == N_ ? (size_t)l + (size_t)j * x->ldb : (size_t)j + (size_t)l * x->ldb;
+                    acc += (double)testing_load(c->a, x->hA, ia) * (double)testing_load(c->b, x->hB, ib);
+                }
+            double v = (double)c->alpha * sa * sb * acc;
+            if (c->beta != 0.0f) v += (double)c->beta * sc * testing_load(c->c, x->hC, (size_t)i + (size_t)j * x->ldc);
+            if (ep_bias(c->ep)) v += testing_load(c->vec, x->hBias, (size_t)i);
+            r->aux[i + (size_t)j * c->m] = v;
+            if (ep_relu(c->ep)) v = v > 0.0 ? v : 0.0;
+            if (ep_gelu(c->ep)) v = gelu(v);
+            if (fabs(v) > amax) amax = fabs(v);
+            r->d[i + (size_t)j * c->m] = v * sd;
+        }
+    }
+    r->amax = amax;
+}
+
+/* One unit in the last place of type t at magnitude a (its subnormal step below the normal range). */
+static double ulp_of(wsgemm_dtype t, double a)
+{
+    int mant = t == F3 ? 23 : t == BF ? 7 : t == HF ? 10 : 3;
+    int min_exp = t == F3 ? -126 : t == BF ? -126 : t == HF ? -14 : -6;
+    int e = a > 0 ? (int)floor(log2(a)) : min_exp;
+    if (e < min_exp) e = min_exp;
+    return ldexp(1.0, e - mant);
+}
+
+typedef struct verdict {
+    size_t bad, nan;
+    double max_err, rms_ref;
+    int passed;
+} verdict;
+
+/* got: a host copy of an m x n output of type t with leading dimension ld; ref: tight doubles (exact, or
+ * another library's output when ref_t is not 0). */
+static verdict compare(const mm_case *c, wsgemm_dtype t, const void *got, int ld, const double *ref, double rtol_act,
+                       const char *what)
+{
+    verdict v = {0, 0, 0.0, 0.0, 0};
+    const size_t mn = (size_t)c->m * c->n;
+    double sum2 = 0.0;
+    for (size_t e = 0; e < mn; ++e) sum2 += ref[e] * ref[e];
+    v.rms_ref = mn ? sqrt(sum2 / (double)mn) : 0.0;
+    const double atol = ldexp(v.rms_ref, -12) + ulp_of(t, 0.0);
+    for (int j = 0; j < c->n; ++j)
+        for (int i = 0; i < c->m; ++i) {
+            const double g = testing_load(t, got, (size_t)i + (size_t)j * ld), r = ref[i + (size_t)j * c->m];
+            const double err = fabs(g - r);
+            const double tol = ulp_of(t, fmax(fabs(g), fabs(r))) + rtol_act * fabs(r) + atol;
+            if (isnan(g) || isnan(r)) {
+                if (v.nan++ < 3) printf("    %s (%d, %d): got %g, reference %g\n", what, i, j, g, r);
+                v.bad++;
+            } else if (!(err <= tol)) {
+                if (v.bad++ < 3) printf("    %s (%d, %d): got %.8g, reference %.8g (err %.3g > tol %.3g)\n", what, i, j, g, r, err, tol);
+            }
+            if (err > v.max_err) v.max_err = err;
+        }
+    v.passed = v.bad == 0;
+    return v;
+}
+
+static void *host_copy(const void *dev, size_t bytes)
+{
+    void *h = malloc(bytes ? bytes : 1);
+    CUDA_CHECK(cudaMemcpy(h, dev, bytes, cudaMemcpyDeviceToHost));
+    return h;
+}
+
+/* The output of type t (host copy, ld) as tight doubles. */
+static double *as_doubles(const mm_case *c, wsgemm_dtype t, const void *h, int ld)
+{
+    double *out = malloc(((size_t)c->m * c->n + 1) * sizeof(double));
+    for (int j = 0; j < c->n; ++j)
+        for (int i = 0; i < c->m; ++i) out[i + (size_t)j * c->m] = testing_load(t, h, (size_t)i + (size_t)j * ld);
+    return out;
+}
+
+static int amax_close(double got, double ref)
+{
+    return !isnan(got) && !isnan(ref) && fabs(got - ref) <= ldexp(fabs(ref), -10) + 1e-30;
+}
+
+/* ---------------------------------------------------------------- a case */
+
+static void describe(const mm_case *c, char *buf, size_t size)
+{
+    snprintf(buf, size, "%c%c m=%d n=%d k=%d %s x %s -> C %s D %s ep=%d vec=%s alpha=%g beta=%g%s%s",
+             c->ta == N_ ? 'N' : 'T', c->tb == N_ ? 'N' : 'T', c->m, c->n, c->k, testing_dtype_name(c->a),
+             testing_dtype_name(c->b), testing_dtype_name(c->c), testing_dtype_name(c->d), (int)c->ep,
+             testing_dtype_name(c->vec), c->alpha, c->beta, c->scales ? " scales+amax" : "", c->in_place ? " in-place" : "");
+}
+
+/* The path docs/api.md promises for the case: sm90 for a plain GEMM on an sm_90 device under AUTO. */
+static int is_plain(const mm_case *c)
+{
+    return c->ep == EP_NONE && (c->a == BF || c->a == HF) && c->d != E4 && !c->scales && c->k > 0 &&
+           c->alpha != 0.0f && (c->beta == 0.0f || c->in_place);
+}
+
+static int run_case(wsgemm_handle h, cublasLtHandle_t lt, void *ws, size_t ws_bytes, const mm_case *c,
+                    wsgemm_path forced, int cc, uint64_t seed)
+{
+    char shape[256];
+    describe(c, shape, sizeof shape);
+    data x;
+    data_create(c, seed, &x);
+    const size_t dbytes = x.nd * testing_dtype_bytes(c->d), auxbytes = x.naux * testing_dtype_bytes(c->vec);
+    const int sm90_runs = is_plain(c);
+    wsgemm_path expected = forced;
+    if (forced == WSGEMM_PATH_AUTO) expected = cc == 90 && sm90_runs ? WSGEMM_PATH_SM90 : WSGEMM_PATH_GENERIC;
+    int ok = 1;
+
+    prepare_outputs(c, &x, x.D, x.aux, x.amax);
+    void *d_before = host_copy(x.D, dbytes);
+    wsgemm_status s = run_wsgemm(h, c, &x);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    void *hD = host_copy(x.D, dbytes), *hAux = host_copy(x.aux, auxbytes);
+    float amax_got = NAN;
+    CUDA_CHECK(cudaMemcpy(&amax_got, x.amax, sizeof amax_got, cudaMemcpyDeviceToHost));
+
+    if (forced == WSGEMM_PATH_SM90 && !sm90_runs) { /* must decline, outputs bit-identical */
+        const int untouched = memcmp(hD, d_before, dbytes) == 0 && isnan(amax_got);
+        ok = s == WSGEMM_STATUS_NOT_SUPPORTED && untouched;
+        printf("%s declined %s: %s, D %s\n", ok ? "PASS" : "FAIL", shape, wsgemm_status_string(s),
+               untouched ? "untouched" : "MODIFIED");
+        goto done;
+    }
+    wsgemm_path ran = WSGEMM_PATH_NONE;
+    wsgemm_get_last_path(h, &ran);
+    if (s != WSGEMM_STATUS_SUCCESS || ran != expected) {
+        printf("FAIL %s: %s (%s), path %s (expected %s)\n", shape, wsgemm_status_string(s),
+               wsgemm_get_last_error_message(h), wsgemm_path_name(ran), wsgemm_path_name(expected));
+        ok = 0;
+        goto done;
+    }
+
+    reference r;
+    host_reference(c, &x, &r);
+    const double rtol_act = ep_gelu(c->ep) ? ldexp(1.0, -11) : 0.0;
+    verdict vh = compare(c, c->d, hD, x.ldd, r.d, rtol_act, "D vs host");
+    ok = ok && vh.passed;
+    if (ep_aux(c->ep)) {
+        verdict va = compare(c, c->vec, hAux, x.ldaux, r.aux, 0.0, "aux vs host");
+        ok = ok && va.passed;
+    }
+    if (c->scales && !amax_close(amax_got, r.amax)) {
+        printf("    amax_d %.8g, host reference %.8g\n", amax_got, r.amax);
+        ok = 0;
+    }
+
+    char lt_state[96];
+    const int lt_ran = run_cublaslt(lt, ws, ws_bytes, c, &x, lt_state, sizeof lt_state);
+    verdict vl = {0, 0, 0.0, 0.0, 1};
+    if (lt_ran) {
+        void *hD2 = host_copy(x.D2, dbytes);
+        double *d2 = as_doubles(c, c->d, hD2, x.ldd);
+        vl = compare(c, c->d, hD, x.ldd, d2, rtol_act, "D vs cuBLASLt");
+        ok = ok && vl.passed;
+        if (ep_aux(c->ep)) {
+            void *hAux2 = host_copy(x.aux2, auxbytes);
+            double *a2 = as_doubles(c, c->vec, hAux2, x.ldaux);
+            verdict va = compare(c, c->vec, hAux, x.ldaux, a2, 0.0, "aux vs cuBLASLt");
+            ok = ok && va.passed;
+            free(a2);
+            free(hAux2);
+        }
+        if (c->scales) {
+            float amax_lt = NAN;
+            CUDA_CHECK(cudaMemcpy(&amax_lt, x.amax2, sizeof amax_lt, cudaMemcpyDeviceToHost));
+            if (!amax_close(amax_got, amax_lt)) {
+                printf("    amax_d %.8g, cuBLASLt %.8g\n", amax_got, amax_lt);
+                ok = 0;
+            }
+        }
+        free(d2);
+        free(hD2);
+    }
+    printf("%s %s: path %s, host: max err %.3g (rms %.3g)%s, cuBLASLt: %s%s\n", ok ? "PASS" : "FAIL", shape,
+           wsgemm_path_name(ran), vh.max_err, vh.rms_ref, vh.passed ? "" : " MISMATCH", lt_state,
+           lt_ran ? (vl.passed ? ", agrees" : ", MISMATCH") : "");
+    free(r.d);
+    free(r.aux);
+done:
+    free(d_before);
+    free(hD);
+    free(hAux);
+    data_destroy(&x);
+    return ok;
+}
+
+static int parse_path(const char *name, wsgemm_path *path)
+{
+    for (int p = WSGEMM_PATH_AUTO; p <= WSGEMM_PATH_SM100_EMULATED; ++p)
+        if (!strcmp(name, wsgemm_path_name((wsgemm_path)p))) {
+            *path = (wsgemm_path)p;
+            return 1;
+        }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    wsgemm_path path = WSGEMM_PATH_AUTO;
+    const group *g = NULL;
+    for (size_t i = 0; argc == 3 && i < sizeof groups / sizeof groups[0]; ++i)
+        if (!strcmp(argv[1], groups[i].name)) g = &groups[i];
+    if (g == NULL || !parse_path(argv[2], &path)) {
+        fprintf(stderr, "usage: %s <epilogues|fp8|shapes|edges> <generic|sm90|auto>\n", argv[0]);
+        return 2;
+    }
+    testing_require_gpu("matmul_matrix_test");
+    const int cc = testing_device_cc();
+    if (path == WSGEMM_PATH_SM90 && cc != 90) {
+        printf("SKIPPED: the sm90 path needs an sm_90 device (this one is %d)\n", cc);
+        return WSGEMM_TEST_SKIP;
+    }
+    wsgemm_handle h;
+    WSGEMM_CHECK(wsgemm_create(&h));
+    WSGEMM_CHECK(wsgemm_set_path(h, path));
+    cublasLtHandle_t lt;
+    CUBLAS_CHECK(cublasLtCreate(&lt));
+    const size_t ws_bytes = 32u << 20;
+    void *ws = NULL;
+    CUDA_CHECK(cudaMalloc(&ws, ws_bytes));
+    int failed = 0;
+    for (size_t i = 0; i < g->count; ++i) failed += !run_case(h, lt, ws, ws_bytes, &g->cases[i], path, cc, 1000 + i);
+    printf("%s %s: %zu cases, %d failed\n", g->name, wsgemm_path_name(path), g->count, failed);
+    cudaFree(ws);
+    cublasLtDestroy(lt);
+    wsgemm_destroy(h);
+    return failed ? 1 : 0;
+}
