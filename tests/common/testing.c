@@ -143,17 +143,28 @@ float testing_fp8_to_float(uint8_t v, wsgemm_dtype format)
 uint8_t testing_float_to_fp8(float f, wsgemm_dtype format)
 {
     if (isnan(f)) return 0x7Fu; /* a NaN in both formats */
+    /* the positive codes' values, increasing with the code up to the largest finite one */
+    static _Thread_local float values[2][128];
+    static _Thread_local int ready[2];
+    const int e5 = format == WSGEMM_R_8F_E5M2;
+    const int max_code = e5 ? 0x7B : 0x7E;
+    if (!ready[e5]) {
+        for (int code = 0; code <= max_code; ++code) values[e5][code] = testing_fp8_to_float((uint8_t)code, format);
+        ready[e5] = 1;
+    }
     const uint8_t sign = signbit(f) ? 0x80u : 0x00u;
     const float a = fabsf(f);
-    /* the nearest of the 0x00..max codes (monotonic in value), ties to the even code, beyond the largest
-     * finite value saturated to it (as __NV_SATFINITE does) */
-    const int max_code = format == WSGEMM_R_8F_E5M2 ? 0x7B : 0x7E;
-    int best = 0;
-    for (int code = 1; code <= max_code; ++code) {
-        const float dc = fabsf(testing_fp8_to_float((uint8_t)code, format) - a);
-        const float db = fabsf(testing_fp8_to_float((uint8_t)best, format) - a);
-        if (dc < db || (dc == db && (code & 1) == 0)) best = code;
+    /* the nearest code, ties to the even one; beyond the largest finite value saturated to it (as
+     * __NV_SATFINITE does) */
+    int lo = 0, hi = max_code;
+    while (hi - lo > 1) { /* values[lo] <= a < values[hi], or a at or beyond the ends */
+        const int mid = (lo + hi) / 2;
+        if (values[e5][mid] <= a) lo = mid;
+        else hi = mid;
     }
+    if (a >= values[e5][hi]) return (uint8_t)(sign | hi);
+    const float dl = a - values[e5][lo], dh = values[e5][hi] - a;
+    const int best = dl < dh ? lo : dh < dl ? hi : ((lo & 1) == 0 ? lo : hi);
     return (uint8_t)(sign | best);
 }
 

@@ -248,6 +248,12 @@ void testing_device_c_to_f32(const testing_gemm *g, const void *c, float *out);
 testing_report testing_device_check(const testing_gemm *g, const void *c, const float *ref, testing_tolerance tol,
                                     const char *label);
 
+/* The epilogue as a kernel of its own, after a plain GEMM (the baseline a fused epilogue is measured
+ * against): d = act(d + bias[row]) in place, act GELU (tanh form) when gelu, else ReLU; bias NULL: none.
+ * Queued on stream; returns the launch's error. */
+cudaError_t testing_bias_activation(wsgemm_dtype d_type, void *d, int m, int n, long long ld,
+                                    wsgemm_dtype bias_type, const void *bias, int gelu, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

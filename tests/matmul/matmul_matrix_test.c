@@ -351,6 +351,9 @@ static void host_reference(const mm_case *c, const data *x, reference *r)
     r->aux = calloc(mn ? mn : 1, sizeof(double));
     const double sa = c->scales ? kScales[0] : 1, sb = c->scales ? kScales[1] : 1;
     const double sc = c->scales ? kScales[2] : 1, sd = c->scales ? kScales[3] : 1;
+    double *a = malloc((x->na + 1) * sizeof(double)), *b = malloc((x->nb + 1) * sizeof(double));
+    for (size_t e = 0; e < x->na; ++e) a[e] = testing_load(c->a, x->hA, e);
+    for (size_t e = 0; e < x->nb; ++e) b[e] = testing_load(c->b, x->hB, e);
     double amax = 0.0;
 #pragma omp parallel for reduction(max : amax) schedule(static)
     for (int j = 0; j < c->n; ++j) {
@@ -360,7 +363,7 @@ static void host_reference(const mm_case *c, const data *x, reference *r)
                 for (int l = 0; l < c->k; ++l) {
                     size_t ia = c->ta == N_ ? (size_t)i + (size_t)l * x->lda : (size_t)l + (size_t)i * x->lda;
                     size_t ib = c->tb == N_ ? (size_t)l + (size_t)j * x->ldb : (size_t)j + (size_t)l * x->ldb;
-                    acc += (double)testing_load(c->a, x->hA, ia) * (double)testing_load(c->b, x->hB, ib);
+                    acc += a[ia] * b[ib];
                 }
             double v = (double)c->alpha * sa * sb * acc;
             if (c->beta != 0.0f) v += (double)c->beta * sc * testing_load(c->c, x->hC, (size_t)i + (size_t)j * x->ldc);
@@ -373,6 +376,8 @@ static void host_reference(const mm_case *c, const data *x, reference *r)
         }
     }
     r->amax = amax;
+    free(a);
+    free(b);
 }
 
 /* One unit in the last place of type t at magnitude a (its subnormal step below the normal range). */
