@@ -677,20 +677,37 @@ static wsgemm_path auto_path(const wsgemm_device_info *d, cudaStream_t stream)
 
 /* ---------------------------------------------------------------- the GEMM calls */
 
+/* What a call takes from its handle (read once, under its lock) and the device it runs on. */
+typedef struct call_setting {
+    cudaStream_t stream;
+    wsgemm_path forced;
+    const wsgemm_device_info *dev;
+} call_setting;
+
+/* The handle's settings, the current device, and the stream checked against it. */
+static wsgemm_status call_setting_get(wsgemm_handle h, const char *fn, call_setting *cs)
+{
+    pthread_mutex_lock(&h->lock);
+    cs->stream = h->stream;
+    const int stream_device = h->stream_device;
+    cs->forced = h->forced_path;
+    pthread_mutex_unlock(&h->lock);
+    cs->dev = NULL;
+    wsgemm_status s = current_device(h, fn, &cs->dev);
+    if (s == WSGEMM_STATUS_SUCCESS) s = check_stream(h, fn, cs->stream, stream_device, cs->dev->ordinal);
+    return s;
+}
+
 /* The part of a call after the argument checks: device, stream and pointer checks, path choice, the
  * workspace lease, the launch. With plan_bytes set it only sizes the workspace of the path that would run. */
 static wsgemm_status run_call(wsgemm_handle h, const char *fn, const wsgemm_problem *p, thread_record *rec,
                               size_t *plan_bytes)
 {
-    pthread_mutex_lock(&h->lock);
-    const cudaStream_t stream = h->stream;
-    const int stream_device = h->stream_device;
-    const wsgemm_path forced = h->forced_path;
-    pthread_mutex_unlock(&h->lock);
-
-    const wsgemm_device_info *dev = NULL;
-    wsgemm_status s = current_device(h, fn, &dev);
-    if (s == WSGEMM_STATUS_SUCCESS) s = check_stream(h, fn, stream, stream_device, dev->ordinal);
+    call_setting cs;
+    wsgemm_status s = call_setting_get(h, fn, &cs);
+    const cudaStream_t stream = cs.stream;
+    const wsgemm_path forced = cs.forced;
+    const wsgemm_device_info *dev = cs.dev;
     if (s == WSGEMM_STATUS_SUCCESS) s = check_pointers(h, fn, p, dev->ordinal);
     if (s == WSGEMM_STATUS_SUCCESS) s = check_forced_path(h, fn, forced, dev);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
@@ -854,15 +871,11 @@ void wsgemm_call_record_path(wsgemm_handle h, wsgemm_path path)
 wsgemm_status wsgemm_call_run(wsgemm_handle h, const char *fn, const wsgemm_call_operand *ops, int count,
                               wsgemm_call_runner run, const void *args)
 {
-    pthread_mutex_lock(&h->lock);
-    const cudaStream_t stream = h->stream;
-    const int stream_device = h->stream_device;
-    const wsgemm_path forced = h->forced_path;
-    pthread_mutex_unlock(&h->lock);
-
-    const wsgemm_device_info *dev = NULL;
-    wsgemm_status s = current_device(h, fn, &dev);
-    if (s == WSGEMM_STATUS_SUCCESS) s = check_stream(h, fn, stream, stream_device, dev->ordinal);
+    call_setting cs;
+    wsgemm_status s = call_setting_get(h, fn, &cs);
+    const cudaStream_t stream = cs.stream;
+    const wsgemm_path forced = cs.forced;
+    const wsgemm_device_info *dev = cs.dev;
     for (int i = 0; i < count && s == WSGEMM_STATUS_SUCCESS; ++i) {
         const operand_view v = view_of_call_operand(&ops[i]);
         s = check_operand_memory(h, fn, &v, dev->ordinal);
