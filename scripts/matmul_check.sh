@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check of wsgemm_matmul in one command (an H200: sm_90a): build with every core, run the
-# argument checks, the cuBLASLt comparison matrix on every path, the GEMM matrix of the paths the matmul
-# work touches (generic and sm90, which share the output op), then the cuBLASLt side-by-side suite; a short
-# table last. Fits in 9 minutes on 16 cores.
+# argument checks, the cuBLASLt comparison matrix on every path, then regressions of the kernels the matmul
+# work edited (generic, the sm90 epilogues; as many as the time budget allows), then the cuBLASLt
+# side-by-side suite; a short table last. Fits in 9 minutes on 16 cores.
 #
 #   scripts/matmul_check.sh [--no-bench]
 #
@@ -22,6 +22,8 @@ summary=()
 failed=0
 note() { summary+=("$1"); }
 
+start=$SECONDS
+budget=${MATMUL_CHECK_BUDGET_S:-500} # seconds for everything; the regression steps stop early to leave the bench
 # step <name> <timeout s> <command...>: the command's output to $logs/<name>.log, a PASS/FAIL/SKIP line
 step() {
   local name=$1 secs=$2; shift 2
@@ -39,7 +41,7 @@ t0=$SECONDS
 if cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWSGEMM_CUDA_ARCHS=90a \
      -DWSGEMM_SM100_EMULATION=OFF -DWSGEMM_PTXAS_VERBOSE=OFF >"$logs/configure.log" 2>&1 &&
    cmake --build "$build" -j "$jobs" --target matmul_api_test matmul_matrix_test gemm_matrix_test api_test \
-     wsgemm-run wsgemm-matmul-bench >"$logs/build.log" 2>&1; then
+     sm90_gemm_test wsgemm-run wsgemm-matmul-bench >"$logs/build.log" 2>&1; then
   note "$(printf '%-34s %-6s %4d s' build PASS $((SECONDS - t0)))"
 else
   tail -40 "$logs/configure.log" "$logs/build.log"; echo "BUILD FAILED"; exit 1
@@ -52,20 +54,28 @@ for c in null_handle null_desc invalid_op invalid_dtype invalid_epilogue unsuppo
 done
 note "$(printf '%-34s %-6s         %s' matmul_api_test "$(grep -q FAILED "$logs/matmul_api.log" && echo FAIL || echo PASS)" "$(grep -c ': passed' "$logs/matmul_api.log") of 16 cases passed")"
 
-# the cuBLASLt comparison matrix, per path (sm90: plain GEMMs run, the rest must be declined untouched)
+# the cuBLASLt comparison matrix, per path (sm90: plain GEMMs run, the rest must be declined with D untouched)
 for path in generic auto sm90; do
   for group in epilogues fp8 shapes edges; do
     step "matmul_matrix.$path.$group" 120 "$build/tests/matmul/matmul_matrix_test" "$group" "$path"
   done
 done
 
-# the GEMM matrix on the paths whose kernels the matmul work edited (generic) or whose output op it shares
+# regressions of wsgemm_gemm_ex on the kernels the matmul work edited (the generic kernel; the sm90 kernel
+# shares the output op's header), while the time allows (the bench needs about 90 s at the end)
+regress() { # name timeout command...
+  if [ $((SECONDS - start)) -gt $((budget - 150)) ]; then note "$(printf '%-34s %-6s' "$1" "NOT RUN (time budget)")"; return; fi
+  step "$@"
+}
+for c in deferred staged tmastore alphabeta; do
+  regress "sm90_gemm_test.$c" 90 "$build/tests/sm90/sm90_gemm_test" "$c"
+done
 for path in generic sm90; do
-  for group in shapes ops types batch alpha_beta leading_dims; do
-    step "gemm_matrix.$path.$group" 120 "$build/tests/generic/gemm_matrix_test" "$group" "$path"
+  for group in shapes ops types alpha_beta leading_dims batch; do
+    regress "gemm_matrix.$path.$group" 90 "$build/tests/generic/gemm_matrix_test" "$group" "$path"
   done
 done
-step api_test.edge_semantics 60 "$build/tests/api/api_test" edge_semantics
+regress api_test.edge_semantics 60 "$build/tests/api/api_test" edge_semantics
 
 step wsgemm-run.plain.4096 60 "$build/wsgemm-run" --m 4096 --n 4096 --k 4096 --reps 10
 step wsgemm-run.fp8_gelu_bias.2048 60 "$build/wsgemm-run" --m 2048 --n 2048 --k 2048 --ta T --ab e4m3 --c bf16 \

@@ -1,6 +1,7 @@
 /*
  * gemm/common/epilogue.cuh - the per-element output operation every kernel's epilogue uses (generic, sm90;
- * sm100 can take it as is). Device code, C style; OUT_TYPE is a wsgemm_dtype (the element type of C).
+ * sm100 can take it as is), and the fused one of wsgemm_matmul (bias, aux, activation, scales, amax; its
+ * order in epilogue.h). Device code, C style; OUT_TYPE is a wsgemm_dtype (the element type of C).
  *
  *   D = alpha * acc + beta * C      C read only when beta != 0 (beta == 0 never touches C, so NaN in an
  *                                   unwritten C cannot leak), rounded once to C's type (round to nearest)
@@ -159,12 +160,17 @@ static __device__ __forceinline__ void wsgemm_store_any(int type, void *base, lo
     else wsgemm_out_store<WSGEMM_R_16F>((__half *)base + i, v);
 }
 
-/* GELU, the tanh approximation cublasLt's GELU epilogues use. */
+/* GELU, the tanh form cublasLt's GELU epilogues use: 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3),
+ * computed as x / (1 + e^(-2u)) (the same function: 1 + tanh(u) = 2 / (1 + e^(-2u))) with __expf and a fast
+ * division: a few instructions where tanhf takes a few dozen, within about 1e-6 relative of it (__expf's
+ * error, CUDA Math API: 2 + 1.17 |2u| ulp, matters only where e^(-2u) is neither tiny nor huge). Large |x|:
+ * e^(-2u) overflows to inf for x << 0 (result -0) and goes to 0 for x >> 0 (result x); NaN stays NaN. */
 static __device__ __forceinline__ float wsgemm_gelu_tanh(float x)
 {
     const float kSqrt2OverPi = 0.7978845608028654f;
     const float kCubic = 0.044715f;
-    return 0.5f * x * (1.0f + tanhf(kSqrt2OverPi * fmaf(kCubic * x, x * x, x)));
+    const float u = kSqrt2OverPi * fmaf(kCubic * x, x * x, x);
+    return __fdividef(x, 1.0f + __expf(-2.0f * u));
 }
 
 static __device__ __forceinline__ float wsgemm_activate(wsgemm_activation act, float x)
@@ -191,20 +197,28 @@ static __device__ __forceinline__ wsgemm_fused_factors wsgemm_fused_factors_load
     return f;
 }
 
+/* The ops after D's sum on element (i, j) of C/D (i along m): x is alpha * acc + beta * C; bias, aux,
+ * activation in epilogue.h's order, |result| raising amax (the caller's running maximum). Returns the value
+ * D takes before d_scale. */
+static __device__ __forceinline__ float wsgemm_fused_ops_apply(const wsgemm_fused_epilogue &e, float x, int i, int j,
+                                                               float &amax)
+{
+    if (e.ops.bias) x += wsgemm_load_any(e.bias_type, e.bias, i);
+    if (e.ops.aux) wsgemm_store_any(e.aux_type, e.aux, i + (long long)j * e.ldaux, x);
+    x = wsgemm_activate(e.ops.activation, x);
+    amax = fmaxf(amax, fabsf(x));
+    return x;
+}
+
 /* Element (i, j) of D from its accumulator: x = alpha * acc + beta * C (C read only when beta != 0, so a
- * NaN in an unread C cannot leak), then the ops of e in epilogue.h's order; amax (the caller's running
- * maximum) takes |x| before d_scale. d points at D's element. */
+ * NaN in an unread C cannot leak), then the ops of e. d points at D's element. */
 template <int OUT_TYPE>
 static __device__ __forceinline__ void wsgemm_fused_apply(const wsgemm_fused_epilogue &e, const wsgemm_fused_factors &f,
                                                           void *d, int i, int j, float acc, float &amax)
 {
     float x = f.alpha * acc;
-    if (f.beta != 0.0f) x = fmaf(f.beta, wsgemm_load_any(e.c_type, e.c, i + j * e.ldc), x);
-    if (e.ops.bias) x += wsgemm_load_any(e.bias_type, e.bias, i);
-    if (e.ops.aux) wsgemm_store_any(e.aux_type, e.aux, i + j * e.ldaux, x);
-    x = wsgemm_activate(e.ops.activation, x);
-    amax = fmaxf(amax, fabsf(x));
-    wsgemm_out_store<OUT_TYPE>(d, x * f.d_scale);
+    if (f.beta != 0.0f) x = fmaf(f.beta, wsgemm_load_any(e.c_type, e.c, i + (long long)j * e.ldc), x);
+    wsgemm_out_store<OUT_TYPE>(d, wsgemm_fused_ops_apply(e, x, i, j, amax) * f.d_scale);
 }
 
 /* Raise *e.amax to the largest of the warp's running maxima (all 32 lanes call it; non-negative floats order
