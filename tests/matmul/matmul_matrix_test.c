@@ -152,8 +152,12 @@ typedef struct data {
     float *amax2;
 } data;
 
-static int ab_rows(wsgemm_op op, int outer, int k) { return op == N_ ? outer : k; }
-static int ab_cols(wsgemm_op op, int outer, int k) { return op == N_ ? k : outer; }
+/* A and B as stored (column-major): op(A) is m x k, so A is m x k (N) or k x m (T); op(B) is k x n, so B
+ * is k x n (N) or n x k (T). */
+static int a_rows(const mm_case *c) { return c->ta == N_ ? c->m : c->k; }
+static int a_cols(const mm_case *c) { return c->ta == N_ ? c->k : c->m; }
+static int b_rows(const mm_case *c) { return c->tb == N_ ? c->k : c->n; }
+static int b_cols(const mm_case *c) { return c->tb == N_ ? c->n : c->k; }
 static int at_least_1(int x) { return x > 1 ? x : 1; }
 static int ep_bias(wsgemm_matmul_epilogue e) { return e == EP_BIAS || e == EP_RELU_BIAS || e == EP_GELU_BIAS || e == EP_GELU_AUX_BIAS; }
 static int ep_aux(wsgemm_matmul_epilogue e) { return e == EP_GELU_AUX || e == EP_GELU_AUX_BIAS; }
@@ -180,11 +184,11 @@ static void data_create(const mm_case *c, uint64_t seed, data *x)
     memset(x, 0, sizeof *x);
     testing_rng rng = testing_rng_seeded(seed);
     /* leading dimensions padded to a multiple of 16 elements (cuBLASLt's FP8 layouts need 16 bytes) */
-    x->lda = (at_least_1(ab_rows(c->ta, c->m, c->k)) + 15) / 16 * 16;
-    x->ldb = (at_least_1(ab_rows(c->tb, c->n, c->k)) + 15) / 16 * 16;
+    x->lda = (at_least_1(a_rows(c)) + 15) / 16 * 16;
+    x->ldb = (at_least_1(b_rows(c)) + 15) / 16 * 16;
     x->ldc = x->ldd = x->ldaux = (at_least_1(c->m) + 15) / 16 * 16;
-    x->na = (size_t)x->lda * at_least_1(ab_cols(c->ta, c->m, c->k));
-    x->nb = (size_t)x->ldb * at_least_1(ab_cols(c->tb, c->n, c->k));
+    x->na = (size_t)x->lda * at_least_1(a_cols(c));
+    x->nb = (size_t)x->ldb * at_least_1(b_cols(c));
     x->nc = x->nd = x->naux = (size_t)x->ldc * c->n;
     x->hA = host_random(c->a, x->na, &rng);
     x->hB = host_random(c->b, x->nb, &rng);
@@ -300,9 +304,9 @@ static int run_cublaslt(cublasLtHandle_t lt, void *ws, size_t ws_bytes, const mm
     }
 #undef SET
     if (st == CUBLAS_STATUS_SUCCESS)
-        st = cublasLtMatrixLayoutCreate(&la, cuda_type(c->a), ab_rows(c->ta, c->m, c->k), ab_cols(c->ta, c->m, c->k), x->lda);
+        st = cublasLtMatrixLayoutCreate(&la, cuda_type(c->a), a_rows(c), a_cols(c), x->lda);
     if (st == CUBLAS_STATUS_SUCCESS)
-        st = cublasLtMatrixLayoutCreate(&lb, cuda_type(c->b), ab_rows(c->tb, c->n, c->k), ab_cols(c->tb, c->n, c->k), x->ldb);
+        st = cublasLtMatrixLayoutCreate(&lb, cuda_type(c->b), b_rows(c), b_cols(c), x->ldb);
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatrixLayoutCreate(&lc, cuda_type(c->c), c->m, c->n, x->ldc);
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatrixLayoutCreate(&ld, cuda_type(c->d), c->m, c->n, x->ldd);
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatmulPreferenceCreate(&pref);
