@@ -473,6 +473,8 @@ static int run_case(wsgemm_handle h, cublasLtHandle_t lt, void *ws, size_t ws_by
 {
     char shape[256];
     describe(c, shape, sizeof shape);
+    printf("RUN  %s\n", shape); /* before any work: a crash names its case */
+    fflush(stdout);
     data x;
     data_create(c, seed, &x);
     const size_t dbytes = x.nd * testing_dtype_bytes(c->d), auxbytes = x.naux * testing_dtype_bytes(c->vec);
@@ -571,6 +573,7 @@ static int parse_path(const char *name, wsgemm_path *path)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* every line out at once, even into a pipe */
     wsgemm_path path = WSGEMM_PATH_AUTO;
     const group *g = NULL;
     for (size_t i = 0; argc == 3 && i < sizeof groups / sizeof groups[0]; ++i)
