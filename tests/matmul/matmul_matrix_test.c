@@ -1,6 +1,7 @@
 /*
  * matmul_matrix_test.c - wsgemm_matmul against cublasLtMatmul: `matmul_matrix_test <group> <path>`
- * (path: generic, sm90, auto). Groups: epilogues, fp8, shapes, edges.
+ * (path: generic, sm90, auto). Groups: epilogues, fp8, shapes, edges. `matmul_matrix_test layouts` runs on
+ * the CPU: every case's arguments (as this file lays the case out) must pass wsgemm_matmul's checks.
  *
  * Every case: A, B, C and bias uniform [-1, 1] rounded to their types; D, aux and amax_d poisoned with NaN
  * before each run (C too when beta == 0, so a C that is read shows); the call runs on the forced path and
@@ -26,6 +27,7 @@
  * the rtol_act term is 2^-11 |x| (x from the host reference) for the GELU epilogues, 0 otherwise. amax_d: relative 2^-10 (an fp32 maximum of values that carry the noise above).
  * NaN never passes (nor a NaN reference).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,10 +181,10 @@ static void *device_copy(const void *h, size_t bytes)
     return d;
 }
 
-static void data_create(const mm_case *c, uint64_t seed, data *x)
+/* The leading dimensions and element counts of the case's matrices (no memory yet). */
+static void data_layout(const mm_case *c, data *x)
 {
     memset(x, 0, sizeof *x);
-    testing_rng rng = testing_rng_seeded(seed);
     /* leading dimensions padded to a multiple of 16 elements (cuBLASLt's FP8 layouts need 16 bytes) */
     x->lda = (at_least_1(a_rows(c)) + 15) / 16 * 16;
     x->ldb = (at_least_1(b_rows(c)) + 15) / 16 * 16;
@@ -190,6 +192,12 @@ static void data_create(const mm_case *c, uint64_t seed, data *x)
     x->na = (size_t)x->lda * at_least_1(a_cols(c));
     x->nb = (size_t)x->ldb * at_least_1(b_cols(c));
     x->nc = x->nd = x->naux = (size_t)x->ldc * c->n;
+}
+
+static void data_create(const mm_case *c, uint64_t seed, data *x)
+{
+    data_layout(c, x);
+    testing_rng rng = testing_rng_seeded(seed);
     x->hA = host_random(c->a, x->na, &rng);
     x->hB = host_random(c->b, x->nb, &rng);
     x->hC = host_random(c->c, x->nc, &rng);
@@ -347,6 +355,16 @@ typedef struct reference {
     double amax;
 } reference;
 
+/* Where element (i, l) of op(A) and element (l, j) of op(B) lie in A and B. */
+static size_t a_index(const mm_case *c, const data *x, int i, int l)
+{
+    return c->ta == N_ ? (size_t)i + (size_t)l * x->lda : (size_t)l + (size_t)i * x->lda;
+}
+static size_t b_index(const mm_case *c, const data *x, int l, int j)
+{
+    return c->tb == N_ ? (size_t)l + (size_t)j * x->ldb : (size_t)j + (size_t)l * x->ldb;
+}
+
 static double gelu(double x) { return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
 
 static void host_reference(const mm_case *c, const data *x, reference *r)
@@ -366,9 +384,7 @@ static void host_reference(const mm_case *c, const data *x, reference *r)
             double acc = 0.0;
             if (c->alpha != 0.0f)
                 for (int l = 0; l < c->k; ++l) {
-                    size_t ia = c->ta == N_ ? (size_t)i + (size_t)l * x->lda : (size_t)l + (size_t)i * x->lda;
-                    size_t ib = c->tb == N_ ? (size_t)l + (size_t)j * x->ldb : (size_t)j + (size_t)l * x->ldb;
-                    acc += a[ia] * b[ib];
+                    acc += a[a_index(c, x, i, l)] * b[b_index(c, x, l, j)];
                 }
             double v = (double)c->alpha * sa * sb * acc;
             if (c->beta != 0.0f) v += (double)c->beta * sc * testing_load(c->c, x->hC, (size_t)i + (size_t)j * x->ldc);
@@ -571,15 +587,62 @@ static int parse_path(const char *name, wsgemm_path *path)
     return 0;
 }
 
+/* ---------------------------------------------------------------- layouts: the cases' arguments, on the CPU */
+
+/* Every case's call as run_wsgemm makes it, with the leading dimensions data_create gives it, on distinct
+ * aligned stand-in pointers and with the GPUs hidden: a call whose arguments pass all of wsgemm_matmul's
+ * checks (leading dimensions against op(A), op(B), C, D and aux included) stops at the device lookup with
+ * NO_DEVICE; any other status means the case itself is malformed. The host reference must read A and B
+ * inside the elements data_create fills. */
+static int check_layouts(void)
+{
+    setenv("CUDA_VISIBLE_DEVICES", "", 1); /* before the first CUDA call */
+    static _Alignas(16) unsigned char stand_in[8][16];
+    wsgemm_handle h;
+    WSGEMM_CHECK(wsgemm_create(&h));
+    int failed = 0, total = 0;
+    for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; ++gi)
+        for (size_t i = 0; i < groups[gi].count; ++i, ++total) {
+            const mm_case *c = &groups[gi].cases[i];
+            data x;
+            data_layout(c, &x);
+            x.A = stand_in[0];
+            x.B = stand_in[1];
+            x.C = stand_in[2];
+            x.D = stand_in[3];
+            x.bias = stand_in[4];
+            x.aux = stand_in[5];
+            x.scales = (float *)stand_in[6];
+            x.amax = (float *)stand_in[7];
+            const wsgemm_status s = run_wsgemm(h, c, &x);
+            char shape[256];
+            describe(c, shape, sizeof shape);
+            /* the host reference's last reads of A and B (the largest indices) inside what data_create fills */
+            const int inside = c->m == 0 || c->n == 0 || c->k == 0 ||
+                               (a_index(c, &x, c->m - 1, c->k - 1) < x.na && b_index(c, &x, c->k - 1, c->n - 1) < x.nb);
+            const int ok = s == WSGEMM_STATUS_NO_DEVICE && inside;
+            failed += !ok;
+            printf("%s %s %s (lda %d, ldb %d, ldc %d): %s%s%s%s\n", ok ? "PASS" : "FAIL", groups[gi].name, shape,
+                   x.lda, x.ldb, x.ldc, wsgemm_status_string(s), s == WSGEMM_STATUS_NO_DEVICE ? "" : ": ",
+                   s == WSGEMM_STATUS_NO_DEVICE ? "" : wsgemm_get_last_error_message(h),
+                   inside ? "" : "; the reference reads past A or B");
+        }
+    wsgemm_destroy(h);
+    printf("layouts: %d cases, %d failed\n", total, failed);
+    return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* every line out at once, even into a pipe */
+    if (argc == 2 && !strcmp(argv[1], "layouts")) return check_layouts();
     wsgemm_path path = WSGEMM_PATH_AUTO;
     const group *g = NULL;
     for (size_t i = 0; argc == 3 && i < sizeof groups / sizeof groups[0]; ++i)
         if (!strcmp(argv[1], groups[i].name)) g = &groups[i];
     if (g == NULL || !parse_path(argv[2], &path)) {
-        fprintf(stderr, "usage: %s <epilogues|fp8|shapes|edges> <generic|sm90|auto>\n", argv[0]);
+        fprintf(stderr, "usage: %s <epilogues|fp8|shapes|edges> <generic|sm90|auto>, or %s layouts (CPU)\n",
+                argv[0], argv[0]);
         return 2;
     }
     testing_require_gpu("matmul_matrix_test");
