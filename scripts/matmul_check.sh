@@ -54,6 +54,8 @@ for c in null_handle null_desc invalid_op invalid_dtype invalid_epilogue unsuppo
 done
 note "$(printf '%-34s %-6s         %s' matmul_api_test "$(grep -q FAILED "$logs/matmul_api.log" && echo FAIL || echo PASS)" "$(grep -c ': passed' "$logs/matmul_api.log") of 16 cases passed")"
 
+# the matrix's own cases pass the argument checks and stay inside their operands (CPU, GPUs hidden)
+step matmul_matrix.layouts 60 "$build/tests/matmul/matmul_matrix_test" layouts
 # the cuBLASLt comparison matrix, per path (sm90: plain GEMMs run, the rest must be declined with D untouched)
 for path in generic auto sm90; do
   for group in epilogues fp8 shapes edges; do
