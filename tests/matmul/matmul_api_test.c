@@ -169,6 +169,9 @@ static void case_leading_dims(wsgemm_handle h)
     REJECT(INVALID_VALUE, "ldc = 32", c.ldc = 32);
     REJECT(INVALID_VALUE, "ldd = 63", c.ldd = 63);
     REJECT(INVALID_VALUE, "desc->ldaux = 0", c.d.ldaux = 0);
+    /* B's rows as stored: k for op N, n for op T (sizes where n != k tell them apart) */
+    REJECT(INVALID_VALUE, "ldb = 32 is below max(1, k) = 64", c.n = 32; c.ldb = 32);
+    REJECT(INVALID_VALUE, "ldb = 32 is below max(1, n) = 64", c.d.transb = WSGEMM_OP_T; c.k = 32; c.ldb = 32);
 }
 
 static void case_in_place(wsgemm_handle h)
@@ -232,6 +235,8 @@ static void case_no_device(wsgemm_handle h)
     REJECT(NO_DEVICE, "no CUDA device", c.d.epilogue = WSGEMM_MATMUL_EPILOGUE_RELU; c.d.bias = NULL;
            c.d.aux = NULL; c.d.ldaux = 0); /* no bias, no aux */
     REJECT(NO_DEVICE, "no CUDA device", c.C = c.D);                                  /* in place */
+    REJECT(NO_DEVICE, "no CUDA device", c.n = 32; c.ldb = 64);                        /* B k x n, ldb = k > n */
+    REJECT(NO_DEVICE, "no CUDA device", c.d.transb = WSGEMM_OP_T; c.k = 32; c.ldb = 64); /* B n x k, ldb = n > k */
     REJECT(NO_DEVICE, "no CUDA device", c.d.Atype = WSGEMM_R_8F_E4M3; c.d.Btype = WSGEMM_R_8F_E5M2;
            c.d.Dtype = WSGEMM_R_8F_E4M3; c.d.Ctype = WSGEMM_R_16F);                  /* FP8 in and out */
     REJECT(NO_DEVICE, "no CUDA device", c.d.Atype = c.d.Btype = WSGEMM_R_8F_E5M2; c.d.Btype = WSGEMM_R_8F_E4M3;
