@@ -18,6 +18,7 @@ wsgemm_knobs wsgemm_knobs_defaults(void)
         .sm90_variant = 0,
         .sm90_splitk = 0,
         .sm90_group = 8,
+        .sm90_hybrid = -1,
         .sm90_epilogue = WSGEMM_EPILOGUE_PREF_AUTO,
     };
     return k;
@@ -38,6 +39,7 @@ wsgemm_knobs wsgemm_knobs_from_env(void)
     const wsgemm_knobs d = wsgemm_knobs_defaults();
     const int bn = wsgemm_env_int("WSGEMM_SM90_BN", 0);
     const int splitk = wsgemm_env_int("WSGEMM_SM90_SPLITK", 0);
+    const int hybrid = wsgemm_env_int("WSGEMM_SM90_HYBRID", d.sm90_hybrid);
     wsgemm_knobs k = {
         .sm90_debug = wsgemm_env_int("WSGEMM_SM90_DEBUG", d.sm90_debug),
         .sm90_swap = wsgemm_env_int("WSGEMM_SM90_SWAP", d.sm90_swap) != 0,
@@ -45,6 +47,7 @@ wsgemm_knobs wsgemm_knobs_from_env(void)
         .sm90_variant = wsgemm_env_int("WSGEMM_SM90_VARIANT", d.sm90_variant),
         .sm90_splitk = splitk > 0 ? splitk : 0,
         .sm90_group = wsgemm_env_int("WSGEMM_SM90_GROUP", d.sm90_group),
+        .sm90_hybrid = hybrid == 0 || hybrid == 1 ? 0 : hybrid >= 2 ? hybrid : d.sm90_hybrid,
         .sm90_epilogue = epilogue_from_env(),
     };
     return k;
