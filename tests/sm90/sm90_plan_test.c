@@ -7,11 +7,18 @@
  *            one 64-wide tile get the 4-CTA cluster, a one-row operand with ld 1 is read in place, big
  *            squares take BN 256 with the deferred epilogue, beta != 0 and fp32 C the staged C tile (never
  *            the deferred one; the tile-end stores with WSGEMM_SM90_EPILOGUE=tma),
- *            forced split-K sizes its partials, 4099^3 stages both operands, the pingpong kernel when asked for.
- *   sweep    on 20230 problem x knob combinations (shapes 1..8192, K 1..14336, ops, types, beta, batch,
- *            padded, shared and misaligned operands, variant/BN/split/epilogue knobs, two device sizes): the
- *            workspace holds the staged copies and the partials without overlap, 256-byte aligned, and is
- *            exactly what the launcher reserves (workspace_bytes); partials are splits x m x n x batch fp32;
+ *            forced split-K sizes its partials, 4099^3 stages both operands, the pingpong kernel when asked for;
+ *            the hybrid at 3072^3 (132 data-parallel cluster units, 12 split 5 ways; deferred or staged C for
+ *            the data-parallel ones), none with it off or split-K forced, forced where asked, none on the big
+ *            squares, 2048^3, 1000^3 and m = 128, 256 decode (full waves, or no gain in the model).
+ *   sweep    on 24276 problem x knob combinations (shapes 1..8192, K 1..14336, ops, types, beta, batch,
+ *            padded, shared and misaligned operands, variant/BN/split/epilogue/hybrid knobs, two device sizes):
+ *            the workspace holds the staged copies and the partials without overlap, 256-byte aligned, and is
+ *            exactly what the launcher reserves (workspace_bytes); partials are splits x m x n x batch fp32, or
+ *            the hybrid's split region's slots x splits x 128 x BN fp32; a split region only on an unsplit
+ *            schedule, never with forced split-K, after whole waves of data-parallel tiles, of at most the
+ *            last wave and a half; every plan without a split region is exactly the plan with the hybrid off
+ *            (the hybrid changes nothing where it is not taken);
  *            the grid never exceeds the units or the co-resident clusters; deferred stores only with beta 0
  *            and C of the input type; split-K only with per-element stores; the staged epilogue only on its
  *            kernels (BN 256 for 16-bit C, BN 128 for fp32 C); the pingpong schedule only on its kernel (BN 128)
@@ -115,8 +122,12 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan)
 {
     char shape[256];
     describe(p, shape, sizeof shape);
+    const wsgemm_sched *sc = &plan->sched;
+    const int region = sc->sk_splits > 1;
     const size_t want_partials =
-        plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n * (size_t)p->batch_count * 4u : 0;
+        plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n * (size_t)p->batch_count * 4u
+        : region         ? (size_t)wsgemm_sched_sk_slots(sc) * (size_t)sc->sk_splits * SM90_BM * (size_t)plan->bn * 4u
+                         : 0;
     EXPECT(plan->partials_bytes == want_partials && plan->partials_offset % 256 == 0,
            "%s: %d splits, partials %zu bytes at %zu (want %zu)", shape, plan->splits, plan->partials_bytes,
            plan->partials_offset, want_partials);
@@ -127,7 +138,7 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan)
     EXPECT(!plan->a.staged || !plan->b.staged || plan->b.stage_offset >= a_end, "%s: staged A and B overlap", shape);
     EXPECT(plan->partials_offset >= a_end && plan->partials_offset >= b_end, "%s: partials overlap a copy", shape);
     EXPECT(plan->workspace_bytes == plan->partials_offset + plan->partials_bytes &&
-               (plan->workspace_bytes == 0) == (!plan->a.staged && !plan->b.staged && plan->splits == 1),
+               (plan->workspace_bytes == 0) == (!plan->a.staged && !plan->b.staged && plan->splits == 1 && !region),
            "%s: workspace %zu bytes, partials end at %zu", shape, plan->workspace_bytes,
            plan->partials_offset + plan->partials_bytes);
     EXPECT(plan->sched.units >= 1 && plan->grid_clusters >= 1 && plan->grid_clusters <= plan->max_clusters &&
@@ -146,6 +157,16 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan)
                 (plan->bn == 128 && (plan->epilogue == WSGEMM_EPILOGUE_TMA || plan->epilogue == WSGEMM_EPILOGUE_DIRECT))),
            "%s: schedule %d on variant %d bn %d epilogue %s", shape, (int)plan->schedule, plan->variant, plan->bn,
            wsgemm_epilogue_name(plan->epilogue));
+    /* the hybrid: only on an unsplit schedule, its data-parallel part whole waves of the grid, its split region
+     * the ragged wave (and at most one wave before it), every split region tile split the same way */
+    const long long tiles = (long long)sc->row_groups * sc->cols * sc->batch;
+    EXPECT(!region || (plan->splits == 1 && sc->sk_first % plan->max_clusters == 0 && sc->sk_first < tiles &&
+                       tiles - sc->sk_first < 2LL * plan->max_clusters &&
+                       sc->units == sc->sk_first + (tiles - sc->sk_first) * sc->sk_splits &&
+                       sc->sk_kb_per_split * (sc->sk_splits - 1) < sc->k_blocks),
+           "%s: split region from tile unit %lld of %lld, %d splits of %d K blocks (%d), %d clusters", shape,
+           sc->sk_first, tiles, sc->sk_splits, sc->sk_kb_per_split, sc->k_blocks, plan->max_clusters);
+    EXPECT(region || (sc->sk_first == sc->units && sc->sk_splits == 1), "%s: a half-made split region", shape);
     EXPECT(plan->tiles_q == (int)((plan->q_extent + plan->bn - 1) / plan->bn) &&
                plan->sched.cols == plan->tiles_q && plan->sched.cluster_rows == plan->cluster,
            "%s: the schedule is not of the plan's tile (%d cols for %d tiles)", shape, plan->sched.cols, plan->tiles_q);
@@ -172,13 +193,15 @@ static void case_choices(void)
         EXPECT(ms[i] > 64 || (plan.bn == 64 && plan.variant == 3 && plan.splits == 1), "m=%d: bn %d variant %d splits %d",
                ms[i], plan.bn, plan.variant, plan.splits);
         /* the mirror (small n) with m = 4096, k = 14336: 32 P tiles are 8 units of the 4-CTA cluster (16 of the
-         * 2-CTA one), so the cost model splits K to fill the SMs; one 64-wide Q tile keeps the 4-CTA cluster */
+         * 2-CTA one), so the cost model splits K to fill the SMs (plain split-K, or the hybrid with every tile in
+         * its split region); one 64-wide Q tile keeps the 4-CTA cluster */
         p = problem(N, T, 4096, ms[i], 14336, 1, BF, BF, 0.0f, 0, 0);
         plan = plan_of(&p, &kn, &h200);
         check_invariants(&p, &plan);
-        EXPECT(plan.swap == 0 && plan.q_extent == ms[i] && plan.splits > 1 && plan.cluster == want,
-               "n=%d m=4096 k=14336: swap %d splits %d cluster %d (want split, cluster %d)", ms[i], plan.swap,
-               plan.splits, plan.cluster, want);
+        const int split = plan.splits > 1 || (plan.sched.sk_splits > 1 && plan.sched.sk_first == 0);
+        EXPECT(plan.swap == 0 && plan.q_extent == ms[i] && split && plan.cluster == want,
+               "n=%d m=4096 k=14336: swap %d splits %d split region from %lld of %d splits, cluster %d (want %d)",
+               ms[i], plan.swap, plan.splits, plan.sched.sk_first, plan.sched.sk_splits, plan.cluster, want);
     }
     /* m = 1 with lda = 1 (op N): a K-major row, no staging copy */
     wsgemm_problem p = problem(N, N, 1, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
@@ -259,6 +282,51 @@ static void case_choices(void)
     EXPECT(plan.splits >= 1024 && plan.sched.k_blocks_per_split <= 4096, "k = 2^28: %d splits of %d K blocks",
            plan.splits, plan.sched.k_blocks_per_split);
 
+    /* the hybrid: 3072^3 at 128 x 256 is 144 cluster units on 66 clusters (2.2 waves): the two full waves
+     * data-parallel with the deferred stores, the 12 units of the third split 5 ways (60 units, 10 K blocks
+     * each), 24 CTA tiles x 5 partial tiles in the workspace; beta = 1 keeps the staged C tile for the
+     * data-parallel units */
+    const float hybrid_betas[] = {0.0f, 1.0f};
+    for (int i = 0; i < 2; ++i) {
+        p = problem(N, N, 3072, 3072, 3072, 1, BF, BF, hybrid_betas[i], 0, 0);
+        plan = plan_of(&p, &kn, &h200);
+        check_invariants(&p, &plan);
+        EXPECT(plan.bn == 256 && plan.splits == 1 && plan.sched.sk_first == 132 && plan.sched.sk_splits == 5 &&
+                   plan.sched.units == 132 + 60 && plan.grid_clusters == 66 &&
+                   plan.epilogue == (i ? WSGEMM_EPILOGUE_STAGED : WSGEMM_EPILOGUE_DEFERRED) &&
+                   plan.workspace_bytes == 24u * 5u * 128u * 256u * 4u,
+               "3072^3 beta %g: bn %d splits %d split region from %lld, %d splits, %lld units, epilogue %s, ws %zu",
+               (double)hybrid_betas[i], plan.bn, plan.splits, plan.sched.sk_first, plan.sched.sk_splits,
+               plan.sched.units, wsgemm_epilogue_name(plan.epilogue), plan.workspace_bytes);
+    }
+    /* ... not with the hybrid off or split-K forced; forced (n = 3), wherever a wave is ragged */
+    wsgemm_knobs off = kn, split2 = kn, forced = kn;
+    off.sm90_hybrid = 0;
+    split2.sm90_splitk = 2;
+    forced.sm90_hybrid = 3;
+    plan = plan_of(&p, &off, &h200);
+    EXPECT(plan.sched.sk_splits == 1 && plan.sched.units == 144 && plan.workspace_bytes == 0,
+           "3072^3, hybrid off: %d splits in the region", plan.sched.sk_splits);
+    plan = plan_of(&p, &split2, &h200);
+    EXPECT(plan.sched.sk_splits == 1 && plan.splits == 2, "3072^3, split-K 2: region of %d, %d splits",
+           plan.sched.sk_splits, plan.splits);
+    p = problem(T, N, 1000, 1000, 1000, 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &forced, &h200);
+    check_invariants(&p, &plan);
+    EXPECT(plan.sched.sk_splits == 3 && plan.sched.sk_first == 0, "1000^3 forced 3: region of %d from %lld",
+           plan.sched.sk_splits, plan.sched.sk_first);
+    /* where every wave is full or the model sees no gain, the plan is data-parallel as before: the big squares,
+     * 2048^3 (64 units: one wave), 1000^3 and m = 128, 256 decode (BN 64 and 128 fill the SMs) */
+    const int plain_shapes[][3] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {2048, 2048, 2048}, {1000, 1000, 1000},
+                                   {128, 8192, 8192}, {256, 8192, 8192}};
+    for (int i = 0; i < 6; ++i) {
+        p = problem(N, N, plain_shapes[i][0], plain_shapes[i][1], plain_shapes[i][2], 1, BF, BF, 0.0f, 0, 0);
+        plan = plan_of(&p, &kn, &h200);
+        check_invariants(&p, &plan);
+        EXPECT(plan.sched.sk_splits == 1 && plan.splits == 1, "%dx%dx%d: split region of %d, %d splits",
+               plain_shapes[i][0], plain_shapes[i][1], plain_shapes[i][2], plan.sched.sk_splits, plan.splits);
+    }
+
     /* 4099^3: both operands re-pitched, A then B then nothing */
     p = problem(N, N, 4099, 4099, 4099, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &kn, &h200);
@@ -267,7 +335,7 @@ static void case_choices(void)
                plan.b.stage_offset == (plan.a.stage_bytes + 255) / 256 * 256 && plan.splits == 1,
            "4099^3: staged %d %d at %zu %zu", plan.a.staged, plan.b.staged, plan.a.stage_offset, plan.b.stage_offset);
     printf("choices: decode clusters, K-major rows, deferred only for beta 0 and 16-bit C, split-K partials, "
-           "staging layout\n");
+           "the hybrid at 3072^3 (and only where asked or the waves are ragged), staging layout\n");
 }
 
 /* The invariants on a sweep of problems and knob settings. */
@@ -278,8 +346,9 @@ static void case_sweep(void)
     static const int ks[] = {1, 63, 64, 300, 1024, 4096, 14336};
     model h200 = {132}, small = {20};
     model *models[2] = {&h200, &small};
-    wsgemm_knobs knob_sets[10];
-    for (int i = 0; i < 10; ++i) knob_sets[i] = wsgemm_knobs_defaults();
+    enum { kKnobSets = 12 };
+    wsgemm_knobs knob_sets[kKnobSets];
+    for (int i = 0; i < kKnobSets; ++i) knob_sets[i] = wsgemm_knobs_defaults();
     knob_sets[1].sm90_variant = 1;
     knob_sets[2].sm90_variant = 3;
     knob_sets[3].sm90_swap = 0;
@@ -290,6 +359,10 @@ static void case_sweep(void)
     knob_sets[8].sm90_epilogue = WSGEMM_EPILOGUE_PREF_STAGED;
     knob_sets[9].sm90_variant = SM90_VARIANT_PINGPONG;
     knob_sets[9].sm90_bn = 128;
+    knob_sets[10].sm90_hybrid = 3; /* a split region of 3 wherever a wave is ragged */
+    knob_sets[11].sm90_hybrid = 5;
+    knob_sets[11].sm90_epilogue = WSGEMM_EPILOGUE_PREF_STAGED;
+    long long regions = 0;
     unsigned r = 12345u;
     for (int mi = 0; mi < D; ++mi)
         for (int ni = 0; ni < D; ++ni)
@@ -305,12 +378,32 @@ static void case_sweep(void)
                 const int pad = (r >> 16) % 4 == 0 ? 3 : 0;
                 const int misalign = (r >> 18) % 8 == 0;
                 wsgemm_problem p = problem(ta, tb, dims[mi], dims[ni], ks[ki], batch, ab, c, beta, pad, misalign);
-                for (int kn = 0; kn < 10; ++kn) {
-                    wsgemm_plan plan = plan_of(&p, &knob_sets[kn], models[(r >> 20) & 1]);
+                for (int kn = 0; kn < kKnobSets; ++kn) {
+                    model *md = models[(r >> 20) & 1];
+                    wsgemm_plan plan = plan_of(&p, &knob_sets[kn], md);
                     check_invariants(&p, &plan);
+                    const int region = plan.sched.sk_splits > 1;
+                    regions += region;
+                    char shape[256];
+                    describe(&p, shape, sizeof shape);
+                    EXPECT(!region || knob_sets[kn].sm90_splitk == 0, "%s: a split region with forced split-K", shape);
+                    if (region || knob_sets[kn].sm90_hybrid >= 2) continue;
+                    /* a plan without a split region is the plan of a planner that never makes one */
+                    wsgemm_knobs off = knob_sets[kn];
+                    off.sm90_hybrid = 0;
+                    wsgemm_plan plain = plan_of(&p, &off, md);
+                    EXPECT(plain.bn == plan.bn && plain.variant == plan.variant && plain.cluster == plan.cluster &&
+                               plain.splits == plan.splits && plain.epilogue == plan.epilogue &&
+                               plain.swap == plan.swap && plain.stages == plan.stages &&
+                               plain.sched.units == plan.sched.units && plain.grid_clusters == plan.grid_clusters &&
+                               plain.workspace_bytes == plan.workspace_bytes,
+                           "%s: knob set %d without a split region differs from the plan with the hybrid off", shape,
+                           kn);
                 }
             }
-    printf("sweep: %lld plans hold the workspace, split, grid and epilogue invariants\n", checked);
+    printf("sweep: %lld plans hold the workspace, split, hybrid, grid and epilogue invariants (%lld with a split "
+           "region); every plan without one is the plan of the hybrid turned off\n",
+           checked, regions);
 }
 
 int main(int argc, char **argv)
