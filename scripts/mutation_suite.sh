@@ -25,6 +25,7 @@
 #   WSGEMM_MUTATION=1 ctest --test-dir build/hb-check -R sm100_mutation_suite --output-on-failure
 set -u -o pipefail
 cd "$(dirname "$0")/.."
+export WSGEMM_TMEM_HB=1 # the kills by RACE need the happens-before tracking (off by default)
 if ! nvidia-smi -L >/dev/null 2>&1; then
     echo "SKIPPED: no GPU (the mutants run on the emulated path, an sm_90 GPU)"
     exit 77

@@ -113,7 +113,7 @@ typedef struct tmem_hb_globals {
     tmem_hb_thread_regs *regs;     /* [TMEM_HB_REG_CTAS][TMEM_HB_REG_THREADS] */
     uint32_t *notes;               /* [0]: a "not tracked" note was printed */
     tmem_emu_error *error;         /* the emulation's host-mapped record */
-    uint32_t enabled;              /* happens-before tracking on (default; WSGEMM_TMEM_HB=0 turns it off) */
+    uint32_t enabled;              /* happens-before tracking on (WSGEMM_TMEM_HB=1; off by default) */
     uint32_t pad;
 } tmem_hb_globals;
 
