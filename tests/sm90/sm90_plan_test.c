@@ -33,6 +33,7 @@
 #include "common/tma.h"
 #include "sm90/sm90_plan.h"
 #include "sm90/sm90_tile.h"
+#include "plan_testing.h"
 #include "testing.h"
 
 static int failures;
@@ -73,55 +74,22 @@ static wsgemm_status model_query(void *ctx, int bn, int variant, int p_mn, int q
 
 /* ---------------------------------------------------------------- problems */
 
-/* A problem with fake device addresses (the planner never dereferences them; alignment is all it reads). */
-static wsgemm_problem problem(wsgemm_op ta, wsgemm_op tb, int m, int n, int k, int batch, wsgemm_dtype ab,
-                              wsgemm_dtype c, float beta, int pad, int misalign)
-{
-    const int ra = ta == WSGEMM_OP_N ? m : k, ca = ta == WSGEMM_OP_N ? k : m;
-    const int rb = tb == WSGEMM_OP_N ? k : n, cb = tb == WSGEMM_OP_N ? n : k;
-    const int lda = ra + pad, ldb = rb + pad, ldc = m + (pad ? 8 : 0);
-    const uintptr_t base = (uintptr_t)1 << 32;
-    wsgemm_problem p = {
-        .transa = ta, .transb = tb, .m = m, .n = n, .k = k, .alpha = 1.0f, .beta = beta,
-        .A = (const void *)(base + 2u * (unsigned)misalign), .Atype = ab, .lda = lda,
-        .strideA = (long long)lda * ca,
-        .B = (const void *)(base * 3), .Btype = ab, .ldb = ldb, .strideB = batch > 2 ? 0 : (long long)ldb * cb,
-        .C = (void *)(base * 5), .Ctype = c, .ldc = ldc, .strideC = (long long)ldc * n,
-        .batch_count = batch,
-    };
-    return p;
-}
-
-static void describe(const wsgemm_problem *p, char *buf, size_t size)
-{
-    snprintf(buf, size, "%c%c m=%d n=%d k=%d batch=%d lda=%d ldb=%d ldc=%d A%%16=%d ab=%d c=%d beta=%g",
-             p->transa == WSGEMM_OP_N ? 'N' : 'T', p->transb == WSGEMM_OP_N ? 'N' : 'T', p->m, p->n, p->k,
-             p->batch_count, p->lda, p->ldb, p->ldc, (int)((uintptr_t)p->A % 16), (int)p->Atype, (int)p->Ctype,
-             (double)p->beta);
-}
-
 static wsgemm_plan plan_of(const wsgemm_problem *p, const wsgemm_knobs *kn, model *md)
 {
     wsgemm_plan plan;
     char why[256] = "", shape[256];
     const wsgemm_status s = sm90_plan_make(p, kn, model_query, md, &plan, why, sizeof why);
-    describe(p, shape, sizeof shape);
+    plan_testing_describe(p, shape, sizeof shape);
     EXPECT(s == WSGEMM_STATUS_SUCCESS, "%s: declined: %s", shape, why);
     checked++;
     return plan;
-}
-
-static int staged_ok(const wsgemm_operand *o)
-{
-    return !o->staged || (o->stage_offset % 256 == 0 &&
-                          o->stage_bytes == (size_t)((o->inner + 7) / 8 * 8) * (size_t)o->cols * (size_t)o->nb * 2u);
 }
 
 /* What every plan must hold, whatever it chose. */
 static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan)
 {
     char shape[256];
-    describe(p, shape, sizeof shape);
+    plan_testing_describe(p, shape, sizeof shape);
     const wsgemm_sched *sc = &plan->sched;
     const int region = sc->sk_splits > 1;
     const size_t want_partials =
@@ -131,7 +99,7 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan)
     EXPECT(plan->partials_bytes == want_partials && plan->partials_offset % 256 == 0,
            "%s: %d splits, partials %zu bytes at %zu (want %zu)", shape, plan->splits, plan->partials_bytes,
            plan->partials_offset, want_partials);
-    EXPECT(staged_ok(&plan->a) && staged_ok(&plan->b), "%s: staged copies misplaced or mis-sized", shape);
+    EXPECT(plan_testing_staged_ok(&plan->a) && plan_testing_staged_ok(&plan->b), "%s: staged copies misplaced or mis-sized", shape);
     /* A, B and the partials do not overlap and the workspace covers them all */
     const size_t a_end = plan->a.staged ? plan->a.stage_offset + plan->a.stage_bytes : 0;
     const size_t b_end = plan->b.staged ? plan->b.stage_offset + plan->b.stage_bytes : 0;
@@ -183,7 +151,7 @@ static void case_choices(void)
     /* decode: a small side that fits one 64-wide Q tile gets the 4-CTA cluster; two Q tiles (m = 128) keep 2 */
     const int ms[] = {1, 16, 64, 128, 256};
     for (int i = 0; i < 5; ++i) {
-        wsgemm_problem p = problem(N, N, ms[i], 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+        wsgemm_problem p = plan_testing_problem(N, N, ms[i], 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
         wsgemm_plan plan = plan_of(&p, &kn, &h200);
         check_invariants(&p, &plan);
         const int want = ms[i] <= 64 ? 4 : 2;
@@ -195,7 +163,7 @@ static void case_choices(void)
         /* the mirror (small n) with m = 4096, k = 14336: 32 P tiles are 8 units of the 4-CTA cluster (16 of the
          * 2-CTA one), so the cost model splits K to fill the SMs (plain split-K, or the hybrid with every tile in
          * its split region); one 64-wide Q tile keeps the 4-CTA cluster */
-        p = problem(N, T, 4096, ms[i], 14336, 1, BF, BF, 0.0f, 0, 0);
+        p = plan_testing_problem(N, T, 4096, ms[i], 14336, 1, BF, BF, 0.0f, 0, 0);
         plan = plan_of(&p, &kn, &h200);
         check_invariants(&p, &plan);
         const int split = plan.splits > 1 || (plan.sched.sk_splits > 1 && plan.sched.sk_first == 0);
@@ -204,13 +172,13 @@ static void case_choices(void)
                ms[i], plan.swap, plan.splits, plan.sched.sk_first, plan.sched.sk_splits, plan.cluster, want);
     }
     /* m = 1 with lda = 1 (op N): a K-major row, no staging copy */
-    wsgemm_problem p = problem(N, N, 1, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+    wsgemm_problem p = plan_testing_problem(N, N, 1, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
     wsgemm_plan plan = plan_of(&p, &kn, &h200);
     EXPECT(!plan.a.staged && plan.a.k_major && plan.workspace_bytes == 0, "m=1: A staged %d k_major %d ws %zu",
            plan.a.staged, plan.a.k_major, plan.workspace_bytes);
 
     /* big squares: swapped, BN 256, 2-CTA cluster, no split, deferred stores */
-    p = problem(N, N, 8192, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+    p = plan_testing_problem(N, N, 8192, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &kn, &h200);
     EXPECT(plan.swap && plan.bn == 256 && plan.cluster == 2 && plan.splits == 1 &&
                plan.epilogue == WSGEMM_EPILOGUE_DEFERRED && plan.workspace_bytes == 0,
@@ -223,7 +191,7 @@ static void case_choices(void)
     tma.sm90_epilogue = WSGEMM_EPILOGUE_PREF_TMA;
     const float betas[] = {1.0f, -0.5f};
     for (int i = 0; i < 2; ++i) {
-        p = problem(N, N, 4096, 4096, 4096, 1, BF, BF, betas[i], 0, 0);
+        p = plan_testing_problem(N, N, 4096, 4096, 4096, 1, BF, BF, betas[i], 0, 0);
         plan = plan_of(&p, &kn, &h200);
         check_invariants(&p, &plan);
         EXPECT(plan.epilogue == WSGEMM_EPILOGUE_STAGED && plan.bn == 256 && plan.variant == 4 && plan.stages == 3,
@@ -235,7 +203,7 @@ static void case_choices(void)
     }
     const float f32_betas[] = {0.0f, 1.0f};
     for (int i = 0; i < 2; ++i) {
-        p = problem(N, N, 8192, 8192, 8192, 1, BF, F32, f32_betas[i], 0, 0);
+        p = plan_testing_problem(N, N, 8192, 8192, 8192, 1, BF, F32, f32_betas[i], 0, 0);
         plan = plan_of(&p, &kn, &h200);
         check_invariants(&p, &plan);
         EXPECT(plan.epilogue == WSGEMM_EPILOGUE_STAGED && plan.bn == 128 && plan.variant == 5 &&
@@ -250,7 +218,7 @@ static void case_choices(void)
     pp.sm90_bn = 128;
     const float pp_betas[] = {0.0f, 1.0f};
     for (int i = 0; i < 2; ++i) {
-        p = problem(N, N, 8192, 8192, 1024, 1, BF, BF, pp_betas[i], 0, 0);
+        p = plan_testing_problem(N, N, 8192, 8192, 1024, 1, BF, BF, pp_betas[i], 0, 0);
         plan = plan_of(&p, &pp, &h200);
         check_invariants(&p, &plan);
         EXPECT(plan.schedule == WSGEMM_SCHEDULE_PINGPONG && plan.epilogue == WSGEMM_EPILOGUE_TMA && plan.cluster == 2,
@@ -258,7 +226,7 @@ static void case_choices(void)
                wsgemm_epilogue_name(plan.epilogue));
     }
     /* a small C tile grid: the cost model's BN 64 has no staged kernel; tile-end stores */
-    p = problem(N, N, 100, 1000, 1000, 1, BF, BF, 1.0f, 0, 0);
+    p = plan_testing_problem(N, N, 100, 1000, 1000, 1, BF, BF, 1.0f, 0, 0);
     plan = plan_of(&p, &kn, &h200);
     check_invariants(&p, &plan);
     EXPECT(plan.epilogue != WSGEMM_EPILOGUE_STAGED || plan.bn == 256, "100x1000 beta 1: bn %d epilogue %s", plan.bn,
@@ -267,7 +235,7 @@ static void case_choices(void)
     /* forced split-K: partials sized splits x m x n x batch fp32, after the staged copies */
     wsgemm_knobs split3 = kn;
     split3.sm90_splitk = 3;
-    p = problem(T, N, 300, 700, 1000, 2, BF, WSGEMM_R_16F, -0.5f, 3, 1);
+    p = plan_testing_problem(T, N, 300, 700, 1000, 2, BF, WSGEMM_R_16F, -0.5f, 3, 1);
     plan = plan_of(&p, &split3, &h200);
     check_invariants(&p, &plan);
     EXPECT(plan.splits == 3 && plan.partials_bytes == 3u * 300u * 700u * 2u * 4u && plan.a.staged &&
@@ -276,7 +244,7 @@ static void case_choices(void)
            wsgemm_epilogue_name(plan.epilogue));
 
     /* long K: no accumulator chain longer than 4096 K blocks (k = 2^28: at least 1024 splits) */
-    p = problem(N, N, 64, 64, 1 << 28, 1, BF, BF, 0.0f, 0, 0);
+    p = plan_testing_problem(N, N, 64, 64, 1 << 28, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &kn, &h200);
     check_invariants(&p, &plan);
     EXPECT(plan.splits >= 1024 && plan.sched.k_blocks_per_split <= 4096, "k = 2^28: %d splits of %d K blocks",
@@ -288,7 +256,7 @@ static void case_choices(void)
      * data-parallel units */
     const float hybrid_betas[] = {0.0f, 1.0f};
     for (int i = 0; i < 2; ++i) {
-        p = problem(N, N, 3072, 3072, 3072, 1, BF, BF, hybrid_betas[i], 0, 0);
+        p = plan_testing_problem(N, N, 3072, 3072, 3072, 1, BF, BF, hybrid_betas[i], 0, 0);
         plan = plan_of(&p, &kn, &h200);
         check_invariants(&p, &plan);
         EXPECT(plan.bn == 256 && plan.splits == 1 && plan.sched.sk_first == 132 && plan.sched.sk_splits == 5 &&
@@ -310,7 +278,7 @@ static void case_choices(void)
     plan = plan_of(&p, &split2, &h200);
     EXPECT(plan.sched.sk_splits == 1 && plan.splits == 2, "3072^3, split-K 2: region of %d, %d splits",
            plan.sched.sk_splits, plan.splits);
-    p = problem(T, N, 1000, 1000, 1000, 1, BF, BF, 0.0f, 0, 0);
+    p = plan_testing_problem(T, N, 1000, 1000, 1000, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &forced, &h200);
     check_invariants(&p, &plan);
     EXPECT(plan.sched.sk_splits == 3 && plan.sched.sk_first == 0, "1000^3 forced 3: region of %d from %lld",
@@ -320,7 +288,7 @@ static void case_choices(void)
     const int plain_shapes[][3] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {2048, 2048, 2048}, {1000, 1000, 1000},
                                    {128, 8192, 8192}, {256, 8192, 8192}};
     for (int i = 0; i < 6; ++i) {
-        p = problem(N, N, plain_shapes[i][0], plain_shapes[i][1], plain_shapes[i][2], 1, BF, BF, 0.0f, 0, 0);
+        p = plan_testing_problem(N, N, plain_shapes[i][0], plain_shapes[i][1], plain_shapes[i][2], 1, BF, BF, 0.0f, 0, 0);
         plan = plan_of(&p, &kn, &h200);
         check_invariants(&p, &plan);
         EXPECT(plan.sched.sk_splits == 1 && plan.splits == 1, "%dx%dx%d: split region of %d, %d splits",
@@ -328,7 +296,7 @@ static void case_choices(void)
     }
 
     /* 4099^3: both operands re-pitched, A then B then nothing */
-    p = problem(N, N, 4099, 4099, 4099, 1, BF, BF, 0.0f, 0, 0);
+    p = plan_testing_problem(N, N, 4099, 4099, 4099, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &kn, &h200);
     check_invariants(&p, &plan);
     EXPECT(plan.a.staged && plan.b.staged && plan.a.stage_offset == 0 &&
@@ -377,7 +345,7 @@ static void case_sweep(void)
                 const int batch = 1 + (int)((r >> 14) % 4);
                 const int pad = (r >> 16) % 4 == 0 ? 3 : 0;
                 const int misalign = (r >> 18) % 8 == 0;
-                wsgemm_problem p = problem(ta, tb, dims[mi], dims[ni], ks[ki], batch, ab, c, beta, pad, misalign);
+                wsgemm_problem p = plan_testing_problem(ta, tb, dims[mi], dims[ni], ks[ki], batch, ab, c, beta, pad, misalign);
                 for (int kn = 0; kn < kKnobSets; ++kn) {
                     model *md = models[(r >> 20) & 1];
                     wsgemm_plan plan = plan_of(&p, &knob_sets[kn], md);
@@ -385,7 +353,7 @@ static void case_sweep(void)
                     const int region = plan.sched.sk_splits > 1;
                     regions += region;
                     char shape[256];
-                    describe(&p, shape, sizeof shape);
+                    plan_testing_describe(&p, shape, sizeof shape);
                     EXPECT(!region || knob_sets[kn].sm90_splitk == 0, "%s: a split region with forced split-K", shape);
                     if (region || knob_sets[kn].sm90_hybrid >= 2) continue;
                     /* a plan without a split region is the plan of a planner that never makes one */
