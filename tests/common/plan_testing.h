@@ -47,4 +47,20 @@ static inline int plan_testing_staged_ok(const wsgemm_operand *o)
                           o->stage_bytes == (size_t)((o->inner + 7) / 8 * 8) * (size_t)o->cols * (size_t)o->nb * 2u);
 }
 
+/* The sweeps' random problem: m x n x k with ops, input type, C type, beta, batch, padding and A's
+ * alignment drawn from bits 8..18 of r (one linear-congruential step per problem). */
+static inline wsgemm_problem plan_testing_random_problem(unsigned r, int m, int n, int k)
+{
+    const wsgemm_op ta = (r >> 8) & 1 ? WSGEMM_OP_T : WSGEMM_OP_N;
+    const wsgemm_op tb = (r >> 9) & 1 ? WSGEMM_OP_T : WSGEMM_OP_N;
+    const wsgemm_dtype ab = (r >> 10) & 1 ? WSGEMM_R_16F : WSGEMM_R_16BF;
+    const wsgemm_dtype cs[3] = {ab, WSGEMM_R_32F, ab == WSGEMM_R_16BF ? WSGEMM_R_16F : WSGEMM_R_16BF};
+    const wsgemm_dtype c = cs[(r >> 11) % 3];
+    const float beta = (r >> 13) & 1 ? 0.0f : 1.0f;
+    const int batch = 1 + (int)((r >> 14) % 4);
+    const int pad = (r >> 16) % 4 == 0 ? 3 : 0;
+    const int misalign = (r >> 18) % 8 == 0;
+    return plan_testing_problem(ta, tb, m, n, k, batch, ab, c, beta, pad, misalign);
+}
+
 #endif /* WSGEMM_TESTS_PLAN_TESTING_H */

@@ -262,16 +262,7 @@ static void case_sweep(void)
         for (int ni = 0; ni < D; ++ni)
             for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
                 r = r * 1103515245u + 12345u;
-                const wsgemm_op ta = (r >> 8) & 1 ? WSGEMM_OP_T : WSGEMM_OP_N;
-                const wsgemm_op tb = (r >> 9) & 1 ? WSGEMM_OP_T : WSGEMM_OP_N;
-                const wsgemm_dtype ab = (r >> 10) & 1 ? WSGEMM_R_16F : WSGEMM_R_16BF;
-                const wsgemm_dtype cs[3] = {ab, WSGEMM_R_32F, ab == WSGEMM_R_16BF ? WSGEMM_R_16F : WSGEMM_R_16BF};
-                const wsgemm_dtype c = cs[(r >> 11) % 3];
-                const float beta = (r >> 13) & 1 ? 0.0f : 1.0f;
-                const int batch = 1 + (int)((r >> 14) % 4);
-                const int pad = (r >> 16) % 4 == 0 ? 3 : 0;
-                const int misalign = (r >> 18) % 8 == 0;
-                wsgemm_problem p = plan_testing_problem(ta, tb, dims[mi], dims[ni], ks[ki], batch, ab, c, beta, pad, misalign);
+                wsgemm_problem p = plan_testing_random_problem(r, dims[mi], dims[ni], ks[ki]);
                 if ((r >> 21) % 5 == 0 && dims[ni] > 1) p.ldb += 1; /* an odd leading dimension of B */
                 for (int kn = 0; kn < 6; ++kn) {
                     wsgemm_plan plan = plan_of(&p, &knob_sets[kn], models[(r >> 23) % 3]);
