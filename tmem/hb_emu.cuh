@@ -48,10 +48,14 @@
 #include "tmem_emu_error.cuh"
 
 enum {
-    TMEM_HB_MAX_CLUSTERS = 1024, /* 182 KB each: 178 MB, cleared before every launch (about 0.1 ms) */
+    TMEM_HB_MAX_CLUSTERS = 1024, /* 214 KB each: 214 MB, cleared before every launch (about 0.1 ms) */
     TMEM_HB_MAX_RANKS = 2,
     TMEM_HB_MAX_AGENTS = 32, /* warps per cluster */
-    TMEM_HB_MBARRIERS = 32,  /* per CTA */
+    /* mbarriers per CTA (an open-addressing table). The sm100 kernel with cta_group 2 has 33 (6 full, 6
+     * empty, 2 acc_full, 2 acc_empty, 4 x 4 c_full, dealloc; cta_group 1: 29), one more than the 32 this
+     * table had, so every pair cluster went untracked at its init and no pair run was checked; 64 leaves
+     * headroom, and gemm/sm100/sm100_gemm.cu checks its count against this at compile time. */
+    TMEM_HB_MBARRIERS = 64,
     TMEM_HB_NAMED = 16,      /* named barrier ids */
     TMEM_HB_NAMES = 64,      /* distinct barrier names in race reports */
     TMEM_HB_PENDING = 4,     /* tcgen05.ld per thread whose registers stay poisoned until wait::ld */
@@ -255,7 +259,7 @@ static __device__ __noinline__ tmem_hb_barrier *tmem_hb_mbar(tmem_hb_cluster *cl
         }
     }
     if (insert)
-        tmem_hb_set_untracked(cl, "more mbarriers than the table holds");
+        tmem_hb_set_untracked(cl, "more mbarriers than the table holds (TMEM_HB_MBARRIERS per CTA)");
     return 0;
 }
 
