@@ -51,10 +51,9 @@ enum {
     TMEM_HB_MAX_CLUSTERS = 1024, /* 214 KB each: 214 MB, cleared before every launch (about 0.1 ms) */
     TMEM_HB_MAX_RANKS = 2,
     TMEM_HB_MAX_AGENTS = 32, /* warps per cluster */
-    /* mbarriers per CTA (an open-addressing table). The sm100 kernel with cta_group 2 has 33 (6 full, 6
-     * empty, 2 acc_full, 2 acc_empty, 4 x 4 c_full, dealloc; cta_group 1: 29), one more than the 32 this
-     * table had, so every pair cluster went untracked at its init and no pair run was checked; 64 leaves
-     * headroom, and gemm/sm100/sm100_gemm.cu checks its count against this at compile time. */
+    /* mbarriers per CTA (an open-addressing table; a CTA with more leaves its cluster untracked). The sm100
+     * kernel has 33 with cta_group 2 (6 full, 6 empty, 2 acc_full, 2 acc_empty, 4 x 4 c_full, dealloc) and
+     * 29 with cta_group 1; gemm/sm100/sm100_gemm.cu checks its count against this at compile time. */
     TMEM_HB_MBARRIERS = 64,
     TMEM_HB_NAMED = 16,      /* named barrier ids */
     TMEM_HB_NAMES = 64,      /* distinct barrier names in race reports */
@@ -175,10 +174,56 @@ static __device__ __forceinline__ tmem_hb_cluster *tmem_hb_my_cluster(void)
     return cl;
 }
 
+/* How long a lock of the tables may stay taken before the waiter reports HB_LOCK_TIMEOUT: every critical
+ * section is a few hundred loads and stores by one lane, microseconds even under a sanitizer, so a lock held
+ * this long means its holder cannot run (a hang of the tracking itself, which the report turns into the
+ * lock's place and its holder instead of a kernel that never ends). */
+#define TMEM_HB_LOCK_NS 5000000000ull
+
+static __device__ __forceinline__ uint64_t tmem_hb_globaltimer(void)
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); /* PTX ISA "Special Registers: %globaltimer" */
+    return t;
+}
+
+/* A taken lock holds its holder: (linear block id << 10 | thread index in the block) + 1. */
+static __device__ __forceinline__ int tmem_hb_holder_id(void)
+{
+    const uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    const uint32_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    return (int)(((block << 10) | (thread & 1023u)) + 1u);
+}
+
+static __device__ __noinline__ void tmem_hb_lock_timeout(const int *l, int holder)
+{
+    const size_t at = (size_t)((const char *)l - (const char *)c_tmem_hb.clusters);
+    const uint32_t cluster = (uint32_t)(at / sizeof(tmem_hb_cluster)), offset = (uint32_t)(at % sizeof(tmem_hb_cluster));
+    const uint32_t h = (uint32_t)holder - 1u;
+    tmem_emu_write_record(c_tmem_hb.error, TMEM_EMU_ERR_HB_LOCK_TIMEOUT, offset, h, cluster);
+    printf("TMEM-EMU ERROR HB_LOCK_TIMEOUT: a happens-before table lock (cluster %u, byte %u of its record) held for "
+           "%llu s by block %u thread %u; waiter: block (%u,%u,%u) thread %u\n",
+           cluster, offset, TMEM_HB_LOCK_NS / 1000000000ull, h >> 10, h & 1023u, blockIdx.x, blockIdx.y, blockIdx.z,
+           threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+    __trap();
+}
+
+static __device__ __noinline__ void tmem_hb_lock_wait(int *l, int me)
+{
+    const uint64_t t0 = tmem_hb_globaltimer();
+    int holder;
+    while ((holder = atomicCAS(l, 0, me)) != 0) {
+        if (tmem_hb_globaltimer() - t0 > TMEM_HB_LOCK_NS)
+            tmem_hb_lock_timeout(l, holder);
+        __nanosleep(20);
+    }
+}
+
 static __device__ __forceinline__ void tmem_hb_lock(int *l)
 {
-    while (atomicCAS(l, 0, 1) != 0)
-        __nanosleep(20);
+    const int me = tmem_hb_holder_id();
+    if (atomicCAS(l, 0, me) != 0)
+        tmem_hb_lock_wait(l, me);
     __threadfence();
 }
 

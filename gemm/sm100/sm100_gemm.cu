@@ -264,8 +264,7 @@ static_assert(smem_bytes<2>() <= kSmemLimit, "cta_group 2 shared memory fits in 
 
 #if SM100_EMULATION
 /* The emulation's happens-before tracking keeps a CTA's mbarriers in a table of TMEM_HB_MBARRIERS
- * (tmem/hb_emu.cuh); a kernel with more is silently not checked (one note), as cta_group 2 was when the
- * table held 32 and this kernel has 33. */
+ * (tmem/hb_emu.cuh); with more, the cluster would run unchecked (only a note says so). */
 template <int kCtaGroup>
 constexpr int mbarrier_count()
 {
