@@ -41,6 +41,7 @@
 #ifndef WSGEMM_TMEM_HB_EMU_CUH
 #define WSGEMM_TMEM_HB_EMU_CUH
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -195,16 +196,52 @@ static __device__ __forceinline__ int tmem_hb_holder_id(void)
     return (int)(((block << 10) | (thread & 1023u)) + 1u);
 }
 
+/* Which lock of a cluster's record sits at byte `offset`: *kind (0 agent of warp *index, 1 the cluster
+ * barrier, 2 mbarrier slot, 3 named barrier, 4 TMEM cells of lane quarter *index, 5 shared-memory blocks,
+ * 6 none of these) and, for 2..5, the CTA rank *rank. */
+static __device__ __forceinline__ void tmem_hb_lock_place(uint32_t offset, uint32_t *kind, uint32_t *rank,
+                                                          uint32_t *index)
+{
+    const uint32_t agents = (uint32_t)offsetof(tmem_hb_cluster, agents), ctas = (uint32_t)offsetof(tmem_hb_cluster, cta);
+    *kind = 6u;
+    *rank = *index = 0u;
+    if (offset >= agents && offset < agents + sizeof(((tmem_hb_cluster *)0)->agents)) {
+        *kind = 0u;
+        *index = (offset - agents) / (uint32_t)sizeof(tmem_hb_agent_slot);
+    } else if (offset == (uint32_t)(offsetof(tmem_hb_cluster, cluster_bar) + offsetof(tmem_hb_barrier, lock))) {
+        *kind = 1u;
+    } else if (offset >= ctas) {
+        const uint32_t o = (offset - ctas) % (uint32_t)sizeof(tmem_hb_cta);
+        *rank = (offset - ctas) / (uint32_t)sizeof(tmem_hb_cta);
+        if (o >= offsetof(tmem_hb_cta, mbar) && o < offsetof(tmem_hb_cta, named)) {
+            *kind = 2u;
+            *index = (o - (uint32_t)offsetof(tmem_hb_cta, mbar)) / (uint32_t)sizeof(tmem_hb_barrier);
+        } else if (o >= offsetof(tmem_hb_cta, named) && o < offsetof(tmem_hb_cta, cell_lock)) {
+            *kind = 3u;
+            *index = (o - (uint32_t)offsetof(tmem_hb_cta, named)) / (uint32_t)sizeof(tmem_hb_barrier);
+        } else if (o >= offsetof(tmem_hb_cta, cell_lock) && o < offsetof(tmem_hb_cta, cells)) {
+            *kind = 4u;
+            *index = (o - (uint32_t)offsetof(tmem_hb_cta, cell_lock)) / 4u;
+        } else if (o == offsetof(tmem_hb_cta, smem_lock)) {
+            *kind = 5u;
+        }
+    }
+}
+
 static __device__ __noinline__ void tmem_hb_lock_timeout(const int *l, int holder)
 {
+    static const char *const kinds[7] = {"agent of warp (cluster-wide index)", "cluster barrier", "mbarrier slot",
+                                         "named barrier", "TMEM cells of lane quarter", "shared-memory blocks", "?"};
     const size_t at = (size_t)((const char *)l - (const char *)c_tmem_hb.clusters);
     const uint32_t cluster = (uint32_t)(at / sizeof(tmem_hb_cluster)), offset = (uint32_t)(at % sizeof(tmem_hb_cluster));
     const uint32_t h = (uint32_t)holder - 1u;
+    uint32_t kind, rank, index;
+    tmem_hb_lock_place(offset, &kind, &rank, &index);
     tmem_emu_write_record(c_tmem_hb.error, TMEM_EMU_ERR_HB_LOCK_TIMEOUT, offset, h, cluster);
-    printf("TMEM-EMU ERROR HB_LOCK_TIMEOUT: a happens-before table lock (cluster %u, byte %u of its record) held for "
-           "%llu s by block %u thread %u; waiter: block (%u,%u,%u) thread %u\n",
-           cluster, offset, TMEM_HB_LOCK_NS / 1000000000ull, h >> 10, h & 1023u, blockIdx.x, blockIdx.y, blockIdx.z,
-           threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+    printf("TMEM-EMU ERROR HB_LOCK_TIMEOUT: the happens-before lock of the %s %u (CTA rank %u; cluster %u, byte %u "
+           "of its record) held for %llu s by block %u thread %u; waiter: block (%u,%u,%u) thread %u\n",
+           kinds[kind], index, rank, cluster, offset, TMEM_HB_LOCK_NS / 1000000000ull, h >> 10, h & 1023u, blockIdx.x,
+           blockIdx.y, blockIdx.z, threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
     __trap();
 }
 
