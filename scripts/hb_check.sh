@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # hb_check.sh [BUILD] - the TMEM emulation's happens-before tracking on the GPU (an H200), in one command:
-#   1. configure and build the emulated path (sm_90a only, every core) in BUILD (default build/hb-check);
+#   1. configure and build the emulated path (sm_90a only, every core, the barrier watchdog on) in BUILD
+#      (default build/hb-check);
 #   2. (a) every emulated test with the tracking on (WSGEMM_TMEM_HB=1): test_sm100_emulated (both cta_groups,
 #      the planted teardown faults), the cuBLAS matrix on the sm100-emulated path, test_tmem_emu (the
 #      emulation's own cases, its misuse and happens-before cases) and sync_teardown_emu. Passing: every case
@@ -48,6 +49,9 @@ finish() {
 # ---------------------------------------------------------------- 1. build
 t=$SECONDS
 . scripts/mutant_build.sh
+# The barrier watchdog on in every kernel of the build (sync/wait.cuh, 10 s): a tracked run that stops in an
+# mbarrier wait prints the barrier instead of running into the time limit.
+MUTANT_CMAKE_ARGS=-DWSGEMM_WATCHDOG=ON
 if ! mutant_base_build "$BUILD" "$LOGS/build.log" test_sm100_emulated gemm_matrix_test test_tmem_emu sync_teardown_emu; then
     tail -30 "$LOGS/build.log"
     row "build (sm_90a, emulated path)" FAIL "see build.log"
