@@ -181,19 +181,10 @@ static __device__ __forceinline__ tmem_hb_cluster *tmem_hb_my_cluster(void)
  * lock's place and its holder instead of a kernel that never ends). */
 #define TMEM_HB_LOCK_NS 5000000000ull
 
-static __device__ __forceinline__ uint64_t tmem_hb_globaltimer(void)
-{
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); /* PTX ISA "Special Registers: %globaltimer" */
-    return t;
-}
-
 /* A taken lock holds its holder: (linear block id << 10 | thread index in the block) + 1. */
 static __device__ __forceinline__ int tmem_hb_holder_id(void)
 {
-    const uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-    const uint32_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    return (int)(((block << 10) | (thread & 1023u)) + 1u);
+    return (int)(((tmem_emu_block_linear() << 10) | (tmem_emu_thread_linear() & 1023u)) + 1u);
 }
 
 /* Which lock of a cluster's record sits at byte `offset`: *kind (0 agent of warp *index, 1 the cluster
@@ -241,16 +232,16 @@ static __device__ __noinline__ void tmem_hb_lock_timeout(const int *l, int holde
     printf("TMEM-EMU ERROR HB_LOCK_TIMEOUT: the happens-before lock of the %s %u (CTA rank %u; cluster %u, byte %u "
            "of its record) held for %llu s by block %u thread %u; waiter: block (%u,%u,%u) thread %u\n",
            kinds[kind], index, rank, cluster, offset, TMEM_HB_LOCK_NS / 1000000000ull, h >> 10, h & 1023u, blockIdx.x,
-           blockIdx.y, blockIdx.z, threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+           blockIdx.y, blockIdx.z, tmem_emu_thread_linear());
     __trap();
 }
 
 static __device__ __noinline__ void tmem_hb_lock_wait(int *l, int me)
 {
-    const uint64_t t0 = tmem_hb_globaltimer();
+    const uint64_t t0 = tmem_emu_globaltimer();
     int holder;
     while ((holder = atomicCAS(l, 0, me)) != 0) {
-        if (tmem_hb_globaltimer() - t0 > TMEM_HB_LOCK_NS)
+        if (tmem_emu_globaltimer() - t0 > TMEM_HB_LOCK_NS)
             tmem_hb_lock_timeout(l, holder);
         __nanosleep(20);
     }

@@ -102,9 +102,26 @@ static __device__ __forceinline__ uint32_t tmem_emu_laneid(void)
     return r;
 }
 
+static __device__ __forceinline__ uint32_t tmem_emu_thread_linear(void)
+{
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
 static __device__ __forceinline__ uint32_t tmem_emu_warp_index(void)
 {
-    return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32u;
+    return tmem_emu_thread_linear() / 32u;
+}
+
+static __device__ __forceinline__ uint32_t tmem_emu_block_linear(void)
+{
+    return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+
+static __device__ __forceinline__ uint64_t tmem_emu_globaltimer(void)
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); /* PTX ISA "Special Registers: %globaltimer" */
+    return t;
 }
 
 /* Fill the record (if the launch has one): the code last, so a reader that sees it sees the rest. */
