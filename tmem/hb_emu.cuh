@@ -175,7 +175,7 @@ static __device__ __forceinline__ tmem_hb_cluster *tmem_hb_my_cluster(void)
     return cl;
 }
 
-/* How long a lock of the tables may stay taken before the waiter reports HB_LOCK_TIMEOUT: every critical
+/* How long a thread may wait for a lock of the tables before it reports HB_LOCK_TIMEOUT: every critical
  * section is a few hundred loads and stores by one lane, microseconds even under a sanitizer, so a lock held
  * this long means its holder cannot run (a hang of the tracking itself, which the report turns into the
  * lock's place and its holder instead of a kernel that never ends). */
@@ -230,7 +230,8 @@ static __device__ __noinline__ void tmem_hb_lock_timeout(const int *l, int holde
     tmem_hb_lock_place(offset, &kind, &rank, &index);
     tmem_emu_write_record(c_tmem_hb.error, TMEM_EMU_ERR_HB_LOCK_TIMEOUT, offset, h, cluster);
     printf("TMEM-EMU ERROR HB_LOCK_TIMEOUT: the happens-before lock of the %s %u (CTA rank %u; cluster %u, byte %u "
-           "of its record) held for %llu s by block %u thread %u; waiter: block (%u,%u,%u) thread %u\n",
+           "of its record) not obtained in %llu s; holder at the last try: block %u thread %u; waiter: block "
+           "(%u,%u,%u) thread %u\n",
            kinds[kind], index, rank, cluster, offset, TMEM_HB_LOCK_NS / 1000000000ull, h >> 10, h & 1023u, blockIdx.x,
            blockIdx.y, blockIdx.z, tmem_emu_thread_linear());
     __trap();

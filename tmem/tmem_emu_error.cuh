@@ -83,8 +83,8 @@ enum { TMEM_EMU_NAME_CHARS = 24 };
  * For MBARRIER_INIT: a = the barrier's shared-memory offset, b = its CTA's cluster rank, site[0] its init
  * (kind HB_NONE: never initialised), site[1] the use. For UNOBSERVED_COMMIT: a = the barrier's offset,
  * b = the phase a commit arrived on, c = the last phase a wait observed. For HB_LOCK_TIMEOUT: a = the lock's
- * byte offset in its cluster's record (tmem_hb_cluster), b = the holder (linear block id << 10 | thread
- * index), c = the linear cluster id. */
+ * byte offset in its cluster's record (tmem_hb_cluster), b = its holder at the waiter's last try (linear
+ * block id << 10 | thread index), c = the linear cluster id. */
 typedef struct tmem_emu_error {
     uint32_t code;
     uint32_t block_x, block_y, block_z;
