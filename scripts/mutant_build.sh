@@ -11,7 +11,8 @@
 #   mutant_base_build BUILD LOG TARGET...
 #                                  configure BUILD for the emulated path (sm_90a only, Release, no benchmarks or
 #                                  tools) unless it is configured, and build TARGETs with every core (an
-#                                  existing build is brought up to date, which is quick)
+#                                  existing build is brought up to date, which is quick); MUTANT_CMAKE_ARGS, when
+#                                  set, are added to the configuration (an existing BUILD is configured again)
 # The mutant object comes before libwsgemm.a on the link line, so the library's own emulated kernel (which
 # defines the same symbols) is not pulled in; everything else is the library as built.
 MUTANT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -61,9 +62,10 @@ mutant_build() { # NAME DIR
 mutant_base_build() { # BUILD LOG TARGET...
     local build=$1 log=$2
     shift 2
-    if [ ! -f "$build/build.ninja" ]; then
+    if [ ! -f "$build/build.ninja" ] || [ -n "${MUTANT_CMAKE_ARGS:-}" ]; then
+        # shellcheck disable=SC2086 # MUTANT_CMAKE_ARGS is a list of -D options
         cmake -S "$MUTANT_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWSGEMM_CUDA_ARCHS=90a \
-            -DWSGEMM_BUILD_BENCH=OFF -DWSGEMM_BUILD_TOOLS=OFF >"$log" 2>&1 || return 1
+            -DWSGEMM_BUILD_BENCH=OFF -DWSGEMM_BUILD_TOOLS=OFF ${MUTANT_CMAKE_ARGS:-} >"$log" 2>&1 || return 1
     fi
     cmake --build "$build" -j "$(nproc)" --target "$@" >>"$log" 2>&1
 }

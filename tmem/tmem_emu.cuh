@@ -146,18 +146,6 @@ static __device__ __forceinline__ void tmem_emu_fence_after_thread_sync(void)
     tmem_hb_fence(0);
 }
 
-static __device__ __forceinline__ uint64_t tmem_emu_globaltimer(void)
-{
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); /* PTX ISA "Special Registers: %globaltimer" */
-    return t;
-}
-
-static __device__ __forceinline__ uint32_t tmem_emu_block_linear(void)
-{
-    return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-}
-
 /* Linear block id of the other CTA of this CTA's pair (cluster rank ^ 1). */
 static __device__ __forceinline__ uint32_t tmem_emu_peer_block_linear(void)
 {

@@ -262,6 +262,21 @@ constexpr int smem_bytes()
 static_assert(smem_bytes<1>() <= kSmemLimit, "cta_group 1 shared memory fits in 227 KB");
 static_assert(smem_bytes<2>() <= kSmemLimit, "cta_group 2 shared memory fits in 227 KB");
 
+#if SM100_EMULATION
+/* The emulation's happens-before tracking keeps a CTA's mbarriers in a table of TMEM_HB_MBARRIERS
+ * (tmem/hb_emu.cuh); with more, the cluster would run unchecked (only a note says so). */
+template <int kCtaGroup>
+constexpr int mbarrier_count()
+{
+    return (int)((sizeof(SharedStorage<kCtaGroup>::full) + sizeof(SharedStorage<kCtaGroup>::empty) +
+                  sizeof(SharedStorage<kCtaGroup>::acc_full) + sizeof(SharedStorage<kCtaGroup>::acc_empty) +
+                  sizeof(SharedStorage<kCtaGroup>::c_full) + sizeof(SharedStorage<kCtaGroup>::dealloc)) /
+                 sizeof(uint64_t));
+}
+static_assert(mbarrier_count<1>() <= TMEM_HB_MBARRIERS && mbarrier_count<2>() <= TMEM_HB_MBARRIERS,
+              "every mbarrier of a CTA fits the happens-before tracking's table");
+#endif
+
 } // namespace
 
 #if !SM100_EMULATION
