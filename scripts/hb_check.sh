@@ -11,7 +11,7 @@
 #      of the sources while (a) runs, then `test_sm100_emulated several_tiles CG` RUNS times per cta_group
 #      (HB_RUNS, default 10). Passing: every run fails with the checker's RACE record naming both sites, a
 #      tcgen05.ld and a tcgen05.mma.
-#   (a2) the four happens-before cases of test_tmem_emu (disabled in ctest), run directly with the tracking on.
+#   (a2) the four happens-before cases of test_tmem_emu run once more directly, each alone on the GPU.
 #   (a) stops after HB_STOP_AFTER failed tests (default 3; 0: run them all) and prints the first distinct
 #   checker reports (first_reports.txt) above the table, so a broken run is cheap to diagnose.
 # Prints a short table last; exit 0 when every row passed. Logs: $OUT/hb_check/ (or BUILD/hb_check/).
@@ -50,9 +50,10 @@ finish() {
 # ---------------------------------------------------------------- 1. build
 t=$SECONDS
 . scripts/mutant_build.sh
-# The barrier watchdog on in every kernel of the build (sync/wait.cuh, 10 s): a tracked run that stops in an
-# mbarrier wait prints the barrier instead of running into the time limit.
-export MUTANT_CMAKE_ARGS=-DWSGEMM_WATCHDOG=ON
+# The barrier watchdog on in every kernel of the build (sync/wait.cuh), at 60 s: a tracked run that stops in an
+# mbarrier wait prints the barrier instead of running into the time limit. Not 10 s (the default): the
+# watchdog counts wall-clock time, and tracked waits of runs sharing one GPU took longer than that.
+export MUTANT_CMAKE_ARGS="-DWSGEMM_WATCHDOG=ON -DCMAKE_CUDA_FLAGS=-DWSGEMM_WATCHDOG_NS=60000000000ull"
 if ! mutant_base_build "$BUILD" "$LOGS/build.log" test_sm100_emulated gemm_matrix_test test_tmem_emu sync_teardown_emu; then
     tail -30 "$LOGS/build.log"
     row "build (sm_90a, emulated path)" FAIL "see build.log"
@@ -86,7 +87,7 @@ matrix_s=$(left 40)
 # ctest in its own process group, watched: cut off after HB_STOP_AFTER failed tests (default 3; 0 runs all)
 # or when the budget is spent, so a broken run comes back in seconds with its first reports.
 STOP_AFTER=${HB_STOP_AFTER:-3}
-setsid ctest --test-dir "$BUILD" -j "$JOBS" --timeout 240 --output-on-failure \
+setsid ctest --test-dir "$BUILD" -j "${HB_CTEST_JOBS:-8}" --timeout 240 --output-on-failure \
     -R "^(test_sm100_emulated\.|gemm_matrix\.sm100-emulated\.|test_tmem_emu\.|sync_teardown_emu)" \
     >"$LOGS/matrix_ctest.log" 2>&1 &
 ctest_pid=$!

@@ -5,7 +5,7 @@
 #                                  test_sm100_emulated and gemm_matrix_test from BUILD's ninja files
 #   mutant_build NAME DIR          copy gemm/ sync/ tmem/ include/ to DIR/src, apply mutant NAME there
 #                                  (scripts/mutants.py; "baseline" = no change), compile DIR/sm100_gemm.o with
-#                                  the barrier watchdog on (3 s: a mutant that deadlocks traps instead of
+#                                  the barrier watchdog on (20 s: a mutant that deadlocks traps instead of
 #                                  hanging), link DIR/test_sm100_emulated and DIR/gemm_matrix_test. Writes
 #                                  DIR/status (ok, ANCHOR-MISSING, DOES-NOT-COMPILE, DOES-NOT-LINK) and logs.
 #   mutant_base_build BUILD LOG TARGET...
@@ -39,7 +39,7 @@ mutant_build() { # NAME DIR
     c=$(printf '%s' "$MUTANT_COMPILE" | sed -e "s# -I$MUTANT_ROOT/# -I$d/src/#g" -e "s# -I$MUTANT_ROOT # -I$d/src #g" \
         -e "s# $MUTANT_ROOT/gemm/sm100/sm100_gemm.cu # $d/src/gemm/sm100/sm100_gemm.cu #" \
         -e "s# -MD -MT [^ ]* -MF [^ ]*##" -e "s# -o [^ ]*\$# -o $d/sm100_gemm.o#")
-    c="$c -DWSGEMM_WATCHDOG=1 -DWSGEMM_WATCHDOG_NS=3000000000ull"
+    c="$c -DWSGEMM_WATCHDOG=1 -DWSGEMM_WATCHDOG_NS=20000000000ull"
     t=$SECONDS
     if ! (cd "$MUTANT_BUILD" && sh -c "$c") >"$d/compile.log" 2>&1; then
         echo DOES-NOT-COMPILE >"$d/status"
