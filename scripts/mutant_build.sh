@@ -38,8 +38,9 @@ mutant_build() { # NAME DIR
     fi
     c=$(printf '%s' "$MUTANT_COMPILE" | sed -e "s# -I$MUTANT_ROOT/# -I$d/src/#g" -e "s# -I$MUTANT_ROOT # -I$d/src #g" \
         -e "s# $MUTANT_ROOT/gemm/sm100/sm100_gemm.cu # $d/src/gemm/sm100/sm100_gemm.cu #" \
-        -e "s# -MD -MT [^ ]* -MF [^ ]*##" -e "s# -o [^ ]*\$# -o $d/sm100_gemm.o#")
-    c="$c -DWSGEMM_WATCHDOG=1 -DWSGEMM_WATCHDOG_NS=20000000000ull"
+        -e "s# -MD -MT [^ ]* -MF [^ ]*##" -e "s# -o [^ ]*\$# -o $d/sm100_gemm.o#" \
+        -e "s# -DWSGEMM_WATCHDOG_NS=[0-9a-z]*##g" -e "s# -DWSGEMM_WATCHDOG_TRAP_NS=[0-9a-z]*##g")
+    c="$c -DWSGEMM_WATCHDOG=1 -DWSGEMM_WATCHDOG_NS=20000000000ull -DWSGEMM_WATCHDOG_TRAP_NS=20000000000ull"
     t=$SECONDS
     if ! (cd "$MUTANT_BUILD" && sh -c "$c") >"$d/compile.log" 2>&1; then
         echo DOES-NOT-COMPILE >"$d/status"
