@@ -53,9 +53,10 @@ t=$SECONDS
 # The barrier watchdog on in every kernel of the build (sync/wait.cuh): a tracked run that stops in an
 # mbarrier wait prints the barrier instead of running into the time limit. Each wait stuck for 45 s reports,
 # and the first to reach 100 s traps, so every stuck waiter is named, not only the one that started first.
+# -lineinfo: a debugger stopped at the trap maps each warp's PC to its source line.
 # Not 10 s (the default): the watchdog counts wall-clock time, and tracked waits of runs sharing one GPU took
 # longer than that.
-export MUTANT_CMAKE_ARGS="-DWSGEMM_WATCHDOG=ON -DWSGEMM_WATCHDOG_NS=45000000000 -DWSGEMM_WATCHDOG_TRAP_NS=100000000000 -DCMAKE_CUDA_FLAGS="
+export MUTANT_CMAKE_ARGS="-DWSGEMM_WATCHDOG=ON -DWSGEMM_WATCHDOG_NS=45000000000 -DWSGEMM_WATCHDOG_TRAP_NS=100000000000 -DCMAKE_CUDA_FLAGS=-lineinfo"
 if ! mutant_base_build "$BUILD" "$LOGS/build.log" test_sm100_emulated gemm_matrix_test test_tmem_emu sync_teardown_emu; then
     tail -30 "$LOGS/build.log"
     row "build (sm_90a, emulated path)" FAIL "see build.log"
