@@ -127,6 +127,9 @@ typedef enum {
 wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void);
 /* The cluster size (CTAs) of that launch; 0 when none (also per thread). */
 int wsgemm_sm90_last_cluster(void);
+/* The K splits of that launch's split region (a hybrid schedule, common/scheduler.cuh): 1 when it ran all
+ * tiles with the whole K (or as plain split-K), 0 when none (also per thread). */
+int wsgemm_sm90_last_sk_splits(void);
 
 /* gemm/sm100: the Blackwell path (hardware TMEM), and the same kernel source
  * built for sm_90a against the TMEM emulation. */

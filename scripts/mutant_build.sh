@@ -5,13 +5,14 @@
 #                                  test_sm100_emulated and gemm_matrix_test from BUILD's ninja files
 #   mutant_build NAME DIR          copy gemm/ sync/ tmem/ include/ to DIR/src, apply mutant NAME there
 #                                  (scripts/mutants.py; "baseline" = no change), compile DIR/sm100_gemm.o with
-#                                  the barrier watchdog on (3 s: a mutant that deadlocks traps instead of
+#                                  the barrier watchdog on (20 s: a mutant that deadlocks traps instead of
 #                                  hanging), link DIR/test_sm100_emulated and DIR/gemm_matrix_test. Writes
 #                                  DIR/status (ok, ANCHOR-MISSING, DOES-NOT-COMPILE, DOES-NOT-LINK) and logs.
 #   mutant_base_build BUILD LOG TARGET...
 #                                  configure BUILD for the emulated path (sm_90a only, Release, no benchmarks or
 #                                  tools) unless it is configured, and build TARGETs with every core (an
-#                                  existing build is brought up to date, which is quick)
+#                                  existing build is brought up to date, which is quick); MUTANT_CMAKE_ARGS, when
+#                                  set, are added to the configuration (an existing BUILD is configured again)
 # The mutant object comes before libwsgemm.a on the link line, so the library's own emulated kernel (which
 # defines the same symbols) is not pulled in; everything else is the library as built.
 MUTANT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -37,8 +38,9 @@ mutant_build() { # NAME DIR
     fi
     c=$(printf '%s' "$MUTANT_COMPILE" | sed -e "s# -I$MUTANT_ROOT/# -I$d/src/#g" -e "s# -I$MUTANT_ROOT # -I$d/src #g" \
         -e "s# $MUTANT_ROOT/gemm/sm100/sm100_gemm.cu # $d/src/gemm/sm100/sm100_gemm.cu #" \
-        -e "s# -MD -MT [^ ]* -MF [^ ]*##" -e "s# -o [^ ]*\$# -o $d/sm100_gemm.o#")
-    c="$c -DWSGEMM_WATCHDOG=1 -DWSGEMM_WATCHDOG_NS=3000000000ull"
+        -e "s# -MD -MT [^ ]* -MF [^ ]*##" -e "s# -o [^ ]*\$# -o $d/sm100_gemm.o#" \
+        -e "s# -DWSGEMM_WATCHDOG_NS=[0-9a-z]*##g" -e "s# -DWSGEMM_WATCHDOG_TRAP_NS=[0-9a-z]*##g")
+    c="$c -DWSGEMM_WATCHDOG=1 -DWSGEMM_WATCHDOG_NS=20000000000ull -DWSGEMM_WATCHDOG_TRAP_NS=20000000000ull"
     t=$SECONDS
     if ! (cd "$MUTANT_BUILD" && sh -c "$c") >"$d/compile.log" 2>&1; then
         echo DOES-NOT-COMPILE >"$d/status"
@@ -61,9 +63,10 @@ mutant_build() { # NAME DIR
 mutant_base_build() { # BUILD LOG TARGET...
     local build=$1 log=$2
     shift 2
-    if [ ! -f "$build/build.ninja" ]; then
+    if [ ! -f "$build/build.ninja" ] || [ -n "${MUTANT_CMAKE_ARGS:-}" ]; then
+        # shellcheck disable=SC2086 # MUTANT_CMAKE_ARGS is a list of -D options
         cmake -S "$MUTANT_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWSGEMM_CUDA_ARCHS=90a \
-            -DWSGEMM_BUILD_BENCH=OFF -DWSGEMM_BUILD_TOOLS=OFF >"$log" 2>&1 || return 1
+            -DWSGEMM_BUILD_BENCH=OFF -DWSGEMM_BUILD_TOOLS=OFF ${MUTANT_CMAKE_ARGS:-} >"$log" 2>&1 || return 1
     fi
     cmake --build "$build" -j "$(nproc)" --target "$@" >>"$log" 2>&1
 }

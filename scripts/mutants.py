@@ -21,10 +21,12 @@ KERNEL = "gemm/sm100/sm100_gemm.cu"
 
 # name, expectation ("kill", or "equivalent: why"), tests (fastest killer first), [(file, pattern, replacement,
 # expected matches)]; expected matches None = at least one. Replacements start with /*MUTANT*/ so a build log
-# shows the mutated line.
+# shows the mutated line. Accumulator reuse is tested with several_tiles_beta0 (both cta_groups, no C loads):
+# with the happens-before tracking on, a pair whose epilogue loads C by TMA does not finish (docs/tmem.md),
+# so several_tiles (beta != 0) would fail the unmutated baseline.
 MUTANTS = [
     # ---- release points
-    ("acc_release_early", "kill", "several_tiles,ops_cg1",
+    ("acc_release_early", "kill", "several_tiles_beta0,ops_cg1",
      # the accumulator released right after the acc_full wait, before any tcgen05.ld of it (the bug an
      # independent review planted by hand): the next-but-one tile's MMAs may overwrite it while it is read
      [(KERNEL, r"mbarrier_arrive(_remote)?\(&s\.acc_empty\[([^\]]+)\](, 0)?\);", r"/*MUTANT*/ (void)0;", 2),
@@ -32,7 +34,7 @@ MUTANTS = [
        r"\1 /*MUTANT*/ tcgen05_fence_before_thread_sync(); if (kCtaGroup == 1 || rank == 0) "
        r"mbarrier_arrive(&s.acc_empty[\2]); else mbarrier_arrive_remote(&s.acc_empty[\2], 0);", 1)]),
     # ---- missing waits
-    ("mma_no_acc_empty_wait", "kill", "several_tiles,ops_cg1",
+    ("mma_no_acc_empty_wait", "kill", "several_tiles_beta0,ops_cg1",
      [(KERNEL, r"mbarrier_wait\(&s\.acc_empty\[[^;]*;", r"/*MUTANT*/;", 1)]),
     ("missing_wait_ld", "kill", "ops_cg1",
      [(KERNEL, r"tmem_wait_ld(_regs<[^>]*>)?\(\w*\);", r"/*MUTANT*/;", 1)]),
@@ -42,13 +44,13 @@ MUTANTS = [
     ("mma_no_fence_after_full", "kill", "ops_cg1",
      [(KERNEL, r"(consumer_wait\([^;]*\);(?:\s*__syncwarp\(\);(?:\s*/\*[^*]*\*/)?)?\s*)tcgen05_fence_after_thread_sync\(\);",
        r"\1/*MUTANT*/;", 1)]),
-    ("release_no_fence_before", "kill", "several_tiles,ops_cg1",
+    ("release_no_fence_before", "kill", "several_tiles_beta0,ops_cg1",
      [(KERNEL, r"tcgen05_fence_before_thread_sync\(\);((?:(?!tcgen05_)[\s\S]){0,200}?mbarrier_arrive\(&s\.acc_empty)",
        r"/*MUTANT*/;\1", 1)]),
     ("mma_no_fence_after_acc_empty",
      "equivalent: the MMA warp's fence::after_thread_sync after the tile's first full[s] wait also orders its MMAs "
      "after the acc_empty wait before it (tmem/hb.h: a later fence joins the whole execution clock)",
-     "several_tiles,ops_cg1",
+     "several_tiles_beta0,ops_cg1",
      [(KERNEL, r"(mbarrier_wait\(&s\.acc_empty\[[^;]*;(?:\s*__syncwarp\(\);(?:\s*/\*[^*]*\*/)?)?\s*)tcgen05_fence_after_thread_sync\(\);",
        r"\1/*MUTANT*/;", 1)]),
     # ---- missing commits
@@ -64,7 +66,7 @@ MUTANTS = [
     ("empty_mask_leader_only", "kill", "ops_cg2",
      [(KERNEL, r"(umma_commit_multicast_warp<kCtaGroup>\(&s\.empty\[[^\]]+\], )0x3\)", r"\g<1>0x1 /*MUTANT*/)", 1)]),
     # ---- barrier counts
-    ("acc_empty_count_half", "kill", "several_tiles",
+    ("acc_empty_count_half", "kill", "several_tiles_beta0",
      [(KERNEL, r"(mbarrier_init\(&s\.acc_empty\[[^\]]+\], )([^;]+)\);", r"\1(\2) / 2u /*MUTANT*/);", 1)]),
     ("dealloc_count_own_cta", "kill", "ops_cg2",
      # cta_group 1 counts 128 either way: only the pair can kill it
@@ -74,7 +76,7 @@ MUTANTS = [
     ("peer_signal_to_self", "kill", "ops_cg2",
      [("sync/dealloc_barrier.cuh", r"mbarrier_arrive_remote\(bar_smem, cluster_ctarank\(\) \^ 1u\);",
        r"mbarrier_arrive(bar_smem) /*MUTANT*/;", 1)]),
-    ("peer_acc_empty_local", "kill", "several_tiles",
+    ("peer_acc_empty_local", "kill", "several_tiles_beta0",
      [(KERNEL, r"mbarrier_arrive_remote\(&s\.acc_empty\[([^\]]+)\], 0\);", r"mbarrier_arrive(&s.acc_empty[\1]) /*MUTANT*/;", 1)]),
     # ---- teardown order
     ("dealloc_before_wait", "kill", "ops_cg1",

@@ -12,7 +12,8 @@
 #     --jobs J       parallel mutant compiles (default: the number of cores)
 #     --gpu-jobs G   mutants tested at the same time (default 6)
 #
-# A mutant compiles with the barrier watchdog at 3 s, so one that deadlocks traps and names its barrier. A test
+# A mutant compiles with the barrier watchdog at 20 s (a tracked wait shares the GPU with the other mutants'
+# runs, so 3 s fired on the unmutated kernel), so one that deadlocks traps and names its barrier. A test
 # kills a mutant when it exits non-zero (77, skipped, does not count); the reason is the emulation checker's
 # error name (RACE, MBARRIER_INIT, UNOBSERVED_COMMIT, LANE_QUARTER, BAD_DESC, ...), HANG (the watchdog fired),
 # WRONG (results differ from cuBLAS), TIMEOUT, or the exit code. "baseline" (no mutation, the same steps) must
@@ -25,6 +26,7 @@
 #   WSGEMM_MUTATION=1 ctest --test-dir build/hb-check -R sm100_mutation_suite --output-on-failure
 set -u -o pipefail
 cd "$(dirname "$0")/.."
+export WSGEMM_TMEM_HB=1 # the kills by RACE need the happens-before tracking (off by default)
 if ! nvidia-smi -L >/dev/null 2>&1; then
     echo "SKIPPED: no GPU (the mutants run on the emulated path, an sm_90 GPU)"
     exit 77

@@ -16,6 +16,10 @@
  * warp prints barrier name and index, parity, blockIdx, cluster rank, warp and lane, then the thread
  * executes trap: the launch fails with cudaErrorLaunchFailure instead of hanging. Without the watchdog
  * the loop compiles to the bare try_wait spin (name and index are dropped).
+ * WSGEMM_WATCHDOG_TRAP_NS (default: WSGEMM_WATCHDOG_NS) separates the two: the report comes after
+ * WSGEMM_WATCHDOG_NS, the trap after WSGEMM_WATCHDOG_TRAP_NS. The first trap ends the launch, so with one
+ * deadline only the waiter that started first is named; with a later trap every wait stuck for
+ * WSGEMM_WATCHDOG_NS in the meantime reports too (CMake: WSGEMM_WATCHDOG_NS, WSGEMM_WATCHDOG_TRAP_NS).
  */
 #ifndef WSGEMM_SYNC_WAIT_CUH
 #define WSGEMM_SYNC_WAIT_CUH
@@ -31,6 +35,9 @@
 #endif
 #ifndef WSGEMM_WATCHDOG_NS
 #define WSGEMM_WATCHDOG_NS 10000000000ull
+#endif
+#ifndef WSGEMM_WATCHDOG_TRAP_NS
+#define WSGEMM_WATCHDOG_TRAP_NS WSGEMM_WATCHDOG_NS
 #endif
 
 enum wait_scope { WAIT_CTA = 0, WAIT_CLUSTER = 1 };
@@ -57,19 +64,21 @@ static __device__ __forceinline__ uint32_t mbarrier_try_wait_select(uint64_t *ba
                       : mbarrier_try_wait_parity(bar_smem, parity);
 }
 
-/* The watchdog's report; noinline keeps printf's stack out of the wait loop. */
+/* The watchdog's report, and its trap once `trap` is set; noinline keeps printf's stack out of the wait loop. */
 static __device__ __noinline__ void watchdog_fire(const char *name, uint32_t index, uint32_t parity,
-                                                  uint64_t waited_ns)
+                                                  uint64_t waited_ns, int trap)
 {
     uint32_t lane = threadIdx.x % 32;
     uint32_t leader = (uint32_t)__ffs(__activemask()) - 1;
     if (lane == leader) {
-        printf("wsgemm watchdog: wait on %s[%u] parity %u timed out after %llu ms: block (%d,%d,%d) cluster rank %u "
+        printf("wsgemm watchdog: wait on %s[%u] parity %u %s after %llu ms: block (%d,%d,%d) cluster rank %u "
                "warp %u lane %u\n",
-               name, index, parity, (unsigned long long)(waited_ns / 1000000ull), (int)blockIdx.x, (int)blockIdx.y,
-               (int)blockIdx.z, cluster_ctarank(), (uint32_t)(threadIdx.x / 32), lane);
+               name, index, parity, trap ? "timed out" : "still waiting", (unsigned long long)(waited_ns / 1000000ull),
+               (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z, cluster_ctarank(), (uint32_t)(threadIdx.x / 32),
+               lane);
     }
-    __trap();
+    if (trap)
+        __trap();
 }
 
 static __device__ __forceinline__ void mbarrier_wait(uint64_t *bar_smem, uint32_t parity, enum wait_scope scope,
@@ -85,10 +94,15 @@ static __device__ __forceinline__ void mbarrier_wait(uint64_t *bar_smem, uint32_
         return;
     }
     uint64_t start = globaltimer_ns();
+    int reported = 0;
     while (!mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
         uint64_t waited = globaltimer_ns() - start;
-        if (waited > (uint64_t)WSGEMM_WATCHDOG_NS)
-            watchdog_fire(name, index, parity, waited);
+        if (waited > (uint64_t)WSGEMM_WATCHDOG_TRAP_NS) {
+            watchdog_fire(name, index, parity, waited, 1);
+        } else if (!reported && waited > (uint64_t)WSGEMM_WATCHDOG_NS) {
+            watchdog_fire(name, index, parity, waited, 0);
+            reported = 1;
+        }
     }
 #else
     (void)name;

@@ -41,6 +41,7 @@
 #ifndef WSGEMM_TMEM_HB_EMU_CUH
 #define WSGEMM_TMEM_HB_EMU_CUH
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -48,10 +49,13 @@
 #include "tmem_emu_error.cuh"
 
 enum {
-    TMEM_HB_MAX_CLUSTERS = 1024, /* 182 KB each: 178 MB, cleared before every launch (about 0.1 ms) */
+    TMEM_HB_MAX_CLUSTERS = 1024, /* 214 KB each: 214 MB, cleared before every launch (about 0.1 ms) */
     TMEM_HB_MAX_RANKS = 2,
     TMEM_HB_MAX_AGENTS = 32, /* warps per cluster */
-    TMEM_HB_MBARRIERS = 32,  /* per CTA */
+    /* mbarriers per CTA (an open-addressing table; a CTA with more leaves its cluster untracked). The sm100
+     * kernel has 33 with cta_group 2 (6 full, 6 empty, 2 acc_full, 2 acc_empty, 4 x 4 c_full, dealloc) and
+     * 29 with cta_group 1; gemm/sm100/sm100_gemm.cu checks its count against this at compile time. */
+    TMEM_HB_MBARRIERS = 64,
     TMEM_HB_NAMED = 16,      /* named barrier ids */
     TMEM_HB_NAMES = 64,      /* distinct barrier names in race reports */
     TMEM_HB_PENDING = 4,     /* tcgen05.ld per thread whose registers stay poisoned until wait::ld */
@@ -113,7 +117,7 @@ typedef struct tmem_hb_globals {
     tmem_hb_thread_regs *regs;     /* [TMEM_HB_REG_CTAS][TMEM_HB_REG_THREADS] */
     uint32_t *notes;               /* [0]: a "not tracked" note was printed */
     tmem_emu_error *error;         /* the emulation's host-mapped record */
-    uint32_t enabled;              /* happens-before tracking on (default; WSGEMM_TMEM_HB=0 turns it off) */
+    uint32_t enabled;              /* happens-before tracking on (WSGEMM_TMEM_HB=1; off by default) */
     uint32_t pad;
 } tmem_hb_globals;
 
@@ -171,10 +175,84 @@ static __device__ __forceinline__ tmem_hb_cluster *tmem_hb_my_cluster(void)
     return cl;
 }
 
+/* How long a thread may wait for a lock of the tables before it reports HB_LOCK_TIMEOUT: every critical
+ * section is a few hundred loads and stores by one lane, microseconds even under a sanitizer, so a lock held
+ * this long means its holder cannot run (a hang of the tracking itself, which the report turns into the
+ * lock's place and its holder instead of a kernel that never ends). */
+#define TMEM_HB_LOCK_NS 5000000000ull
+
+/* A taken lock holds its holder: (linear block id << 10 | thread index in the block) + 1. */
+static __device__ __forceinline__ int tmem_hb_holder_id(void)
+{
+    return (int)(((tmem_emu_block_linear() << 10) | (tmem_emu_thread_linear() & 1023u)) + 1u);
+}
+
+/* Which lock of a cluster's record sits at byte `offset`: *kind (0 agent of warp *index, 1 the cluster
+ * barrier, 2 mbarrier slot, 3 named barrier, 4 TMEM cells of lane quarter *index, 5 shared-memory blocks,
+ * 6 none of these) and, for 2..5, the CTA rank *rank. */
+static __device__ __forceinline__ void tmem_hb_lock_place(uint32_t offset, uint32_t *kind, uint32_t *rank,
+                                                          uint32_t *index)
+{
+    const uint32_t agents = (uint32_t)offsetof(tmem_hb_cluster, agents), ctas = (uint32_t)offsetof(tmem_hb_cluster, cta);
+    *kind = 6u;
+    *rank = *index = 0u;
+    if (offset >= agents && offset < agents + sizeof(((tmem_hb_cluster *)0)->agents)) {
+        *kind = 0u;
+        *index = (offset - agents) / (uint32_t)sizeof(tmem_hb_agent_slot);
+    } else if (offset == (uint32_t)(offsetof(tmem_hb_cluster, cluster_bar) + offsetof(tmem_hb_barrier, lock))) {
+        *kind = 1u;
+    } else if (offset >= ctas) {
+        const uint32_t o = (offset - ctas) % (uint32_t)sizeof(tmem_hb_cta);
+        *rank = (offset - ctas) / (uint32_t)sizeof(tmem_hb_cta);
+        if (o >= offsetof(tmem_hb_cta, mbar) && o < offsetof(tmem_hb_cta, named)) {
+            *kind = 2u;
+            *index = (o - (uint32_t)offsetof(tmem_hb_cta, mbar)) / (uint32_t)sizeof(tmem_hb_barrier);
+        } else if (o >= offsetof(tmem_hb_cta, named) && o < offsetof(tmem_hb_cta, cell_lock)) {
+            *kind = 3u;
+            *index = (o - (uint32_t)offsetof(tmem_hb_cta, named)) / (uint32_t)sizeof(tmem_hb_barrier);
+        } else if (o >= offsetof(tmem_hb_cta, cell_lock) && o < offsetof(tmem_hb_cta, cells)) {
+            *kind = 4u;
+            *index = (o - (uint32_t)offsetof(tmem_hb_cta, cell_lock)) / 4u;
+        } else if (o == offsetof(tmem_hb_cta, smem_lock)) {
+            *kind = 5u;
+        }
+    }
+}
+
+static __device__ __noinline__ void tmem_hb_lock_timeout(const int *l, int holder)
+{
+    static const char *const kinds[7] = {"agent of warp (cluster-wide index)", "cluster barrier", "mbarrier slot",
+                                         "named barrier", "TMEM cells of lane quarter", "shared-memory blocks", "?"};
+    const size_t at = (size_t)((const char *)l - (const char *)c_tmem_hb.clusters);
+    const uint32_t cluster = (uint32_t)(at / sizeof(tmem_hb_cluster)), offset = (uint32_t)(at % sizeof(tmem_hb_cluster));
+    const uint32_t h = (uint32_t)holder - 1u;
+    uint32_t kind, rank, index;
+    tmem_hb_lock_place(offset, &kind, &rank, &index);
+    tmem_emu_write_record(c_tmem_hb.error, TMEM_EMU_ERR_HB_LOCK_TIMEOUT, offset, h, cluster);
+    printf("TMEM-EMU ERROR HB_LOCK_TIMEOUT: the happens-before lock of the %s %u (CTA rank %u; cluster %u, byte %u "
+           "of its record) not obtained in %llu s; holder at the last try: block %u thread %u; waiter: block "
+           "(%u,%u,%u) thread %u\n",
+           kinds[kind], index, rank, cluster, offset, TMEM_HB_LOCK_NS / 1000000000ull, h >> 10, h & 1023u, blockIdx.x,
+           blockIdx.y, blockIdx.z, tmem_emu_thread_linear());
+    __trap();
+}
+
+static __device__ __noinline__ void tmem_hb_lock_wait(int *l, int me)
+{
+    const uint64_t t0 = tmem_emu_globaltimer();
+    int holder;
+    while ((holder = atomicCAS(l, 0, me)) != 0) {
+        if (tmem_emu_globaltimer() - t0 > TMEM_HB_LOCK_NS)
+            tmem_hb_lock_timeout(l, holder);
+        __nanosleep(20);
+    }
+}
+
 static __device__ __forceinline__ void tmem_hb_lock(int *l)
 {
-    while (atomicCAS(l, 0, 1) != 0)
-        __nanosleep(20);
+    const int me = tmem_hb_holder_id();
+    if (atomicCAS(l, 0, me) != 0)
+        tmem_hb_lock_wait(l, me);
     __threadfence();
 }
 
@@ -255,7 +333,7 @@ static __device__ __noinline__ tmem_hb_barrier *tmem_hb_mbar(tmem_hb_cluster *cl
         }
     }
     if (insert)
-        tmem_hb_set_untracked(cl, "more mbarriers than the table holds");
+        tmem_hb_set_untracked(cl, "more mbarriers than the table holds (TMEM_HB_MBARRIERS per CTA)");
     return 0;
 }
 

@@ -146,18 +146,6 @@ static __device__ __forceinline__ void tmem_emu_fence_after_thread_sync(void)
     tmem_hb_fence(0);
 }
 
-static __device__ __forceinline__ uint64_t tmem_emu_globaltimer(void)
-{
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); /* PTX ISA "Special Registers: %globaltimer" */
-    return t;
-}
-
-static __device__ __forceinline__ uint32_t tmem_emu_block_linear(void)
-{
-    return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-}
-
 /* Linear block id of the other CTA of this CTA's pair (cluster rank ^ 1). */
 static __device__ __forceinline__ uint32_t tmem_emu_peer_block_linear(void)
 {
@@ -839,13 +827,14 @@ typedef struct tmem_emu_host {
 
 static tmem_emu_host s_tmem_emu_host;
 
-/* Happens-before tracking (tmem/hb_emu.cuh): on unless tmem_host_set_happens_before(0) or WSGEMM_TMEM_HB=0. */
+/* Happens-before tracking (tmem/hb_emu.cuh): off unless tmem_host_set_happens_before(1) or WSGEMM_TMEM_HB=1.
+ * Off by default: with cta_group 2 the tracked runs have not yet completed on the H200 (docs/tmem.md). */
 static inline int tmem_emu_hb_wanted(void)
 {
     if (s_tmem_emu_host.hb_setting != 0)
         return s_tmem_emu_host.hb_setting == 1;
     const char *v = getenv("WSGEMM_TMEM_HB");
-    return !(v && v[0] == '0');
+    return v && v[0] == '1';
 }
 
 /* Its state: allocated once with the emulated TMEM, cleared before every launch. */
@@ -1000,8 +989,8 @@ static inline void tmem_host_set_random_delays(uint32_t max_ns, uint64_t seed)
     s_tmem_emu_host.seed = seed;
 }
 
-/* Happens-before tracking on (1, the default) or off (0), from the next tmem_host_prepare on; overrides the
- * environment variable WSGEMM_TMEM_HB (0 = off). */
+/* Happens-before tracking on (1) or off (0, the default), from the next tmem_host_prepare on; overrides the
+ * environment variable WSGEMM_TMEM_HB (1 = on). */
 static inline void tmem_host_set_happens_before(int on)
 {
     s_tmem_emu_host.hb_setting = on ? 1 : 2;

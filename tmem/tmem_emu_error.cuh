@@ -38,6 +38,7 @@ typedef enum tmem_emu_error_code {
     TMEM_EMU_ERR_RACE,                /* two TMEM accesses, one a write, not ordered by happens-before */
     TMEM_EMU_ERR_MBARRIER_INIT,       /* an mbarrier used without its init ordered before the use (or never initialised) */
     TMEM_EMU_ERR_UNOBSERVED_COMMIT,   /* the CTA exits before a wait observed a phase a tcgen05.commit arrived on */
+    TMEM_EMU_ERR_HB_LOCK_TIMEOUT,     /* a lock of the happens-before tables held for TMEM_HB_LOCK_NS (a hang made visible) */
     TMEM_EMU_ERR_COUNT
 } tmem_emu_error_code;
 
@@ -67,6 +68,7 @@ static inline __host__ __device__ const char *tmem_emu_error_name(uint32_t code)
     case TMEM_EMU_ERR_RACE: return "RACE";
     case TMEM_EMU_ERR_MBARRIER_INIT: return "MBARRIER_INIT";
     case TMEM_EMU_ERR_UNOBSERVED_COMMIT: return "UNOBSERVED_COMMIT";
+    case TMEM_EMU_ERR_HB_LOCK_TIMEOUT: return "HB_LOCK_TIMEOUT";
     default: return "UNKNOWN";
     }
 }
@@ -80,7 +82,9 @@ enum { TMEM_EMU_NAME_CHARS = 24 };
  * one that found it unordered; wait_name[i] the name of the barrier site[i]'s warp waited for last.
  * For MBARRIER_INIT: a = the barrier's shared-memory offset, b = its CTA's cluster rank, site[0] its init
  * (kind HB_NONE: never initialised), site[1] the use. For UNOBSERVED_COMMIT: a = the barrier's offset,
- * b = the phase a commit arrived on, c = the last phase a wait observed. */
+ * b = the phase a commit arrived on, c = the last phase a wait observed. For HB_LOCK_TIMEOUT: a = the lock's
+ * byte offset in its cluster's record (tmem_hb_cluster), b = its holder at the waiter's last try (linear
+ * block id << 10 | thread index), c = the linear cluster id. */
 typedef struct tmem_emu_error {
     uint32_t code;
     uint32_t block_x, block_y, block_z;
@@ -98,9 +102,26 @@ static __device__ __forceinline__ uint32_t tmem_emu_laneid(void)
     return r;
 }
 
+static __device__ __forceinline__ uint32_t tmem_emu_thread_linear(void)
+{
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
 static __device__ __forceinline__ uint32_t tmem_emu_warp_index(void)
 {
-    return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32u;
+    return tmem_emu_thread_linear() / 32u;
+}
+
+static __device__ __forceinline__ uint32_t tmem_emu_block_linear(void)
+{
+    return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+
+static __device__ __forceinline__ uint64_t tmem_emu_globaltimer(void)
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); /* PTX ISA "Special Registers: %globaltimer" */
+    return t;
 }
 
 /* Fill the record (if the launch has one): the code last, so a reader that sees it sees the rest. */

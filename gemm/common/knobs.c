@@ -19,6 +19,7 @@ wsgemm_knobs wsgemm_knobs_defaults(void)
         .sm90_variant = 0,
         .sm90_splitk = 0,
         .sm90_group = 8,
+        .sm90_hybrid = -1,
         .sm90_epilogue = WSGEMM_EPILOGUE_PREF_AUTO,
         .sm100_debug = 0,
         .sm100_cta_group = 0,
@@ -72,6 +73,7 @@ wsgemm_knobs wsgemm_knobs_from_env(void)
     const int cta_group = wsgemm_env_int("WSGEMM_SM100_CTA_GROUP", 0);
     const int ctas = wsgemm_env_int("WSGEMM_SM100_CTAS", 0);
     const int splitk100 = wsgemm_env_int("WSGEMM_SM100_SPLITK", 0);
+    const int hybrid = wsgemm_env_int("WSGEMM_SM90_HYBRID", d.sm90_hybrid);
     wsgemm_knobs k = {
         .sm90_debug = wsgemm_env_int("WSGEMM_SM90_DEBUG", d.sm90_debug),
         .sm90_swap = wsgemm_env_int("WSGEMM_SM90_SWAP", d.sm90_swap) != 0,
@@ -79,6 +81,7 @@ wsgemm_knobs wsgemm_knobs_from_env(void)
         .sm90_variant = wsgemm_env_int("WSGEMM_SM90_VARIANT", d.sm90_variant),
         .sm90_splitk = splitk > 0 ? splitk : 0,
         .sm90_group = wsgemm_env_int("WSGEMM_SM90_GROUP", d.sm90_group),
+        .sm90_hybrid = hybrid == 0 || hybrid == 1 ? 0 : hybrid >= 2 ? hybrid : d.sm90_hybrid,
         .sm90_epilogue = epilogue_from_env("WSGEMM_SM90_EPILOGUE"),
         .sm100_debug = wsgemm_env_int("WSGEMM_SM100_DEBUG", d.sm100_debug),
         .sm100_cta_group = cta_group == 1 || cta_group == 2 ? cta_group : 0,

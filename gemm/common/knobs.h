@@ -42,6 +42,8 @@ typedef struct wsgemm_knobs {
     int sm90_variant; /* WSGEMM_SM90_VARIANT=0..3: kernel variant where it exists (sm90_plan.h) */
     int sm90_splitk;  /* WSGEMM_SM90_SPLITK=n > 0: exactly n K splits (clamped to the K blocks); 0: chosen */
     int sm90_group;   /* WSGEMM_SM90_GROUP=g: rows per band of the grouped tile order (default 8) */
+    int sm90_hybrid;  /* WSGEMM_SM90_HYBRID: -1 (unset) the plan chooses; 0 (0 or 1) never; n >= 2 a split region
+                         of n K splits wherever the last wave is ragged (common/scheduler.cuh) */
     wsgemm_epilogue_pref sm90_epilogue; /* WSGEMM_SM90_EPILOGUE=tma|direct|staged */
     int sm100_debug;     /* WSGEMM_SM100_DEBUG=1: the sm100 launcher prints its plan to stderr */
     int sm100_cta_group; /* WSGEMM_SM100_CTA_GROUP=1|2: CTAs per MMA; 0 (unset or another value): chosen */

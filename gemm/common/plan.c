@@ -27,7 +27,7 @@ void wsgemm_plan_describe(const wsgemm_plan *plan, const wsgemm_problem *p, char
     const wsgemm_operand *P = plan->swap ? &plan->b : &plan->a, *Q = plan->swap ? &plan->a : &plan->b;
     snprintf(buf, size,
              "m=%d n=%d k=%d batch=%d op=%c%c %s->%s beta=%g | %s P=%s(%s-major) Q=%s(%s-major) %s %dx%dx%d "
-             "stages=%d cluster=%d variant=%d | tiles %dx%d units=%lld splits=%d (kb/split %d) group=%d "
+             "stages=%d cluster=%d variant=%d | tiles %dx%d units=%lld splits=%d (kb/split %d) hybrid=%lld+%dx%d group=%d "
              "clusters=%lld of %d smem=%d | staged A=%d B=%d workspace=%zu epilogue=%s",
              p->m, p->n, p->k, p->batch_count, p->transa == WSGEMM_OP_N ? 'N' : 'T',
              p->transb == WSGEMM_OP_N ? 'N' : 'T', dtype_name(p->Atype), dtype_name(p->Ctype), (double)p->beta,
@@ -36,7 +36,9 @@ void wsgemm_plan_describe(const wsgemm_plan *plan, const wsgemm_problem *p, char
              plan->schedule == WSGEMM_SCHEDULE_PINGPONG ? "pingpong" : "cooperative", plan->bm, plan->bn, plan->bk,
              plan->stages,
              plan->cluster, plan->variant, plan->tiles_p, plan->tiles_q, plan->sched.units, plan->splits,
-             plan->sched.k_blocks_per_split, plan->sched.group, plan->grid_clusters, plan->max_clusters,
+             plan->sched.k_blocks_per_split, plan->sched.sk_first,
+             plan->sched.sk_splits > 1 ? (int)((plan->sched.units - plan->sched.sk_first) / plan->sched.sk_splits) : 0,
+             plan->sched.sk_splits, plan->sched.group, plan->grid_clusters, plan->max_clusters,
              plan->smem_bytes, plan->a.staged, plan->b.staged, plan->workspace_bytes,
              wsgemm_epilogue_name(plan->epilogue));
 }

@@ -61,13 +61,15 @@ typedef struct wsgemm_plan {
     int smem_bytes;
     /* work */
     int splits;               /* K splits (fp32 partials + a fixed-order reduction when > 1) */
+                              /* (the hybrid schedule's split region, if any, is in sched: sk_first, sk_splits) */
     int tiles_p, tiles_q;
     wsgemm_sched sched;
     int max_clusters;         /* co-resident clusters of that kernel on the device */
     long long grid_clusters;  /* clusters launched: min(units, max_clusters) */
     /* epilogue */
     wsgemm_epilogue_kind epilogue;
-    /* workspace: staged operands (a.stage_*, b.stage_*), then split-K partials, each 256-byte aligned */
+    /* workspace: staged operands (a.stage_*, b.stage_*), then split-K partials or the split region's partial
+     * tiles, each 256-byte aligned */
     size_t partials_offset, partials_bytes;
     size_t workspace_bytes;   /* what the launcher reserves; 0: none */
 } wsgemm_plan;

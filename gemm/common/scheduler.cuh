@@ -15,6 +15,20 @@
  *
  * Persistent loop: cluster c of C clusters takes u = c, c + C, c + 2C, ... (static round robin, so the
  * assignment and thus every result bit is independent of timing).
+ *
+ * The hybrid schedule (data-parallel waves + a split region). With splits == 1, the tile units
+ * [0, sk_first) run as above, each with the whole K, and the rest, the tile units [sk_first, tile units)
+ * (the ragged last wave; or every tile, for a grid smaller than one wave), are each split along K into
+ * sk_splits units, which take the clusters the last wave would leave idle:
+ *
+ *   u < sk_first             tile unit u, K blocks [0, k_blocks), written to C by the kernel's epilogue
+ *   u = sk_first + r*S + s   tile unit sk_first + r, split s of S = sk_splits (K blocks
+ *                            [s*sk_kb_per_split, min((s+1)*sk_kb_per_split, k_blocks))), written as fp32
+ *                            to partial slot (r * cluster_rows + rank, s)
+ *
+ * A second kernel adds each slot's partials in split order 0, 1, ..., S-1 (wsgemm_sk_sum) and writes C.
+ * Which cluster ran a unit never enters the result: the slot, split and K range of every unit are functions
+ * of u alone, and the order of the sum is fixed, so the bits depend only on the shape and the plan.
  */
 #ifndef WSGEMM_COMMON_SCHEDULER_CUH
 #define WSGEMM_COMMON_SCHEDULER_CUH
@@ -36,7 +50,11 @@ typedef struct wsgemm_sched {
     int batch;            /* problems of a strided batch (>= 1) */
     int k_blocks;         /* K blocks of the whole reduction */
     int k_blocks_per_split; /* the last split may get fewer; every split gets at least one */
-    long long units;      /* row_groups * cols * splits * batch */
+    long long units;      /* all units: row_groups * cols * splits * batch, plus the split region's extra units */
+    /* the hybrid's split region (wsgemm_sched_split_tail); none: sk_first == units, sk_splits == 1 */
+    long long sk_first;   /* first unit (and first tile unit) of the split region */
+    int sk_splits;        /* K splits of each of its tiles */
+    int sk_kb_per_split;  /* the last split may get fewer; every split gets at least one */
 } wsgemm_sched;
 
 typedef struct wsgemm_sched_unit {
@@ -46,11 +64,22 @@ typedef struct wsgemm_sched_unit {
     int split;
     int kb_begin; /* first K block (in units of the kernel's BK) */
     int kb_end;   /* one past the last */
+    int slot;     /* split region: this CTA's partial slot (r * cluster_rows + rank); -1 elsewhere */
 } wsgemm_sched_unit;
 
 static inline WSGEMM_HD int wsgemm_ceil_div(int a, int b)
 {
     return (a + b - 1) / b;
+}
+
+/* A split count clamped so that every split has at least one K block, all but the last the same count
+ * (*kb_per_split), and none is empty. */
+static inline WSGEMM_HD int wsgemm_sched_clamp_splits(int splits, int k_blocks, int *kb_per_split)
+{
+    if (splits < 1) splits = 1;
+    if (splits > k_blocks) splits = k_blocks;
+    *kb_per_split = wsgemm_ceil_div(k_blocks, splits);
+    return wsgemm_ceil_div(k_blocks, *kb_per_split);
 }
 
 /* tiles_rows, tiles_cols: output tiles along each axis; k_blocks = ceil(K / BK). splits is clamped so
@@ -63,18 +92,40 @@ static inline WSGEMM_HD wsgemm_sched wsgemm_sched_make(int tiles_rows, int tiles
     s.row_groups = wsgemm_ceil_div(tiles_rows, s.cluster_rows);
     s.cols = tiles_cols;
     s.group = group < 1 ? 1 : group;
-    if (splits < 1) splits = 1;
-    if (splits > k_blocks) splits = k_blocks;
-    s.k_blocks_per_split = wsgemm_ceil_div(k_blocks, splits);
-    s.splits = wsgemm_ceil_div(k_blocks, s.k_blocks_per_split); /* no empty split at the end */
+    s.splits = wsgemm_sched_clamp_splits(splits, k_blocks, &s.k_blocks_per_split);
     s.batch = batch;
     s.k_blocks = k_blocks;
     s.units = (long long)s.row_groups * s.cols * s.splits * s.batch;
+    s.sk_first = s.units;
+    s.sk_splits = 1;
+    s.sk_kb_per_split = k_blocks;
     return s;
 }
 
-/* Unit u for the CTA of rank `rank` in its cluster. */
-static inline WSGEMM_HD wsgemm_sched_unit wsgemm_sched_decode(const wsgemm_sched *s, long long u, int rank)
+/* Turn a plain schedule (splits == 1) into the hybrid: tile units [dp_units, tile units) are split into
+ * sk_splits units each. Nothing changes when dp_units covers every tile, when sk_splits clamps to 1, or
+ * for a split-K schedule. */
+static inline WSGEMM_HD void wsgemm_sched_split_tail(wsgemm_sched *s, long long dp_units, int sk_splits)
+{
+    const long long tiles = (long long)s->row_groups * s->cols * s->batch;
+    int kb_per = s->k_blocks;
+    sk_splits = wsgemm_sched_clamp_splits(sk_splits, s->k_blocks, &kb_per);
+    if (s->splits != 1 || dp_units < 0 || dp_units >= tiles || sk_splits < 2) return;
+    s->sk_first = dp_units;
+    s->sk_splits = sk_splits;
+    s->sk_kb_per_split = kb_per;
+    s->units = dp_units + (tiles - dp_units) * sk_splits;
+}
+
+/* CTA tiles (partial slots) of the split region: each holds sk_splits partial tiles. */
+static inline WSGEMM_HD long long wsgemm_sched_sk_slots(const wsgemm_sched *s)
+{
+    return s->sk_splits > 1 ? (s->units - s->sk_first) / s->sk_splits * s->cluster_rows : 0;
+}
+
+/* Unit u < sk_first (every unit of a schedule without a split region) for the CTA of rank `rank` in its
+ * cluster: a tile with the whole K, or a plain split-K split. */
+static inline WSGEMM_HD wsgemm_sched_unit wsgemm_sched_decode_plain(const wsgemm_sched *s, long long u, int rank)
 {
     wsgemm_sched_unit w;
     long long per_problem = (long long)s->row_groups * s->cols;
@@ -96,7 +147,40 @@ static inline WSGEMM_HD wsgemm_sched_unit wsgemm_sched_decode(const wsgemm_sched
     w.kb_begin = w.split * s->k_blocks_per_split;
     w.kb_end = w.kb_begin + s->k_blocks_per_split;
     if (w.kb_end > s->k_blocks) w.kb_end = s->k_blocks;
+    w.slot = -1;
     return w;
+}
+
+/* Any unit u for the CTA of rank `rank` in its cluster. The split region's index arithmetic is 32-bit: it
+ * holds fewer than 2^31 units (the planner's is at most a wave and a half of tiles, split at most 16 ways). */
+static inline WSGEMM_HD wsgemm_sched_unit wsgemm_sched_decode(const wsgemm_sched *s, long long u, int rank)
+{
+    if (u < s->sk_first) return wsgemm_sched_decode_plain(s, u, rank);
+    const int j = (int)(u - s->sk_first), r = j / s->sk_splits, sk = j - r * s->sk_splits;
+    wsgemm_sched_unit w = wsgemm_sched_decode_plain(s, s->sk_first + r, rank); /* the tile (splits == 1) */
+    w.split = sk;
+    w.slot = r * s->cluster_rows + rank;
+    w.kb_begin = sk * s->sk_kb_per_split;
+    w.kb_end = w.kb_begin + s->sk_kb_per_split;
+    if (w.kb_end > s->k_blocks) w.kb_end = s->k_blocks;
+    return w;
+}
+
+/* The tile of partial slot `slot` of the split region (split 0's unit; every split has the same tile). */
+static inline WSGEMM_HD wsgemm_sched_unit wsgemm_sched_slot_tile(const wsgemm_sched *s, long long slot)
+{
+    const long long r = slot / s->cluster_rows;
+    return wsgemm_sched_decode(s, s->sk_first + r * s->sk_splits, (int)(slot - r * s->cluster_rows));
+}
+
+/* The fixed order of the split region's reduction: element e of a slot whose `splits` partial tiles lie
+ * `stride` floats apart, added in split order 0, 1, ..., splits-1 from +0 (as the split-K reduction adds its
+ * partials). */
+static inline WSGEMM_HD float wsgemm_sk_sum(const float *part, int splits, long long stride)
+{
+    float sum = 0.0f;
+    for (int s = 0; s < splits; ++s) sum += part[s * stride];
+    return sum;
 }
 
 #endif /* WSGEMM_COMMON_SCHEDULER_CUH */

@@ -1,7 +1,9 @@
 /*
  * gemm/common/splitk_reduce.cuh - the second half of split-K, shared by the generic and sm90 paths: the
  * fp32 partials of every split, tight m x n per batch member and split-major ([split][batch][n][m]), are
- * summed in split order and written to C with alpha, beta and the conversion to C's type.
+ * summed in split order and written to C with alpha, beta and the conversion to C's type. And the same for
+ * the split region of a hybrid schedule (common/scheduler.cuh), whose partials are whole tiles of only the
+ * tiles it split (wsgemm_sk_reduce_kernel).
  *
  * Included by each path's translation unit (the kernel is static, one copy per path's object library and
  * architectures).
@@ -14,6 +16,7 @@
 #include <stdint.h>
 
 #include "common/epilogue.cuh"
+#include "common/scheduler.cuh"
 #include "internal.h"
 
 /* C(i, j, b) = alpha * sum_{s = 0 .. splits-1, in order} part[s][b][i + j*m] + beta * C (beta == 0: C is
@@ -72,6 +75,65 @@ static inline cudaError_t wsgemm_splitk_reduce_launch(const float *part, int spl
     void *args[] = {(void *)&part, &splits, &m, &n, &nb, &c, &c_type, &ldc, &stride_c, &alpha, &beta};
     return cudaLaunchKernel((const void *)wsgemm_splitk_reduce_kernel, dim3(wsgemm_flat_grid(m * n * nb, 256, sm_count)),
                             dim3(256), args, 0, stream);
+}
+
+/* ---------------------------------------------------------------- the split region of a hybrid schedule */
+
+/* The tile geometry of the split region's partials: a partial tile is tile_p x tile_q (the kernel's P x Q
+ * tile), stored with C's contiguous dimension contiguous: q when swapped (P = op(B)^T, so q runs along C's
+ * rows), else p. Element (a, b) of the stored tile, a along C's contiguous dimension, is C(i0 + a, j0 + b). */
+typedef struct wsgemm_sk_tiles {
+    const float *part;  /* [slot][split][tile_p * tile_q] */
+    wsgemm_sched sched; /* the kernel's schedule: slot -> tile */
+    int tile_p, tile_q;
+    int swap;
+} wsgemm_sk_tiles;
+
+/* C = alpha * (the slot's partial tiles summed in split order, wsgemm_sk_sum) + beta * C over the tiles of the
+ * split region. Block b takes slot b / chunks and every chunks-th run of blockDim.x elements of it from
+ * b % chunks on, in the partials' own order (consecutive threads read consecutive floats of each split and
+ * write consecutive elements of a column of C). */
+static __global__ void wsgemm_sk_reduce_kernel(wsgemm_sk_tiles t, int chunks, long long m, long long n, void *c,
+                                               int c_type, long long ldc, long long stride_c, float alpha, float beta)
+{
+    const long long slot = blockIdx.x / chunks;
+    const int chunk = (int)(blockIdx.x - slot * chunks);
+    const wsgemm_sched_unit w = wsgemm_sched_slot_tile(&t.sched, slot);
+    const int inner = t.swap ? t.tile_q : t.tile_p; /* the stored tile's contiguous extent */
+    const long long i0 = t.swap ? (long long)w.col * t.tile_q : (long long)w.row * t.tile_p;
+    const long long j0 = t.swap ? (long long)w.row * t.tile_p : (long long)w.col * t.tile_q;
+    const int elems = t.tile_p * t.tile_q;
+    const float *part = t.part + slot * t.sched.sk_splits * (long long)elems;
+    uint8_t *c_tile = (uint8_t *)c + (w.batch * stride_c + j0 * ldc + i0) * wsgemm_out_bytes_any(c_type);
+    for (int e = chunk * blockDim.x + threadIdx.x; e < elems; e += chunks * blockDim.x) {
+        const int b = e / inner, a = e - b * inner;
+        if (i0 + a >= m || j0 + b >= n) continue;
+        const float sum = wsgemm_sk_sum(part + e, t.sched.sk_splits, elems);
+        wsgemm_out_apply_any(c_type, c_tile + (b * ldc + a) * wsgemm_out_bytes_any(c_type), sum, alpha, beta);
+    }
+}
+
+/* The reduction of the split region of t.sched for problem p (its alpha, beta, C, ldc, strideC, Ctype), after
+ * the kernel that wrote t.part. Returns the launch's own error (cudaSuccess when there is no split region). */
+static inline cudaError_t wsgemm_sk_reduce_launch(const wsgemm_sk_tiles *t, const wsgemm_problem *p, int sm_count,
+                                                  cudaStream_t stream)
+{
+    const long long slots = wsgemm_sched_sk_slots(&t->sched);
+    if (slots == 0) return cudaSuccess;
+    const int threads = 256;
+    /* blocks per slot: about two blocks per SM in all, each at least 8 elements per thread */
+    const long long per_slot_max = ((long long)t->tile_p * t->tile_q + 8 * threads - 1) / (8 * threads);
+    long long chunks = (2LL * sm_count + slots - 1) / slots;
+    if (chunks > per_slot_max) chunks = per_slot_max;
+    if (chunks < 1) chunks = 1;
+    wsgemm_sk_tiles tiles = *t;
+    int chunks_i = (int)chunks, c_type = p->Ctype;
+    long long m = p->m, n = p->n, ldc = p->ldc, stride_c = p->strideC;
+    float alpha = p->alpha, beta = p->beta;
+    void *c = p->C;
+    void *args[] = {&tiles, &chunks_i, &m, &n, &c, &c_type, &ldc, &stride_c, &alpha, &beta};
+    return cudaLaunchKernel((const void *)wsgemm_sk_reduce_kernel, dim3((unsigned)(slots * chunks)), dim3(threads), args,
+                            0, stream);
 }
 
 #endif /* WSGEMM_COMMON_SPLITK_REDUCE_CUH */

@@ -83,9 +83,11 @@
  *     waiter               L's MMA warp             P's MMA warp (then tcgen05.dealloc in both)
  *
  *   EMULATION (sm_90a): a TMA on sm_90 completes only on a barrier of its own CTA, so P's copies
- *   complete on P's full[s] (P's TMA lane arrive_expect_tx(stage bytes), count 1) and P's MMA warp
- *   (idle on hardware) waits on it and forwards one remote arrival to L's full[s]; L's full[s] then
- *   counts 2 (L's arrive_expect_tx of its own bytes + P's forward). Same guarantee, one hop longer.
+ *   complete on P's full[s] (P's TMA lane arrive_expect_tx(stage bytes), count 1) and P's TMA lane
+ *   waits on it and forwards one remote arrival to L's full[s]; L's full[s] then counts 2 (L's
+ *   arrive_expect_tx of its own bytes + P's forward). Same guarantee, one hop longer, and the same
+ *   happens-before edges: the forward comes from the lane that issued the copies, never from P's MMA
+ *   warp, so it cannot order P's alloc before L's MMAs in place of cluster sync (3).
  *
  * ---------------------------------------------------------------- set-up and teardown
  *
@@ -262,6 +264,21 @@ constexpr int smem_bytes()
 static_assert(smem_bytes<1>() <= kSmemLimit, "cta_group 1 shared memory fits in 227 KB");
 static_assert(smem_bytes<2>() <= kSmemLimit, "cta_group 2 shared memory fits in 227 KB");
 
+#if SM100_EMULATION
+/* The emulation's happens-before tracking keeps a CTA's mbarriers in a table of TMEM_HB_MBARRIERS
+ * (tmem/hb_emu.cuh); with more, the cluster would run unchecked (only a note says so). */
+template <int kCtaGroup>
+constexpr int mbarrier_count()
+{
+    return (int)((sizeof(SharedStorage<kCtaGroup>::full) + sizeof(SharedStorage<kCtaGroup>::empty) +
+                  sizeof(SharedStorage<kCtaGroup>::acc_full) + sizeof(SharedStorage<kCtaGroup>::acc_empty) +
+                  sizeof(SharedStorage<kCtaGroup>::c_full) + sizeof(SharedStorage<kCtaGroup>::dealloc)) /
+                 sizeof(uint64_t));
+}
+static_assert(mbarrier_count<1>() <= TMEM_HB_MBARRIERS && mbarrier_count<2>() <= TMEM_HB_MBARRIERS,
+              "every mbarrier of a CTA fits the happens-before tracking's table");
+#endif
+
 } // namespace
 
 #if !SM100_EMULATION
@@ -378,6 +395,9 @@ __device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
     typedef Config<kCtaGroup> C;
     if (!elect_one_sync()) return;
     PipelineState st = pipeline_producer_start();
+#if SM100_EMULATION
+    PipelineState forwarded = pipeline_consumer_start(); /* the peer's stages forwarded to the leader */
+#endif
     for (long long u = first_unit; u < p.sched.units; u += unit_step) {
         const Tile tile = tile_at(p, u, rank);
         const int a_row0 = tile.m0;
@@ -402,6 +422,16 @@ __device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
                                              full_cluster);
             load_operand<kCtaGroup, C::kBRows>(s.b[st.stage], &p.tmap_b, p.b_mn_major, b_row0, k0, b_batch, full,
                                                full_cluster);
+#if SM100_EMULATION
+            if (kCtaGroup == 2 && rank != 0) {
+                /* EMULATION: this lane issued the copies, so it forwards their completion to the leader's
+                 * full[s]; the forward carries what the hardware's complete_tx carries and nothing of the
+                 * MMA warp (its alloc is ordered before the leader's MMAs by cluster sync (3) alone). */
+                mbarrier_wait(full, forwarded.phase, WAIT_CTA, 0, "full(peer)", forwarded.stage);
+                mbarrier_arrive_remote(full, 0);
+                pipeline_state_advance(&forwarded, C::kStages);
+            }
+#endif
             pipeline_state_advance(&st, C::kStages);
         }
     }
@@ -441,23 +471,7 @@ __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, con
 {
     typedef Config<kCtaGroup> C;
     if (kCtaGroup == 2 && rank != 0) {
-#if SM100_EMULATION
-        /* EMULATION: forward "P's stage s is loaded" to the leader's full[s] (see the header). */
-        const uint32_t mma_lane = elect_one_sync();
-        PipelineState st = pipeline_consumer_start();
-        for (long long u = first_unit; u < p.sched.units; u += unit_step) {
-            const Tile tile = tile_at(p, u, rank);
-            for (int kb = tile.kb_begin; kb < tile.kb_end; ++kb) {
-                if (mma_lane) {
-                    mbarrier_wait(&s.full[st.stage], st.phase, WAIT_CTA, 0, "full(peer)", st.stage);
-                    mbarrier_arrive_remote(&s.full[st.stage], 0);
-                }
-                pipeline_state_advance(&st, C::kStages);
-            }
-        }
-        __syncwarp();
-#endif
-        return; /* on hardware the peer's MMA warp only allocates and deallocates */
+        return; /* the peer's MMA warp only allocates and deallocates */
     }
     const enum wait_scope acc_scope = kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA;
     PipelineState st = pipeline_consumer_start();

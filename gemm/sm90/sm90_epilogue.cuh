@@ -11,6 +11,9 @@
  *   STAGED    the CTA's whole C tile in smem: C loaded by TMA during the main loop (beta != 0), combined
  *             in place at the tile end, stored by TMA behind the next tile's main loop
  *
+ * Apart from the kinds: the units of a hybrid schedule's split region store their fp32 partial tile
+ * (sm90_store_partial) whatever the kind; a reduction kernel applies the output op later.
+ *
  * A new epilogue is one more section here, one more enum value, and one more case in the dispatch.
  */
 #ifndef WSGEMM_SM90_EPILOGUE_CUH
@@ -280,6 +283,38 @@ static __device__ __forceinline__ void sm90_epilogue_staged_dispatch(const float
     } else {
         if (prm.out_type == WSGEMM_R_16BF) sm90_epilogue_staged<BN, WSGEMM_R_16BF>(acc, prm, w, consumer, map_c, bufs, read_c);
         else sm90_epilogue_staged<BN, WSGEMM_R_16F>(acc, prm, w, consumer, map_c, bufs, read_c);
+    }
+}
+
+/* ---------------------------------------------------------------- partial tiles (the split region) */
+
+/* Rows 64 half .. 64 half + 63 of a split-region unit's tile, fp32 as accumulated (no alpha, beta or
+ * conversion: the reduction applies them to the sum), to its partial tile (Sm90Params.sk_part). The whole
+ * tile is written, rows and columns past the matrix too (they hold zeros, TMA fills outside the operands
+ * with zeros), so no element needs a bound check; the reduction reads only those inside C. With q
+ * contiguous (sk_sq == 1) each thread writes its fragment's column pairs as float2, 32 bytes per row and
+ * quad (whole sectors); otherwise p is contiguous and each group of 8 lanes writes 8 consecutive p. */
+template <int BN>
+static __device__ __forceinline__ void sm90_store_partial(const float (&acc)[BN / 2], const Sm90Params &prm,
+                                                          const wsgemm_sched_unit &w, int half)
+{
+    const int lane = threadIdx.x % 32;
+    const int warp_in_wg = (threadIdx.x / 32) % 4;
+    const int p = half * 64 + warp_in_wg * 16 + lane / 4; /* tile row (and p + 8), as in sm90_epilogue */
+    const int q = 2 * (lane % 4);
+    float *tile = prm.sk_part + ((long long)w.slot * prm.sched.sk_splits + w.split) * (SM90_BM * BN);
+    if (prm.sk_sq == 1) {
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+            *(float2 *)(tile + p * prm.sk_sp + q + 8 * j) = make_float2(acc[4 * j + 0], acc[4 * j + 1]);
+            *(float2 *)(tile + (p + 8) * prm.sk_sp + q + 8 * j) = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+                tile[(p + 8 * (r / 2)) * prm.sk_sp + (q + 8 * j + r % 2) * prm.sk_sq] = acc[4 * j + r];
     }
 }
 

@@ -3,7 +3,8 @@
  *
  *   plan (sm90_plan.c: orientation, tile, cluster, split-K, epilogue, staging, workspace; CPU-tested)
  *   -> reserve the workspace -> stage operands TMA cannot address (gemm/common/staging.cuh) -> encode the tensor maps
- *   -> launch the kernel (sm90_kernel.cuh) and, for split-K, the fixed-order reduction.
+ *   -> launch the kernel (sm90_kernel.cuh) and, for split-K or a hybrid schedule's split region, the
+ *      fixed-order reduction (common/splitk_reduce.cuh).
  *
  * The planner asks this file about the kernels (query_kernel): which instantiations exist and how many of
  * their clusters fit on the device (cudaOccupancyMaxActiveClusters, once per kernel and device). The
@@ -155,6 +156,7 @@ extern "C" int wsgemm_sm90_available(void)
 /* the tests' view of which epilogue and cluster size ran (internal.h) */
 static thread_local int last_epilogue = WSGEMM_SM90_EPILOGUE_NONE;
 static thread_local int last_cluster = 0;
+static thread_local int last_sk_splits = 0;
 
 extern "C" wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void)
 {
@@ -164,6 +166,11 @@ extern "C" wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void)
 extern "C" int wsgemm_sm90_last_cluster(void)
 {
     return last_cluster;
+}
+
+extern "C" int wsgemm_sm90_last_sk_splits(void)
+{
+    return last_sk_splits;
 }
 
 /* The planner's question (sm90_plan.h): does (bn, variant, majorness, type) exist, and how many of its
@@ -239,6 +246,11 @@ static Sm90Params kernel_params(const wsgemm_plan *plan, const wsgemm_problem *p
         prm.beta = p->beta;
     }
     prm.epilogue = plan->epilogue;
+    if (plan->sched.sk_splits > 1) { /* the hybrid's split region: partial tiles, C's contiguous side contiguous */
+        prm.sk_part = (float *)(ws + plan->partials_offset);
+        prm.sk_sp = plan->swap ? plan->bn : 1;
+        prm.sk_sq = plan->swap ? 1 : SM90_BM;
+    }
     return prm;
 }
 
@@ -255,6 +267,15 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     void *ws_ptr = NULL;
     if (plan.workspace_bytes > 0) {
         s = wsgemm_workspace_reserve(ctx, plan.workspace_bytes, &ws_ptr);
+        if (s == WSGEMM_STATUS_ALLOC_FAILED && plan.sched.sk_splits > 1) {
+            /* the split region's partial tiles only make the call faster: without room for them it runs the
+             * plan the hybrid-off planner makes (which may need the staged copies' bytes alone, or none) */
+            wsgemm_knobs off = *knobs;
+            off.sm90_hybrid = 0;
+            s = sm90_plan_make(p, &off, query_kernel, ctx, &plan, msg, sizeof msg);
+            if (s != WSGEMM_STATUS_SUCCESS) return msg[0] ? wsgemm_fail(ctx, s, "%s", msg) : s;
+            if (plan.workspace_bytes > 0) s = wsgemm_workspace_reserve(ctx, plan.workspace_bytes, &ws_ptr);
+        }
         if (s != WSGEMM_STATUS_SUCCESS) return s;
     }
     if (ctx->plan_only) return WSGEMM_STATUS_SUCCESS;
@@ -310,6 +331,21 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     }
     last_epilogue = plan.epilogue;
     last_cluster = plan.cluster;
+    last_sk_splits = plan.sched.sk_splits;
+    if (plan.sched.sk_splits > 1) {
+        wsgemm_sk_tiles tiles;
+        tiles.part = (const float *)(ws + plan.partials_offset);
+        tiles.sched = plan.sched;
+        tiles.tile_p = SM90_BM;
+        tiles.tile_q = plan.bn;
+        tiles.swap = plan.swap;
+        err = wsgemm_sk_reduce_launch(&tiles, p, ctx->device->sm_count, ctx->stream);
+        if (err != cudaSuccess) {
+            wsgemm_forget_cuda_error(err);
+            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 split-region reduction launch failed: %s",
+                               cudaGetErrorString(err));
+        }
+    }
     if (plan.splits > 1) {
         err = wsgemm_splitk_reduce_launch((const float *)(ws + plan.partials_offset), plan.splits, p,
                                           ctx->device->sm_count, ctx->stream);

@@ -28,6 +28,10 @@
  *                              producer TMA-loads the CTA's C tile into smem during the tile's main loop
  *                              (beta != 0), the consumers combine it with the accumulators in place at the
  *                              tile end and TMA-store it while the next tile's main loop runs.
+ * Units of a hybrid schedule's split region (common/scheduler.cuh: the ragged last wave's tiles, split along
+ * K) end differently in every kernel: the tile goes to its fp32 partial slot in the workspace as accumulated
+ * (sm90_store_partial), no C tile is loaded or stored for it, and a second kernel (common/splitk_reduce.cuh)
+ * adds the slot's partials in split order and applies alpha, beta and the conversion.
  * Pingpong kernels (SCHED = 1, variant 6) split the work differently: each consumer warpgroup computes whole
  * 128 x BN tiles, the two taking turns (sm90_consumer_pingpong), with the tile-end epilogues.
  * Cluster of CLUSTER (1, 2 or 4) CTAs along P: the CTAs of a cluster compute tiles (row + rank, col), which
@@ -115,6 +119,12 @@ typedef struct Sm90Params {
     float alpha, beta;        /* beta == 0: out is never read */
     int epilogue;             /* wsgemm_epilogue_kind (sm90_epilogue.cuh); TMA and DEFERRED use map_c and need
                                * out_sq == 1, no split; DEFERRED also beta == 0 and C of the input type */
+    /* the split region of a hybrid schedule (sched.sk_splits > 1; common/scheduler.cuh): the units with a
+     * partial slot write their fp32 tile, whole and unscaled, to sk_part + (slot * sk_splits + split) *
+     * SM90_BM * BN, element (p, q) of the tile at p * sk_sp + q * sk_sq (C's contiguous dimension is the
+     * contiguous one); the other units go through `epilogue` to out as usual */
+    float *sk_part;
+    int sk_sp, sk_sq;
 } Sm90Params;
 
 /* Chunk buffers (64 rows x 128 bytes) per consumer: 2 for the TMA and DEFERRED epilogues (the next chunk is
@@ -238,7 +248,7 @@ static __device__ __forceinline__ void sm90_producer(Sm90Smem<BN, STAGES, C_BYTE
             }
             pipeline_state_advance(&st, STAGES);
             if constexpr (C_BYTES != 0) {
-                if (load_c && kb == kb_c) {
+                if (load_c && kb == kb_c && u < prm.sched.sk_first) { /* a split-region unit stores no C tile */
                     constexpr int kChunks = Sm90EpiChunks<BN, C_BYTES>::value;
                     producer_acquire(ring_c, st_c); /* the previous tile's stores have read the buffer */
                     producer_arrive_expect_tx(ring_c, st_c, 2u * kChunks * SM90_EPI_CHUNK_BYTES);
@@ -270,6 +280,25 @@ static __device__ __forceinline__ void sm90_release(const PipelineRing *ring, Pi
 #pragma unroll
     for (uint32_t r = 0; r < CLUSTER; ++r)
         if (r != rank) consumer_release_remote(ring, st, r);
+}
+
+/* One K block of a unit for this consumer warpgroup: wait for stage st, issue its four m64nBNk16 wgmmas into
+ * acc (scale-d 0 on the unit's first: the accumulators start from zero without a clear) and commit them as
+ * one group. */
+template <int BN, int STAGES, int P_MN, int Q_MN, int BF16, int C_BYTES>
+static __device__ __forceinline__ void sm90_issue_stage(float (&acc)[BN / 2], Sm90Smem<BN, STAGES, C_BYTES> *sm,
+                                                        const PipelineRing *ring, PipelineState st, int consumer,
+                                                        bool first)
+{
+    consumer_wait(ring, st);
+    const uint64_t a_desc = sm90_operand_desc<P_MN>(smem_u32(sm->p[st.stage]) + consumer * 8192);
+    const uint64_t b_desc = sm90_operand_desc<Q_MN>(smem_u32(sm->q[st.stage]));
+    wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < SM90_BK / 16; ++ks)
+        sm90_mma<BN, P_MN, Q_MN, BF16>(acc, a_desc + sm90_k_step<P_MN>(ks), b_desc + sm90_k_step<Q_MN>(ks),
+                                       (!first || ks != 0) ? 1 : 0);
+    wgmma_commit_group();
 }
 
 /* The consumer's main loop over its units. DEFER = 0: each tile's epilogue runs when its last K block is
@@ -307,21 +336,12 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
 
     PipelineState st = pipeline_consumer_start();
     const long long nclusters = gridDim.x / CLUSTER;
-    for (long long u = blockIdx.x / CLUSTER; u < prm.sched.units; u += nclusters) {
-        wsgemm_sched_unit w = wsgemm_sched_decode(&prm.sched, u, (int)rank);
+    long long u = blockIdx.x / CLUSTER;
+    for (; u < prm.sched.sk_first; u += nclusters) { /* every unit but a hybrid's split region */
+        const wsgemm_sched_unit w = wsgemm_sched_decode_plain(&prm.sched, u, (int)rank);
         PipelineState prev = st;
         for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
-            consumer_wait(ring, st);
-            const uint64_t a_desc = sm90_operand_desc<P_MN>(smem_u32(sm->p[st.stage]) + consumer * 8192);
-            const uint64_t b_desc = sm90_operand_desc<Q_MN>(smem_u32(sm->q[st.stage]));
-            wgmma_fence();
-#pragma unroll
-            for (int ks = 0; ks < SM90_BK / 16; ++ks) {
-                /* scale-d 0 on the tile's first MMA: the accumulators start from zero without a clear */
-                sm90_mma<BN, P_MN, Q_MN, BF16>(acc, a_desc + sm90_k_step<P_MN>(ks), b_desc + sm90_k_step<Q_MN>(ks),
-                                               (kb != w.kb_begin || ks != 0) ? 1 : 0);
-            }
-            wgmma_commit_group();
+            sm90_issue_stage<BN, STAGES, P_MN, Q_MN, BF16, C_BYTES>(acc, sm, ring, st, consumer, kb == w.kb_begin);
             /* the tensor cores now have this K block (and maybe the previous one) queued: store a chunk */
             if constexpr (DEFER) sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
             if constexpr (C_BYTES != 0) {
@@ -368,6 +388,30 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
         } else {
             sm90_epilogue_tile_end<BN>(acc, prm, w, consumer, 1 + (uint32_t)consumer, map_c, sm->c_stage[consumer], chunks);
         }
+    }
+    /* A hybrid's split region (common/scheduler.cuh): this CTA's units there come after all its others. Each
+     * runs its K range as above (the last tile's deferred chunks are stored under the first one's MMAs) and
+     * ends by writing its fp32 partial tile for the reduction kernel; no C tile is loaded or stored for it. A
+     * loop of its own, so the tile-end branches above stay as they are (one more live value there made
+     * ptxas spill the BN 256 consumer). */
+    for (; u < prm.sched.units; u += nclusters) {
+        const wsgemm_sched_unit w = wsgemm_sched_decode(&prm.sched, u, (int)rank);
+        PipelineState prev = st;
+        for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
+            sm90_issue_stage<BN, STAGES, P_MN, Q_MN, BF16, C_BYTES>(acc, sm, ring, st, consumer, kb == w.kb_begin);
+            if constexpr (DEFER) sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
+            if (kb != w.kb_begin) {
+                wgmma_wait_group<1>(); /* the previous stage has been read */
+                if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+            }
+            prev = st;
+            pipeline_state_advance(&st, STAGES);
+        }
+        wgmma_wait_group<0>();
+        if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) wgmma_fence_operand(acc[i]);
+        sm90_store_partial<BN>(acc, prm, w, consumer);
     }
     if constexpr (DEFER) {
         while (pending.chunks_left > 0) /* the last tile */
@@ -464,8 +508,10 @@ static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<BN, STAGE
 #pragma unroll
             for (int j = 0; j < BN / 2; ++j) wgmma_fence_operand(acc[h][j]);
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
-            sm90_epilogue_tile_end<BN>(acc[h], prm, w, h, barrier_id, map_c, sm->c_stage[wg], chunks);
+        for (int h = 0; h < 2; ++h) {
+            if (w.slot >= 0) sm90_store_partial<BN>(acc[h], prm, w, h); /* a split-region unit */
+            else sm90_epilogue_tile_end<BN>(acc[h], prm, w, h, barrier_id, map_c, sm->c_stage[wg], chunks);
+        }
     }
     /* the smem of the last chunks must stay valid until their stores have read it */
     if (prm.epilogue != WSGEMM_EPILOGUE_DIRECT && signals) bulk_wait_group<0>();

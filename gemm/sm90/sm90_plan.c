@@ -11,7 +11,10 @@
  *                one-row operand with ld 1 (m = 1 or n = 1 decode) is read as a K-major row instead.
  *   tile, split  (BN, splits) by the cost model (estimate_cost) over the tile widths worth trying; each
  *                split writes fp32 partials that a reduction kernel sums in split order 0, 1, ..., so the
- *                result depends only on the shape, never on timing.
+ *                result depends only on the shape, never on timing. Or the hybrid schedule
+ *                (estimate_hybrid_cost): the full waves of tiles data-parallel, only the ragged last wave's
+ *                tiles split along K over the clusters it would leave idle, their partials summed in split
+ *                order by a reduction over just those tiles (common/scheduler.cuh).
  *   cluster      2 CTAs along P share (multicast) the Q tile; 4 for decode shapes whose small side fits one
  *                64-wide Q tile (the small operand is then read from L2 half as often).
  *   epilogue     deferred TMA stores where C allows them (swapped, no split, TMA-addressable C of the input
@@ -19,7 +22,8 @@
  *                kernel variant with C in smem: loaded by TMA under the main loop, stored behind the next
  *                one), or tile-end TMA stores where no such kernel fits the tile; direct per-element stores
  *                otherwise.
- *   workspace    staged A, staged B, split-K partials, each 256-byte aligned.
+ *   workspace    staged A, staged B, split-K partials (or the split region's partial tiles), each 256-byte
+ *                aligned.
  */
 #include "sm90/sm90_plan.h"
 
@@ -41,31 +45,109 @@
  *   HBM            ~3.4 TB/s for the unique operand bytes (each read once, the rest hits L2).
  * Split-K pays a partial write + read and a second launch; on the H200 (2026-11-29) it lost to the
  * unsplit grid on every skinny shape measured but m = 16 (within 4 %), and by 35 % at 1000^3, which an
- * earlier model (bandwidth per active SM, no CTA cap) chose. */
-static double estimate_cost(long long units, int max_clusters, int cluster, int k_blocks, int splits, int bn,
-                            const wsgemm_problem *p)
+ * earlier model (bandwidth per active SM, no CTA cap) chose.
+ * main_loop_cost is the first part: `steps` K blocks run back to back by the busiest CTA. */
+static const double kL2Fit = 30.0e6; /* bytes that stay L2-resident across the whole call */
+
+static double main_loop_cost(double steps, int cluster, int bn, const wsgemm_problem *p)
 {
-    const double l2_fit = 30.0e6; /* bytes that stay L2-resident across the whole call */
-    const long long work = units * splits;
-    const long long waves = (work + max_clusters - 1) / max_clusters;
-    const int kb_per = (k_blocks + splits - 1) / splits;
-    const double steps = (double)waves * kb_per; /* K blocks one CTA runs back to back */
     const double flops_kb = 2.0 * SM90_BM * bn * SM90_BK;
     const double t_mma = steps * flops_kb / 7.0e6 * (bn == 256 ? 1.0 : bn == 128 ? 1.1 : 1.35);
     const double operand_bytes = ((double)p->m + p->n) * p->k * 2.0 * p->batch_count;
-    const int resident = operand_bytes < l2_fit;
+    const int resident = operand_bytes < kL2Fit;
     const double bytes_kb = (double)(SM90_BM + bn / cluster) * SM90_BK * 2.0; /* Q arrives half by multicast */
     const double t_cta = steps * bytes_kb / (resident ? 80.0e3 : 60.0e3);
     const double t_hbm = resident ? 0.0 : operand_bytes / 3.4e6;
     double cost = t_mma;
     if (t_cta > cost) cost = t_cta;
     if (t_hbm > cost) cost = t_hbm;
-    cost += 2.0; /* launch */
+    return cost + 2.0; /* launch */
+}
+
+static double estimate_cost(long long units, int max_clusters, int cluster, int k_blocks, int splits, int bn,
+                            const wsgemm_problem *p)
+{
+    const long long work = units * splits;
+    const long long waves = (work + max_clusters - 1) / max_clusters;
+    const int kb_per = (k_blocks + splits - 1) / splits;
+    double cost = main_loop_cost((double)waves * kb_per, cluster, bn, p);
     if (splits > 1) {
         const double part = (double)splits * p->m * p->n * p->batch_count * 4.0 * 2.0; /* written, read back */
         cost += part / 2.0e6 + 5.0; /* the reduction kernel and its launch */
     }
     return cost;
+}
+
+/* The hybrid schedule (common/scheduler.cuh): units (tile units, cluster-wide) of which the first dp_units
+ * run data-parallel with the whole K and the rest split into sk_splits units each. The clusters take the
+ * units round robin, so with dp_units a multiple of the co-resident clusters the busiest CTA runs
+ * dp_units / clusters whole tiles, then ceil(split units / clusters) splits of ceil(K blocks / splits). On top
+ * of the main loop the split region pays, which the data-parallel units do not:
+ *   per split wave  a pipeline fill (~1 us: the first TMA round trip and the wgmma ramp; a data-parallel
+ *                   unit fills under the previous one's tail) and the partial tile's store at the tile end,
+ *                   128 x BN fp32 from one SM at ~100 KB/us (64 B per clock at ~1.7 GHz);
+ *   the reduction   the partial tiles read once, and C's tiles written (read too when beta != 0), at L2
+ *                   speed (~5 TB/s) when the partials fit in L2 (they were just written), else HBM's 3.4,
+ *                   plus the second launch and its tail (5 us, what plain split-K is charged).
+ * Plain split-K pays all of C's partials through HBM (2 TB/s above: its partials are the whole C); the split
+ * region's are a wave's worth of tiles at most, a few MB to a few tens of MB. */
+static double estimate_hybrid_cost(long long units, int max_clusters, int cluster, int k_blocks, long long dp_units,
+                                   int sk_splits, int bn, const wsgemm_problem *p)
+{
+    int kb_per = k_blocks;
+    sk_splits = wsgemm_sched_clamp_splits(sk_splits, k_blocks, &kb_per);
+    const long long sk_units = (units - dp_units) * sk_splits;
+    const long long dp_waves = (dp_units + max_clusters - 1) / max_clusters;
+    const long long sk_waves = (sk_units + max_clusters - 1) / max_clusters;
+    double cost = main_loop_cost((double)dp_waves * k_blocks + (double)sk_waves * kb_per, cluster, bn, p);
+    const double tile_bytes = (double)SM90_BM * bn * 4.0;
+    cost += (double)sk_waves * (1.0 + tile_bytes / 100.0e3);
+    const double part = (double)(units - dp_units) * cluster * sk_splits * tile_bytes;
+    const double c_tiles = (double)(units - dp_units) * cluster * SM90_BM * bn * wsgemm_dtype_size(p->Ctype) *
+                           (p->beta != 0.0f ? 2.0 : 1.0);
+    cost += (part + c_tiles) / (part < kL2Fit ? 5.0e6 : 3.4e6) + 5.0;
+    return cost;
+}
+
+/* The most K splits of a split-region tile the model considers: at least 4 K blocks per split (fewer leave
+ * each unit mostly pipeline fill) and at most 16 (as for plain split-K). */
+static int max_region_splits(int k_blocks)
+{
+    return k_blocks / 4 < 16 ? k_blocks / 4 : 16;
+}
+
+/* The hybrid's split region for `units` tile units on max_clusters clusters: the data-parallel part is the
+ * full waves (or one wave fewer, so the split region holds a wave and a half instead of a nearly full last
+ * wave), and each remaining tile is split in 2..max_splits; the cheapest by estimate_hybrid_cost. A forced
+ * count (WSGEMM_SM90_HYBRID = n >= 2) takes the full waves and n splits. Returns the cost, *dp_units and
+ * *sk_splits (1: no ragged wave, nothing to split). */
+static double choose_split_region(long long units, int max_clusters, int cluster, int k_blocks, int max_splits,
+                                  int bn, const wsgemm_problem *p, const wsgemm_knobs *knobs, long long *dp_units,
+                                  int *sk_splits)
+{
+    const long long full = units / max_clusters * max_clusters;
+    double best = 0.0;
+    *dp_units = units;
+    *sk_splits = 1;
+    if (full == units) return best;
+    if (knobs->sm90_hybrid >= 2) {
+        int kb_per = k_blocks;
+        const int forced = wsgemm_sched_clamp_splits(knobs->sm90_hybrid, k_blocks, &kb_per);
+        if (forced < 2) return best; /* one K block: nothing to split */
+        *dp_units = full;
+        *sk_splits = forced;
+        return estimate_hybrid_cost(units, max_clusters, cluster, k_blocks, full, forced, bn, p);
+    }
+    for (long long dp = full; dp >= 0 && dp >= full - max_clusters; dp -= max_clusters)
+        for (int sp = 2; sp <= max_splits; ++sp) {
+            const double cost = estimate_hybrid_cost(units, max_clusters, cluster, k_blocks, dp, sp, bn, p);
+            if (*sk_splits == 1 || cost < best) {
+                best = cost;
+                *dp_units = dp;
+                *sk_splits = sp;
+            }
+        }
+    return best;
 }
 
 /* The longest run of K blocks one accumulator takes before its sum goes to a split-K partial. The tensor
@@ -170,12 +252,14 @@ const wsgemm_operand *sm90_plan_q(const wsgemm_plan *plan)
     return plan->swap ? &plan->a : &plan->b;
 }
 
-/* Tiles, schedule and grid of the plan's kernel (bn, cluster, max_clusters set). */
-static void set_grid(wsgemm_plan *plan, int group, int splits, int nb, int k_blocks)
+/* Tiles, schedule and grid of the plan's kernel (bn, cluster, max_clusters set); with sk_splits > 1 the
+ * hybrid, tile units from dp_units on split sk_splits ways. */
+static void set_grid(wsgemm_plan *plan, int group, int splits, int nb, int k_blocks, long long dp_units, int sk_splits)
 {
     plan->tiles_p = (int)((plan->p_extent + SM90_BM - 1) / SM90_BM);
     plan->tiles_q = (int)((plan->q_extent + plan->bn - 1) / plan->bn);
     plan->sched = wsgemm_sched_make(plan->tiles_p, plan->tiles_q, plan->cluster, group, splits, nb, k_blocks);
+    if (sk_splits > 1) wsgemm_sched_split_tail(&plan->sched, dp_units, sk_splits);
     plan->splits = plan->sched.splits;
     plan->grid_clusters = plan->sched.units < plan->max_clusters ? plan->sched.units : plan->max_clusters;
 }
@@ -229,10 +313,15 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
         bn_candidates[n_candidates++] = 64;
     }
 
-    /* (BN, splits) by the cost model */
-    sm90_kernel_facts chosen = {0};
-    int splits = 1;
-    double best_cost = 0.0;
+    /* (BN, splits) by the cost model, each later candidate taken only when 5 % cheaper (the wider tile wins a
+     * near tie); beside them the cheapest hybrid (BN and split region), which replaces that choice only when
+     * 5 % cheaper than it, or when forced */
+    sm90_kernel_facts chosen = {0}, chosen_hybrid = {0};
+    int splits = 1, hybrid_splits = 1;
+    long long hybrid_dp = 0;
+    double best_cost = 0.0, best_hybrid = 0.0;
+    const int hybrid_allowed = knobs->sm90_hybrid != 0 && knobs->sm90_splitk == 0;
+    const int hybrid_forced = hybrid_allowed && knobs->sm90_hybrid >= 2;
     for (int c = 0; c < n_candidates; ++c) {
         const int bn = bn_candidates[c];
         sm90_kernel_facts f = {0};
@@ -255,6 +344,25 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
             chosen = f;
             splits = sp;
         }
+        /* the hybrid, where K needs no split of its own (no forced split-K, no long chain) and it is allowed */
+        const int min_splits = knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks - 1) / kMaxChainBlocks + 1;
+        if (hybrid_allowed && min_splits == 1) {
+            long long dp = 0;
+            int sk = 1;
+            const double cost = choose_split_region(units, f.max_clusters, f.cluster, k_blocks, max_region_splits(k_blocks),
+                                                    bn, p, knobs, &dp, &sk);
+            if (sk > 1 && (!chosen_hybrid.exists || cost < best_hybrid * 0.95)) {
+                best_hybrid = cost;
+                chosen_hybrid = f;
+                hybrid_dp = dp;
+                hybrid_splits = sk;
+            }
+        }
+    }
+    int hybrid = chosen_hybrid.exists && (hybrid_forced || best_hybrid < best_cost * 0.95);
+    if (hybrid) {
+        chosen = chosen_hybrid;
+        splits = 1;
     }
     /* Decode shapes whose small side fits one 64-wide Q tile: a 4-CTA cluster reads that tile from L2 once
      * per four P tiles instead of once per two, with its own split count. Measured on the H200 (GPU time,
@@ -262,8 +370,10 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
      * 1.07/1.01, m = 64 1.05/1.04 -> 1.07/1.05, unsplit; m = 1, n = 4096, k = 14336 (2026-11-30, GPU time)
      * 0.736/0.719 with 2-CTA clusters in 3 splits, 0.829/0.842 with 4-CTA clusters in 2 (0.800/0.813 with
      * 2-CTA clusters in 4). At m = 128 (two Q tiles) and 256 it was slower or no better, so only here. A
-     * 4-CTA kernel the device cannot run keeps the 2-CTA choice. */
-    if (knobs->sm90_variant == SM90_VARIANT_DEFAULT && chosen.bn == 64 && plan->q_extent <= 64 && plan->p_extent >= 4 * SM90_BM) {
+     * 4-CTA kernel the device cannot run keeps the 2-CTA choice. It takes the place of a hybrid the model chose
+     * (with one Q tile that is every tile split, the plain split of the 2-CTA cluster). */
+    if (knobs->sm90_variant == SM90_VARIANT_DEFAULT && chosen.bn == 64 && !hybrid_forced && plan->q_extent <= 64 &&
+        plan->p_extent >= 4 * SM90_BM) {
         sm90_kernel_facts f4 = {0};
         if (query(query_ctx, 64, SM90_VARIANT_CLUSTER4, plan->p_mn, plan->q_mn, plan->ab_type == WSGEMM_R_16BF, &f4) ==
                 WSGEMM_STATUS_SUCCESS &&
@@ -273,6 +383,7 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
             chosen = f4;
             chosen.variant = SM90_VARIANT_CLUSTER4;
             splits = scan_splits(p, knobs, &f4, units4, k_blocks, 0, &cost4);
+            hybrid = 0; /* its own plain split: one Q tile leaves no ragged wave worth a split region */
         }
     }
     plan->bn = chosen.bn;
@@ -281,7 +392,7 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     plan->smem_bytes = chosen.smem_bytes;
     plan->max_clusters = chosen.max_clusters;
     plan->variant = chosen.variant;
-    set_grid(plan, knobs->sm90_group, splits, nb, k_blocks);
+    set_grid(plan, knobs->sm90_group, splits, nb, k_blocks, 0, 1);
     plan->epilogue = choose_epilogue(p, knobs, swap, plan->splits);
     if (plan->variant == SM90_VARIANT_PINGPONG) {
         /* each warpgroup's tile-end epilogue already runs under the other's main loop */
@@ -290,7 +401,27 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     }
     wsgemm_status s = use_staged_kernel(plan, p, knobs, query, query_ctx);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
-    if (plan->epilogue == WSGEMM_EPILOGUE_STAGED) set_grid(plan, knobs->sm90_group, plan->splits, nb, k_blocks);
+    if (plan->epilogue == WSGEMM_EPILOGUE_STAGED) set_grid(plan, knobs->sm90_group, plan->splits, nb, k_blocks, 0, 1);
+    if (hybrid) {
+        /* the split region chosen above; for the staged C tile's kernel, if that is another one (fp32 C: BN 128),
+         * chosen again for it, and kept only while it beats that kernel's data-parallel grid (or is forced).
+         * A hybrid that does not survive leaves the plan the hybrid-off planner would make. */
+        const long long units = plan->sched.units;
+        long long dp = hybrid_dp;
+        int sk = hybrid_splits;
+        if (plan->bn != chosen.bn || plan->cluster != chosen.cluster || plan->max_clusters != chosen.max_clusters) {
+            const double cost = choose_split_region(units, plan->max_clusters, plan->cluster, k_blocks,
+                                                    max_region_splits(k_blocks), plan->bn, p, knobs, &dp, &sk);
+            const double dp_cost = estimate_cost(units, plan->max_clusters, plan->cluster, k_blocks, 1, plan->bn, p);
+            if (!(cost < dp_cost * 0.95 || hybrid_forced)) sk = 1;
+        }
+        if (sk < 2) {
+            wsgemm_knobs off = *knobs;
+            off.sm90_hybrid = 0;
+            return sm90_plan_make(p, &off, query, query_ctx, plan, why, why_size);
+        }
+        set_grid(plan, knobs->sm90_group, 1, nb, k_blocks, dp, sk);
+    }
 
     /* workspace: staged operands (gemm/common/staging.h), then split-K partials (each piece 256-byte aligned) */
     wsgemm_operand *const ops[2] = {&plan->a, &plan->b};
@@ -301,6 +432,9 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     plan->partials_offset = offset;
     plan->partials_bytes =
         plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n * (size_t)nb * sizeof(float) : 0;
+    if (plan->sched.sk_splits > 1) /* the split region: sk_splits partial tiles per slot */
+        plan->partials_bytes = (size_t)wsgemm_sched_sk_slots(&plan->sched) * (size_t)plan->sched.sk_splits *
+                               (size_t)SM90_BM * (size_t)plan->bn * sizeof(float);
     plan->workspace_bytes = plan->partials_offset + plan->partials_bytes;
     return WSGEMM_STATUS_SUCCESS;
 }

@@ -119,6 +119,8 @@ class DeviceArrayTest(unittest.TestCase):
             b, vb = operand("bfloat16", (96, 48), "F", self.rng)
             out = empty("float32", (64, 48), "C")
             wsgemm.matmul(a, b, out, stream=s.value)  # first call on this stream: any set-up happens here
+            # the fill runs on the legacy stream, which does not wait for a non-blocking one
+            check(rt.cudaStreamSynchronize(s), "cudaStreamSynchronize")
             out.fill_bytes(0xFF)
             check(rt.cudaDeviceSynchronize(), "cudaDeviceSynchronize")
             gate = threading.Event()

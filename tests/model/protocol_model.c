@@ -16,8 +16,9 @@
  *               into its own stage s that completes_tx on the LEADER's full[s]. Ends with producer_tail.
  *               Relay variant (cta_group 2 built for sm_90a against the TMEM emulation, where a TMA cannot
  *               complete on the peer's barrier): each CTA's producer arrive.expect_tx's its own bytes on
- *               its OWN full[s] (count 1); the peer's MMA warp waits on the peer's full[s] and forwards one
- *               remote arrival to the leader's full[s] (count 2: the leader's own + the forward).
+ *               its OWN full[s] (count 1); after each copy the peer's producer waits on the peer's full[s]
+ *               and forwards one remote arrival to the leader's full[s] (count 2: the leader's own + the
+ *               forward). The peer's MMA warp only allocates and deallocates, as on hardware.
  *   TMA         each copy in flight lands at any later time, in any order: writes the stage, complete_tx.
  *   MMA warp    leader only: per tile: wait acc_empty[a] (leader's; producer phase starts at 1); per
  *               k-block: wait full[s]; issue MMA(tile, k, s, a) and commit(empty[s], multicast to the
@@ -116,7 +117,7 @@ typedef struct config {
     int epi;    /* epilogue warps per CTA */
     mutant mut;
     int relay;  /* cta_group 2, the emulation build's variant: the peer's TMA completes on the PEER's
-                   full[s]; the peer's MMA warp waits on it and forwards one remote arrival to the
+                   full[s]; the peer's producer waits on it and forwards one remote arrival to the
                    leader's full[s] (count 2) */
 } config;
 
@@ -132,9 +133,8 @@ typedef struct bar {
 enum bar_kind { B_FULL, B_EMPTY, B_ACC_FULL, B_ACC_EMPTY, B_DEALLOC };
 static const char *const bar_names[] = {"full", "empty", "acc_full", "acc_empty", "dealloc"};
 
-enum { P_SYNC1_A, P_SYNC1_W, P_SYNC2_A, P_SYNC2_W, P_LOOP, P_TAIL, P_DONE };
-enum { M_INIT, M_SYNC1_A, M_SYNC1_W, M_ALLOC, M_SYNC2_A, M_SYNC2_W, M_ADDR_A, M_ADDR_W, M_TILE, M_K, M_RELAY, M_DEALLOC,
-       M_DONE };
+enum { P_SYNC1_A, P_SYNC1_W, P_SYNC2_A, P_SYNC2_W, P_LOOP, P_RELAY, P_TAIL, P_DONE };
+enum { M_INIT, M_SYNC1_A, M_SYNC1_W, M_ALLOC, M_SYNC2_A, M_SYNC2_W, M_ADDR_A, M_ADDR_W, M_TILE, M_K, M_DEALLOC, M_DONE };
 enum { E_SYNC1_A, E_SYNC1_W, E_SYNC2_A, E_SYNC2_W, E_ADDR_A, E_ADDR_W, E_TILE, E_LD, E_REL, E_SIG_PEER, E_SIG_SELF,
        E_DONE };
 enum { TMEM_NONE, TMEM_ALLOCATED, TMEM_FREED };
@@ -310,9 +310,7 @@ static int mma_after_setup(int cta)
 {
     if (C.tiles == 0)
         return M_DEALLOC;
-    if (cta == 0)
-        return M_TILE;
-    return C.relay ? M_RELAY : M_DEALLOC;
+    return cta == 0 ? M_TILE : M_DEALLOC;
 }
 static int epi_after_setup(void)
 {
@@ -358,8 +356,19 @@ static int step_producer(state *st, int c)
             VIOLATION("producer of CTA %d issues a TMA copy into stage %d while another is in flight", c, s);
         st->inflight[c][s] = (uint8_t)(i + 1);
         st->prod_i[c]++;
-        if (st->prod_i[c] == total)
+        if (C.relay && c == 1)
+            st->prod_pc[c] = P_RELAY;
+        else if (st->prod_i[c] == total)
             st->prod_pc[c] = P_TAIL;
+        return 1;
+    }
+    case P_RELAY: { /* the peer's producer (relay variant): wait own full[s] for the copy it just issued,
+                       forward one arrival to the leader's full[s] */
+        const int i = st->prod_i[c] - 1, s = i % C.stages;
+        if (C.mut != MUT_RELAY_NO_WAIT && !passes(&st->full[c][s], ring_parity(i, C.stages, cons_p0())))
+            return 0;
+        arrive(st, B_FULL, 0, s);
+        st->prod_pc[c] = st->prod_i[c] == total ? P_TAIL : P_LOOP;
         return 1;
     }
     case P_TAIL: { /* producer_tail: one more acquire of each stage */
@@ -460,15 +469,6 @@ static int step_mma(state *st, int c)
             st->mma_j[c]++;
             st->mma_pc[c] = st->mma_j[c] == C.tiles ? M_DEALLOC : M_TILE;
         }
-        return 1;
-    }
-    case M_RELAY: { /* the peer's MMA warp (relay variant): wait own full[s], forward to the leader's */
-        const int i = st->mma_i[c], s = i % C.stages;
-        if (C.mut != MUT_RELAY_NO_WAIT && !passes(&st->full[c][s], ring_parity(i, C.stages, cons_p0())))
-            return 0;
-        arrive(st, B_FULL, 0, s);
-        if (++st->mma_i[c] == C.tiles * C.kb)
-            st->mma_pc[c] = M_DEALLOC;
         return 1;
     }
     case M_DEALLOC: /* relinquish (no effect in the model), wait, dealloc */
@@ -701,10 +701,10 @@ static void check_not_behind(const state *st)
                 VIOLATION("MMA warp waits for phase %d of full[%d], which already completed %d phases", k,
                           i % C.stages, st->full[0][i % C.stages].done);
         }
-        if (st->mma_pc[c] == M_RELAY) {
-            int i = st->mma_i[c], k = i / C.stages;
+        if (st->prod_pc[c] == P_RELAY) {
+            int i = st->prod_i[c] - 1, k = i / C.stages;
             if (st->full[c][i % C.stages].done > k + 1)
-                VIOLATION("peer MMA warp waits for phase %d of its full[%d], which already completed %d phases", k,
+                VIOLATION("peer producer waits for phase %d of its full[%d], which already completed %d phases", k,
                           i % C.stages, st->full[c][i % C.stages].done);
         }
         if (st->mma_pc[c] == M_DEALLOC && st->dealloc[c].done > 1)
@@ -767,12 +767,12 @@ static int apply_step(state *st, int id)
 
 static const char *const prod_pc_names[] = {"cluster sync #1 arrive", "cluster sync #1 wait", "cluster sync #2 arrive",
                                            "cluster sync #2 wait", "wait empty, expect_tx, issue TMA copy",
+                                           "relay: wait own full, forward to the leader's full",
                                            "producer_tail: wait empty", "done"};
 static const char *const mma_pc_names[] = {"init barriers", "cluster sync #1 arrive", "cluster sync #1 wait",
                                           "tcgen05.alloc", "cluster sync #2 arrive", "cluster sync #2 wait",
                                           "address barrier arrive", "address barrier wait", "wait acc_empty",
                                           "wait full, issue MMA + commit(s)",
-                                          "relay: wait own full, forward to the leader's full",
                                           "relinquish, wait dealloc barrier, dealloc", "done"};
 static const char *const epi_pc_names[] = {"cluster sync #1 arrive", "cluster sync #1 wait", "cluster sync #2 arrive",
                                           "cluster sync #2 wait", "address barrier arrive",
@@ -1018,13 +1018,8 @@ static int mutant_variants(mutant m)
         return 2 | 4;
     case MUT_EXPECT_TX_NOT_DOUBLED:
         return 2;
-    case MUT_NO_CLUSTER_SYNC2:
-        /* Not on the relay variant: there the leader's first MMA waits for the peer's forward, which the
-         * peer's MMA warp sends only after its own alloc, and every dealloc waits for the peer's
-         * epilogue, which passed the address barrier after the peer's alloc; so without cluster sync #2
-         * nothing goes wrong (the explorer shows it: `one 2 2 2 3 2 no_cluster_sync_between_alloc_and_dealloc 1` holds
-         * every property). */
-        return 2;
+    case MUT_NO_CLUSTER_SYNC2: /* cta_group 2 only: with one CTA there is no sync #2 to remove */
+        return 2 | 4;
     case MUT_RELAY_FULL_COUNT_1:
     case MUT_RELAY_NO_WAIT:
         return 4;

@@ -23,6 +23,7 @@
 
 #include "common/tma.h"
 #include "sm100/sm100_plan.h"
+#include "plan_testing.h"
 #include "testing.h"
 
 static int failures;
@@ -56,61 +57,28 @@ static wsgemm_status model_query(void *ctx, int cta_group, wsgemm_dtype out_type
 
 /* ---------------------------------------------------------------- problems */
 
-/* A problem with fake device addresses (the planner never dereferences them; alignment is all it reads). */
-static wsgemm_problem problem(wsgemm_op ta, wsgemm_op tb, int m, int n, int k, int batch, wsgemm_dtype ab,
-                              wsgemm_dtype c, float beta, int pad, int misalign)
-{
-    const int ra = ta == WSGEMM_OP_N ? m : k, ca = ta == WSGEMM_OP_N ? k : m;
-    const int rb = tb == WSGEMM_OP_N ? k : n, cb = tb == WSGEMM_OP_N ? n : k;
-    const int lda = ra + pad, ldb = rb + pad, ldc = m + (pad ? 8 : 0);
-    const uintptr_t base = (uintptr_t)1 << 32;
-    wsgemm_problem p = {
-        .transa = ta, .transb = tb, .m = m, .n = n, .k = k, .alpha = 1.0f, .beta = beta,
-        .A = (const void *)(base + 2u * (unsigned)misalign), .Atype = ab, .lda = lda,
-        .strideA = (long long)lda * ca,
-        .B = (const void *)(base * 3), .Btype = ab, .ldb = ldb, .strideB = batch > 2 ? 0 : (long long)ldb * cb,
-        .C = (void *)(base * 5), .Ctype = c, .ldc = ldc, .strideC = (long long)ldc * n,
-        .batch_count = batch,
-    };
-    return p;
-}
-
-static void describe(const wsgemm_problem *p, char *buf, size_t size)
-{
-    snprintf(buf, size, "%c%c m=%d n=%d k=%d batch=%d lda=%d ldb=%d ldc=%d A%%16=%d ab=%d c=%d beta=%g",
-             p->transa == WSGEMM_OP_N ? 'N' : 'T', p->transb == WSGEMM_OP_N ? 'N' : 'T', p->m, p->n, p->k,
-             p->batch_count, p->lda, p->ldb, p->ldc, (int)((uintptr_t)p->A % 16), (int)p->Atype, (int)p->Ctype,
-             (double)p->beta);
-}
-
 static wsgemm_plan plan_of(const wsgemm_problem *p, const wsgemm_knobs *kn, model *md)
 {
     wsgemm_plan plan;
     char why[256] = "", shape[256];
     const wsgemm_status s = sm100_plan_make(p, kn, model_query, md, &plan, why, sizeof why);
-    describe(p, shape, sizeof shape);
+    plan_testing_describe(p, shape, sizeof shape);
     EXPECT(s == WSGEMM_STATUS_SUCCESS, "%s: declined: %s", shape, why);
     checked++;
     return plan;
-}
-
-static int staged_ok(const wsgemm_operand *o)
-{
-    return !o->staged || (o->stage_offset % 256 == 0 &&
-                          o->stage_bytes == (size_t)((o->inner + 7) / 8 * 8) * (size_t)o->cols * (size_t)o->nb * 2u);
 }
 
 /* What every plan must hold, whatever it chose. */
 static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan, const wsgemm_knobs *kn)
 {
     char shape[256];
-    describe(p, shape, sizeof shape);
+    plan_testing_describe(p, shape, sizeof shape);
     const size_t want_partials =
         plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n * (size_t)p->batch_count * 4u : 0;
     EXPECT(plan->partials_bytes == want_partials && plan->partials_offset % 256 == 0,
            "%s: %d splits, partials %zu bytes at %zu (want %zu)", shape, plan->splits, plan->partials_bytes,
            plan->partials_offset, want_partials);
-    EXPECT(staged_ok(&plan->a) && staged_ok(&plan->b), "%s: staged copies misplaced or mis-sized", shape);
+    EXPECT(plan_testing_staged_ok(&plan->a) && plan_testing_staged_ok(&plan->b), "%s: staged copies misplaced or mis-sized", shape);
     const size_t a_end = plan->a.staged ? plan->a.stage_offset + plan->a.stage_bytes : 0;
     const size_t b_end = plan->b.staged ? plan->b.stage_offset + plan->b.stage_bytes : 0;
     EXPECT(!plan->a.staged || !plan->b.staged || plan->b.stage_offset >= a_end, "%s: staged A and B overlap", shape);
@@ -171,7 +139,7 @@ static void case_choices(void)
     for (int i = 0; i < 3; ++i)
         for (int b = 0; b < 2; ++b) {
             const int s = squares[i];
-            wsgemm_problem p = problem(T, N, s, s, s, 1, BF, BF, (float)b, 0, 0);
+            wsgemm_problem p = plan_testing_problem(T, N, s, s, s, 1, BF, BF, (float)b, 0, 0);
             wsgemm_plan plan = plan_of(&p, &kn, &b200);
             check_invariants(&p, &plan, &kn);
             const long long units = (long long)(s / 256) * (s / 256);
@@ -185,13 +153,13 @@ static void case_choices(void)
             }
         }
     /* fp32 C: the same kernel family, TMA stores of 4-byte elements */
-    wsgemm_problem p = problem(N, N, 4096, 4096, 4096, 1, BF, F32, 1.0f, 0, 0);
+    wsgemm_problem p = plan_testing_problem(N, N, 4096, 4096, 4096, 1, BF, F32, 1.0f, 0, 0);
     wsgemm_plan plan = plan_of(&p, &kn, &b200);
     check_invariants(&p, &plan, &kn);
     EXPECT(plan.epilogue == WSGEMM_EPILOGUE_STAGED, "fp32 C beta 1: epilogue %s", wsgemm_epilogue_name(plan.epilogue));
 
     /* m = 64 decode: one row of tiles, 32 tiles for 148 SMs: cta_group 1 and K split to fill at least 96 SMs */
-    p = problem(N, N, 64, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+    p = plan_testing_problem(N, N, 64, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &kn, &b200);
     check_invariants(&p, &plan, &kn);
     wsgemm_plan_describe(&plan, &p, line, sizeof line);
@@ -200,14 +168,14 @@ static void case_choices(void)
            "m=64 decode: cta_group %d splits %d grid %lld epilogue %s", plan.cluster, plan.splits, plan.grid_clusters,
            wsgemm_epilogue_name(plan.epilogue));
     /* the mirror (n = 64) fills the SMs with cta_group 2 along m without a split */
-    p = problem(N, N, 8192, 64, 8192, 1, BF, BF, 0.0f, 0, 0);
+    p = plan_testing_problem(N, N, 8192, 64, 8192, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &kn, &b200);
     check_invariants(&p, &plan, &kn);
     EXPECT(plan.tiles_p == 64 && plan.grid_clusters * plan.cluster >= 64, "n=64: %d P tiles, %lld clusters of %d",
            plan.tiles_p, plan.grid_clusters, plan.cluster);
 
     /* m = 1 with lda = 1 (op N): a K-major row, no staging copy */
-    p = problem(N, N, 1, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+    p = plan_testing_problem(N, N, 1, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &kn, &b200);
     check_invariants(&p, &plan, &kn);
     EXPECT(!plan.a.staged && plan.a.k_major && plan.epilogue == WSGEMM_EPILOGUE_DIRECT,
@@ -215,7 +183,7 @@ static void case_choices(void)
            plan.a.k_major, wsgemm_epilogue_name(plan.epilogue));
 
     /* 4099^3: both operands re-pitched (A then B), C's rows are not whole 16-byte chunks: per-element stores */
-    p = problem(N, N, 4099, 4099, 4099, 1, BF, BF, 0.0f, 0, 0);
+    p = plan_testing_problem(N, N, 4099, 4099, 4099, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &kn, &b200);
     check_invariants(&p, &plan, &kn);
     EXPECT(plan.a.staged && plan.b.staged && plan.a.stage_offset == 0 &&
@@ -223,7 +191,7 @@ static void case_choices(void)
            "4099^3: staged %d %d at %zu %zu, epilogue %s", plan.a.staged, plan.b.staged, plan.a.stage_offset,
            plan.b.stage_offset, wsgemm_epilogue_name(plan.epilogue));
     /* a misaligned A base (2 bytes past 16): staged */
-    p = problem(T, N, 1024, 1024, 1024, 2, BF, BF, 0.5f, 0, 1);
+    p = plan_testing_problem(T, N, 1024, 1024, 1024, 2, BF, BF, 0.5f, 0, 1);
     plan = plan_of(&p, &kn, &b200);
     check_invariants(&p, &plan, &kn);
     EXPECT(plan.a.staged && !plan.b.staged, "misaligned A: staged %d %d", plan.a.staged, plan.b.staged);
@@ -234,7 +202,7 @@ static void case_choices(void)
     forced.sm100_splitk = 3;
     forced.sm100_ctas = 12;
     forced.sm100_epilogue = WSGEMM_EPILOGUE_PREF_DIRECT;
-    p = problem(T, T, 300, 700, 1000, 2, BF, WSGEMM_R_16F, -0.5f, 3, 1);
+    p = plan_testing_problem(T, T, 300, 700, 1000, 2, BF, WSGEMM_R_16F, -0.5f, 3, 1);
     plan = plan_of(&p, &forced, &b200);
     check_invariants(&p, &plan, &forced);
     EXPECT(plan.cluster == 1 && plan.splits == 3 && plan.grid_clusters == 12 &&
@@ -245,7 +213,7 @@ static void case_choices(void)
     forced = kn;
     forced.sm100_cta_group = 2;
     forced.sm100_ctas = 7; /* rounded up to whole pairs */
-    p = problem(T, N, 100, 300, 70, 1, BF, BF, 0.0f, 0, 0);
+    p = plan_testing_problem(T, N, 100, 300, 70, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &forced, &b200);
     check_invariants(&p, &plan, &forced);
     EXPECT(plan.cluster == 2 && plan.grid_clusters == 4, "forced pair grid: cta_group %d clusters %lld", plan.cluster,
@@ -253,7 +221,7 @@ static void case_choices(void)
 
     /* the grid follows the co-resident clusters the device reports, not sm_count / 2 */
     model partial = {148, 60, 1};
-    p = problem(T, N, 8192, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+    p = plan_testing_problem(T, N, 8192, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &kn, &partial);
     check_invariants(&p, &plan, &kn);
     EXPECT(plan.max_clusters == 60 && plan.grid_clusters == 60, "60 pairs fit: grid %lld (max %d)", plan.grid_clusters,
@@ -266,7 +234,7 @@ static void case_choices(void)
            plan.grid_clusters);
 
     /* long K: no accumulator chain longer than 4096 K blocks (k = 2^28: at least 1024 splits) */
-    p = problem(N, N, 64, 64, 1 << 28, 1, BF, BF, 0.0f, 0, 0);
+    p = plan_testing_problem(N, N, 64, 64, 1 << 28, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &kn, &b200);
     check_invariants(&p, &plan, &kn);
     EXPECT(plan.splits >= 1024 && plan.sched.k_blocks_per_split <= 4096, "k = 2^28: %d splits of %d K blocks",
@@ -294,16 +262,7 @@ static void case_sweep(void)
         for (int ni = 0; ni < D; ++ni)
             for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
                 r = r * 1103515245u + 12345u;
-                const wsgemm_op ta = (r >> 8) & 1 ? WSGEMM_OP_T : WSGEMM_OP_N;
-                const wsgemm_op tb = (r >> 9) & 1 ? WSGEMM_OP_T : WSGEMM_OP_N;
-                const wsgemm_dtype ab = (r >> 10) & 1 ? WSGEMM_R_16F : WSGEMM_R_16BF;
-                const wsgemm_dtype cs[3] = {ab, WSGEMM_R_32F, ab == WSGEMM_R_16BF ? WSGEMM_R_16F : WSGEMM_R_16BF};
-                const wsgemm_dtype c = cs[(r >> 11) % 3];
-                const float beta = (r >> 13) & 1 ? 0.0f : 1.0f;
-                const int batch = 1 + (int)((r >> 14) % 4);
-                const int pad = (r >> 16) % 4 == 0 ? 3 : 0;
-                const int misalign = (r >> 18) % 8 == 0;
-                wsgemm_problem p = problem(ta, tb, dims[mi], dims[ni], ks[ki], batch, ab, c, beta, pad, misalign);
+                wsgemm_problem p = plan_testing_random_problem(r, dims[mi], dims[ni], ks[ki]);
                 if ((r >> 21) % 5 == 0 && dims[ni] > 1) p.ldb += 1; /* an odd leading dimension of B */
                 for (int kn = 0; kn < 6; ++kn) {
                     wsgemm_plan plan = plan_of(&p, &knob_sets[kn], models[(r >> 23) % 3]);

@@ -11,6 +11,8 @@
  *   several_tiles [cg]     one CTA (one pair) per problem computes many tiles: both accumulators are reused
  *                          (what an early acc_empty release or a missing acc_empty wait breaks), all four
  *                          op combinations, ragged m, n, k, beta != 0, both cta_groups (or cta_group cg)
+ *   several_tiles_beta0 [cg]  the same with beta = 0: the epilogue loads no C (the mutation suite's test of
+ *                          accumulator reuse: the happens-before tracking stops on a pair that loads C)
  *   padded_ld              lda/ldb/ldc larger than the rows (and padding rows of C untouched)
  *   staged                 operands TMA cannot address (odd lda / ldb, bases 2 bytes past 16, an
  *                          overlapping batch stride): the path copies them (gemm/common/staging.h) and runs
@@ -210,8 +212,9 @@ static int case_more_ctas(wsgemm_handle h)
     return ok;
 }
 
-/* only_cg: 1 or 2 runs that cta_group alone (0: both). */
-static int case_several_tiles(wsgemm_handle h, int only_cg)
+/* only_cg: 1 or 2 runs that cta_group alone (0: both). read_c: beta != 0 (C read; for the 16-byte rows of
+ * these shapes through shared memory by TMA); 0: beta = 0, so the epilogue never loads C. */
+static int case_several_tiles(wsgemm_handle h, int only_cg, int read_c)
 {
     int ok = 1;
     setenv("WSGEMM_SM100_CTAS", "2", 1); /* cta_group 1: two CTAs; cta_group 2: one pair */
@@ -220,9 +223,9 @@ static int case_several_tiles(wsgemm_handle h, int only_cg)
             /* cta_group 1: 5 x 3 = 15 tiles of 128 x 256 for 2 CTAs; cta_group 2: 3 x 3 = 9 pair tiles */
             testing_gemm g = make_case(kOps[o][0], kOps[o][1], 520 + 37 * o, 700 - 20 * o, 150 + 8 * o);
             g.alpha = 0.5f + 0.25f * o;
-            g.beta = o % 2 ? -0.75f : 0.5f;
+            g.beta = !read_c ? 0.0f : o % 2 ? -0.75f : 0.5f;
             g.c_type = o % 2 ? WSGEMM_R_32F : WSGEMM_R_16BF;
-            ok &= run_case(h, &g, cg, 650 + 10 * cg + o);
+            ok &= run_case(h, &g, cg, 650 + 10 * cg + o + (read_c ? 0 : 100));
         }
     unsetenv("WSGEMM_SM100_CTAS");
     return ok;
@@ -476,7 +479,9 @@ int main(int argc, char **argv)
     } else if (strcmp(name, "more_ctas_than_tiles") == 0) {
         ok = case_more_ctas(h);
     } else if (strcmp(name, "several_tiles") == 0) {
-        ok = case_several_tiles(h, argc > 2 ? atoi(argv[2]) : 0);
+        ok = case_several_tiles(h, argc > 2 ? atoi(argv[2]) : 0, 1);
+    } else if (strcmp(name, "several_tiles_beta0") == 0) {
+        ok = case_several_tiles(h, argc > 2 ? atoi(argv[2]) : 0, 0);
     } else if (strcmp(name, "padded_ld") == 0) {
         ok = case_padded_ld(h);
     } else if (strcmp(name, "epilogue") == 0) {

@@ -492,6 +492,114 @@ static void case_cluster4(wsgemm_handle h)
     }
 }
 
+/* fails the problem when the last sm90 launch had no split region (want_region) or had one (!want_region) */
+static void expect_region(const testing_gemm *g, int want_region)
+{
+    const int got = wsgemm_sm90_last_sk_splits();
+    if ((got > 1) != want_region) {
+        char shape[256];
+        testing_gemm_describe(g, shape, sizeof shape);
+        printf("FAIL split region of %d splits ran, %s expected: %s (WSGEMM_SM90_DEBUG=1 prints the plan)\n", got,
+               want_region ? "one" : "none", shape);
+        failures++;
+    }
+}
+
+static void run_expect_region(wsgemm_handle h, const testing_gemm *g, int want_region)
+{
+    run(h, g);
+    expect_region(g, want_region);
+}
+
+/* the hybrid schedule (common/scheduler.cuh): the full waves of tiles data-parallel, the ragged last wave's
+ * tiles split along K, their fp32 partial tiles summed in split order by a second kernel. The plan's own
+ * choice at 3072^3 (144 cluster units on 66 clusters: 2.2 waves), all ops, both 16-bit types; then forced
+ * (WSGEMM_SM90_HYBRID=4, 3) wherever a wave is ragged: 1000^3 and m = 128 decode (the whole grid split),
+ * 4096 x 4096 x 1024 (data-parallel tiles, then several split units per CTA, behind the deferred stores),
+ * beta != 0 with the staged C tile, fp32 and mixed C, batch, the unswapped orientation (partial tiles with
+ * p contiguous), an unaligned ldc (per-element stores), K tails (5 and 2 K blocks), the pingpong and the
+ * 4-CTA cluster kernels; each must run a split region, match cuBLAS and reproduce its bits on a second run.
+ * One K block cannot be split: that call runs without a region; nor does 3072^3 without a workspace (it runs
+ * data-parallel, still on the sm90 path). */
+static void case_hybrid(wsgemm_handle h)
+{
+    for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+            testing_gemm g = gemm(ta ? T : N, tb ? T : N, 3072, 3072, 3072);
+            if (ta != tb) {
+                g.ab_type = WSGEMM_R_16F;
+                g.c_type = WSGEMM_R_16F;
+            }
+            run_expect_region(h, &g, 1);
+        }
+    /* without a workspace the same call runs data-parallel on the sm90 path (the partial tiles are optional) */
+    WSGEMM_CHECK(wsgemm_set_workspace(h, NULL, 0));
+    testing_gemm g0 = gemm(N, N, 3072, 3072, 3072);
+    run_expect_region(h, &g0, 0);
+    WSGEMM_CHECK(wsgemm_reset_workspace(h));
+    knob_set("WSGEMM_SM90_HYBRID", "4");
+    for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+            testing_gemm g = gemm(ta ? T : N, tb ? T : N, 1000, 1000, 1000);
+            g.beta = ta ? 0.5f : 0.0f;
+            run_expect_region(h, &g, 1);
+        }
+    testing_gemm g = gemm(N, N, 128, 8192, 8192);
+    run_expect_region(h, &g, 1);
+    g = gemm(T, N, 128, 8192, 8192);
+    g.alpha = -1.5f;
+    run_expect_region(h, &g, 1);
+    g = gemm(N, T, 4096, 4096, 1024);
+    run_expect_region(h, &g, 1);
+    g.beta = 1.0f; /* the staged C tile for the data-parallel units, none for the split ones */
+    run_expect_region(h, &g, 1);
+    g = gemm(T, N, 3072, 3000, 1000);
+    g.c_type = WSGEMM_R_32F;
+    g.beta = -0.5f;
+    run_expect_region(h, &g, 1);
+    g = gemm(N, N, 2000, 1500, 700);
+    g.c_type = WSGEMM_R_16F; /* bf16 in, fp16 out */
+    g.beta = 1.0f;
+    run_expect_region(h, &g, 1);
+    g = gemm(T, N, 512, 768, 300);
+    g.batch = 5;
+    g.beta = 0.5f;
+    run_expect_region(h, &g, 1);
+    g = gemm(N, N, 1000, 1000, 500);
+    g.ldc = 1003; /* not 16-byte aligned: per-element stores */
+    run_expect_region(h, &g, 1);
+    const int ks[] = {300, 100};
+    for (int i = 0; i < 2; ++i) {
+        g = gemm(N, T, 777, 1100, ks[i]);
+        run_expect_region(h, &g, 1);
+    }
+    g = gemm(T, T, 777, 1100, 64); /* one K block */
+    run_expect_region(h, &g, 0);
+    knob_set("WSGEMM_SM90_HYBRID", "3");
+    knob_set("WSGEMM_SM90_SWAP", "0");
+    for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+            g = gemm(ta ? T : N, tb ? T : N, 1000, 1100, 700);
+            g.beta = tb ? -1.0f : 0.0f;
+            run_expect_region(h, &g, 1);
+        }
+    knob_clear("WSGEMM_SM90_SWAP");
+    knob_set("WSGEMM_SM90_VARIANT", "6");
+    knob_set("WSGEMM_SM90_BN", "128");
+    g = gemm(N, T, 1000, 3000, 1000);
+    run_expect_region(h, &g, 1);
+    g.beta = 0.25f;
+    g.c_type = WSGEMM_R_32F;
+    run_expect_region(h, &g, 1);
+    knob_clear("WSGEMM_SM90_BN");
+    knob_set("WSGEMM_SM90_VARIANT", "3");
+    g = gemm(T, N, 64, 8192, 1024);
+    run_expect_region(h, &g, 1);
+    expect_cluster(&g, 4);
+    knob_clear("WSGEMM_SM90_VARIANT");
+    knob_clear("WSGEMM_SM90_HYBRID");
+}
+
 typedef struct test_case {
     const char *name;
     void (*fn)(wsgemm_handle);
@@ -504,7 +612,7 @@ static const test_case cases[] = {
     {"ktail", case_ktail},   {"splitk", case_splitk}, {"variants", case_variants},
     {"tmastore", case_tmastore}, {"deferred", case_deferred},
     {"staged", case_staged},     {"pingpong", case_pingpong},
-    {"cluster4", case_cluster4},
+    {"cluster4", case_cluster4}, {"hybrid", case_hybrid},
 };
 
 int main(int argc, char **argv)

@@ -7,11 +7,18 @@
  *            one 64-wide tile get the 4-CTA cluster, a one-row operand with ld 1 is read in place, big
  *            squares take BN 256 with the deferred epilogue, beta != 0 and fp32 C the staged C tile (never
  *            the deferred one; the tile-end stores with WSGEMM_SM90_EPILOGUE=tma),
- *            forced split-K sizes its partials, 4099^3 stages both operands, the pingpong kernel when asked for.
- *   sweep    on 20230 problem x knob combinations (shapes 1..8192, K 1..14336, ops, types, beta, batch,
- *            padded, shared and misaligned operands, variant/BN/split/epilogue knobs, two device sizes): the
- *            workspace holds the staged copies and the partials without overlap, 256-byte aligned, and is
- *            exactly what the launcher reserves (workspace_bytes); partials are splits x m x n x batch fp32;
+ *            forced split-K sizes its partials, 4099^3 stages both operands, the pingpong kernel when asked for;
+ *            the hybrid at 3072^3 (132 data-parallel cluster units, 12 split 5 ways; deferred or staged C for
+ *            the data-parallel ones), none with it off or split-K forced, forced where asked, none on the big
+ *            squares, 2048^3, 1000^3 and m = 128, 256 decode (full waves, or no gain in the model).
+ *   sweep    on 24276 problem x knob combinations (shapes 1..8192, K 1..14336, ops, types, beta, batch,
+ *            padded, shared and misaligned operands, variant/BN/split/epilogue/hybrid knobs, two device sizes):
+ *            the workspace holds the staged copies and the partials without overlap, 256-byte aligned, and is
+ *            exactly what the launcher reserves (workspace_bytes); partials are splits x m x n x batch fp32, or
+ *            the hybrid's split region's slots x splits x 128 x BN fp32; a split region only on an unsplit
+ *            schedule, never with forced split-K, after whole waves of data-parallel tiles, of at most the
+ *            last wave and a half; every plan without a split region is exactly the plan with the hybrid off
+ *            (the hybrid changes nothing where it is not taken);
  *            the grid never exceeds the units or the co-resident clusters; deferred stores only with beta 0
  *            and C of the input type; split-K only with per-element stores; the staged epilogue only on its
  *            kernels (BN 256 for 16-bit C, BN 128 for fp32 C); the pingpong schedule only on its kernel (BN 128)
@@ -26,6 +33,7 @@
 #include "common/tma.h"
 #include "sm90/sm90_plan.h"
 #include "sm90/sm90_tile.h"
+#include "plan_testing.h"
 #include "testing.h"
 
 static int failures;
@@ -66,68 +74,39 @@ static wsgemm_status model_query(void *ctx, int bn, int variant, int p_mn, int q
 
 /* ---------------------------------------------------------------- problems */
 
-/* A problem with fake device addresses (the planner never dereferences them; alignment is all it reads). */
-static wsgemm_problem problem(wsgemm_op ta, wsgemm_op tb, int m, int n, int k, int batch, wsgemm_dtype ab,
-                              wsgemm_dtype c, float beta, int pad, int misalign)
-{
-    const int ra = ta == WSGEMM_OP_N ? m : k, ca = ta == WSGEMM_OP_N ? k : m;
-    const int rb = tb == WSGEMM_OP_N ? k : n, cb = tb == WSGEMM_OP_N ? n : k;
-    const int lda = ra + pad, ldb = rb + pad, ldc = m + (pad ? 8 : 0);
-    const uintptr_t base = (uintptr_t)1 << 32;
-    wsgemm_problem p = {
-        .transa = ta, .transb = tb, .m = m, .n = n, .k = k, .alpha = 1.0f, .beta = beta,
-        .A = (const void *)(base + 2u * (unsigned)misalign), .Atype = ab, .lda = lda,
-        .strideA = (long long)lda * ca,
-        .B = (const void *)(base * 3), .Btype = ab, .ldb = ldb, .strideB = batch > 2 ? 0 : (long long)ldb * cb,
-        .C = (void *)(base * 5), .Ctype = c, .ldc = ldc, .strideC = (long long)ldc * n,
-        .batch_count = batch,
-    };
-    return p;
-}
-
-static void describe(const wsgemm_problem *p, char *buf, size_t size)
-{
-    snprintf(buf, size, "%c%c m=%d n=%d k=%d batch=%d lda=%d ldb=%d ldc=%d A%%16=%d ab=%d c=%d beta=%g",
-             p->transa == WSGEMM_OP_N ? 'N' : 'T', p->transb == WSGEMM_OP_N ? 'N' : 'T', p->m, p->n, p->k,
-             p->batch_count, p->lda, p->ldb, p->ldc, (int)((uintptr_t)p->A % 16), (int)p->Atype, (int)p->Ctype,
-             (double)p->beta);
-}
-
 static wsgemm_plan plan_of(const wsgemm_problem *p, const wsgemm_knobs *kn, model *md)
 {
     wsgemm_plan plan;
     char why[256] = "", shape[256];
     const wsgemm_status s = sm90_plan_make(p, kn, model_query, md, &plan, why, sizeof why);
-    describe(p, shape, sizeof shape);
+    plan_testing_describe(p, shape, sizeof shape);
     EXPECT(s == WSGEMM_STATUS_SUCCESS, "%s: declined: %s", shape, why);
     checked++;
     return plan;
-}
-
-static int staged_ok(const wsgemm_operand *o)
-{
-    return !o->staged || (o->stage_offset % 256 == 0 &&
-                          o->stage_bytes == (size_t)((o->inner + 7) / 8 * 8) * (size_t)o->cols * (size_t)o->nb * 2u);
 }
 
 /* What every plan must hold, whatever it chose. */
 static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan)
 {
     char shape[256];
-    describe(p, shape, sizeof shape);
+    plan_testing_describe(p, shape, sizeof shape);
+    const wsgemm_sched *sc = &plan->sched;
+    const int region = sc->sk_splits > 1;
     const size_t want_partials =
-        plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n * (size_t)p->batch_count * 4u : 0;
+        plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n * (size_t)p->batch_count * 4u
+        : region         ? (size_t)wsgemm_sched_sk_slots(sc) * (size_t)sc->sk_splits * SM90_BM * (size_t)plan->bn * 4u
+                         : 0;
     EXPECT(plan->partials_bytes == want_partials && plan->partials_offset % 256 == 0,
            "%s: %d splits, partials %zu bytes at %zu (want %zu)", shape, plan->splits, plan->partials_bytes,
            plan->partials_offset, want_partials);
-    EXPECT(staged_ok(&plan->a) && staged_ok(&plan->b), "%s: staged copies misplaced or mis-sized", shape);
+    EXPECT(plan_testing_staged_ok(&plan->a) && plan_testing_staged_ok(&plan->b), "%s: staged copies misplaced or mis-sized", shape);
     /* A, B and the partials do not overlap and the workspace covers them all */
     const size_t a_end = plan->a.staged ? plan->a.stage_offset + plan->a.stage_bytes : 0;
     const size_t b_end = plan->b.staged ? plan->b.stage_offset + plan->b.stage_bytes : 0;
     EXPECT(!plan->a.staged || !plan->b.staged || plan->b.stage_offset >= a_end, "%s: staged A and B overlap", shape);
     EXPECT(plan->partials_offset >= a_end && plan->partials_offset >= b_end, "%s: partials overlap a copy", shape);
     EXPECT(plan->workspace_bytes == plan->partials_offset + plan->partials_bytes &&
-               (plan->workspace_bytes == 0) == (!plan->a.staged && !plan->b.staged && plan->splits == 1),
+               (plan->workspace_bytes == 0) == (!plan->a.staged && !plan->b.staged && plan->splits == 1 && !region),
            "%s: workspace %zu bytes, partials end at %zu", shape, plan->workspace_bytes,
            plan->partials_offset + plan->partials_bytes);
     EXPECT(plan->sched.units >= 1 && plan->grid_clusters >= 1 && plan->grid_clusters <= plan->max_clusters &&
@@ -146,6 +125,16 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan)
                 (plan->bn == 128 && (plan->epilogue == WSGEMM_EPILOGUE_TMA || plan->epilogue == WSGEMM_EPILOGUE_DIRECT))),
            "%s: schedule %d on variant %d bn %d epilogue %s", shape, (int)plan->schedule, plan->variant, plan->bn,
            wsgemm_epilogue_name(plan->epilogue));
+    /* the hybrid: only on an unsplit schedule, its data-parallel part whole waves of the grid, its split region
+     * the ragged wave (and at most one wave before it), every split region tile split the same way */
+    const long long tiles = (long long)sc->row_groups * sc->cols * sc->batch;
+    EXPECT(!region || (plan->splits == 1 && sc->sk_first % plan->max_clusters == 0 && sc->sk_first < tiles &&
+                       tiles - sc->sk_first < 2LL * plan->max_clusters &&
+                       sc->units == sc->sk_first + (tiles - sc->sk_first) * sc->sk_splits &&
+                       sc->sk_kb_per_split * (sc->sk_splits - 1) < sc->k_blocks),
+           "%s: split region from tile unit %lld of %lld, %d splits of %d K blocks (%d), %d clusters", shape,
+           sc->sk_first, tiles, sc->sk_splits, sc->sk_kb_per_split, sc->k_blocks, plan->max_clusters);
+    EXPECT(region || (sc->sk_first == sc->units && sc->sk_splits == 1), "%s: a half-made split region", shape);
     EXPECT(plan->tiles_q == (int)((plan->q_extent + plan->bn - 1) / plan->bn) &&
                plan->sched.cols == plan->tiles_q && plan->sched.cluster_rows == plan->cluster,
            "%s: the schedule is not of the plan's tile (%d cols for %d tiles)", shape, plan->sched.cols, plan->tiles_q);
@@ -162,7 +151,7 @@ static void case_choices(void)
     /* decode: a small side that fits one 64-wide Q tile gets the 4-CTA cluster; two Q tiles (m = 128) keep 2 */
     const int ms[] = {1, 16, 64, 128, 256};
     for (int i = 0; i < 5; ++i) {
-        wsgemm_problem p = problem(N, N, ms[i], 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+        wsgemm_problem p = plan_testing_problem(N, N, ms[i], 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
         wsgemm_plan plan = plan_of(&p, &kn, &h200);
         check_invariants(&p, &plan);
         const int want = ms[i] <= 64 ? 4 : 2;
@@ -172,22 +161,24 @@ static void case_choices(void)
         EXPECT(ms[i] > 64 || (plan.bn == 64 && plan.variant == 3 && plan.splits == 1), "m=%d: bn %d variant %d splits %d",
                ms[i], plan.bn, plan.variant, plan.splits);
         /* the mirror (small n) with m = 4096, k = 14336: 32 P tiles are 8 units of the 4-CTA cluster (16 of the
-         * 2-CTA one), so the cost model splits K to fill the SMs; one 64-wide Q tile keeps the 4-CTA cluster */
-        p = problem(N, T, 4096, ms[i], 14336, 1, BF, BF, 0.0f, 0, 0);
+         * 2-CTA one), so the cost model splits K to fill the SMs (plain split-K, or the hybrid with every tile in
+         * its split region); one 64-wide Q tile keeps the 4-CTA cluster */
+        p = plan_testing_problem(N, T, 4096, ms[i], 14336, 1, BF, BF, 0.0f, 0, 0);
         plan = plan_of(&p, &kn, &h200);
         check_invariants(&p, &plan);
-        EXPECT(plan.swap == 0 && plan.q_extent == ms[i] && plan.splits > 1 && plan.cluster == want,
-               "n=%d m=4096 k=14336: swap %d splits %d cluster %d (want split, cluster %d)", ms[i], plan.swap,
-               plan.splits, plan.cluster, want);
+        const int split = plan.splits > 1 || (plan.sched.sk_splits > 1 && plan.sched.sk_first == 0);
+        EXPECT(plan.swap == 0 && plan.q_extent == ms[i] && split && plan.cluster == want,
+               "n=%d m=4096 k=14336: swap %d splits %d split region from %lld of %d splits, cluster %d (want %d)",
+               ms[i], plan.swap, plan.splits, plan.sched.sk_first, plan.sched.sk_splits, plan.cluster, want);
     }
     /* m = 1 with lda = 1 (op N): a K-major row, no staging copy */
-    wsgemm_problem p = problem(N, N, 1, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+    wsgemm_problem p = plan_testing_problem(N, N, 1, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
     wsgemm_plan plan = plan_of(&p, &kn, &h200);
     EXPECT(!plan.a.staged && plan.a.k_major && plan.workspace_bytes == 0, "m=1: A staged %d k_major %d ws %zu",
            plan.a.staged, plan.a.k_major, plan.workspace_bytes);
 
     /* big squares: swapped, BN 256, 2-CTA cluster, no split, deferred stores */
-    p = problem(N, N, 8192, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+    p = plan_testing_problem(N, N, 8192, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &kn, &h200);
     EXPECT(plan.swap && plan.bn == 256 && plan.cluster == 2 && plan.splits == 1 &&
                plan.epilogue == WSGEMM_EPILOGUE_DEFERRED && plan.workspace_bytes == 0,
@@ -200,7 +191,7 @@ static void case_choices(void)
     tma.sm90_epilogue = WSGEMM_EPILOGUE_PREF_TMA;
     const float betas[] = {1.0f, -0.5f};
     for (int i = 0; i < 2; ++i) {
-        p = problem(N, N, 4096, 4096, 4096, 1, BF, BF, betas[i], 0, 0);
+        p = plan_testing_problem(N, N, 4096, 4096, 4096, 1, BF, BF, betas[i], 0, 0);
         plan = plan_of(&p, &kn, &h200);
         check_invariants(&p, &plan);
         EXPECT(plan.epilogue == WSGEMM_EPILOGUE_STAGED && plan.bn == 256 && plan.variant == 4 && plan.stages == 3,
@@ -212,7 +203,7 @@ static void case_choices(void)
     }
     const float f32_betas[] = {0.0f, 1.0f};
     for (int i = 0; i < 2; ++i) {
-        p = problem(N, N, 8192, 8192, 8192, 1, BF, F32, f32_betas[i], 0, 0);
+        p = plan_testing_problem(N, N, 8192, 8192, 8192, 1, BF, F32, f32_betas[i], 0, 0);
         plan = plan_of(&p, &kn, &h200);
         check_invariants(&p, &plan);
         EXPECT(plan.epilogue == WSGEMM_EPILOGUE_STAGED && plan.bn == 128 && plan.variant == 5 &&
@@ -227,7 +218,7 @@ static void case_choices(void)
     pp.sm90_bn = 128;
     const float pp_betas[] = {0.0f, 1.0f};
     for (int i = 0; i < 2; ++i) {
-        p = problem(N, N, 8192, 8192, 1024, 1, BF, BF, pp_betas[i], 0, 0);
+        p = plan_testing_problem(N, N, 8192, 8192, 1024, 1, BF, BF, pp_betas[i], 0, 0);
         plan = plan_of(&p, &pp, &h200);
         check_invariants(&p, &plan);
         EXPECT(plan.schedule == WSGEMM_SCHEDULE_PINGPONG && plan.epilogue == WSGEMM_EPILOGUE_TMA && plan.cluster == 2,
@@ -235,7 +226,7 @@ static void case_choices(void)
                wsgemm_epilogue_name(plan.epilogue));
     }
     /* a small C tile grid: the cost model's BN 64 has no staged kernel; tile-end stores */
-    p = problem(N, N, 100, 1000, 1000, 1, BF, BF, 1.0f, 0, 0);
+    p = plan_testing_problem(N, N, 100, 1000, 1000, 1, BF, BF, 1.0f, 0, 0);
     plan = plan_of(&p, &kn, &h200);
     check_invariants(&p, &plan);
     EXPECT(plan.epilogue != WSGEMM_EPILOGUE_STAGED || plan.bn == 256, "100x1000 beta 1: bn %d epilogue %s", plan.bn,
@@ -244,7 +235,7 @@ static void case_choices(void)
     /* forced split-K: partials sized splits x m x n x batch fp32, after the staged copies */
     wsgemm_knobs split3 = kn;
     split3.sm90_splitk = 3;
-    p = problem(T, N, 300, 700, 1000, 2, BF, WSGEMM_R_16F, -0.5f, 3, 1);
+    p = plan_testing_problem(T, N, 300, 700, 1000, 2, BF, WSGEMM_R_16F, -0.5f, 3, 1);
     plan = plan_of(&p, &split3, &h200);
     check_invariants(&p, &plan);
     EXPECT(plan.splits == 3 && plan.partials_bytes == 3u * 300u * 700u * 2u * 4u && plan.a.staged &&
@@ -253,21 +244,66 @@ static void case_choices(void)
            wsgemm_epilogue_name(plan.epilogue));
 
     /* long K: no accumulator chain longer than 4096 K blocks (k = 2^28: at least 1024 splits) */
-    p = problem(N, N, 64, 64, 1 << 28, 1, BF, BF, 0.0f, 0, 0);
+    p = plan_testing_problem(N, N, 64, 64, 1 << 28, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &kn, &h200);
     check_invariants(&p, &plan);
     EXPECT(plan.splits >= 1024 && plan.sched.k_blocks_per_split <= 4096, "k = 2^28: %d splits of %d K blocks",
            plan.splits, plan.sched.k_blocks_per_split);
 
+    /* the hybrid: 3072^3 at 128 x 256 is 144 cluster units on 66 clusters (2.2 waves): the two full waves
+     * data-parallel with the deferred stores, the 12 units of the third split 5 ways (60 units, 10 K blocks
+     * each), 24 CTA tiles x 5 partial tiles in the workspace; beta = 1 keeps the staged C tile for the
+     * data-parallel units */
+    const float hybrid_betas[] = {0.0f, 1.0f};
+    for (int i = 0; i < 2; ++i) {
+        p = plan_testing_problem(N, N, 3072, 3072, 3072, 1, BF, BF, hybrid_betas[i], 0, 0);
+        plan = plan_of(&p, &kn, &h200);
+        check_invariants(&p, &plan);
+        EXPECT(plan.bn == 256 && plan.splits == 1 && plan.sched.sk_first == 132 && plan.sched.sk_splits == 5 &&
+                   plan.sched.units == 132 + 60 && plan.grid_clusters == 66 &&
+                   plan.epilogue == (i ? WSGEMM_EPILOGUE_STAGED : WSGEMM_EPILOGUE_DEFERRED) &&
+                   plan.workspace_bytes == 24u * 5u * 128u * 256u * 4u,
+               "3072^3 beta %g: bn %d splits %d split region from %lld, %d splits, %lld units, epilogue %s, ws %zu",
+               (double)hybrid_betas[i], plan.bn, plan.splits, plan.sched.sk_first, plan.sched.sk_splits,
+               plan.sched.units, wsgemm_epilogue_name(plan.epilogue), plan.workspace_bytes);
+    }
+    /* ... not with the hybrid off or split-K forced; forced (n = 3), wherever a wave is ragged */
+    wsgemm_knobs off = kn, split2 = kn, forced = kn;
+    off.sm90_hybrid = 0;
+    split2.sm90_splitk = 2;
+    forced.sm90_hybrid = 3;
+    plan = plan_of(&p, &off, &h200);
+    EXPECT(plan.sched.sk_splits == 1 && plan.sched.units == 144 && plan.workspace_bytes == 0,
+           "3072^3, hybrid off: %d splits in the region", plan.sched.sk_splits);
+    plan = plan_of(&p, &split2, &h200);
+    EXPECT(plan.sched.sk_splits == 1 && plan.splits == 2, "3072^3, split-K 2: region of %d, %d splits",
+           plan.sched.sk_splits, plan.splits);
+    p = plan_testing_problem(T, N, 1000, 1000, 1000, 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &forced, &h200);
+    check_invariants(&p, &plan);
+    EXPECT(plan.sched.sk_splits == 3 && plan.sched.sk_first == 0, "1000^3 forced 3: region of %d from %lld",
+           plan.sched.sk_splits, plan.sched.sk_first);
+    /* where every wave is full or the model sees no gain, the plan is data-parallel as before: the big squares,
+     * 2048^3 (64 units: one wave), 1000^3 and m = 128, 256 decode (BN 64 and 128 fill the SMs) */
+    const int plain_shapes[][3] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {2048, 2048, 2048}, {1000, 1000, 1000},
+                                   {128, 8192, 8192}, {256, 8192, 8192}};
+    for (int i = 0; i < 6; ++i) {
+        p = plan_testing_problem(N, N, plain_shapes[i][0], plain_shapes[i][1], plain_shapes[i][2], 1, BF, BF, 0.0f, 0, 0);
+        plan = plan_of(&p, &kn, &h200);
+        check_invariants(&p, &plan);
+        EXPECT(plan.sched.sk_splits == 1 && plan.splits == 1, "%dx%dx%d: split region of %d, %d splits",
+               plain_shapes[i][0], plain_shapes[i][1], plain_shapes[i][2], plan.sched.sk_splits, plan.splits);
+    }
+
     /* 4099^3: both operands re-pitched, A then B then nothing */
-    p = problem(N, N, 4099, 4099, 4099, 1, BF, BF, 0.0f, 0, 0);
+    p = plan_testing_problem(N, N, 4099, 4099, 4099, 1, BF, BF, 0.0f, 0, 0);
     plan = plan_of(&p, &kn, &h200);
     check_invariants(&p, &plan);
     EXPECT(plan.a.staged && plan.b.staged && plan.a.stage_offset == 0 &&
                plan.b.stage_offset == (plan.a.stage_bytes + 255) / 256 * 256 && plan.splits == 1,
            "4099^3: staged %d %d at %zu %zu", plan.a.staged, plan.b.staged, plan.a.stage_offset, plan.b.stage_offset);
     printf("choices: decode clusters, K-major rows, deferred only for beta 0 and 16-bit C, split-K partials, "
-           "staging layout\n");
+           "the hybrid at 3072^3 (and only where asked or the waves are ragged), staging layout\n");
 }
 
 /* The invariants on a sweep of problems and knob settings. */
@@ -278,8 +314,9 @@ static void case_sweep(void)
     static const int ks[] = {1, 63, 64, 300, 1024, 4096, 14336};
     model h200 = {132}, small = {20};
     model *models[2] = {&h200, &small};
-    wsgemm_knobs knob_sets[10];
-    for (int i = 0; i < 10; ++i) knob_sets[i] = wsgemm_knobs_defaults();
+    enum { kKnobSets = 12 };
+    wsgemm_knobs knob_sets[kKnobSets];
+    for (int i = 0; i < kKnobSets; ++i) knob_sets[i] = wsgemm_knobs_defaults();
     knob_sets[1].sm90_variant = 1;
     knob_sets[2].sm90_variant = 3;
     knob_sets[3].sm90_swap = 0;
@@ -290,27 +327,42 @@ static void case_sweep(void)
     knob_sets[8].sm90_epilogue = WSGEMM_EPILOGUE_PREF_STAGED;
     knob_sets[9].sm90_variant = SM90_VARIANT_PINGPONG;
     knob_sets[9].sm90_bn = 128;
+    knob_sets[10].sm90_hybrid = 3; /* a split region of 3 wherever a wave is ragged */
+    knob_sets[11].sm90_hybrid = 5;
+    knob_sets[11].sm90_epilogue = WSGEMM_EPILOGUE_PREF_STAGED;
+    long long regions = 0;
     unsigned r = 12345u;
     for (int mi = 0; mi < D; ++mi)
         for (int ni = 0; ni < D; ++ni)
             for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
                 r = r * 1103515245u + 12345u;
-                const wsgemm_op ta = (r >> 8) & 1 ? WSGEMM_OP_T : WSGEMM_OP_N;
-                const wsgemm_op tb = (r >> 9) & 1 ? WSGEMM_OP_T : WSGEMM_OP_N;
-                const wsgemm_dtype ab = (r >> 10) & 1 ? WSGEMM_R_16F : WSGEMM_R_16BF;
-                const wsgemm_dtype cs[3] = {ab, WSGEMM_R_32F, ab == WSGEMM_R_16BF ? WSGEMM_R_16F : WSGEMM_R_16BF};
-                const wsgemm_dtype c = cs[(r >> 11) % 3];
-                const float beta = (r >> 13) & 1 ? 0.0f : 1.0f;
-                const int batch = 1 + (int)((r >> 14) % 4);
-                const int pad = (r >> 16) % 4 == 0 ? 3 : 0;
-                const int misalign = (r >> 18) % 8 == 0;
-                wsgemm_problem p = problem(ta, tb, dims[mi], dims[ni], ks[ki], batch, ab, c, beta, pad, misalign);
-                for (int kn = 0; kn < 10; ++kn) {
-                    wsgemm_plan plan = plan_of(&p, &knob_sets[kn], models[(r >> 20) & 1]);
+                wsgemm_problem p = plan_testing_random_problem(r, dims[mi], dims[ni], ks[ki]);
+                for (int kn = 0; kn < kKnobSets; ++kn) {
+                    model *md = models[(r >> 20) & 1];
+                    wsgemm_plan plan = plan_of(&p, &knob_sets[kn], md);
                     check_invariants(&p, &plan);
+                    const int region = plan.sched.sk_splits > 1;
+                    regions += region;
+                    char shape[256];
+                    plan_testing_describe(&p, shape, sizeof shape);
+                    EXPECT(!region || knob_sets[kn].sm90_splitk == 0, "%s: a split region with forced split-K", shape);
+                    if (region || knob_sets[kn].sm90_hybrid >= 2) continue;
+                    /* a plan without a split region is the plan of a planner that never makes one */
+                    wsgemm_knobs off = knob_sets[kn];
+                    off.sm90_hybrid = 0;
+                    wsgemm_plan plain = plan_of(&p, &off, md);
+                    EXPECT(plain.bn == plan.bn && plain.variant == plan.variant && plain.cluster == plan.cluster &&
+                               plain.splits == plan.splits && plain.epilogue == plan.epilogue &&
+                               plain.swap == plan.swap && plain.stages == plan.stages &&
+                               plain.sched.units == plan.sched.units && plain.grid_clusters == plan.grid_clusters &&
+                               plain.workspace_bytes == plan.workspace_bytes,
+                           "%s: knob set %d without a split region differs from the plan with the hybrid off", shape,
+                           kn);
                 }
             }
-    printf("sweep: %lld plans hold the workspace, split, grid and epilogue invariants\n", checked);
+    printf("sweep: %lld plans hold the workspace, split, hybrid, grid and epilogue invariants (%lld with a split "
+           "region); every plan without one is the plan of the hybrid turned off\n",
+           checked, regions);
 }
 
 int main(int argc, char **argv)
