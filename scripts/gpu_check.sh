@@ -9,7 +9,7 @@
 #     --sanitize  also compute-sanitizer memcheck / racecheck / synccheck on small cases
 #
 # Logs go under a work folder; when $OUT is set, everything is packed into
-# $OUT/results.tgz after each stage, so a run cut short still brings back what it finished.
+# $OUT/results.tgz after each stage, so a run stopped part-way keeps the logs of the stages it finished.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 quick=0 bench=0 sanitize=0

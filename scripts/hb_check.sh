@@ -14,7 +14,7 @@
 #   (a2) the four happens-before cases of test_tmem_emu run once more directly, each alone on the GPU.
 #   (a) stops after HB_STOP_AFTER failed tests (default 3; 0: run them all) and prints the first distinct
 #   checker reports (first_reports.txt) above the table, so a broken run is cheap to diagnose.
-# Prints a short table last; exit 0 when every row passed. Logs: $OUT/hb_check/ (or BUILD/hb_check/).
+# Ends with a table of the steps; exit 0 when every row passed. Logs: $OUT/hb_check/ (or BUILD/hb_check/).
 # Budget: under 8 minutes on a 16-core H200 machine: the stages are cut off so that the table comes within
 # HB_BUDGET_S (default 470) seconds of the start; a stage cut off fails its row.
 set -u -o pipefail

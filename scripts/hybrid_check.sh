@@ -6,33 +6,17 @@
 # cases and the cuBLAS matrix on the sm90 path, then wsgemm-run side by side with cuBLAS (GPU time, host us)
 # on the shapes below: each with the plan's own choice, and the ragged ones also with the hybrid off
 # (WSGEMM_SM90_HYBRID=0: the plan before it) and forced (=2, =4: data for the cost model's constants).
-# Prints a short table last. Logs are packed into $OUT/hybrid.tgz after each stage (a run cut short still
-# brings back what it finished). About 7-8 minutes on 16 cores.
+# Ends with the summary and the shapes' table. Logs: $OUT/hybrid.tgz (scripts/sm90_check_lib.sh). About 7-8
+# minutes on 16 cores.
 #
 #   scripts/hybrid_check.sh [--no-tests]
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 run_tests=1
 [ "${1:-}" = --no-tests ] && run_tests=0
-out=${OUT:-build/h200-hybrid/out}
-work=$(mktemp -d /tmp/wsgemm-hybrid-check.XXXXXX)
-mkdir -p "$out"
-pack() { tar czf "$out/hybrid.tgz" -C "$work" . 2>/dev/null; true; }
-summary=()
-note() { summary+=("$1"); echo "$1"; }
-bin=build/h200-hybrid
-t0=$SECONDS
-
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader >"$work/gpu.txt" 2>&1 || true
-if ! { cmake --preset h200 -B "$bin" -DWSGEMM_SM100_EMULATION=OFF -DWSGEMM_PTXAS_VERBOSE=ON &&
-       cmake --build "$bin" -j "$(nproc)" --target sm90_host_test sm90_plan_test sm90_gemm_test gemm_matrix_test wsgemm-run; } \
-       >"$work/build.log" 2>&1; then
-  tail -40 "$work/build.log"; pack; echo "BUILD FAILED (log in hybrid.tgz)"; exit 1
-fi
-spills=$(grep -A2 "Compiling entry function '_Z16sm90_gemm_kernel" "$work/build.log" | grep -c "[1-9][0-9]* bytes spill")
-regs=$(grep -A3 "Compiling entry function '_Z16sm90_gemm_kernel" "$work/build.log" | grep -o "Used [0-9]* registers" | sort | uniq -c | tr '\n' ' ')
-note "build      $((SECONDS - t0)) s; sm90 kernels: $regs; kernels with spills: $spills"
-pack
+. scripts/sm90_check_lib.sh
+check_init hybrid build/h200-hybrid/out
+check_build build/h200-hybrid sm90_host_test sm90_plan_test sm90_gemm_test gemm_matrix_test wsgemm-run
 
 hybrid_hung=0
 if [ $run_tests = 1 ]; then
@@ -42,11 +26,8 @@ if [ $run_tests = 1 ]; then
   note "cpu        scheduler and plan tests: $([ $? = 0 ] && echo PASS || echo FAILED) ($(grep -h '^hybrid:\|^sweep:' "$work/host.log" "$work/plan.log" | wc -l) summary lines in host.log, plan.log)"
   # the split region changes what the kernel does at a unit's end (no C tile for it, partial tiles); its case
   # runs first and alone, so a hang costs 2 minutes and the rest runs with the hybrid off
-  timeout 120 "$bin/tests/sm90/sm90_gemm_test" hybrid >"$work/hybrid.log" 2>&1
-  rc=$?
-  [ $rc = 124 ] && hybrid_hung=1
-  note "hybrid     sm90_gemm_test hybrid: $([ $rc = 0 ] && echo PASS || { [ $rc = 124 ] && echo 'HUNG (killed after 120 s)' || echo "FAILED ($rc)"; }) $(grep -E '^sm90 hybrid' "$work/hybrid.log")"
-  grep -E "^FAIL" "$work/hybrid.log" | head -5 | sed 's/^/           /'
+  check_alone hybrid hybrid
+  hybrid_hung=$alone_hung
   pack
   steer=""
   [ $hybrid_hung = 1 ] && steer="WSGEMM_SM90_HYBRID=0"
@@ -91,16 +72,7 @@ for entry in "${shapes[@]}"; do
     envs="$envs WSGEMM_SM90_HYBRID=0"
     label="$label (hybrid off: it hung in its test)"
   fi
-  env $envs WSGEMM_SM90_DEBUG=1 timeout 60 "$bin/wsgemm-run" $args --reps 20 >"$log" 2>&1
-  [ $? = 124 ] && echo "TIMED OUT after 60 s" >>"$log"
-  ws=$(grep -E '^wsgemm +[a-z0-9-]+ +[0-9]' "$log" | head -1) # not the plan lines (wsgemm sm90: ...)
-  cb=$(grep -E '^cuBLAS ' "$log" | head -1)
-  held=$(grep -oE '\([0-9]+ of [0-9]+ rounds held\)' "$log" | tr -d '()' | sed 's/ rounds held//')
-  table+=("| $label | $(echo "$ws" | awk '{print $3}') | $(echo "$cb" | awk '{print $3}') | $(echo "$ws" | awk '{print $5}') | $(echo "$ws" | awk '{print $6}') / $(echo "$cb" | awk '{print $6}') | $held | $(grep -m1 '^check' "$log" | awk '{print $2}') | $(grep -m1 -oE '128x[0-9]+x64' "$log") $(grep -m1 -oE 'hybrid=[0-9]+\+[0-9]+x[0-9]+' "$log") $(grep -m1 -oE 'splits=[0-9]+' "$log") $(grep -m1 -oE 'epilogue=[a-z-]+' "$log") |")
+  run_shape "$log" 60 "$envs" $args
+  table+=("| $label | $rs_ws_ms | $rs_cb_ms | $rs_ratio | $rs_host | $rs_held | $rs_check | $(grep -m1 -oE '128x[0-9]+x64' "$log") $(grep -m1 -oE 'hybrid=[0-9]+\+[0-9]+x[0-9]+' "$log") $(grep -m1 -oE 'splits=[0-9]+' "$log") $(grep -m1 -oE 'epilogue=[a-z-]+' "$log") |")
 done
-printf '%s\n' "${table[@]}" >"$work/table.md"
-pack
-echo
-echo "== summary ($(date -u +%Y-%m-%dT%H:%MZ), $(cat "$work/gpu.txt"), $((SECONDS - t0)) s)"
-printf '%s\n' "${summary[@]}"
-cat "$work/table.md"
+check_finish

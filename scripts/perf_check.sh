@@ -3,34 +3,18 @@
 # epilogue: build (cmake --preset h200 into build/h200-perf, without the emulated sm100 kernel), run the timing
 # harness's own test, the plan's CPU test, the sm90 GPU cases and the cuBLAS matrix on the sm90 path, then
 # wsgemm-run side by side with cuBLAS
-# (GPU time, host us) on the shapes below, and print a short table last. Logs are packed into $OUT/perf.tgz
-# after each stage (a run cut short still brings back what it finished), with sm90_tune tables of 3072^3,
-# 1000^3 and 4096^3 at beta = 1. About 7-8 minutes on 16 cores.
+# (GPU time, host us) on the shapes below, and sm90_tune tables of 3072^3, 1000^3 and 4096^3 at beta = 1.
+# Ends with the summary and the shapes' table. Logs: $OUT/perf.tgz (scripts/sm90_check_lib.sh). About 7-8
+# minutes on 16 cores.
 #
 #   scripts/perf_check.sh [--no-tests]
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 run_tests=1
 [ "${1:-}" = --no-tests ] && run_tests=0
-out=${OUT:-build/h200-perf/out}
-work=$(mktemp -d /tmp/wsgemm-perf-check.XXXXXX)
-mkdir -p "$out"
-pack() { tar czf "$out/perf.tgz" -C "$work" . 2>/dev/null; true; }
-summary=()
-note() { summary+=("$1"); echo "$1"; }
-bin=build/h200-perf
-t0=$SECONDS
-
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader >"$work/gpu.txt" 2>&1 || true
-if ! { cmake --preset h200 -B "$bin" -DWSGEMM_SM100_EMULATION=OFF -DWSGEMM_PTXAS_VERBOSE=ON &&
-       cmake --build "$bin" -j "$(nproc)" --target timing_test sm90_plan_test sm90_gemm_test gemm_matrix_test wsgemm-run sm90_tune; } \
-       >"$work/build.log" 2>&1; then
-  tail -40 "$work/build.log"; pack; echo "BUILD FAILED (log in perf.tgz)"; exit 1
-fi
-spills=$(grep -A2 "Compiling entry function '_Z16sm90_gemm_kernel" "$work/build.log" | grep -c "[1-9][0-9]* bytes spill")
-regs=$(grep -A3 "Compiling entry function '_Z16sm90_gemm_kernel" "$work/build.log" | grep -o "Used [0-9]* registers" | sort | uniq -c | tr '\n' ' ')
-note "build      $((SECONDS - t0)) s; sm90 kernels: $regs; kernels with spills: $spills"
-pack
+. scripts/sm90_check_lib.sh
+check_init perf build/h200-perf/out
+check_build build/h200-perf timing_test sm90_plan_test sm90_gemm_test gemm_matrix_test wsgemm-run sm90_tune
 
 # The staged C epilogue (c_full / c_empty) and the pingpong schedule (turn[]) are the new synchronization:
 # their cases run first and alone, under a short timeout, so a hang costs 2 minutes and the timing below skips
@@ -38,17 +22,11 @@ pack
 staged_hung=0 pingpong_hung=0
 if [ $run_tests = 1 ]; then
   t1=$SECONDS
-  timeout 120 "$bin/tests/sm90/sm90_gemm_test" staged >"$work/staged.log" 2>&1
-  rc=$?
-  [ $rc = 124 ] && staged_hung=1
-  note "staged     sm90_gemm_test staged: $([ $rc = 0 ] && echo PASS || { [ $rc = 124 ] && echo 'HUNG (killed after 120 s)' || echo "FAILED ($rc)"; }) $(grep -E '^sm90 staged' "$work/staged.log")"
-  grep -E "^FAIL" "$work/staged.log" | head -5 | sed 's/^/           /'
+  check_alone staged staged
+  staged_hung=$alone_hung
   # the pingpong schedule (only when asked for: WSGEMM_SM90_VARIANT=6) the same way
-  timeout 120 "$bin/tests/sm90/sm90_gemm_test" pingpong >"$work/pingpong.log" 2>&1
-  rc=$?
-  [ $rc = 124 ] && pingpong_hung=1
-  note "pingpong   sm90_gemm_test pingpong: $([ $rc = 0 ] && echo PASS || { [ $rc = 124 ] && echo 'HUNG (killed after 120 s)' || echo "FAILED ($rc)"; }) $(grep -E '^sm90 pingpong' "$work/pingpong.log")"
-  grep -E "^FAIL" "$work/pingpong.log" | head -5 | sed 's/^/           /'
+  check_alone pingpong pingpong
+  pingpong_hung=$alone_hung
   pack
   # after a hang, the other tests run with the tile-end stores wherever the plan would take the staged tile
   steer=""
@@ -99,12 +77,8 @@ for entry in "${shapes[@]}"; do
     table+=("| $label | skipped: the pingpong schedule hung in its test |  |  |  |  |  |  |  |")
     continue
   fi
-  env $envs WSGEMM_SM90_DEBUG=1 timeout 90 "$bin/wsgemm-run" $args --reps 20 >"$log" 2>&1
-  [ $? = 124 ] && echo "TIMED OUT after 90 s" >>"$log"
-  ws=$(grep -E '^wsgemm +[a-z0-9-]+ +[0-9]' "$log" | head -1) # not the plan lines (wsgemm sm90: ...)
-  cb=$(grep -E '^cuBLAS ' "$log" | head -1)
-  held=$(grep -oE '\([0-9]+ of [0-9]+ rounds held\)' "$log" | tr -d '()' | sed 's/ rounds held//')
-  table+=("| $label | $(echo "$ws" | awk '{print $2}') | $(echo "$ws" | awk '{print $3}') | $(echo "$cb" | awk '{print $3}') | $(echo "$ws" | awk '{print $5}') | $(echo "$ws" | awk '{print $6}') / $(echo "$cb" | awk '{print $6}') | $held | $(grep -m1 '^check' "$log" | awk '{print $2}') | $(grep -m1 -oE ' (cooperative|pingpong) ' "$log")$(grep -m1 -oE 'variant=[0-9]+' "$log") $(grep -m1 -oE 'epilogue=[a-z-]+' "$log") $(grep -m1 -oE '128x[0-9]+x64' "$log") |")
+  run_shape "$log" 90 "$envs" $args
+  table+=("| $label | $rs_path | $rs_ws_ms | $rs_cb_ms | $rs_ratio | $rs_host | $rs_held | $rs_check | $(grep -m1 -oE ' (cooperative|pingpong) ' "$log")$(grep -m1 -oE 'variant=[0-9]+' "$log") $(grep -m1 -oE 'epilogue=[a-z-]+' "$log") $(grep -m1 -oE '128x[0-9]+x64' "$log") |")
 done
 printf '%s\n' "${table[@]}" >"$work/table.md"
 pack
@@ -117,8 +91,4 @@ t2=$SECONDS
 [ $staged_hung = 0 ] &&
   timeout 40 "$bin/sm90_tune" --reps 10 --beta 1 4096 4096 4096 >>"$work/sm90_tune.log" 2>>"$work/sm90_tune.stderr.log"
 note "sm90_tune  $((SECONDS - t2)) s: $(grep -c 'x cuBLAS\|  [a-zA-Z]' "$work/sm90_tune.log") lines in sm90_tune.log"
-pack
-echo
-echo "== summary ($(date -u +%Y-%m-%dT%H:%MZ), $(cat "$work/gpu.txt"), $((SECONDS - t0)) s)"
-printf '%s\n' "${summary[@]}"
-cat "$work/table.md"
+check_finish

@@ -4,7 +4,7 @@
 # 14336), decode (m = 1 .. 256 with n = k = 8192 and n = 4096, k = 14336), beta = 1, fp32 C, a batch, and the
 # medium shapes 1000^3, 5000x7000x3000, 8192x8192x1024. One wsgemm-run per shape (bf16 in, op NN, result
 # checked against cuBLAS first; GPU time with the stream held, order alternating, median of the rounds).
-# Builds wsgemm-run for sm_90a with every core into build/sweep; prints one line per shape and the table last;
+# Builds wsgemm-run for sm_90a with every core into build/sweep; prints one line per shape, then the table;
 # logs (one per shape, with the plan line) packed into $OUT/sweep.tgz. About 4 minutes on the H200.
 #
 #   scripts/perf_sweep.sh [SECONDS]   stop starting new shapes after SECONDS of running (default 330)

@@ -10,7 +10,7 @@
 #   - memcheck and synccheck of the matrix groups and the kernel cases (scripts/sanitize_sm100.sh's set).
 # Usage: scripts/sm100_emulated_check.sh [build-dir]      (default build/sm100-emu)
 # Logs: $OUT/sm100-emulated-check/ when $OUT is set, else <build-dir>/logs. Prints one line per run and a
-# table last; exits non-zero if the build or any run failed or timed out. Limits: RUN_SECONDS (default 200)
+# summary table; exits non-zero if the build or any run failed or timed out. Limits: RUN_SECONDS (default 200)
 # per plain run, SAN_SECONDS (default 240) per sanitizer run, JOBS (default: the core count) at once.
 set -u
 cd "$(dirname "$0")/.."
