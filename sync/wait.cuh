@@ -64,18 +64,22 @@ static __device__ __forceinline__ uint32_t mbarrier_try_wait_select(uint64_t *ba
                       : mbarrier_try_wait_parity(bar_smem, parity);
 }
 
-/* The watchdog's report, and its trap once `trap` is set; noinline keeps printf's stack out of the wait loop. */
-static __device__ __noinline__ void watchdog_fire(const char *name, uint32_t index, uint32_t parity,
-                                                  uint64_t waited_ns, int trap)
+/* The watchdog's report, and its trap once `trap` is set; noinline keeps printf's stack out of the wait loop.
+ * The report names the lanes waiting together: a warp split across a wait shows as two reports. It does
+ * not print the barrier's 64 bits: the PTX ISA leaves them opaque, and on an H200 a plain shared-memory
+ * load read 0 from barriers that had just been initialised and worked. */
+static __device__ __noinline__ void watchdog_fire(const uint64_t *bar_smem, const char *name, uint32_t index,
+                                                  uint32_t parity, uint64_t waited_ns, int trap)
 {
     uint32_t lane = threadIdx.x % 32;
-    uint32_t leader = (uint32_t)__ffs(__activemask()) - 1;
+    uint32_t active = __activemask();
+    uint32_t leader = (uint32_t)__ffs(active) - 1;
     if (lane == leader) {
         printf("wsgemm watchdog: wait on %s[%u] parity %u %s after %llu ms: block (%d,%d,%d) cluster rank %u "
-               "warp %u lane %u\n",
+               "warp %u lanes 0x%08x, barrier at shared 0x%x\n",
                name, index, parity, trap ? "timed out" : "still waiting", (unsigned long long)(waited_ns / 1000000ull),
                (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z, cluster_ctarank(), (uint32_t)(threadIdx.x / 32),
-               lane);
+               active, smem_u32(bar_smem));
     }
     if (trap)
         __trap();
@@ -98,9 +102,9 @@ static __device__ __forceinline__ void mbarrier_wait(uint64_t *bar_smem, uint32_
     while (!mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
         uint64_t waited = globaltimer_ns() - start;
         if (waited > (uint64_t)WSGEMM_WATCHDOG_TRAP_NS) {
-            watchdog_fire(name, index, parity, waited, 1);
+            watchdog_fire(bar_smem, name, index, parity, waited, 1);
         } else if (!reported && waited > (uint64_t)WSGEMM_WATCHDOG_NS) {
-            watchdog_fire(name, index, parity, waited, 0);
+            watchdog_fire(bar_smem, name, index, parity, waited, 0);
             reported = 1;
         }
     }
