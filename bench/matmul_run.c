@@ -162,13 +162,14 @@ static int lt_plan(run_state *s, int lib)
         SET(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, ldaux);
         SET(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, vec);
     }
-    if (p->scales) {
+    /* The scales are all 1 here. cuBLASLt (13.1, H200) returns NOT_SUPPORTED from cublasLtMatmul when A and
+     * B scale pointers come with a 16/32-bit D, and takes a D scale and amax only for an FP8 D; so with a
+     * 16/32-bit D it runs without scale pointers, which is the same product (wsgemm still gets its four). */
+    if (p->scales && p->d == WSGEMM_R_8F_E4M3) {
         SET(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, sa);
         SET(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, sb);
-        if (p->d == WSGEMM_R_8F_E4M3) {
-            SET(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, sd);
-            SET(CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, amax);
-        }
+        SET(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, sd);
+        SET(CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, amax);
     }
     if (fast) SET(CUBLASLT_MATMUL_DESC_FAST_ACCUM, fast);
 #undef SET

@@ -8,8 +8,9 @@
  * the path that ran is asserted (AUTO: the one docs/api.md promises). Then D (and aux, amax_d) are compared
  * element by element with two references, and both must hold:
  *   - cublasLtMatmul with the same types, epilogue, bias, aux, scales and amax (CUBLAS_COMPUTE_32F), where
- *     cuBLASLt has an algorithm for the combination on this device; where it has none (cuBLASLt on sm_90
- *     takes FP8 only as A transposed and B not, i.e. both K-major, and refuses scales, amax and some aux
+ *     cuBLASLt has an algorithm for the combination on this device; the scales it refuses as pointers are
+ *     folded into alpha, beta and (a 16/32-bit D's d_scale) the host (run_cublaslt_as); where it has none
+ *     (cuBLASLt on sm_90 takes FP8 only as A transposed and B not, i.e. both K-major, and refuses some aux
  *     types outside FP8), the line says "cuBLASLt: none" and the host reference alone decides;
  *   - the host reference: the same formula in fp64 from the exactly decoded inputs (docs/api.md, "Matmul").
  * A forced sm90 path that does not run the case must decline it with NOT_SUPPORTED and leave D, aux and
@@ -278,10 +279,21 @@ static wsgemm_status run_wsgemm(wsgemm_handle h, const mm_case *c, data *x)
 
 static cudaDataType_t cuda_type(wsgemm_dtype t) { return (cudaDataType_t)t; } /* equal values */
 
-/* cublasLtMatmul into D2/aux2/amax2. Returns 1 when it ran, 0 when cuBLASLt has no algorithm for the case
- * (or refuses its attributes), with the reason in why. */
-static int run_cublaslt(cublasLtHandle_t lt, void *ws, size_t ws_bytes, const mm_case *c, data *x, char *why,
-                        size_t why_size)
+/* How the case's scales reach cuBLASLt. cuBLASLt (13.1, on the H200) takes a D scale and amax only for an FP8
+ * D and a C scale only for an FP8 C (INVALID_VALUE from the heuristic otherwise), and returns NOT_SUPPORTED
+ * from cublasLtMatmul itself when A and B scale pointers come with a 16/32-bit D. Per-tensor scales are
+ * scalars, so the same result is formed without those pointers: a_scale * b_scale go into alpha, c_scale into
+ * beta (C is never FP8 here), and for a 16/32-bit D the d_scale (4, a power of two: exact) is applied to
+ * cuBLASLt's D on the host. The ways are tried in order until cuBLASLt runs one. */
+typedef enum lt_scaling {
+    LT_POINTERS,   /* A, B, D scale pointers and amax (FP8 D); c_scale in beta */
+    LT_FOLDED_AB,  /* a_scale * b_scale in alpha, c_scale in beta; D scale pointer and amax (FP8 D) */
+    LT_FOLDED_ALL, /* a_scale * b_scale in alpha, c_scale in beta, d_scale on the host; no amax */
+} lt_scaling;
+
+/* One attempt: 1 when cublasLtMatmul ran, with why = "ran ..." or the refusal. */
+static int run_cublaslt_as(cublasLtHandle_t lt, void *ws, size_t ws_bytes, const mm_case *c, data *x, lt_scaling how,
+                           char *why, size_t why_size)
 {
     cublasLtMatmulDesc_t op = NULL;
     cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL, ld = NULL;
@@ -294,8 +306,13 @@ static int run_cublaslt(cublasLtHandle_t lt, void *ws, size_t ws_bytes, const mm
     int64_t ldaux = x->ldaux;
     const void *bias = x->bias;
     void *aux = x->aux2;
-    const float *sa = x->scales, *sb = x->scales + 1, *sc = x->scales + 2, *sd = x->scales + 3;
+    const float *sa = x->scales, *sb = x->scales + 1, *sd = x->scales + 3;
     void *amax = x->amax2;
+    float alpha = c->alpha, beta = c->beta;
+    if (c->scales) {
+        beta *= kScales[2];
+        if (how != LT_POINTERS) alpha *= kScales[0] * kScales[1];
+    }
 #define SET(attr, value) \
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatmulDescSetAttribute(op, attr, &(value), sizeof(value))
     SET(CUBLASLT_MATMUL_DESC_TRANSA, ta);
@@ -310,10 +327,11 @@ static int run_cublaslt(cublasLtHandle_t lt, void *ws, size_t ws_bytes, const mm
         SET(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, ldaux);
         SET(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, vec);
     }
-    if (c->scales) {
+    if (c->scales && how == LT_POINTERS) {
         SET(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, sa);
         SET(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, sb);
-        SET(CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, sc);
+    }
+    if (c->scales && how != LT_FOLDED_ALL) {
         SET(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, sd);
         SET(CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, amax);
     }
@@ -330,20 +348,23 @@ static int run_cublaslt(cublasLtHandle_t lt, void *ws, size_t ws_bytes, const mm
         st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb);
     cublasLtMatmulHeuristicResult_t result;
     int found = 0;
-    if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, ld, pref, 1, &result, &found);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, ld, pref, 1, &result, &found);
+    static const char *const ways[] = {"scale pointers", "a/b/c scales folded into alpha and beta",
+                                       "scales folded into alpha, beta and (d) the host"};
     if (st != CUBLAS_STATUS_SUCCESS || found == 0) {
-        snprintf(why, why_size, "none (%s)", st != CUBLAS_STATUS_SUCCESS ? "attributes or heuristic refused" : "no algorithm");
+        snprintf(why, why_size, "none (%s: %s)", ways[how],
+                 st != CUBLAS_STATUS_SUCCESS ? "attributes or heuristic refused" : "no algorithm");
     } else {
         prepare_outputs(c, x, x->D2, x->aux2, x->amax2);
         const void *C = c->in_place ? x->D2 : x->C;
-        st = cublasLtMatmul(lt, op, &c->alpha, x->A, la, x->B, lb, &c->beta, C, lc, x->D2, ld, &result.algo, ws,
-                            ws_bytes, 0);
+        st = cublasLtMatmul(lt, op, &alpha, x->A, la, x->B, lb, &beta, C, lc, x->D2, ld, &result.algo, ws, ws_bytes, 0);
         if (st == CUBLAS_STATUS_SUCCESS) {
             CUDA_CHECK(cudaDeviceSynchronize());
             ran = 1;
-            snprintf(why, why_size, "ran");
+            snprintf(why, why_size, c->scales ? "ran (%s)" : "ran", ways[how]);
         } else {
-            snprintf(why, why_size, "none (cublasLtMatmul: status %d)", (int)st);
+            snprintf(why, why_size, "none (%s: cublasLtMatmul status %d)", ways[how], (int)st);
         }
     }
     if (pref) cublasLtMatmulPreferenceDestroy(pref);
@@ -353,6 +374,23 @@ static int run_cublaslt(cublasLtHandle_t lt, void *ws, size_t ws_bytes, const mm
     if (la) cublasLtMatrixLayoutDestroy(la);
     if (op) cublasLtMatmulDescDestroy(op);
     return ran;
+}
+
+/* cublasLtMatmul into D2/aux2/amax2. Returns 1 when it ran (*how: the way its scales went in), 0 when cuBLASLt
+ * has no algorithm for the case in any way, with the reason in why. */
+static int run_cublaslt(cublasLtHandle_t lt, void *ws, size_t ws_bytes, const mm_case *c, data *x, lt_scaling *how,
+                        char *why, size_t why_size)
+{
+    const lt_scaling first = !c->scales || c->d == E4 ? LT_POINTERS : LT_FOLDED_ALL;
+    for (lt_scaling w = first; w <= LT_FOLDED_ALL; w = (lt_scaling)(w + 1)) {
+        if (c->d == E4 && w == LT_FOLDED_ALL) break; /* an FP8 D needs its scale applied before the rounding */
+        if (run_cublaslt_as(lt, ws, ws_bytes, c, x, w, why, why_size)) {
+            *how = w;
+            return 1;
+        }
+        if (!c->scales) break; /* nothing to fold */
+    }
+    return 0;
 }
 
 /* ---------------------------------------------------------------- host reference and checks */
@@ -560,14 +598,17 @@ static int run_case(wsgemm_handle h, cublasLtHandle_t lt, void *ws, size_t ws_by
         ok = 0;
     }
 
-    char lt_state[96];
-    const int lt_ran = run_cublaslt(lt, ws, ws_bytes, c, &x, lt_state, sizeof lt_state);
+    char lt_state[160];
+    lt_scaling lt_how = LT_POINTERS;
+    const int lt_ran = run_cublaslt(lt, ws, ws_bytes, c, &x, &lt_how, lt_state, sizeof lt_state);
     /* FP8 operands: cuBLASLt's FP8 tensor-core accumulation (header) */
     const double lt_acc = is_fp8(c->a) ? ldexp(1.0, -13) * sqrt(fmax(1.0, c->k / 128.0)) : 0.0;
     verdict vl = {0, 0, 0.0, 0.0, 1};
     if (lt_ran) {
         void *hD2 = host_copy(x.D2, dbytes);
         double *d2 = as_doubles(c, c->d, hD2, x.ldd);
+        if (c->scales && lt_how == LT_FOLDED_ALL) /* d_scale on the host: a power of two, exact */
+            for (size_t e = 0; e < (size_t)c->m * (size_t)c->n; e++) d2[e] *= kScales[3];
         vl = compare(c, c->d, hD, x.ldd, d2, r.aux, rtol_act, r.terms, c->scales ? kScales[3] : 1.0, lt_acc,
                      "D vs cuBLASLt");
         ok = ok && vl.passed;
@@ -579,7 +620,7 @@ static int run_case(wsgemm_handle h, cublasLtHandle_t lt, void *ws, size_t ws_by
             free(a2);
             free(hAux2);
         }
-        if (c->scales) {
+        if (c->scales && lt_how != LT_FOLDED_ALL) { /* cuBLASLt forms amax_d only for an FP8 D */
             float amax_lt = NAN;
             CUDA_CHECK(cudaMemcpy(&amax_lt, x.amax2, sizeof amax_lt, cudaMemcpyDeviceToHost));
             if (!amax_close(amax_got, amax_lt)) {
