@@ -89,23 +89,23 @@ static __device__ __forceinline__ void mbarrier_wait(uint64_t *bar_smem, uint32_
                                                      uint32_t suspend_ns, const char *name, uint32_t index)
 {
     /* The emulation build: the lanes that enter together leave the loop at different iterations; they meet
-     * again (__syncwarp over the entry mask) before the hook, so the hook is one update for them. */
+     * again (__syncwarp over the entry mask) before the hook, so the hook is one update for them. That
+     * __syncwarp has one site only: lanes of one warp waiting at two different __syncwarp sites do not
+     * release each other on sm_90 (a fast-path return with its own __syncwarp once left one lane of an
+     * epilogue warp at it for good while the other 31 waited at the one below the loop). */
     WSGEMM_HB(const unsigned hb_mask = __activemask());
 #if WSGEMM_WATCHDOG
-    if (mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
-        WSGEMM_HB(__syncwarp(hb_mask));
-        WSGEMM_HB(tmem_hb_on_wait(bar_smem, parity, name, index));
-        return;
-    }
-    uint64_t start = globaltimer_ns();
-    int reported = 0;
-    while (!mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
-        uint64_t waited = globaltimer_ns() - start;
-        if (waited > (uint64_t)WSGEMM_WATCHDOG_TRAP_NS) {
-            watchdog_fire(bar_smem, name, index, parity, waited, 1);
-        } else if (!reported && waited > (uint64_t)WSGEMM_WATCHDOG_NS) {
-            watchdog_fire(bar_smem, name, index, parity, waited, 0);
-            reported = 1;
+    if (!mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
+        const uint64_t start = globaltimer_ns();
+        int reported = 0;
+        while (!mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
+            const uint64_t waited = globaltimer_ns() - start;
+            if (waited > (uint64_t)WSGEMM_WATCHDOG_TRAP_NS) {
+                watchdog_fire(bar_smem, name, index, parity, waited, 1);
+            } else if (!reported && waited > (uint64_t)WSGEMM_WATCHDOG_NS) {
+                watchdog_fire(bar_smem, name, index, parity, waited, 0);
+                reported = 1;
+            }
         }
     }
 #else
