@@ -14,6 +14,7 @@
 #   (a2) the four happens-before cases of test_tmem_emu run once more directly, each alone on the GPU.
 #   (a) stops after HB_STOP_AFTER failed tests (default 3; 0: run them all) and prints the first distinct
 #   checker reports (first_reports.txt) above the table, so a broken run is cheap to diagnose.
+#   HB_REPEAT=n runs each test of (a) up to n times, until it fails (with HB_BUDGET_S raised to match).
 # Ends with a table of the steps; exit 0 when every row passed. Logs: $OUT/hb_check/ (or BUILD/hb_check/).
 # Budget: under 8 minutes on a 16-core H200 machine: the stages are cut off so that the table comes within
 # HB_BUDGET_S (default 470) seconds of the start; a stage cut off fails its row.
@@ -90,7 +91,9 @@ matrix_s=$(left 40)
 # ctest in its own process group, watched: cut off after HB_STOP_AFTER failed tests (default 3; 0 runs all)
 # or when the budget is spent, so a broken run comes back in seconds with its first reports.
 STOP_AFTER=${HB_STOP_AFTER:-3}
+# HB_REPEAT=n: each test up to n times, until it fails (a stress run: a stop that needs a rare interleaving)
 setsid ctest --test-dir "$BUILD" -j "${HB_CTEST_JOBS:-8}" --timeout 240 --output-on-failure \
+    --repeat "until-fail:${HB_REPEAT:-1}" \
     -R "^(test_sm100_emulated\.|gemm_matrix\.sm100-emulated\.|test_tmem_emu\.|sync_teardown_emu)" \
     >"$LOGS/matrix_ctest.log" 2>&1 &
 ctest_pid=$!

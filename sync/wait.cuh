@@ -85,27 +85,38 @@ static __device__ __noinline__ void watchdog_fire(const uint64_t *bar_smem, cons
         __trap();
 }
 
+#if defined(WSGEMM_TMEM_EMULATION)
+/* The emulation build, after a wait returned: the lanes that entered together meet (__syncwarp over the
+ * entry mask) and acquire the phase as one update. Not inlined, so the __syncwarp is one instruction in
+ * the whole program: lanes of one warp waiting at two different __syncwarp sites do not release each
+ * other on sm_90, and a copy per call site, or per exit of a wait loop, once left one lane of an epilogue
+ * warp at its copy for good while the other 31 waited at another. */
+static __device__ __noinline__ void mbarrier_wait_observed(const uint64_t *bar_smem, uint32_t parity, const char *name,
+                                                           uint32_t index, unsigned entry_mask)
+{
+    __syncwarp(entry_mask);
+    tmem_hb_on_wait(bar_smem, parity, name, index);
+}
+#endif
+
 static __device__ __forceinline__ void mbarrier_wait(uint64_t *bar_smem, uint32_t parity, enum wait_scope scope,
                                                      uint32_t suspend_ns, const char *name, uint32_t index)
 {
     /* The emulation build: the lanes that enter together leave the loop at different iterations; they meet
-     * again (__syncwarp over the entry mask) before the hook, so the hook is one update for them. */
+     * again in mbarrier_wait_observed. */
     WSGEMM_HB(const unsigned hb_mask = __activemask());
 #if WSGEMM_WATCHDOG
-    if (mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
-        WSGEMM_HB(__syncwarp(hb_mask));
-        WSGEMM_HB(tmem_hb_on_wait(bar_smem, parity, name, index));
-        return;
-    }
-    uint64_t start = globaltimer_ns();
-    int reported = 0;
-    while (!mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
-        uint64_t waited = globaltimer_ns() - start;
-        if (waited > (uint64_t)WSGEMM_WATCHDOG_TRAP_NS) {
-            watchdog_fire(bar_smem, name, index, parity, waited, 1);
-        } else if (!reported && waited > (uint64_t)WSGEMM_WATCHDOG_NS) {
-            watchdog_fire(bar_smem, name, index, parity, waited, 0);
-            reported = 1;
+    if (!mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
+        const uint64_t start = globaltimer_ns();
+        int reported = 0;
+        while (!mbarrier_try_wait_select(bar_smem, parity, scope, suspend_ns)) {
+            const uint64_t waited = globaltimer_ns() - start;
+            if (waited > (uint64_t)WSGEMM_WATCHDOG_TRAP_NS) {
+                watchdog_fire(bar_smem, name, index, parity, waited, 1);
+            } else if (!reported && waited > (uint64_t)WSGEMM_WATCHDOG_NS) {
+                watchdog_fire(bar_smem, name, index, parity, waited, 0);
+                reported = 1;
+            }
         }
     }
 #else
@@ -116,8 +127,7 @@ static __device__ __forceinline__ void mbarrier_wait(uint64_t *bar_smem, uint32_
 #endif
     /* After the loop, never inside it: the lanes leave it at different iterations (sync/hb_hook.cuh). The
      * emulation build acquires the phase here and names the barrier in later race reports. */
-    WSGEMM_HB(__syncwarp(hb_mask));
-    WSGEMM_HB(tmem_hb_on_wait(bar_smem, parity, name, index));
+    WSGEMM_HB(mbarrier_wait_observed(bar_smem, parity, name, index, hb_mask));
 }
 
 #endif /* WSGEMM_SYNC_WAIT_CUH */

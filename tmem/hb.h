@@ -76,7 +76,7 @@ extern "C" {
 #endif
 
 enum {
-    HB_COMPONENTS = 32,   /* clock components per cluster (the sm100 kernel's pair uses 21) */
+    HB_COMPONENTS = 32,   /* clock components per cluster (a pair of the sm100 kernel that loads C uses 31) */
     HB_NO_COMPONENT = 0xFF,
     HB_PHASE_SLOTS = 4,   /* phases of a barrier whose clocks are kept (a waiter is at most one behind) */
     HB_CELL_COLS = 32,    /* TMEM columns per history cell */

@@ -469,14 +469,16 @@ static __device__ __noinline__ void tmem_hb_cells_access(tmem_hb_cluster *cl, ui
  * group with the same key (__match_any_sync over the group) are one update by their lowest lane, acting for
  * all of them, and the group leaves together (__syncwarp(mask), legal: every lane of mask executes it). A
  * group of 32 lanes costs one update; a warp split into groups costs one per group, with the same result.
- * The bookkeeping itself (the *_do functions) uses no warp-wide intrinsic: one lane runs it. */
+ * The bookkeeping itself (the *_do functions) uses no warp-wide intrinsic: one lane runs it. Begin and end
+ * are not inlined, so each warp-wide intrinsic is one instruction in the program: lanes of one warp waiting
+ * at two copies of a __syncwarp do not release each other on sm_90 (sync/wait.cuh). */
 typedef struct tmem_hb_share {
     uint32_t mask;   /* the lanes that arrived together */
     uint32_t leader; /* the lowest lane of this lane's key group */
     uint32_t lanes;  /* lanes the calling lane acts for: the key group's size in its leader, 0 elsewhere */
 } tmem_hb_share;
 
-static __device__ __forceinline__ tmem_hb_share tmem_hb_share_begin(unsigned long long key)
+static __device__ __noinline__ tmem_hb_share tmem_hb_share_begin(unsigned long long key)
 {
     tmem_hb_share sh;
     sh.mask = __activemask();
@@ -486,7 +488,7 @@ static __device__ __forceinline__ tmem_hb_share tmem_hb_share_begin(unsigned lon
     return sh;
 }
 
-static __device__ __forceinline__ void tmem_hb_share_end(const tmem_hb_share *sh)
+static __device__ __noinline__ void tmem_hb_share_end(const tmem_hb_share *sh)
 {
     __syncwarp(sh->mask);
 }

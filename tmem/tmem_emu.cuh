@@ -828,7 +828,8 @@ typedef struct tmem_emu_host {
 static tmem_emu_host s_tmem_emu_host;
 
 /* Happens-before tracking (tmem/hb_emu.cuh): off unless tmem_host_set_happens_before(1) or WSGEMM_TMEM_HB=1.
- * Off by default: with cta_group 2 the tracked runs have not yet completed on the H200 (docs/tmem.md). */
+ * Off by default: every access and edge takes locks in global memory, and a rare tracked run still stops under
+ * load (docs/tmem.md, "Happens-before tracking: status"). */
 static inline int tmem_emu_hb_wanted(void)
 {
     if (s_tmem_emu_host.hb_setting != 0)
