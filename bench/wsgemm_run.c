@@ -5,6 +5,11 @@
  *   wsgemm-run [--m 8192] [--n 8192] [--k 8192] [--ta N|T] [--tb N|T]
  *              [--ab bf16|f16] [--c bf16|f16|f32] [--path auto|generic|sm90|sm100|sm100-emulated]
  *              [--batch 1] [--alpha 1] [--beta 0] [--reps 20] [--seed 1]
+ *   wsgemm-run ... [--ab e4m3|e5m2] [--b e4m3|e5m2|bf16|f16] [--d bf16|f16|f32|e4m3]
+ *              [--epilogue none|relu|bias|relu_bias|gelu|gelu_bias|gelu_aux|gelu_aux_bias] [--bias bf16|f16|f32]
+ *              [--scales 0|1]
+ *     any of these options (or an FP8 --ab) runs wsgemm_matmul instead, checked against and timed beside
+ *     cublasLtMatmul (bench/matmul_run.c; alpha 1, beta 0, one matrix)
  *   wsgemm-run --self-check
  *
  * --self-check runs the sm100 self-check of the current device by hand (docs/sm100.md): the helper
@@ -28,6 +33,7 @@
 
 #include "common/knobs.h"
 #include "sm100/self_check.h"
+#include "matmul_run.h"
 #include "testing.h"
 
 typedef struct options {
@@ -35,6 +41,8 @@ typedef struct options {
     wsgemm_path path;
     int reps;
     unsigned long long seed;
+    int matmul; /* a wsgemm_matmul option was given */
+    matmul_problem mm;
 } options;
 
 static void usage(const char *argv0)
@@ -43,6 +51,7 @@ static void usage(const char *argv0)
             "usage: %s [--m M] [--n N] [--k K] [--ta N|T] [--tb N|T] [--ab bf16|f16] [--c bf16|f16|f32]\n"
             "          [--path auto|generic|sm90|sm100|sm100-emulated] [--batch B] [--alpha A] [--beta B]\n"
             "          [--reps R] [--seed S]\n"
+            "          [--ab e4m3|e5m2] [--b T] [--d T] [--epilogue E] [--bias T] [--scales 0|1]  (wsgemm_matmul)\n"
             "       %s --self-check\n",
             argv0, argv0);
     exit(2);
@@ -50,11 +59,9 @@ static void usage(const char *argv0)
 
 static wsgemm_dtype parse_dtype(const char *s, const char *argv0)
 {
-    if (!strcmp(s, "bf16")) return WSGEMM_R_16BF;
-    if (!strcmp(s, "f16")) return WSGEMM_R_16F;
-    if (!strcmp(s, "f32")) return WSGEMM_R_32F;
-    usage(argv0);
-    return WSGEMM_R_16BF;
+    const int t = matmul_dtype_parse(s);
+    if (t < 0) usage(argv0);
+    return (wsgemm_dtype)t;
 }
 
 static wsgemm_path parse_path(const char *s, const char *argv0)
@@ -69,7 +76,10 @@ static options parse(int argc, char **argv)
 {
     options o = {{WSGEMM_OP_N, WSGEMM_OP_N, 8192, 8192, 8192, 0, 0, 0, -1, -1, -1, 1, 1.0f, 0.0f, WSGEMM_R_16BF,
                   WSGEMM_R_16BF, 0},
-                 WSGEMM_PATH_AUTO, 20, 1};
+                 WSGEMM_PATH_AUTO, 20, 1, 0, {0}};
+    int b_set = 0, d_set = 0;
+    o.mm.bias_type = WSGEMM_R_16BF;
+    o.mm.epilogue = WSGEMM_MATMUL_EPILOGUE_DEFAULT;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (i + 1 >= argc) usage(argv[0]);
@@ -87,8 +97,20 @@ static options parse(int argc, char **argv)
         else if (!strcmp(a, "--beta")) o.g.beta = (float)atof(v);
         else if (!strcmp(a, "--reps")) o.reps = atoi(v);
         else if (!strcmp(a, "--seed")) o.seed = strtoull(v, NULL, 10);
-        else usage(argv[0]);
+        else if (!strcmp(a, "--b")) o.mm.b = parse_dtype(v, argv[0]), b_set = o.matmul = 1;
+        else if (!strcmp(a, "--d")) o.mm.d = parse_dtype(v, argv[0]), d_set = o.matmul = 1;
+        else if (!strcmp(a, "--bias")) o.mm.bias_type = parse_dtype(v, argv[0]), o.matmul = 1;
+        else if (!strcmp(a, "--scales")) o.mm.scales = atoi(v), o.matmul = 1;
+        else if (!strcmp(a, "--epilogue")) {
+            o.mm.epilogue = matmul_epilogue_parse(v);
+            if (!o.mm.epilogue) usage(argv[0]);
+            o.matmul = 1;
+        } else usage(argv[0]);
     }
+    if (o.g.ab_type == WSGEMM_R_8F_E4M3 || o.g.ab_type == WSGEMM_R_8F_E5M2) o.matmul = 1;
+    o.mm = (matmul_problem){"wsgemm_matmul", o.g.transa, o.g.transb, o.g.m, o.g.n, o.g.k, o.g.ab_type,
+                            b_set ? o.mm.b : o.g.ab_type, o.g.c_type, d_set ? o.mm.d : o.g.c_type, o.mm.epilogue,
+                            o.mm.bias_type, o.mm.scales};
     if (o.reps < 1) o.reps = 1;
     testing_gemm_resolve(&o.g);
     return o;
@@ -219,6 +241,14 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
     printf("device   %s (cc %d.%d, %d SMs)\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
     printf("problem  %s\n", shape);
+
+    if (o.matmul) {
+        printf("%-22s %-16s %-8s %10s %9s %8s\n", "problem", "library", "path", "ms", "TFLOP/s", "ratio");
+        matmul_result r;
+        const int rc = matmul_run(&o.mm, o.path, o.reps, &r);
+        matmul_print(&o.mm, &r);
+        return rc != 0 || !r.checked || !r.check_passed;
+    }
 
     wsgemm_handle h;
     WSGEMM_CHECK(wsgemm_create(&h));

@@ -28,6 +28,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common/device.h"
+#include "call.h"
 #include "common/knobs.h"
 #include "common/workspace.h"
 #include "internal.h"
@@ -175,7 +176,7 @@ int wsgemm_env_int(const char *name, int fallback)
 
 int wsgemm_dtype_size(wsgemm_dtype t)
 {
-    return t == WSGEMM_R_32F ? 4 : 2;
+    return t == WSGEMM_R_32F ? 4 : t == WSGEMM_R_8F_E4M3 || t == WSGEMM_R_8F_E5M2 ? 1 : 2;
 }
 
 /* ---------------------------------------------------------------- handle */
@@ -314,7 +315,8 @@ static int op_is_valid(wsgemm_op op)
 
 static int dtype_is_valid(wsgemm_dtype t)
 {
-    return t == WSGEMM_R_32F || t == WSGEMM_R_16F || t == WSGEMM_R_16BF;
+    return t == WSGEMM_R_32F || t == WSGEMM_R_16F || t == WSGEMM_R_16BF || t == WSGEMM_R_8F_E4M3 ||
+           t == WSGEMM_R_8F_E5M2;
 }
 
 static int is_16bit_float(wsgemm_dtype t)
@@ -430,6 +432,10 @@ static wsgemm_status check_arguments(wsgemm_handle h, const char *fn, const wsge
                            "%s: Atype = %d with Btype = %d is not supported: A and B must both be "
                            "WSGEMM_R_16BF or both WSGEMM_R_16F",
                            fn, (int)p->Atype, (int)p->Btype);
+    if (p->Ctype != WSGEMM_R_32F && !is_16bit_float(p->Ctype))
+        return handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
+                           "%s: Ctype = %d is not supported: C is WSGEMM_R_16BF, WSGEMM_R_16F or WSGEMM_R_32F (FP8 "
+                           "outputs: wsgemm_matmul)", fn, (int)p->Ctype);
     int rows_a = p->transa == WSGEMM_OP_N ? p->m : p->k;
     int rows_b = p->transb == WSGEMM_OP_N ? p->k : p->n;
     if (p->lda < max1(rows_a))
@@ -671,20 +677,37 @@ static wsgemm_path auto_path(const wsgemm_device_info *d, cudaStream_t stream)
 
 /* ---------------------------------------------------------------- the GEMM calls */
 
+/* What a call takes from its handle (read once, under its lock) and the device it runs on. */
+typedef struct call_setting {
+    cudaStream_t stream;
+    wsgemm_path forced;
+    const wsgemm_device_info *dev;
+} call_setting;
+
+/* The handle's settings, the current device, and the stream checked against it. */
+static wsgemm_status call_setting_get(wsgemm_handle h, const char *fn, call_setting *cs)
+{
+    pthread_mutex_lock(&h->lock);
+    cs->stream = h->stream;
+    const int stream_device = h->stream_device;
+    cs->forced = h->forced_path;
+    pthread_mutex_unlock(&h->lock);
+    cs->dev = NULL;
+    wsgemm_status s = current_device(h, fn, &cs->dev);
+    if (s == WSGEMM_STATUS_SUCCESS) s = check_stream(h, fn, cs->stream, stream_device, cs->dev->ordinal);
+    return s;
+}
+
 /* The part of a call after the argument checks: device, stream and pointer checks, path choice, the
  * workspace lease, the launch. With plan_bytes set it only sizes the workspace of the path that would run. */
 static wsgemm_status run_call(wsgemm_handle h, const char *fn, const wsgemm_problem *p, thread_record *rec,
                               size_t *plan_bytes)
 {
-    pthread_mutex_lock(&h->lock);
-    const cudaStream_t stream = h->stream;
-    const int stream_device = h->stream_device;
-    const wsgemm_path forced = h->forced_path;
-    pthread_mutex_unlock(&h->lock);
-
-    const wsgemm_device_info *dev = NULL;
-    wsgemm_status s = current_device(h, fn, &dev);
-    if (s == WSGEMM_STATUS_SUCCESS) s = check_stream(h, fn, stream, stream_device, dev->ordinal);
+    call_setting cs;
+    wsgemm_status s = call_setting_get(h, fn, &cs);
+    const cudaStream_t stream = cs.stream;
+    const wsgemm_path forced = cs.forced;
+    const wsgemm_device_info *dev = cs.dev;
     if (s == WSGEMM_STATUS_SUCCESS) s = check_pointers(h, fn, p, dev->ordinal);
     if (s == WSGEMM_STATUS_SUCCESS) s = check_forced_path(h, fn, forced, dev);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
@@ -809,4 +832,65 @@ wsgemm_status wsgemm_reset_workspace(wsgemm_handle h)
     if (!handle_is_valid(h)) return fail_no_handle("wsgemm_reset_workspace");
     char msg[64];
     return wsgemm_workspace_source_set(&h->workspace, 0, NULL, 0, -1, msg, sizeof msg);
+}
+
+/* ---------------------------------------------------------------- services for calls defined elsewhere (call.h) */
+
+wsgemm_status wsgemm_call_begin(wsgemm_handle h, const char *fn)
+{
+    if (!handle_is_valid(h)) return fail_no_handle(fn);
+    record_for(h, 1)->message[0] = '\0';
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+wsgemm_status wsgemm_call_fail(wsgemm_handle h, wsgemm_status status, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vformat_message(record_for(h, 1)->message, WSGEMM_MESSAGE_BYTES, fmt, args);
+    va_end(args);
+    return status;
+}
+
+static operand_view view_of_call_operand(const wsgemm_call_operand *op)
+{
+    return (operand_view){op->name, op->ptr, op->elem_bytes, op->rows, op->cols, op->ld, 0, 1};
+}
+
+wsgemm_status wsgemm_call_check_layout(wsgemm_handle h, const char *fn, const wsgemm_call_operand *op)
+{
+    const operand_view v = view_of_call_operand(op);
+    return check_operand_layout(h, fn, &v);
+}
+
+void wsgemm_call_record_path(wsgemm_handle h, wsgemm_path path)
+{
+    record_for(h, 1)->last_path = path;
+}
+
+wsgemm_status wsgemm_call_run(wsgemm_handle h, const char *fn, const wsgemm_call_operand *ops, int count,
+                              wsgemm_call_runner run, const void *args)
+{
+    call_setting cs;
+    wsgemm_status s = call_setting_get(h, fn, &cs);
+    const cudaStream_t stream = cs.stream;
+    const wsgemm_path forced = cs.forced;
+    const wsgemm_device_info *dev = cs.dev;
+    for (int i = 0; i < count && s == WSGEMM_STATUS_SUCCESS; ++i) {
+        const operand_view v = view_of_call_operand(&ops[i]);
+        s = check_operand_memory(h, fn, &v, dev->ordinal);
+    }
+    if (s == WSGEMM_STATUS_SUCCESS) s = check_forced_path(h, fn, forced, dev);
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
+
+    char reason[WSGEMM_MESSAGE_BYTES] = "";
+    wsgemm_workspace lease = wsgemm_workspace_lease(&h->workspace, dev->ordinal);
+    wsgemm_launch_ctx ctx = {.stream = stream, .device = dev, .workspace = &lease, .plan_only = 0,
+                             .message = reason, .message_size = sizeof reason};
+    wsgemm_path path = forced;
+    s = run(args, forced, &ctx, &path);
+    wsgemm_workspace_release(&lease, stream);
+    if (s != WSGEMM_STATUS_SUCCESS) return handle_fail(h, s, "%s: path %s: %s", fn, wsgemm_path_name(path), reason);
+    record_for(h, 1)->last_path = path;
+    return WSGEMM_STATUS_SUCCESS;
 }

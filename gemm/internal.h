@@ -18,6 +18,7 @@
 #define WSGEMM_INTERNAL_H
 
 #include <stddef.h>
+#include "common/epilogue.h"
 #include "wsgemm.h"
 
 #ifdef __cplusplus
@@ -100,6 +101,17 @@ wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ct
 /* gemm/generic: C = beta * C (beta == 0: C = 0 without reading C), for k == 0
  * or alpha == 0. */
 wsgemm_status wsgemm_generic_scale_c(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
+
+/* A wsgemm_matmul call after its checks (gemm/matmul.c): the product as a wsgemm_problem whose C is the
+ * output D (Ctype = Dtype, ldc = ldd, batch_count 1; alpha, beta the host values; A and B may be FP8),
+ * and everything else the output op reads. alpha == 0 or k == 0: no product (A and B may be NULL). */
+typedef struct wsgemm_matmul_problem {
+    wsgemm_problem gemm;
+    wsgemm_fused_epilogue fused;
+} wsgemm_matmul_problem;
+
+/* gemm/generic: runs every valid matmul (fp32 accumulation, FP8 operands widened to fp16 exactly). */
+wsgemm_status wsgemm_generic_matmul(const wsgemm_matmul_problem *p, wsgemm_launch_ctx *ctx);
 
 /* gemm/sm90: the Hopper path; declines with NOT_SUPPORTED what it cannot run. */
 int wsgemm_sm90_available(void); /* 1 when the build contains the sm90 kernel */

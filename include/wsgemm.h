@@ -61,11 +61,14 @@ typedef enum wsgemm_op {
     WSGEMM_OP_T = 1  /* op(X) = X^T */
 } wsgemm_op;
 
-/* Values equal cudaDataType_t's (CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF). */
+/* Values equal cudaDataType_t's (CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF, CUDA_R_8F_E4M3, CUDA_R_8F_E5M2).
+ * The FP8 types are taken by wsgemm_matmul only. */
 typedef enum wsgemm_dtype {
     WSGEMM_R_32F = 0,
     WSGEMM_R_16F = 2,
-    WSGEMM_R_16BF = 14
+    WSGEMM_R_16BF = 14,
+    WSGEMM_R_8F_E4M3 = 28,
+    WSGEMM_R_8F_E5M2 = 29
 } wsgemm_dtype;
 
 /* Kernel paths. AUTO picks the fastest path the device and problem allow. */
@@ -120,6 +123,49 @@ wsgemm_status wsgemm_gemm_strided_batched_ex(
     const float *alpha, const void *A, wsgemm_dtype Atype, int lda, long long strideA,
     const void *B, wsgemm_dtype Btype, int ldb, long long strideB, const float *beta,
     void *C, wsgemm_dtype Ctype, int ldc, long long strideC, int batch_count);
+
+/* ---------------------------------------------------------------- matmul: epilogues and FP8
+ *
+ * D = epilogue(alpha * a_scale * b_scale * op(A) op(B) + beta * c_scale * C) * d_scale, as cublasLtMatmul
+ * computes it (docs/api.md, "Matmul"). The epilogue values equal cublasLtEpilogue_t's. */
+typedef enum wsgemm_matmul_epilogue {
+    WSGEMM_MATMUL_EPILOGUE_DEFAULT = 1,       /* nothing after the sum */
+    WSGEMM_MATMUL_EPILOGUE_RELU = 2,          /* max(x, 0) */
+    WSGEMM_MATMUL_EPILOGUE_BIAS = 4,          /* x + bias[row] */
+    WSGEMM_MATMUL_EPILOGUE_RELU_BIAS = 6,     /* max(x + bias[row], 0) */
+    WSGEMM_MATMUL_EPILOGUE_GELU = 32,         /* gelu(x), the tanh approximation */
+    WSGEMM_MATMUL_EPILOGUE_GELU_BIAS = 36,    /* gelu(x + bias[row]) */
+    WSGEMM_MATMUL_EPILOGUE_GELU_AUX = 160,    /* gelu(x), and x written to aux */
+    WSGEMM_MATMUL_EPILOGUE_GELU_AUX_BIAS = 164 /* gelu(x + bias[row]), and x + bias[row] written to aux */
+} wsgemm_matmul_epilogue;
+
+/* What a matmul computes besides the shape and the operands (cublasLtMatmulDesc_t plus the matrix types).
+ * wsgemm_matmul_desc_init fills in the defaults; set fields after it (designated initializers work too). */
+typedef struct wsgemm_matmul_desc {
+    wsgemm_op transa, transb;
+    wsgemm_dtype Atype, Btype; /* both 16BF, both 16F, or both FP8 (E4M3/E5M2, not both E5M2) */
+    wsgemm_dtype Ctype, Dtype; /* Ctype == Dtype (16BF, 16F, 32F); or Dtype 8F_E4M3 with Ctype 16BF or 16F */
+    wsgemm_matmul_epilogue epilogue;
+    const void *bias;          /* device vector of m elements (epilogues with BIAS) */
+    wsgemm_dtype bias_type;    /* 16BF, 16F or 32F */
+    void *aux;                 /* device m x n matrix, column-major, leading dimension ldaux (the AUX epilogues) */
+    wsgemm_dtype aux_type;     /* 16BF, 16F or 32F */
+    int ldaux;
+    const float *a_scale, *b_scale, *c_scale, *d_scale; /* device floats; NULL means 1 */
+    float *amax_d;             /* device float: max |value| of D before d_scale; NULL: not computed */
+} wsgemm_matmul_desc;
+
+/* desc = {transa, transb, ab_type, ab_type, cd_type, cd_type, DEFAULT, no bias (bias_type 16BF), no aux
+ * (aux_type cd_type, or 16BF for an FP8 cd_type), no scales, no amax}. INVALID_VALUE only for desc NULL. */
+wsgemm_status wsgemm_matmul_desc_init(wsgemm_matmul_desc *desc, wsgemm_op transa, wsgemm_op transb,
+                                      wsgemm_dtype ab_type, wsgemm_dtype cd_type);
+
+/* D = (the desc's formula), column-major; op(A) is m x k, op(B) k x n, C and D m x n. alpha and beta are
+ * host floats. C is read only when beta != 0 (it may then be NULL); C == D (with ldc == ldd and
+ * Ctype == Dtype) updates in place. Checks, statuses and "D untouched on error" as wsgemm_gemm_ex. */
+wsgemm_status wsgemm_matmul(wsgemm_handle handle, const wsgemm_matmul_desc *desc, int m, int n, int k,
+                            const float *alpha, const void *A, int lda, const void *B, int ldb,
+                            const float *beta, const void *C, int ldc, void *D, int ldd);
 
 /* Device workspace (staged copies of operands TMA cannot address, split-K
  * partials). By default each call that needs one takes it stream-ordered on

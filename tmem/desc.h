@@ -1,15 +1,16 @@
 /*
- * tmem/desc.h - the two descriptors a tcgen05.mma kind::f16 instruction reads,
- * as plain C usable on the host (tests, launchers) and on the device (the
- * MMA warp, the TMEM emulation):
+ * tmem/desc.h - the two descriptors a tcgen05.mma instruction of .kind::f16
+ * or .kind::f8f6f4 reads, as plain C usable on the host (tests, launchers)
+ * and on the device (the MMA warp, the TMEM emulation):
  *
  *   - the SM100 shared-memory matrix descriptor (64 bits): where an operand
  *     tile lies in shared memory and how it is laid out (PTX ISA, "Tensor
  *     Memory Accelerator ... tcgen05 Shared Memory Descriptor", section
  *     tcgen05-shared-memory-desc-layout; canonical layouts in "Shared Memory
  *     Matrix Layouts"),
- *   - the instruction descriptor (32 bits) of .kind::f16 (PTX ISA,
- *     "Instruction descriptor", table for .kind::f16 / .kind::tf32).
+ *   - the instruction descriptor (32 bits) of .kind::f16 and .kind::f8f6f4
+ *     (PTX ISA, "Instruction descriptor": the two kinds share the bit
+ *     positions; the A/B format codes differ).
  *
  * Every encoder writes one named field per line with the shift named after
  * the PTX table; every encoder has a decoder into a struct of fields that the
@@ -21,6 +22,10 @@
  *   idesc same, cta_group::2 M=256 N=256                         0x10400490
  *   smem desc K-major SW128, SBO 1024, LBO 0, start 0            0x4000404000000000
  *   one K=16 step (32 bytes of bf16) inside the 128-B atom       +2 in the start field
+ * kind::f8f6f4, from CUTLASS's encoder (cute UMMA::make_instr_desc):
+ *   idesc e4m3 x e4m3 -> f32, K-major both, M=128 N=256          0x08400010
+ *   idesc same, cta_group::2 M=256 N=256                         0x10400010
+ *   idesc e4m3 x e5m2 -> f32, K-major both, M=128 N=256          0x08400410
  */
 #ifndef WSGEMM_TMEM_DESC_H
 #define WSGEMM_TMEM_DESC_H
@@ -153,17 +158,17 @@ static inline WSGEMM_HD uint64_t umma_smem_desc_mn_major(uint32_t smem_addr, umm
     return umma_smem_desc_encode(smem_addr, s * k_rows, 8u * s, layout);
 }
 
-/* ================================================================ instruction descriptor, kind::f16 */
+/* ================================================================ instruction descriptor */
 
-/* Bit positions of the kind::f16 instruction descriptor (PTX ISA table
- * "Instruction descriptor format for .kind::f16 and .kind::tf32"). */
+/* Bit positions of the instruction descriptor of the dense kinds (PTX ISA tables "Instruction descriptor
+ * format for .kind::f16 and .kind::tf32" and "... .kind::f8f6f4 ..."; the same positions in both). */
 enum {
     IDESC_SPARSE_SEL_SHIFT = 0, /* bits 0-1: sparsity selector (0 dense) */
     IDESC_SPARSE_SHIFT = 2,     /* bit 2   : sparsity (0 dense) */
     IDESC_SATURATE_SHIFT = 3,   /* bit 3   : saturate (integer kinds only; 0) */
     IDESC_D_FORMAT_SHIFT = 4,   /* bits 4-5: D type, 0 f16, 1 f32 */
-    IDESC_A_FORMAT_SHIFT = 7,   /* bits 7-9: A type, 0 f16, 1 bf16 */
-    IDESC_B_FORMAT_SHIFT = 10,  /* bits 10-12: B type, 0 f16, 1 bf16 */
+    IDESC_A_FORMAT_SHIFT = 7,   /* bits 7-9: A type (umma_dtype for kind::f16, umma_f8_dtype for kind::f8f6f4) */
+    IDESC_B_FORMAT_SHIFT = 10,  /* bits 10-12: B type, as A */
     IDESC_NEGATE_A_SHIFT = 13,  /* bit 13 */
     IDESC_NEGATE_B_SHIFT = 14,  /* bit 14 */
     IDESC_A_MAJOR_SHIFT = 15,   /* bit 15: 0 K-major, 1 MN-major */
@@ -173,7 +178,10 @@ enum {
     IDESC_MAX_SHIFT_SHIFT = 30  /* bits 30-31: max shift, .ws only (0) */
 };
 
-typedef enum umma_dtype { UMMA_F16 = 0, UMMA_BF16 = 1 } umma_dtype;
+typedef enum umma_dtype { UMMA_F16 = 0, UMMA_BF16 = 1 } umma_dtype; /* kind::f16 operand formats */
+/* kind::f8f6f4 operand formats (codes 3-5 are the 6- and 4-bit formats, not used here). Unlike wgmma on
+ * sm_90, an E4M3 or E5M2 operand may be MN-major. K = 32 per instruction (32 bytes of K). */
+typedef enum umma_f8_dtype { UMMA_E4M3 = 0, UMMA_E5M2 = 1 } umma_f8_dtype;
 typedef enum umma_acc_dtype { UMMA_ACC_F16 = 0, UMMA_ACC_F32 = 1 } umma_acc_dtype;
 typedef enum umma_major { UMMA_K_MAJOR = 0, UMMA_MN_MAJOR = 1 } umma_major;
 
@@ -188,18 +196,19 @@ typedef struct umma_idesc_fields {
     uint32_t reserved; /* bits 6, 23, 29 (must be 0) */
 } umma_idesc_fields;
 
-/* M is the instruction's M: for cta_group::2 the pair's M (256 = 128 rows per CTA). */
-static inline WSGEMM_HD uint32_t umma_idesc_f16_encode(umma_acc_dtype d_format, umma_dtype a_format,
-                                                       umma_dtype b_format, umma_major a_major, umma_major b_major,
-                                                       int negate_a, int negate_b, uint32_t m, uint32_t n)
+/* The fields of a dense descriptor; the format codes are the kind's. M is the instruction's M: for
+ * cta_group::2 the pair's M (256 = 128 rows per CTA). */
+static inline WSGEMM_HD uint32_t umma_idesc_pack(umma_acc_dtype d_format, uint32_t a_format, uint32_t b_format,
+                                                 umma_major a_major, umma_major b_major, int negate_a, int negate_b,
+                                                 uint32_t m, uint32_t n)
 {
     uint32_t idesc = 0;
     idesc |= 0u << IDESC_SPARSE_SEL_SHIFT; /* dense */
     idesc |= 0u << IDESC_SPARSE_SHIFT;
     idesc |= 0u << IDESC_SATURATE_SHIFT;
     idesc |= ((uint32_t)d_format & 3u) << IDESC_D_FORMAT_SHIFT;
-    idesc |= ((uint32_t)a_format & 7u) << IDESC_A_FORMAT_SHIFT;
-    idesc |= ((uint32_t)b_format & 7u) << IDESC_B_FORMAT_SHIFT;
+    idesc |= (a_format & 7u) << IDESC_A_FORMAT_SHIFT;
+    idesc |= (b_format & 7u) << IDESC_B_FORMAT_SHIFT;
     idesc |= (negate_a ? 1u : 0u) << IDESC_NEGATE_A_SHIFT;
     idesc |= (negate_b ? 1u : 0u) << IDESC_NEGATE_B_SHIFT;
     idesc |= ((uint32_t)a_major & 1u) << IDESC_A_MAJOR_SHIFT;
@@ -210,7 +219,27 @@ static inline WSGEMM_HD uint32_t umma_idesc_f16_encode(umma_acc_dtype d_format, 
     return idesc;
 }
 
-static inline WSGEMM_HD umma_idesc_fields umma_idesc_f16_decode(uint32_t idesc)
+/* .kind::f16: f16 or bf16 operands. */
+static inline WSGEMM_HD uint32_t umma_idesc_f16_encode(umma_acc_dtype d_format, umma_dtype a_format,
+                                                       umma_dtype b_format, umma_major a_major, umma_major b_major,
+                                                       int negate_a, int negate_b, uint32_t m, uint32_t n)
+{
+    return umma_idesc_pack(d_format, (uint32_t)a_format, (uint32_t)b_format, a_major, b_major, negate_a, negate_b, m,
+                           n);
+}
+
+/* .kind::f8f6f4: E4M3 or E5M2 operands (any pair). */
+static inline WSGEMM_HD uint32_t umma_idesc_f8f6f4_encode(umma_acc_dtype d_format, umma_f8_dtype a_format,
+                                                          umma_f8_dtype b_format, umma_major a_major,
+                                                          umma_major b_major, int negate_a, int negate_b, uint32_t m,
+                                                          uint32_t n)
+{
+    return umma_idesc_pack(d_format, (uint32_t)a_format, (uint32_t)b_format, a_major, b_major, negate_a, negate_b, m,
+                           n);
+}
+
+/* Any dense kind's fields (the format codes read as the kind's). */
+static inline WSGEMM_HD umma_idesc_fields umma_idesc_decode(uint32_t idesc)
 {
     umma_idesc_fields f;
     f.sparse_sel = (idesc >> IDESC_SPARSE_SEL_SHIFT) & 3u;
@@ -242,6 +271,8 @@ static inline WSGEMM_HD umma_idesc_fields umma_idesc_f16_decode(uint32_t idesc)
     (((cta_group) == 1 && ((M) == 64 || (M) == 128) && (N) >= 8 && (N) <= 256 && (N) % 8 == 0) ||      \
      ((cta_group) == 2 && ((M) == 128 || (M) == 256) && (N) >= 16 && (N) <= 256 && (N) % 16 == 0))
 #define UMMA_F16_K 16
+/* .kind::f8f6f4 with E4M3/E5M2 operands: the same M and N, K = 32 per instruction (32 bytes). */
+#define UMMA_F8F6F4_K 32
 
 static inline WSGEMM_HD int umma_f16_shape_is_legal(int cta_group, uint32_t m, uint32_t n)
 {

@@ -666,7 +666,7 @@ static __device__ __forceinline__ void tmem_emu_umma_compute(uint32_t cg, uint32
                                                              uint32_t lane, uint32_t nlanes)
 {
     int report = (lane == 0);
-    umma_idesc_fields id = umma_idesc_f16_decode(idesc);
+    umma_idesc_fields id = umma_idesc_decode(idesc);
     uint32_t me = tmem_emu_block_linear();
     uint32_t sm[2];
     sm[0] = tmem_emu_my_sm();

@@ -1,6 +1,7 @@
 /*
  * gemm/common/epilogue.cuh - the per-element output operation every kernel's epilogue uses (generic, sm90;
- * sm100 can take it as is). Device code, C style; OUT_TYPE is a wsgemm_dtype (the element type of C).
+ * sm100 can take it as is), and the fused one of wsgemm_matmul (bias, aux, activation, scales, amax; its
+ * order in epilogue.h). Device code, C style; OUT_TYPE is a wsgemm_dtype (the element type of C).
  *
  *   D = alpha * acc + beta * C      C read only when beta != 0 (beta == 0 never touches C, so NaN in an
  *                                   unwritten C cannot leak), rounded once to C's type (round to nearest)
@@ -14,6 +15,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -23,7 +25,7 @@
 /* Bytes per element of C. */
 template <int OUT_TYPE>
 struct wsgemm_out_bytes {
-    static constexpr int value = OUT_TYPE == WSGEMM_R_32F ? 4 : 2;
+    static constexpr int value = OUT_TYPE == WSGEMM_R_32F ? 4 : OUT_TYPE == WSGEMM_R_8F_E4M3 ? 1 : 2;
 };
 
 /* The wsgemm_dtype of a C element type (kernels templated on the C++ type). */
@@ -41,6 +43,10 @@ template <>
 struct wsgemm_dtype_of<__half> {
     static constexpr int value = WSGEMM_R_16F;
 };
+template <>
+struct wsgemm_dtype_of<__nv_fp8_e4m3> {
+    static constexpr int value = WSGEMM_R_8F_E4M3;
+};
 
 /* alpha * acc + beta * c_old, c_old used only when beta != 0. */
 static __device__ __forceinline__ float wsgemm_out_value(float acc, float alpha, float beta, float c_old)
@@ -55,6 +61,8 @@ static __device__ __forceinline__ float wsgemm_out_load(const void *c)
 {
     if constexpr (OUT_TYPE == WSGEMM_R_32F) return *(const float *)c;
     else if constexpr (OUT_TYPE == WSGEMM_R_16BF) return __bfloat162float(*(const __nv_bfloat16 *)c);
+    else if constexpr (OUT_TYPE == WSGEMM_R_8F_E4M3)
+        return __half2float(__half(__nv_cvt_fp8_to_halfraw(*(const __nv_fp8_storage_t *)c, __NV_E4M3)));
     else return __half2float(*(const __half *)c);
 }
 
@@ -64,6 +72,8 @@ static __device__ __forceinline__ void wsgemm_out_store(void *c, float v)
 {
     if constexpr (OUT_TYPE == WSGEMM_R_32F) *(float *)c = v;
     else if constexpr (OUT_TYPE == WSGEMM_R_16BF) *(__nv_bfloat16 *)c = __float2bfloat16_rn(v);
+    else if constexpr (OUT_TYPE == WSGEMM_R_8F_E4M3) /* saturated to +-448 as cuBLASLt's FP8 outputs; NaN stays */
+        *(__nv_fp8_storage_t *)c = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);
     else *(__half *)c = __float2half_rn(v);
 }
 
@@ -78,7 +88,7 @@ static __device__ __forceinline__ void wsgemm_out_apply(void *c, float acc, floa
 template <int OUT_TYPE>
 static __device__ __forceinline__ uint32_t wsgemm_out_pack2(float v0, float v1)
 {
-    static_assert(OUT_TYPE != WSGEMM_R_32F, "two fp32 outputs do not fit one word");
+    static_assert(OUT_TYPE == WSGEMM_R_16BF || OUT_TYPE == WSGEMM_R_16F, "two 16-bit outputs make one word");
     uint32_t word;
     if constexpr (OUT_TYPE == WSGEMM_R_16BF) {
         const __nv_bfloat162 pair = __floats2bfloat162_rn(v0, v1);
@@ -128,6 +138,96 @@ static __device__ __forceinline__ void wsgemm_out_apply_any(int out_type, void *
     if (out_type == WSGEMM_R_32F) wsgemm_out_apply<WSGEMM_R_32F>(c, acc, alpha, beta);
     else if (out_type == WSGEMM_R_16BF) wsgemm_out_apply<WSGEMM_R_16BF>(c, acc, alpha, beta);
     else wsgemm_out_apply<WSGEMM_R_16F>(c, acc, alpha, beta);
+}
+
+/* ---------------------------------------------------------------- the fused output op of wsgemm_matmul
+ * (the order of its steps: epilogue.h, "the fused output ops") */
+
+/* Element i of a vector or matrix whose type (a wsgemm_dtype) is known only at run time, as fp32. */
+static __device__ __forceinline__ float wsgemm_load_any(int type, const void *base, long long i)
+{
+    if (type == WSGEMM_R_32F) return wsgemm_out_load<WSGEMM_R_32F>((const float *)base + i);
+    if (type == WSGEMM_R_16BF) return wsgemm_out_load<WSGEMM_R_16BF>((const __nv_bfloat16 *)base + i);
+    if (type == WSGEMM_R_16F) return wsgemm_out_load<WSGEMM_R_16F>((const __half *)base + i);
+    return wsgemm_out_load<WSGEMM_R_8F_E4M3>((const __nv_fp8_storage_t *)base + i);
+}
+
+/* v rounded to a 16- or 32-bit type known only at run time, stored as element i. */
+static __device__ __forceinline__ void wsgemm_store_any(int type, void *base, long long i, float v)
+{
+    if (type == WSGEMM_R_32F) wsgemm_out_store<WSGEMM_R_32F>((float *)base + i, v);
+    else if (type == WSGEMM_R_16BF) wsgemm_out_store<WSGEMM_R_16BF>((__nv_bfloat16 *)base + i, v);
+    else wsgemm_out_store<WSGEMM_R_16F>((__half *)base + i, v);
+}
+
+/* GELU, the tanh form cublasLt's GELU epilogues use: 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3),
+ * computed as x / (1 + e^(-2u)) (the same function: 1 + tanh(u) = 2 / (1 + e^(-2u))) with __expf and a fast
+ * division: a few instructions where tanhf takes a few dozen, within about 1e-6 relative of it (__expf's
+ * error, CUDA Math API: 2 + 1.17 |2u| ulp, matters only where e^(-2u) is neither tiny nor huge). Large |x|:
+ * e^(-2u) overflows to inf for x << 0 (result -0) and goes to 0 for x >> 0 (result x); NaN stays NaN. */
+static __device__ __forceinline__ float wsgemm_gelu_tanh(float x)
+{
+    const float kSqrt2OverPi = 0.7978845608028654f;
+    const float kCubic = 0.044715f;
+    const float u = kSqrt2OverPi * fmaf(kCubic * x, x * x, x);
+    return __fdividef(x, 1.0f + __expf(-2.0f * u));
+}
+
+static __device__ __forceinline__ float wsgemm_activate(wsgemm_activation act, float x)
+{
+    if (act == WSGEMM_ACTIVATION_RELU) return fmaxf(x, 0.0f);
+    if (act == WSGEMM_ACTIVATION_GELU) return wsgemm_gelu_tanh(x);
+    return x;
+}
+
+/* The call's scalar factors, read once per thread from the device scale pointers. */
+struct wsgemm_fused_factors {
+    float alpha; /* alpha * a_scale * b_scale */
+    float beta;  /* beta * c_scale */
+    float d_scale;
+};
+
+static __device__ __forceinline__ wsgemm_fused_factors wsgemm_fused_factors_load(const wsgemm_fused_epilogue &e,
+                                                                                 float alpha, float beta)
+{
+    wsgemm_fused_factors f;
+    f.alpha = alpha * (e.a_scale ? *e.a_scale : 1.0f) * (e.b_scale ? *e.b_scale : 1.0f);
+    f.beta = beta * (e.c_scale ? *e.c_scale : 1.0f);
+    f.d_scale = e.d_scale ? *e.d_scale : 1.0f;
+    return f;
+}
+
+/* The ops after D's sum on element (i, j) of C/D (i along m): x is alpha * acc + beta * C; bias, aux,
+ * activation in epilogue.h's order, |result| raising amax (the caller's running maximum). Returns the value
+ * D takes before d_scale. */
+static __device__ __forceinline__ float wsgemm_fused_ops_apply(const wsgemm_fused_epilogue &e, float x, int i, int j,
+                                                               float &amax)
+{
+    if (e.ops.bias) x += wsgemm_load_any(e.bias_type, e.bias, i);
+    if (e.ops.aux) wsgemm_store_any(e.aux_type, e.aux, i + (long long)j * e.ldaux, x);
+    x = wsgemm_activate(e.ops.activation, x);
+    amax = fmaxf(amax, fabsf(x));
+    return x;
+}
+
+/* Element (i, j) of D from its accumulator: x = alpha * acc + beta * C (C read only when beta != 0, so a
+ * NaN in an unread C cannot leak), then the ops of e. d points at D's element. */
+template <int OUT_TYPE>
+static __device__ __forceinline__ void wsgemm_fused_apply(const wsgemm_fused_epilogue &e, const wsgemm_fused_factors &f,
+                                                          void *d, int i, int j, float acc, float &amax)
+{
+    float x = f.alpha * acc;
+    if (f.beta != 0.0f) x = fmaf(f.beta, wsgemm_load_any(e.c_type, e.c, i + (long long)j * e.ldc), x);
+    wsgemm_out_store<OUT_TYPE>(d, wsgemm_fused_ops_apply(e, x, i, j, amax) * f.d_scale);
+}
+
+/* Raise *e.amax to the largest of the warp's running maxima (all 32 lanes call it; non-negative floats order
+ * as their bit patterns). */
+static __device__ __forceinline__ void wsgemm_fused_amax_commit(const wsgemm_fused_epilogue &e, float amax)
+{
+    if (e.amax == NULL) return;
+    for (int offset = 16; offset > 0; offset /= 2) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, offset));
+    if ((threadIdx.x & 31) == 0) atomicMax((unsigned int *)e.amax, __float_as_uint(amax));
 }
 
 #endif /* WSGEMM_COMMON_EPILOGUE_CUH */

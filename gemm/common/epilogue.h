@@ -25,6 +25,61 @@ typedef enum wsgemm_epilogue_kind {
 
 const char *wsgemm_epilogue_name(wsgemm_epilogue_kind kind);
 
+/* ---------------------------------------------------------------- the fused output ops of wsgemm_matmul
+ *
+ * After D's sum x = alpha * a_scale * b_scale * acc + beta * c_scale * C comes, in this order:
+ *   x += bias[row]          (bias)
+ *   aux[row, col] = x       (aux: the value the activation takes, for the backward pass)
+ *   x = activation(x)
+ *   amax = max(amax, |x|)   (amax)
+ *   D = round(d_scale * x)
+ * as cublasLtMatmul does it. The per-element operation is wsgemm_fused_apply (epilogue.cuh). */
+typedef enum wsgemm_activation {
+    WSGEMM_ACTIVATION_NONE = 0,
+    WSGEMM_ACTIVATION_RELU = 1, /* max(x, 0) */
+    WSGEMM_ACTIVATION_GELU = 2  /* 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) */
+} wsgemm_activation;
+
+/* A wsgemm_matmul_epilogue taken apart; valid == 0 for a value that names no epilogue. */
+typedef struct wsgemm_fused_ops {
+    int valid, bias, aux;
+    wsgemm_activation activation;
+} wsgemm_fused_ops;
+
+/* The one place where a wsgemm_matmul_epilogue (include/wsgemm.h; cublasLtEpilogue_t's values) is decoded. */
+static inline wsgemm_fused_ops wsgemm_fused_ops_of(int epilogue)
+{
+    wsgemm_fused_ops ops = {1, 0, 0, WSGEMM_ACTIVATION_NONE};
+    switch (epilogue) {
+    case 1: break;                                                   /* DEFAULT */
+    case 2: ops.activation = WSGEMM_ACTIVATION_RELU; break;          /* RELU */
+    case 4: ops.bias = 1; break;                                     /* BIAS */
+    case 6: ops.bias = 1; ops.activation = WSGEMM_ACTIVATION_RELU; break;   /* RELU_BIAS */
+    case 32: ops.activation = WSGEMM_ACTIVATION_GELU; break;         /* GELU */
+    case 36: ops.bias = 1; ops.activation = WSGEMM_ACTIVATION_GELU; break;  /* GELU_BIAS */
+    case 160: ops.aux = 1; ops.activation = WSGEMM_ACTIVATION_GELU; break;  /* GELU_AUX */
+    case 164: ops.bias = ops.aux = 1; ops.activation = WSGEMM_ACTIVATION_GELU; break; /* GELU_AUX_BIAS */
+    default: ops.valid = 0; break;
+    }
+    return ops;
+}
+
+/* Everything the fused output op reads besides the accumulator: the call's pointers, types (wsgemm_dtype
+ * values) and leading dimensions. Kernels take it by value. */
+typedef struct wsgemm_fused_epilogue {
+    wsgemm_fused_ops ops;
+    const void *c; /* read when beta != 0 */
+    int c_type;
+    long long ldc;
+    const void *bias; /* ops.bias */
+    int bias_type;
+    void *aux; /* ops.aux */
+    int aux_type;
+    long long ldaux;
+    const float *a_scale, *b_scale, *c_scale, *d_scale; /* NULL: 1 */
+    float *amax; /* NULL: not computed; else reset to 0 before the kernel and raised with atomicMax */
+} wsgemm_fused_epilogue;
+
 #ifdef __cplusplus
 }
 #endif

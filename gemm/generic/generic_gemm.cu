@@ -5,7 +5,11 @@
  * problem wsgemm accepts: any m, n, k, any leading dimension and base
  * alignment (2-byte elements), both ops, strided batch, bf16/f16 in,
  * bf16/f16/f32 out. The fast paths decline what they cannot run and AUTO
- * lands here, so correctness comes first and speed second.
+ * lands here, so correctness comes first and speed second. For
+ * wsgemm_matmul also FP8 operands (E4M3/E5M2, widened to fp16 on their way
+ * to shared memory: exact, fp16 holds every value of both formats), an E4M3
+ * output, and the fused output op (bias, activation, aux, scales, amax:
+ * common/epilogue.cuh) in place of alpha/beta.
  *
  * Structure: one CTA computes a 128 x 128 tile of C with 8 warps (2 x 4, a
  * 64 x 32 warp tile), K in steps of 32. Global -> shared memory by cp.async
@@ -26,6 +30,7 @@
  */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <stdint.h>
 
 #include "common/epilogue.cuh"
@@ -49,6 +54,9 @@ constexpr int kSmemRowMN = kBlockM + 8;       /* [k][row] layout: padded row, in
 constexpr int kVec = 8;                       /* elements per 16-byte vector */
 constexpr int kVecsPerOperand = kBlockM * kBlockK / kVec / kThreads; /* 2 per thread */
 
+/* The operand types a kernel instance reads; both FP8 kinds run the fp16 mma (their values widened). */
+enum OperandKind { kOperandsBf16 = 0, kOperandsF16 = 1, kOperandsFp8 = 2 };
+
 static_assert(kWarpsM * kWarpsN * 32 == kThreads, "one warp per warp tile");
 static_assert(kBlockM == kBlockN, "the operand loader serves A and B with one tile shape");
 static_assert((kSmemRowK * 2) % 16 == 0 && (kSmemRowMN * 2) % 16 == 0,
@@ -60,8 +68,9 @@ static_assert(kBlockM * kBlockK % (kVec * kThreads) == 0, "vectors divide evenly
 /* The problem in the types the kernel computes with: 64-bit leading dimensions (every index product is
  * 64-bit without casts), typed operand pointers, the transposes as the two layout flags the loaders test. */
 struct GemmParams {
-    const uint16_t *A;
-    const uint16_t *B;
+    const void *A;
+    const void *B;
+    int a_type, b_type; /* wsgemm_dtype: which FP8 format an FP8 operand holds */
     void *C;
     int m, n, k;
     long long lda, ldb, ldc;
@@ -74,6 +83,9 @@ struct GemmParams {
      * (then C is the fp32 partials, alpha 1, beta 0); splits = 1 is the plain product */
     int splits, k_per_split;
     long long split_stride_c;
+    /* wsgemm_matmul: the fused output op replaces alpha/beta (batch_count 1, splits 1, C is D) */
+    int fused;
+    wsgemm_fused_epilogue ep;
 };
 
 /* One 128 x 32 operand tile in shared memory, in the operand's own layout:
@@ -199,16 +211,56 @@ __device__ __forceinline__ void copy_vector(uint16_t *dst_smem, const uint16_t *
     *reinterpret_cast<uint4 *>(dst_smem) = q;
 }
 
+/* The FP8 counterpart of copy_vector: 8 one-byte elements (one 8-byte load when whole and aligned, else
+ * element by element with zero fill), widened to fp16 and stored as one 16-byte vector. */
+__device__ __forceinline__ void copy_vector_fp8(uint16_t *dst_smem, const uint8_t *base, int row, int k, int rows,
+                                                int K, long long ld, int k_contiguous, int fp8_type)
+{
+    const long long row_step = k_contiguous ? ld : 1;
+    const long long k_step = k_contiguous ? 1 : ld;
+    const uint8_t *first = base + row * row_step + k * k_step;
+    const bool whole = k_contiguous ? (row < rows && K - k >= kVec) : (k < K && rows - row >= kVec);
+    uint2 bytes;
+    if (whole && (reinterpret_cast<uintptr_t>(first) & 7u) == 0) {
+        bytes = *reinterpret_cast<const uint2 *>(first);
+    } else {
+        uint8_t *b = reinterpret_cast<uint8_t *>(&bytes);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) {
+            const int r = k_contiguous ? row : row + e;
+            const int kk = k_contiguous ? k + e : k;
+            b[e] = (r < rows && kk < K) ? first[e] : uint8_t(0);
+        }
+    }
+    const __nv_fp8_interpretation_t format = fp8_type == WSGEMM_R_8F_E5M2 ? __NV_E5M2 : __NV_E4M3;
+    const uint16_t *pairs = reinterpret_cast<const uint16_t *>(&bytes);
+    uint4 q;
+    uint32_t *words = reinterpret_cast<uint32_t *>(&q);
+#pragma unroll
+    for (int w = 0; w < kVec / 2; ++w) {
+        const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(pairs[w], format);
+        words[w] = (uint32_t)h.x | ((uint32_t)h.y << 16);
+    }
+    *reinterpret_cast<uint4 *>(dst_smem) = q;
+}
+
 /* Start copying the operand tile at (row0, k0) into `tile`, in the
- * operand's own layout; complete with cp_async_wait_all + __syncthreads. */
-__device__ __forceinline__ void copy_operand_tile(OperandTile &tile, const uint16_t *base, int row0, int k0, int rows,
-                                                  int K, long long ld, int k_contiguous)
+ * operand's own layout; complete with cp_async_wait_all + __syncthreads.
+ * base points at element (0, 0) of the operand (of kOperands' type). */
+template <int kOperands>
+__device__ __forceinline__ void copy_operand_tile(OperandTile &tile, const void *base, int row0, int k0, int rows,
+                                                  int K, long long ld, int k_contiguous, int fp8_type)
 {
 #pragma unroll
     for (int i = 0; i < kVecsPerOperand; ++i) {
         VectorSlot s = vector_slot(threadIdx.x + i * kThreads, k_contiguous);
         uint16_t *dst = k_contiguous ? &tile.by_k[s.row][s.k] : &tile.by_row[s.k][s.row];
-        copy_vector(dst, base, row0 + s.row, k0 + s.k, rows, K, ld, k_contiguous);
+        if constexpr (kOperands == kOperandsFp8)
+            copy_vector_fp8(dst, static_cast<const uint8_t *>(base), row0 + s.row, k0 + s.k, rows, K, ld,
+                            k_contiguous, fp8_type);
+        else
+            copy_vector(dst, static_cast<const uint16_t *>(base), row0 + s.row, k0 + s.k, rows, K, ld,
+                        k_contiguous);
     }
 }
 
@@ -239,7 +291,7 @@ __device__ __forceinline__ void load_b_fragments(uint32_t (&r4)[4], const Operan
         ldmatrix_x4_trans(r4, &b.by_row[kk + (mat % 2) * 8 + r][n + (mat / 2) * 8]);
 }
 
-template <bool kBf16>
+template <int kOperands>
 __device__ __forceinline__ void mma_k_step(float (&acc)[kMmaTilesM][kMmaTilesN][4], const OperandTile &a,
                                            const OperandTile &b, int warp_m, int warp_n, int lane,
                                            int a_k_contiguous, int b_k_contiguous)
@@ -264,7 +316,7 @@ __device__ __forceinline__ void mma_k_step(float (&acc)[kMmaTilesM][kMmaTilesN][
         for (int tm = 0; tm < kMmaTilesM; ++tm)
 #pragma unroll
             for (int tn = 0; tn < kMmaTilesN; ++tn) {
-                if (kBf16)
+                if constexpr (kOperands == kOperandsBf16)
                     mma_m16n8k16_bf16(acc[tm][tn], a_frag[tm], b_frag[tn]);
                 else
                     mma_m16n8k16_f16(acc[tm][tn], a_frag[tm], b_frag[tn]);
@@ -278,7 +330,7 @@ __device__ __forceinline__ void mma_k_step(float (&acc)[kMmaTilesM][kMmaTilesN][
 template <typename TOut>
 __device__ __forceinline__ void store_tile(const GemmParams &p, TOut *c, const float (&acc)[kMmaTilesM][kMmaTilesN][4],
                                            float (&stage)[kEpilogueRows][kEpiloguePitch], int m0, int n0, int warp_m,
-                                           int warp_n, int lane)
+                                           int warp_n, int lane, const wsgemm_fused_factors &factors, float &amax)
 {
     const int g = lane / 4, t = lane % 4;
     constexpr int kTilesPerPass = kEpilogueRows / 16;
@@ -298,17 +350,21 @@ __device__ __forceinline__ void store_tile(const GemmParams &p, TOut *c, const f
             const int j = n0 + warp_n * kWarpTileN + col;
             if (i < p.m && j < p.n) {
                 const long long ci = i + (long long)j * p.ldc;
-                /* the shared output op (common/epilogue.cuh): beta == 0 never reads C */
-                wsgemm_out_apply<wsgemm_dtype_of<TOut>::value>(c + ci, stage[lane][col], p.alpha, p.beta);
+                /* the shared output ops (common/epilogue.cuh): beta == 0 never reads C */
+                if (p.fused)
+                    wsgemm_fused_apply<wsgemm_dtype_of<TOut>::value>(p.ep, factors, c + ci, i, j, stage[lane][col], amax);
+                else
+                    wsgemm_out_apply<wsgemm_dtype_of<TOut>::value>(c + ci, stage[lane][col], p.alpha, p.beta);
             }
         }
         __syncwarp();
     }
 }
 
-template <bool kBf16, typename TOut, int kAKContiguous, int kBKContiguous>
+template <int kOperands, typename TOut, int kAKContiguous, int kBKContiguous>
 __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmParams p)
 {
+    constexpr int kElemBytes = kOperands == kOperandsFp8 ? 1 : 2;
     __shared__ __align__(16) SharedStorage smem;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
@@ -317,6 +373,9 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
 
     /* one work item = (batch, split, tile); the grid may hold fewer of them than the problem has */
     const long long items = tiles * p.batch_count * p.splits;
+    wsgemm_fused_factors factors = {p.alpha, p.beta, 1.0f};
+    if (p.fused) factors = wsgemm_fused_factors_load(p.ep, p.alpha, p.beta);
+    float amax = 0.0f; /* this thread's max |x| over its elements (fused, ep.amax set) */
     for (long long item = blockIdx.z * (long long)gridDim.x + blockIdx.x; item < items;
          item += (long long)gridDim.x * gridDim.z) {
         const long long batch_split = item / tiles;
@@ -327,8 +386,8 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
         const int k0 = split * p.k_per_split;
         const int K = p.k - k0 < p.k_per_split ? p.k - k0 : p.k_per_split; /* this split's k; >= 1 */
         const int k_steps = (K - 1) / kBlockK + 1;
-        const uint16_t *A = p.A + batch * p.strideA + k0 * (kAKContiguous ? 1 : p.lda);
-        const uint16_t *B = p.B + batch * p.strideB + k0 * (kBKContiguous ? 1 : p.ldb);
+        const char *A = static_cast<const char *>(p.A) + (batch * p.strideA + k0 * (kAKContiguous ? 1 : p.lda)) * kElemBytes;
+        const char *B = static_cast<const char *>(p.B) + (batch * p.strideB + k0 * (kBKContiguous ? 1 : p.ldb)) * kElemBytes;
         TOut *C = static_cast<TOut *>(p.C) + batch * p.strideC + split * p.split_stride_c;
 
         float acc[kMmaTilesM][kMmaTilesN][4];
@@ -339,8 +398,8 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
 #pragma unroll
                 for (int r = 0; r < 4; ++r) acc[tm][tn][r] = 0.0f;
 
-        copy_operand_tile(smem.mainloop.a[0], A, m0, 0, p.m, K, p.lda, kAKContiguous);
-        copy_operand_tile(smem.mainloop.b[0], B, n0, 0, p.n, K, p.ldb, kBKContiguous);
+        copy_operand_tile<kOperands>(smem.mainloop.a[0], A, m0, 0, p.m, K, p.lda, kAKContiguous, p.a_type);
+        copy_operand_tile<kOperands>(smem.mainloop.b[0], B, n0, 0, p.n, K, p.ldb, kBKContiguous, p.b_type);
         cp_async_commit_group();
         cp_async_wait_all();
         __syncthreads();
@@ -348,17 +407,20 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
         for (int ks = 0; ks < k_steps; ++ks) {
             const int buf = ks & 1;
             if (ks + 1 < k_steps) { /* buf^1 was last read in step ks-1, before that step's barrier */
-                copy_operand_tile(smem.mainloop.a[buf ^ 1], A, m0, (ks + 1) * kBlockK, p.m, K, p.lda, kAKContiguous);
-                copy_operand_tile(smem.mainloop.b[buf ^ 1], B, n0, (ks + 1) * kBlockK, p.n, K, p.ldb, kBKContiguous);
+                copy_operand_tile<kOperands>(smem.mainloop.a[buf ^ 1], A, m0, (ks + 1) * kBlockK, p.m, K, p.lda,
+                                             kAKContiguous, p.a_type);
+                copy_operand_tile<kOperands>(smem.mainloop.b[buf ^ 1], B, n0, (ks + 1) * kBlockK, p.n, K, p.ldb,
+                                             kBKContiguous, p.b_type);
                 cp_async_commit_group();
             }
-            mma_k_step<kBf16>(acc, smem.mainloop.a[buf], smem.mainloop.b[buf], warp_m, warp_n, lane, kAKContiguous, kBKContiguous);
+            mma_k_step<kOperands>(acc, smem.mainloop.a[buf], smem.mainloop.b[buf], warp_m, warp_n, lane, kAKContiguous, kBKContiguous);
             cp_async_wait_all();
             __syncthreads();
         }
-        store_tile(p, C, acc, smem.epilogue[warp], m0, n0, warp_m, warp_n, lane);
+        store_tile(p, C, acc, smem.epilogue[warp], m0, n0, warp_m, warp_n, lane, factors, amax);
         __syncthreads(); /* the next tile's copies overwrite the staged tile */
     }
+    if (p.fused) wsgemm_fused_amax_commit(p.ep, amax); /* every lane of the warp takes the same items */
 }
 
 /* C = beta * C over every batch; beta == 0 writes zeros without reading C. */
@@ -377,7 +439,7 @@ __global__ void scale_c_kernel(TOut *c, int m, int n, long long ldc, long long s
 }
 
 /* Launches return their own error (never cudaGetLastError, which would take a caller's pending error). */
-template <bool kBf16, typename TOut>
+template <int kOperands, typename TOut>
 cudaError_t launch_generic(const GemmParams &p, cudaStream_t stream)
 {
     const long long tiles = ((p.m - 1LL) / kBlockM + 1) * ((p.n - 1LL) / kBlockN + 1) * p.splits;
@@ -386,22 +448,31 @@ cudaError_t launch_generic(const GemmParams &p, cudaStream_t stream)
               static_cast<unsigned>(p.batch_count < 65535 ? p.batch_count : 65535));
     /* the operand layouts are template arguments: one set of shared-memory
      * addresses per kernel keeps the accumulators in registers */
-    const void *kernel = p.a_k_contiguous && p.b_k_contiguous ? (const void *)generic_gemm_kernel<kBf16, TOut, 1, 1>
-                         : p.a_k_contiguous                    ? (const void *)generic_gemm_kernel<kBf16, TOut, 1, 0>
-                         : p.b_k_contiguous                    ? (const void *)generic_gemm_kernel<kBf16, TOut, 0, 1>
-                                                               : (const void *)generic_gemm_kernel<kBf16, TOut, 0, 0>;
+    const void *kernel = p.a_k_contiguous && p.b_k_contiguous ? (const void *)generic_gemm_kernel<kOperands, TOut, 1, 1>
+                         : p.a_k_contiguous                    ? (const void *)generic_gemm_kernel<kOperands, TOut, 1, 0>
+                         : p.b_k_contiguous                    ? (const void *)generic_gemm_kernel<kOperands, TOut, 0, 1>
+                                                               : (const void *)generic_gemm_kernel<kOperands, TOut, 0, 0>;
     void *args[] = {const_cast<GemmParams *>(&p)};
     return cudaLaunchKernel(kernel, grid, dim3(kThreads), args, 0, stream);
 }
 
-template <bool kBf16>
+template <int kOperands>
 cudaError_t launch_for_output(const GemmParams &p, wsgemm_dtype c_type, cudaStream_t stream)
 {
     switch (c_type) {
-    case WSGEMM_R_16BF: return launch_generic<kBf16, __nv_bfloat16>(p, stream);
-    case WSGEMM_R_16F: return launch_generic<kBf16, __half>(p, stream);
-    default: return launch_generic<kBf16, float>(p, stream);
+    case WSGEMM_R_16BF: return launch_generic<kOperands, __nv_bfloat16>(p, stream);
+    case WSGEMM_R_16F: return launch_generic<kOperands, __half>(p, stream);
+    case WSGEMM_R_8F_E4M3: return launch_generic<kOperands, __nv_fp8_e4m3>(p, stream);
+    default: return launch_generic<kOperands, float>(p, stream);
     }
+}
+
+/* The operand kind of a (checked) type pair: both 16BF, both 16F, or both FP8. */
+cudaError_t launch_for_operands(const GemmParams &p, wsgemm_dtype a_type, wsgemm_dtype c_type, cudaStream_t stream)
+{
+    if (a_type == WSGEMM_R_16BF) return launch_for_output<kOperandsBf16>(p, c_type, stream);
+    if (a_type == WSGEMM_R_16F) return launch_for_output<kOperandsF16>(p, c_type, stream);
+    return launch_for_output<kOperandsFp8>(p, c_type, stream);
 }
 
 template <typename TOut>
@@ -426,13 +497,14 @@ cudaError_t launch_scale(const wsgemm_problem *p, cudaStream_t stream)
 constexpr int kMaxChainK = 262144;
 static_assert(kMaxChainK % kBlockK == 0, "splits start on K-step boundaries");
 
-} // namespace
-
-extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
+/* The parameters of the plain product of p: one chain, C = alpha * op(A) op(B) + beta * C. */
+GemmParams params_of(const wsgemm_problem *p)
 {
     GemmParams g;
-    g.A = static_cast<const uint16_t *>(p->A);
-    g.B = static_cast<const uint16_t *>(p->B);
+    g.A = p->A;
+    g.B = p->B;
+    g.a_type = p->Atype;
+    g.b_type = p->Btype;
     g.C = p->C;
     g.m = p->m;
     g.n = p->n;
@@ -451,6 +523,22 @@ extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_lau
     g.splits = 1;
     g.k_per_split = p->k;
     g.split_stride_c = 0;
+    g.fused = 0;
+    g.ep = wsgemm_fused_epilogue{};
+    return g;
+}
+
+wsgemm_status launch_failed(wsgemm_launch_ctx *ctx, cudaError_t err)
+{
+    wsgemm_forget_cuda_error(err);
+    return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "generic kernel launch failed: %s", cudaGetErrorString(err));
+}
+
+} // namespace
+
+extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
+{
+    GemmParams g = params_of(p);
 
     /* split-K for long K when its fp32 partials (splits x batch x m x n) fit a workspace of at most 2^40 bytes */
     const int splits = (p->k - 1) / kMaxChainK + 1;
@@ -473,19 +561,27 @@ extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_lau
         g.splits = splits;
         g.k_per_split = kMaxChainK;
         g.split_stride_c = g.strideC * p->batch_count;
-        err = p->Atype == WSGEMM_R_16BF ? launch_generic<true, float>(g, ctx->stream)
-                                        : launch_generic<false, float>(g, ctx->stream);
+        err = p->Atype == WSGEMM_R_16BF ? launch_generic<kOperandsBf16, float>(g, ctx->stream)
+                                        : launch_generic<kOperandsF16, float>(g, ctx->stream);
         if (err == cudaSuccess)
             err = wsgemm_splitk_reduce_launch(part, splits, p, ctx->device->sm_count, ctx->stream);
     } else {
-        err = p->Atype == WSGEMM_R_16BF ? launch_for_output<true>(g, p->Ctype, ctx->stream)
-                                        : launch_for_output<false>(g, p->Ctype, ctx->stream);
+        err = launch_for_operands(g, p->Atype, p->Ctype, ctx->stream);
     }
-    if (err != cudaSuccess) {
-        wsgemm_forget_cuda_error(err);
-        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "generic kernel launch failed: %s", cudaGetErrorString(err));
-    }
-    return WSGEMM_STATUS_SUCCESS;
+    return err == cudaSuccess ? WSGEMM_STATUS_SUCCESS : launch_failed(ctx, err);
+}
+
+/* One chain whatever K (no split-K: the fused op runs where the accumulators are); amax_d reset to 0
+ * stream-ordered before the kernel raises it. */
+extern "C" wsgemm_status wsgemm_generic_matmul(const wsgemm_matmul_problem *p, wsgemm_launch_ctx *ctx)
+{
+    GemmParams g = params_of(&p->gemm);
+    g.fused = 1;
+    g.ep = p->fused;
+    cudaError_t err = cudaSuccess;
+    if (p->fused.amax) err = cudaMemsetAsync(p->fused.amax, 0, sizeof(float), ctx->stream);
+    if (err == cudaSuccess) err = launch_for_operands(g, p->gemm.Atype, p->gemm.Ctype, ctx->stream);
+    return err == cudaSuccess ? WSGEMM_STATUS_SUCCESS : launch_failed(ctx, err);
 }
 
 extern "C" wsgemm_status wsgemm_generic_scale_c(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)

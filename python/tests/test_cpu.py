@@ -281,6 +281,66 @@ class CallTest(unittest.TestCase):
         self.assertEqual(args[16:21], (0x30000, 2, 5, 20, 3))
 
 
+class MatmulCallTest(unittest.TestCase):
+    """wsgemm.matmul with the cublasLtMatmul extras: what reaches wsgemm_matmul, and the refusals."""
+    run_matmul = CallTest.run_matmul
+
+    def fp8(self, shape, dtype="float8_e4m3fn", ptr=0x10000):
+        return FakeCai(shape, "|V1", ptr=ptr, dtype=dtype)
+
+    def test_fp8_gelu_bias_row_major(self):
+        a = self.fp8((6, 4), ptr=0x10000)                        # row-major 6 x 4 e4m3
+        b = self.fp8((4, 3), "float8_e5m2", ptr=0x20000)         # row-major 4 x 3 e5m2
+        out = FakeCai((6, 3), ptr=0x30000)                       # bf16
+        bias = FakeCai((3,), "<f4", ptr=0x40000, dtype="float32")
+        sa, sb = FakeCai((1,), "<f4", ptr=0x50000, dtype="float32"), FakeCai((1,), "<f4", ptr=0x50004, dtype="float32")
+        args = self.run_matmul(a, b, out, epilogue="gelu_bias", bias=bias, scale_a=sa, scale_b=sb)["wsgemm_matmul"]
+        desc = args[1]._obj
+        # C^T (3 x 6) = b^T a^T: b is A (e5m2, ld 3), a is B (e4m3, ld 4); bias along m = 3
+        self.assertEqual(args[2:5], (3, 6, 4))
+        self.assertEqual((desc.transa, desc.transb), (0, 0))
+        self.assertEqual((desc.Atype, desc.Btype, desc.Dtype), (29, 28, 14))
+        self.assertEqual(args[6:10], (0x20000, 3, 0x10000, 4))
+        self.assertEqual((desc.epilogue, desc.bias, desc.bias_type), (36, 0x40000, 0))
+        self.assertEqual((desc.a_scale, desc.b_scale), (0x50004, 0x50000))  # they follow their operands
+        self.assertEqual(args[11:15], (0x30000, 3, 0x30000, 3))
+
+    def test_aux_and_amax(self):
+        a, b = FakeCai((8, 16), ptr=0x10000), FakeCai((16, 4), ptr=0x20000)
+        out, aux = FakeCai((8, 4), ptr=0x30000), FakeCai((8, 4), "<f4", ptr=0x60000, dtype="float32")
+        amax = FakeCai((1,), "<f4", ptr=0x70000, dtype="float32")
+        bias = FakeCai((4,), ptr=0x40000)
+        desc = self.run_matmul(a, b, out, epilogue="gelu_aux_bias", bias=bias, aux=aux, amax=amax)["wsgemm_matmul"][1]._obj
+        self.assertEqual((desc.epilogue, desc.aux, desc.aux_type, desc.ldaux, desc.amax_d), (164, 0x60000, 0, 4, 0x70000))
+
+    def test_plain_call_stays_gemm_ex(self):
+        calls = self.run_matmul(FakeCai((2, 3)), FakeCai((3, 5)), FakeCai((2, 5)))
+        self.assertIn("wsgemm_gemm_ex", calls)
+        self.assertNotIn("wsgemm_matmul", calls)
+
+    def test_refusals(self):
+        a, b, out = FakeCai((2, 3)), FakeCai((3, 5)), FakeCai((2, 5))
+        bias = FakeCai((5,), "<f4", dtype="float32")
+        self.refuses(ValueError, "epilogue 'swish'", a, b, out, epilogue="swish")
+        self.refuses(ValueError, "needs bias=", a, b, out, epilogue="relu_bias")
+        self.refuses(ValueError, "takes no bias", a, b, out, epilogue="gelu", bias=bias)
+        self.refuses(ValueError, "needs aux=", a, b, out, epilogue="gelu_aux")
+        self.refuses(ValueError, "contiguous (5,)", a, b, out, epilogue="bias", bias=FakeCai((2,), "<f4", dtype="float32"))
+        self.refuses(ValueError, "laid out like out", a, b, out, epilogue="gelu_aux",
+                     aux=FakeCai((2, 5), strides=(2, 4)))
+        self.refuses(TypeError, "one-element float32", a, b, out, scale_a=FakeCai((2,), "<f4", dtype="float32"))
+        self.refuses(ValueError, "no batch", FakeCai((2, 2, 3)), b, FakeCai((2, 2, 5)), epilogue="relu")
+        e5 = self.fp8((2, 3), "float8_e5m2")
+        self.refuses(TypeError, "not both float8_e5m2", e5, self.fp8((3, 5), "float8_e5m2"), out)
+        self.refuses(TypeError, "or both float8", self.fp8((2, 3)), b, out)               # e4m3 x bf16
+        self.refuses(ValueError, "beta must be 0", self.fp8((2, 3)), self.fp8((3, 5)), self.fp8((2, 5)), beta=1.0)
+
+    def refuses(self, exc, text, *args, **kw):
+        with self.assertRaises(exc) as ctx:
+            self.run_matmul(*args, **kw)
+        self.assertIn(text, str(ctx.exception))
+
+
 # ---------------------------------------------------------------- the real library (no GPU needed)
 
 def header_version():

@@ -6,6 +6,7 @@ column-major and transposed views map onto the one column-major call (see _layou
     c = wsgemm.matmul(a, b)                       # a: (M, K), b: (K, N) bfloat16 or float16 CUDA arrays
     wsgemm.matmul(a, b, out=c32, beta=1.0)        # c32 = a @ b + c32, c32 float32 (or bf16 / fp16)
     wsgemm.matmul(a3, b3, out=c3)                 # batches: (batch, M, K) @ (batch, K, N) or a shared 2-D operand
+    wsgemm.matmul(x8, w8t, out=y, epilogue="gelu_bias", bias=b, scale_a=sx, scale_b=sw)   # FP8, fused epilogue
 
 Argument errors raise TypeError / ValueError before any CUDA call; a status other than SUCCESS from
 the library raises wsgemm.Error with the library's message. The library is found through
@@ -37,7 +38,8 @@ def last_path():
     return h._lib.wsgemm_path_name(path.value).decode()
 
 
-def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None, path=None):
+def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None, path=None, epilogue=None, bias=None, aux=None,
+           scale_a=None, scale_b=None, scale_c=None, scale_d=None, amax=None):
     """out = alpha * (a @ b) + beta * out; returns out.
 
     a: (M, K) or (batch, M, K); b: (K, N) or (batch, K, N); both bfloat16 or both float16.
@@ -48,6 +50,17 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None, path=None):
     stream: where the GEMM runs: an int cudaStream_t, or an object with __cuda_stream__, .cuda_stream
       (torch) or .ptr (cupy); default: the current stream of torch / cupy inputs, else stream 0.
     path: force a kernel path ('generic', 'sm90', 'sm100', ...; default 'auto').
+
+    The cublasLtMatmul extras (wsgemm_matmul; 2-D operands only; docs/api.md "Matmul"):
+    a, b may also be float8_e4m3fn / float8_e5m2 (both FP8, not both e5m2); out also float8_e4m3fn.
+    epilogue: None, 'relu', 'bias', 'relu_bias', 'gelu', 'gelu_bias', 'gelu_aux', 'gelu_aux_bias':
+      out = act(alpha * scale_a * scale_b * (a @ b) + beta * scale_c * out + bias) * scale_d.
+    bias: a 1-D array (bfloat16, float16 or float32) along out's contiguous dimension: (N,) for a row-major
+      out (each row of out gets it, as in a linear layer), (M,) for a column-major one.
+    aux: an array shaped and laid out like out (bfloat16, float16 or float32) that receives the GELU input
+      ('gelu_aux', 'gelu_aux_bias').
+    scale_a .. scale_d: one-element float32 CUDA arrays (per-tensor scales); amax: a one-element float32
+      CUDA array that receives max |out| before scale_d.
     """
     alpha, beta = float(alpha), float(beta)
     if path is not None and path not in _binding.PATHS:
@@ -55,19 +68,29 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None, path=None):
     stream_value = _arrays.stream_handle(stream, a)
     dlpack_stream = stream_value if stream_value != 0 else 1  # DLPack spells the legacy default stream 1
     # The DLPack capsules in da, db, dc live until this function returns; the memory is the caller's.
+    if epilogue not in _binding.EPILOGUES:
+        raise ValueError(f"wsgemm: epilogue {epilogue!r} is not one of {sorted(k for k in _binding.EPILOGUES if k)}")
     da = _arrays.describe(a, "a", dlpack_stream)
     db = _arrays.describe(b, "b", dlpack_stream)
+    extras = {"bias": bias, "aux": aux, "scale_a": scale_a, "scale_b": scale_b, "scale_c": scale_c,
+              "scale_d": scale_d, "amax": amax}
+    fused = epilogue is not None or any(v is not None for v in extras.values()) or \
+        da.dtype in _layout.FP8 or db.dtype in _layout.FP8
     if out is None:
         if beta != 0.0:
             raise ValueError("wsgemm: beta != 0 reads out: pass out=")
-        M, N, _, batch = _layout.inputs(da, db)
-        out = _arrays.allocate_like(a, ((batch,) if batch else ()) + (M, N), da.dtype)
+        M, N, _, batch = _layout.inputs(da, db, fused)
+        out = _arrays.allocate_like(a, ((batch,) if batch else ()) + (M, N), "bfloat16" if fused else da.dtype)
     dc = _arrays.describe(out, "out", dlpack_stream)
-    call = _layout.plan(da, db, dc)
+    call = _layout.plan(da, db, dc, fused)
+    dx = {name: _arrays.describe(v, name, dlpack_stream) for name, v in extras.items() if v is not None}
+    if dc.dtype == "float8_e4m3fn" and beta != 0.0:
+        raise ValueError("wsgemm: a float8 out is not read: beta must be 0")
+    desc = _matmul_desc(call, da, db, dc, epilogue, dx) if fused else None
 
     h = _binding.handle()
     lib = h._lib
-    for arr in (da, db, dc):  # __cuda_array_interface__ v3: order the producer's stream before ours
+    for arr in (da, db, dc, *dx.values()):  # __cuda_array_interface__ v3: order the producer's stream before ours
         if arr.cai_stream is not None and arr.cai_stream != stream_value:
             err = _binding.cudart().cudaStreamSynchronize(arr.cai_stream)
             if err:
@@ -77,7 +100,10 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None, path=None):
     h.check(lib.wsgemm_set_path(h.ptr, _binding.PATHS[path or "auto"]))
     alpha_c, beta_c = ctypes.c_float(alpha), ctypes.c_float(beta)
     ta, tc = _binding.DTYPES[da.dtype], _binding.DTYPES[dc.dtype]
-    if call.batch == 0:
+    if desc is not None:
+        status = lib.wsgemm_matmul(h.ptr, ctypes.byref(desc), call.m, call.n, call.k, ctypes.byref(alpha_c), call.A,
+                                   call.lda, call.B, call.ldb, ctypes.byref(beta_c), call.C, call.ldc, call.C, call.ldc)
+    elif call.batch == 0:
         status = lib.wsgemm_gemm_ex(h.ptr, call.transa, call.transb, call.m, call.n, call.k, ctypes.byref(alpha_c),
                                     call.A, ta, call.lda, call.B, ta, call.ldb, ctypes.byref(beta_c), call.C, tc,
                                     call.ldc)
@@ -88,3 +114,49 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None, path=None):
             call.strideC, call.batch)
     h.check(status)
     return out
+
+
+def _matmul_desc(call, da, db, dc, epilogue, dx):
+    """The wsgemm_matmul_desc of a planned call (C is out itself: in place), or TypeError / ValueError."""
+    if call.batch:
+        raise ValueError("wsgemm: epilogues, scales and FP8 take 2-D a, b and out (no batch)")
+    code = _binding.EPILOGUES[epilogue]
+    wants_bias, wants_aux = bool(code & 4), bool(code & 128)
+    if wants_bias != ("bias" in dx):
+        raise ValueError(f"wsgemm: epilogue {epilogue!r} " + ("needs bias=" if wants_bias else "takes no bias"))
+    if wants_aux != ("aux" in dx):
+        raise ValueError(f"wsgemm: epilogue {epilogue!r} " + ("needs aux=" if wants_aux else "takes no aux"))
+    first, second = (db, da) if call.swapped else (da, db)
+    d = _binding.MatmulDesc(transa=call.transa, transb=call.transb, Atype=_binding.DTYPES[first.dtype],
+                            Btype=_binding.DTYPES[second.dtype], Ctype=_binding.DTYPES[dc.dtype],
+                            Dtype=_binding.DTYPES[dc.dtype], epilogue=code, bias_type=14, aux_type=14)
+    if dc.dtype == "float8_e4m3fn":  # C is not read (beta 0); its type only has to be one an E4M3 D takes
+        d.Ctype = _binding.DTYPES["bfloat16"]
+    vector_types = ("bfloat16", "float16", "float32")
+    if "bias" in dx:
+        bias = dx["bias"]
+        if len(bias.shape) != 1 or bias.shape[0] != call.m or (call.m > 1 and bias.strides[0] != 1):
+            raise ValueError(f"wsgemm: bias has shape {bias.shape} (strides {bias.strides}); a contiguous ({call.m},) "
+                             "vector along out's contiguous dimension is needed")
+        if bias.dtype not in vector_types:
+            raise TypeError(f"wsgemm: bias must be bfloat16, float16 or float32 (got {bias.dtype})")
+        d.bias, d.bias_type = bias.ptr, _binding.DTYPES[bias.dtype]
+    if "aux" in dx:
+        aux = dx["aux"]
+        if tuple(aux.shape) != tuple(dc.shape) or aux.dtype not in vector_types:
+            raise ValueError(f"wsgemm: aux must have out's shape {dc.shape} and be bfloat16, float16 or float32 "
+                             f"(got {aux.shape}, {aux.dtype})")
+        sa, so = _layout.stored(aux, *dc.shape), _layout.stored(dc, *dc.shape)
+        if sa.transposed != so.transposed:
+            raise ValueError("wsgemm: aux must be laid out like out (both row-major or both column-major)")
+        d.aux, d.aux_type, d.ldaux = aux.ptr, _binding.DTYPES[aux.dtype], sa.ld
+    for name, field in (("scale_a", "a_scale"), ("scale_b", "b_scale"), ("scale_c", "c_scale"), ("scale_d", "d_scale"),
+                        ("amax", "amax_d")):
+        if name in dx:
+            x = dx[name]
+            if x.dtype != "float32" or [n for n in x.shape if n != 1]:
+                raise TypeError(f"wsgemm: {name} must be a one-element float32 array (got {x.shape}, {x.dtype})")
+            setattr(d, field, x.ptr)
+    if call.swapped:  # C^T = b^T a^T: the scales of a and b trade places with the operands
+        d.a_scale, d.b_scale = d.b_scale, d.a_scale
+    return d

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 # DLPack (dlpack.h): device types and dtype codes
 _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 2, 3, 13
 _DL_DEVICE_NAMES = {1: "CPU", 2: "CUDA", 3: "CUDA pinned host memory", 13: "CUDA managed memory"}
-_DL_DTYPES = {(2, 16): "float16", (2, 32): "float32", (4, 16): "bfloat16"}
+_DL_DTYPES = {(2, 16): "float16", (2, 32): "float32", (4, 16): "bfloat16", (10, 8): "float8_e4m3fn",
+              (12, 8): "float8_e5m2"}
 # __cuda_array_interface__ typestr (bfloat16 has none: a 2-byte void whose dtype says bfloat16)
 _CAI_DTYPES = {"<f2": "float16", "<f4": "float32"}
 
@@ -89,7 +90,7 @@ def _from_dlpack(obj, name, dlpack_stream):
     dtype = _DL_DTYPES.get((t.dtype.code, t.dtype.bits)) if t.dtype.lanes == 1 else None
     if dtype is None:
         raise TypeError(f"wsgemm: {name} has DLPack dtype (code {t.dtype.code}, {t.dtype.bits} bits, "
-                        f"{t.dtype.lanes} lanes); wsgemm takes bfloat16, float16 (inputs) and float32 (output)")
+                        f"{t.dtype.lanes} lanes); wsgemm takes bfloat16, float16, float8_e4m3fn, float8_e5m2 (inputs) and float32 (output)")
     shape = tuple(t.shape[i] for i in range(t.ndim))
     strides = tuple(t.strides[i] for i in range(t.ndim)) if t.strides else _contiguous_strides(shape)
     return Array(name, (t.data or 0) + t.byte_offset, shape, strides, dtype, keep=capsule)
@@ -105,10 +106,12 @@ def _from_cai(obj, cai, name):
     dtype = _CAI_DTYPES.get(typestr)
     if dtype is None and typestr in ("<V2", "|V2") and _dtype_name(obj) == "bfloat16":
         dtype = "bfloat16"
+    if dtype is None and typestr in ("<V1", "|V1") and _dtype_name(obj) in ("float8_e4m3fn", "float8_e5m2"):
+        dtype = _dtype_name(obj)
     if dtype is None:
         raise TypeError(f"wsgemm: {name} has typestr {typestr!r} (dtype {_dtype_name(obj) or '?'}); wsgemm takes "
-                        "bfloat16, float16 (inputs) and float32 (output)")
-    itemsize = 4 if dtype == "float32" else 2
+                        "bfloat16, float16, float8_e4m3fn, float8_e5m2 (inputs) and float32 (output)")
+    itemsize = {"float32": 4, "float8_e4m3fn": 1, "float8_e5m2": 1}.get(dtype, 2)
     shape = tuple(int(x) for x in cai["shape"])
     if cai.get("strides") is None:
         strides = _contiguous_strides(shape)
@@ -119,8 +122,8 @@ def _from_cai(obj, cai, name):
                              f"{itemsize}-byte elements")
         strides = tuple(s // itemsize for s in byte_strides)
     ptr = int(cai["data"][0] or 0)
-    if cai["data"][1] and name == "out":
-        raise ValueError("wsgemm: out is read-only")
+    if cai["data"][1] and name in ("out", "aux", "amax"):
+        raise ValueError(f"wsgemm: {name} is read-only")
     return Array(name, ptr, shape, strides, dtype, cai_stream=cai.get("stream"))
 
 

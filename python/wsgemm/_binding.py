@@ -17,8 +17,11 @@ _c_float_p = ctypes.POINTER(ctypes.c_float)
 
 # C enums of wsgemm.h (values equal cuBLAS's / CUDA's)
 OP_N, OP_T = 0, 1
-DTYPES = {"float32": 0, "float16": 2, "bfloat16": 14}
-ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
+DTYPES = {"float32": 0, "float16": 2, "bfloat16": 14, "float8_e4m3fn": 28, "float8_e5m2": 29}
+ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "float8_e4m3fn": 1, "float8_e5m2": 1}
+# wsgemm_matmul_epilogue (cublasLtEpilogue_t's values)
+EPILOGUES = {None: 1, "relu": 2, "bias": 4, "relu_bias": 6, "gelu": 32, "gelu_bias": 36, "gelu_aux": 160,
+             "gelu_aux_bias": 164}
 PATHS = {"auto": 0, "generic": 1, "sm90": 2, "sm100": 3, "sm100-emulated": 4}
 STATUS_SUCCESS = 0
 STATUS_CUDA_ERROR = 7
@@ -53,6 +56,9 @@ def _declare(lib):
             ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_longlong,
             ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_longlong, _c_float_p,
             ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_longlong, ctypes.c_int]),
+        "wsgemm_matmul": (ctypes.c_int, [handle, ctypes.POINTER(MatmulDesc), ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                         _c_float_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int,
+                                         _c_float_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int]),
         "wsgemm_status_string": (ctypes.c_char_p, [ctypes.c_int]),
         "wsgemm_path_name": (ctypes.c_char_p, [ctypes.c_int]),
         "wsgemm_get_last_error_message": (ctypes.c_char_p, [handle]),
@@ -126,6 +132,15 @@ def cudart():
             _cudart.cudaGetErrorString.argtypes = [ctypes.c_int]
             _cudart.cudaGetErrorString.restype = ctypes.c_char_p
     return _cudart
+
+
+class MatmulDesc(ctypes.Structure):
+    """wsgemm_matmul_desc (include/wsgemm.h), field for field."""
+    _fields_ = [("transa", ctypes.c_int), ("transb", ctypes.c_int), ("Atype", ctypes.c_int), ("Btype", ctypes.c_int),
+                ("Ctype", ctypes.c_int), ("Dtype", ctypes.c_int), ("epilogue", ctypes.c_int), ("bias", ctypes.c_void_p),
+                ("bias_type", ctypes.c_int), ("aux", ctypes.c_void_p), ("aux_type", ctypes.c_int), ("ldaux", ctypes.c_int),
+                ("a_scale", ctypes.c_void_p), ("b_scale", ctypes.c_void_p), ("c_scale", ctypes.c_void_p),
+                ("d_scale", ctypes.c_void_p), ("amax_d", ctypes.c_void_p)]
 
 
 class Error(RuntimeError):

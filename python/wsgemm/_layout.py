@@ -68,16 +68,25 @@ class Call:
     ldc: int
     strideC: int
     batch: int  # 0: a plain (unbatched) call
+    swapped: bool = False  # out row-major: A is b and B is a (C^T = b^T a^T)
 
 
-def inputs(a, b):
-    """(M, N, K, batch) of a @ b after checking a and b (batch 0: neither is 3-D)."""
+FP8 = ("float8_e4m3fn", "float8_e5m2")
+
+
+def inputs(a, b, fp8=False):
+    """(M, N, K, batch) of a @ b after checking a and b (batch 0: neither is 3-D). fp8: FP8 pairs are
+    taken too (wsgemm_matmul: both FP8, not both E5M2)."""
     for arr in (a, b):
         if len(arr.shape) not in (2, 3):
             raise ValueError(f"wsgemm: {arr.name} has {len(arr.shape)} dimensions; wsgemm takes matrices (2) "
                              "or strided batches of matrices (3)")
-    if a.dtype != b.dtype or a.dtype not in ("bfloat16", "float16"):
-        raise TypeError(f"wsgemm: a and b must both be bfloat16 or both float16 (got {a.dtype} and {b.dtype})")
+    pair16 = a.dtype == b.dtype and a.dtype in ("bfloat16", "float16")
+    pair8 = fp8 and a.dtype in FP8 and b.dtype in FP8 and not a.dtype == b.dtype == "float8_e5m2"
+    if not (pair16 or pair8):
+        raise TypeError(f"wsgemm: a and b must both be bfloat16 or both float16"
+                        + (", or both float8 (not both float8_e5m2)" if fp8 else "")
+                        + f" (got {a.dtype} and {b.dtype})")
     (M, K), (K2, N) = a.shape[-2:], b.shape[-2:]
     if K != K2:
         raise ValueError(f"wsgemm: a {a.shape} and b {b.shape}: inner dimensions {K} and {K2} differ")
@@ -88,16 +97,17 @@ def inputs(a, b):
     return M, N, K, batch
 
 
-def plan(a, b, out):
+def plan(a, b, out, fp8=False):
     """The one column-major call that computes out = a @ b (for each batch entry), or TypeError /
     ValueError naming the operand. a: (..., M, K), b: (..., K, N), out: (..., M, N); 2-D or 3-D, a 2-D
     (or batch-1) input is shared by every batch entry."""
-    M, N, K, _ = inputs(a, b)
+    M, N, K, _ = inputs(a, b, fp8)
     if len(out.shape) not in (2, 3):
         raise ValueError(f"wsgemm: out has {len(out.shape)} dimensions; wsgemm takes matrices (2) or strided "
                          "batches of matrices (3)")
-    if out.dtype not in ("bfloat16", "float16", "float32"):
-        raise TypeError(f"wsgemm: out must be bfloat16, float16 or float32 (got {out.dtype})")
+    out_types = ("bfloat16", "float16", "float32") + (("float8_e4m3fn",) if fp8 else ())
+    if out.dtype not in out_types:
+        raise TypeError(f"wsgemm: out must be {', '.join(out_types[:-1])} or {out_types[-1]} (got {out.dtype})")
     if tuple(out.shape[-2:]) != (M, N):
         raise ValueError(f"wsgemm: out has shape {out.shape}; a @ b is {M} x {N}")
     batch = out.shape[0] if len(out.shape) == 3 else 0
@@ -121,4 +131,4 @@ def plan(a, b, out):
                     b.ptr, sb.ld, sb.batch_stride, out.ptr, sc.ld, sc.batch_stride, batch)
     # out row-major: C^T (N x M) = b^T a^T; b^T is b's memory read as stored transposed (op N) or not (op T)
     return Call(op(not sb.transposed), op(not sa.transposed), N, M, K, b.ptr, sb.ld, sb.batch_stride,
-                a.ptr, sa.ld, sa.batch_stride, out.ptr, sc.ld, sc.batch_stride, batch)
+                a.ptr, sa.ld, sa.batch_stride, out.ptr, sc.ld, sc.batch_stride, batch, True)

@@ -130,11 +130,51 @@ float testing_half_to_float(uint16_t h)
     return bits_float(sign | ((exp - 15 + 127) << 23) | (mant << 13));
 }
 
+float testing_fp8_to_float(uint8_t v, wsgemm_dtype format)
+{
+    if (format == WSGEMM_R_8F_E5M2) return testing_half_to_float((uint16_t)(v << 8)); /* the top byte of a half */
+    const float sign = (v & 0x80u) ? -1.0f : 1.0f;
+    const int exp = (v >> 3) & 0xF, mant = v & 0x7;
+    if (exp == 0xF && mant == 0x7) return NAN; /* E4M3's only NaN; it has no infinities */
+    if (exp == 0) return sign * (float)mant * (1.0f / 512.0f); /* subnormal: mant * 2^-9 */
+    return sign * ldexpf(1.0f + (float)mant / 8.0f, exp - 7);
+}
+
+uint8_t testing_float_to_fp8(float f, wsgemm_dtype format)
+{
+    if (isnan(f)) return 0x7Fu; /* a NaN in both formats */
+    /* the positive codes' values, increasing with the code up to the largest finite one */
+    static _Thread_local float values[2][128];
+    static _Thread_local int ready[2];
+    const int e5 = format == WSGEMM_R_8F_E5M2;
+    const int max_code = e5 ? 0x7B : 0x7E;
+    if (!ready[e5]) {
+        for (int code = 0; code <= max_code; ++code) values[e5][code] = testing_fp8_to_float((uint8_t)code, format);
+        ready[e5] = 1;
+    }
+    const uint8_t sign = signbit(f) ? 0x80u : 0x00u;
+    const float a = fabsf(f);
+    /* the nearest code, ties to the even one; beyond the largest finite value saturated to it (as
+     * __NV_SATFINITE does) */
+    int lo = 0, hi = max_code;
+    while (hi - lo > 1) { /* values[lo] <= a < values[hi], or a at or beyond the ends */
+        const int mid = (lo + hi) / 2;
+        if (values[e5][mid] <= a) lo = mid;
+        else hi = mid;
+    }
+    if (a >= values[e5][hi]) return (uint8_t)(sign | hi);
+    const float dl = a - values[e5][lo], dh = values[e5][hi] - a;
+    const int best = dl < dh ? lo : dh < dl ? hi : ((lo & 1) == 0 ? lo : hi);
+    return (uint8_t)(sign | best);
+}
+
 float testing_load(wsgemm_dtype dtype, const void *base, size_t i)
 {
     switch (dtype) {
     case WSGEMM_R_16BF: return testing_bf16_to_float(((const uint16_t *)base)[i]);
     case WSGEMM_R_16F: return testing_half_to_float(((const uint16_t *)base)[i]);
+    case WSGEMM_R_8F_E4M3:
+    case WSGEMM_R_8F_E5M2: return testing_fp8_to_float(((const uint8_t *)base)[i], dtype);
     default: return ((const float *)base)[i];
     }
 }
@@ -144,6 +184,8 @@ void testing_store(wsgemm_dtype dtype, void *base, size_t i, float f)
     switch (dtype) {
     case WSGEMM_R_16BF: ((uint16_t *)base)[i] = testing_float_to_bf16(f); break;
     case WSGEMM_R_16F: ((uint16_t *)base)[i] = testing_float_to_half(f); break;
+    case WSGEMM_R_8F_E4M3:
+    case WSGEMM_R_8F_E5M2: ((uint8_t *)base)[i] = testing_float_to_fp8(f, dtype); break;
     default: ((float *)base)[i] = f; break;
     }
 }
@@ -154,13 +196,15 @@ const char *testing_dtype_name(wsgemm_dtype t)
     case WSGEMM_R_16BF: return "bf16";
     case WSGEMM_R_16F: return "f16";
     case WSGEMM_R_32F: return "f32";
+    case WSGEMM_R_8F_E4M3: return "e4m3";
+    case WSGEMM_R_8F_E5M2: return "e5m2";
     }
     return "?";
 }
 
 int testing_dtype_bytes(wsgemm_dtype t)
 {
-    return t == WSGEMM_R_32F ? 4 : 2;
+    return t == WSGEMM_R_32F ? 4 : t == WSGEMM_R_8F_E4M3 || t == WSGEMM_R_8F_E5M2 ? 1 : 2;
 }
 
 /* ---------------------------------------------------------------- problem geometry */

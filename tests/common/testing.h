@@ -86,6 +86,10 @@ uint16_t testing_float_to_bf16(float f); /* round to nearest even; NaN stays NaN
 float testing_bf16_to_float(uint16_t h);
 uint16_t testing_float_to_half(float f); /* round to nearest even, subnormals, inf, NaN */
 float testing_half_to_float(uint16_t h);
+/* FP8 (format WSGEMM_R_8F_E4M3 or WSGEMM_R_8F_E5M2): exact decoding; encoding rounds to nearest even and
+ * saturates to the largest finite value (CUDA's __NV_SATFINITE); NaN stays NaN. */
+float testing_fp8_to_float(uint8_t v, wsgemm_dtype format);
+uint8_t testing_float_to_fp8(float f, wsgemm_dtype format);
 /* Element i of a host array of `dtype` as a float. */
 float testing_load(wsgemm_dtype dtype, const void *base, size_t i);
 /* Store f (rounded to dtype) as element i. */
@@ -243,6 +247,12 @@ void testing_device_c_to_f32(const testing_gemm *g, const void *c, float *out);
  * fp32), the same tolerance rule; no padding check (callers use tight C). Prints the first mismatch. */
 testing_report testing_device_check(const testing_gemm *g, const void *c, const float *ref, testing_tolerance tol,
                                     const char *label);
+
+/* The epilogue as a kernel of its own, after a plain GEMM (the baseline a fused epilogue is measured
+ * against): d = act(d + bias[row]) in place, act GELU (tanh form) when gelu, else ReLU; bias NULL: none.
+ * Queued on stream; returns the launch's error. */
+cudaError_t testing_bias_activation(wsgemm_dtype d_type, void *d, int m, int n, long long ld,
+                                    wsgemm_dtype bias_type, const void *bias, int gelu, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

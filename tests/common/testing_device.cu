@@ -11,6 +11,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include "testing.h"
 
@@ -59,6 +60,9 @@ static __device__ __forceinline__ float load_any(int type, const void *p, size_t
 {
     if (type == WSGEMM_R_32F) return ((const float *)p)[i];
     if (type == WSGEMM_R_16BF) return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+    if (type == WSGEMM_R_8F_E4M3 || type == WSGEMM_R_8F_E5M2)
+        return __half2float(__half(__nv_cvt_fp8_to_halfraw(((const __nv_fp8_storage_t *)p)[i],
+                                                           type == WSGEMM_R_8F_E4M3 ? __NV_E4M3 : __NV_E5M2)));
     return __half2float(((const __half *)p)[i]);
 }
 
@@ -66,6 +70,8 @@ static __device__ __forceinline__ void store_any(int type, void *p, size_t i, fl
 {
     if (type == WSGEMM_R_32F) ((float *)p)[i] = v;
     else if (type == WSGEMM_R_16BF) ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(v);
+    else if (type == WSGEMM_R_8F_E4M3 || type == WSGEMM_R_8F_E5M2)
+        ((__nv_fp8_storage_t *)p)[i] = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, type == WSGEMM_R_8F_E4M3 ? __NV_E4M3 : __NV_E5M2);
     else ((__half *)p)[i] = __float2half_rn(v);
 }
 
@@ -197,4 +203,33 @@ extern "C" testing_report testing_device_check(const testing_gemm *g, const void
         }
     }
     return r;
+}
+
+/* ---------------------------------------------------------------- a separate epilogue kernel (wsgemm-matmul-bench) */
+
+/* d(i, j) = act(d(i, j) + bias[i]) in place, one element per thread step, consecutive threads on consecutive
+ * rows (coalesced). */
+__global__ void testing_bias_activation_kernel(int d_type, void *d, int m, int n, long long ld, int bias_type,
+                                               const void *bias, int gelu)
+{
+    const size_t total = (size_t)m * n;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += (size_t)gridDim.x * blockDim.x) {
+        const size_t j = e / (size_t)m, i = e - j * (size_t)m;
+        float x = load_any(d_type, d, i + j * (size_t)ld);
+        if (bias) x += load_any(bias_type, bias, i);
+        if (gelu) x = 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+        else x = fmaxf(x, 0.0f);
+        store_any(d_type, d, i + j * (size_t)ld, x);
+    }
+}
+
+extern "C" cudaError_t testing_bias_activation(wsgemm_dtype d_type, void *d, int m, int n, long long ld,
+                                               wsgemm_dtype bias_type, const void *bias, int gelu, cudaStream_t stream)
+{
+    int device = 0, sms = 132;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    testing_bias_activation_kernel<<<(unsigned)sms * 8, 256, 0, stream>>>((int)d_type, d, m, n, ld, (int)bias_type,
+                                                                          bias, gelu);
+    return cudaGetLastError();
 }

@@ -1,10 +1,11 @@
 /*
- * test_desc.c - CPU tests of tmem/desc.h: the SM100 shared-memory descriptor and the kind::f16
- * instruction descriptor against known-good values from hardware-tested projects (shared/notes/sm100.md),
+ * test_desc.c - CPU tests of tmem/desc.h: the SM100 shared-memory descriptor and the kind::f16 and
+ * kind::f8f6f4 instruction descriptors against known-good values (hardware-tested projects; for f8f6f4 the
+ * words CUTLASS's encoder, cute UMMA::make_instr_desc, produces for the same arguments),
  * decoder round trips, the legal-shape table, TMEM address packing, and a mutant check: the same checker
  * run on deliberately wrong encoders (the classic bugs) must fail, proving the checks can fail.
  *
- * Cases: known_good, k_step, round_trip, legal_shapes, tmem_addr, mutants. Exit 0 = pass.
+ * Cases: known_good, known_good_f8f6f4, k_step, round_trip, legal_shapes, tmem_addr, mutants. Exit 0 = pass.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +40,15 @@ static int g_planted; /* set while checking mutants: their failures are expected
 typedef uint32_t (*idesc_encoder)(umma_acc_dtype, umma_dtype, umma_dtype, umma_major, umma_major, int, int,
                                   uint32_t, uint32_t);
 typedef uint64_t (*smem_encoder)(uint32_t, uint32_t, uint32_t, umma_swizzle);
+typedef uint32_t (*idesc_f8_encoder)(umma_acc_dtype, umma_f8_dtype, umma_f8_dtype, umma_major, umma_major, int, int,
+                                     uint32_t, uint32_t);
+
+/* Mutant 3: kind::f16's format codes carried over (E4M3 written as 1, bf16's code: which is E5M2 here). */
+static uint32_t mutant_idesc_f8_bf16_codes(umma_acc_dtype d, umma_f8_dtype a, umma_f8_dtype b, umma_major am,
+                                           umma_major bm, int na, int nb, uint32_t m, uint32_t n)
+{
+    return umma_idesc_pack(d, a == UMMA_E4M3 ? 1u : 2u, b == UMMA_E4M3 ? 1u : 2u, am, bm, na, nb, m, n);
+}
 
 /* Mutant 1: M at bit 23 instead of 24 (seen in public projects). */
 static uint32_t mutant_idesc_m_at_bit23(umma_acc_dtype d, umma_dtype a, umma_dtype b, umma_major am, umma_major bm,
@@ -96,6 +106,37 @@ static int check_idesc_known_good(idesc_encoder enc, int verbose)
     return g_failures - before;
 }
 
+/* kind::f8f6f4: the words of CUTLASS's make_instr_desc<A, B, C, M, N, a_major, b_major>() for the same
+ * arguments (cute/arch/mma_sm100_desc.hpp, computed with its headers; its bf16 word, 0x08400490, is the
+ * kind::f16 value above). */
+static int check_idesc_f8_known_good(idesc_f8_encoder enc, int verbose)
+{
+    static const struct {
+        umma_acc_dtype d;
+        umma_f8_dtype a, b;
+        umma_major am, bm;
+        uint32_t m, n, want;
+    } rows[] = {
+        {UMMA_ACC_F32, UMMA_E4M3, UMMA_E4M3, UMMA_K_MAJOR, UMMA_K_MAJOR, 128, 256, 0x08400010u},
+        {UMMA_ACC_F32, UMMA_E4M3, UMMA_E4M3, UMMA_K_MAJOR, UMMA_K_MAJOR, 256, 256, 0x10400010u},
+        {UMMA_ACC_F32, UMMA_E4M3, UMMA_E5M2, UMMA_K_MAJOR, UMMA_K_MAJOR, 128, 256, 0x08400410u},
+        {UMMA_ACC_F32, UMMA_E5M2, UMMA_E4M3, UMMA_K_MAJOR, UMMA_K_MAJOR, 128, 128, 0x08200090u},
+        {UMMA_ACC_F32, UMMA_E4M3, UMMA_E4M3, UMMA_MN_MAJOR, UMMA_K_MAJOR, 128, 256, 0x08408010u},
+        {UMMA_ACC_F32, UMMA_E4M3, UMMA_E4M3, UMMA_K_MAJOR, UMMA_MN_MAJOR, 128, 64, 0x08110010u},
+        {UMMA_ACC_F16, UMMA_E4M3, UMMA_E4M3, UMMA_K_MAJOR, UMMA_K_MAJOR, 128, 256, 0x08400000u},
+    };
+    int before = g_failures;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        uint32_t got = enc(rows[i].d, rows[i].a, rows[i].b, rows[i].am, rows[i].bm, 0, 0, rows[i].m, rows[i].n);
+        if (verbose)
+            printf("  idesc f8f6f4 D %u A %u B %u majors %u/%u M=%u N=%u = 0x%08x (want 0x%08x)\n", (unsigned)rows[i].d,
+                   (unsigned)rows[i].a, (unsigned)rows[i].b, (unsigned)rows[i].am, (unsigned)rows[i].bm, rows[i].m,
+                   rows[i].n, got, rows[i].want);
+        EXPECT(got == rows[i].want, "row %zu: got 0x%08x want 0x%08x", i, got, rows[i].want);
+    }
+    return g_failures - before;
+}
+
 static int check_smem_known_good(smem_encoder enc, int verbose)
 {
     int before = g_failures;
@@ -126,6 +167,18 @@ static void case_known_good(void)
     umma_smem_desc_fields f = umma_smem_desc_decode(mn);
     EXPECT(f.lbo_bytes == 128u * 64u && f.sbo_bytes == 1024u && f.layout == UMMA_SWIZZLE_128B,
            "mn_major helper: lbo %u sbo %u layout %u", f.lbo_bytes, f.sbo_bytes, f.layout);
+}
+
+static void case_known_good_f8f6f4(void)
+{
+    check_idesc_f8_known_good(umma_idesc_f8f6f4_encode, 1);
+    /* The decoder reads the same fields back; the two kinds share the bit positions. */
+    umma_idesc_fields f = umma_idesc_decode(
+        umma_idesc_f8f6f4_encode(UMMA_ACC_F32, UMMA_E5M2, UMMA_E4M3, UMMA_MN_MAJOR, UMMA_K_MAJOR, 0, 1, 256, 144));
+    EXPECT(f.d_format == 1u && f.a_format == 1u && f.b_format == 0u && f.a_major == 1u && f.b_major == 0u &&
+               f.negate_a == 0u && f.negate_b == 1u && f.m == 256u && f.n == 144u && f.reserved == 0u,
+           "decode: d %u a %u b %u majors %u/%u neg %u/%u m %u n %u reserved %u", f.d_format, f.a_format, f.b_format,
+           f.a_major, f.b_major, f.negate_a, f.negate_b, f.m, f.n, f.reserved);
 }
 
 static void case_k_step(void)
@@ -181,7 +234,7 @@ static void case_round_trip(void)
                                         uint32_t w = umma_idesc_f16_encode((umma_acc_dtype)d, (umma_dtype)a,
                                                                            (umma_dtype)b, (umma_major)am,
                                                                            (umma_major)bm, neg & 1, neg >> 1, m, n);
-                                        umma_idesc_fields f = umma_idesc_f16_decode(w);
+                                        umma_idesc_fields f = umma_idesc_decode(w);
                                         int ok = f.d_format == d && f.a_format == a && f.b_format == b &&
                                                  f.a_major == am && f.b_major == bm && f.negate_a == (neg & 1) &&
                                                  f.negate_b == (neg >> 1) && f.m == m && f.n == n && f.sparse == 0 &&
@@ -230,13 +283,14 @@ static void case_tmem_addr(void)
 static void case_mutants(void)
 {
     /* The real encoders pass the checkers... */
-    int real = check_idesc_known_good(umma_idesc_f16_encode, 0) + check_smem_known_good(umma_smem_desc_encode, 0);
+    int real = check_idesc_known_good(umma_idesc_f16_encode, 0) + check_smem_known_good(umma_smem_desc_encode, 0) +
+               check_idesc_f8_known_good(umma_idesc_f8f6f4_encode, 0);
     EXPECT(real == 0, "real encoders fail their own checks (%d)", real);
     /* ...and each planted bug makes them fail. Their failures are expected: count them, then undo them. */
     struct {
         const char *name;
         int failures;
-    } m[4];
+    } m[5];
     int saved = g_failures;
     g_planted = 1;
     m[0].name = "idesc M at bit 23";
@@ -247,15 +301,17 @@ static void case_mutants(void)
     m[2].failures = check_smem_known_good(mutant_smem_sm90, 0);
     m[3].name = "smem desc SBO in bytes";
     m[3].failures = check_smem_known_good(mutant_smem_sbo_bytes, 0);
+    m[4].name = "idesc f8f6f4 with kind::f16 format codes";
+    m[4].failures = check_idesc_f8_known_good(mutant_idesc_f8_bf16_codes, 0);
     g_planted = 0;
     g_failures = saved;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         printf("  mutant \"%s\": %d check(s) failed -> %s\n", m[i].name, m[i].failures,
                m[i].failures > 0 ? "caught" : "NOT CAUGHT");
         EXPECT(m[i].failures > 0, "mutant %s passed the checker", m[i].name);
     }
     /* The decoder shows what the mutants broke (M = 64 instead of 128, version 0): the emulation rejects both. */
-    umma_idesc_fields fi = umma_idesc_f16_decode(
+    umma_idesc_fields fi = umma_idesc_decode(
         mutant_idesc_m_at_bit23(UMMA_ACC_F32, UMMA_BF16, UMMA_BF16, UMMA_K_MAJOR, UMMA_K_MAJOR, 0, 0, 128, 256));
     EXPECT(fi.m == 64u, "decoder sees M %u", fi.m);
     umma_smem_desc_fields fs = umma_smem_desc_decode(mutant_smem_sm90(0, 0, 1024, UMMA_SWIZZLE_128B));
@@ -267,7 +323,7 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         void (*fn)(void);
-    } cases[] = {{"known_good", case_known_good}, {"k_step", case_k_step},         {"round_trip", case_round_trip},
+    } cases[] = {{"known_good", case_known_good}, {"known_good_f8f6f4", case_known_good_f8f6f4}, {"k_step", case_k_step},         {"round_trip", case_round_trip},
                  {"legal_shapes", case_legal_shapes}, {"tmem_addr", case_tmem_addr}, {"mutants", case_mutants}};
     int ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -1,0 +1,94 @@
+/*
+ * matmul_bench.c - wsgemm-matmul-bench: wsgemm_matmul side by side with cublasLtMatmul (matmul_run.c says
+ * what is timed and how).
+ *
+ *   wsgemm-matmul-bench [--reps 20] [--path auto|generic|sm90]        the cuBLASLt suite below
+ *   wsgemm-matmul-bench --m M --n N --k K [--ta T] [--tb N] [--a e4m3] [--b e4m3] [--c bf16] [--d bf16]
+ *                       [--epilogue none|relu|bias|relu_bias|gelu|gelu_bias|gelu_aux|gelu_aux_bias]
+ *                       [--bias bf16] [--scales 0|1] [--reps R] [--path P]                   one problem
+ *
+ * The suite: FP8 E4M3 at 8192^3 and 4096 x 14336 x 4096 with bf16 D (A transposed, B not: cuBLASLt's FP8
+ * layout), beside cuBLASLt's default and fast accumulation; bias+GELU at 8192^3 in bf16, beside cuBLASLt's
+ * fused GELU_BIAS and beside cuBLASLt's GEMM followed by a separate bias+GELU kernel. Prints one table
+ * (ms: median GPU time of one call; ratio: TFLOP/s over cuBLASLt's). Without a GPU it says so and exits 0.
+ * Exit 1 when a check or a call failed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "matmul_run.h"
+#include "testing.h"
+
+#define BF WSGEMM_R_16BF
+#define E4 WSGEMM_R_8F_E4M3
+
+static const matmul_problem kSuite[] = {
+    {"fp8 e4m3 8192^3", WSGEMM_OP_T, WSGEMM_OP_N, 8192, 8192, 8192, E4, E4, BF, BF, WSGEMM_MATMUL_EPILOGUE_DEFAULT, BF, 1},
+    {"fp8 e4m3 4096x14336x4096", WSGEMM_OP_T, WSGEMM_OP_N, 4096, 14336, 4096, E4, E4, BF, BF,
+     WSGEMM_MATMUL_EPILOGUE_DEFAULT, BF, 1},
+    {"bf16 bias+gelu 8192^3", WSGEMM_OP_T, WSGEMM_OP_N, 8192, 8192, 8192, BF, BF, BF, BF,
+     WSGEMM_MATMUL_EPILOGUE_GELU_BIAS, BF, 0},
+};
+
+static void usage(const char *argv0)
+{
+    fprintf(stderr, "usage: %s [--reps R] [--path P] [--m M --n N --k K [--ta N|T] [--tb N|T] [--a T] [--b T] "
+                    "[--c T] [--d T] [--epilogue E] [--bias T] [--scales 0|1]]\n", argv0);
+    exit(2);
+}
+
+static wsgemm_dtype dtype_arg(const char *v, const char *argv0)
+{
+    int t = matmul_dtype_parse(v);
+    if (t < 0) usage(argv0);
+    return (wsgemm_dtype)t;
+}
+
+int main(int argc, char **argv)
+{
+    matmul_problem one = {"problem", WSGEMM_OP_T, WSGEMM_OP_N, 0, 0, 0, BF, BF, BF, BF, WSGEMM_MATMUL_EPILOGUE_DEFAULT, BF, 0};
+    wsgemm_path path = WSGEMM_PATH_AUTO;
+    int reps = 20, single = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (i + 1 >= argc) usage(argv[0]);
+        const char *a = argv[i], *v = argv[++i];
+        if (!strcmp(a, "--reps")) reps = atoi(v);
+        else if (!strcmp(a, "--path")) {
+            int found = 0;
+            for (int p = WSGEMM_PATH_AUTO; p <= WSGEMM_PATH_SM100_EMULATED; ++p)
+                if (!strcmp(v, wsgemm_path_name((wsgemm_path)p))) path = (wsgemm_path)p, found = 1;
+            if (!found) usage(argv[0]);
+        } else if (!strcmp(a, "--m")) one.m = atoi(v), single = 1;
+        else if (!strcmp(a, "--n")) one.n = atoi(v), single = 1;
+        else if (!strcmp(a, "--k")) one.k = atoi(v), single = 1;
+        else if (!strcmp(a, "--ta")) one.ta = (v[0] == 'T' || v[0] == 't') ? WSGEMM_OP_T : WSGEMM_OP_N;
+        else if (!strcmp(a, "--tb")) one.tb = (v[0] == 'T' || v[0] == 't') ? WSGEMM_OP_T : WSGEMM_OP_N;
+        else if (!strcmp(a, "--a")) one.a = dtype_arg(v, argv[0]);
+        else if (!strcmp(a, "--b")) one.b = dtype_arg(v, argv[0]);
+        else if (!strcmp(a, "--c")) one.c = dtype_arg(v, argv[0]);
+        else if (!strcmp(a, "--d")) one.d = dtype_arg(v, argv[0]);
+        else if (!strcmp(a, "--bias")) one.bias_type = dtype_arg(v, argv[0]);
+        else if (!strcmp(a, "--scales")) one.scales = atoi(v);
+        else if (!strcmp(a, "--epilogue")) {
+            one.epilogue = matmul_epilogue_parse(v);
+            if (!one.epilogue) usage(argv[0]);
+        } else usage(argv[0]);
+    }
+    if (reps < 1) reps = 1;
+    if (testing_gpu_count() == 0) {
+        printf("wsgemm-matmul-bench: no CUDA device on this machine; nothing to run\n");
+        return 0;
+    }
+    const matmul_problem *problems = single ? &one : kSuite;
+    const size_t count = single ? 1 : sizeof kSuite / sizeof kSuite[0];
+    printf("%-22s %-16s %-8s %10s %9s %8s\n", "problem", "library", "path", "ms", "TFLOP/s", "ratio");
+    int failed = 0;
+    for (size_t i = 0; i < count; ++i) {
+        matmul_result r;
+        const int rc = matmul_run(&problems[i], path, reps, &r);
+        matmul_print(&problems[i], &r);
+        failed |= rc != 0 || !r.checked || !r.check_passed;
+    }
+    return failed;
+}
