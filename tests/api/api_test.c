@@ -403,12 +403,7 @@ static void case_edge_semantics(wsgemm_handle h)
 
 /* ---------------------------------------------------------------- driver */
 
-typedef struct test_case {
-    const char *name;
-    void (*run)(wsgemm_handle);
-} test_case;
-
-static const test_case cases[] = {
+static const testing_handle_case cases[] = {
     {"null_handle", case_null_handle},       {"null_alpha", case_null_alpha},
     {"null_beta", case_null_beta},           {"null_a", case_null_a},
     {"null_b", case_null_b},                 {"null_c", case_null_c},
@@ -425,20 +420,5 @@ static const test_case cases[] = {
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s <case>\n", argv[0]);
-        return 2;
-    }
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        if (strcmp(argv[1], cases[i].name) != 0) continue;
-        wsgemm_handle h = NULL;
-        WSGEMM_CHECK(wsgemm_create(&h));
-        printf("case %s\n", cases[i].name);
-        cases[i].run(h);
-        wsgemm_destroy(h);
-        printf("%s: %s\n", cases[i].name, failures ? "FAILED" : "passed");
-        return failures ? 1 : 0;
-    }
-    fprintf(stderr, "unknown case %s\n", argv[1]);
-    return 2;
+    return testing_run_handle_case(argc, argv, cases, sizeof cases / sizeof cases[0], &failures);
 }

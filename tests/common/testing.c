@@ -12,6 +12,27 @@
 
 /* ---------------------------------------------------------------- devices */
 
+int testing_run_handle_case(int argc, char **argv, const testing_handle_case *cases, size_t ncases,
+                            const int *failures)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s <case>\n", argv[0]);
+        return 2;
+    }
+    for (size_t i = 0; i < ncases; ++i) {
+        if (strcmp(argv[1], cases[i].name) != 0) continue;
+        wsgemm_handle h = NULL;
+        WSGEMM_CHECK(wsgemm_create(&h));
+        printf("case %s\n", cases[i].name);
+        cases[i].run(h);
+        wsgemm_destroy(h);
+        printf("%s: %s\n", cases[i].name, *failures ? "FAILED" : "passed");
+        return *failures ? 1 : 0;
+    }
+    fprintf(stderr, "unknown case %s\n", argv[1]);
+    return 2;
+}
+
 int testing_gpu_count(void)
 {
     int count = 0;

@@ -65,6 +65,16 @@ enum { WSGEMM_TEST_SKIP = 77 };
         }                                                                                                 \
     } while (0)
 
+/* A test program of named cases, each run on a fresh handle: `prog <case>`. */
+typedef struct testing_handle_case {
+    const char *name;
+    void (*run)(wsgemm_handle);
+} testing_handle_case;
+/* Its main: runs the case argv[1] names on a new handle and prints "<case>: passed" or "FAILED". Returns
+ * the exit code: 0 when *failures is still 0 after the case, 1 otherwise, 2 for a missing or unknown case. */
+int testing_run_handle_case(int argc, char **argv, const testing_handle_case *cases, size_t ncases,
+                            const int *failures);
+
 /* Number of usable CUDA devices (0 without a driver or a GPU). */
 int testing_gpu_count(void);
 /* Exit with WSGEMM_TEST_SKIP and "SKIPPED: no CUDA device" when there is none. */

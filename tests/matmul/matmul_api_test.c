@@ -278,12 +278,7 @@ static void case_desc_init(wsgemm_handle h)
     EXPECT(d.aux_type == WSGEMM_R_32F, "aux of D's type");
 }
 
-typedef struct test_case {
-    const char *name;
-    void (*run)(wsgemm_handle);
-} test_case;
-
-static const test_case cases[] = {
+static const testing_handle_case cases[] = {
     {"null_handle", case_null_handle},       {"null_desc", case_null_desc},
     {"invalid_op", case_invalid_op},         {"invalid_dtype", case_invalid_dtype},
     {"invalid_epilogue", case_invalid_epilogue}, {"unsupported_types", case_unsupported_types},
@@ -296,20 +291,5 @@ static const test_case cases[] = {
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s <case>\n", argv[0]);
-        return 2;
-    }
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        if (strcmp(argv[1], cases[i].name) != 0) continue;
-        wsgemm_handle h = NULL;
-        WSGEMM_CHECK(wsgemm_create(&h));
-        printf("case %s\n", cases[i].name);
-        cases[i].run(h);
-        wsgemm_destroy(h);
-        printf("%s: %s\n", cases[i].name, failures ? "FAILED" : "passed");
-        return failures ? 1 : 0;
-    }
-    fprintf(stderr, "unknown case %s\n", argv[1]);
-    return 2;
+    return testing_run_handle_case(argc, argv, cases, sizeof cases / sizeof cases[0], &failures);
 }
