@@ -2,7 +2,7 @@
 # The GPU check of wsgemm_matmul in one command (an H200: sm_90a): build with every core, run the
 # argument checks, the cuBLASLt comparison matrix on every path, then regressions of the kernels the matmul
 # work edited (generic, the sm90 epilogues; as many as the time budget allows), then the cuBLASLt
-# side-by-side suite; a short table last. Fits in 9 minutes on 16 cores.
+# side-by-side suite; the summary table comes at the end. Fits in 9 minutes on 16 cores.
 #
 #   scripts/matmul_check.sh [--no-bench]
 #

@@ -17,7 +17,8 @@
  * CPU tests (tests/tmem/test_desc.c) and the emulation use. Field tables and
  * the canonical layouts are written out in docs/tmem.md.
  *
- * Known-good values (hardware-tested projects, shared/notes/sm100.md):
+ * Known-good values (the words CUTLASS's sm100 descriptor types give for the same fields,
+ * cute/arch/mma_sm100_desc.hpp: UMMA::InstrDescriptor from make_instr_desc, UMMA::SmemDescriptor):
  *   idesc bf16 x bf16 -> f32, K-major both, M=128 N=256          0x08400490
  *   idesc same, cta_group::2 M=256 N=256                         0x10400490
  *   smem desc K-major SW128, SBO 1024, LBO 0, start 0            0x4000404000000000

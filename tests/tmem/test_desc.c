@@ -1,7 +1,7 @@
 /*
  * test_desc.c - CPU tests of tmem/desc.h: the SM100 shared-memory descriptor and the kind::f16 and
- * kind::f8f6f4 instruction descriptors against known-good values (hardware-tested projects; for f8f6f4 the
- * words CUTLASS's encoder, cute UMMA::make_instr_desc, produces for the same arguments),
+ * kind::f8f6f4 instruction descriptors against known-good values (the words CUTLASS's descriptor types and
+ * its encoder, cute UMMA::make_instr_desc, produce for the same arguments),
  * decoder round trips, the legal-shape table, TMEM address packing, and a mutant check: the same checker
  * run on deliberately wrong encoders (the classic bugs) must fail, proving the checks can fail.
  *
