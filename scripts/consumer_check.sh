@@ -15,11 +15,11 @@
 #    pip install (offline);
 # 3. prints a table (PASS / FAIL / SKIP per entry) and exits non-zero when anything failed.
 # WSGEMM_REQUIRE_GPU=0 in the environment runs it on a machine without a GPU (runs then report skipped).
-# Logs go to $OUT when set, else to <build>/logs. About 3 minutes on
+# Logs go to $WSGEMM_LOG_DIR when set, else to <build>/logs. About 3 minutes on
 # 16 cores.
 set -u
 build=${1:-build/consumer-check}
-logs=${OUT:-$build/logs}
+logs=${WSGEMM_LOG_DIR:-$build/logs}
 mkdir -p "$logs"
 jobs=$(nproc 2>/dev/null || echo 8)
 gen=()

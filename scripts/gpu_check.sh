@@ -8,8 +8,8 @@
 #     --bench     also scripts/bench.sh (JSON, plots, table; built in parallel with the tests)
 #     --sanitize  also compute-sanitizer memcheck / racecheck / synccheck on small cases
 #
-# Logs go under a work folder; when $OUT is set, everything is packed into
-# $OUT/results.tgz after each stage, so a run stopped part-way keeps the logs of the stages it finished.
+# Logs go under a work folder; when $WSGEMM_LOG_DIR is set, everything is packed into results.tgz there
+# after each stage: a run killed by a time limit still leaves the logs of the stages that finished.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 quick=0 bench=0 sanitize=0
@@ -17,13 +17,13 @@ for a in "$@"; do
   case $a in --quick) quick=1 ;; --bench) bench=1 ;; --sanitize) sanitize=1 ;;
   *) echo "usage: $0 [--quick] [--bench] [--sanitize]"; exit 2 ;; esac
 done
-work=${OUT:+/tmp/wsgemm-gpu-check}
+work=${WSGEMM_LOG_DIR:+/tmp/wsgemm-gpu-check}
 work=${work:-build/h200/logs}
 rm -rf "$work"; mkdir -p "$work"
 jobs=$(nproc)
 summary=()
 note() { summary+=("$1"); }
-pack() { [ -n "${OUT:-}" ] && tar czf "$OUT/results.tgz" -C "$work" . 2>/dev/null; true; }
+pack() { [ -n "${WSGEMM_LOG_DIR:-}" ] && tar czf "$WSGEMM_LOG_DIR/results.tgz" -C "$work" . 2>/dev/null; true; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader >"$work/gpu.txt" 2>&1 || true
 
@@ -58,7 +58,7 @@ done
 pack
 
 if [ $bench = 1 ]; then
-  OUT="$work/bench" BUILD_DIR=build/bench-h200 BENCH_BUDGET_S=${BENCH_BUDGET_S:-240} scripts/bench.sh all \
+  WSGEMM_LOG_DIR="$work/bench" BUILD_DIR=build/bench-h200 BENCH_BUDGET_S=${BENCH_BUDGET_S:-240} scripts/bench.sh all \
     >"$work/bench-console.log" 2>&1
   note "bench      exit $? ($(grep -c 'manual_time' "$work/bench/bench.log" 2>/dev/null) result lines; table in bench/table.md, grid in bench/grid.md)"
   pack

@@ -15,13 +15,14 @@
 #   (a) stops after HB_STOP_AFTER failed tests (default 3; 0: run them all) and prints the first distinct
 #   checker reports (first_reports.txt) above the table, so a broken run is cheap to diagnose.
 #   HB_REPEAT=n runs each test of (a) up to n times, until it fails (with HB_BUDGET_S raised to match).
-# Ends with a table of the steps; exit 0 when every row passed. Logs: $OUT/hb_check/ (or BUILD/hb_check/).
+# Prints one row per step (result, detail) at the end; exit 0 when every row passed. Logs: hb_check/ in
+# $WSGEMM_LOG_DIR (or in BUILD).
 # Budget: under 8 minutes on a 16-core H200 machine: the stages are cut off so that the table comes within
 # HB_BUDGET_S (default 470) seconds of the start; a stage cut off fails its row.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build/hb-check}
-LOGS=${OUT:-$BUILD}/hb_check
+LOGS=${WSGEMM_LOG_DIR:-$BUILD}/hb_check
 RUNS=${HB_RUNS:-10}
 JOBS=$(nproc)
 rm -rf "$LOGS"

@@ -6,7 +6,7 @@
 # cases and the cuBLAS matrix on the sm90 path, then wsgemm-run side by side with cuBLAS (GPU time, host us)
 # on the shapes below: each with the plan's own choice, and the ragged ones also with the hybrid off
 # (WSGEMM_SM90_HYBRID=0: the plan before it) and forced (=2, =4: data for the cost model's constants).
-# Ends with the summary and the shapes' table. Logs: $OUT/hybrid.tgz (scripts/sm90_check_lib.sh). About 7-8
+# Prints a line per step and a row per shape. Logs: hybrid.tgz in $WSGEMM_LOG_DIR (scripts/sm90_check_lib.sh). About 7-8
 # minutes on 16 cores.
 #
 #   scripts/hybrid_check.sh [--no-tests]

@@ -6,7 +6,7 @@
 #
 #   scripts/matmul_check.sh [--no-bench]
 #
-# Logs go to $OUT when it is set (else build/matmul-h200/logs), one file per step; summary.txt holds the
+# Logs go to $WSGEMM_LOG_DIR when it is set (else build/matmul-h200/logs), one file per step; summary.txt holds the
 # table. Exit 0 when every step passed.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +14,7 @@ bench=1
 for a in "$@"; do
   case $a in --no-bench) bench=0 ;; *) echo "usage: $0 [--no-bench]"; exit 2 ;; esac
 done
-logs=${OUT:-build/matmul-h200/logs}
+logs=${WSGEMM_LOG_DIR:-build/matmul-h200/logs}
 mkdir -p "$logs"
 build=build/matmul-h200
 jobs=$(nproc)

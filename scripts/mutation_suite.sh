@@ -19,7 +19,7 @@
 # WRONG (results differ from cuBLAS), TIMEOUT, or the exit code. "baseline" (no mutation, the same steps) must
 # pass every test, or the matrix is void. A mutant whose expectation is "equivalent: why" may survive; every
 # other one must be killed. A missing anchor (the code it mutates changed) fails the suite loudly.
-# Output: $OUT/mutation/ (or build/mutation/): kill_matrix.md, logs/. Exit 0 when the baseline passed and
+# Output: $WSGEMM_LOG_DIR/mutation/ (or build/mutation/): kill_matrix.md, logs/. Exit 0 when the baseline passed and
 # every killable mutant was killed. Expected time on a 16-core H200 machine: build reused, about 3 minutes of
 # compiles (23 copies of the emulated kernel, 16 at a time) and 1-2 minutes of tests; 9 minutes at most with
 # the build. As a ctest entry (label gpu, skipped without a GPU or without WSGEMM_MUTATION=1):
@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-RESULTS=${OUT:-build}/mutation
+RESULTS=${WSGEMM_LOG_DIR:-build}/mutation
 WORK=$RESULTS/work
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS/logs" "$WORK"

@@ -4,7 +4,7 @@
 # harness's own test, the plan's CPU test, the sm90 GPU cases and the cuBLAS matrix on the sm90 path, then
 # wsgemm-run side by side with cuBLAS
 # (GPU time, host us) on the shapes below, and sm90_tune tables of 3072^3, 1000^3 and 4096^3 at beta = 1.
-# Ends with the summary and the shapes' table. Logs: $OUT/perf.tgz (scripts/sm90_check_lib.sh). About 7-8
+# Prints a line per step and a row per shape. Logs: perf.tgz in $WSGEMM_LOG_DIR (scripts/sm90_check_lib.sh). About 7-8
 # minutes on 16 cores.
 #
 #   scripts/perf_check.sh [--no-tests]

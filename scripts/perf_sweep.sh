@@ -5,12 +5,12 @@
 # medium shapes 1000^3, 5000x7000x3000, 8192x8192x1024. One wsgemm-run per shape (bf16 in, op NN, result
 # checked against cuBLAS first; GPU time with the stream held, order alternating, median of the rounds).
 # Builds wsgemm-run for sm_90a with every core into build/sweep; prints one line per shape, then the table;
-# logs (one per shape, with the plan line) packed into $OUT/sweep.tgz. About 4 minutes on the H200.
+# logs (one per shape, with the plan line) packed into $WSGEMM_LOG_DIR/sweep.tgz. About 4 minutes on the H200.
 #
 #   scripts/perf_sweep.sh [SECONDS]   stop starting new shapes after SECONDS of running (default 330)
 set -u -o pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-build/sweep/out}
+out=${WSGEMM_LOG_DIR:-build/sweep/out}
 logs=$(mktemp -d /tmp/wsgemm-sweep.XXXXXX)
 mkdir -p "$out"
 t0=$SECONDS

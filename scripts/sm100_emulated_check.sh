@@ -9,13 +9,13 @@
 #   - the self-check helper on the emulated kernel (self_check_gpu_test helper: bit-exact against generic),
 #   - memcheck and synccheck of the matrix groups and the kernel cases (scripts/sanitize_sm100.sh's set).
 # Usage: scripts/sm100_emulated_check.sh [build-dir]      (default build/sm100-emu)
-# Logs: $OUT/sm100-emulated-check/ when $OUT is set, else <build-dir>/logs. Prints one line per run and a
+# Logs: $WSGEMM_LOG_DIR/sm100-emulated-check/ when $WSGEMM_LOG_DIR is set, else <build-dir>/logs. Prints one line per run and a
 # summary table; exits non-zero if the build or any run failed or timed out. Limits: RUN_SECONDS (default 200)
 # per plain run, SAN_SECONDS (default 240) per sanitizer run, JOBS (default: the core count) at once.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${1:-build/sm100-emu}
-LOGS=${OUT:+$OUT/sm100-emulated-check}
+LOGS=${WSGEMM_LOG_DIR:+$WSGEMM_LOG_DIR/sm100-emulated-check}
 LOGS=${LOGS:-$BUILD/logs}
 RUN_SECS=${RUN_SECONDS:-200}
 SAN_SECS=${SAN_SECONDS:-240}

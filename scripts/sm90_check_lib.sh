@@ -2,9 +2,10 @@
 # take on the H200 (a build of the sm90 path with its ptxas report, test cases run alone under a timeout,
 # wsgemm-run side by side with cuBLAS per shape, the summary) around their own cases and shapes.
 #
-#   check_init NAME DEFAULT_OUT   logs in a fresh work folder, archived as $OUT/NAME.tgz (DEFAULT_OUT when
-#                                 OUT is unset) by `pack` after each step, so a run stopped part-way keeps
-#                                 the logs of the steps it finished; `note LINE` adds a summary line
+#   check_init NAME DEFAULT_DIR   logs in a fresh work folder, archived as NAME.tgz in $WSGEMM_LOG_DIR
+#                                 (DEFAULT_DIR when unset) by `pack` after each step: a run killed by a time
+#                                 limit still leaves the logs of the steps that finished; `note LINE` adds a
+#                                 summary line
 #   check_build BIN TARGET...     cmake --preset h200 into BIN (no emulated sm100 kernel, ptxas report on) and
 #                                 build TARGETs with every core; the summary gets the sm90 kernels' registers
 #                                 and spills; exits 1 when the build fails
@@ -17,7 +18,7 @@
 
 check_init() {
   check_name=$1
-  out=${OUT:-$2}
+  out=${WSGEMM_LOG_DIR:-$2}
   work=$(mktemp -d "/tmp/wsgemm-$1-check.XXXXXX")
   mkdir -p "$out"
   summary=()

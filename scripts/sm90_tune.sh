@@ -13,11 +13,11 @@
 #   all       tests, then tune (default). Where one command may run only 10 minutes, run `tests` and
 #             `tune` as two commands: each builds its own tree (~1-2 min on 16 cores) and runs a few minutes.
 #   sanitize  compute-sanitizer memcheck and racecheck on two small cases (slow).
-# Logs go to $OUT when set, else to ./sm90-logs.
+# Logs go to $WSGEMM_LOG_DIR when set, else to ./sm90-logs.
 set -u
 mode=${1:-all}
 [ $# -gt 0 ] && shift
-logs=${OUT:-./sm90-logs}
+logs=${WSGEMM_LOG_DIR:-./sm90-logs}
 mkdir -p "$logs"
 jobs=$(nproc 2>/dev/null || echo 8)
 gen=""
