@@ -436,14 +436,8 @@ static wsgemm_status check_arguments(wsgemm_handle h, const char *fn, const wsge
         return handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
                            "%s: Ctype = %d is not supported: C is WSGEMM_R_16BF, WSGEMM_R_16F or WSGEMM_R_32F (FP8 "
                            "outputs: wsgemm_matmul)", fn, (int)p->Ctype);
-    int rows_a = p->transa == WSGEMM_OP_N ? p->m : p->k;
-    int rows_b = p->transb == WSGEMM_OP_N ? p->k : p->n;
-    if (p->lda < max1(rows_a))
-        return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: lda = %d is below max(1, %s) = %d", fn, p->lda,
-                           p->transa == WSGEMM_OP_N ? "m" : "k", max1(rows_a));
-    if (p->ldb < max1(rows_b))
-        return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: ldb = %d is below max(1, %s) = %d", fn, p->ldb,
-                           p->transb == WSGEMM_OP_N ? "k" : "n", max1(rows_b));
+    wsgemm_status ld_status = wsgemm_call_check_ab_ld(h, fn, p->transa, p->transb, p->m, p->n, p->k, p->lda, p->ldb);
+    if (ld_status != WSGEMM_STATUS_SUCCESS) return ld_status;
     if (p->ldc < max1(p->m))
         return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: ldc = %d is below max(1, m) = %d", fn, p->ldc,
                            max1(p->m));
@@ -840,6 +834,20 @@ wsgemm_status wsgemm_call_begin(wsgemm_handle h, const char *fn)
 {
     if (!handle_is_valid(h)) return fail_no_handle(fn);
     record_for(h, 1)->message[0] = '\0';
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+wsgemm_status wsgemm_call_check_ab_ld(wsgemm_handle h, const char *fn, wsgemm_op transa, wsgemm_op transb, int m,
+                                      int n, int k, int lda, int ldb)
+{
+    const int rows_a = transa == WSGEMM_OP_N ? m : k;
+    const int rows_b = transb == WSGEMM_OP_N ? k : n;
+    if (lda < max1(rows_a))
+        return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: lda = %d is below max(1, %s) = %d", fn, lda,
+                           transa == WSGEMM_OP_N ? "m" : "k", max1(rows_a));
+    if (ldb < max1(rows_b))
+        return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: ldb = %d is below max(1, %s) = %d", fn, ldb,
+                           transb == WSGEMM_OP_N ? "k" : "n", max1(rows_b));
     return WSGEMM_STATUS_SUCCESS;
 }
 

@@ -30,6 +30,11 @@ wsgemm_status wsgemm_call_fail(wsgemm_handle h, wsgemm_status status, const char
 #endif
     ;
 
+/* lda and ldb against the rows of A and B as stored (m or k, k or n by the ops); INVALID_VALUE naming the
+ * one that is too small. Shared by wsgemm_gemm_ex's checks and wsgemm_matmul's. */
+wsgemm_status wsgemm_call_check_ab_ld(wsgemm_handle h, const char *fn, wsgemm_op transa, wsgemm_op transb, int m,
+                                      int n, int k, int lda, int ldb);
+
 /* Alignment to the element size and an extent below 2^63 bytes (no CUDA call); INVALID_VALUE naming it. */
 wsgemm_status wsgemm_call_check_layout(wsgemm_handle h, const char *fn, const wsgemm_call_operand *op);
 

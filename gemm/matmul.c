@@ -161,14 +161,8 @@ static wsgemm_status check_arguments(wsgemm_handle h, const matmul_call *c, cons
     if (c->k < 0) return wsgemm_call_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: k = %d is negative", kFn, c->k);
     if (alpha == NULL) return wsgemm_call_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: alpha is NULL", kFn);
     if (beta == NULL) return wsgemm_call_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: beta is NULL", kFn);
-    const int rows_a = d->transa == WSGEMM_OP_N ? c->m : c->k;
-    const int rows_b = d->transb == WSGEMM_OP_N ? c->k : c->n;
-    if (c->lda < max1(rows_a))
-        return wsgemm_call_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: lda = %d is below max(1, %s) = %d", kFn, c->lda,
-                                d->transa == WSGEMM_OP_N ? "m" : "k", max1(rows_a));
-    if (c->ldb < max1(rows_b))
-        return wsgemm_call_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: ldb = %d is below max(1, %s) = %d", kFn, c->ldb,
-                                d->transb == WSGEMM_OP_N ? "k" : "n", max1(rows_b));
+    s = wsgemm_call_check_ab_ld(h, kFn, d->transa, d->transb, c->m, c->n, c->k, c->lda, c->ldb);
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
     const int c_read = *beta != 0.0f;
     if (c_read && c->ldc < max1(c->m))
         return wsgemm_call_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: ldc = %d is below max(1, m) = %d", kFn, c->ldc,

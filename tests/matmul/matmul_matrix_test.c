@@ -381,14 +381,14 @@ static int run_cublaslt_as(cublasLtHandle_t lt, void *ws, size_t ws_bytes, const
 static int run_cublaslt(cublasLtHandle_t lt, void *ws, size_t ws_bytes, const mm_case *c, data *x, lt_scaling *how,
                         char *why, size_t why_size)
 {
+    /* no scales: nothing to fold; an FP8 D: its scale must act before the rounding, so never on the host */
     const lt_scaling first = !c->scales || c->d == E4 ? LT_POINTERS : LT_FOLDED_ALL;
-    for (lt_scaling w = first; w <= LT_FOLDED_ALL; w = (lt_scaling)(w + 1)) {
-        if (c->d == E4 && w == LT_FOLDED_ALL) break; /* an FP8 D needs its scale applied before the rounding */
+    const lt_scaling last = !c->scales ? LT_POINTERS : c->d == E4 ? LT_FOLDED_AB : LT_FOLDED_ALL;
+    for (lt_scaling w = first; w <= last; w = (lt_scaling)(w + 1)) {
         if (run_cublaslt_as(lt, ws, ws_bytes, c, x, w, why, why_size)) {
             *how = w;
             return 1;
         }
-        if (!c->scales) break; /* nothing to fold */
     }
     return 0;
 }
