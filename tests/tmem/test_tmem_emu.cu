@@ -787,6 +787,7 @@ static int run_misuse(const char *name, int kind, int expect_code)
     }
     if (pid == 0) {
         alarm(120); /* a hang (e.g. a checker that blocks instead of trapping) kills the child */
+        setvbuf(stdout, NULL, _IOLBF, 0); /* each line out as it is printed: a killed child shows how far it got */
         int rc = misuse_child(name, kind, expect_code);
         fflush(stdout);
         _exit(rc);
