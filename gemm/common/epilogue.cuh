@@ -161,22 +161,37 @@ static __device__ __forceinline__ void wsgemm_store_any(int type, void *base, lo
 }
 
 /* GELU, the tanh form cublasLt's GELU epilogues use: 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3),
- * computed as x / (1 + e^(-2u)) (the same function: 1 + tanh(u) = 2 / (1 + e^(-2u))) with __expf and a fast
- * division: a few instructions where tanhf takes a few dozen, within about 1e-6 relative of it (__expf's
- * error, CUDA Math API: 2 + 1.17 |2u| ulp, matters only where e^(-2u) is neither tiny nor huge). Large |x|:
- * e^(-2u) overflows to inf for x << 0 (result -0) and goes to 0 for x >> 0 (result x); NaN stays NaN. */
+ * computed as x / (1 + 2^v) with v = -2 log2(e) u = x (c0 + c1 x^2) (the same function: 1 + tanh(u) =
+ * 2 / (1 + e^(-2u))): one FMUL, one FFMA, one FMUL, ex2.approx, one FADD, rcp.approx, one FMUL, where tanhf
+ * takes a few dozen instructions. ex2.approx and rcp.approx.ftz are within 2 ulp (PTX ISA, "ex2", "rcp"), so
+ * the result is within about 1e-6 relative of the exact formula; only where 2^v is neither tiny nor huge does
+ * it matter at all. Large |x|: 2^v overflows to inf for x << 0 (rcp gives 0, result -0) and goes to 0 for
+ * x >> 0 (result x); NaN stays NaN. */
 static __device__ __forceinline__ float wsgemm_gelu_tanh(float x)
 {
-    const float kSqrt2OverPi = 0.7978845608028654f;
-    const float kCubic = 0.044715f;
-    const float u = kSqrt2OverPi * fmaf(kCubic * x, x * x, x);
-    return __fdividef(x, 1.0f + __expf(-2.0f * u));
+    const float kC0 = (float)(-2.0 * 1.4426950408889634 * 0.7978845608028654); /* -2 log2(e) sqrt(2/pi) */
+    const float kC1 = (float)(-2.0 * 1.4426950408889634 * 0.7978845608028654 * 0.044715);
+    const float v = x * fmaf(kC1, x * x, kC0);
+    float e, r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(v));
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
+    return x * r;
+}
+
+/* An activation known at compile time (a kernel that dispatches once per tile keeps its element loop free
+ * of branches, so independent elements overlap). */
+template <int ACT>
+static __device__ __forceinline__ float wsgemm_activate_as(float x)
+{
+    if constexpr (ACT == WSGEMM_ACTIVATION_RELU) return fmaxf(x, 0.0f);
+    else if constexpr (ACT == WSGEMM_ACTIVATION_GELU) return wsgemm_gelu_tanh(x);
+    else return x;
 }
 
 static __device__ __forceinline__ float wsgemm_activate(wsgemm_activation act, float x)
 {
-    if (act == WSGEMM_ACTIVATION_RELU) return fmaxf(x, 0.0f);
-    if (act == WSGEMM_ACTIVATION_GELU) return wsgemm_gelu_tanh(x);
+    if (act == WSGEMM_ACTIVATION_RELU) return wsgemm_activate_as<WSGEMM_ACTIVATION_RELU>(x);
+    if (act == WSGEMM_ACTIVATION_GELU) return wsgemm_activate_as<WSGEMM_ACTIVATION_GELU>(x);
     return x;
 }
 
