@@ -9,8 +9,10 @@
  *
  * The suite: FP8 E4M3 at 8192^3 and 4096 x 14336 x 4096 with bf16 D (A transposed, B not: cuBLASLt's FP8
  * layout), beside cuBLASLt's default and fast accumulation; bias+GELU at 8192^3 in bf16, beside cuBLASLt's
- * fused GELU_BIAS and beside cuBLASLt's GEMM followed by a separate bias+GELU kernel. Prints one table
- * (ms: median GPU time of one call; ratio: TFLOP/s over cuBLASLt's). Without a GPU it says so and exits 0.
+ * fused GELU_BIAS and beside cuBLASLt's GEMM followed by a separate bias+GELU kernel; bias+GELU at an MLP's
+ * up projection (14336 x 4096 x 4096) and 4096^3, bias+ReLU with a short K, GELU with its aux output. Prints
+ * one table (ms: median GPU time of one call; ratio: TFLOP/s over cuBLASLt's). Without a GPU it says so and
+ * exits 0.
  * Exit 1 when a check or a call failed.
  */
 #include <stdio.h>
@@ -29,6 +31,15 @@ static const matmul_problem kSuite[] = {
      WSGEMM_MATMUL_EPILOGUE_DEFAULT, BF, 1},
     {"bf16 bias+gelu 8192^3", WSGEMM_OP_T, WSGEMM_OP_N, 8192, 8192, 8192, BF, BF, BF, BF,
      WSGEMM_MATMUL_EPILOGUE_GELU_BIAS, BF, 0},
+    /* an MLP's up projection (14336 features, 4096 tokens) and smaller or plainer neighbours */
+    {"bf16 bias+gelu 14336x4096x4096", WSGEMM_OP_T, WSGEMM_OP_N, 14336, 4096, 4096, BF, BF, BF, BF,
+     WSGEMM_MATMUL_EPILOGUE_GELU_BIAS, BF, 0},
+    {"bf16 bias+gelu 4096^3", WSGEMM_OP_T, WSGEMM_OP_N, 4096, 4096, 4096, BF, BF, BF, BF,
+     WSGEMM_MATMUL_EPILOGUE_GELU_BIAS, BF, 0},
+    {"bf16 bias+relu 8192x8192x2048", WSGEMM_OP_T, WSGEMM_OP_N, 8192, 8192, 2048, BF, BF, BF, BF,
+     WSGEMM_MATMUL_EPILOGUE_RELU_BIAS, BF, 0},
+    {"bf16 gelu+aux+bias 8192^3", WSGEMM_OP_T, WSGEMM_OP_N, 8192, 8192, 8192, BF, BF, BF, BF,
+     WSGEMM_MATMUL_EPILOGUE_GELU_AUX_BIAS, BF, 0},
 };
 
 static void usage(const char *argv0)

@@ -160,7 +160,7 @@ static int lt_plan(run_state *s, int lib)
     if (has_aux((wsgemm_matmul_epilogue)ep)) {
         SET(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, aux);
         SET(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, ldaux);
-        SET(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, vec);
+        if (p->bias_type != p->d) SET(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, vec); /* default: D's type */
     }
     /* The scales are all 1 here. cuBLASLt (13.1, H200) returns NOT_SUPPORTED from cublasLtMatmul when A and
      * B scale pointers come with a 16/32-bit D, and takes a D scale and amax only for an FP8 D; so with a

@@ -42,6 +42,9 @@ typedef struct wsgemm_problem {
     int ldc;
     long long strideC;
     int batch_count;
+    /* wsgemm_matmul's fused ops (bias, aux, activation) when its epilogue is not DEFAULT; NULL for a GEMM.
+     * A path that cannot fuse them declines. */
+    const wsgemm_fused_epilogue *fused;
 } wsgemm_problem;
 
 /* Devices a process may use with wsgemm (ordinals 0 .. WSGEMM_MAX_DEVICES - 1); every per-device table

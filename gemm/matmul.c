@@ -8,10 +8,11 @@
  *   -> run_matmul: choose a path, run it (AUTO falls back to generic where a fast path declines).
  * On any failure D, aux and amax_d have not been touched.
  *
- * Paths: generic runs every valid call. The sm90 kernel runs a matmul that is a plain GEMM (epilogue
- * DEFAULT, 16-bit A and B, D of a 16/32-bit type, no scales or amax, and C either unread (beta == 0) or
- * D itself): its epilogues and FP8 are not fused into it yet. No sm100 kernel runs a matmul yet, so AUTO
- * on sm100 devices runs generic.
+ * Paths: generic runs every valid call. The sm90 kernel runs a matmul with 16-bit A and B, D of a 16/32-bit
+ * type, no scales or amax, and C either unread (beta == 0) or D itself; any epilogue with beta == 0 (bias,
+ * ReLU, GELU, aux of D's type in its output op: the FUSED kernels, sm90_kernel.cuh), where its plan takes
+ * the call (sm90_plan.c declines the rest, and AUTO then runs generic). FP8 and the scales are not in it
+ * yet. No sm100 kernel runs a matmul yet, so AUTO on sm100 devices runs generic.
  */
 #include <stdint.h>
 #include <string.h>
@@ -220,11 +221,14 @@ static wsgemm_matmul_problem problem_of(const matmul_call *c)
     return p;
 }
 
-/* A matmul the sm90 GEMM kernel computes as it is: D = alpha * op(A) op(B) + beta * D. */
-static int is_plain_gemm(const matmul_call *c)
+/* A matmul the sm90 kernel computes: D = alpha * op(A) op(B) + beta * D, or with an epilogue (beta == 0, aux
+ * of D's type) D = op(alpha * op(A) op(B)) with op the epilogue's. */
+static int sm90_runs(const matmul_call *c)
 {
     const wsgemm_matmul_desc *d = c->d;
-    return d->epilogue == WSGEMM_MATMUL_EPILOGUE_DEFAULT && is_16bit(d->Atype) && !is_fp8(d->Dtype) &&
+    const int fused = d->epilogue != WSGEMM_MATMUL_EPILOGUE_DEFAULT;
+    return is_16bit(d->Atype) && !is_fp8(d->Dtype) && (!fused || c->beta == 0.0f) &&
+           (!c->ops.aux || d->aux_type == d->Dtype) &&
            d->a_scale == NULL && d->b_scale == NULL && d->c_scale == NULL && d->d_scale == NULL &&
            d->amax_d == NULL && c->k > 0 && c->alpha != 0.0f &&
            (c->beta == 0.0f || (c->C == c->D && c->ldc == c->ldd && d->Ctype == d->Dtype));
@@ -233,20 +237,22 @@ static int is_plain_gemm(const matmul_call *c)
 static wsgemm_status run_matmul(const void *args, wsgemm_path forced, wsgemm_launch_ctx *ctx, wsgemm_path *ran)
 {
     const matmul_call *c = args;
-    const wsgemm_matmul_problem p = problem_of(c);
+    wsgemm_matmul_problem p = problem_of(c);
+    if (c->d->epilogue != WSGEMM_MATMUL_EPILOGUE_DEFAULT) p.gemm.fused = &p.fused; /* a fast path fuses or declines */
     const wsgemm_device_info *dev = ctx->device;
     const int hopper = dev->cc_major == 9 && dev->cc_minor == 0;
     wsgemm_path path = forced;
     if (path == WSGEMM_PATH_AUTO)
-        path = hopper && wsgemm_sm90_available() && is_plain_gemm(c) ? WSGEMM_PATH_SM90 : WSGEMM_PATH_GENERIC;
+        path = hopper && wsgemm_sm90_available() && sm90_runs(c) ? WSGEMM_PATH_SM90 : WSGEMM_PATH_GENERIC;
     *ran = path;
     wsgemm_status s;
     switch (path) {
     case WSGEMM_PATH_SM90:
-        s = is_plain_gemm(c) ? wsgemm_sm90_gemm(&p.gemm, ctx)
-                             : wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
-                                           "the sm90 kernel runs a matmul only as a plain GEMM (epilogue DEFAULT, "
-                                           "16-bit A and B, no scales, no amax_d, beta == 0 or C == D)");
+        s = sm90_runs(c) ? wsgemm_sm90_gemm(&p.gemm, ctx)
+                         : wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
+                                       "the sm90 kernel runs a matmul with 16-bit A and B, a 16/32-bit D, no scales, "
+                                       "no amax_d, and beta == 0 or C == D; with an epilogue, beta == 0 and aux of "
+                                       "D's type");
         break;
     case WSGEMM_PATH_SM100:
     case WSGEMM_PATH_SM100_EMULATED:

@@ -56,17 +56,18 @@ note "$(printf '%-34s %-6s         %s' matmul_api_test "$(grep -q FAILED "$logs/
 
 # the matrix's own cases pass the argument checks and stay inside their operands (CPU, GPUs hidden)
 step matmul_matrix.layouts 60 "$build/tests/matmul/matmul_matrix_test" layouts
-# the cuBLASLt comparison matrix, per path (sm90: plain GEMMs run, the rest must be declined with D untouched)
+# the cuBLASLt comparison matrix, per path (sm90: what its kernels run, fused epilogues included, runs; the
+# rest must be declined with D untouched)
 for path in generic auto sm90; do
-  for group in epilogues fp8 shapes edges; do
+  for group in epilogues fp8 shapes fused edges; do
     step "matmul_matrix.$path.$group" 120 "$build/tests/matmul/matmul_matrix_test" "$group" "$path"
   done
 done
 
-# regressions of wsgemm_gemm_ex on the kernels the matmul work edited (the generic kernel; the sm90 kernel
-# shares the output op's header), while the time allows (the bench needs about 90 s at the end)
+# regressions of wsgemm_gemm_ex on the kernels the matmul work edited (the generic kernel; the sm90 kernel's
+# epilogues, which the fused kernels extend), while the time allows (the bench needs about 120 s at the end)
 regress() { # name timeout command...
-  if [ $((SECONDS - start)) -gt $((budget - 150)) ]; then note "$(printf '%-34s %-6s' "$1" "NOT RUN (time budget)")"; return; fi
+  if [ $((SECONDS - start)) -gt $((budget - 180)) ]; then note "$(printf '%-34s %-6s' "$1" "NOT RUN (time budget)")"; return; fi
   step "$@"
 }
 for c in deferred staged tmastore alphabeta; do

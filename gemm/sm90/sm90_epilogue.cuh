@@ -11,6 +11,8 @@
  *   STAGED    the CTA's whole C tile in smem: C loaded by TMA during the main loop (beta != 0), combined
  *             in place at the tile end, stored by TMA behind the next tile's main loop
  *
+ * In a FUSED kernel (TMA and DEFERRED only, beta == 0) sm90_fused_tile first turns the accumulators into D's
+ * final values (wsgemm_matmul's alpha, bias, aux, activation), which the stores then write as they are.
  * Apart from the kinds: the units of a hybrid schedule's split region store their fp32 partial tile
  * (sm90_store_partial) whatever the kind; a reduction kernel applies the output op later.
  *
@@ -20,6 +22,41 @@
 #define WSGEMM_SM90_EPILOGUE_CUH
 
 #include "common/epilogue.cuh"
+
+/* ---------------------------------------------------------------- the fused ops (FUSED kernels) */
+
+/* sm90_bias_load for a bias of type T. */
+template <int BN, int T>
+static __device__ __forceinline__ void sm90_bias_load_as(const Sm90Params &prm, int q0, float (&b)[BN / 32])
+{
+    const uint8_t *bias = (const uint8_t *)prm.fused.bias;
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int t = 0; t < BN / 32; ++t) {
+        const int q = q0 + 32 * t + lane;
+        b[t] = q < prm.q_extent ? wsgemm_out_load<T>(bias + (long long)q * wsgemm_out_bytes<T>::value) : 0.0f;
+    }
+}
+
+/* The bias of a tile's BN columns q0 .. q0 + BN - 1 as fp32, spread over the warp: lane L holds column
+ * 32 t + L in b[t] (coalesced loads, all in flight at once: one type dispatch per tile, not per load;
+ * columns past D read nothing and hold 0). Every lane of the warp calls it. */
+template <int BN>
+static __device__ __forceinline__ void sm90_bias_load(const Sm90Params &prm, int q0, float (&b)[BN / 32])
+{
+    if (prm.fused.bias_type == WSGEMM_R_16BF) sm90_bias_load_as<BN, WSGEMM_R_16BF>(prm, q0, b);
+    else if (prm.fused.bias_type == WSGEMM_R_16F) sm90_bias_load_as<BN, WSGEMM_R_16F>(prm, q0, b);
+    else sm90_bias_load_as<BN, WSGEMM_R_32F>(prm, q0, b);
+}
+
+/* The bias of fragment column 8 j + 2 (lane % 4) + e of the tile (sm90_epilogue's fragment layout), fetched
+ * from the lane that loaded it: column c is b[c / 32] of lane c % 32. j and e are constants after unrolling;
+ * every lane of the warp calls it. */
+template <int BN>
+static __device__ __forceinline__ float sm90_bias_of(const float (&b)[BN / 32], int j, int e)
+{
+    return __shfl_sync(0xffffffffu, b[j / 4], 8 * (j % 4) + 2 * (threadIdx.x % 4) + e);
+}
 
 /* ---------------------------------------------------------------- DIRECT */
 
@@ -103,7 +140,7 @@ static __device__ __forceinline__ void sm90_chunk_store(const CUtensorMap *map_c
  * The stores of the last chunks overlap the next tile's main loop; the leader waits for them before the
  * buffers are reused (next tile) or the CTA exits. acc is rows 64 half .. 64 half + 63 of the tile; the
  * warpgroup that owns bufs meets at named barrier barrier_id. */
-template <int BN, int OUT_TYPE>
+template <int BN, int OUT_TYPE, int FUSED>
 static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN / 2], const Sm90Params &prm,
                                                          const wsgemm_sched_unit &w, int half, uint32_t barrier_id,
                                                          const CUtensorMap *map_c, uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
@@ -131,7 +168,7 @@ static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN /
             for (int h = 0; h < 2; ++h) {
                 const int row = row0 + 8 * h;
                 float2 old = make_float2(0.0f, 0.0f); /* C outside the matrix is never read (and never stored) */
-                if (prm.beta != 0.0f) {
+                if (!FUSED && prm.beta != 0.0f) {
                     const int p = p_tile + row, q = q_tile + c * kChunkElems + q_local;
                     if (p < prm.p_extent && q < prm.q_extent) {
                         const uint8_t *src = c_old + ((long long)p * prm.out_sp + q) * kBytes;
@@ -141,8 +178,11 @@ static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN /
                 }
                 const int byte = q_local * kBytes;
                 uint8_t *dst = buf + row * 128 + (((byte / 16) ^ (row % 8)) * 16) + byte % 16;
-                wsgemm_out_store2<OUT_TYPE>(dst, wsgemm_out_value(acc[4 * j + 2 * h], prm.alpha, prm.beta, old.x),
-                                            wsgemm_out_value(acc[4 * j + 2 * h + 1], prm.alpha, prm.beta, old.y));
+                if constexpr (FUSED) /* sm90_fused_tile made acc D's final values */
+                    wsgemm_out_store2<OUT_TYPE>(dst, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+                else
+                    wsgemm_out_store2<OUT_TYPE>(dst, wsgemm_out_value(acc[4 * j + 2 * h], prm.alpha, prm.beta, old.x),
+                                                wsgemm_out_value(acc[4 * j + 2 * h + 1], prm.alpha, prm.beta, old.y));
             }
         }
         sm90_chunk_store(map_c, buf, barrier_id, q_tile + c * kChunkElems, p_tile, w.batch);
@@ -151,19 +191,82 @@ static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN /
 
 /* ---------------------------------------------------------------- DEFERRED */
 
-/* alpha * acc converted to the 16-bit output type, two values per register, in fragment order:
- * packed[2j + h] holds acc[4j + 2h] and acc[4j + 2h + 1] (row 8h of column group j, see sm90_epilogue).
- * Half the registers of the accumulators, so the tile can wait in registers while the next tile's
- * wgmmas write the accumulators. Rounds exactly as sm90_epilogue_tma does with beta == 0. */
+/* A FUSED kernel's output op on the consumer's whole 64 x BN slice, in place: acc becomes D's final fp32
+ * values, in common/epilogue.h's order: x = alpha * acc (FUSED plans have beta == 0: C is never read),
+ * x += bias, aux = x, x = activation(x). The stores that follow write acc as it is. Each step is one
+ * straight element loop behind one uniform branch on the call's ops (no per-element branches, predicates or
+ * addresses for steps the call does not have, and independent elements overlap); the results go back into
+ * acc, whose registers stay live for the next tile's first wgmma anyway. p0, q0: the slice's first row and
+ * column; the fragment layout is sm90_epilogue's: acc[4 j + r] is D(p + 8 (r / 2), q + 8 j + r % 2). b: the
+ * tile's bias (sm90_bias_load), loaded by the caller before it waits for the tile's last wgmmas. */
 template <int BN, int OUT_TYPE>
-static __device__ __forceinline__ void sm90_pack_tile(uint32_t (&packed)[BN / 4], const float (&acc)[BN / 2], float alpha)
+static __device__ __forceinline__ void sm90_fused_tile(float (&acc)[BN / 2], const Sm90Params &prm, int p0, int q0,
+                                                       const float (&b)[BN / 32])
 {
+    constexpr int kBytes = wsgemm_out_bytes<OUT_TYPE>::value;
+    const int lane = threadIdx.x % 32;
+    const int p = p0 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;
+    const int q = q0 + 2 * (lane % 4);
 #pragma unroll
-    for (int j = 0; j < BN / 8; ++j)
+    for (int i = 0; i < BN / 2; ++i) acc[i] = wsgemm_out_value(acc[i], prm.alpha, 0.0f, 0.0f);
+    if (prm.fused.ops.bias) {
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
-            packed[2 * j + h] = wsgemm_out_pack2<OUT_TYPE>(wsgemm_out_value(acc[4 * j + 2 * h], alpha, 0.0f, 0.0f),
-                                                           wsgemm_out_value(acc[4 * j + 2 * h + 1], alpha, 0.0f, 0.0f));
+        for (int j = 0; j < BN / 8; ++j) {
+            const float b0 = sm90_bias_of<BN>(b, j, 0), b1 = sm90_bias_of<BN>(b, j, 1);
+#pragma unroll
+            for (int r = 0; r < 4; ++r) acc[4 * j + r] += r % 2 ? b1 : b0;
+        }
+    }
+    if (prm.fused.ops.aux) { /* element (q, p) of aux, as D's type; nothing outside D */
+        uint8_t *aux = (uint8_t *)prm.fused.aux;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            if (p + 8 * h >= prm.p_extent) continue;
+            uint8_t *row = aux + (q + (long long)(p + 8 * h) * prm.fused.ldaux) * kBytes;
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j) {
+                /* q is even and aux's columns start 16-byte aligned (the sm90 path asks it), so a pair is
+                 * one aligned vector store */
+                const int qq = q + 8 * j;
+                uint8_t *at = row + 8 * j * kBytes;
+                if (qq + 1 < prm.q_extent) wsgemm_out_store2<OUT_TYPE>(at, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+                else if (qq < prm.q_extent) wsgemm_out_store<OUT_TYPE>(at, acc[4 * j + 2 * h]);
+            }
+        }
+    }
+    if (prm.fused.ops.activation == WSGEMM_ACTIVATION_GELU) {
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) acc[i] = wsgemm_activate_as<WSGEMM_ACTIVATION_GELU>(acc[i]);
+    } else if (prm.fused.ops.activation == WSGEMM_ACTIVATION_RELU) {
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) acc[i] = wsgemm_activate_as<WSGEMM_ACTIVATION_RELU>(acc[i]);
+    }
+}
+
+/* alpha * acc (FUSED: then the fused ops) converted to the 16-bit output type, two values per register, in
+ * fragment order: packed[2j + h] holds acc[4j + 2h] and acc[4j + 2h + 1] (row 8h of column group j, see
+ * sm90_epilogue). Half the registers of the accumulators, so the tile can wait in registers while the next
+ * tile's wgmmas write the accumulators. Rounds exactly as sm90_epilogue_tma does with beta == 0. p0, q0: the
+ * first row and column of the consumer's 64-row slice. */
+template <int BN, int OUT_TYPE, int FUSED>
+static __device__ __forceinline__ void sm90_pack_tile(uint32_t (&packed)[BN / 4], float (&acc)[BN / 2],
+                                                      const Sm90Params &prm, int p0, int q0, const float (&b)[BN / 32])
+{
+    if constexpr (!FUSED) {
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                packed[2 * j + h] = wsgemm_out_pack2<OUT_TYPE>(wsgemm_out_value(acc[4 * j + 2 * h], prm.alpha, 0.0f, 0.0f),
+                                                               wsgemm_out_value(acc[4 * j + 2 * h + 1], prm.alpha, 0.0f, 0.0f));
+    } else { /* the fused ops in place, then the final values packed */
+        sm90_fused_tile<BN, OUT_TYPE>(acc, prm, p0, q0, b);
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                packed[2 * j + h] = wsgemm_out_pack2<OUT_TYPE>(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+    }
 }
 
 /* Where a deferred tile goes: the consumer's 64-row slice of unit w. */
@@ -320,23 +423,36 @@ static __device__ __forceinline__ void sm90_store_partial(const float (&acc)[BN 
 
 /* ---------------------------------------------------------------- dispatch */
 
+/* The tile-end TMA-store epilogue of C's type OUT_TYPE; in a FUSED kernel the fused ops first, in place. */
+template <int BN, int OUT_TYPE, int FUSED>
+static __device__ __forceinline__ void sm90_epilogue_tma_of(float (&acc)[BN / 2], const Sm90Params &prm,
+                                                            const wsgemm_sched_unit &w, int half, uint32_t barrier_id,
+                                                            const CUtensorMap *map_c,
+                                                            uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES], uint32_t &chunk_count,
+                                                            const float (&b)[BN / 32])
+{
+    if constexpr (FUSED) sm90_fused_tile<BN, OUT_TYPE>(acc, prm, w.row * SM90_BM + half * 64, w.col * BN, b);
+    sm90_epilogue_tma<BN, OUT_TYPE, FUSED>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count);
+}
+
 /* The tile's epilogue when it runs at the end of the tile in a kernel without a C tile (DIRECT or TMA;
  * DEFERRED packs and stores later, STAGED kernels call sm90_epilogue_staged_dispatch; see
  * sm90_consumer_loop), for C's type: rows 64 half .. 64 half + 63 of the tile, through the chunk buffers
- * and the named barrier of the warpgroup that computed them. */
-template <int BN>
-static __device__ __forceinline__ void sm90_epilogue_tile_end(const float (&acc)[BN / 2], const Sm90Params &prm,
+ * and the named barrier of the warpgroup that computed them. FUSED kernels (whose plans never take DIRECT)
+ * leave acc holding the stored values; b is their tile's bias (sm90_fused_tile). */
+template <int BN, int FUSED>
+static __device__ __forceinline__ void sm90_epilogue_tile_end(float (&acc)[BN / 2], const Sm90Params &prm,
                                                               const wsgemm_sched_unit &w, int half,
                                                               uint32_t barrier_id, const CUtensorMap *map_c,
                                                               uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
-                                                              uint32_t &chunk_count)
+                                                              uint32_t &chunk_count, const float (&b)[BN / 32])
 {
-    if (prm.epilogue == WSGEMM_EPILOGUE_TMA) {
+    if (FUSED || prm.epilogue == WSGEMM_EPILOGUE_TMA) {
         if (prm.out_type == WSGEMM_R_16BF)
-            sm90_epilogue_tma<BN, WSGEMM_R_16BF>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count);
+            sm90_epilogue_tma_of<BN, WSGEMM_R_16BF, FUSED>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b);
         else if (prm.out_type == WSGEMM_R_16F)
-            sm90_epilogue_tma<BN, WSGEMM_R_16F>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count);
-        else sm90_epilogue_tma<BN, WSGEMM_R_32F>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count);
+            sm90_epilogue_tma_of<BN, WSGEMM_R_16F, FUSED>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b);
+        else sm90_epilogue_tma_of<BN, WSGEMM_R_32F, FUSED>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b);
     } else {
         if (prm.out_type == WSGEMM_R_16BF) sm90_epilogue<BN, WSGEMM_R_16BF>(acc, prm, w, half);
         else if (prm.out_type == WSGEMM_R_16F) sm90_epilogue<BN, WSGEMM_R_16F>(acc, prm, w, half);

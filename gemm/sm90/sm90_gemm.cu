@@ -37,6 +37,8 @@ Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int b
     if (variant == SM90_VARIANT_PINGPONG)
         return bf16 ? sm90_kernels_bf16_pingpong(bn, variant, p_mn, q_mn)
                     : sm90_kernels_f16_pingpong(bn, variant, p_mn, q_mn);
+    if (variant == SM90_VARIANT_FUSED)
+        return bf16 ? sm90_kernels_bf16_fused(bn, variant, p_mn, q_mn) : sm90_kernels_f16_fused(bn, variant, p_mn, q_mn);
     switch (bn) {
     case 256: return bf16 ? sm90_kernels_bf16_n256(variant, p_mn, q_mn) : sm90_kernels_f16_n256(variant, p_mn, q_mn);
     case 128: return bf16 ? sm90_kernels_bf16_n128(variant, p_mn, q_mn) : sm90_kernels_f16_n128(variant, p_mn, q_mn);
@@ -47,8 +49,8 @@ Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int b
 /* Per-kernel facts that need a driver call: set the smem limit once, and the number of co-resident
  * clusters. One table per device (a kernel's attributes and occupancy are per device), each with room for
  * every kernel the tables of sm90_kernel.cuh hold (24 default + 4 tuning + 16 four-CTA-cluster + 16 staged-C
- * + 8 pingpong kernels) and some spare; a full table is an error, never a silent miss. */
-enum { kPrepPerDevice = 80 };
+ * + 8 pingpong + 16 fused kernels) and some spare; a full table is an error, never a silent miss. */
+enum { kPrepPerDevice = 104 };
 typedef struct kernel_prep {
     const void *fn;
     int max_clusters;
@@ -246,6 +248,7 @@ static Sm90Params kernel_params(const wsgemm_plan *plan, const wsgemm_problem *p
         prm.beta = p->beta;
     }
     prm.epilogue = plan->epilogue;
+    if (p->fused) prm.fused = *p->fused; /* its plan is swapped and unsplit (sm90_plan.c) */
     if (plan->sched.sk_splits > 1) { /* the hybrid's split region: partial tiles, C's contiguous side contiguous */
         prm.sk_part = (float *)(ws + plan->partials_offset);
         prm.sk_sp = plan->swap ? plan->bn : 1;
@@ -295,6 +298,8 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
                              SM90_BK / plan.cluster, msg, sizeof msg);
     if (err != cudaSuccess) return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "sm90 tensor map: %s", msg);
     if (plan.epilogue != WSGEMM_EPILOGUE_DIRECT && encode_c(&map_c, p, msg, sizeof msg) != cudaSuccess) {
+        if (p->fused) /* the fused ops run in the TMA-store epilogues only */
+            return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "sm90 fused epilogue: tensor map of D: %s", msg);
         if (knobs->sm90_debug) fprintf(stderr, "wsgemm sm90: no TMA-store epilogue: %s\n", msg);
         plan.epilogue = WSGEMM_EPILOGUE_DIRECT; /* the driver refused the map: per-element stores serve any C */
     }

@@ -34,6 +34,9 @@
  * adds the slot's partials in split order and applies alpha, beta and the conversion.
  * Pingpong kernels (SCHED = 1, variant 6) split the work differently: each consumer warpgroup computes whole
  * 128 x BN tiles, the two taking turns (sm90_consumer_pingpong), with the tile-end epilogues.
+ * FUSED kernels (variant 7) are the cooperative kernel with wsgemm_matmul's bias, aux and activation in the
+ * output op of the DEFERRED and TMA epilogues (sm90_fused_tile); their plans have beta == 0, are swapped,
+ * never split K and never take DIRECT stores (a D that TMA cannot store runs elsewhere).
  * Cluster of CLUSTER (1, 2 or 4) CTAs along P: the CTAs of a cluster compute tiles (row + rank, col), which
  * share the Q tile; each CTA loads 1/CLUSTER of the Q tile and multicasts it to all, and loads its own P
  * tile alone. 4 is for skinny problems, where the Q tile (the small operand) would otherwise be read from
@@ -79,6 +82,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/epilogue.h"
 #include "common/scheduler.cuh"
 #include "common/tma.cuh"
 #include "sm90/sm90_tile.h"
@@ -125,6 +129,10 @@ typedef struct Sm90Params {
      * contiguous one); the other units go through `epilogue` to out as usual */
     float *sk_part;
     int sk_sp, sk_sq;
+    /* FUSED kernels (wsgemm_matmul with an epilogue): its bias, aux and activation, applied in the output op
+     * of every element inside D. Their plans have beta == 0, are swapped (q runs along D's rows: D(p, q) is
+     * element (q, p), the bias index is q), unsplit, with DEFERRED or TMA stores, and aux has D's type. */
+    wsgemm_fused_epilogue fused;
 } Sm90Params;
 
 /* Chunk buffers (64 rows x 128 bytes) per consumer: 2 for the TMA and DEFERRED epilogues (the next chunk is
@@ -317,7 +325,7 @@ static __device__ __forceinline__ void sm90_issue_stage(float (&acc)[BN / 2], Sm
  *
  * A tile with fewer K blocks than chunks stores the rest before its own pack; the last tile's chunks go
  * out after the loop. */
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES, int DEFER>
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES, int DEFER, int FUSED>
 static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C_BYTES> *sm, const PipelineRing *ring,
                                                           const PipelineRing *ring_c, const Sm90Params &prm,
                                                           const CUtensorMap *map_c, uint32_t rank, int consumer)
@@ -367,14 +375,16 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
             while (pending.chunks_left > 0) /* fewer K blocks than chunks: the rest now, before the pack */
                 sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
         }
+        float bias[BN / 32]; /* FUSED: the tile's bias, loading while the last wgmmas run */
+        if (FUSED && prm.fused.ops.bias) sm90_bias_load<BN>(prm, w.col * BN, bias);
         wgmma_wait_group<0>();
         if (signals) sm90_release<CLUSTER>(ring, prev, rank);
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) wgmma_fence_operand(acc[i]);
         if constexpr (DEFER) {
-            sm90_pack_tile<BN, BF16 ? WSGEMM_R_16BF : WSGEMM_R_16F>(packed, acc, prm.alpha);
             pending.p = w.row * SM90_BM + consumer * 64;
             pending.q = w.col * BN;
+            sm90_pack_tile<BN, BF16 ? WSGEMM_R_16BF : WSGEMM_R_16F, FUSED>(packed, acc, prm, pending.p, pending.q, bias);
             pending.batch = w.batch;
             pending.chunks_left = BN / 64;
         } else if constexpr (C_BYTES != 0) {
@@ -386,7 +396,8 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
                 pipeline_state_advance(&st_c, 1);
             }
         } else {
-            sm90_epilogue_tile_end<BN>(acc, prm, w, consumer, 1 + (uint32_t)consumer, map_c, sm->c_stage[consumer], chunks);
+            sm90_epilogue_tile_end<BN, FUSED>(acc, prm, w, consumer, 1 + (uint32_t)consumer, map_c, sm->c_stage[consumer],
+                                              chunks, bias);
         }
     }
     /* A hybrid's split region (common/scheduler.cuh): this CTA's units there come after all its others. Each
@@ -421,17 +432,20 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
     if (prm.epilogue != WSGEMM_EPILOGUE_DIRECT && threadIdx.x % 128 == 0) bulk_wait_group<0>();
 }
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES>
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES, int FUSED>
 static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES, C_BYTES> *sm, const PipelineRing *ring,
                                                      const PipelineRing *ring_c, const Sm90Params &prm,
                                                      const CUtensorMap *map_c, uint32_t rank, int consumer)
 {
     if constexpr (C_BYTES != 0) { /* a STAGED kernel runs only that epilogue */
-        sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES, 0>(sm, ring, ring_c, prm, map_c, rank, consumer);
+        sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES, 0, 0>(sm, ring, ring_c, prm, map_c, rank,
+                                                                                 consumer);
     } else {
         if (prm.epilogue == WSGEMM_EPILOGUE_DEFERRED)
-            sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, 0, 1>(sm, ring, ring_c, prm, map_c, rank, consumer);
-        else sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, 0, 0>(sm, ring, ring_c, prm, map_c, rank, consumer);
+            sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, 0, 1, FUSED>(sm, ring, ring_c, prm, map_c, rank,
+                                                                                   consumer);
+        else sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, 0, 0, FUSED>(sm, ring, ring_c, prm, map_c, rank,
+                                                                                    consumer);
     }
 }
 
@@ -460,6 +474,7 @@ static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<BN, STAGE
 {
     static_assert(BN <= 128, "two 64 x BN accumulators per warpgroup must fit in 128 registers");
     float acc[2][BN / 2];
+    const float no_bias[BN / 32] = {}; /* the plain tile-end epilogue adds none */
     const bool signals = threadIdx.x % 128 == 0; /* one release per warpgroup and destination CTA */
     const uint32_t barrier_id = 1 + (uint32_t)wg;
     uint32_t chunks = 0;
@@ -510,7 +525,7 @@ static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<BN, STAGE
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             if (w.slot >= 0) sm90_store_partial<BN>(acc[h], prm, w, h); /* a split-region unit */
-            else sm90_epilogue_tile_end<BN>(acc[h], prm, w, h, barrier_id, map_c, sm->c_stage[wg], chunks);
+            else sm90_epilogue_tile_end<BN, 0>(acc[h], prm, w, h, barrier_id, map_c, sm->c_stage[wg], chunks, no_bias);
         }
     }
     /* the smem of the last chunks must stay valid until their stores have read it */
@@ -519,7 +534,7 @@ static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<BN, STAGE
 
 /* ---------------------------------------------------------------- the kernel */
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES, int SCHED>
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES, int SCHED, int FUSED>
 __global__ void __launch_bounds__(SM90_THREADS, 1)
     sm90_gemm_kernel(const __grid_constant__ CUtensorMap map_p, const __grid_constant__ CUtensorMap map_q,
                      const __grid_constant__ CUtensorMap map_c, const __grid_constant__ Sm90Params prm)
@@ -571,11 +586,12 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     } else {
         setmaxnreg_inc<SM90_CONSUMER_REGS>();
         if constexpr (SCHED) {
-            static_assert(C_BYTES == 0, "the pingpong schedule runs the tile-end epilogues only");
+            static_assert(C_BYTES == 0 && !FUSED, "the pingpong schedule runs the plain tile-end epilogues only");
             sm90_consumer_pingpong<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16>(sm, &ring, prm, &map_c, rank, warp / 4 - 1);
         } else {
-            sm90_consumer<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES>(sm, &ring, &ring_c, prm, &map_c, rank,
-                                                                           warp / 4 - 1);
+            static_assert(!FUSED || C_BYTES == 0, "the fused ops run in the DEFERRED, TMA and DIRECT epilogues");
+            sm90_consumer<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES, FUSED>(sm, &ring, &ring_c, prm, &map_c, rank,
+                                                                                  warp / 4 - 1);
         }
     }
 
@@ -584,14 +600,14 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 #endif
 }
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES = 0, int SCHED = 0>
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES = 0, int SCHED = 0, int FUSED = 0>
 static Sm90KernelInfo sm90_kernel_info(void)
 {
     static_assert(sizeof(Sm90Smem<BN, STAGES, C_BYTES>) + SM90_SWIZZLE_ATOM <= 227 * 1024,
                   "ring + epilogue buffers + alignment slack must fit the 227 KB a block may opt into");
     static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4, "the Q tile is split between 1, 2 or 4 CTAs");
     Sm90KernelInfo info;
-    info.fn = (const void *)sm90_gemm_kernel<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES, SCHED>;
+    info.fn = (const void *)sm90_gemm_kernel<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES, SCHED, FUSED>;
     info.smem_bytes = (int)sizeof(Sm90Smem<BN, STAGES, C_BYTES>) + SM90_SWIZZLE_ATOM; /* + alignment slack */
     info.bn = BN;
     info.stages = STAGES;
@@ -608,7 +624,8 @@ static Sm90KernelInfo sm90_kernel_info(void)
  * (BN 64 and 128: one Q tile feeds four P tiles, a quarter of it loaded by each CTA), 4 and 5 = the STAGED
  * epilogue's kernels (the CTA's C tile in smem): 4 for 16-bit C (BN 256, 3 stages), 5 for fp32 C (BN 128,
  * 5 stages), both CLUSTER 2 (sm90_inst_<type>_staged.cu), 6 = the pingpong schedule (BN 128, 6 stages,
- * CLUSTER 2; sm90_inst_<type>_pingpong.cu). The numbers are named in sm90_tile.h.
+ * CLUSTER 2; sm90_inst_<type>_pingpong.cu), 7 = FUSED (BN 256 and 128, the default ring, CLUSTER 2;
+ * sm90_inst_<type>_fused.cu). The numbers are named in sm90_tile.h.
  * Returns info.fn == NULL when the combination is not instantiated. */
 Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int bf16);
 Sm90KernelInfo sm90_kernels_bf16_n256(int variant, int p_mn, int q_mn);
@@ -621,18 +638,20 @@ Sm90KernelInfo sm90_kernels_bf16_staged(int bn, int variant, int p_mn, int q_mn)
 Sm90KernelInfo sm90_kernels_f16_staged(int bn, int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_bf16_pingpong(int bn, int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_f16_pingpong(int bn, int variant, int p_mn, int q_mn);
+Sm90KernelInfo sm90_kernels_bf16_fused(int bn, int variant, int p_mn, int q_mn);
+Sm90KernelInfo sm90_kernels_f16_fused(int bn, int variant, int p_mn, int q_mn);
 
 /* Default ring depth: as many 48/32/24 KB stages as fit comfortably in 227 KB. */
 #define SM90_STAGES_FOR(BN) ((BN) == 256 ? 4 : (BN) == 128 ? 6 : 8)
 
 /* The kernel of one (BN, STAGES, CLUSTER, type) for each of the four P/Q majorness pairs. */
-template <int BN, int STAGES, int CLUSTER, int BF16, int C_BYTES = 0, int SCHED = 0>
+template <int BN, int STAGES, int CLUSTER, int BF16, int C_BYTES = 0, int SCHED = 0, int FUSED = 0>
 static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
 {
-    if (!p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 0, BF16, C_BYTES, SCHED>();
-    if (!p_mn && q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 1, BF16, C_BYTES, SCHED>();
-    if (p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 0, BF16, C_BYTES, SCHED>();
-    return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 1, BF16, C_BYTES, SCHED>();
+    if (!p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 0, BF16, C_BYTES, SCHED, FUSED>();
+    if (!p_mn && q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 1, BF16, C_BYTES, SCHED, FUSED>();
+    if (p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 0, BF16, C_BYTES, SCHED, FUSED>();
+    return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 1, BF16, C_BYTES, SCHED, FUSED>();
 }
 
 /* Defines sm90_kernels_<TY>_n<BN>: the four majorness pairs of the default variant (+ tuning variants, and
@@ -692,6 +711,18 @@ static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
         Sm90KernelInfo none = {};                                                                           \
         if (variant == SM90_VARIANT_PINGPONG && bn == 128)                                                  \
             return sm90_kernel_for_majorness<128, 6, 2, BF16, 0, 1>(p_mn, q_mn);                            \
+        return none;                                                                                        \
+    }
+
+/* Defines sm90_kernels_<TY>_fused: the kernels with wsgemm_matmul's ops in their output op, variant 7
+ * (BN 256 and 128, the default ring and 2-CTA cluster; DEFERRED and TMA stores). */
+#define SM90_DEFINE_FUSED_KERNELS(TY, BF16)                                                                 \
+    Sm90KernelInfo sm90_kernels_##TY##_fused(int bn, int variant, int p_mn, int q_mn)                       \
+    {                                                                                                       \
+        Sm90KernelInfo none = {};                                                                           \
+        if (variant != SM90_VARIANT_FUSED) return none;                                                     \
+        if (bn == 256) return sm90_kernel_for_majorness<256, SM90_STAGES_FOR(256), 2, BF16, 0, 0, 1>(p_mn, q_mn); \
+        if (bn == 128) return sm90_kernel_for_majorness<128, SM90_STAGES_FOR(128), 2, BF16, 0, 0, 1>(p_mn, q_mn); \
         return none;                                                                                        \
     }
 

@@ -24,9 +24,13 @@
  *                otherwise.
  *   workspace    staged A, staged B, split-K partials (or the split region's partial tiles), each 256-byte
  *                aligned.
+ *   fused ops    a wsgemm_matmul call with an epilogue (bias, aux, activation) gets the FUSED kernels: the
+ *                choices above with BN 256 or 128, swapped, K unsplit, DEFERRED or TMA stores; beta != 0 and a
+ *                D that TMA cannot store are declined.
  */
 #include "sm90/sm90_plan.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -264,13 +268,14 @@ static void set_grid(wsgemm_plan *plan, int group, int splits, int nb, int k_blo
     plan->grid_clusters = plan->sched.units < plan->max_clusters ? plan->sched.units : plan->max_clusters;
 }
 
-/* The facts of (bn, variant) for this plan's operands, or of variant 0 where that variant does not exist. */
+/* The facts of (bn, variant) for this plan's operands, or of variant 0 where that variant does not exist
+ * (never for FUSED: only its kernels run the fused ops). */
 static wsgemm_status kernel_facts(sm90_kernel_query query, void *ctx, const wsgemm_plan *plan, int bn, int variant,
                                   sm90_kernel_facts *f)
 {
     const int bf16 = plan->ab_type == WSGEMM_R_16BF;
     wsgemm_status s = query(ctx, bn, variant, plan->p_mn, plan->q_mn, bf16, f);
-    if (s == WSGEMM_STATUS_SUCCESS && !f->exists && variant != 0) {
+    if (s == WSGEMM_STATUS_SUCCESS && !f->exists && variant != 0 && variant != SM90_VARIANT_FUSED) {
         variant = 0;
         s = query(ctx, bn, 0, plan->p_mn, plan->q_mn, bf16, f);
     }
@@ -281,9 +286,47 @@ static wsgemm_status kernel_facts(sm90_kernel_query query, void *ctx, const wsge
 wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs, sm90_kernel_query query,
                              void *query_ctx, wsgemm_plan *plan, char *why, size_t why_size)
 {
+    if (p->fused) {
+        /* wsgemm_matmul's ops run in the FUSED kernels only (variant 7: BN 256 and 128, 2-CTA cluster): one
+         * unsplit accumulator chain per element (no split K, no hybrid, so no reduction kernel applies the
+         * output op), DEFERRED or TMA stores (the knobs' DIRECT and STAGED preferences do not apply), and the
+         * swapped orientation (Q along D's rows, so each tile's bias is one contiguous run). beta != 0, an aux
+         * not of D's type or not in 16-byte aligned columns, a K past the longest chain the plain kernels
+         * accept, and a D that TMA cannot store are declined. */
+        const int chain_blocks = (p->k - 1) / SM90_BK + 1;
+        if (p->beta != 0.0f) {
+            snprintf(why, why_size, "the fused epilogue reads no C: beta = %g is not 0", (double)p->beta);
+            return WSGEMM_STATUS_NOT_SUPPORTED;
+        }
+        const int aux_bytes = wsgemm_dtype_size(p->Ctype);
+        if (p->fused->ops.aux && (p->fused->aux_type != (int)p->Ctype || (uintptr_t)p->fused->aux % 16 != 0 ||
+                                  (p->fused->ldaux * aux_bytes) % 16 != 0)) {
+            snprintf(why, why_size, "the fused epilogue stores aux as D's type in 16-byte aligned columns: aux type "
+                     "%d, address %% 16 = %d, ldaux * %d bytes %% 16 = %d", p->fused->aux_type,
+                     (int)((uintptr_t)p->fused->aux % 16), aux_bytes, (int)((p->fused->ldaux * aux_bytes) % 16));
+            return WSGEMM_STATUS_NOT_SUPPORTED;
+        }
+        if (chain_blocks > kMaxChainBlocks) {
+            snprintf(why, why_size, "the fused epilogue needs one accumulator chain; k = %d is above %d", p->k,
+                     kMaxChainBlocks * SM90_BK);
+            return WSGEMM_STATUS_NOT_SUPPORTED;
+        }
+        const int other_stores = knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT ||
+                                 knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_STAGED;
+        if (knobs->sm90_variant != SM90_VARIANT_FUSED || knobs->sm90_splitk != 1 || knobs->sm90_hybrid != 0 ||
+            other_stores) {
+            wsgemm_knobs fused = *knobs;
+            fused.sm90_variant = SM90_VARIANT_FUSED;
+            fused.sm90_splitk = 1;
+            fused.sm90_hybrid = 0;
+            if (other_stores) fused.sm90_epilogue = WSGEMM_EPILOGUE_PREF_AUTO;
+            return sm90_plan_make(p, &fused, query, query_ctx, plan, why, why_size);
+        }
+    }
     const int nb = p->batch_count;
     const int small = p->m < p->n ? p->m : p->n;
-    const int swap = small <= 256 ? p->m <= p->n /* the small side on Q */ : knobs->sm90_swap != 0;
+    /* a fused call is always swapped: its bias runs along q, its aux rows are D's rows */
+    const int swap = p->fused ? 1 : small <= 256 ? p->m <= p->n /* the small side on Q */ : knobs->sm90_swap != 0;
     *plan = (wsgemm_plan){
         .swap = swap,
         .p_extent = swap ? p->n : p->m,
@@ -300,17 +343,18 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     const int k_blocks = (p->k - 1) / SM90_BK + 1; /* k > 0; k + SM90_BK - 1 could overflow */
 
     /* tile widths worth trying: the narrowest that covers a skinny Q side, else all three (narrow tiles fill
-     * the SMs when the problem is small) */
+     * the SMs when the problem is small); the fused kernels are 256 and 128 wide */
+    const int narrow = p->fused == NULL;
     int bn_candidates[3], n_candidates = 0;
     if (knobs->sm90_bn) bn_candidates[n_candidates++] = knobs->sm90_bn;
-    else if (plan->q_extent <= 64) bn_candidates[n_candidates++] = 64;
+    else if (plan->q_extent <= 64 && narrow) bn_candidates[n_candidates++] = 64;
     else if (plan->q_extent <= 128) {
         bn_candidates[n_candidates++] = 128;
-        bn_candidates[n_candidates++] = 64;
+        if (narrow) bn_candidates[n_candidates++] = 64;
     } else {
         bn_candidates[n_candidates++] = 256;
         bn_candidates[n_candidates++] = 128;
-        bn_candidates[n_candidates++] = 64;
+        if (narrow) bn_candidates[n_candidates++] = 64;
     }
 
     /* (BN, splits) by the cost model, each later candidate taken only when 5 % cheaper (the wider tile wins a
@@ -394,6 +438,11 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     plan->variant = chosen.variant;
     set_grid(plan, knobs->sm90_group, splits, nb, k_blocks, 0, 1);
     plan->epilogue = choose_epilogue(p, knobs, swap, plan->splits);
+    if (p->fused && plan->epilogue == WSGEMM_EPILOGUE_DIRECT) {
+        snprintf(why, why_size, "the fused epilogue stores D by TMA: m * %d bytes, ldd * %d bytes and D's address "
+                 "must be multiples of 16", wsgemm_dtype_size(p->Ctype), wsgemm_dtype_size(p->Ctype));
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
     if (plan->variant == SM90_VARIANT_PINGPONG) {
         /* each warpgroup's tile-end epilogue already runs under the other's main loop */
         plan->schedule = WSGEMM_SCHEDULE_PINGPONG;

@@ -18,7 +18,10 @@ enum {
     SM90_VARIANT_CLUSTER4 = 3,     /* 4-CTA cluster, BN 64 and 128: decode shapes */
     SM90_VARIANT_STAGED16 = 4,     /* the STAGED epilogue's C tile, 16-bit C, BN 256, 3 stages */
     SM90_VARIANT_STAGED32 = 5,     /* the STAGED epilogue's C tile, fp32 C, BN 128, 5 stages */
-    SM90_VARIANT_PINGPONG = 6      /* the pingpong schedule, BN 128, 6 stages, 2-CTA cluster */
+    SM90_VARIANT_PINGPONG = 6,     /* the pingpong schedule, BN 128, 6 stages, 2-CTA cluster */
+    SM90_VARIANT_FUSED = 7         /* wsgemm_matmul's ops in the output op, BN 256 and 128, 2-CTA cluster,
+                                      cooperative, swapped, DEFERRED / TMA epilogues, no split,
+                                      beta == 0 */
 };
 
 #endif /* WSGEMM_SM90_TILE_H */

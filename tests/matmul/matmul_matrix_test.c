@@ -1,7 +1,7 @@
 /*
  * matmul_matrix_test.c - wsgemm_matmul against cublasLtMatmul: `matmul_matrix_test <group> <path>`
- * (path: generic, sm90, auto). Groups: epilogues, fp8, shapes, edges. `matmul_matrix_test layouts` runs on
- * the CPU: every case's arguments (as this file lays the case out) must pass wsgemm_matmul's checks.
+ * (path: generic, sm90, auto). Groups: epilogues, fp8, shapes, fused, edges. `matmul_matrix_test layouts`
+ * runs on the CPU: every case's arguments (as this file lays the case out) must pass wsgemm_matmul's checks.
  *
  * Every case: A, B, C and bias uniform [-1, 1] rounded to their types; D, aux and amax_d poisoned with NaN
  * before each run (C too when beta == 0, so a C that is read shows); the call runs on the forced path and
@@ -130,6 +130,20 @@ static const mm_case shapes[] = {
     {T_, N_, 2053, 131, 997, E4, E4, HF, HF, EP_NONE, HF, 1.0f, 0.0f, NO_SCALES, 0},
 };
 
+/* Fused epilogues on the sm90 path's kernels: several tiles, every op pair, ragged last tiles, the deferred
+ * stores (16-bit D), tile-end TMA stores (fp32 D), a bias of another type; and three the sm90 path must
+ * decline (in place with beta != 0; m * 2 bytes not a multiple of 16; aux of another type than D). */
+static const mm_case fused[] = {
+    {T_, N_, 520, 700, 384, BF, BF, BF, BF, EP_GELU_BIAS, BF, 1.0f, 0.0f, NO_SCALES, 0},
+    {N_, T_, 1000, 1216, 320, HF, HF, HF, HF, EP_GELU_AUX_BIAS, HF, 0.75f, 0.0f, NO_SCALES, 0},
+    {N_, N_, 768, 640, 256, BF, BF, F3, F3, EP_RELU_BIAS, F3, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, T_, 1536, 1280, 192, BF, BF, BF, BF, EP_GELU, BF, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 640, 768, 192, BF, BF, BF, BF, EP_GELU_BIAS, F3, 1.0f, 1.0f, NO_SCALES, 1},
+    {T_, N_, 1001, 999, 200, HF, HF, HF, HF, EP_RELU, HF, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 296, 96, 128, BF, BF, BF, BF, EP_BIAS, BF, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 96, 300, 128, BF, BF, F3, F3, EP_GELU_AUX, BF, 1.0f, 0.5f, NO_SCALES, 1},
+};
+
 /* BLAS edges and in place. */
 static const mm_case edges[] = {
     {T_, N_, 128, 64, 0, BF, BF, BF, BF, EP_GELU_BIAS, BF, 1.0f, 1.0f, NO_SCALES, 0},   /* k == 0 */
@@ -146,7 +160,7 @@ typedef struct group {
     size_t count;
 } group;
 #define GROUP(x) {#x, x, sizeof x / sizeof x[0]}
-static const group groups[] = {GROUP(epilogues), GROUP(fp8), GROUP(shapes), GROUP(edges)};
+static const group groups[] = {GROUP(epilogues), GROUP(fp8), GROUP(shapes), GROUP(fused), GROUP(edges)};
 
 /* ---------------------------------------------------------------- the case's data */
 
@@ -538,12 +552,17 @@ static void describe(const mm_case *c, char *buf, size_t size)
              testing_dtype_name(c->vec), c->alpha, c->beta, c->scales ? " scales+amax" : "", c->in_place ? " in-place" : "");
 }
 
-/* What docs/api.md says the sm90 path runs (AUTO takes it on an sm_90 device): a plain GEMM (epilogue
- * DEFAULT, 16-bit A and B, a 16/32-bit D, no scales or amax, a product to form, C unread or in place). */
+/* What docs/api.md says the sm90 path runs (AUTO takes it on an sm_90 device): 16-bit A and B, a 16/32-bit
+ * D, aux (if any) of D's type, no scales or amax, a product to form, C unread or in place; any epilogue
+ * (fused into the kernel) with beta == 0 and a D that TMA can store (m times D's element size a multiple
+ * of 16). */
 static int sm90_runs(const mm_case *c)
 {
-    return c->ep == EP_NONE && (c->a == BF || c->a == HF) && c->d != E4 && !c->scales && c->k > 0 &&
-           c->alpha != 0.0f && (c->beta == 0.0f || c->in_place);
+    const int aux = c->ep == EP_GELU_AUX || c->ep == EP_GELU_AUX_BIAS;
+    const int tma_d = ((size_t)c->m * testing_dtype_bytes(c->d)) % 16 == 0; /* ldd: m rounded up to 16 */
+    return (c->a == BF || c->a == HF) && c->d != E4 && (!aux || c->vec == c->d) &&
+           (c->ep == EP_NONE || (tma_d && c->beta == 0.0f)) && !c->scales && c->k > 0 && c->alpha != 0.0f &&
+           (c->beta == 0.0f || c->in_place);
 }
 
 static int run_case(wsgemm_handle h, cublasLtHandle_t lt, void *ws, size_t ws_bytes, const mm_case *c,

@@ -23,6 +23,10 @@
  *            and C of the input type; split-K only with per-element stores; the staged epilogue only on its
  *            kernels (BN 256 for 16-bit C, BN 128 for fp32 C); the pingpong schedule only on its kernel (BN 128)
  *            with tile-end stores; the schedule always of the plan's tile.
+ *   fused    wsgemm_matmul calls with an epilogue (problem.fused set) on the sweep's problems and knob sets:
+ *            always the FUSED kernels (variant 7, BN 256 or 128, cooperative, swapped), never a split (K or
+ *            hybrid), DEFERRED or TMA stores, the same invariants; declined only for a forced BN 64, beta != 0,
+ *            a D that TMA cannot store, and a K longer than one accumulator chain (262144).
  * Prints what it checked; exits 1 on failure.
  */
 #include <stdint.h>
@@ -50,7 +54,7 @@ typedef struct model {
 /* sm90_kernel.cuh's SM90_DEFINE_KERNELS and SM90_DEFINE_STAGED_KERNELS as instantiated by sm90_inst_*.cu:
  * variant 0 everywhere; variant 3 (4-CTA cluster) for BN 64 and 128; variants 1 and 2 for bf16, BN 256,
  * K-major P; the STAGED kernels, variant 4 at BN 256 and 5 at BN 128; the pingpong ones, variant 6 at
- * BN 128. */
+ * BN 128; the FUSED ones, variant 7 at BN 256 and 128. */
 static wsgemm_status model_query(void *ctx, int bn, int variant, int p_mn, int q_mn, int bf16, sm90_kernel_facts *f)
 {
     const model *m = ctx;
@@ -65,6 +69,7 @@ static wsgemm_status model_query(void *ctx, int bn, int variant, int p_mn, int q
     else if (variant == 4 && bn == 256) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 3, .cluster = 2};
     else if (variant == 5 && bn == 128) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 5, .cluster = 2};
     else if (variant == 6 && bn == 128) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 6, .cluster = 2};
+    else if (variant == 7 && bn != 64) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 2};
     if (f->exists) {
         f->smem_bytes = (SM90_BM + bn) * SM90_BK * 2 * f->stages + 32768 + 1024;
         f->max_clusters = m->sm_count / f->cluster;
@@ -365,11 +370,90 @@ static void case_sweep(void)
            checked, regions);
 }
 
+/* wsgemm_matmul's fused calls: the FUSED kernels, unsplit, on every problem and knob set the sweep uses. */
+static void case_fused(void)
+{
+    static const int dims[] = {1, 7, 64, 100, 129, 256, 520, 1000, 2048, 3072, 4099, 8192};
+    enum { D = (int)(sizeof dims / sizeof dims[0]) };
+    static const int ks[] = {1, 64, 300, 4096, 14336};
+    model h200 = {132}, small = {20};
+    enum { kKnobSets = 8 };
+    wsgemm_knobs knob_sets[kKnobSets];
+    for (int i = 0; i < kKnobSets; ++i) knob_sets[i] = wsgemm_knobs_defaults();
+    knob_sets[1].sm90_variant = SM90_VARIANT_PINGPONG;
+    knob_sets[2].sm90_swap = 0;
+    knob_sets[3].sm90_splitk = 3;
+    knob_sets[4].sm90_hybrid = 3;
+    knob_sets[5].sm90_epilogue = WSGEMM_EPILOGUE_PREF_STAGED;
+    knob_sets[6].sm90_epilogue = WSGEMM_EPILOGUE_PREF_DIRECT;
+    knob_sets[7].sm90_bn = 64;
+    const wsgemm_fused_epilogue ops = {.ops = {1, 1, 0, WSGEMM_ACTIVATION_GELU}};
+    long long plans = 0, deferred = 0, declined = 0;
+    unsigned r = 777u;
+    for (int mi = 0; mi < D; ++mi)
+        for (int ni = 0; ni < D; ++ni)
+            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
+                r = r * 1103515245u + 12345u;
+                wsgemm_problem p = plan_testing_random_problem(r, dims[mi], dims[ni], ks[ki]);
+                p.fused = &ops;
+                for (int kn = 0; kn < kKnobSets; ++kn) {
+                    char shape[256], why[256] = "";
+                    plan_testing_describe(&p, shape, sizeof shape);
+                    wsgemm_plan plan;
+                    const wsgemm_status s = sm90_plan_make(&p, &knob_sets[kn], model_query, (r >> 20) & 1 ? &small : &h200,
+                                                           &plan, why, sizeof why);
+                    checked++;
+                    /* D stored by TMA: m and ldc in whole 16-byte units, the batch without gaps */
+                    const int cb = p.Ctype == WSGEMM_R_32F ? 4 : 2;
+                    const int tma_d = ((long long)p.m * cb) % 16 == 0 &&
+                                      wsgemm_tma_layout_ok(p.C, p.ldc, p.strideC, p.batch_count > 1, cb) &&
+                                      (p.batch_count == 1 || p.strideC == (long long)p.ldc * p.n);
+                    if (knob_sets[kn].sm90_bn == 64 || !tma_d || p.beta != 0.0f) {
+                        EXPECT(s == WSGEMM_STATUS_NOT_SUPPORTED, "%s: knob set %d: fused call planned with %s",
+                               shape, kn, knob_sets[kn].sm90_bn == 64 ? "BN 64 forced"
+                                          : p.beta != 0.0f            ? "beta != 0"
+                                                                      : "a D TMA cannot store");
+                        declined += s == WSGEMM_STATUS_NOT_SUPPORTED;
+                        continue;
+                    }
+                    EXPECT(s == WSGEMM_STATUS_SUCCESS, "%s: knob set %d: fused call declined: %s", shape, kn, why);
+                    if (s != WSGEMM_STATUS_SUCCESS) continue;
+                    check_invariants(&p, &plan);
+                    plans++;
+                    deferred += plan.epilogue == WSGEMM_EPILOGUE_DEFERRED;
+                    EXPECT(plan.variant == SM90_VARIANT_FUSED && (plan.bn == 256 || plan.bn == 128) &&
+                               plan.cluster == 2 && plan.schedule == WSGEMM_SCHEDULE_COOPERATIVE && plan.swap,
+                           "%s: knob set %d: fused call on variant %d bn %d cluster %d", shape, kn, plan.variant,
+                           plan.bn, plan.cluster);
+                    EXPECT(plan.splits == 1 && plan.sched.sk_splits == 1 &&
+                               (plan.epilogue == WSGEMM_EPILOGUE_DEFERRED || plan.epilogue == WSGEMM_EPILOGUE_TMA),
+                           "%s: knob set %d: fused call with %d splits, split region %d, epilogue %s", shape, kn,
+                           plan.splits, plan.sched.sk_splits, wsgemm_epilogue_name(plan.epilogue));
+                }
+            }
+    /* one accumulator chain: 4096 K blocks pass, one more is declined */
+    wsgemm_problem p = plan_testing_problem(WSGEMM_OP_T, WSGEMM_OP_N, 256, 256, 262144, 1, WSGEMM_R_16BF,
+                                            WSGEMM_R_16BF, 0.0f, 0, 0);
+    p.fused = &ops;
+    const wsgemm_knobs kn = wsgemm_knobs_defaults();
+    wsgemm_plan plan;
+    char why[256] = "";
+    EXPECT(sm90_plan_make(&p, &kn, model_query, &h200, &plan, why, sizeof why) == WSGEMM_STATUS_SUCCESS &&
+               plan.splits == 1, "k = 262144 fused: %s", why);
+    p.k = 262145;
+    EXPECT(sm90_plan_make(&p, &kn, model_query, &h200, &plan, why, sizeof why) == WSGEMM_STATUS_NOT_SUPPORTED,
+           "k = 262145 fused: not declined");
+    printf("fused: %lld plans on the FUSED kernels, swapped, unsplit, TMA stores (%lld deferred); %lld declined "
+           "(BN 64 forced, beta != 0, or a D TMA cannot store); k = 262144 planned, 262145 declined: %s\n", plans, deferred,
+           declined, why);
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "choices";
     if (strcmp(which, "choices") == 0) case_choices();
     else if (strcmp(which, "sweep") == 0) case_sweep();
+    else if (strcmp(which, "fused") == 0) case_fused();
     else {
         fprintf(stderr, "unknown case '%s'\n", which);
         return 2;
