@@ -221,14 +221,13 @@ static wsgemm_matmul_problem problem_of(const matmul_call *c)
     return p;
 }
 
-/* A matmul the sm90 kernel computes: D = alpha * op(A) op(B) + beta * D, or with an epilogue (beta == 0, aux
- * of D's type) D = op(alpha * op(A) op(B)) with op the epilogue's. */
+/* A matmul the sm90 kernel computes: D = alpha * op(A) op(B) + beta * D, or with an epilogue D = op(...)
+ * with op the epilogue's. What the fused kernels further ask (beta == 0, aux of D's type, a D that TMA can
+ * store) is the plan's to check (sm90_plan.c): it declines the rest, and AUTO then runs generic. */
 static int sm90_runs(const matmul_call *c)
 {
     const wsgemm_matmul_desc *d = c->d;
-    const int fused = d->epilogue != WSGEMM_MATMUL_EPILOGUE_DEFAULT;
-    return is_16bit(d->Atype) && !is_fp8(d->Dtype) && (!fused || c->beta == 0.0f) &&
-           (!c->ops.aux || d->aux_type == d->Dtype) &&
+    return is_16bit(d->Atype) && !is_fp8(d->Dtype) &&
            d->a_scale == NULL && d->b_scale == NULL && d->c_scale == NULL && d->d_scale == NULL &&
            d->amax_d == NULL && c->k > 0 && c->alpha != 0.0f &&
            (c->beta == 0.0f || (c->C == c->D && c->ldc == c->ldd && d->Ctype == d->Dtype));
@@ -251,8 +250,7 @@ static wsgemm_status run_matmul(const void *args, wsgemm_path forced, wsgemm_lau
         s = sm90_runs(c) ? wsgemm_sm90_gemm(&p.gemm, ctx)
                          : wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
                                        "the sm90 kernel runs a matmul with 16-bit A and B, a 16/32-bit D, no scales, "
-                                       "no amax_d, and beta == 0 or C == D; with an epilogue, beta == 0 and aux of "
-                                       "D's type");
+                                       "no amax_d, and beta == 0 or C == D");
         break;
     case WSGEMM_PATH_SM100:
     case WSGEMM_PATH_SM100_EMULATED:

@@ -252,21 +252,14 @@ template <int BN, int OUT_TYPE, int FUSED>
 static __device__ __forceinline__ void sm90_pack_tile(uint32_t (&packed)[BN / 4], float (&acc)[BN / 2],
                                                       const Sm90Params &prm, int p0, int q0, const float (&b)[BN / 32])
 {
-    if constexpr (!FUSED) {
+    if constexpr (FUSED) sm90_fused_tile<BN, OUT_TYPE>(acc, prm, p0, q0, b); /* acc: D's final values */
+    const float alpha = FUSED ? 1.0f : prm.alpha;
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j)
+    for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
-            for (int h = 0; h < 2; ++h)
-                packed[2 * j + h] = wsgemm_out_pack2<OUT_TYPE>(wsgemm_out_value(acc[4 * j + 2 * h], prm.alpha, 0.0f, 0.0f),
-                                                               wsgemm_out_value(acc[4 * j + 2 * h + 1], prm.alpha, 0.0f, 0.0f));
-    } else { /* the fused ops in place, then the final values packed */
-        sm90_fused_tile<BN, OUT_TYPE>(acc, prm, p0, q0, b);
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-            for (int h = 0; h < 2; ++h)
-                packed[2 * j + h] = wsgemm_out_pack2<OUT_TYPE>(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-    }
+        for (int h = 0; h < 2; ++h)
+            packed[2 * j + h] = wsgemm_out_pack2<OUT_TYPE>(wsgemm_out_value(acc[4 * j + 2 * h], alpha, 0.0f, 0.0f),
+                                                           wsgemm_out_value(acc[4 * j + 2 * h + 1], alpha, 0.0f, 0.0f));
 }
 
 /* Where a deferred tile goes: the consumer's 64-row slice of unit w. */

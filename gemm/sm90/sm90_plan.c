@@ -286,6 +286,7 @@ static wsgemm_status kernel_facts(sm90_kernel_query query, void *ctx, const wsge
 wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs, sm90_kernel_query query,
                              void *query_ctx, wsgemm_plan *plan, char *why, size_t why_size)
 {
+    wsgemm_knobs fused_knobs;
     if (p->fused) {
         /* wsgemm_matmul's ops run in the FUSED kernels only (variant 7: BN 256 and 128, 2-CTA cluster): one
          * unsplit accumulator chain per element (no split K, no hybrid, so no reduction kernel applies the
@@ -293,7 +294,6 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
          * swapped orientation (Q along D's rows, so each tile's bias is one contiguous run). beta != 0, an aux
          * not of D's type or not in 16-byte aligned columns, a K past the longest chain the plain kernels
          * accept, and a D that TMA cannot store are declined. */
-        const int chain_blocks = (p->k - 1) / SM90_BK + 1;
         if (p->beta != 0.0f) {
             snprintf(why, why_size, "the fused epilogue reads no C: beta = %g is not 0", (double)p->beta);
             return WSGEMM_STATUS_NOT_SUPPORTED;
@@ -306,22 +306,18 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
                      (int)((uintptr_t)p->fused->aux % 16), aux_bytes, (int)((p->fused->ldaux * aux_bytes) % 16));
             return WSGEMM_STATUS_NOT_SUPPORTED;
         }
-        if (chain_blocks > kMaxChainBlocks) {
+        if ((p->k - 1) / SM90_BK + 1 > kMaxChainBlocks) {
             snprintf(why, why_size, "the fused epilogue needs one accumulator chain; k = %d is above %d", p->k,
                      kMaxChainBlocks * SM90_BK);
             return WSGEMM_STATUS_NOT_SUPPORTED;
         }
-        const int other_stores = knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT ||
-                                 knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_STAGED;
-        if (knobs->sm90_variant != SM90_VARIANT_FUSED || knobs->sm90_splitk != 1 || knobs->sm90_hybrid != 0 ||
-            other_stores) {
-            wsgemm_knobs fused = *knobs;
-            fused.sm90_variant = SM90_VARIANT_FUSED;
-            fused.sm90_splitk = 1;
-            fused.sm90_hybrid = 0;
-            if (other_stores) fused.sm90_epilogue = WSGEMM_EPILOGUE_PREF_AUTO;
-            return sm90_plan_make(p, &fused, query, query_ctx, plan, why, why_size);
-        }
+        fused_knobs = *knobs;
+        fused_knobs.sm90_variant = SM90_VARIANT_FUSED;
+        fused_knobs.sm90_splitk = 1;
+        fused_knobs.sm90_hybrid = 0;
+        if (knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT || knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_STAGED)
+            fused_knobs.sm90_epilogue = WSGEMM_EPILOGUE_PREF_AUTO;
+        knobs = &fused_knobs;
     }
     const int nb = p->batch_count;
     const int small = p->m < p->n ? p->m : p->n;
