@@ -52,7 +52,7 @@ static cudaError_t encode_map(CUtensorMap *map, const wsgemm_tma_2d16 *d, CUtens
         snprintf(msg, msg_size, "cuTensorMapEncodeTiled is not available from the driver");
         return cudaErrorNotSupported;
     }
-    const cuuint64_t esize = d->dtype == WSGEMM_R_32F ? 4 : 2;
+    const cuuint64_t esize = (cuuint64_t)wsgemm_dtype_size(d->dtype);
     cuuint64_t dims[3] = {d->inner, d->outer, d->depth};
     /* strides of dims 1 and 2 in bytes; the driver wants rank-1 entries */
     cuuint64_t strides[2] = {d->ld * esize, (d->depth > 1 ? d->batch_stride : d->ld * d->outer) * esize};
@@ -60,7 +60,8 @@ static cudaError_t encode_map(CUtensorMap *map, const wsgemm_tma_2d16 *d, CUtens
     cuuint32_t elem_strides[3] = {1, 1, 1};
     CUtensorMapDataType type = d->dtype == WSGEMM_R_16BF  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                : d->dtype == WSGEMM_R_32F ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
-                                                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+                               : d->dtype == WSGEMM_R_16F ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                          : CU_TENSOR_MAP_DATA_TYPE_UINT8; /* FP8: bytes as they are */
     memset(map, 0, sizeof *map);
     CUresult r = encode(map, type, 3, (void *)d->base, dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                         swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,

@@ -5,7 +5,8 @@
  * once through the runtime (cudaGetDriverEntryPointByVersion), so a binary without a driver (the CPU
  * tests, a build machine) still starts, and only the first fast-path call needs the driver.
  *
- * A wsgemm_tma_2d16 describes one operand (or C) as a 3D tensor of 16-bit (or, for C, 32-bit) elements:
+ * A wsgemm_tma_2d16 describes one operand (or C) as a 3D tensor of 16-bit (FP8 operands: 8-bit; C: 32-bit too)
+ * elements:
  *   dim 0 (contiguous): `inner` elements, dim 1: `outer` rows `ld` elements apart, dim 2: `depth`
  *   matrices `batch_stride` elements apart (depth 1 when the operand is shared by the batch).
  * ld and batch_stride are in elements. The box is box_inner x box_outer x 1 with the 128-byte swizzle
@@ -26,7 +27,7 @@ extern "C" {
 
 typedef struct wsgemm_tma_2d16 {
     const void *base;       /* 16-byte aligned */
-    wsgemm_dtype dtype;     /* WSGEMM_R_16BF, WSGEMM_R_16F (operands and C) or WSGEMM_R_32F (C only) */
+    wsgemm_dtype dtype;     /* WSGEMM_R_16BF, WSGEMM_R_16F (operands and C), WSGEMM_R_32F (C only) or FP8 (operands) */
     uint64_t inner, outer, depth;
     uint64_t ld;            /* elements between rows; ld * 2 % 16 == 0 */
     uint64_t batch_stride;  /* elements between matrices; * 2 % 16 == 0 (ignored when depth == 1) */

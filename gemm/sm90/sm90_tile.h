@@ -7,8 +7,23 @@
 
 enum {
     SM90_BM = 128, /* P rows per CTA tile: two consumer warpgroups x 64 */
-    SM90_BK = 64   /* K per stage: 64 x 2 B = one 128-byte swizzle row */
+    SM90_BK = 64,  /* K per stage of 16-bit inputs: 64 x 2 B = one 128-byte swizzle row */
+    SM90_BK_FP8 = 128 /* K per stage of FP8 inputs: 128 x 1 B, the same 128-byte row */
 };
+
+/* The input types of a kernel: the wgmma's A (P) and B (Q) element types. Both 16-bit (f16 or bf16), or
+ * both FP8 in one of the three pairs wgmma and wsgemm_matmul take (not both E5M2). FP8 kernels read
+ * K-major P and Q only and add each K block's FP8 sums into fp32 accumulators (sm90_kernel.cuh). */
+enum {
+    SM90_IN_F16 = 0,
+    SM90_IN_BF16 = 1,
+    SM90_IN_E4M3 = 2,      /* P E4M3, Q E4M3 */
+    SM90_IN_E4M3_E5M2 = 3, /* P E4M3, Q E5M2 */
+    SM90_IN_E5M2_E4M3 = 4  /* P E5M2, Q E4M3 */
+};
+
+/* K elements per stage (one 128-byte swizzle row) for input kind `in`. */
+#define SM90_BK_OF(in) ((in) >= SM90_IN_E4M3 ? SM90_BK_FP8 : SM90_BK)
 
 /* The kernel table's variants (sm90_kernel.cuh instantiates them, the plan chooses among them). */
 enum {
