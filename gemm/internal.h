@@ -45,6 +45,9 @@ typedef struct wsgemm_problem {
     /* wsgemm_matmul's fused ops (bias, aux, activation) when its epilogue is not DEFAULT; NULL for a GEMM.
      * A path that cannot fuse them declines. */
     const wsgemm_fused_epilogue *fused;
+    /* wsgemm_matmul's per-tensor scales of A and B (device floats; NULL: 1): the product is
+     * alpha * a_scale * b_scale * op(A) op(B). NULL for a GEMM; a path that cannot apply them declines. */
+    const float *a_scale, *b_scale;
 } wsgemm_problem;
 
 /* Devices a process may use with wsgemm (ordinals 0 .. WSGEMM_MAX_DEVICES - 1); every per-device table

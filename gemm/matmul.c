@@ -8,11 +8,12 @@
  *   -> run_matmul: choose a path, run it (AUTO falls back to generic where a fast path declines).
  * On any failure D, aux and amax_d have not been touched.
  *
- * Paths: generic runs every valid call. The sm90 kernel runs a matmul with 16-bit A and B, D of a 16/32-bit
- * type, no scales or amax, and C either unread (beta == 0) or D itself; any epilogue with beta == 0 (bias,
- * ReLU, GELU, aux of D's type in its output op: the FUSED kernels, sm90_kernel.cuh), where its plan takes
- * the call (sm90_plan.c declines the rest, and AUTO then runs generic). FP8 and the scales are not in it
- * yet. No sm100 kernel runs a matmul yet, so AUTO on sm100 devices runs generic.
+ * Paths: generic runs every valid call. The sm90 kernel runs a matmul with 16-bit A and B (no scales), or
+ * FP8 A and B with their a_scale and b_scale, D of a 16/32-bit type, no c_scale, d_scale or amax, and C
+ * either unread (beta == 0) or D itself; any epilogue with beta == 0 (bias, ReLU, GELU, aux of D's type in
+ * its output op: the FUSED kernels, sm90_kernel.cuh), where its plan takes the call (sm90_plan.c declines
+ * the rest, FP8 operands not K-major or not 16-byte aligned among them, and AUTO then runs generic). No
+ * sm100 kernel runs a matmul yet, so AUTO on sm100 devices runs generic.
  */
 #include <stdint.h>
 #include <string.h>
@@ -213,7 +214,7 @@ static wsgemm_matmul_problem problem_of(const matmul_call *c)
         .gemm = {.transa = d->transa, .transb = d->transb, .m = c->m, .n = c->n, .k = product ? c->k : 0,
                  .alpha = product ? c->alpha : 0.0f, .beta = c->beta, .A = c->A, .Atype = d->Atype, .lda = c->lda,
                  .B = c->B, .Btype = d->Btype, .ldb = c->ldb, .C = c->D, .Ctype = d->Dtype, .ldc = c->ldd,
-                 .batch_count = 1},
+                 .batch_count = 1, .a_scale = d->a_scale, .b_scale = d->b_scale},
         .fused = {.ops = c->ops, .c = c->C, .c_type = d->Ctype, .ldc = c->ldc, .bias = d->bias,
                   .bias_type = d->bias_type, .aux = d->aux, .aux_type = d->aux_type, .ldaux = d->ldaux,
                   .a_scale = d->a_scale, .b_scale = d->b_scale, .c_scale = d->c_scale, .d_scale = d->d_scale,
@@ -221,14 +222,16 @@ static wsgemm_matmul_problem problem_of(const matmul_call *c)
     return p;
 }
 
-/* A matmul the sm90 kernel computes: D = alpha * op(A) op(B) + beta * D, or with an epilogue D = op(...)
- * with op the epilogue's. What the fused kernels further ask (beta == 0, aux of D's type, a D that TMA can
- * store) is the plan's to check (sm90_plan.c): it declines the rest, and AUTO then runs generic. */
+/* A matmul the sm90 kernel computes: D = alpha * a_scale * b_scale * op(A) op(B) + beta * D (scales: FP8
+ * only), or with an epilogue D = op(...) with op the epilogue's. What the kernels further ask (FP8: K-major,
+ * 16-byte aligned operands; fused: beta == 0, aux of D's type, a D that TMA can store) is the plan's to check
+ * (sm90_plan.c): it declines the rest, and AUTO then runs generic. */
 static int sm90_runs(const matmul_call *c)
 {
     const wsgemm_matmul_desc *d = c->d;
-    return is_16bit(d->Atype) && !is_fp8(d->Dtype) &&
-           d->a_scale == NULL && d->b_scale == NULL && d->c_scale == NULL && d->d_scale == NULL &&
+    const int fp8 = is_fp8(d->Atype);
+    return (is_16bit(d->Atype) || fp8) && !is_fp8(d->Dtype) &&
+           (fp8 || (d->a_scale == NULL && d->b_scale == NULL)) && d->c_scale == NULL && d->d_scale == NULL &&
            d->amax_d == NULL && c->k > 0 && c->alpha != 0.0f &&
            (c->beta == 0.0f || (c->C == c->D && c->ldc == c->ldd && d->Ctype == d->Dtype));
 }
@@ -249,8 +252,9 @@ static wsgemm_status run_matmul(const void *args, wsgemm_path forced, wsgemm_lau
     case WSGEMM_PATH_SM90:
         s = sm90_runs(c) ? wsgemm_sm90_gemm(&p.gemm, ctx)
                          : wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
-                                       "the sm90 kernel runs a matmul with 16-bit A and B, a 16/32-bit D, no scales, "
-                                       "no amax_d, and beta == 0 or C == D");
+                                       "the sm90 kernel runs a matmul with 16-bit A and B (no scales) or FP8 A and B "
+                                       "(a_scale, b_scale), a 16/32-bit D, no c_scale, d_scale or amax_d, and "
+                                       "beta == 0 or C == D");
         break;
     case WSGEMM_PATH_SM100:
     case WSGEMM_PATH_SM100_EMULATED:

@@ -30,8 +30,12 @@
 
 /* ---------------------------------------------------------------- kernel table */
 
-Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int bf16)
+Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int in)
 {
+    if (in == SM90_IN_E4M3) return sm90_kernels_e4m3(bn, variant, p_mn, q_mn);
+    if (in == SM90_IN_E4M3_E5M2) return sm90_kernels_e4m3_e5m2(bn, variant, p_mn, q_mn);
+    if (in == SM90_IN_E5M2_E4M3) return sm90_kernels_e5m2_e4m3(bn, variant, p_mn, q_mn);
+    const int bf16 = in == SM90_IN_BF16;
     if (variant == SM90_VARIANT_STAGED16 || variant == SM90_VARIANT_STAGED32)
         return bf16 ? sm90_kernels_bf16_staged(bn, variant, p_mn, q_mn) : sm90_kernels_f16_staged(bn, variant, p_mn, q_mn);
     if (variant == SM90_VARIANT_PINGPONG)
@@ -49,7 +53,7 @@ Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int b
 /* Per-kernel facts that need a driver call: set the smem limit once, and the number of co-resident
  * clusters. One table per device (a kernel's attributes and occupancy are per device), each with room for
  * every kernel the tables of sm90_kernel.cuh hold (24 default + 4 tuning + 16 four-CTA-cluster + 16 staged-C
- * + 8 pingpong + 16 fused kernels) and some spare; a full table is an error, never a silent miss. */
+ * + 8 pingpong + 16 fused + 6 FP8 kernels) and some spare; a full table is an error, never a silent miss. */
 enum { kPrepPerDevice = 104 };
 typedef struct kernel_prep {
     const void *fn;
@@ -124,9 +128,10 @@ static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ct
 
 /* ---------------------------------------------------------------- operands */
 
-/* The tensor map of operand o used as P (box rows 128) or as Q (box rows bn / cluster). */
+/* The tensor map of operand o used as P (box rows 128) or as Q (box rows bn / cluster); a K-major box is one
+ * 128-byte row of K (bk elements). */
 static cudaError_t encode_operand(CUtensorMap *map, const wsgemm_operand *o, wsgemm_dtype dtype, int k, int box_rows,
-                                  int box_k, char *msg, size_t msg_size)
+                                  int box_k, int bk, char *msg, size_t msg_size)
 {
     wsgemm_tma_2d16 d;
     d.base = o->ptr;
@@ -137,7 +142,7 @@ static cudaError_t encode_operand(CUtensorMap *map, const wsgemm_operand *o, wsg
     if (o->k_major) { /* dim 0 = K, dim 1 = rows */
         d.inner = (uint64_t)k;
         d.outer = (uint64_t)o->rows_dim;
-        d.box_inner = SM90_BK;
+        d.box_inner = (uint32_t)bk;
         d.box_outer = (uint32_t)box_rows;
     } else { /* dim 0 = rows, dim 1 = K; 64-row boxes, box_k K rows each */
         d.inner = (uint64_t)o->rows_dim;
@@ -177,12 +182,12 @@ extern "C" int wsgemm_sm90_last_sk_splits(void)
 
 /* The planner's question (sm90_plan.h): does (bn, variant, majorness, type) exist, and how many of its
  * clusters fit on this device. */
-static wsgemm_status query_kernel(void *launch_ctx, int bn, int variant, int p_mn, int q_mn, int bf16,
+static wsgemm_status query_kernel(void *launch_ctx, int bn, int variant, int p_mn, int q_mn, int in,
                                   sm90_kernel_facts *out)
 {
     wsgemm_launch_ctx *ctx = (wsgemm_launch_ctx *)launch_ctx;
     memset(out, 0, sizeof *out);
-    const Sm90KernelInfo info = sm90_kernel_lookup(bn, variant, p_mn, q_mn, bf16);
+    const Sm90KernelInfo info = sm90_kernel_lookup(bn, variant, p_mn, q_mn, in);
     if (info.fn == NULL) return WSGEMM_STATUS_SUCCESS;
     int max_clusters = 0;
     wsgemm_status s = prepare_kernel(&info, ctx, &max_clusters);
@@ -249,6 +254,8 @@ static Sm90Params kernel_params(const wsgemm_plan *plan, const wsgemm_problem *p
     }
     prm.epilogue = plan->epilogue;
     if (p->fused) prm.fused = *p->fused; /* its plan is swapped and unsplit (sm90_plan.c) */
+    prm.a_scale = p->a_scale; /* FP8 plans only (sm90_plan.c) */
+    prm.b_scale = p->b_scale;
     if (plan->sched.sk_splits > 1) { /* the hybrid's split region: partial tiles, C's contiguous side contiguous */
         prm.sk_part = (float *)(ws + plan->partials_offset);
         prm.sk_sp = plan->swap ? plan->bn : 1;
@@ -292,10 +299,12 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     /* encode: what TMA cannot describe is declined before anything is launched */
     CUtensorMap map_p, map_q, map_c;
     memset(&map_c, 0, sizeof map_c);
-    cudaError_t err = encode_operand(&map_p, sm90_plan_p(&plan), p->Atype, p->k, SM90_BM, SM90_BK, msg, sizeof msg);
+    const wsgemm_dtype p_type = plan.swap ? p->Btype : p->Atype, q_type = plan.swap ? p->Atype : p->Btype;
+    cudaError_t err = encode_operand(&map_p, sm90_plan_p(&plan), p_type, p->k, SM90_BM, SM90_BK, plan.bk, msg,
+                                     sizeof msg);
     if (err == cudaSuccess)
-        err = encode_operand(&map_q, sm90_plan_q(&plan), p->Atype, p->k, plan.bn / plan.cluster,
-                             SM90_BK / plan.cluster, msg, sizeof msg);
+        err = encode_operand(&map_q, sm90_plan_q(&plan), q_type, p->k, plan.bn / plan.cluster,
+                             SM90_BK / plan.cluster, plan.bk, msg, sizeof msg);
     if (err != cudaSuccess) return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "sm90 tensor map: %s", msg);
     if (plan.epilogue != WSGEMM_EPILOGUE_DIRECT && encode_c(&map_c, p, msg, sizeof msg) != cudaSuccess) {
         if (p->fused) /* the fused ops run in the TMA-store epilogues only */
@@ -304,8 +313,7 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
         plan.epilogue = WSGEMM_EPILOGUE_DIRECT; /* the driver refused the map: per-element stores serve any C */
     }
     const Sm90Params prm = kernel_params(&plan, p, ws);
-    const Sm90KernelInfo info = sm90_kernel_lookup(plan.bn, plan.variant, plan.p_mn, plan.q_mn,
-                                                   p->Atype == WSGEMM_R_16BF);
+    const Sm90KernelInfo info = sm90_kernel_lookup(plan.bn, plan.variant, plan.p_mn, plan.q_mn, plan.in);
     if (knobs->sm90_debug) {
         char line[640];
         wsgemm_plan_describe(&plan, p, line, sizeof line);

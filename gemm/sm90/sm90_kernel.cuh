@@ -37,6 +37,12 @@
  * FUSED kernels (variant 7) are the cooperative kernel with wsgemm_matmul's bias, aux and activation in the
  * output op of the DEFERRED and TMA epilogues (sm90_fused_tile); their plans have beta == 0, are swapped,
  * never split K and never take DIRECT stores (a D that TMA cannot store runs elsewhere).
+ * FP8 kernels (IN = SM90_IN_E4M3 ..., sm90_tile.h; BN 128, variants 0 and 7) take K-major P and Q of 1-byte
+ * elements: a stage holds 128 K in the same 128-byte swizzled rows, and each K block is four m64n128k32
+ * wgmmas, a chain of their own in one of two register buffers; once a block's wgmmas are complete (the next
+ * block's run meanwhile) its sums, times a_scale * b_scale, are added into the fp32 accumulators
+ * (sm90_fp8_unit, sm90_promote: the tensor cores keep fewer bits than fp32 when they add FP8 products into a
+ * long chain). They store at the tile end (TMA, or DIRECT where TMA cannot store D).
  * Cluster of CLUSTER (1, 2 or 4) CTAs along P: the CTAs of a cluster compute tiles (row + rank, col), which
  * share the Q tile; each CTA loads 1/CLUSTER of the Q tile and multicasts it to all, and loads its own P
  * tile alone. 4 is for skinny problems, where the Q tile (the small operand) would otherwise be read from
@@ -65,7 +71,7 @@
  * Teardown: after its last unit a CTA may still receive remote arrivals on empty[] from the peers'
  * consumers, so every thread of the cluster meets at a cluster barrier before any CTA exits.
  *
- * Shared memory (1024-byte aligned, the 128-byte swizzle atom):
+ * Shared memory (1024-byte aligned, the 128-byte swizzle atom; FP8: 128 K x 1 B in place of 64 K x 2 B):
  *   p[STAGES][128 x 64 x 2 B]   K-major: 128 rows of 128 B; MN-major: 2 boxes [64 K][64 rows] of 8 KB
  *   q[STAGES][BN  x 64 x 2 B]   K-major: BN rows of 128 B;  MN-major: BN/64 boxes [64 K][64 rows]
  *   c_stage[2 consumers][2][64 rows x 128 B]   TMA-store chunks, TMA and DEFERRED (named barriers 1 and 2);
@@ -133,6 +139,9 @@ typedef struct Sm90Params {
      * of every element inside D. Their plans have beta == 0, are swapped (q runs along D's rows: D(p, q) is
      * element (q, p), the bias index is q), unsplit, with DEFERRED or TMA stores, and aux has D's type. */
     wsgemm_fused_epilogue fused;
+    /* FP8 kernels: the per-tensor scales of P and Q's operands (device floats, NULL: 1), applied as each K
+     * block's sums are added into the fp32 accumulators (sm90_promote) */
+    const float *a_scale, *b_scale;
 } Sm90Params;
 
 /* Chunk buffers (64 rows x 128 bytes) per consumer: 2 for the TMA and DEFERRED epilogues (the next chunk is
@@ -159,26 +168,37 @@ struct Sm90Smem {
 typedef struct Sm90KernelInfo {
     const void *fn;
     int smem_bytes;
-    int bn, stages, cluster, p_mn, q_mn, bf16;
+    int bn, stages, cluster, p_mn, q_mn;
+    int in; /* SM90_IN_* (sm90_tile.h) */
 } Sm90KernelInfo;
 
 /* ---------------------------------------------------------------- small device helpers */
 
-/* One m64nBNk16 for the input type and transpose bits of the instantiation. */
-template <int BN, int P_MN, int Q_MN, int BF16>
+/* One m64nBNk16 for the input type (16-bit) and transpose bits of the instantiation. */
+template <int BN, int P_MN, int Q_MN, int IN>
 static __device__ __forceinline__ void sm90_mma(float (&acc)[BN / 2], uint64_t a_desc, uint64_t b_desc, int scale_d)
 {
+    static_assert(IN < SM90_IN_E4M3, "FP8 kernels issue sm90_mma_fp8");
     if constexpr (BN == 256) {
-        if constexpr (BF16) wgmma_m64n256k16_f32_bf16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
+        if constexpr (IN == SM90_IN_BF16) wgmma_m64n256k16_f32_bf16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
         else wgmma_m64n256k16_f32_f16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
     } else if constexpr (BN == 128) {
-        if constexpr (BF16) wgmma_m64n128k16_f32_bf16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
+        if constexpr (IN == SM90_IN_BF16) wgmma_m64n128k16_f32_bf16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
         else wgmma_m64n128k16_f32_f16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
     } else {
         static_assert(BN == 64, "BN must be 64, 128 or 256");
-        if constexpr (BF16) wgmma_m64n64k16_f32_bf16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
+        if constexpr (IN == SM90_IN_BF16) wgmma_m64n64k16_f32_bf16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
         else wgmma_m64n64k16_f32_f16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
     }
+}
+
+/* One m64n128k32 of an FP8 kernel (K-major P and Q): ACCUMULATE 0 starts a chain (acc = P Q^T), 1 adds. */
+template <int IN, int ACCUMULATE>
+static __device__ __forceinline__ void sm90_mma_fp8(float (&acc)[64], uint64_t a_desc, uint64_t b_desc)
+{
+    if constexpr (IN == SM90_IN_E4M3) wgmma_m64n128k32_f32_e4m3_e4m3<ACCUMULATE>(acc, a_desc, b_desc);
+    else if constexpr (IN == SM90_IN_E4M3_E5M2) wgmma_m64n128k32_f32_e4m3_e5m2<ACCUMULATE>(acc, a_desc, b_desc);
+    else wgmma_m64n128k32_f32_e5m2_e4m3<ACCUMULATE>(acc, a_desc, b_desc);
 }
 
 /* The descriptor of a 128-byte-swizzled operand slice starting at start_smem (see wgmma.cuh for LBO/SBO). */
@@ -189,8 +209,9 @@ static __device__ __forceinline__ uint64_t sm90_operand_desc(uint32_t start_smem
                     : wgmma_desc_encode(start_smem, 16, SM90_SWIZZLE_ATOM, WGMMA_SWIZZLE_128B);
 }
 
-/* Descriptor start-address step for K step ks (16 elements): 32 B inside a K-major row, 16 rows of 128 B
- * in an MN-major box. The start field holds address >> 4 and never overflows (smem < 256 KB). */
+/* Descriptor start-address step for K step ks (16 16-bit or 32 FP8 elements): 32 B inside a K-major row,
+ * 16 rows of 128 B in an MN-major box (16-bit only). The start field holds address >> 4 and never overflows
+ * (smem < 256 KB). */
 template <int MN_MAJOR>
 static __device__ __forceinline__ uint64_t sm90_k_step(int ks)
 {
@@ -199,7 +220,7 @@ static __device__ __forceinline__ uint64_t sm90_k_step(int ks)
 
 /* ---------------------------------------------------------------- producer */
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int C_BYTES>
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int IN, int C_BYTES>
 static __device__ __forceinline__ void sm90_producer(Sm90Smem<BN, STAGES, C_BYTES> *sm, const PipelineRing *ring,
                                                      const PipelineRing *ring_c, const CUtensorMap *map_p,
                                                      const CUtensorMap *map_q, const CUtensorMap *map_c,
@@ -228,7 +249,7 @@ static __device__ __forceinline__ void sm90_producer(Sm90Smem<BN, STAGES, C_BYTE
          * stage the consumers need to get there */
         const int kb_c = w.kb_begin + (w.kb_end - w.kb_begin - 1 < STAGES + 2 ? w.kb_end - w.kb_begin - 1 : STAGES + 2);
         for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
-            const int k0 = kb * SM90_BK;
+            const int k0 = kb * SM90_BK_OF(IN);
             producer_acquire(ring, st);
             producer_arrive_expect_tx(ring, st, kStageBytes);
             const uint32_t bar = smem_u32(&sm->full[st.stage]);
@@ -292,8 +313,8 @@ static __device__ __forceinline__ void sm90_release(const PipelineRing *ring, Pi
 
 /* One K block of a unit for this consumer warpgroup: wait for stage st, issue its four m64nBNk16 wgmmas into
  * acc (scale-d 0 on the unit's first: the accumulators start from zero without a clear) and commit them as
- * one group. */
-template <int BN, int STAGES, int P_MN, int Q_MN, int BF16, int C_BYTES>
+ * one group. FP8 kernels: four m64n128k32 (`first`: the first of a chain, sm90_fp8_unit). */
+template <int BN, int STAGES, int P_MN, int Q_MN, int IN, int C_BYTES>
 static __device__ __forceinline__ void sm90_issue_stage(float (&acc)[BN / 2], Sm90Smem<BN, STAGES, C_BYTES> *sm,
                                                         const PipelineRing *ring, PipelineState st, int consumer,
                                                         bool first)
@@ -302,11 +323,108 @@ static __device__ __forceinline__ void sm90_issue_stage(float (&acc)[BN / 2], Sm
     const uint64_t a_desc = sm90_operand_desc<P_MN>(smem_u32(sm->p[st.stage]) + consumer * 8192);
     const uint64_t b_desc = sm90_operand_desc<Q_MN>(smem_u32(sm->q[st.stage]));
     wgmma_fence();
+    if constexpr (IN >= SM90_IN_E4M3) {
+        if (first) sm90_mma_fp8<IN, 0>(acc, a_desc, b_desc);
+        else sm90_mma_fp8<IN, 1>(acc, a_desc, b_desc);
 #pragma unroll
-    for (int ks = 0; ks < SM90_BK / 16; ++ks)
-        sm90_mma<BN, P_MN, Q_MN, BF16>(acc, a_desc + sm90_k_step<P_MN>(ks), b_desc + sm90_k_step<Q_MN>(ks),
-                                       (!first || ks != 0) ? 1 : 0);
+        for (int ks = 1; ks < 4; ++ks) sm90_mma_fp8<IN, 1>(acc, a_desc + sm90_k_step<0>(ks), b_desc + sm90_k_step<0>(ks));
+    } else {
+#pragma unroll
+        for (int ks = 0; ks < SM90_BK / 16; ++ks)
+            sm90_mma<BN, P_MN, Q_MN, IN>(acc, a_desc + sm90_k_step<P_MN>(ks), b_desc + sm90_k_step<Q_MN>(ks),
+                                         (!first || ks != 0) ? 1 : 0);
+    }
     wgmma_commit_group();
+}
+
+/* FP8 kernels: the product of the two operand scales, read once per consumer thread. */
+static __device__ __forceinline__ float sm90_operand_scale(const Sm90Params &prm)
+{
+    return (prm.a_scale ? *prm.a_scale : 1.0f) * (prm.b_scale ? *prm.b_scale : 1.0f);
+}
+
+/* FP8 kernels: one K block's sums (tmp, complete) added into the fp32 accumulators with the operand scales,
+ * acc += s tmp, in fp32 round-to-nearest FMAs. The tensor cores add FP8 products into their accumulator with
+ * fewer bits than fp32, so the error grows with the length of a chain; a chain of one K block (128 K, four
+ * wgmmas) keeps it as small as cuBLASLt's default (not "fast") accumulation (H200: 2^-11.1 rms(ref) at
+ * k = 16384 against 2^-11.4 for cuBLASLt; chains of two blocks doubled it). */
+template <int N>
+static __device__ __forceinline__ void sm90_promote(float (&acc)[N], float (&tmp)[N], float s)
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i) wgmma_fence_operand(tmp[i]);
+#pragma unroll
+    for (int i = 0; i < N; ++i) acc[i] = fmaf(s, tmp[i], acc[i]);
+}
+
+/* One FP8 K block: wait for stage st and issue its four wgmmas into t as a chain of their own (one commit
+ * group). */
+template <int BN, int STAGES, int IN>
+static __device__ __forceinline__ void sm90_fp8_issue(float (&t)[BN / 2], Sm90Smem<BN, STAGES, 0> *sm,
+                                                      const PipelineRing *ring, PipelineState &st, int consumer)
+{
+    sm90_issue_stage<BN, STAGES, 0, 0, IN, 0>(t, sm, ring, st, consumer, true);
+    pipeline_state_advance(&st, STAGES);
+}
+
+/* R consecutive FP8 K blocks (R even), alternating between the buffers tmp0 and tmp1: block j + 1 is issued
+ * into one while block j's sums, in the other, wait for it and go into acc, so the tensor cores have a group
+ * queued while the adds run. Straight-line code that ends with nothing in flight (see sm90_fp8_unit). */
+template <int R, int BN, int STAGES, int CLUSTER, int IN>
+static __device__ __forceinline__ void sm90_fp8_round(float (&acc)[BN / 2], float (&tmp0)[BN / 2], float (&tmp1)[BN / 2],
+                                                      Sm90Smem<BN, STAGES, 0> *sm, const PipelineRing *ring,
+                                                      PipelineState &st, float scale, int consumer, uint32_t rank,
+                                                      bool signals)
+{
+    static_assert(R >= 2 && R % 2 == 0, "rounds of whole buffer pairs");
+    PipelineState prev = st;
+    sm90_fp8_issue<BN, STAGES, IN>(tmp0, sm, ring, st, consumer);
+#pragma unroll
+    for (int j = 1; j < R; ++j) { /* unrolled: which buffer is a constant in each copy */
+        const PipelineState cur = st;
+        if (j % 2) sm90_fp8_issue<BN, STAGES, IN>(tmp1, sm, ring, st, consumer);
+        else sm90_fp8_issue<BN, STAGES, IN>(tmp0, sm, ring, st, consumer);
+        wgmma_wait_group<1>(); /* block j - 1 is complete */
+        if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+        if (j % 2) sm90_promote(acc, tmp0, scale);
+        else sm90_promote(acc, tmp1, scale);
+        prev = cur;
+    }
+    wgmma_wait_group<0>(); /* block R - 1, in tmp1 */
+    if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+    sm90_promote(acc, tmp1, scale);
+}
+
+/* FP8 kernels: the K blocks of one unit, each a chain of wgmmas of its own whose sums are added into acc
+ * (sm90_promote) once complete: rounds of SM90_FP8_ROUND blocks (sm90_fp8_round), then the rest one at a time
+ * (each waited for before the next is issued). Each round ends with nothing in flight: with a group carried
+ * across a loop's back edge ptxas could not tell which buffer was complete and serialized every wgmma
+ * (C7514); a second, shorter round for the rest made it spill, and a round with a run-time block count made
+ * it fence every block (C7519) and ran slower than these. Measured on the H200 (E4M3, bf16 D, 2026-12-01),
+ * 8192^3: one block at a time 1036 TFLOP/s; rounds of 4 1221, of 8 1215, of 16 1270 to 1300; the same tile
+ * with one long chain (no sums added in fp32, less accurate) 1454. So a unit with fewer than 16 K blocks
+ * (K < 2048) runs at the one-at-a-time rate (8192 x 8192 x 1024: 722 TFLOP/s). st: the ring position of the
+ * unit's first block; on return, of the block after its last, every stage released and every sum in acc. */
+enum { SM90_FP8_ROUND = 16 };
+
+template <int BN, int STAGES, int CLUSTER, int IN>
+static __device__ __forceinline__ void sm90_fp8_unit(float (&acc)[BN / 2], float (&tmp0)[BN / 2], float (&tmp1)[BN / 2],
+                                                     Sm90Smem<BN, STAGES, 0> *sm, const PipelineRing *ring,
+                                                     PipelineState &st, int blocks, float scale, int consumer,
+                                                     uint32_t rank, bool signals)
+{
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+    for (; blocks >= SM90_FP8_ROUND; blocks -= SM90_FP8_ROUND)
+        sm90_fp8_round<SM90_FP8_ROUND, BN, STAGES, CLUSTER, IN>(acc, tmp0, tmp1, sm, ring, st, scale, consumer, rank,
+                                                                signals);
+    for (; blocks > 0; --blocks) {
+        const PipelineState cur = st;
+        sm90_fp8_issue<BN, STAGES, IN>(tmp0, sm, ring, st, consumer);
+        wgmma_wait_group<0>();
+        if (signals) sm90_release<CLUSTER>(ring, cur, rank);
+        sm90_promote(acc, tmp0, scale);
+    }
 }
 
 /* The consumer's main loop over its units. DEFER = 0: each tile's epilogue runs when its last K block is
@@ -324,15 +442,20 @@ static __device__ __forceinline__ void sm90_issue_stage(float (&acc)[BN / 2], Sm
  * with the tensor cores idle; deferred, 8192 x 8192 x 1024 went from 0.89x to 1.07x of cuBLAS.
  *
  * A tile with fewer K blocks than chunks stores the rest before its own pack; the last tile's chunks go
- * out after the loop. */
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES, int DEFER, int FUSED>
+ * out after the loop. FP8 kernels run each unit's K blocks in sm90_fp8_unit and store at the tile end (their
+ * two K-block accumulators leave no registers for a packed tile). */
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int IN, int C_BYTES, int DEFER, int FUSED>
 static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C_BYTES> *sm, const PipelineRing *ring,
                                                           const PipelineRing *ring_c, const Sm90Params &prm,
                                                           const CUtensorMap *map_c, uint32_t rank, int consumer)
 {
+    constexpr bool kFp8 = IN >= SM90_IN_E4M3; /* each K block's sums go into acc by sm90_fp8_unit */
+    static_assert(!kFp8 || (!DEFER && C_BYTES == 0), "FP8 kernels store at the tile end (TMA or DIRECT)");
     float acc[BN / 2];
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+    float tmp0[kFp8 ? BN / 2 : 1], tmp1[kFp8 ? BN / 2 : 1]; /* FP8: the wgmmas' accumulators (sm90_fp8_unit) */
+    const float scale = kFp8 ? sm90_operand_scale(prm) : 1.0f;
     const bool signals = threadIdx.x % 128 == 0; /* one release per warpgroup and destination CTA */
     uint32_t chunks = 0;                         /* TMA-store epilogue chunks written so far */
     uint32_t packed[DEFER ? BN / 4 : 1];         /* DEFER: the previous tile, converted */
@@ -348,28 +471,33 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
     for (; u < prm.sched.sk_first; u += nclusters) { /* every unit but a hybrid's split region */
         const wsgemm_sched_unit w = wsgemm_sched_decode_plain(&prm.sched, u, (int)rank);
         PipelineState prev = st;
-        for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
-            sm90_issue_stage<BN, STAGES, P_MN, Q_MN, BF16, C_BYTES>(acc, sm, ring, st, consumer, kb == w.kb_begin);
-            /* the tensor cores now have this K block (and maybe the previous one) queued: store a chunk */
-            if constexpr (DEFER) sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
-            if constexpr (C_BYTES != 0) {
-                /* STAGED: two K blocks into the tile, the previous tile's stores have long read the buffer;
-                 * hand it to the producer for this tile's C (it loads it after K block kb_c >= this one) */
-                if (c_release_pending && kb == w.kb_begin + (w.kb_end - w.kb_begin - 1 < 2 ? w.kb_end - w.kb_begin - 1 : 2)) {
-                    if (signals) {
-                        bulk_wait_group_read<0>();
-                        consumer_release(ring_c, c_to_release);
+        if constexpr (kFp8) {
+            sm90_fp8_unit<BN, STAGES, CLUSTER, IN>(acc, tmp0, tmp1, sm, ring, st, w.kb_end - w.kb_begin, scale, consumer,
+                                                   rank, signals);
+        } else {
+            for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
+                sm90_issue_stage<BN, STAGES, P_MN, Q_MN, IN, C_BYTES>(acc, sm, ring, st, consumer, kb == w.kb_begin);
+                /* the tensor cores now have this K block (and maybe the previous one) queued: store a chunk */
+                if constexpr (DEFER) sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
+                if constexpr (C_BYTES != 0) {
+                    /* STAGED: two K blocks into the tile, the previous tile's stores have long read the buffer;
+                     * hand it to the producer for this tile's C (it loads it after K block kb_c >= this one) */
+                    if (c_release_pending && kb == w.kb_begin + (w.kb_end - w.kb_begin - 1 < 2 ? w.kb_end - w.kb_begin - 1 : 2)) {
+                        if (signals) {
+                            bulk_wait_group_read<0>();
+                            consumer_release(ring_c, c_to_release);
+                        }
+                        c_release_pending = false;
                     }
-                    c_release_pending = false;
                 }
+                if (kb != w.kb_begin) {
+                    /* at most one group (this stage's) still runs: the previous stage has been read */
+                    wgmma_wait_group<1>();
+                    if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+                }
+                prev = st;
+                pipeline_state_advance(&st, STAGES);
             }
-            if (kb != w.kb_begin) {
-                /* at most one group (this stage's) still runs: the previous stage has been read */
-                wgmma_wait_group<1>();
-                if (signals) sm90_release<CLUSTER>(ring, prev, rank);
-            }
-            prev = st;
-            pipeline_state_advance(&st, STAGES);
         }
         if constexpr (DEFER) {
             while (pending.chunks_left > 0) /* fewer K blocks than chunks: the rest now, before the pack */
@@ -377,14 +505,17 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
         }
         float bias[BN / 32]; /* FUSED: the tile's bias, loading while the last wgmmas run */
         if (FUSED && prm.fused.ops.bias) sm90_bias_load<BN>(prm, w.col * BN, bias);
-        wgmma_wait_group<0>();
-        if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+        if constexpr (!kFp8) {
+            wgmma_wait_group<0>();
+            if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+        }
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) wgmma_fence_operand(acc[i]);
         if constexpr (DEFER) {
             pending.p = w.row * SM90_BM + consumer * 64;
             pending.q = w.col * BN;
-            sm90_pack_tile<BN, BF16 ? WSGEMM_R_16BF : WSGEMM_R_16F, FUSED>(packed, acc, prm, pending.p, pending.q, bias);
+            sm90_pack_tile<BN, IN == SM90_IN_F16 ? WSGEMM_R_16F : WSGEMM_R_16BF, FUSED>(packed, acc, prm, pending.p,
+                                                                                     pending.q, bias);
             pending.batch = w.batch;
             pending.chunks_left = BN / 64;
         } else if constexpr (C_BYTES != 0) {
@@ -404,12 +535,13 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
      * runs its K range as above (the last tile's deferred chunks are stored under the first one's MMAs) and
      * ends by writing its fp32 partial tile for the reduction kernel; no C tile is loaded or stored for it. A
      * loop of its own, so the tile-end branches above stay as they are (one more live value there made
-     * ptxas spill the BN 256 consumer). */
-    for (; u < prm.sched.units; u += nclusters) {
+     * ptxas spill the BN 256 consumer). FUSED and FP8 plans have no split region (sm90_plan.c), so their
+     * kernels have no such loop (its partial-tile addresses made ptxas spill the FP8 consumers). */
+    if constexpr (!FUSED && !kFp8) for (; u < prm.sched.units; u += nclusters) {
         const wsgemm_sched_unit w = wsgemm_sched_decode(&prm.sched, u, (int)rank);
         PipelineState prev = st;
         for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
-            sm90_issue_stage<BN, STAGES, P_MN, Q_MN, BF16, C_BYTES>(acc, sm, ring, st, consumer, kb == w.kb_begin);
+            sm90_issue_stage<BN, STAGES, P_MN, Q_MN, IN, C_BYTES>(acc, sm, ring, st, consumer, kb == w.kb_begin);
             if constexpr (DEFER) sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
             if (kb != w.kb_begin) {
                 wgmma_wait_group<1>(); /* the previous stage has been read */
@@ -432,19 +564,21 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
     if (prm.epilogue != WSGEMM_EPILOGUE_DIRECT && threadIdx.x % 128 == 0) bulk_wait_group<0>();
 }
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES, int FUSED>
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int IN, int C_BYTES, int FUSED>
 static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES, C_BYTES> *sm, const PipelineRing *ring,
                                                      const PipelineRing *ring_c, const Sm90Params &prm,
                                                      const CUtensorMap *map_c, uint32_t rank, int consumer)
 {
     if constexpr (C_BYTES != 0) { /* a STAGED kernel runs only that epilogue */
-        sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES, 0, 0>(sm, ring, ring_c, prm, map_c, rank,
+        sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, IN, C_BYTES, 0, 0>(sm, ring, ring_c, prm, map_c, rank,
                                                                                  consumer);
+    } else if constexpr (IN >= SM90_IN_E4M3) { /* FP8 kernels store at the tile end */
+        sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, IN, 0, 0, FUSED>(sm, ring, ring_c, prm, map_c, rank, consumer);
     } else {
         if (prm.epilogue == WSGEMM_EPILOGUE_DEFERRED)
-            sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, 0, 1, FUSED>(sm, ring, ring_c, prm, map_c, rank,
+            sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, IN, 0, 1, FUSED>(sm, ring, ring_c, prm, map_c, rank,
                                                                                    consumer);
-        else sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, 0, 0, FUSED>(sm, ring, ring_c, prm, map_c, rank,
+        else sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, IN, 0, 0, FUSED>(sm, ring, ring_c, prm, map_c, rank,
                                                                                     consumer);
     }
 }
@@ -467,7 +601,7 @@ static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES, C_BYTE
  * stage for unit i + 2, the fill of that stage for unit i + 1 has completed (the other warpgroup waited
  * for it), so the full[] barrier is never a whole phase behind and a parity wait cannot pass on the
  * phase before. */
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16>
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int IN>
 static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<BN, STAGES, 0> *sm, const PipelineRing *ring,
                                                               const Sm90Params &prm, const CUtensorMap *map_c,
                                                               uint32_t rank, int wg)
@@ -503,7 +637,7 @@ static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<BN, STAGE
                 const uint64_t a_desc = sm90_operand_desc<P_MN>(p_smem + h * 8192); /* rows 64h..64h+63 */
 #pragma unroll
                 for (int ks = 0; ks < SM90_BK / 16; ++ks)
-                    sm90_mma<BN, P_MN, Q_MN, BF16>(acc[h], a_desc + sm90_k_step<P_MN>(ks),
+                    sm90_mma<BN, P_MN, Q_MN, IN>(acc[h], a_desc + sm90_k_step<P_MN>(ks),
                                                    b_desc + sm90_k_step<Q_MN>(ks),
                                                    (kb != w.kb_begin || ks != 0) ? 1 : 0);
             }
@@ -534,7 +668,7 @@ static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<BN, STAGE
 
 /* ---------------------------------------------------------------- the kernel */
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES, int SCHED, int FUSED>
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int IN, int C_BYTES, int SCHED, int FUSED>
 __global__ void __launch_bounds__(SM90_THREADS, 1)
     sm90_gemm_kernel(const __grid_constant__ CUtensorMap map_p, const __grid_constant__ CUtensorMap map_q,
                      const __grid_constant__ CUtensorMap map_c, const __grid_constant__ Sm90Params prm)
@@ -579,18 +713,18 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
         setmaxnreg_dec<SM90_PRODUCER_REGS>();
         if (warp == 0) {
             if (elect_one_sync())
-                sm90_producer<BN, STAGES, CLUSTER, P_MN, Q_MN, C_BYTES>(sm, &ring, &ring_c, &map_p, &map_q, &map_c, prm,
-                                                                         rank);
+                sm90_producer<BN, STAGES, CLUSTER, P_MN, Q_MN, IN, C_BYTES>(sm, &ring, &ring_c, &map_p, &map_q, &map_c, prm,
+                                                                             rank);
             __syncwarp();
         }
     } else {
         setmaxnreg_inc<SM90_CONSUMER_REGS>();
         if constexpr (SCHED) {
             static_assert(C_BYTES == 0 && !FUSED, "the pingpong schedule runs the plain tile-end epilogues only");
-            sm90_consumer_pingpong<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16>(sm, &ring, prm, &map_c, rank, warp / 4 - 1);
+            sm90_consumer_pingpong<BN, STAGES, CLUSTER, P_MN, Q_MN, IN>(sm, &ring, prm, &map_c, rank, warp / 4 - 1);
         } else {
             static_assert(!FUSED || C_BYTES == 0, "the fused ops run in the DEFERRED, TMA and DIRECT epilogues");
-            sm90_consumer<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES, FUSED>(sm, &ring, &ring_c, prm, &map_c, rank,
+            sm90_consumer<BN, STAGES, CLUSTER, P_MN, Q_MN, IN, C_BYTES, FUSED>(sm, &ring, &ring_c, prm, &map_c, rank,
                                                                                   warp / 4 - 1);
         }
     }
@@ -600,21 +734,21 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 #endif
 }
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int BF16, int C_BYTES = 0, int SCHED = 0, int FUSED = 0>
+template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int IN, int C_BYTES = 0, int SCHED = 0, int FUSED = 0>
 static Sm90KernelInfo sm90_kernel_info(void)
 {
     static_assert(sizeof(Sm90Smem<BN, STAGES, C_BYTES>) + SM90_SWIZZLE_ATOM <= 227 * 1024,
                   "ring + epilogue buffers + alignment slack must fit the 227 KB a block may opt into");
     static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4, "the Q tile is split between 1, 2 or 4 CTAs");
     Sm90KernelInfo info;
-    info.fn = (const void *)sm90_gemm_kernel<BN, STAGES, CLUSTER, P_MN, Q_MN, BF16, C_BYTES, SCHED, FUSED>;
+    info.fn = (const void *)sm90_gemm_kernel<BN, STAGES, CLUSTER, P_MN, Q_MN, IN, C_BYTES, SCHED, FUSED>;
     info.smem_bytes = (int)sizeof(Sm90Smem<BN, STAGES, C_BYTES>) + SM90_SWIZZLE_ATOM; /* + alignment slack */
     info.bn = BN;
     info.stages = STAGES;
     info.cluster = CLUSTER;
     info.p_mn = P_MN;
     info.q_mn = Q_MN;
-    info.bf16 = BF16;
+    info.in = IN;
     return info;
 }
 
@@ -625,9 +759,10 @@ static Sm90KernelInfo sm90_kernel_info(void)
  * epilogue's kernels (the CTA's C tile in smem): 4 for 16-bit C (BN 256, 3 stages), 5 for fp32 C (BN 128,
  * 5 stages), both CLUSTER 2 (sm90_inst_<type>_staged.cu), 6 = the pingpong schedule (BN 128, 6 stages,
  * CLUSTER 2; sm90_inst_<type>_pingpong.cu), 7 = FUSED (BN 256 and 128, the default ring, CLUSTER 2;
- * sm90_inst_<type>_fused.cu). The numbers are named in sm90_tile.h.
+ * sm90_inst_<type>_fused.cu). FP8 inputs (in = SM90_IN_E4M3 ..., sm90_inst_<pair>.cu): variants 0 and 7 only, BN 128,
+ * K-major P and Q. The numbers are named in sm90_tile.h.
  * Returns info.fn == NULL when the combination is not instantiated. */
-Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int bf16);
+Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int in);
 Sm90KernelInfo sm90_kernels_bf16_n256(int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_bf16_n128(int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_bf16_n64(int variant, int p_mn, int q_mn);
@@ -640,31 +775,34 @@ Sm90KernelInfo sm90_kernels_bf16_pingpong(int bn, int variant, int p_mn, int q_m
 Sm90KernelInfo sm90_kernels_f16_pingpong(int bn, int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_bf16_fused(int bn, int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_f16_fused(int bn, int variant, int p_mn, int q_mn);
+Sm90KernelInfo sm90_kernels_e4m3(int bn, int variant, int p_mn, int q_mn);
+Sm90KernelInfo sm90_kernels_e4m3_e5m2(int bn, int variant, int p_mn, int q_mn);
+Sm90KernelInfo sm90_kernels_e5m2_e4m3(int bn, int variant, int p_mn, int q_mn);
 
 /* Default ring depth: as many 48/32/24 KB stages as fit comfortably in 227 KB. */
 #define SM90_STAGES_FOR(BN) ((BN) == 256 ? 4 : (BN) == 128 ? 6 : 8)
 
 /* The kernel of one (BN, STAGES, CLUSTER, type) for each of the four P/Q majorness pairs. */
-template <int BN, int STAGES, int CLUSTER, int BF16, int C_BYTES = 0, int SCHED = 0, int FUSED = 0>
+template <int BN, int STAGES, int CLUSTER, int IN, int C_BYTES = 0, int SCHED = 0, int FUSED = 0>
 static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
 {
-    if (!p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 0, BF16, C_BYTES, SCHED, FUSED>();
-    if (!p_mn && q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 1, BF16, C_BYTES, SCHED, FUSED>();
-    if (p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 0, BF16, C_BYTES, SCHED, FUSED>();
-    return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 1, BF16, C_BYTES, SCHED, FUSED>();
+    if (!p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 0, IN, C_BYTES, SCHED, FUSED>();
+    if (!p_mn && q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 1, IN, C_BYTES, SCHED, FUSED>();
+    if (p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 0, IN, C_BYTES, SCHED, FUSED>();
+    return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 1, IN, C_BYTES, SCHED, FUSED>();
 }
 
 /* Defines sm90_kernels_<TY>_n<BN>: the four majorness pairs of the default variant (+ tuning variants, and
  * with WITH_CLUSTER4 variant 3: the 4-CTA cluster the launcher offers skinny problems). */
-#define SM90_DEFINE_KERNELS(TY, BF16, BN, WITH_TUNING, WITH_CLUSTER4)                                       \
+#define SM90_DEFINE_KERNELS(TY, IN, BN, WITH_TUNING, WITH_CLUSTER4)                                         \
     Sm90KernelInfo sm90_tuning_kernels_##TY##_n##BN(int variant, int p_mn, int q_mn);                       \
     Sm90KernelInfo sm90_kernels_##TY##_n##BN(int variant, int p_mn, int q_mn)                               \
     {                                                                                                       \
         constexpr int S = SM90_STAGES_FOR(BN);                                                              \
         Sm90KernelInfo none = {};                                                                           \
-        if (variant == 0) return sm90_kernel_for_majorness<BN, S, 2, BF16>(p_mn, q_mn);                     \
+        if (variant == 0) return sm90_kernel_for_majorness<BN, S, 2, IN>(p_mn, q_mn);                     \
         if constexpr (WITH_CLUSTER4) {                                                                      \
-            if (variant == 3) return sm90_kernel_for_majorness<BN, S, 4, BF16>(p_mn, q_mn);                 \
+            if (variant == 3) return sm90_kernel_for_majorness<BN, S, 4, IN>(p_mn, q_mn);                 \
         }                                                                                                   \
         if constexpr (WITH_TUNING) {                                                                        \
             if (variant == 1 || variant == 2) return sm90_tuning_kernels_##TY##_n##BN(variant, p_mn, q_mn); \
@@ -675,54 +813,68 @@ static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
 /* Defines sm90_tuning_kernels_<TY>_n<BN>, the tuning variants 1 and 2, for the files that
  * SM90_DEFINE_KERNELS(..., WITH_TUNING = 1, ...) forwards to: they are a file of their own so the build
  * compiles them beside the default kernels (the slowest file would otherwise hold both). */
-#define SM90_DEFINE_TUNING_KERNELS(TY, BF16, BN)                                                            \
+#define SM90_DEFINE_TUNING_KERNELS(TY, IN, BN)                                                              \
     Sm90KernelInfo sm90_tuning_kernels_##TY##_n##BN(int variant, int p_mn, int q_mn)                        \
     {                                                                                                       \
         constexpr int S = SM90_STAGES_FOR(BN);                                                              \
         Sm90KernelInfo none = {};                                                                           \
         if (variant == 1 && !p_mn) {                                                                        \
-            if (!q_mn) return sm90_kernel_info<BN, S, 1, 0, 0, BF16>();                                     \
-            return sm90_kernel_info<BN, S, 1, 0, 1, BF16>();                                                \
+            if (!q_mn) return sm90_kernel_info<BN, S, 1, 0, 0, IN>();                                     \
+            return sm90_kernel_info<BN, S, 1, 0, 1, IN>();                                                \
         }                                                                                                   \
         if (variant == 2 && !p_mn) {                                                                        \
-            if (!q_mn) return sm90_kernel_info<BN, 3, 2, 0, 0, BF16>();                                     \
-            return sm90_kernel_info<BN, 3, 2, 0, 1, BF16>();                                                \
+            if (!q_mn) return sm90_kernel_info<BN, 3, 2, 0, 0, IN>();                                     \
+            return sm90_kernel_info<BN, 3, 2, 0, 1, IN>();                                                \
         }                                                                                                   \
         return none;                                                                                        \
     }
 
 /* Defines sm90_kernels_<TY>_staged: the STAGED epilogue's kernels, variant 4 (16-bit C, BN 256, 3 stages:
  * 3 x 48 KB + a 64 KB C tile) and 5 (fp32 C, BN 128, 5 stages: 5 x 32 KB + a 64 KB C tile). */
-#define SM90_DEFINE_STAGED_KERNELS(TY, BF16)                                                                \
+#define SM90_DEFINE_STAGED_KERNELS(TY, IN)                                                                  \
     Sm90KernelInfo sm90_kernels_##TY##_staged(int bn, int variant, int p_mn, int q_mn)                      \
     {                                                                                                       \
         Sm90KernelInfo none = {};                                                                           \
         if (variant == SM90_VARIANT_STAGED16 && bn == 256)                                                  \
-            return sm90_kernel_for_majorness<256, 3, 2, BF16, 2>(p_mn, q_mn);                               \
+            return sm90_kernel_for_majorness<256, 3, 2, IN, 2>(p_mn, q_mn);                               \
         if (variant == SM90_VARIANT_STAGED32 && bn == 128)                                                  \
-            return sm90_kernel_for_majorness<128, 5, 2, BF16, 4>(p_mn, q_mn);                               \
+            return sm90_kernel_for_majorness<128, 5, 2, IN, 4>(p_mn, q_mn);                               \
         return none;                                                                                        \
     }
 
 /* Defines sm90_kernels_<TY>_pingpong: the pingpong schedule's kernels, variant 6 (BN 128, 6 stages). */
-#define SM90_DEFINE_PINGPONG_KERNELS(TY, BF16)                                                              \
+#define SM90_DEFINE_PINGPONG_KERNELS(TY, IN)                                                                \
     Sm90KernelInfo sm90_kernels_##TY##_pingpong(int bn, int variant, int p_mn, int q_mn)                    \
     {                                                                                                       \
         Sm90KernelInfo none = {};                                                                           \
         if (variant == SM90_VARIANT_PINGPONG && bn == 128)                                                  \
-            return sm90_kernel_for_majorness<128, 6, 2, BF16, 0, 1>(p_mn, q_mn);                            \
+            return sm90_kernel_for_majorness<128, 6, 2, IN, 0, 1>(p_mn, q_mn);                            \
         return none;                                                                                        \
     }
 
 /* Defines sm90_kernels_<TY>_fused: the kernels with wsgemm_matmul's ops in their output op, variant 7
  * (BN 256 and 128, the default ring and 2-CTA cluster; DEFERRED and TMA stores). */
-#define SM90_DEFINE_FUSED_KERNELS(TY, BF16)                                                                 \
+#define SM90_DEFINE_FUSED_KERNELS(TY, IN)                                                                   \
     Sm90KernelInfo sm90_kernels_##TY##_fused(int bn, int variant, int p_mn, int q_mn)                       \
     {                                                                                                       \
         Sm90KernelInfo none = {};                                                                           \
         if (variant != SM90_VARIANT_FUSED) return none;                                                     \
-        if (bn == 256) return sm90_kernel_for_majorness<256, SM90_STAGES_FOR(256), 2, BF16, 0, 0, 1>(p_mn, q_mn); \
-        if (bn == 128) return sm90_kernel_for_majorness<128, SM90_STAGES_FOR(128), 2, BF16, 0, 0, 1>(p_mn, q_mn); \
+        if (bn == 256) return sm90_kernel_for_majorness<256, SM90_STAGES_FOR(256), 2, IN, 0, 0, 1>(p_mn, q_mn); \
+        if (bn == 128) return sm90_kernel_for_majorness<128, SM90_STAGES_FOR(128), 2, IN, 0, 0, 1>(p_mn, q_mn); \
+        return none;                                                                                        \
+    }
+
+/* Defines sm90_kernels_<TY>: the FP8 kernels of one input pair IN (SM90_IN_E4M3 ...), BN 128 (two 64 x 128
+ * accumulators per consumer thread, the sums and the K block's wgmma results), the default ring, 2-CTA cluster,
+ * K-major P and Q: variant 0 and the FUSED variant 7. */
+#define SM90_DEFINE_FP8_KERNELS(TY, IN)                                                                     \
+    Sm90KernelInfo sm90_kernels_##TY(int bn, int variant, int p_mn, int q_mn)                               \
+    {                                                                                                       \
+        Sm90KernelInfo none = {};                                                                           \
+        if (bn != 128 || p_mn || q_mn) return none;                                                         \
+        if (variant == SM90_VARIANT_DEFAULT) return sm90_kernel_info<128, SM90_STAGES_FOR(128), 2, 0, 0, IN>(); \
+        if (variant == SM90_VARIANT_FUSED)                                                                  \
+            return sm90_kernel_info<128, SM90_STAGES_FOR(128), 2, 0, 0, IN, 0, 0, 1>();                     \
         return none;                                                                                        \
     }
 

@@ -50,14 +50,15 @@
  * Split-K pays a partial write + read and a second launch; on the H200 (2026-11-29) it lost to the
  * unsplit grid on every skinny shape measured but m = 16 (within 4 %), and by 35 % at 1000^3, which an
  * earlier model (bandwidth per active SM, no CTA cap) chose.
- * main_loop_cost is the first part: `steps` K blocks run back to back by the busiest CTA. */
+ * main_loop_cost is the first part: `steps` K blocks run back to back by the busiest CTA. An FP8 K block holds
+ * twice the K of a 16-bit one in the same bytes, at twice the tensor-core rate: the same cost per block. */
 static const double kL2Fit = 30.0e6; /* bytes that stay L2-resident across the whole call */
 
 static double main_loop_cost(double steps, int cluster, int bn, const wsgemm_problem *p)
 {
     const double flops_kb = 2.0 * SM90_BM * bn * SM90_BK;
     const double t_mma = steps * flops_kb / 7.0e6 * (bn == 256 ? 1.0 : bn == 128 ? 1.1 : 1.35);
-    const double operand_bytes = ((double)p->m + p->n) * p->k * 2.0 * p->batch_count;
+    const double operand_bytes = ((double)p->m + p->n) * p->k * wsgemm_dtype_size(p->Atype) * p->batch_count;
     const int resident = operand_bytes < kL2Fit;
     const double bytes_kb = (double)(SM90_BM + bn / cluster) * SM90_BK * 2.0; /* Q arrives half by multicast */
     const double t_cta = steps * bytes_kb / (resident ? 80.0e3 : 60.0e3);
@@ -207,7 +208,7 @@ static int c_takes_tma_store(const wsgemm_problem *p, int swap, int splits)
 /* The TMA-store epilogue is the default (H200, 2026-11-29: 766 vs 747 TFLOP/s at 8192^3 NN, 723 vs 663 at
  * 4096^3 against direct stores), deferred into the next tile's main loop where it can be: the deferred
  * stores keep the tile as 16-bit values in registers, so they need C of the input type (no fp32 or mixed
- * 16-bit C) and beta == 0 (C is not read; alpha * acc rounds once, as at the tile end). */
+ * 16-bit C; so never in the FP8 kernels, whose registers hold two K blocks' sums instead) and beta == 0 (C is not read; alpha * acc rounds once, as at the tile end). */
 static wsgemm_epilogue_kind choose_epilogue(const wsgemm_problem *p, const wsgemm_knobs *knobs, int swap, int splits)
 {
     if (knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT || !c_takes_tma_store(p, swap, splits))
@@ -232,7 +233,7 @@ static wsgemm_status use_staged_kernel(wsgemm_plan *plan, const wsgemm_problem *
         return WSGEMM_STATUS_SUCCESS;
     sm90_kernel_facts f = {0};
     const int variant = wide ? SM90_VARIANT_STAGED32 : SM90_VARIANT_STAGED16;
-    wsgemm_status s = query(query_ctx, bn, variant, plan->p_mn, plan->q_mn, plan->ab_type == WSGEMM_R_16BF, &f);
+    wsgemm_status s = query(query_ctx, bn, variant, plan->p_mn, plan->q_mn, plan->in, &f);
     if (s != WSGEMM_STATUS_SUCCESS || !f.exists || f.max_clusters <= 0) return s;
     plan->epilogue = WSGEMM_EPILOGUE_STAGED;
     plan->variant = variant;
@@ -245,6 +246,48 @@ static wsgemm_status use_staged_kernel(wsgemm_plan *plan, const wsgemm_problem *
 }
 
 /* ---------------------------------------------------------------- the plan */
+
+static int is_fp8(wsgemm_dtype t)
+{
+    return t == WSGEMM_R_8F_E4M3 || t == WSGEMM_R_8F_E5M2;
+}
+
+/* The kernels' input kind (sm90_tile.h) for P of type pt and Q of type qt; -1 for a pair no kernel takes. */
+static int input_kind(wsgemm_dtype pt, wsgemm_dtype qt)
+{
+    if (pt == WSGEMM_R_16BF && qt == WSGEMM_R_16BF) return SM90_IN_BF16;
+    if (pt == WSGEMM_R_16F && qt == WSGEMM_R_16F) return SM90_IN_F16;
+    if (pt == WSGEMM_R_8F_E4M3 && qt == WSGEMM_R_8F_E4M3) return SM90_IN_E4M3;
+    if (pt == WSGEMM_R_8F_E4M3 && qt == WSGEMM_R_8F_E5M2) return SM90_IN_E4M3_E5M2;
+    if (pt == WSGEMM_R_8F_E5M2 && qt == WSGEMM_R_8F_E4M3) return SM90_IN_E5M2_E4M3;
+    return -1;
+}
+
+/* What the FP8 kernels read: both operands K-major (A transposed, B not, as cuBLASLt's FP8 layouts), each
+ * addressable by TMA as stored (16-byte aligned base and leading dimension: there is no FP8 staging copy),
+ * and no scale they do not apply. NOT_SUPPORTED with the reason otherwise. */
+static wsgemm_status check_fp8(const wsgemm_problem *p, const wsgemm_plan *plan, char *why, size_t why_size)
+{
+    if (plan->in < 0) {
+        snprintf(why, why_size, "no sm90 kernel takes A of type %d with B of type %d", (int)p->Atype, (int)p->Btype);
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
+    if (plan->p_mn || plan->q_mn) {
+        snprintf(why, why_size, "the FP8 kernels read K-major operands only (A transposed, B not): op %c%c",
+                 p->transa == WSGEMM_OP_N ? 'N' : 'T', p->transb == WSGEMM_OP_N ? 'N' : 'T');
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
+    const wsgemm_operand *ops[2] = {&plan->a, &plan->b};
+    for (int i = 0; i < 2; ++i) {
+        const wsgemm_operand *o = ops[i];
+        if (!wsgemm_tma_layout_ok(o->ptr, o->ld, o->stride, o->nb > 1, 1) || (o->nb > 1 && o->stride < o->ld * o->cols)) {
+            snprintf(why, why_size, "the FP8 kernels read %s by TMA as stored: its address and leading dimension "
+                     "(%lld bytes) must be multiples of 16", i ? "B" : "A", o->ld);
+            return WSGEMM_STATUS_NOT_SUPPORTED;
+        }
+    }
+    return WSGEMM_STATUS_SUCCESS;
+}
 
 const wsgemm_operand *sm90_plan_p(const wsgemm_plan *plan)
 {
@@ -273,11 +316,10 @@ static void set_grid(wsgemm_plan *plan, int group, int splits, int nb, int k_blo
 static wsgemm_status kernel_facts(sm90_kernel_query query, void *ctx, const wsgemm_plan *plan, int bn, int variant,
                                   sm90_kernel_facts *f)
 {
-    const int bf16 = plan->ab_type == WSGEMM_R_16BF;
-    wsgemm_status s = query(ctx, bn, variant, plan->p_mn, plan->q_mn, bf16, f);
+    wsgemm_status s = query(ctx, bn, variant, plan->p_mn, plan->q_mn, plan->in, f);
     if (s == WSGEMM_STATUS_SUCCESS && !f->exists && variant != 0 && variant != SM90_VARIANT_FUSED) {
         variant = 0;
-        s = query(ctx, bn, 0, plan->p_mn, plan->q_mn, bf16, f);
+        s = query(ctx, bn, 0, plan->p_mn, plan->q_mn, plan->in, f);
     }
     f->variant = variant;
     return s;
@@ -306,9 +348,10 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
                      (int)((uintptr_t)p->fused->aux % 16), aux_bytes, (int)((p->fused->ldaux * aux_bytes) % 16));
             return WSGEMM_STATUS_NOT_SUPPORTED;
         }
-        if ((p->k - 1) / SM90_BK + 1 > kMaxChainBlocks) {
+        const int bk = is_fp8(p->Atype) ? SM90_BK_FP8 : SM90_BK;
+        if ((p->k - 1) / bk + 1 > kMaxChainBlocks) {
             snprintf(why, why_size, "the fused epilogue needs one accumulator chain; k = %d is above %d", p->k,
-                     kMaxChainBlocks * SM90_BK);
+                     kMaxChainBlocks * bk);
             return WSGEMM_STATUS_NOT_SUPPORTED;
         }
         fused_knobs = *knobs;
@@ -331,18 +374,28 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
         .b = wsgemm_operand_describe(p->B, p->ldb, p->strideB, p->transb == WSGEMM_OP_N, p->n, p->k, nb),
         .schedule = WSGEMM_SCHEDULE_COOPERATIVE,
         .bm = SM90_BM,
-        .bk = SM90_BK,
         .ab_type = p->Atype,
+        .in = swap ? input_kind(p->Btype, p->Atype) : input_kind(p->Atype, p->Btype),
     };
     plan->p_mn = !sm90_plan_p(plan)->k_major;
     plan->q_mn = !sm90_plan_q(plan)->k_major;
-    const int k_blocks = (p->k - 1) / SM90_BK + 1; /* k > 0; k + SM90_BK - 1 could overflow */
+    const int fp8 = is_fp8(p->Atype);
+    if (fp8 || plan->in < 0) {
+        wsgemm_status s = check_fp8(p, plan, why, why_size);
+        if (s != WSGEMM_STATUS_SUCCESS) return s;
+    } else if (p->a_scale || p->b_scale) {
+        snprintf(why, why_size, "the 16-bit kernels apply no operand scales");
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
+    plan->bk = SM90_BK_OF(plan->in);
+    const int k_blocks = (p->k - 1) / plan->bk + 1; /* k > 0; k + bk - 1 could overflow */
 
     /* tile widths worth trying: the narrowest that covers a skinny Q side, else all three (narrow tiles fill
      * the SMs when the problem is small); the fused kernels are 256 and 128 wide */
     const int narrow = p->fused == NULL;
     int bn_candidates[3], n_candidates = 0;
-    if (knobs->sm90_bn) bn_candidates[n_candidates++] = knobs->sm90_bn;
+    if (fp8) bn_candidates[n_candidates++] = 128; /* the FP8 kernels' one width (sm90_kernel.cuh) */
+    else if (knobs->sm90_bn) bn_candidates[n_candidates++] = knobs->sm90_bn;
     else if (plan->q_extent <= 64 && narrow) bn_candidates[n_candidates++] = 64;
     else if (plan->q_extent <= 128) {
         bn_candidates[n_candidates++] = 128;
@@ -360,7 +413,7 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     int splits = 1, hybrid_splits = 1;
     long long hybrid_dp = 0;
     double best_cost = 0.0, best_hybrid = 0.0;
-    const int hybrid_allowed = knobs->sm90_hybrid != 0 && knobs->sm90_splitk == 0;
+    const int hybrid_allowed = knobs->sm90_hybrid != 0 && knobs->sm90_splitk == 0 && !fp8; /* FP8 kernels: none */
     const int hybrid_forced = hybrid_allowed && knobs->sm90_hybrid >= 2;
     for (int c = 0; c < n_candidates; ++c) {
         const int bn = bn_candidates[c];
@@ -415,7 +468,7 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     if (knobs->sm90_variant == SM90_VARIANT_DEFAULT && chosen.bn == 64 && !hybrid_forced && plan->q_extent <= 64 &&
         plan->p_extent >= 4 * SM90_BM) {
         sm90_kernel_facts f4 = {0};
-        if (query(query_ctx, 64, SM90_VARIANT_CLUSTER4, plan->p_mn, plan->q_mn, plan->ab_type == WSGEMM_R_16BF, &f4) ==
+        if (query(query_ctx, 64, SM90_VARIANT_CLUSTER4, plan->p_mn, plan->q_mn, plan->in, &f4) ==
                 WSGEMM_STATUS_SUCCESS &&
             f4.exists && f4.max_clusters > 0) {
             const long long units4 = (plan->p_extent + 4 * SM90_BM - 1) / (4 * SM90_BM) * nb; /* one Q tile */

@@ -27,6 +27,12 @@
  *            always the FUSED kernels (variant 7, BN 256 or 128, cooperative, swapped), never a split (K or
  *            hybrid), DEFERRED or TMA stores, the same invariants; declined only for a forced BN 64, beta != 0,
  *            a D that TMA cannot store, and a K longer than one accumulator chain (262144).
+ *   fp8      FP8 A and B (every pair, E5M2 x E5M2 too), every op pair, aligned and unaligned leading
+ *            dimensions and bases, batch, plain and fused, every knob set: planned exactly when both operands
+ *            are K-major (a one-row operand read as a K-major row included) and 16-byte aligned as TMA reads
+ *            them, the pair is one wgmma takes, and (fused) the fused rules hold; then on the FP8 kernels (BN 128,
+ *            the input pair as P x Q, 128 K per block), no split region, tile-end stores (TMA or per element); and 16-bit
+ *            problems with operand scales are declined.
  * Prints what it checked; exits 1 on failure.
  */
 #include <stdint.h>
@@ -52,16 +58,20 @@ typedef struct model {
 } model;
 
 /* sm90_kernel.cuh's SM90_DEFINE_KERNELS and SM90_DEFINE_STAGED_KERNELS as instantiated by sm90_inst_*.cu:
- * variant 0 everywhere; variant 3 (4-CTA cluster) for BN 64 and 128; variants 1 and 2 for bf16, BN 256,
- * K-major P; the STAGED kernels, variant 4 at BN 256 and 5 at BN 128; the pingpong ones, variant 6 at
- * BN 128; the FUSED ones, variant 7 at BN 256 and 128. */
-static wsgemm_status model_query(void *ctx, int bn, int variant, int p_mn, int q_mn, int bf16, sm90_kernel_facts *f)
+ * 16-bit inputs: variant 0 everywhere; variant 3 (4-CTA cluster) for BN 64 and 128; variants 1 and 2 for
+ * bf16, BN 256, K-major P; the STAGED kernels, variant 4 at BN 256 and 5 at BN 128; the pingpong ones,
+ * variant 6 at BN 128; the FUSED ones, variant 7 at BN 256 and 128. FP8 inputs (SM90_DEFINE_FP8_KERNELS):
+ * variants 0 and 7 at BN 128, K-major P and Q. */
+static wsgemm_status model_query(void *ctx, int bn, int variant, int p_mn, int q_mn, int in, sm90_kernel_facts *f)
 {
     const model *m = ctx;
-    (void)q_mn;
+    const int bf16 = in == SM90_IN_BF16;
     memset(f, 0, sizeof *f);
     const int stages = bn == 256 ? 4 : bn == 128 ? 6 : 8;
-    if (variant == 0) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 2};
+    if (in >= SM90_IN_E4M3) {
+        if ((variant == 0 || variant == 7) && bn == 128 && !p_mn && !q_mn)
+            *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 2};
+    } else if (variant == 0) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 2};
     else if (variant == 3 && bn != 256) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 4};
     else if (variant == 1 && bf16 && bn == 256 && !p_mn)
         *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 1};
@@ -117,7 +127,9 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan)
     EXPECT(plan->sched.units >= 1 && plan->grid_clusters >= 1 && plan->grid_clusters <= plan->max_clusters &&
                plan->grid_clusters <= plan->sched.units,
            "%s: %lld clusters for %lld units, %d fit", shape, plan->grid_clusters, plan->sched.units, plan->max_clusters);
-    EXPECT(plan->epilogue != WSGEMM_EPILOGUE_DEFERRED || (p->beta == 0.0f && p->Ctype == p->Atype),
+    const int fp8 = p->Atype == WSGEMM_R_8F_E4M3 || p->Atype == WSGEMM_R_8F_E5M2;
+    EXPECT(plan->epilogue != WSGEMM_EPILOGUE_DEFERRED ||
+               (p->beta == 0.0f && !fp8 && p->Ctype == p->Atype),
            "%s: deferred epilogue with beta %g or C of another type", shape, (double)p->beta);
     EXPECT(plan->splits == 1 || plan->epilogue == WSGEMM_EPILOGUE_DIRECT, "%s: split-K with a TMA-store epilogue",
            shape);
@@ -448,12 +460,129 @@ static void case_fused(void)
            declined, why);
 }
 
+/* ---------------------------------------------------------------- FP8 */
+
+/* An FP8 operand of `rows` (M or N) x k as the planner's TMA reads it: K-major (op), or a single row with
+ * ld 1 (read as a K-major row), in 16-byte units (base, leading dimension, batch stride); a single row of one
+ * matrix has its leading dimension replaced (never stepped over). */
+static int fp8_operand_ok(int k_major, int rows, int ld, long long stride, int nb, uintptr_t base, int k)
+{
+    const int row_view = !k_major && rows == 1 && ld == 1;
+    if (!k_major && !row_view) return 0;
+    const long long eff_ld = row_view || (rows == 1 && nb == 1) ? (k + 7) / 8 * 8 : ld;
+    if (base % 16 != 0 || eff_ld % 16 != 0) return 0;
+    const long long cols = rows;
+    return nb == 1 || (stride % 16 == 0 && stride >= eff_ld * cols);
+}
+
+static void case_fp8(void)
+{
+    static const int dims[] = {1, 64, 129, 256, 1000, 2048, 3072, 4096, 8192};
+    enum { D = (int)(sizeof dims / sizeof dims[0]) };
+    static const int ks[] = {1, 96, 4096, 14336};
+    static const int pads[] = {0, 16, 32, 5};
+    static const wsgemm_dtype pairs[][2] = {{WSGEMM_R_8F_E4M3, WSGEMM_R_8F_E4M3}, {WSGEMM_R_8F_E4M3, WSGEMM_R_8F_E5M2},
+                                            {WSGEMM_R_8F_E5M2, WSGEMM_R_8F_E4M3}, {WSGEMM_R_8F_E5M2, WSGEMM_R_8F_E5M2}};
+    static const wsgemm_dtype dtypes[] = {WSGEMM_R_16BF, WSGEMM_R_16F, WSGEMM_R_32F};
+    model h200 = {132};
+    enum { kKnobSets = 6 };
+    wsgemm_knobs knob_sets[kKnobSets];
+    for (int i = 0; i < kKnobSets; ++i) knob_sets[i] = wsgemm_knobs_defaults();
+    knob_sets[1].sm90_variant = SM90_VARIANT_PINGPONG;
+    knob_sets[2].sm90_bn = 256;
+    knob_sets[3].sm90_splitk = 3;
+    knob_sets[4].sm90_epilogue = WSGEMM_EPILOGUE_PREF_STAGED;
+    knob_sets[5].sm90_hybrid = 3;
+    const wsgemm_fused_epilogue ops = {.ops = {1, 1, 0, WSGEMM_ACTIVATION_GELU}};
+    const float scale = 2.0f;
+    long long plans = 0, tma = 0, declined = 0;
+    unsigned r = 4242u;
+    for (int mi = 0; mi < D; ++mi)
+        for (int ni = 0; ni < D; ++ni)
+            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
+                r = r * 1103515245u + 12345u;
+                const wsgemm_op ta = (r >> 8) & 3 ? WSGEMM_OP_T : WSGEMM_OP_N; /* mostly the FP8 layout */
+                const wsgemm_op tb = (r >> 10) & 3 ? WSGEMM_OP_N : WSGEMM_OP_T;
+                const int pad = pads[(r >> 12) % 4];
+                const int batch = (r >> 14) % 4 == 0 ? 2 : 1;
+                const int misalign = (r >> 16) % 8 == 0;
+                const int fused = (r >> 19) & 1;
+                const wsgemm_dtype *pair = pairs[(r >> 20) % 4];
+                const wsgemm_dtype dt = dtypes[(r >> 22) % 3];
+                const float beta = (r >> 24) % 4 == 0 ? 1.0f : 0.0f;
+                wsgemm_problem p = plan_testing_problem(ta, tb, dims[mi], dims[ni], ks[ki], batch, pair[0], dt, beta,
+                                                        pad, 0);
+                p.Btype = pair[1];
+                p.A = (const char *)p.A + (misalign ? 8 : 0); /* 8 bytes: an FP8 element, not a 16-byte unit */
+                p.a_scale = &scale;
+                p.b_scale = &scale;
+                if (fused) p.fused = &ops;
+                const int a_ok = fp8_operand_ok(ta == WSGEMM_OP_T, p.m, p.lda, p.strideA, batch, (uintptr_t)p.A, p.k);
+                const int b_ok = fp8_operand_ok(tb == WSGEMM_OP_N, p.n, p.ldb, p.strideB, p.strideB ? batch : 1,
+                                                (uintptr_t)p.B, p.k);
+                const int pair_ok = !(pair[0] == WSGEMM_R_8F_E5M2 && pair[1] == WSGEMM_R_8F_E5M2);
+                const int cb = dt == WSGEMM_R_32F ? 4 : 2;
+                const int tma_d = ((long long)p.m * cb) % 16 == 0 &&
+                                  wsgemm_tma_layout_ok(p.C, p.ldc, p.strideC, p.batch_count > 1, cb) &&
+                                  (p.batch_count == 1 || p.strideC == (long long)p.ldc * p.n);
+                for (int kn = 0; kn < kKnobSets; ++kn) {
+                    char shape[256], why[256] = "";
+                    plan_testing_describe(&p, shape, sizeof shape);
+                    wsgemm_plan plan;
+                    const wsgemm_status s = sm90_plan_make(&p, &knob_sets[kn], model_query, &h200, &plan, why, sizeof why);
+                    checked++;
+                    const int want = a_ok && b_ok && pair_ok && (!fused || (tma_d && beta == 0.0f));
+                    if (!want) {
+                        EXPECT(s == WSGEMM_STATUS_NOT_SUPPORTED, "%s B=%d fused=%d: knob set %d: FP8 call planned "
+                               "(A ok %d, B ok %d, pair ok %d, D by TMA %d)", shape, (int)p.Btype, fused, kn, a_ok,
+                               b_ok, pair_ok, tma_d);
+                        declined += s == WSGEMM_STATUS_NOT_SUPPORTED;
+                        continue;
+                    }
+                    EXPECT(s == WSGEMM_STATUS_SUCCESS, "%s B=%d fused=%d: knob set %d: FP8 call declined: %s", shape,
+                           (int)p.Btype, fused, kn, why);
+                    if (s != WSGEMM_STATUS_SUCCESS) continue;
+                    check_invariants(&p, &plan);
+                    plans++;
+                    tma += plan.epilogue == WSGEMM_EPILOGUE_TMA;
+                    const wsgemm_dtype pt = plan.swap ? p.Btype : p.Atype, qt = plan.swap ? p.Atype : p.Btype;
+                    const int want_in = pt == WSGEMM_R_8F_E5M2   ? SM90_IN_E5M2_E4M3
+                                        : qt == WSGEMM_R_8F_E5M2 ? SM90_IN_E4M3_E5M2
+                                                                 : SM90_IN_E4M3;
+                    EXPECT(plan.bn == 128 && plan.bk == SM90_BK_FP8 && plan.in == want_in && !plan.p_mn && !plan.q_mn &&
+                               plan.variant == (fused ? SM90_VARIANT_FUSED : SM90_VARIANT_DEFAULT) &&
+                               plan.schedule == WSGEMM_SCHEDULE_COOPERATIVE && plan.sched.sk_splits == 1 &&
+                               plan.sched.k_blocks_per_split * plan.splits >= (p.k + 127) / 128 &&
+                               plan.sched.k_blocks_per_split * (plan.splits - 1) < (p.k + 127) / 128,
+                           "%s B=%d: knob set %d: FP8 plan bn %d bk %d in %d (want %d) variant %d, %d splits of %d "
+                           "K blocks", shape, (int)p.Btype, kn, plan.bn, plan.bk, plan.in, want_in, plan.variant,
+                           plan.splits, plan.sched.k_blocks_per_split);
+                    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_TMA || plan.epilogue == WSGEMM_EPILOGUE_DIRECT,
+                           "%s: knob set %d: FP8 plan with epilogue %s", shape, kn, wsgemm_epilogue_name(plan.epilogue));
+                }
+            }
+    /* operand scales are the FP8 kernels' alone */
+    wsgemm_problem p = plan_testing_problem(WSGEMM_OP_T, WSGEMM_OP_N, 256, 256, 256, 1, WSGEMM_R_16BF,
+                                            WSGEMM_R_16BF, 0.0f, 0, 0);
+    p.a_scale = &scale;
+    const wsgemm_knobs kn = wsgemm_knobs_defaults();
+    wsgemm_plan plan;
+    char why[256] = "";
+    EXPECT(sm90_plan_make(&p, &kn, model_query, &h200, &plan, why, sizeof why) == WSGEMM_STATUS_NOT_SUPPORTED,
+           "bf16 with a_scale: not declined");
+    EXPECT(plans > 100 && declined > 100 && tma > 10, "the sweep reached too few cases: %lld plans (%lld TMA stores), "
+           "%lld declined", plans, tma, declined);
+    printf("fp8: %lld plans on the FP8 kernels (%lld with TMA stores), %lld declined (MN-major, unaligned, E5M2 x "
+           "E5M2, fused rules); bf16 with a_scale declined: %s\n", plans, tma, declined, why);
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "choices";
     if (strcmp(which, "choices") == 0) case_choices();
     else if (strcmp(which, "sweep") == 0) case_sweep();
     else if (strcmp(which, "fused") == 0) case_fused();
+    else if (strcmp(which, "fp8") == 0) case_fp8();
     else {
         fprintf(stderr, "unknown case '%s'\n", which);
         return 2;
