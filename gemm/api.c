@@ -756,8 +756,9 @@ wsgemm_status wsgemm_gemm_ex(wsgemm_handle h, wsgemm_op transa, wsgemm_op transb
                              const float *alpha, const void *A, wsgemm_dtype Atype, int lda, const void *B,
                              wsgemm_dtype Btype, int ldb, const float *beta, void *C, wsgemm_dtype Ctype, int ldc)
 {
-    wsgemm_problem p = {transa, transb, m, n, k, 0.0f, 0.0f, A, Atype, lda, 0, B, Btype, ldb, 0,
-                        C, Ctype, ldc, 0, 1};
+    wsgemm_problem p = {.transa = transa, .transb = transb, .m = m, .n = n, .k = k, .A = A, .Atype = Atype,
+                        .lda = lda, .B = B, .Btype = Btype, .ldb = ldb, .C = C, .Ctype = Ctype, .ldc = ldc,
+                        .batch_count = 1};
     return gemm_common(h, "wsgemm_gemm_ex", &p, alpha, beta, 0, NULL);
 }
 
@@ -767,8 +768,9 @@ wsgemm_status wsgemm_gemm_strided_batched_ex(wsgemm_handle h, wsgemm_op transa, 
                                              long long strideB, const float *beta, void *C, wsgemm_dtype Ctype,
                                              int ldc, long long strideC, int batch_count)
 {
-    wsgemm_problem p = {transa, transb, m, n, k, 0.0f, 0.0f, A, Atype, lda, strideA, B, Btype, ldb, strideB,
-                        C, Ctype, ldc, strideC, batch_count};
+    wsgemm_problem p = {.transa = transa, .transb = transb, .m = m, .n = n, .k = k, .A = A, .Atype = Atype,
+                        .lda = lda, .strideA = strideA, .B = B, .Btype = Btype, .ldb = ldb, .strideB = strideB,
+                        .C = C, .Ctype = Ctype, .ldc = ldc, .strideC = strideC, .batch_count = batch_count};
     return gemm_common(h, "wsgemm_gemm_strided_batched_ex", &p, alpha, beta, 1, NULL);
 }
 
@@ -784,8 +786,9 @@ wsgemm_status wsgemm_gemm_workspace_size(wsgemm_handle h, wsgemm_op transa, wsge
     if (!handle_is_valid(h)) return fail_no_handle(fn);
     if (bytes == NULL) return handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: bytes is NULL", fn);
     const float one = 1.0f, zero = 0.0f; /* a product is formed; beta does not change the workspace */
-    wsgemm_problem p = {transa, transb, m, n, k, 0.0f, 0.0f, A, Atype, lda, strideA, B, Btype, ldb, strideB,
-                        (void *)C, Ctype, ldc, strideC, batch_count};
+    wsgemm_problem p = {.transa = transa, .transb = transb, .m = m, .n = n, .k = k, .A = A, .Atype = Atype,
+                        .lda = lda, .strideA = strideA, .B = B, .Btype = Btype, .ldb = ldb, .strideB = strideB,
+                        .C = (void *)C, .Ctype = Ctype, .ldc = ldc, .strideC = strideC, .batch_count = batch_count};
     return gemm_common(h, fn, &p, &one, &zero, 1, bytes);
 }
 

@@ -70,6 +70,40 @@ static size_t staged_bytes(const wsgemm_operand *o)
     return (size_t)bytes;
 }
 
+int wsgemm_operand_fp8_needs_staging(const wsgemm_operand *o)
+{
+    if (!o->k_major || !wsgemm_tma_layout_ok(o->ptr, o->ld, o->stride, o->nb > 1, 1)) return 1;
+    return o->nb > 1 && o->stride < o->ld * o->cols; /* overlapping matrices: not a TMA box walk */
+}
+
+size_t wsgemm_fp8_staged_bytes(const wsgemm_operand *o, int k)
+{
+    long long bytes;
+    if (__builtin_mul_overflow(round_up_ll(k, 16), o->rows_dim, &bytes) ||
+        __builtin_mul_overflow(bytes, (long long)o->nb, &bytes) || bytes > (1LL << 62))
+        return 0;
+    return (size_t)bytes;
+}
+
+wsgemm_status wsgemm_operands_plan_staging_fp8(wsgemm_operand *const *ops, const char *const *names, int count, int k,
+                                               size_t *end, char *why, size_t why_size)
+{
+    size_t offset = 0;
+    for (int i = 0; i < count; ++i) {
+        if (!wsgemm_operand_fp8_needs_staging(ops[i])) continue;
+        ops[i]->staged = 1;
+        ops[i]->stage_offset = offset;
+        ops[i]->stage_bytes = wsgemm_fp8_staged_bytes(ops[i], k);
+        if (ops[i]->stage_bytes == 0) {
+            snprintf(why, why_size, "the staged copy of %s would exceed 2^62 bytes", names[i]);
+            return WSGEMM_STATUS_NOT_SUPPORTED;
+        }
+        offset = wsgemm_align256(offset + ops[i]->stage_bytes);
+    }
+    *end = offset;
+    return WSGEMM_STATUS_SUCCESS;
+}
+
 wsgemm_status wsgemm_operands_plan_staging(wsgemm_operand *const *ops, const char *const *names, int count,
                                            size_t *end, char *why, size_t why_size)
 {

@@ -1,6 +1,6 @@
 /*
  * gemm/common/staging.cuh - the staging copy of an operand TMA cannot address (staging.h says which), shared
- * by the sm90 and sm100 launchers: the copy kernel and its launch. Included by each launcher's translation
+ * by the sm90 and sm100 launchers: the copy kernels (16-bit re-pitch; FP8 into K-major) and their launches. Included by each launcher's translation
  * unit (the kernel is static: one copy per path's object library and architectures).
  */
 #ifndef WSGEMM_COMMON_STAGING_CUH
@@ -102,6 +102,70 @@ static inline cudaError_t wsgemm_launch_staging(const wsgemm_operand *src, const
     void *args[] = {&dst, &from, &rows, &cols, &nb, &src_ld, &src_stride, &dst_ld, &dst_stride};
     return cudaLaunchKernel((const void *)wsgemm_stage_operand_kernel, wsgemm_stage_grid(rows, cols * nb, threads), dim3(threads),
                             args, 0, stream);
+}
+
+/* The FP8 copy (staging.h): dst[kk + r * dst_ld + b * dst_stride] = element (r, kk) of matrix b of the operand
+ * for r < rows, kk < k, zeros in the padding up to dst_ld (a multiple of 16); the source K-major
+ * (src[kk + r * src_ld]) or MN-major (src[r + kk * src_ld], so the copy transposes). Each thread writes 16
+ * bytes of one row as one store; adjacent threads take adjacent rows, so an MN-major source is read in runs
+ * of adjacent bytes (one per thread) for each of the 16 K. blockIdx.y walks the matrices. */
+static __global__ void wsgemm_stage_fp8_kernel(uint8_t *dst, const uint8_t *src, long long rows, long long k, int nb,
+                                               int src_k_major, long long src_ld, long long src_stride,
+                                               long long dst_ld, long long dst_stride)
+{
+    const long long total = rows * (dst_ld / 16);
+    for (long long b = blockIdx.y; b < nb; b += gridDim.y) {
+        const uint8_t *s = src + b * src_stride;
+        uint8_t *d = dst + b * dst_stride;
+        for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total;
+             t += (long long)gridDim.x * blockDim.x) {
+            const long long r = t % rows, k0 = t / rows * 16;
+            uint32_t w[4];
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                uint32_t word = 0;
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    const long long kk = k0 + 4 * q + i;
+                    const uint32_t e = kk < k ? (src_k_major ? s[kk + r * src_ld] : s[r + kk * src_ld]) : 0u;
+                    word |= e << (8 * i);
+                }
+                w[q] = word;
+            }
+            *(uint4 *)(d + r * dst_ld + k0) = make_uint4(w[0], w[1], w[2], w[3]);
+        }
+    }
+}
+
+/* Point FP8 operand o (of K extent k) at its K-major copy in the workspace (dst); `src` keeps the original. */
+static inline void wsgemm_use_staged_fp8_copy(wsgemm_operand *o, wsgemm_operand *src, void *dst, int k)
+{
+    *src = *o;
+    const long long ld = ((long long)k + 15) / 16 * 16;
+    o->ptr = dst;
+    o->k_major = 1;
+    o->inner = k;
+    o->cols = o->rows_dim;
+    o->ld = ld;
+    o->stride = ld * o->rows_dim;
+    o->staged = 1;
+}
+
+static inline cudaError_t wsgemm_launch_staging_fp8(const wsgemm_operand *src, const wsgemm_operand *staged, int k,
+                                                    cudaStream_t stream)
+{
+    const int threads = 256;
+    uint8_t *dst = (uint8_t *)staged->ptr;
+    const uint8_t *from = (const uint8_t *)src->ptr;
+    long long rows = src->rows_dim, kk = k, src_ld = src->ld, src_stride = src->stride;
+    long long dst_ld = staged->ld, dst_stride = staged->stride;
+    int nb = src->nb, k_major = src->k_major;
+    const long long total = rows * (dst_ld / 16);
+    long long gx = (total + threads - 1) / threads;
+    if (gx > 4096) gx = 4096;
+    const dim3 grid((unsigned)gx, (unsigned)(nb < 65535 ? nb : 65535), 1);
+    void *args[] = {&dst, &from, &rows, &kk, &nb, &k_major, &src_ld, &src_stride, &dst_ld, &dst_stride};
+    return cudaLaunchKernel((const void *)wsgemm_stage_fp8_kernel, grid, dim3(threads), args, 0, stream);
 }
 
 #endif /* WSGEMM_COMMON_STAGING_CUH */

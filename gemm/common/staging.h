@@ -35,6 +35,17 @@ int wsgemm_operand_needs_staging(const wsgemm_operand *o);
 wsgemm_status wsgemm_operands_plan_staging(wsgemm_operand *const *ops, const char *const *names, int count,
                                            size_t *end, char *why, size_t why_size);
 
+/* FP8 operands (1-byte elements; the sm90 FP8 kernels): those kernels read K-major rows in 16-byte units
+ * only, so an FP8 operand that is MN-major (transposed by the copy), or K-major but not addressable by TMA as
+ * stored, is copied into a K-major matrix of ld = k rounded up to 16. wsgemm_operands_plan_staging_fp8
+ * marks such operands of ops[0 .. count-1] and lays their copies out as wsgemm_operands_plan_staging does. */
+int wsgemm_operand_fp8_needs_staging(const wsgemm_operand *o);
+wsgemm_status wsgemm_operands_plan_staging_fp8(wsgemm_operand *const *ops, const char *const *names, int count, int k,
+                                               size_t *end, char *why, size_t why_size);
+
+/* Bytes of the FP8 copy of an operand of rows_dim rows: round_up(k, 16) x rows_dim x nb; 0 past 2^62. */
+size_t wsgemm_fp8_staged_bytes(const wsgemm_operand *o, int k);
+
 /* 256-byte alignment of workspace pieces. */
 size_t wsgemm_align256(size_t x);
 

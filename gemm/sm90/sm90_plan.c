@@ -8,7 +8,8 @@
  *                WSGEMM_SM90_SWAP=0 keeps P = op(A) for large problems.
  *   staging      gemm/common/staging.h (shared with sm100): an operand TMA cannot address (an odd leading
  *                dimension, an unaligned base or batch stride) is copied into the workspace inside the call; a
- *                one-row operand with ld 1 (m = 1 or n = 1 decode) is read as a K-major row instead.
+ *                one-row operand with ld 1 (m = 1 or n = 1 decode) is read as a K-major row instead. FP8
+ *                operands: the FP8 kernels read K-major rows only, so an MN-major one is copied transposed.
  *   tile, split  (BN, splits) by the cost model (estimate_cost) over the tile widths worth trying; each
  *                split writes fp32 partials that a reduction kernel sums in split order 0, 1, ..., so the
  *                result depends only on the shape, never on timing. Or the hybrid schedule
@@ -263,28 +264,17 @@ static int input_kind(wsgemm_dtype pt, wsgemm_dtype qt)
     return -1;
 }
 
-/* What the FP8 kernels read: both operands K-major (A transposed, B not, as cuBLASLt's FP8 layouts), each
- * addressable by TMA as stored (16-byte aligned base and leading dimension: there is no FP8 staging copy),
- * and no scale they do not apply. NOT_SUPPORTED with the reason otherwise. */
-static wsgemm_status check_fp8(const wsgemm_problem *p, const wsgemm_plan *plan, char *why, size_t why_size)
+/* A pair of input types some kernel takes (E5M2 x E5M2 and 16-bit with FP8 are none), and operand scales only
+ * with FP8 (the 16-bit kernels apply none). NOT_SUPPORTED with the reason otherwise. */
+static wsgemm_status check_types(const wsgemm_problem *p, const wsgemm_plan *plan, char *why, size_t why_size)
 {
     if (plan->in < 0) {
         snprintf(why, why_size, "no sm90 kernel takes A of type %d with B of type %d", (int)p->Atype, (int)p->Btype);
         return WSGEMM_STATUS_NOT_SUPPORTED;
     }
-    if (plan->p_mn || plan->q_mn) {
-        snprintf(why, why_size, "the FP8 kernels read K-major operands only (A transposed, B not): op %c%c",
-                 p->transa == WSGEMM_OP_N ? 'N' : 'T', p->transb == WSGEMM_OP_N ? 'N' : 'T');
+    if (plan->in < SM90_IN_E4M3 && (p->a_scale || p->b_scale)) {
+        snprintf(why, why_size, "the 16-bit kernels apply no operand scales");
         return WSGEMM_STATUS_NOT_SUPPORTED;
-    }
-    const wsgemm_operand *ops[2] = {&plan->a, &plan->b};
-    for (int i = 0; i < 2; ++i) {
-        const wsgemm_operand *o = ops[i];
-        if (!wsgemm_tma_layout_ok(o->ptr, o->ld, o->stride, o->nb > 1, 1) || (o->nb > 1 && o->stride < o->ld * o->cols)) {
-            snprintf(why, why_size, "the FP8 kernels read %s by TMA as stored: its address and leading dimension "
-                     "(%lld bytes) must be multiples of 16", i ? "B" : "A", o->ld);
-            return WSGEMM_STATUS_NOT_SUPPORTED;
-        }
     }
     return WSGEMM_STATUS_SUCCESS;
 }
@@ -377,15 +367,13 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
         .ab_type = p->Atype,
         .in = swap ? input_kind(p->Btype, p->Atype) : input_kind(p->Atype, p->Btype),
     };
-    plan->p_mn = !sm90_plan_p(plan)->k_major;
-    plan->q_mn = !sm90_plan_q(plan)->k_major;
     const int fp8 = is_fp8(p->Atype);
-    if (fp8 || plan->in < 0) {
-        wsgemm_status s = check_fp8(p, plan, why, why_size);
+    /* the FP8 kernels read K-major operands only: an MN-major FP8 operand runs from its K-major copy (staging) */
+    plan->p_mn = !fp8 && !sm90_plan_p(plan)->k_major;
+    plan->q_mn = !fp8 && !sm90_plan_q(plan)->k_major;
+    {
+        wsgemm_status s = check_types(p, plan, why, why_size);
         if (s != WSGEMM_STATUS_SUCCESS) return s;
-    } else if (p->a_scale || p->b_scale) {
-        snprintf(why, why_size, "the 16-bit kernels apply no operand scales");
-        return WSGEMM_STATUS_NOT_SUPPORTED;
     }
     plan->bk = SM90_BK_OF(plan->in);
     const int k_blocks = (p->k - 1) / plan->bk + 1; /* k > 0; k + bk - 1 could overflow */
@@ -525,7 +513,8 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     wsgemm_operand *const ops[2] = {&plan->a, &plan->b};
     static const char *const names[2] = {"A", "B"};
     size_t offset = 0;
-    s = wsgemm_operands_plan_staging(ops, names, 2, &offset, why, why_size);
+    s = fp8 ? wsgemm_operands_plan_staging_fp8(ops, names, 2, p->k, &offset, why, why_size)
+            : wsgemm_operands_plan_staging(ops, names, 2, &offset, why, why_size);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
     plan->partials_offset = offset;
     plan->partials_bytes =
