@@ -346,8 +346,8 @@ static __device__ __forceinline__ float sm90_operand_scale(const Sm90Params &prm
 /* FP8 kernels: one K block's sums (tmp, complete) added into the fp32 accumulators with the operand scales,
  * acc += s tmp, in fp32 round-to-nearest FMAs. The tensor cores add FP8 products into their accumulator with
  * fewer bits than fp32, so the error grows with the length of a chain; a chain of one K block (128 K, four
- * wgmmas) keeps it as small as cuBLASLt's default (not "fast") accumulation (H200: 2^-11.1 rms(ref) at
- * k = 16384 against 2^-11.4 for cuBLASLt; chains of two blocks doubled it). */
+ * wgmmas) keeps it as small as cuBLASLt's default (not "fast") accumulation does (docs/performance.md, "FP8
+ * on the sm90 kernels"). */
 template <int N>
 static __device__ __forceinline__ void sm90_promote(float (&acc)[N], float (&tmp)[N], float s)
 {
@@ -397,14 +397,13 @@ static __device__ __forceinline__ void sm90_fp8_round(float (&acc)[BN / 2], floa
 
 /* FP8 kernels: the K blocks of one unit, each a chain of wgmmas of its own whose sums are added into acc
  * (sm90_promote) once complete: rounds of SM90_FP8_ROUND blocks (sm90_fp8_round), then the rest one at a time
- * (each waited for before the next is issued). Each round ends with nothing in flight: with a group carried
- * across a loop's back edge ptxas could not tell which buffer was complete and serialized every wgmma
- * (C7514); a second, shorter round for the rest made it spill, and a round with a run-time block count made
- * it fence every block (C7519) and ran slower than these. Measured on the H200 (E4M3, bf16 D, 2026-12-01),
- * 8192^3: one block at a time 1036 TFLOP/s; rounds of 4 1221, of 8 1215, of 16 1270 to 1300; the same tile
- * with one long chain (no sums added in fp32, less accurate) 1454. So a unit with fewer than 16 K blocks
- * (K < 2048) runs at the one-at-a-time rate (8192 x 8192 x 1024: 722 TFLOP/s). st: the ring position of the
- * unit's first block; on return, of the block after its last, every stage released and every sum in acc. */
+ * (each waited for before the next is issued, so the tensor cores idle during its adds: a unit of fewer
+ * than 16 K blocks, K < 2048, runs slower). Each round ends with nothing in flight, because with a group
+ * carried across a loop's back edge ptxas cannot tell which buffer is complete and serializes every wgmma
+ * (C7514); a second, shorter round for the rest makes it spill, and a round with a run-time block count
+ * makes it fence every block (C7519). The round length is the fastest of those measured
+ * (docs/performance.md, "FP8 on the sm90 kernels"). st: the ring position of the unit's first block; on
+ * return, of the block after its last, every stage released and every sum in acc. */
 enum { SM90_FP8_ROUND = 16 };
 
 template <int BN, int STAGES, int CLUSTER, int IN>
