@@ -76,7 +76,8 @@ int wsgemm_operand_fp8_needs_staging(const wsgemm_operand *o)
     return o->nb > 1 && o->stride < o->ld * o->cols; /* overlapping matrices: not a TMA box walk */
 }
 
-size_t wsgemm_fp8_staged_bytes(const wsgemm_operand *o, int k)
+/* Bytes of the FP8 copy: k rounded up to 16 per row, rows_dim rows per matrix; 0 when that does not fit in 2^62. */
+static size_t fp8_staged_bytes(const wsgemm_operand *o, int k)
 {
     long long bytes;
     if (__builtin_mul_overflow(round_up_ll(k, 16), o->rows_dim, &bytes) ||
@@ -85,15 +86,16 @@ size_t wsgemm_fp8_staged_bytes(const wsgemm_operand *o, int k)
     return (size_t)bytes;
 }
 
-wsgemm_status wsgemm_operands_plan_staging_fp8(wsgemm_operand *const *ops, const char *const *names, int count, int k,
-                                               size_t *end, char *why, size_t why_size)
+/* The copies of ops[0 .. count-1] that need one (fp8: the FP8 rule and layout), laid out from offset 0. */
+static wsgemm_status plan_copies(wsgemm_operand *const *ops, const char *const *names, int count, int fp8, int k,
+                                 size_t *end, char *why, size_t why_size)
 {
     size_t offset = 0;
     for (int i = 0; i < count; ++i) {
-        if (!wsgemm_operand_fp8_needs_staging(ops[i])) continue;
+        if (!(fp8 ? wsgemm_operand_fp8_needs_staging(ops[i]) : wsgemm_operand_needs_staging(ops[i]))) continue;
         ops[i]->staged = 1;
         ops[i]->stage_offset = offset;
-        ops[i]->stage_bytes = wsgemm_fp8_staged_bytes(ops[i], k);
+        ops[i]->stage_bytes = fp8 ? fp8_staged_bytes(ops[i], k) : staged_bytes(ops[i]);
         if (ops[i]->stage_bytes == 0) {
             snprintf(why, why_size, "the staged copy of %s would exceed 2^62 bytes", names[i]);
             return WSGEMM_STATUS_NOT_SUPPORTED;
@@ -104,21 +106,14 @@ wsgemm_status wsgemm_operands_plan_staging_fp8(wsgemm_operand *const *ops, const
     return WSGEMM_STATUS_SUCCESS;
 }
 
+wsgemm_status wsgemm_operands_plan_staging_fp8(wsgemm_operand *const *ops, const char *const *names, int count, int k,
+                                               size_t *end, char *why, size_t why_size)
+{
+    return plan_copies(ops, names, count, 1, k, end, why, why_size);
+}
+
 wsgemm_status wsgemm_operands_plan_staging(wsgemm_operand *const *ops, const char *const *names, int count,
                                            size_t *end, char *why, size_t why_size)
 {
-    size_t offset = 0;
-    for (int i = 0; i < count; ++i) {
-        if (!wsgemm_operand_needs_staging(ops[i])) continue;
-        ops[i]->staged = 1;
-        ops[i]->stage_offset = offset;
-        ops[i]->stage_bytes = staged_bytes(ops[i]);
-        if (ops[i]->stage_bytes == 0) {
-            snprintf(why, why_size, "the staged copy of %s would exceed 2^62 bytes", names[i]);
-            return WSGEMM_STATUS_NOT_SUPPORTED;
-        }
-        offset = wsgemm_align256(offset + ops[i]->stage_bytes);
-    }
-    *end = offset;
-    return WSGEMM_STATUS_SUCCESS;
+    return plan_copies(ops, names, count, 0, 0, end, why, why_size);
 }

@@ -43,9 +43,6 @@ int wsgemm_operand_fp8_needs_staging(const wsgemm_operand *o);
 wsgemm_status wsgemm_operands_plan_staging_fp8(wsgemm_operand *const *ops, const char *const *names, int count, int k,
                                                size_t *end, char *why, size_t why_size);
 
-/* Bytes of the FP8 copy of an operand of rows_dim rows: round_up(k, 16) x rows_dim x nb; 0 past 2^62. */
-size_t wsgemm_fp8_staged_bytes(const wsgemm_operand *o, int k);
-
 /* 256-byte alignment of workspace pieces. */
 size_t wsgemm_align256(size_t x);
 
