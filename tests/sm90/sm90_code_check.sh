@@ -9,11 +9,13 @@
 #       fused) to cubins with their reports, and checks:
 #       wgmma.mma_async, setmaxnreg.inc/.dec, TMA multicast and stmatrix (the deferred epilogue) present in
 #       the PTX; every kernel reports 0 spill bytes and 0 stack; ptxas did not
-#       ignore setmaxnreg (warning C7508 / "setmaxnreg ignored").
+#       ignore setmaxnreg (warning C7508 / "setmaxnreg ignored") and neither serialized wgmmas nor injected
+#       fences or waits for them (C7509-C7529).
 #   sm90_code_check.sh sass <nvcc> <repo root> <work dir> [cuobjdump]
 #       disassembles that cubin and checks for HGMMA (the wgmma tensor-core instruction), USETMAXREG,
 #       UTMALDG and STSM, and no local-memory traffic (LDL/STL: the packed tile of the deferred epilogue
-#       must stay in registers). Exit 77 (skipped) when no cuobjdump is found
+#       must stay in registers); and the FP8 kernels' cubin: QGMMA in groups of four with one wait each
+#       (none serialized), no LDL/STL. Exit 77 (skipped) when no cuobjdump is found
 #       (pip install nvidia-cuda-cuobjdump provides one).
 # Prints what it checked; exits 1 on the first failed check.
 set -u
@@ -49,6 +51,13 @@ if [ "$mode" = ptx ]; then
         grep -i "C7508\|setmaxnreg" "$work/ptxas.log"; fail "ptxas ignored setmaxnreg"
     fi
     echo "ok: no setmaxnreg warning (C7508)"
+    # ptxas's wgmma pipeline notes: serialized wgmmas (C7514, C7515, ...) or fences and waits it had to inject
+    # (C7517, C7519) mean a kernel no longer keeps its accumulators out of reach of other instructions while
+    # its wgmmas run (the FP8 kernels' two buffers are the delicate case, sm90_fp8_unit)
+    if grep -qE "\(C75(09|1[0-9]|2[0-9])\)" "$work/ptxas.log"; then
+        grep -E "\(C75(09|1[0-9]|2[0-9])\)" "$work/ptxas.log" | head -5; fail "ptxas serialized or fenced wgmmas"
+    fi
+    echo "ok: no wgmma serialized, no fence or wait injected by ptxas (C7509-C7529)"
     # setmaxnreg moves registers inside the CTA's allocation: 40 x 128 + 232 x 256 = 168 x 384 exactly, so
     # every kernel must be allocated the launch-bounds cap of 168 (ptxas does so when it keeps setmaxnreg;
     # a kernel with fewer would hang in setmaxnreg.inc).
@@ -81,6 +90,18 @@ if [ "$mode" = sass ]; then
     n=$(grep -cE "[[:space:]](LDL|STL)(\.|[[:space:]])" "$work/sm90.sass")
     [ "$n" -eq 0 ] || fail "SASS has $n local-memory instructions (LDL/STL)"
     echo "ok: no LDL/STL"
+    # the FP8 kernels: QGMMA, in commit groups of four that each wait once (gsb0 on the group's last), none
+    # serialized (a gsb0 on every one), and no local memory
+    "$nvcc" $flags -cubin "$root/gemm/sm90/sm90_inst_e4m3.cu" -o "$work/sm90_e4m3_sass.cubin" || fail "nvcc -cubin (FP8) failed"
+    "$cuobjdump" -sass "$work/sm90_e4m3_sass.cubin" > "$work/sm90_e4m3.sass" 2>&1 || fail "$cuobjdump -sass (FP8) failed"
+    total=$(grep -c "QGMMA.64x128x32.F32.E4M3.E4M3" "$work/sm90_e4m3.sass")
+    waits=$(grep "QGMMA.64x128x32.F32.E4M3.E4M3" "$work/sm90_e4m3.sass" | grep -c "gsb0")
+    [ "$total" -gt 0 ] || fail "FP8 SASS lacks QGMMA.64x128x32.F32.E4M3.E4M3"
+    [ $((waits * 4)) -eq "$total" ] || fail "FP8 SASS: $waits of $total QGMMA wait (want one per group of four)"
+    echo "ok: FP8 SASS has $total QGMMA.64x128x32.F32.E4M3.E4M3, one wait per group of four"
+    n=$(grep -cE "[[:space:]](LDL|STL)(\.|[[:space:]])" "$work/sm90_e4m3.sass")
+    [ "$n" -eq 0 ] || fail "FP8 SASS has $n local-memory instructions (LDL/STL)"
+    echo "ok: FP8 kernels without LDL/STL"
     echo "PASS"
     exit 0
 fi
