@@ -12,8 +12,8 @@
  * FP8 A and B with their a_scale and b_scale, D of a 16/32-bit type, no c_scale, d_scale or amax, and C
  * either unread (beta == 0) or D itself; any epilogue with beta == 0 (bias, ReLU, GELU, aux of D's type in
  * its output op: the FUSED kernels, sm90_kernel.cuh), where its plan takes the call (sm90_plan.c declines
- * the rest, FP8 operands not K-major or not 16-byte aligned among them, and AUTO then runs generic). No
- * sm100 kernel runs a matmul yet, so AUTO on sm100 devices runs generic.
+ * the rest, and AUTO then runs generic; FP8 operands the FP8 kernels cannot read as stored are copied into
+ * K-major ones first). No sm100 kernel runs a matmul yet, so AUTO on sm100 devices runs generic.
  */
 #include <stdint.h>
 #include <string.h>
@@ -223,8 +223,8 @@ static wsgemm_matmul_problem problem_of(const matmul_call *c)
 }
 
 /* A matmul the sm90 kernel computes: D = alpha * a_scale * b_scale * op(A) op(B) + beta * D (scales: FP8
- * only), or with an epilogue D = op(...) with op the epilogue's. What the kernels further ask (FP8: K-major,
- * 16-byte aligned operands; fused: beta == 0, aux of D's type, a D that TMA can store) is the plan's to check
+ * only), or with an epilogue D = op(...) with op the epilogue's. What the kernels further ask (a pair of input
+ * types some kernel takes; fused: beta == 0, aux of D's type, a D that TMA can store) is the plan's to check
  * (sm90_plan.c): it declines the rest, and AUTO then runs generic. */
 static int sm90_runs(const matmul_call *c)
 {

@@ -292,12 +292,14 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     uint8_t *ws = (uint8_t *)ws_ptr;
 
     /* stage: the kernel reads the copies (launched below, once nothing can be declined any more) */
-    wsgemm_operand a_src = {}, b_src = {}; /* the originals of the staged operands */
+    wsgemm_operand *const staged[2] = {&plan.a, &plan.b};
+    wsgemm_operand src[2] = {}; /* the originals of the staged operands */
     const int fp8 = plan.in >= SM90_IN_E4M3; /* FP8 copies are K-major (staging.h) */
-    if (plan.a.staged && fp8) wsgemm_use_staged_fp8_copy(&plan.a, &a_src, ws + plan.a.stage_offset, p->k);
-    else if (plan.a.staged) wsgemm_use_staged_copy(&plan.a, &a_src, ws + plan.a.stage_offset);
-    if (plan.b.staged && fp8) wsgemm_use_staged_fp8_copy(&plan.b, &b_src, ws + plan.b.stage_offset, p->k);
-    else if (plan.b.staged) wsgemm_use_staged_copy(&plan.b, &b_src, ws + plan.b.stage_offset);
+    for (int i = 0; i < 2; ++i) {
+        if (!staged[i]->staged) continue;
+        if (fp8) wsgemm_use_staged_fp8_copy(staged[i], &src[i], ws + staged[i]->stage_offset, p->k);
+        else wsgemm_use_staged_copy(staged[i], &src[i], ws + staged[i]->stage_offset);
+    }
 
     /* encode: what TMA cannot describe is declined before anything is launched */
     CUtensorMap map_p, map_q, map_c;
@@ -324,11 +326,11 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     }
 
     /* launch */
-    if (plan.a.staged) err = fp8 ? wsgemm_launch_staging_fp8(&a_src, &plan.a, p->k, ctx->stream)
-                                 : wsgemm_launch_staging(&a_src, &plan.a, ctx->stream);
-    if (err == cudaSuccess && plan.b.staged)
-        err = fp8 ? wsgemm_launch_staging_fp8(&b_src, &plan.b, p->k, ctx->stream)
-                  : wsgemm_launch_staging(&b_src, &plan.b, ctx->stream);
+    for (int i = 0; i < 2 && err == cudaSuccess; ++i) {
+        if (!staged[i]->staged) continue;
+        err = fp8 ? wsgemm_launch_staging_fp8(&src[i], staged[i], p->k, ctx->stream)
+                  : wsgemm_launch_staging(&src[i], staged[i], ctx->stream);
+    }
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 operand staging launch failed: %s",

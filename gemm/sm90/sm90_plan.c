@@ -248,11 +248,6 @@ static wsgemm_status use_staged_kernel(wsgemm_plan *plan, const wsgemm_problem *
 
 /* ---------------------------------------------------------------- the plan */
 
-static int is_fp8(wsgemm_dtype t)
-{
-    return t == WSGEMM_R_8F_E4M3 || t == WSGEMM_R_8F_E5M2;
-}
-
 /* The kernels' input kind (sm90_tile.h) for P of type pt and Q of type qt; -1 for a pair no kernel takes. */
 static int input_kind(wsgemm_dtype pt, wsgemm_dtype qt)
 {
@@ -338,7 +333,7 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
                      (int)((uintptr_t)p->fused->aux % 16), aux_bytes, (int)((p->fused->ldaux * aux_bytes) % 16));
             return WSGEMM_STATUS_NOT_SUPPORTED;
         }
-        const int bk = is_fp8(p->Atype) ? SM90_BK_FP8 : SM90_BK;
+        const int bk = SM90_BK_OF(input_kind(p->Btype, p->Atype)); /* fused plans are swapped: P is B */
         if ((p->k - 1) / bk + 1 > kMaxChainBlocks) {
             snprintf(why, why_size, "the fused epilogue needs one accumulator chain; k = %d is above %d", p->k,
                      kMaxChainBlocks * bk);
@@ -367,7 +362,7 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
         .ab_type = p->Atype,
         .in = swap ? input_kind(p->Btype, p->Atype) : input_kind(p->Atype, p->Btype),
     };
-    const int fp8 = is_fp8(p->Atype);
+    const int fp8 = plan->in >= SM90_IN_E4M3;
     /* the FP8 kernels read K-major operands only: an MN-major FP8 operand runs from its K-major copy (staging) */
     plan->p_mn = !fp8 && !sm90_plan_p(plan)->k_major;
     plan->q_mn = !fp8 && !sm90_plan_q(plan)->k_major;
