@@ -183,6 +183,10 @@ typedef enum umma_dtype { UMMA_F16 = 0, UMMA_BF16 = 1 } umma_dtype; /* kind::f16
 /* kind::f8f6f4 operand formats (codes 3-5 are the 6- and 4-bit formats, not used here). Unlike wgmma on
  * sm_90, an E4M3 or E5M2 operand may be MN-major. K = 32 per instruction (32 bytes of K). */
 typedef enum umma_f8_dtype { UMMA_E4M3 = 0, UMMA_E5M2 = 1 } umma_f8_dtype;
+/* The kind of a tcgen05.mma (the instruction's .kind; the descriptor does not say it: both kinds use format
+ * codes 0 and 1): f16 (F16/BF16 operands, K = 16 per instruction) or f8f6f4 (here E4M3/E5M2, K = 32). Either
+ * way one instruction reads 32 bytes of K per operand row. */
+typedef enum umma_kind { UMMA_KIND_F16 = 0, UMMA_KIND_F8F6F4 = 1 } umma_kind;
 typedef enum umma_acc_dtype { UMMA_ACC_F16 = 0, UMMA_ACC_F32 = 1 } umma_acc_dtype;
 typedef enum umma_major { UMMA_K_MAJOR = 0, UMMA_MN_MAJOR = 1 } umma_major;
 
@@ -274,6 +278,16 @@ static inline WSGEMM_HD umma_idesc_fields umma_idesc_decode(uint32_t idesc)
 #define UMMA_F16_K 16
 /* .kind::f8f6f4 with E4M3/E5M2 operands: the same M and N, K = 32 per instruction (32 bytes). */
 #define UMMA_F8F6F4_K 32
+
+/* K elements of one instruction of the kind, and the bytes of an operand element. */
+static inline WSGEMM_HD uint32_t umma_kind_k(umma_kind kind)
+{
+    return kind == UMMA_KIND_F8F6F4 ? UMMA_F8F6F4_K : UMMA_F16_K;
+}
+static inline WSGEMM_HD uint32_t umma_kind_elem_bytes(umma_kind kind)
+{
+    return kind == UMMA_KIND_F8F6F4 ? 1u : 2u;
+}
 
 static inline WSGEMM_HD int umma_f16_shape_is_legal(int cta_group, uint32_t m, uint32_t n)
 {

@@ -1,6 +1,6 @@
 /*
  * tmem/tmem.cuh - the one device API for Tensor Memory (TMEM) and the 5th-generation tensor core
- * (tcgen05, kind::f16), cta_group 1 and 2, with two backends chosen at build time:
+ * (tcgen05, kind::f16 and kind::f8f6f4), cta_group 1 and 2, with two backends chosen at build time:
  *
  *   WSGEMM_TMEM_HARDWARE=1   sm_100a: tmem/tmem_hw.cuh, one inline-PTX wrapper per tcgen05 instruction.
  *   WSGEMM_TMEM_EMULATION=1  sm_90a : tmem/tmem_emu.cuh, TMEM in global memory, UMMA on CUDA cores from
@@ -29,6 +29,8 @@
  *           umma_f16_warp<CG>(d_tmem, umma_smem_desc_advance(a_desc, k * a_k_step_bytes),
  *                             umma_smem_desc_advance(b_desc, k * b_k_step_bytes), idesc, (kblock | k) != 0);
  *           // K step of 16 elements: 32 B inside a K-major atom; 16 rows x swizzle bytes for MN-major
+ *       (FP8 operands: umma_mma_warp<CG>(UMMA_KIND_F8F6F4, ...), K = 32 per instruction, the same 32 B
+ *        K-major step, 32 rows x swizzle bytes MN-major)
  *       umma_commit_warp<CG>(&empty[s])                        // cta_group 1
  *       umma_commit_multicast_warp<CG>(&empty[s], 0b11)        // cta_group 2, leader CTA only
  *     The one-thread forms umma_f16 / umma_commit / umma_commit_multicast (inside `if (elect_one_sync())`)
@@ -290,22 +292,38 @@ WSGEMM_TMEM_LD(16x256b, 32, 128)
 
 /* ================================================================ MMA and commit, one thread */
 
-/* D[d_tmem] = A*B (accumulate == 0) or D += A*B, kind::f16, shape/types/majors from idesc (tmem/desc.h).
- * ONE thread issues (inside `if (elect_one_sync())`); a warp calling it issues 32 MMAs on hardware (the
- * emulation traps). cta_group 2: only the even CTA of the pair issues; M = 256. */
+/* D[d_tmem] = A*B (accumulate == 0) or D += A*B, of the kind (tmem/desc.h umma_kind: kind::f16 or
+ * kind::f8f6f4), shape/types/majors from idesc. ONE thread issues (inside `if (elect_one_sync())`); a warp
+ * calling it issues 32 MMAs on hardware (the emulation traps). cta_group 2: only the even CTA of the pair
+ * issues; M = 256. */
+template <int CtaGroup>
+static __device__ __forceinline__ void umma_mma(umma_kind kind, uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
+                                                uint32_t idesc, uint32_t accumulate)
+{
+    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+#if defined(WSGEMM_TMEM_HARDWARE)
+    if (kind == UMMA_KIND_F8F6F4) {
+        if constexpr (CtaGroup == 1)
+            tcgen05_mma_cg1_kind_f8f6f4(d_tmem, a_desc, b_desc, idesc, accumulate);
+        else
+            tcgen05_mma_cg2_kind_f8f6f4(d_tmem, a_desc, b_desc, idesc, accumulate);
+    } else {
+        if constexpr (CtaGroup == 1)
+            tcgen05_mma_cg1_kind_f16(d_tmem, a_desc, b_desc, idesc, accumulate);
+        else
+            tcgen05_mma_cg2_kind_f16(d_tmem, a_desc, b_desc, idesc, accumulate);
+    }
+#else
+    tmem_emu_umma_single(CtaGroup, (uint32_t)kind, d_tmem, a_desc, b_desc, idesc, accumulate);
+#endif
+}
+
+/* kind::f16 (f16 or bf16 operands). */
 template <int CtaGroup>
 static __device__ __forceinline__ void umma_f16(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
                                                 uint32_t accumulate)
 {
-    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
-#if defined(WSGEMM_TMEM_HARDWARE)
-    if constexpr (CtaGroup == 1)
-        tcgen05_mma_cg1_kind_f16(d_tmem, a_desc, b_desc, idesc, accumulate);
-    else
-        tcgen05_mma_cg2_kind_f16(d_tmem, a_desc, b_desc, idesc, accumulate);
-#else
-    tmem_emu_umma_single(CtaGroup, d_tmem, a_desc, b_desc, idesc, accumulate);
-#endif
+    umma_mma<CtaGroup>(UMMA_KIND_F16, d_tmem, a_desc, b_desc, idesc, accumulate);
 }
 
 /* One arrive on *bar_smem (this CTA) once every earlier MMA of this thread has completed. One thread. */
@@ -343,17 +361,24 @@ static __device__ __forceinline__ void umma_commit_multicast(uint64_t *bar_smem,
 /* The whole converged warp calls these. Hardware: the elect.sync leader issues the instruction (the same
  * lane every call). Emulation: the 32 lanes compute the product together; it is complete on return. */
 template <int CtaGroup>
-static __device__ __forceinline__ void umma_f16_warp(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
+static __device__ __forceinline__ void umma_mma_warp(umma_kind kind, uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
                                                      uint32_t idesc, uint32_t accumulate)
 {
     static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
 #if defined(WSGEMM_TMEM_HARDWARE)
     if (elect_one_sync())
-        umma_f16<CtaGroup>(d_tmem, a_desc, b_desc, idesc, accumulate);
+        umma_mma<CtaGroup>(kind, d_tmem, a_desc, b_desc, idesc, accumulate);
     __syncwarp();
 #else
-    tmem_emu_umma_warp(CtaGroup, d_tmem, a_desc, b_desc, idesc, accumulate);
+    tmem_emu_umma_warp(CtaGroup, (uint32_t)kind, d_tmem, a_desc, b_desc, idesc, accumulate);
 #endif
+}
+
+template <int CtaGroup>
+static __device__ __forceinline__ void umma_f16_warp(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
+                                                     uint32_t idesc, uint32_t accumulate)
+{
+    umma_mma_warp<CtaGroup>(UMMA_KIND_F16, d_tmem, a_desc, b_desc, idesc, accumulate);
 }
 
 template <int CtaGroup>

@@ -1,6 +1,6 @@
 /*
- * tmem/tmem_emu.cuh - the sm_90a backend of tmem/tmem.cuh: Tensor Memory and tcgen05.mma kind::f16
- * emulated on CUDA cores, with a checker for the PTX rules. Do not include directly: include
+ * tmem/tmem_emu.cuh - the sm_90a backend of tmem/tmem.cuh: Tensor Memory and tcgen05.mma (kind::f16 with
+ * F16/BF16 operands, kind::f8f6f4 with E4M3/E5M2) emulated on CUDA cores, with a checker for the PTX rules. Do not include directly: include
  * tmem/tmem.cuh with WSGEMM_TMEM_EMULATION=1. The model and what it proves: docs/tmem.md.
  *
  * The model
@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include "../sync/cluster.cuh"
@@ -171,7 +172,7 @@ static __device__ __forceinline__ void tmem_emu_check_prepared(void)
         tmem_emu_fail(TMEM_EMU_ERR_NOT_PREPARED, "tmem_host_prepare() was not called before this launch", 0, 0, 0);
 }
 
-/* .sync.aligned (tcgen05.alloc, dealloc, relinquish_alloc_permit, ld, and umma_f16_warp): every lane of the
+/* .sync.aligned (tcgen05.alloc, dealloc, relinquish_alloc_permit, ld, and umma_mma_warp): every lane of the
  * warp executes the same instruction, and .sync makes each lane wait until all 32 have (PTX ISA "tcgen05.ld":
  * "causes the executing thread to wait until all threads in the warp execute the same tcgen05.ld";
  * ptxas puts a WARPSYNC before such instructions). The emulation does what .sync does instead of testing
@@ -542,7 +543,8 @@ typedef struct tmem_emu_operand {
     uint32_t row_bytes;   /* swizzle atom row: 16 (none), 32, 64, 128 */
     uint32_t swz_mask;    /* bits 7.. XORed into bits 4..: 0, 1, 3, 7 */
     uint32_t mn_major;
-    uint32_t bf16;
+    uint32_t format;     /* the kind's format code (kind::f16: 0 F16, 1 BF16; kind::f8f6f4: 0 E4M3, 1 E5M2) */
+    uint32_t elem_bytes; /* 2 (kind::f16) or 1 (kind::f8f6f4) */
     uint32_t negate;
 } tmem_emu_operand;
 
@@ -554,7 +556,8 @@ static inline __host__ __device__ uint32_t tmem_emu_swizzle(uint32_t addr, uint3
 /* The address-forming part of the decode, host and device (the CPU test test_tmem_layout runs it against
  * the TMA tile layouts): everything but the generic pointers. */
 static inline __host__ __device__ tmem_emu_operand tmem_emu_operand_geometry(uint64_t desc, uint32_t mn_major,
-                                                                            uint32_t format, uint32_t negate)
+                                                                            uint32_t format, uint32_t elem_bytes,
+                                                                            uint32_t negate)
 {
     umma_smem_desc_fields f = umma_smem_desc_decode(desc);
     tmem_emu_operand op;
@@ -565,15 +568,17 @@ static inline __host__ __device__ tmem_emu_operand tmem_emu_operand_geometry(uin
     op.row_bytes = umma_swizzle_bytes(f.layout);
     op.swz_mask = op.row_bytes / 16u - 1u;
     op.mn_major = mn_major;
-    op.bf16 = format;
+    op.format = format;
+    op.elem_bytes = elem_bytes;
     op.negate = negate;
     return op;
 }
 
 /* Lane 0 validates (reporting once); every lane decodes. */
 static __device__ __forceinline__ tmem_emu_operand tmem_emu_decode_operand(uint64_t desc, uint32_t mn_major,
-                                                                           uint32_t format, uint32_t negate,
-                                                                           uint32_t cg, int report, const char *which)
+                                                                           uint32_t format, uint32_t elem_bytes,
+                                                                           uint32_t negate, uint32_t cg, int report,
+                                                                           const char *which)
 {
     umma_smem_desc_fields f = umma_smem_desc_decode(desc);
     if (report) {
@@ -592,13 +597,14 @@ static __device__ __forceinline__ tmem_emu_operand tmem_emu_decode_operand(uint6
         if (f.start_addr % 16u != 0)
             tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, which, 0u, f.start_addr, 0);
     }
-    tmem_emu_operand op = tmem_emu_operand_geometry(desc, mn_major, format, negate);
+    tmem_emu_operand op = tmem_emu_operand_geometry(desc, mn_major, format, elem_bytes, negate);
     op.start[0] = (const char *)__cvta_shared_to_generic((size_t)f.start_addr);
     op.start[1] = (cg == 2) ? (const char *)__cluster_map_shared_rank(op.start[0], cluster_ctarank() ^ 1u)
                             : op.start[0];
     return op;
 }
 
+/* One 16-bit element (format 0 F16, 1 BF16) as fp32, exactly. */
 static __device__ __forceinline__ float tmem_emu_to_float(uint16_t bits, uint32_t bf16)
 {
     if (bf16)
@@ -606,8 +612,14 @@ static __device__ __forceinline__ float tmem_emu_to_float(uint16_t bits, uint32_
     return __half2float(__ushort_as_half(bits));
 }
 
-/* Byte offset from the start address of the 16-B chunk `kc` (K elements 8kc .. 8kc+7) of row `idx` of a
- * K-major operand: ((8,m),(T,2)):((rowT,SBO),(1,LBO or T)), then the swizzle. */
+/* One 8-bit element (format 0 E4M3, 1 E5M2) as fp32, exactly (every E4M3 and E5M2 value is an f16 value). */
+static __device__ __forceinline__ float tmem_emu_fp8_to_float(uint8_t bits, uint32_t e5m2)
+{
+    return __half2float(__half(__nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)bits, e5m2 ? __NV_E5M2 : __NV_E4M3)));
+}
+
+/* Byte offset from the start address of the 16-B chunk `kc` (16 bytes of K from byte 16kc) of row `idx` of a
+ * K-major operand: ((8,m),(T,2)):((rowT,SBO),(1,LBO or T)) in 16-byte units T, then the swizzle. */
 static inline __host__ __device__ int32_t tmem_emu_k_major_chunk(const tmem_emu_operand *op, uint32_t idx,
                                                                  uint32_t kc)
 {
@@ -616,25 +628,30 @@ static inline __host__ __device__ int32_t tmem_emu_k_major_chunk(const tmem_emu_
     return (int32_t)tmem_emu_swizzle(addr, op->swz_mask) - (int32_t)op->start_addr;
 }
 
-/* Byte offset of element (mn index i, k index j) of an MN-major operand:
+/* Byte offset of element (mn index i, k index j) of an MN-major operand, T = 16 bytes of elements:
  *   no swizzle: ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO));   swizzled: ((T,x,m),(8,k)):((1,T,LBO),(xT,SBO)). */
 static inline __host__ __device__ int32_t tmem_emu_mn_major_elem(const tmem_emu_operand *op, uint32_t i, uint32_t j)
 {
+    const uint32_t eb = op->elem_bytes;
     uint32_t addr;
     if (op->row_bytes == 16u) {
-        addr = op->start_addr + (i % 8u) * 2u + (i / 8u) * op->sbo + (j % 8u) * 16u + (j / 8u) * op->lbo;
+        uint32_t per_core = 16u / eb; /* elements of MN in one 16-byte core-matrix row */
+        addr = op->start_addr + (i % per_core) * eb + (i / per_core) * op->sbo + (j % 8u) * 16u + (j / 8u) * op->lbo;
     } else {
-        uint32_t per_row = op->row_bytes / 2u; /* 16-bit elements across one swizzle row */
-        addr = op->start_addr + (i % per_row) * 2u + (i / per_row) * op->lbo + (j % 8u) * op->row_bytes +
+        uint32_t per_row = op->row_bytes / eb; /* elements across one swizzle row */
+        addr = op->start_addr + (i % per_row) * eb + (i / per_row) * op->lbo + (j % 8u) * op->row_bytes +
                (j / 8u) * op->sbo;
     }
     return (int32_t)tmem_emu_swizzle(addr, op->swz_mask) - (int32_t)op->start_addr;
 }
 
-/* The 16 K values of row `idx` (M index for A, N index for B) in CTA `cta` (0 issuing, 1 peer). */
+/* The K values of one instruction (32 bytes: 16 of kind::f16, 32 of kind::f8f6f4; EB = op->elem_bytes) of row
+ * `idx` (M index for A, N index for B) in CTA `cta` (0 issuing, 1 peer). */
+template <int EB>
 static __device__ __forceinline__ void tmem_emu_load_row(const tmem_emu_operand *op, uint32_t cta, uint32_t idx,
                                                          float *out)
 {
+    constexpr uint32_t kK = 32u / EB;
     const char *base = op->start[cta];
     if (!op->mn_major) {
 #pragma unroll
@@ -643,27 +660,76 @@ static __device__ __forceinline__ void tmem_emu_load_row(const tmem_emu_operand 
             uint32_t w[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
             for (uint32_t e = 0; e < 4; e++) {
-                out[8 * kc + 2 * e] = tmem_emu_to_float((uint16_t)(w[e] & 0xFFFFu), op->bf16);
-                out[8 * kc + 2 * e + 1] = tmem_emu_to_float((uint16_t)(w[e] >> 16), op->bf16);
+                if constexpr (EB == 2) {
+                    out[8 * kc + 2 * e] = tmem_emu_to_float((uint16_t)(w[e] & 0xFFFFu), op->format);
+                    out[8 * kc + 2 * e + 1] = tmem_emu_to_float((uint16_t)(w[e] >> 16), op->format);
+                } else {
+#pragma unroll
+                    for (uint32_t b = 0; b < 4; b++)
+                        out[16 * kc + 4 * e + b] = tmem_emu_fp8_to_float((uint8_t)(w[e] >> (8 * b)), op->format);
+                }
             }
         }
     } else {
 #pragma unroll
-        for (uint32_t k = 0; k < 16; k++)
-            out[k] = tmem_emu_to_float(*(const uint16_t *)(base + tmem_emu_mn_major_elem(op, idx, k)), op->bf16);
+        for (uint32_t k = 0; k < kK; k++) {
+            const char *elem = base + tmem_emu_mn_major_elem(op, idx, k);
+            if constexpr (EB == 2)
+                out[k] = tmem_emu_to_float(*(const uint16_t *)elem, op->format);
+            else
+                out[k] = tmem_emu_fp8_to_float(*(const uint8_t *)elem, op->format);
+        }
     }
     if (op->negate) {
 #pragma unroll
-        for (uint32_t k = 0; k < 16; k++)
+        for (uint32_t k = 0; k < kK; k++)
             out[k] = -out[k];
     }
 }
 
-/* The emulated tcgen05.mma.cta_group::cg.kind::f16, computed by `nlanes` lanes (1 or 32) of which this is
- * `lane`: rows lane + j*nlanes (j < 4) of every 4*nlanes-row group, in each CTA of the group. */
-static __device__ __forceinline__ void tmem_emu_umma_compute(uint32_t cg, uint32_t d_tmem, uint64_t a_desc,
-                                                             uint64_t b_desc, uint32_t idesc, uint32_t accumulate,
-                                                             uint32_t lane, uint32_t nlanes)
+/* The product part of an emulated UMMA with EB-byte operands: rows lane + j*nlanes (j < 4) of every
+ * 4*nlanes-row group, in each CTA of the group, all n_total columns. */
+template <int EB>
+static __device__ __forceinline__ void tmem_emu_umma_products(uint32_t cg, const uint32_t *sm, uint32_t d_col,
+                                                              uint32_t n_total, const tmem_emu_operand *a,
+                                                              const tmem_emu_operand *b, uint32_t accumulate,
+                                                              uint32_t lane, uint32_t nlanes)
+{
+    constexpr uint32_t kK = 32u / EB;
+    uint32_t n_half = (cg == 2) ? n_total / 2u : n_total; /* B rows per CTA */
+    for (uint32_t cta = 0; cta < cg; cta++) {
+        uint32_t *cells = tmem_emu_cells(sm[cta]);
+        for (uint32_t rbase = lane; rbase < 128u; rbase += 4u * nlanes) {
+            float av[4][kK];
+            uint32_t rows[4];
+#pragma unroll
+            for (uint32_t j = 0; j < 4; j++) {
+                rows[j] = rbase + j * nlanes;
+                tmem_emu_load_row<EB>(a, cta, rows[j], av[j]);
+            }
+            for (uint32_t n = 0; n < n_total; n++) {
+                float bv[kK];
+                tmem_emu_load_row<EB>(b, n / n_half, n % n_half, bv);
+#pragma unroll
+                for (uint32_t j = 0; j < 4; j++) {
+                    float dot = 0.0f;
+#pragma unroll
+                    for (uint32_t k = 0; k < kK; k++)
+                        dot = fmaf(av[j][k], bv[k], dot);
+                    uint32_t *cell = cells + (size_t)(d_col + n) * TMEM_LANES + rows[j];
+                    float d = accumulate ? __uint_as_float(__ldcg(cell)) + dot : dot;
+                    __stcg(cell, __float_as_uint(d));
+                }
+            }
+        }
+    }
+}
+
+/* The emulated tcgen05.mma.cta_group::cg.kind::<kind> (umma_kind), computed by `nlanes` lanes (1 or 32) of
+ * which this is `lane`. */
+static __device__ __forceinline__ void tmem_emu_umma_compute(uint32_t cg, uint32_t kind, uint32_t d_tmem,
+                                                             uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
+                                                             uint32_t accumulate, uint32_t lane, uint32_t nlanes)
 {
     int report = (lane == 0);
     umma_idesc_fields id = umma_idesc_decode(idesc);
@@ -681,11 +747,19 @@ static __device__ __forceinline__ void tmem_emu_umma_compute(uint32_t cg, uint32
                           id.reserved, 0);
         if (id.d_format != UMMA_ACC_F32)
             tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc: the emulation models D = f32 only", idesc, id.d_format, 0);
-        if (id.a_format > 1u || id.b_format > 1u)
+        if (kind != UMMA_KIND_F16 && kind != UMMA_KIND_F8F6F4)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "tcgen05.mma: the emulation models kind::f16 and kind::f8f6f4 only",
+                          kind, 0, 0);
+        if (kind == UMMA_KIND_F16 && (id.a_format > 1u || id.b_format > 1u))
             tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc: kind::f16 takes A/B format 0 (f16) or 1 (bf16)", idesc,
                           id.a_format, id.b_format);
+        if (kind == UMMA_KIND_F8F6F4 && (id.a_format > 1u || id.b_format > 1u))
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC,
+                          "idesc: kind::f8f6f4 is modelled with A/B format 0 (E4M3) or 1 (E5M2) only", idesc,
+                          id.a_format, id.b_format);
+        /* the dense kind::f8f6f4 shapes are the kind::f16 ones (PTX ISA "Matrix shape"), K = 32 */
         if (!umma_f16_shape_is_legal((int)cg, id.m, id.n))
-            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc: illegal kind::f16 shape for this cta_group (a=M b=N c=cg)",
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc: illegal tcgen05.mma shape for this cta_group (a=M b=N c=cg)",
                           id.m, id.n, cg);
         if (id.m != 128u * cg)
             tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC,
@@ -722,71 +796,48 @@ static __device__ __forceinline__ void tmem_emu_umma_compute(uint32_t cg, uint32
                           "its alloc, or it already deallocated)",
                           d_tmem, id.n, peer_block);
     }
-    tmem_emu_operand a = tmem_emu_decode_operand(a_desc, id.a_major, id.a_format, id.negate_a, cg, report,
+    const uint32_t eb = umma_kind_elem_bytes((umma_kind)kind);
+    tmem_emu_operand a = tmem_emu_decode_operand(a_desc, id.a_major, id.a_format, eb, id.negate_a, cg, report,
                                                  "A shared-memory descriptor field (a=bit position b=value)");
-    tmem_emu_operand b = tmem_emu_decode_operand(b_desc, id.b_major, id.b_format, id.negate_b, cg, report,
+    tmem_emu_operand b = tmem_emu_decode_operand(b_desc, id.b_major, id.b_format, eb, id.negate_b, cg, report,
                                                  "B shared-memory descriptor field (a=bit position b=value)");
     if (report)
         tmem_hb_mma(d_col, id.n, cg, a.start_addr, b.start_addr);
     if (nlanes > 1)
         __syncwarp(); /* lane 0 validated everything (or trapped) before any lane touches memory */
-    uint32_t n_total = id.n;
-    uint32_t n_half = (cg == 2) ? n_total / 2u : n_total; /* B rows per CTA */
-    for (uint32_t cta = 0; cta < cg; cta++) {
-        uint32_t *cells = tmem_emu_cells(sm[cta]);
-        for (uint32_t rbase = lane; rbase < 128u; rbase += 4u * nlanes) {
-            float av[4][16];
-            uint32_t rows[4];
-#pragma unroll
-            for (uint32_t j = 0; j < 4; j++) {
-                rows[j] = rbase + j * nlanes;
-                tmem_emu_load_row(&a, cta, rows[j], av[j]);
-            }
-            for (uint32_t n = 0; n < n_total; n++) {
-                float bv[16];
-                tmem_emu_load_row(&b, n / n_half, n % n_half, bv);
-#pragma unroll
-                for (uint32_t j = 0; j < 4; j++) {
-                    float dot = 0.0f;
-#pragma unroll
-                    for (uint32_t k = 0; k < 16; k++)
-                        dot = fmaf(av[j][k], bv[k], dot);
-                    uint32_t *cell = cells + (size_t)(d_col + n) * TMEM_LANES + rows[j];
-                    float d = accumulate ? __uint_as_float(__ldcg(cell)) + dot : dot;
-                    __stcg(cell, __float_as_uint(d));
-                }
-            }
-        }
-    }
+    if (eb == 1u)
+        tmem_emu_umma_products<1>(cg, sm, d_col, id.n, &a, &b, accumulate, lane, nlanes);
+    else
+        tmem_emu_umma_products<2>(cg, sm, d_col, id.n, &a, &b, accumulate, lane, nlanes);
     tmem_emu_fence(); /* this lane's cells visible at cluster scope before the commit's release */
 }
 
-static __device__ __noinline__ void tmem_emu_umma_single(uint32_t cg, uint32_t d_tmem, uint64_t a_desc,
+static __device__ __noinline__ void tmem_emu_umma_single(uint32_t cg, uint32_t kind, uint32_t d_tmem, uint64_t a_desc,
                                                          uint64_t b_desc, uint32_t idesc, uint32_t accumulate)
 {
     tmem_emu_check_prepared();
     tmem_emu_require_single("tcgen05.mma issued by several threads (one MMA each on hardware): use "
-                            "elect_one_sync() or umma_f16_warp");
+                            "elect_one_sync() or umma_mma_warp");
     tmem_emu_note_cta_group(cg);
     tmem_emu_delay(4);
-    tmem_emu_umma_compute(cg, d_tmem, a_desc, b_desc, idesc, accumulate, 0, 1);
+    tmem_emu_umma_compute(cg, kind, d_tmem, a_desc, b_desc, idesc, accumulate, 0, 1);
 }
 
-static __device__ __noinline__ void tmem_emu_umma_warp(uint32_t cg, uint32_t d_tmem, uint64_t a_desc,
+static __device__ __noinline__ void tmem_emu_umma_warp(uint32_t cg, uint32_t kind, uint32_t d_tmem, uint64_t a_desc,
                                                        uint64_t b_desc, uint32_t idesc, uint32_t accumulate)
 {
     tmem_emu_check_prepared();
-    tmem_emu_require_warp("umma_f16_warp called by part of a warp (the whole MMA warp calls it)");
+    tmem_emu_require_warp("umma_mma_warp called by part of a warp (the whole MMA warp calls it)");
     if (__shfl_sync(0xFFFFFFFFu, d_tmem, 0) != d_tmem || __shfl_sync(0xFFFFFFFFu, idesc, 0) != idesc ||
         __shfl_sync(0xFFFFFFFFu, a_desc, 0) != a_desc || __shfl_sync(0xFFFFFFFFu, b_desc, 0) != b_desc ||
-        __shfl_sync(0xFFFFFFFFu, accumulate, 0) != accumulate)
-        tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED, "umma_f16_warp: lanes pass different operands (the leader's are used "
+        __shfl_sync(0xFFFFFFFFu, accumulate, 0) != accumulate || __shfl_sync(0xFFFFFFFFu, kind, 0) != kind)
+        tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED, "umma_mma_warp: lanes pass different operands (the leader's are used "
                       "on hardware)", d_tmem, idesc, 0);
     tmem_emu_note_cta_group(cg);
     if (tmem_emu_laneid() == 0)
         tmem_emu_delay(4);
     __syncwarp();
-    tmem_emu_umma_compute(cg, d_tmem, a_desc, b_desc, idesc, accumulate, tmem_emu_laneid(), 32u);
+    tmem_emu_umma_compute(cg, kind, d_tmem, a_desc, b_desc, idesc, accumulate, tmem_emu_laneid(), 32u);
     __syncwarp();
 }
 

@@ -104,31 +104,27 @@ static __device__ __forceinline__ void tcgen05_wait_ld(void)
 
 /* ---------------------------------------------------------------- MMA (PTX ISA "tcgen05.mma") */
 
-/* D[d_tmem] (+)= A[a_desc] * B[b_desc], kind::f16, shape and types from idesc.
- * enable_input_d = 0 on the first K step (D = A*B), 1 after (D += A*B).
- * Asynchronous: completion is observed only through tcgen05.commit. One thread issues. */
-static __device__ __forceinline__ void tcgen05_mma_cg1_kind_f16(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
-                                                                uint32_t idesc, uint32_t enable_input_d)
-{
-    WSGEMM_TCGEN05_ASM("{\n\t.reg .pred p;\n\t"
-                 "setp.ne.b32 p, %4, 0;\n\t"
-                 "tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\n\t}" ::"r"(d_tmem),
-                 "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(enable_input_d)
-                 : "memory");
-}
-
-/* The 2-SM form: issued by the even CTA of the pair only; A and B descriptors
- * are local addresses, the peer's operands sit at the same offsets in its
- * shared memory; D is written in the same columns of both CTAs' TMEM. */
-static __device__ __forceinline__ void tcgen05_mma_cg2_kind_f16(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
-                                                                uint32_t idesc, uint32_t enable_input_d)
-{
-    WSGEMM_TCGEN05_ASM("{\n\t.reg .pred p;\n\t"
-                 "setp.ne.b32 p, %4, 0;\n\t"
-                 "tcgen05.mma.cta_group::2.kind::f16 [%0], %1, %2, %3, p;\n\t}" ::"r"(d_tmem),
-                 "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(enable_input_d)
-                 : "memory");
-}
+/* D[d_tmem] (+)= A[a_desc] * B[b_desc] of one kind (f16: f16/bf16 operands, K = 16; f8f6f4: E4M3/E5M2
+ * operands, K = 32), shape, types and majors from idesc. enable_input_d = 0 on the first K step (D = A*B),
+ * 1 after (D += A*B). Asynchronous: completion is observed only through tcgen05.commit. One thread issues.
+ * The 2-SM form (cta_group::2) is issued by the even CTA of the pair only; A and B descriptors are local
+ * addresses, the peer's operands sit at the same offsets in its shared memory; D is written in the same
+ * columns of both CTAs' TMEM. */
+#define WSGEMM_TCGEN05_MMA(name, cta_group, kind)                                                              \
+    static __device__ __forceinline__ void name(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, \
+                                                uint32_t enable_input_d)                                       \
+    {                                                                                                          \
+        WSGEMM_TCGEN05_ASM("{\n\t.reg .pred p;\n\t"                                                           \
+                           "setp.ne.b32 p, %4, 0;\n\t"                                                        \
+                           "tcgen05.mma.cta_group::" #cta_group ".kind::" #kind " [%0], %1, %2, %3, p;\n\t}" \
+                           ::"r"(d_tmem), "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(enable_input_d)             \
+                           : "memory");                                                                        \
+    }
+WSGEMM_TCGEN05_MMA(tcgen05_mma_cg1_kind_f16, 1, f16)
+WSGEMM_TCGEN05_MMA(tcgen05_mma_cg2_kind_f16, 2, f16)
+WSGEMM_TCGEN05_MMA(tcgen05_mma_cg1_kind_f8f6f4, 1, f8f6f4)
+WSGEMM_TCGEN05_MMA(tcgen05_mma_cg2_kind_f8f6f4, 2, f8f6f4)
+#undef WSGEMM_TCGEN05_MMA
 
 /* ---------------------------------------------------------------- commit (PTX ISA "tcgen05.commit") */
 

@@ -1,7 +1,8 @@
 /*
  * test_layout.cu - CPU test (no GPU needed) of the emulation's operand addressing: for every layout the
- * emulation models (K-major and MN-major; no swizzle, 32B, 64B, 128B), tile heights 32..256 and every K=16
- * step of a K=64 tile, the address the emulation derives from the descriptor bits alone
+ * emulation models (K-major and MN-major; no swizzle, 32B, 64B, 128B), both element sizes (16-bit operands of
+ * kind::f16, FP8 of kind::f8f6f4), tile heights 32..256 and every instruction step of a tile 128 bytes deep
+ * in K (four steps of 32 bytes: K = 64 16-bit or 128 FP8 elements), the address the emulation derives from the descriptor bits alone
  * (tmem_emu_operand_geometry + tmem_emu_k_major_chunk / tmem_emu_mn_major_elem, the code the GPU runs)
  * must equal the address where the TMA-style tile model (tile_layout.h) put that element. A second pass
  * runs the same check on planted descriptor bugs (LBO/SBO swapped, SBO off by 16 B, wrong swizzle code,
@@ -19,75 +20,81 @@
 /* Tile at a 1024-aligned shared address that is not 0, so absolute-address swizzling is exercised. */
 enum { TILE_SADDR = 0x9400 };
 
-typedef uint64_t (*desc_fn)(operand_layout, uint32_t, uint32_t, uint32_t, uint32_t);
+typedef uint64_t (*desc_fn)(operand_layout, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
 
-static uint64_t desc_good(operand_layout L, uint32_t saddr, uint32_t rows, uint32_t K, uint32_t s)
+static uint64_t desc_good(operand_layout L, uint32_t saddr, uint32_t rows, uint32_t K, uint32_t s, uint32_t eb)
 {
-    return tile_desc(L, saddr, rows, K, s);
+    return tile_desc_eb(L, saddr, rows, K, s, eb);
 }
 
 /* Planted bugs. */
-static uint64_t desc_swap_lbo_sbo(operand_layout L, uint32_t saddr, uint32_t rows, uint32_t K, uint32_t s)
+static uint64_t desc_swap_lbo_sbo(operand_layout L, uint32_t saddr, uint32_t rows, uint32_t K, uint32_t s, uint32_t eb)
 {
-    umma_smem_desc_fields f = umma_smem_desc_decode(tile_desc(L, saddr, rows, K, s));
+    umma_smem_desc_fields f = umma_smem_desc_decode(tile_desc_eb(L, saddr, rows, K, s, eb));
     return umma_smem_desc_encode(f.start_addr, f.sbo_bytes, f.lbo_bytes, (umma_swizzle)f.layout);
 }
-static uint64_t desc_sbo_plus16(operand_layout L, uint32_t saddr, uint32_t rows, uint32_t K, uint32_t s)
+static uint64_t desc_sbo_plus16(operand_layout L, uint32_t saddr, uint32_t rows, uint32_t K, uint32_t s, uint32_t eb)
 {
-    umma_smem_desc_fields f = umma_smem_desc_decode(tile_desc(L, saddr, rows, K, s));
+    umma_smem_desc_fields f = umma_smem_desc_decode(tile_desc_eb(L, saddr, rows, K, s, eb));
     return umma_smem_desc_encode(f.start_addr, f.lbo_bytes, f.sbo_bytes + 16, (umma_swizzle)f.layout);
 }
-static uint64_t desc_wrong_swizzle(operand_layout L, uint32_t saddr, uint32_t rows, uint32_t K, uint32_t s)
+static uint64_t desc_wrong_swizzle(operand_layout L, uint32_t saddr, uint32_t rows, uint32_t K, uint32_t s, uint32_t eb)
 {
-    umma_smem_desc_fields f = umma_smem_desc_decode(tile_desc(L, saddr, rows, K, s));
+    umma_smem_desc_fields f = umma_smem_desc_decode(tile_desc_eb(L, saddr, rows, K, s, eb));
     umma_swizzle other = f.layout == UMMA_SWIZZLE_128B ? UMMA_SWIZZLE_64B : UMMA_SWIZZLE_128B;
     return umma_smem_desc_encode(f.start_addr, f.lbo_bytes, f.sbo_bytes, other);
 }
-static uint64_t desc_no_k_step(operand_layout L, uint32_t saddr, uint32_t rows, uint32_t K, uint32_t s)
+static uint64_t desc_no_k_step(operand_layout L, uint32_t saddr, uint32_t rows, uint32_t K, uint32_t s, uint32_t eb)
 {
     (void)s;
-    return tile_desc(L, saddr, rows, K, 0);
+    return tile_desc_eb(L, saddr, rows, K, 0, eb);
 }
 
-/* Mismatching elements over every layout/height/step (prints the first few when verbose). */
+/* Mismatching elements over every element size/layout/height/step (prints the first few when verbose). */
 static long check_all(desc_fn fn, int verbose, int *layouts_checked)
 {
     static const operand_layout layouts[] = {{MAJ_K, 0},  {MAJ_K, 32},  {MAJ_K, 64},  {MAJ_K, 128},
                                              {MAJ_MN, 0}, {MAJ_MN, 32}, {MAJ_MN, 64}, {MAJ_MN, 128}};
     static const uint32_t heights[] = {32, 64, 128, 256};
-    const uint32_t K = 64;
+    static const uint32_t elem_bytes[] = {2, 1};
     long bad = 0;
     *layouts_checked = 0;
-    for (size_t li = 0; li < sizeof layouts / sizeof layouts[0]; li++) {
-        operand_layout L = layouts[li];
-        for (size_t hi = 0; hi < sizeof heights / sizeof heights[0]; hi++) {
-            uint32_t rows = heights[hi];
-            if (L.major == MAJ_MN && L.swizzle && rows % (uint32_t)(L.swizzle / 2))
-                continue; /* MN-major swizzled tiles are whole atoms along MN */
-            long bad_here = 0;
-            for (uint32_t s = 0; s < K / 16; s++) {
-                tmem_emu_operand op = tmem_emu_operand_geometry(fn(L, TILE_SADDR, rows, K, s), (uint32_t)L.major, 1, 0);
-                for (uint32_t i = 0; i < rows; i++) {
-                    for (uint32_t j = 0; j < 16; j++) {
-                        int32_t rel = L.major == MAJ_K ? tmem_emu_k_major_chunk(&op, i, j / 8) + (int32_t)(j % 8) * 2
-                                                       : tmem_emu_mn_major_elem(&op, i, j);
-                        uint32_t emu = op.start_addr + (uint32_t)rel;
-                        uint32_t want = TILE_SADDR + tile_offset(L, i, 16 * s + j, rows, K);
-                        if (emu != want) {
-                            if (verbose && bad_here < 3)
-                                printf("    %s-major swizzle %d rows %u step %u: element (%u, %u) emulation reads 0x%x, "
-                                       "tile has it at 0x%x\n",
-                                       L.major ? "MN" : "K", L.swizzle, rows, s, i, 16 * s + j, emu, want);
-                            bad_here++;
+    for (size_t ei = 0; ei < sizeof elem_bytes / sizeof elem_bytes[0]; ei++) {
+        const uint32_t eb = elem_bytes[ei], ks = 32 / eb, K = 4 * ks;
+        for (size_t li = 0; li < sizeof layouts / sizeof layouts[0]; li++) {
+            operand_layout L = layouts[li];
+            for (size_t hi = 0; hi < sizeof heights / sizeof heights[0]; hi++) {
+                uint32_t rows = heights[hi];
+                if (L.major == MAJ_MN && L.swizzle && rows % ((uint32_t)L.swizzle / eb))
+                    continue; /* MN-major swizzled tiles are whole atoms along MN */
+                long bad_here = 0;
+                for (uint32_t s = 0; s < K / ks; s++) {
+                    tmem_emu_operand op =
+                        tmem_emu_operand_geometry(fn(L, TILE_SADDR, rows, K, s, eb), (uint32_t)L.major, 1, eb, 0);
+                    for (uint32_t i = 0; i < rows; i++) {
+                        for (uint32_t j = 0; j < ks; j++) {
+                            const uint32_t per_chunk = 16 / eb;
+                            int32_t rel = L.major == MAJ_K
+                                              ? tmem_emu_k_major_chunk(&op, i, j / per_chunk) + (int32_t)((j % per_chunk) * eb)
+                                              : tmem_emu_mn_major_elem(&op, i, j);
+                            uint32_t emu = op.start_addr + (uint32_t)rel;
+                            uint32_t want = TILE_SADDR + tile_offset_eb(L, i, ks * s + j, rows, K, eb);
+                            if (emu != want) {
+                                if (verbose && bad_here < 3)
+                                    printf("    %u-byte %s-major swizzle %d rows %u step %u: element (%u, %u) emulation "
+                                           "reads 0x%x, tile has it at 0x%x\n",
+                                           eb, L.major ? "MN" : "K", L.swizzle, rows, s, i, ks * s + j, emu, want);
+                                bad_here++;
+                            }
                         }
                     }
                 }
+                if (verbose)
+                    printf("  %u-byte, %s-major, swizzle %3d, %3u rows, K=%u in 4 steps: %s\n", eb, L.major ? "MN" : "K ",
+                           L.swizzle, rows, K, bad_here ? "MISMATCH" : "every element where the tile has it");
+                bad += bad_here;
+                (*layouts_checked)++;
             }
-            if (verbose)
-                printf("  %s-major, swizzle %3d, %3u rows, K=64 in 4 steps: %s\n", L.major ? "MN" : "K ", L.swizzle,
-                       rows, bad_here ? "MISMATCH" : "every element where the tile has it");
-            bad += bad_here;
-            (*layouts_checked)++;
         }
     }
     return bad;

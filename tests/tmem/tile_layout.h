@@ -26,60 +26,76 @@ static inline __host__ __device__ umma_swizzle swizzle_code(int swizzle)
                            : UMMA_SWIZZLE_NONE;
 }
 
-/* Byte offset, inside a 1024-B aligned tile of `rows` (M or N) x K 16-bit elements, of element (i, k), as TMA
- * would place it: K-major swizzled = boxes of swizzle bytes along K, one row per M/N index; MN-major
- * swizzled = boxes of swizzle bytes along M/N, one row per K index; no swizzle = 8x16-B core matrices.
- * Then the swizzle: the 16-B chunk index (bits 4..) XOR the 128-B row index (bits 7..) in the atom. */
-static inline __host__ __device__ uint32_t tile_offset(operand_layout L, uint32_t i, uint32_t k, uint32_t rows, uint32_t K)
+/* Byte offset, inside a 1024-B aligned tile of `rows` (M or N) x K elements of eb bytes (2: f16/bf16, 1: FP8), of
+ * element (i, k), as TMA would place it: K-major swizzled = boxes of swizzle bytes along K, one row per M/N
+ * index; MN-major swizzled = boxes of swizzle bytes along M/N, one row per K index; no swizzle = 8 x 16-B core
+ * matrices. Then the swizzle: the 16-B chunk index (bits 4..) XOR the 128-B row index (bits 7..) in the atom. */
+static inline __host__ __device__ uint32_t tile_offset_eb(operand_layout L, uint32_t i, uint32_t k, uint32_t rows,
+                                                          uint32_t K, uint32_t eb)
 {
+    const uint32_t c = 16 / eb; /* elements in one 16-B core-matrix row */
     uint32_t off;
     if (L.major == MAJ_K) {
         if (L.swizzle == 0) {
-            off = (k / 8) * (rows * 16) + (i / 8) * 128 + (i % 8) * 16 + (k % 8) * 2;
+            off = (k / c) * (rows * 16) + (i / 8) * 128 + (i % 8) * 16 + (k % c) * eb;
         } else {
-            uint32_t w = L.swizzle / 2; /* elements per box row */
-            off = (k / w) * (rows * L.swizzle) + i * L.swizzle + (k % w) * 2;
+            uint32_t w = L.swizzle / eb; /* elements per box row */
+            off = (k / w) * (rows * L.swizzle) + i * L.swizzle + (k % w) * eb;
         }
     } else {
         if (L.swizzle == 0) {
-            off = (i / 8) * ((K / 8) * 128) + (k / 8) * 128 + (k % 8) * 16 + (i % 8) * 2;
+            off = (i / c) * ((K / 8) * 128) + (k / 8) * 128 + (k % 8) * 16 + (i % c) * eb;
         } else {
-            uint32_t w = L.swizzle / 2;
-            off = (i / w) * (K * L.swizzle) + k * L.swizzle + (i % w) * 2;
+            uint32_t w = L.swizzle / eb;
+            off = (i / w) * (K * L.swizzle) + k * L.swizzle + (i % w) * eb;
         }
     }
     uint32_t mask = L.swizzle ? (uint32_t)L.swizzle / 16 - 1 : 0;
     return off ^ (((off >> 7) & mask) << 4);
 }
 
-/* The descriptor a kernel author writes for K step s (K elements 16s .. 16s+15) of that tile. */
-static inline __host__ __device__ uint64_t tile_desc(operand_layout L, uint32_t tile_saddr, uint32_t rows, uint32_t K,
-                                              uint32_t s)
+static inline __host__ __device__ uint32_t tile_offset(operand_layout L, uint32_t i, uint32_t k, uint32_t rows, uint32_t K)
 {
+    return tile_offset_eb(L, i, k, rows, K, 2);
+}
+
+/* The descriptor a kernel author writes for instruction step s of that tile: 32 bytes of K per step (K elements
+ * 16s .. 16s+15 of 16-bit data, 32s .. 32s+31 of FP8). */
+static inline __host__ __device__ uint64_t tile_desc_eb(operand_layout L, uint32_t tile_saddr, uint32_t rows,
+                                                        uint32_t K, uint32_t s, uint32_t eb)
+{
+    const uint32_t ks = 32 / eb; /* K elements per step */
+    const uint32_t c = 16 / eb;
     uint32_t start, lbo, sbo;
     if (L.major == MAJ_K) {
         if (L.swizzle == 0) {
-            start = tile_saddr + 2 * s * (rows * 16);
-            lbo = rows * 16; /* next 8 K elements */
+            start = tile_saddr + (ks * s / c) * (rows * 16);
+            lbo = rows * 16; /* next core matrix along K */
             sbo = 128;       /* next 8 rows */
         } else {
-            uint32_t w = L.swizzle / 2;
-            start = tile_saddr + (16 * s / w) * (rows * L.swizzle) + (16 * s % w) * 2;
+            uint32_t w = L.swizzle / eb;
+            start = tile_saddr + (ks * s / w) * (rows * L.swizzle) + (ks * s % w) * eb;
             lbo = 0;
             sbo = 8 * L.swizzle;
         }
     } else {
         if (L.swizzle == 0) {
-            start = tile_saddr + 2 * s * 128;
+            start = tile_saddr + (ks * s / 8) * 128;
             lbo = 128;            /* next 8 K rows */
-            sbo = (K / 8) * 128;  /* next 8 M/N elements */
+            sbo = (K / 8) * 128;  /* next core matrix along M/N */
         } else {
-            start = tile_saddr + 16 * s * L.swizzle;
+            start = tile_saddr + ks * s * L.swizzle;
             lbo = K * L.swizzle;  /* next swizzle atom along M/N */
             sbo = 8 * L.swizzle;  /* next 8 K rows */
         }
     }
     return umma_smem_desc_encode(start, lbo, sbo, swizzle_code(L.swizzle));
+}
+
+static inline __host__ __device__ uint64_t tile_desc(operand_layout L, uint32_t tile_saddr, uint32_t rows, uint32_t K,
+                                              uint32_t s)
+{
+    return tile_desc_eb(L, tile_saddr, rows, K, s, 2);
 }
 
 #endif /* WSGEMM_TESTS_TMEM_TILE_LAYOUT_H */
