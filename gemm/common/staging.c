@@ -70,9 +70,9 @@ static size_t staged_bytes(const wsgemm_operand *o)
     return (size_t)bytes;
 }
 
-int wsgemm_operand_fp8_needs_staging(const wsgemm_operand *o)
+int wsgemm_operand_fp8_needs_staging(const wsgemm_operand *o, int k_major_only)
 {
-    if (!o->k_major || !wsgemm_tma_layout_ok(o->ptr, o->ld, o->stride, o->nb > 1, 1)) return 1;
+    if ((k_major_only && !o->k_major) || !wsgemm_tma_layout_ok(o->ptr, o->ld, o->stride, o->nb > 1, 1)) return 1;
     return o->nb > 1 && o->stride < o->ld * o->cols; /* overlapping matrices: not a TMA box walk */
 }
 
@@ -86,13 +86,15 @@ static size_t fp8_staged_bytes(const wsgemm_operand *o, int k)
     return (size_t)bytes;
 }
 
-/* The copies of ops[0 .. count-1] that need one (fp8: the FP8 rule and layout), laid out from offset 0. */
-static wsgemm_status plan_copies(wsgemm_operand *const *ops, const char *const *names, int count, int fp8, int k,
-                                 size_t *end, char *why, size_t why_size)
+/* The copies of ops[0 .. count-1] that need one, laid out from offset 0. fp8: the FP8 rule (k_major_only: an
+ * MN-major operand too) and layout. */
+static wsgemm_status plan_copies(wsgemm_operand *const *ops, const char *const *names, int count, int fp8,
+                                 int k_major_only, int k, size_t *end, char *why, size_t why_size)
 {
     size_t offset = 0;
     for (int i = 0; i < count; ++i) {
-        if (!(fp8 ? wsgemm_operand_fp8_needs_staging(ops[i]) : wsgemm_operand_needs_staging(ops[i]))) continue;
+        if (!(fp8 ? wsgemm_operand_fp8_needs_staging(ops[i], k_major_only) : wsgemm_operand_needs_staging(ops[i])))
+            continue;
         ops[i]->staged = 1;
         ops[i]->stage_offset = offset;
         ops[i]->stage_bytes = fp8 ? fp8_staged_bytes(ops[i], k) : staged_bytes(ops[i]);
@@ -107,13 +109,13 @@ static wsgemm_status plan_copies(wsgemm_operand *const *ops, const char *const *
 }
 
 wsgemm_status wsgemm_operands_plan_staging_fp8(wsgemm_operand *const *ops, const char *const *names, int count, int k,
-                                               size_t *end, char *why, size_t why_size)
+                                               int k_major_only, size_t *end, char *why, size_t why_size)
 {
-    return plan_copies(ops, names, count, 1, k, end, why, why_size);
+    return plan_copies(ops, names, count, 1, k_major_only, k, end, why, why_size);
 }
 
 wsgemm_status wsgemm_operands_plan_staging(wsgemm_operand *const *ops, const char *const *names, int count,
                                            size_t *end, char *why, size_t why_size)
 {
-    return plan_copies(ops, names, count, 0, 0, end, why, why_size);
+    return plan_copies(ops, names, count, 0, 0, 0, end, why, why_size);
 }

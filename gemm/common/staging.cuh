@@ -168,4 +168,28 @@ static inline cudaError_t wsgemm_launch_staging_fp8(const wsgemm_operand *src, c
     return cudaLaunchKernel((const void *)wsgemm_stage_fp8_kernel, grid, dim3(threads), args, 0, stream);
 }
 
+/* The launcher's two steps for a plan's operands ops[0 .. count-1] (fp8: the FP8 copies, K extent k): point
+ * each staged one at its copy at its offset in the workspace ws, keeping the original in src[i]; then, once
+ * nothing can be declined any more, launch the copies in order. */
+static inline void wsgemm_use_staged_copies(wsgemm_operand *const *ops, wsgemm_operand *src, int count, uint8_t *ws,
+                                            int fp8, int k)
+{
+    for (int i = 0; i < count; ++i) {
+        if (!ops[i]->staged) continue;
+        if (fp8) wsgemm_use_staged_fp8_copy(ops[i], &src[i], ws + ops[i]->stage_offset, k);
+        else wsgemm_use_staged_copy(ops[i], &src[i], ws + ops[i]->stage_offset);
+    }
+}
+
+static inline cudaError_t wsgemm_launch_stagings(const wsgemm_operand *src, wsgemm_operand *const *ops, int count,
+                                                 int fp8, int k, cudaStream_t stream)
+{
+    cudaError_t err = cudaSuccess;
+    for (int i = 0; i < count && err == cudaSuccess; ++i) {
+        if (!ops[i]->staged) continue;
+        err = fp8 ? wsgemm_launch_staging_fp8(&src[i], ops[i], k, stream) : wsgemm_launch_staging(&src[i], ops[i], stream);
+    }
+    return err;
+}
+
 #endif /* WSGEMM_COMMON_STAGING_CUH */

@@ -35,13 +35,14 @@ int wsgemm_operand_needs_staging(const wsgemm_operand *o);
 wsgemm_status wsgemm_operands_plan_staging(wsgemm_operand *const *ops, const char *const *names, int count,
                                            size_t *end, char *why, size_t why_size);
 
-/* FP8 operands (1-byte elements; the sm90 FP8 kernels): those kernels read K-major rows in 16-byte units
- * only, so an FP8 operand that is MN-major (transposed by the copy), or K-major but not addressable by TMA as
- * stored, is copied into a K-major matrix of ld = k rounded up to 16. wsgemm_operands_plan_staging_fp8
- * marks such operands of ops[0 .. count-1] and lays their copies out as wsgemm_operands_plan_staging does. */
-int wsgemm_operand_fp8_needs_staging(const wsgemm_operand *o);
+/* FP8 operands (1-byte elements): one that TMA cannot address as stored is copied into a K-major matrix of
+ * ld = k rounded up to 16 (transposed if it was MN-major). With k_major_only (the sm90 FP8 kernels, whose
+ * wgmma reads K-major FP8 only) an MN-major FP8 operand is copied too; the sm100 kernel reads either major.
+ * wsgemm_operands_plan_staging_fp8 marks such operands of ops[0 .. count-1] and lays their copies out as
+ * wsgemm_operands_plan_staging does. */
+int wsgemm_operand_fp8_needs_staging(const wsgemm_operand *o, int k_major_only);
 wsgemm_status wsgemm_operands_plan_staging_fp8(wsgemm_operand *const *ops, const char *const *names, int count, int k,
-                                               size_t *end, char *why, size_t why_size);
+                                               int k_major_only, size_t *end, char *why, size_t why_size);
 
 /* 256-byte alignment of workspace pieces. */
 size_t wsgemm_align256(size_t x);

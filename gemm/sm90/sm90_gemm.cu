@@ -295,11 +295,7 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     wsgemm_operand *const staged[2] = {&plan.a, &plan.b};
     wsgemm_operand src[2] = {}; /* the originals of the staged operands */
     const int fp8 = plan.in >= SM90_IN_E4M3; /* FP8 copies are K-major (staging.h) */
-    for (int i = 0; i < 2; ++i) {
-        if (!staged[i]->staged) continue;
-        if (fp8) wsgemm_use_staged_fp8_copy(staged[i], &src[i], ws + staged[i]->stage_offset, p->k);
-        else wsgemm_use_staged_copy(staged[i], &src[i], ws + staged[i]->stage_offset);
-    }
+    wsgemm_use_staged_copies(staged, src, 2, ws, fp8, p->k);
 
     /* encode: what TMA cannot describe is declined before anything is launched */
     CUtensorMap map_p, map_q, map_c;
@@ -326,11 +322,7 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     }
 
     /* launch */
-    for (int i = 0; i < 2 && err == cudaSuccess; ++i) {
-        if (!staged[i]->staged) continue;
-        err = fp8 ? wsgemm_launch_staging_fp8(&src[i], staged[i], p->k, ctx->stream)
-                  : wsgemm_launch_staging(&src[i], staged[i], ctx->stream);
-    }
+    if (err == cudaSuccess) err = wsgemm_launch_stagings(src, staged, 2, fp8, p->k, ctx->stream);
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 operand staging launch failed: %s",

@@ -508,7 +508,7 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     wsgemm_operand *const ops[2] = {&plan->a, &plan->b};
     static const char *const names[2] = {"A", "B"};
     size_t offset = 0;
-    s = fp8 ? wsgemm_operands_plan_staging_fp8(ops, names, 2, p->k, &offset, why, why_size)
+    s = fp8 ? wsgemm_operands_plan_staging_fp8(ops, names, 2, p->k, 1, &offset, why, why_size)
             : wsgemm_operands_plan_staging(ops, names, 2, &offset, why, why_size);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
     plan->partials_offset = offset;
