@@ -3,9 +3,14 @@
  * teardown is the TMEM dealloc barrier (sync/dealloc_barrier.cuh).
  *
  * What it computes: C = alpha * op(A) * op(B) + beta * C, column-major, fp32 accumulation in Tensor
- * Memory, bf16 or f16 in, bf16 / f16 / f32 out, any m, n, k (TMA zero-fills the edges, the epilogue
- * predicates its stores), both ops of A and B (K-major or MN-major operands through the descriptor
- * major bits), strided batch. What TMA cannot address (a leading dimension or batch stride that is not
+ * Memory, bf16 or f16 in (tcgen05.mma kind::f16) or FP8 E4M3/E5M2 in (kind::f8f6f4), bf16 / f16 / f32
+ * out, any m, n, k (TMA zero-fills the edges, the epilogue predicates its stores), both ops of A and B
+ * (K-major or MN-major operands through the descriptor major bits), strided batch. With wsgemm_matmul's
+ * fused output op (gemm/common/epilogue.cuh: operand and output scales, C other than D, bias, ReLU/GELU,
+ * aux, amax, an E4M3 D) the epilogue applies that op in place of alpha/beta. A stage is 128 bytes of K
+ * whatever the input: 64 16-bit or 128 FP8 elements, four instructions of 32 bytes of K each, so the ring,
+ * the swizzle and the descriptors are the same for both kinds; only the tensor maps' element size, the
+ * instruction's kind and its instruction descriptor differ (run-time parameters, one kernel for both). What TMA cannot address (a leading dimension or batch stride that is not
  * a multiple of 16 bytes, a base address not 16-byte aligned, overlapping batch members) is copied into
  * the workspace first (gemm/common/staging.h, the same copy as the sm90 path's), so the path runs it.
  *
@@ -30,7 +35,8 @@
  * Roles (192 threads, one CTA per SM, persistent over tiles):
  *   warp 0     TMA producer: one elected lane loads A and B k-blocks into the smem ring.
  *   warp 1     MMA warp: allocates 512 TMEM columns (2 accumulators x 256), one elected lane issues
- *              tcgen05.mma (4 x K=16 per k-block) and tcgen05.commit; at the end complete_dealloc.
+ *              tcgen05.mma (4 per k-block: K = 16 16-bit or 32 FP8 elements each) and tcgen05.commit; at
+ *              the end complete_dealloc.
  *   warps 2-5  epilogue: warp w reads TMEM lane quarter w % 4 (quarters 2, 3, 0, 1: all four covered),
  *              one accumulator row per thread, 32 columns per tcgen05.ld, then the shared output op
  *              (gemm/common/epilogue.cuh). The plan's epilogue kind: DIRECT stores per element; TMA and
@@ -131,6 +137,7 @@
 #include <cuda.h> /* CUtensorMap (a type only; libcuda is not linked: gemm/common/tma.c) */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -175,13 +182,13 @@ namespace {
 
 constexpr int kBlockM = 128;       /* A rows per CTA = TMEM lanes = accumulator rows per CTA */
 constexpr int kBlockN = 256;       /* accumulator columns per tile (UMMA N) */
-constexpr int kBlockK = 64;        /* k per stage: one 128-byte swizzle row of 16-bit elements */
-constexpr int kElemBytes = 2;      /* bf16 / f16 */
-constexpr int kUmmaK = UMMA_F16_K; /* 16 */
-constexpr int kUmmasPerStage = kBlockK / kUmmaK;
 constexpr int kSwizzleBytes = 128; /* CU_TENSOR_MAP_SWIZZLE_128B / UMMA_SWIZZLE_128B */
+constexpr int kStageKBytes = kSwizzleBytes; /* K per stage and operand row: one 128-byte swizzle row */
+constexpr int kUmmaKBytes = 32;    /* K bytes per instruction: 16 16-bit elements (kind::f16), 32 FP8 (f8f6f4) */
+constexpr int kUmmasPerStage = kStageKBytes / kUmmaKBytes;
 constexpr int kSwizzleAtomBytes = 8 * kSwizzleBytes; /* 8 rows of 128 B: the 1024-B alignment unit */
-constexpr int kMnBoxElems = kSwizzleBytes / kElemBytes; /* MN-major box: 64 elements of M or N wide */
+constexpr int kMinRowElems = kSwizzleBytes / 2;      /* elements per 128-B row: 64 (16-bit) or 128 (FP8) */
+constexpr int kMaxRowElems = kSwizzleBytes / 1;
 constexpr int kAccStages = 2;
 constexpr int kTmemCols = kAccStages * kBlockN; /* 512: the whole TMEM of the SM */
 constexpr int kEpilogueWarps = 4;
@@ -197,10 +204,11 @@ constexpr uint32_t kTmemAddrBarrier = 1; /* named barrier id (0 is __syncthreads
 constexpr uint32_t kTmemAddrThreads = 32 + kEpilogueThreads; /* MMA warp + epilogue warps */
 constexpr int kSmemLimit = 227 * 1024;
 
-static_assert(kBlockM == SM100_BM && kBlockN == SM100_BN && kBlockK == SM100_BK, "the planner's tile (sm100_plan.h)");
-static_assert(kBlockK * kElemBytes == kSwizzleBytes, "a K-major stage row is exactly one 128-B swizzle row");
-static_assert(kBlockK % kUmmaK == 0, "whole UMMA K steps per stage");
-static_assert(kBlockK % 8 == 0, "MN-major: K rows come in 8-row groups (SBO steps)");
+static_assert(kBlockM == SM100_BM && kBlockN == SM100_BN && SM100_BK * 2 == kStageKBytes && SM100_BK_FP8 == kStageKBytes,
+              "the planner's tile (sm100_plan.h): 128 bytes of K per stage");
+static_assert(UMMA_F16_K * 2 == kUmmaKBytes && UMMA_F8F6F4_K * 1 == kUmmaKBytes, "32 bytes of K per instruction");
+static_assert(kStageKBytes % kUmmaKBytes == 0, "whole UMMA K steps per stage");
+static_assert(kMinRowElems % 8 == 0, "MN-major: K rows come in 8-row groups (SBO steps)");
 static_assert(TMEM_NCOLS_IS_LEGAL(kTmemCols), "tcgen05.alloc takes a power of two in [32, 512]");
 static_assert(kTmemCols <= TMEM_COLUMNS, "two 256-column accumulators fill TMEM exactly");
 static_assert(kEpilogueWarps == 4, "four epilogue warps: one per TMEM lane quarter (warp % 4)");
@@ -215,8 +223,8 @@ struct Config {
     static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
     static constexpr int kTileM = kBlockM * kCtaGroup;    /* rows of C per (pair) tile = UMMA M */
     static constexpr int kBRows = kBlockN / kCtaGroup;    /* rows of B (N) this CTA loads per stage */
-    static constexpr int kABytes = kBlockM * kBlockK * kElemBytes; /* 16 KB */
-    static constexpr int kBBytes = kBRows * kBlockK * kElemBytes;  /* 32 KB (cg 1) / 16 KB (cg 2) */
+    static constexpr int kABytes = kBlockM * kStageKBytes; /* 16 KB */
+    static constexpr int kBBytes = kBRows * kStageKBytes;  /* 32 KB (cg 1) / 16 KB (cg 2) */
     static constexpr int kStageBytes = kABytes + kBBytes;          /* bytes THIS CTA's TMA lands per stage */
     static constexpr int kStages = kCtaGroup == 1 ? 4 : 6; /* as many as fit in 227 KB beside the C chunks */
     /* full[s] arrivals: the local TMA lane; EMULATION with a pair: the leader also receives P's relay */
@@ -228,12 +236,14 @@ struct Config {
     static constexpr uint32_t kLeaderTxBytes = SM100_EMULATION ? kStageBytes : kStageBytes * kCtaGroup;
     static constexpr uint32_t kAccEmptyCount = kEpilogueThreads * kCtaGroup;
 
-    static_assert(UMMA_F16_SHAPE_IS_LEGAL(kCtaGroup, kTileM, kBlockN), "legal tcgen05.mma kind::f16 shape");
+    static_assert(UMMA_F16_SHAPE_IS_LEGAL(kCtaGroup, kTileM, kBlockN),
+                  "legal tcgen05.mma kind::f16 shape (kind::f8f6f4 has the same M and N)");
     static_assert(kCtaGroup == 1 || kTileM == 256, "cta_group::2 uses M = 256 (M = 128 folds the layout)");
     static_assert(kABytes % kSwizzleAtomBytes == 0 && kBBytes % kSwizzleAtomBytes == 0,
                   "every stage starts on a 1024-B boundary (SW128 atoms, descriptor base offset 0)");
     static_assert(kBRows <= 256 && kBlockM <= 256, "a TMA box dimension is at most 256");
-    static_assert(kBRows % kMnBoxElems == 0 && kBlockM % kMnBoxElems == 0, "MN-major tiles are whole 64-wide boxes");
+    static_assert(kBRows % kMaxRowElems == 0 && kBlockM % kMaxRowElems == 0,
+                  "MN-major tiles are whole 128-byte-wide boxes (64 16-bit or 128 FP8 elements)");
     static_assert(kStages >= 4, "at least four stages in the smem ring");
 };
 
@@ -307,9 +317,13 @@ struct KernelParams {
     int m, n;
     float alpha, beta;  /* 1 and 0 for partials: the reduction applies C's */
     int epilogue;       /* wsgemm_epilogue_kind: DIRECT, or TMA / STAGED through the c_chunk buffers */
+    int has_fused;      /* 1: the epilogue applies `fused` (wsgemm_matmul's output op) in place of alpha/beta */
+    wsgemm_fused_epilogue fused;
     int out_batches;    /* batch members per split of the output: its z coordinate is split * out_batches + batch */
     CUtensorMap tmap_c; /* the output, 3-D {m, n, splits x batch}, 32 x 32 boxes without swizzle (TMA epilogue) */
-    uint32_t idesc;          /* tcgen05 instruction descriptor (kind::f16) */
+    int kind;                /* umma_kind: UMMA_KIND_F16 (16-bit operands) or UMMA_KIND_F8F6F4 (FP8) */
+    int row_elems;           /* elements per 128-byte row: K per stage, and M or N per MN-major box (64 or 128) */
+    uint32_t idesc;          /* tcgen05 instruction descriptor of the kind */
     uint64_t a_desc, b_desc; /* smem descriptors with start address 0 (the stage address is added) */
     uint32_t a_k_step_bytes, b_k_step_bytes; /* start-address advance per UMMA K step */
     int a_mn_major, b_mn_major;
@@ -366,16 +380,17 @@ static __device__ __forceinline__ void tma_load_3d_cta_pair(uint32_t dst_smem, c
 
 /* ---------------------------------------------------------------- role: TMA producer (warp 0) */
 
-/* Load one operand k-block into a stage: K-major is one box (64 k x rows), MN-major is rows/64 boxes
- * (64 m-or-n x 64 k each, stacked 8 KB apart: the LBO of the MN-major descriptor). */
+/* Load one operand k-block into a stage, with e = row_elems (elements per 128-byte row: 64 16-bit, 128 FP8):
+ * K-major is one box (e k x rows), MN-major is rows/e boxes (e m-or-n x e k each, stacked 128 * e bytes
+ * apart: the LBO of the MN-major descriptor). */
 template <int kCtaGroup, int kRows>
-__device__ __forceinline__ void load_operand(uint8_t *dst_smem, const CUtensorMap *map, int mn_major, int row0,
-                                             int k0, int batch, uint64_t *full_smem, uint32_t full_cluster)
+__device__ __forceinline__ void load_operand(uint8_t *dst_smem, const CUtensorMap *map, int mn_major, int row_elems,
+                                             int row0, int k0, int batch, uint64_t *full_smem, uint32_t full_cluster)
 {
-    const int boxes = mn_major ? kRows / kMnBoxElems : 1;
+    const int boxes = mn_major ? kRows / row_elems : 1;
     for (int q = 0; q < boxes; ++q) {
-        const uint32_t dst = smem_u32(dst_smem) + (uint32_t)(q * kMnBoxElems * kBlockK * kElemBytes);
-        const int c0 = mn_major ? row0 + q * kMnBoxElems : k0;
+        const uint32_t dst = smem_u32(dst_smem) + (uint32_t)(q * kSwizzleBytes * row_elems);
+        const int c0 = mn_major ? row0 + q * row_elems : k0;
         const int c1 = mn_major ? k0 : row0;
 #if !SM100_EMULATION
         if (kCtaGroup == 2) {
@@ -417,11 +432,11 @@ __device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
                 full_cluster = mapa_shared_cluster(smem_u32(full), 0);
                 if (rank == 0) mbarrier_arrive_expect_tx(full, C::kLeaderTxBytes);
             }
-            const int k0 = kb * kBlockK;
-            load_operand<kCtaGroup, kBlockM>(s.a[st.stage], &p.tmap_a, p.a_mn_major, a_row0, k0, a_batch, full,
-                                             full_cluster);
-            load_operand<kCtaGroup, C::kBRows>(s.b[st.stage], &p.tmap_b, p.b_mn_major, b_row0, k0, b_batch, full,
-                                               full_cluster);
+            const int k0 = kb * p.row_elems;
+            load_operand<kCtaGroup, kBlockM>(s.a[st.stage], &p.tmap_a, p.a_mn_major, p.row_elems, a_row0, k0, a_batch,
+                                             full, full_cluster);
+            load_operand<kCtaGroup, C::kBRows>(s.b[st.stage], &p.tmap_b, p.b_mn_major, p.row_elems, b_row0, k0,
+                                               b_batch, full, full_cluster);
 #if SM100_EMULATION
             if (kCtaGroup == 2 && rank != 0) {
                 /* EMULATION: this lane issued the copies, so it forwards their completion to the leader's
@@ -442,7 +457,7 @@ __device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
 
 /* ---------------------------------------------------------------- role: MMA warp (warp 1) */
 
-/* One k-block: four UMMAs (K = 16 each), then a commit that frees the stage when they are done
+/* One k-block: four UMMAs (32 bytes of K each), then a commit that frees the stage when they are done
  * (multicast to both CTAs of a pair: each CTA's producer waits on its own empty[s]). The whole MMA warp
  * calls the tmem/ _warp forms: on hardware the elect.sync leader (the same lane every call) issues each
  * instruction, so the commit covers exactly the MMAs before it; in the emulation the 32 lanes share the
@@ -455,7 +470,7 @@ __device__ __forceinline__ void issue_k_block(const KernelParams &p, SharedStora
     const uint64_t b_desc = p.b_desc + ((smem_u32(s.b[stage]) & 0x3FFFFu) >> 4);
 #pragma unroll
     for (int kk = 0; kk < kUmmasPerStage; ++kk) {
-        umma_f16_warp<kCtaGroup>(d_tmem, umma_smem_desc_advance(a_desc, kk * p.a_k_step_bytes),
+        umma_mma_warp<kCtaGroup>((umma_kind)p.kind, d_tmem, umma_smem_desc_advance(a_desc, kk * p.a_k_step_bytes),
                                  umma_smem_desc_advance(b_desc, kk * p.b_k_step_bytes), p.idesc,
                                  (first_k_block && kk == 0) ? 0u : 1u);
     }
@@ -518,7 +533,8 @@ __device__ __forceinline__ void fault_hold_back(const KernelParams &p, uint32_t 
 template <typename TOut>
 struct CChunks {
     static constexpr int kBytes = 32 * kEpilogueChunk * (int)sizeof(TOut);
-    static constexpr int kBuffers = kCWarpBytes / kBytes; /* 2 (fp32) or 4 (16-bit) */
+    /* 2 (fp32) or 4 (16-bit; an E4M3 D, which the plan stores per element, would fit 8) */
+    static constexpr int kBuffers = kCWarpBytes / kBytes < kCMaxBuffers ? kCWarpBytes / kBytes : kCMaxBuffers;
     static_assert(kBuffers >= 2 && kBuffers <= kCMaxBuffers, "2 to kCMaxBuffers chunks per warp");
     static_assert(kBytes % 128 == 0, "every chunk starts 128-byte aligned (TMA without swizzle)");
 };
@@ -535,6 +551,18 @@ __device__ __forceinline__ void c_chunk_load(const KernelParams &p, SharedStorag
     tma_load_3d(smem_u32(s.c_chunk[ew] + buf * CC::kBytes), &p.tmap_c, smem_u32(&s.c_full[ew][buf]), r0, j0, z);
 }
 
+/* The fused output op (wsgemm_matmul) on element (i, j) through a shared-memory chunk: x = alpha' acc (+ beta' C,
+ * C's old value already in the chunk: C is D there), then bias, aux, activation and amax (elements past m or n
+ * are clipped by the TMA store and take no part), times d_scale. The same steps as wsgemm_fused_apply. */
+__device__ __forceinline__ float fused_chunk_value(const KernelParams &p, const wsgemm_fused_factors &f, float acc,
+                                                   bool c_read, float c_old, int i, int j, float &amax)
+{
+    float x = f.alpha * acc;
+    if (c_read && f.beta != 0.0f) x = fmaf(f.beta, c_old, x);
+    if (i < p.m && j < p.n) x = wsgemm_fused_ops_apply(p.fused, x, i, j, amax);
+    return x * f.d_scale;
+}
+
 /* One epilogue warp over its 32 accumulator rows (TMEM lane quarter warp % 4) of each tile:
  *   tcgen05.ld 32 columns at a time; after the last one, acc_empty (the accumulator is free for the tile after
  *   next while this one is still being written out);
@@ -544,7 +572,10 @@ __device__ __forceinline__ void c_chunk_load(const KernelParams &p, SharedStorag
  *   accumulator again (the double-buffered accumulators). With beta != 0 (STAGED) C's old values come in by
  *   TMA ahead of use: the tile's first kBuffers chunks before acc_full is awaited (under the tile's main
  *   loop), each further chunk kBuffers - 1 chunks ahead (into the buffer whose store was issued one chunk
- *   earlier). The buffers are used in the order `seq`. */
+ *   earlier). The buffers are used in the order `seq`.
+ * With the fused output op (p.has_fused) each element takes that op in place of alpha/beta (DIRECT: the shared
+ * wsgemm_fused_apply, which reads C itself; TMA/STAGED: fused_chunk_value), and each warp raises amax once at
+ * the end. */
 template <int kCtaGroup, typename TOut>
 __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, uint32_t tmem_base, uint32_t rank,
                               int warp, long long first_unit, long long unit_step)
@@ -558,6 +589,9 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
     const enum wait_scope acc_scope = kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA;
     const bool via_smem = p.epilogue != WSGEMM_EPILOGUE_DIRECT;
     const bool load_c = via_smem && p.beta != 0.0f;
+    const wsgemm_fused_factors factors =
+        p.has_fused ? wsgemm_fused_factors_load(p.fused, p.alpha, p.beta) : wsgemm_fused_factors{p.alpha, p.beta, 1.0f};
+    float amax = 0.0f; /* this thread's largest |x| (fused op with amax) */
     PipelineState acc = pipeline_consumer_start();
     uint32_t seq = 0; /* chunks this warp has put through shared memory */
     for (long long u = first_unit; u < p.sched.units; u += unit_step) {
@@ -606,7 +640,9 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
                 for (int e = 0; e < kEpilogueChunk; ++e) {
                     TOut *elem = chunk + e * 32 + lane;
                     const float old = load_c ? wsgemm_out_load<kOut>(elem) : 0.0f;
-                    wsgemm_out_store<kOut>(elem, wsgemm_out_value(__uint_as_float(v[e]), p.alpha, p.beta, old));
+                    const float x = __uint_as_float(v[e]);
+                    wsgemm_out_store<kOut>(elem, p.has_fused ? fused_chunk_value(p, factors, x, load_c, old, i, j0 + e, amax)
+                                                             : wsgemm_out_value(x, p.alpha, p.beta, old));
                 }
                 fence_proxy_async_shared_cta(); /* our generic smem writes before the TMA store reads them */
                 __syncwarp();
@@ -625,9 +661,12 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
 #pragma unroll
                 for (int e = 0; e < kEpilogueChunk; ++e) {
                     const int j = j0 + e;
-                    if (j < p.n) /* the shared output op: alpha, beta (C read only when beta != 0), rounding */
-                        wsgemm_out_apply<kOut>(c + (long long)i + (long long)j * p.ldc, __uint_as_float(v[e]), p.alpha,
-                                               p.beta);
+                    if (j >= p.n) continue;
+                    TOut *elem = c + (long long)i + (long long)j * p.ldc;
+                    if (p.has_fused) /* the fused op: scales, C (its own matrix), bias, aux, activation, amax */
+                        wsgemm_fused_apply<kOut>(p.fused, factors, elem, i, j, __uint_as_float(v[e]), amax);
+                    else /* the shared output op: alpha, beta (C read only when beta != 0), rounding */
+                        wsgemm_out_apply<kOut>(elem, __uint_as_float(v[e]), p.alpha, p.beta);
                 }
             }
         }
@@ -635,6 +674,8 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
     }
     /* every TMA store has written C and read its chunk before the CTA's shared memory goes away */
     if (via_smem && lane == 0) bulk_wait_group<0>();
+    __syncwarp();
+    if (p.has_fused) wsgemm_fused_amax_commit(p.fused, amax); /* the warp's largest |x| into *amax */
     /* Teardown: this thread will not touch TMEM again (also true when it got zero tiles). */
     tcgen05_fence_before_thread_sync();
     if (kCtaGroup == 2 && planted_fault(p) == FAULT_MISSING_PEER_SIGNAL)
@@ -720,13 +761,14 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
 /* ---------------------------------------------------------------- host: tensor maps */
 
 /* One operand as the plan describes it (gemm/common/plan.h; staged operands point at their copy) as a 3-D
- * tensor of 16-bit elements (gemm/common/tma.h): dim 0 the contiguous one (K for a K-major operand, M or N
- * for an MN-major one), dim 1 the other, dim 2 the batch (depth 1 for an operand shared by the batch). Box:
- * K-major {64 k, rows}; MN-major {64 m-or-n, 64 k} (the kernel issues rows/64 of them). SWIZZLE_128B, zero
- * fill out of bounds. */
+ * tensor of 16-bit or FP8 elements (gemm/common/tma.h): dim 0 the contiguous one (K for a K-major operand, M
+ * or N for an MN-major one), dim 1 the other, dim 2 the batch (depth 1 for an operand shared by the batch).
+ * Box, e = elements per 128 bytes (64 or 128): K-major {e k, rows}; MN-major {e m-or-n, e k} (the kernel
+ * issues rows/e of them). SWIZZLE_128B, zero fill out of bounds. */
 cudaError_t make_operand_map(CUtensorMap *map, const wsgemm_operand *o, wsgemm_dtype type, long long k, int rows,
                              char *msg, size_t msg_size)
 {
+    const int row_elems = kSwizzleBytes / wsgemm_dtype_size(type);
     const int mn_major = !o->k_major;
     wsgemm_tma_2d16 d;
     d.base = o->ptr;
@@ -736,8 +778,8 @@ cudaError_t make_operand_map(CUtensorMap *map, const wsgemm_operand *o, wsgemm_d
     d.depth = (uint64_t)o->nb;
     d.ld = (uint64_t)o->ld;
     d.batch_stride = (uint64_t)(o->nb > 1 ? o->stride : 0);
-    d.box_inner = (uint32_t)kMnBoxElems;
-    d.box_outer = (uint32_t)(mn_major ? kBlockK : rows);
+    d.box_inner = (uint32_t)row_elems;
+    d.box_outer = (uint32_t)(mn_major ? row_elems : rows);
     return wsgemm_tma_encode_2d16(map, &d, msg, msg_size);
 }
 
@@ -788,24 +830,32 @@ const void *kernel_fn(void)
     return (const void *)sm100_gemm_kernel<kCtaGroup, TOut>;
 }
 
+template <int kCtaGroup>
+const void *kernel_for_group(wsgemm_dtype out_type)
+{
+    switch (out_type) {
+    case WSGEMM_R_16BF: return kernel_fn<kCtaGroup, __nv_bfloat16>();
+    case WSGEMM_R_16F: return kernel_fn<kCtaGroup, __half>();
+    case WSGEMM_R_8F_E4M3: return kernel_fn<kCtaGroup, __nv_fp8_e4m3>();
+    default: return kernel_fn<kCtaGroup, float>();
+    }
+}
+
 /* The kernel of (cta_group, output type). */
 const void *kernel_for(int cta_group, wsgemm_dtype out_type)
 {
-    if (cta_group == 2)
-        return out_type == WSGEMM_R_16BF ? kernel_fn<2, __nv_bfloat16>() : out_type == WSGEMM_R_16F ? kernel_fn<2, __half>()
-                                                                                                 : kernel_fn<2, float>();
-    return out_type == WSGEMM_R_16BF ? kernel_fn<1, __nv_bfloat16>() : out_type == WSGEMM_R_16F ? kernel_fn<1, __half>()
-                                                                                             : kernel_fn<1, float>();
+    return cta_group == 2 ? kernel_for_group<2>(out_type) : kernel_for_group<1>(out_type);
 }
 
 /* Co-resident clusters of each kernel, per device: asked of the runtime once (cudaOccupancyMaxActiveClusters
- * after the shared-memory opt-in), 0 = not asked yet. Six kernels: (cta_group 1, 2) x (bf16, f16, f32). */
-int prep_clusters[WSGEMM_MAX_DEVICES][6];
+ * after the shared-memory opt-in), 0 = not asked yet. Eight kernels: (cta_group 1, 2) x (bf16, f16, f32, E4M3). */
+enum { kOutTypes = 4 };
+int prep_clusters[WSGEMM_MAX_DEVICES][2 * kOutTypes];
 pthread_mutex_t prep_lock = PTHREAD_MUTEX_INITIALIZER; /* handles may live on several host threads */
 
 int type_index(wsgemm_dtype t)
 {
-    return t == WSGEMM_R_16BF ? 0 : t == WSGEMM_R_16F ? 1 : 2;
+    return t == WSGEMM_R_16BF ? 0 : t == WSGEMM_R_16F ? 1 : t == WSGEMM_R_8F_E4M3 ? 3 : 2;
 }
 
 /* The planner's question (sm100_plan.h): does the kernel of (cta_group, out_type) fit this device, and how
@@ -817,7 +867,7 @@ wsgemm_status query_kernel(void *launch_ctx, int cta_group, wsgemm_dtype out_typ
     const int smem = cta_group == 2 ? smem_bytes<2>() : smem_bytes<1>();
     const wsgemm_device_info *dev = ctx->device;
     if (dev->smem_optin_bytes < smem || (cta_group == 2 && dev->sm_count < 2)) return WSGEMM_STATUS_SUCCESS;
-    const int slot = (cta_group - 1) * 3 + type_index(out_type);
+    const int slot = (cta_group - 1) * kOutTypes + type_index(out_type);
     pthread_mutex_lock(&prep_lock);
     int clusters = prep_clusters[dev->ordinal][slot];
     pthread_mutex_unlock(&prep_lock);
@@ -877,6 +927,7 @@ cudaError_t launch_for_output(const KernelParams &p, wsgemm_dtype out_type, int 
     switch (out_type) {
     case WSGEMM_R_16BF: return launch_kernel<kCtaGroup, __nv_bfloat16>(p, ctas, stream);
     case WSGEMM_R_16F: return launch_kernel<kCtaGroup, __half>(p, ctas, stream);
+    case WSGEMM_R_8F_E4M3: return launch_kernel<kCtaGroup, __nv_fp8_e4m3>(p, ctas, stream);
     default: return launch_kernel<kCtaGroup, float>(p, ctas, stream);
     }
 }
@@ -909,19 +960,34 @@ void set_params(KernelParams *k, const wsgemm_plan *plan, const wsgemm_problem *
     k->fault = fault;
     k->epilogue = plan->epilogue;
     k->out_batches = p->batch_count;
+    k->has_fused = p->fused != NULL;
+    if (p->fused) k->fused = *p->fused;
     const int tile_m = kBlockM * plan->cluster;
-    const umma_dtype ab = p->Atype == WSGEMM_R_16BF ? UMMA_BF16 : UMMA_F16;
-    k->idesc = umma_idesc_f16_encode(UMMA_ACC_F32, ab, ab, k->a_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR,
-                                     k->b_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR, 0, 0, (uint32_t)tile_m,
-                                     (uint32_t)kBlockN);
-    /* K step inside a stage: K-major moves 16 elements along the 128-B row (32 B); MN-major moves 16 K
-     * rows of 128 B (two 8-row groups, 2048 B: stays on a 1024-B atom boundary). */
-    k->a_desc = k->a_mn_major ? umma_smem_desc_mn_major(0, UMMA_SWIZZLE_128B, kBlockK)
+    const umma_major a_major = k->a_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR;
+    const umma_major b_major = k->b_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR;
+    if (wsgemm_dtype_size(p->Atype) == 1) {
+        k->kind = UMMA_KIND_F8F6F4;
+        const umma_f8_dtype a = p->Atype == WSGEMM_R_8F_E5M2 ? UMMA_E5M2 : UMMA_E4M3;
+        const umma_f8_dtype b = p->Btype == WSGEMM_R_8F_E5M2 ? UMMA_E5M2 : UMMA_E4M3;
+        k->idesc = umma_idesc_f8f6f4_encode(UMMA_ACC_F32, a, b, a_major, b_major, 0, 0, (uint32_t)tile_m,
+                                            (uint32_t)kBlockN);
+    } else {
+        k->kind = UMMA_KIND_F16;
+        const umma_dtype ab = p->Atype == WSGEMM_R_16BF ? UMMA_BF16 : UMMA_F16;
+        k->idesc = umma_idesc_f16_encode(UMMA_ACC_F32, ab, ab, a_major, b_major, 0, 0, (uint32_t)tile_m,
+                                         (uint32_t)kBlockN);
+    }
+    k->row_elems = kSwizzleBytes / wsgemm_dtype_size(p->Atype);
+    /* K step inside a stage, one instruction's K (32 bytes of K-major rows): K-major moves 32 B along the
+     * 128-B row; MN-major moves that many K rows of 128 B (16 or 32 rows: 2048 or 4096 B, whole 8-row groups
+     * on 1024-B atom boundaries). The MN-major boxes of one stage lie 128 * row_elems bytes apart (LBO). */
+    const uint32_t umma_k = umma_kind_k((umma_kind)k->kind);
+    k->a_desc = k->a_mn_major ? umma_smem_desc_mn_major(0, UMMA_SWIZZLE_128B, (uint32_t)k->row_elems)
                               : umma_smem_desc_k_major(0, UMMA_SWIZZLE_128B);
-    k->b_desc = k->b_mn_major ? umma_smem_desc_mn_major(0, UMMA_SWIZZLE_128B, kBlockK)
+    k->b_desc = k->b_mn_major ? umma_smem_desc_mn_major(0, UMMA_SWIZZLE_128B, (uint32_t)k->row_elems)
                               : umma_smem_desc_k_major(0, UMMA_SWIZZLE_128B);
-    k->a_k_step_bytes = k->a_mn_major ? kUmmaK * kSwizzleBytes : kUmmaK * kElemBytes;
-    k->b_k_step_bytes = k->b_mn_major ? kUmmaK * kSwizzleBytes : kUmmaK * kElemBytes;
+    k->a_k_step_bytes = k->a_mn_major ? umma_k * kSwizzleBytes : (uint32_t)kUmmaKBytes;
+    k->b_k_step_bytes = k->b_mn_major ? umma_k * kSwizzleBytes : (uint32_t)kUmmaKBytes;
 }
 
 /* What this thread's last launch ran (sm100_probe.h); launched = 0 until the first. */
@@ -948,9 +1014,10 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const w
     uint8_t *ws = (uint8_t *)ws_ptr;
 
     /* stage: the kernel reads the copies (launched below, once nothing can be declined any more) */
-    wsgemm_operand a_src = {}, b_src = {}; /* the originals of the staged operands */
-    if (plan.a.staged) wsgemm_use_staged_copy(&plan.a, &a_src, ws + plan.a.stage_offset);
-    if (plan.b.staged) wsgemm_use_staged_copy(&plan.b, &b_src, ws + plan.b.stage_offset);
+    wsgemm_operand *const staged[2] = {&plan.a, &plan.b};
+    wsgemm_operand src[2] = {}; /* the originals of the staged operands */
+    const int fp8 = wsgemm_dtype_size(p->Atype) == 1; /* FP8 copies are K-major (staging.h) */
+    wsgemm_use_staged_copies(staged, src, 2, ws, fp8, p->k);
 
     /* encode: what TMA cannot describe is declined before anything is launched */
     KernelParams k = {};
@@ -971,8 +1038,7 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const w
     }
 
     /* launch */
-    if (plan.a.staged) err = wsgemm_launch_staging(&a_src, &plan.a, ctx->stream);
-    if (err == cudaSuccess && plan.b.staged) err = wsgemm_launch_staging(&b_src, &plan.b, ctx->stream);
+    err = wsgemm_launch_stagings(src, staged, 2, fp8, p->k, ctx->stream);
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s operand staging launch failed: %s", SM100_PATH_NAME,
@@ -982,6 +1048,14 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const w
     const int delay_ns = wsgemm_env_int("WSGEMM_SM100_EMU_DELAY_NS", 0); /* verification switch, per call */
     tmem_host_set_random_delays((uint32_t)(delay_ns > 0 ? delay_ns : 0), 12345u);
 #endif
+    if (p->fused && p->fused->amax) { /* amax_d starts from 0; each epilogue warp raises it */
+        err = cudaMemsetAsync(p->fused->amax, 0, sizeof(float), ctx->stream);
+        if (err != cudaSuccess) {
+            wsgemm_forget_cuda_error(err);
+            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s: resetting amax_d failed: %s", SM100_PATH_NAME,
+                               cudaGetErrorString(err));
+        }
+    }
     err = tmem_host_prepare(ctx->stream); /* the emulation's per-launch set-up; no-op on hardware */
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
@@ -997,7 +1071,7 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const w
                            SM100_PATH_NAME, plan.cluster, ctas, cudaGetErrorString(err));
     }
     last_launch = wsgemm_sm100_launch_probe{plan.cluster, plan.splits, (int)plan.epilogue, plan.a.staged,
-                                            plan.b.staged, ctas};
+                                            plan.b.staged, ctas, k.kind, k.has_fused};
     last_launched = 1;
     if (plan.splits > 1) {
         err = wsgemm_splitk_reduce_launch((const float *)(ws + plan.partials_offset), plan.splits, p,

@@ -2,21 +2,26 @@
  * gemm/sm100/sm100_plan.c - the Blackwell path's planner (sm100_plan.h). Host C, no CUDA call.
  *
  * A call, top to bottom:
+ *   inputs       16-bit A and B (kind::f16, 64 K per block) or FP8 (kind::f8f6f4, E4M3/E5M2 but not both
+ *                E5M2, 128 K per block): either way 128 bytes of K per stage, the same ring and descriptors.
  *   staging      gemm/common/staging.h (shared with sm90): an operand TMA cannot address (an odd leading
  *                dimension, an unaligned base or batch stride) is copied into the workspace inside the call,
- *                so the path never declines a problem for its layout; a one-row operand with ld 1 is read as
- *                a K-major row instead.
+ *                so the path never declines a problem for its layout (an FP8 copy is K-major; the kernel reads
+ *                FP8 of either major as stored); a one-row operand with ld 1 is read as a K-major row instead.
  *   cta_group,   by the cost model (estimate_us) over cta_group 2 (a 256 x 256 pair tile: each CTA loads half
  *   split-K      of B, so 2/3 of cta_group 1's operand bytes per FLOP) and 1 (128 x 256, for problems with one
  *                row of tiles), and over the split counts that keep at least 4 K blocks per split. Few-tile and
  *                skinny shapes (m = 64 decode: 32 tiles for 148 SMs) split K: each split writes fp32 partials
  *                that gemm/common/splitk_reduce.cuh sums in split order 0, 1, ..., so the result depends only
- *                on the shape, never on timing. K longer than kMaxChainBlocks blocks is always split.
+ *                on the shape, never on timing. K longer than kMaxChainBlocks blocks is always split. A
+ *                fused output op (wsgemm_matmul) is never split: it runs on the accumulators, so such K is
+ *                declined there.
  *   grid         min(units, co-resident clusters), the latter from cudaOccupancyMaxActiveClusters (the query):
  *                a persistent grid that assumes every SM pair can host a cluster would queue the rest.
  *   epilogue     TMA through shared memory (each epilogue warp's 32 x 32 chunk: C loaded by TMA ahead of use
  *                when beta != 0, the result stored by TMA while the next tile's MMAs run) where the output
- *                allows TMA stores; per-element stores otherwise.
+ *                allows TMA stores; per-element stores otherwise, and for an FP8 D or a fused op that reads a C
+ *                other than D (per element, as the shared fused op does).
  *   workspace    staged A, staged B, split-K partials, each 256-byte aligned.
  */
 #include "sm100/sm100_plan.h"
@@ -35,7 +40,8 @@ enum { kMaxChainBlocks = 4096 };
 
 /* Estimated time (us) of one call on a B200 (published figures; docs/sm100.md, "Cycle budget", cites them):
  *   tensor core  8192 dense 16-bit FLOP per clock per SM (a 128 x 256 x 16 UMMA in 128 cycles) at ~1.85 GHz:
- *                15.2 TFLOP/s per SM; every CTA computes 128 x 256 x 64 per K block in either cta_group;
+ *                15.2 TFLOP/s per SM; every CTA computes 128 x 256 x 64 per K block in either cta_group (FP8:
+ *                twice the rate and twice the K per block, so the same time per block);
  *   operand feed what one CTA's TMA keeps in flight over the load latency: the ring holds ~192 KB (cta_group
  *                1: 4 stages of 48 KB; 2: 6 of 32 KB) and a loaded round trip of ~1.5 us is assumed, so
  *                ~128 KB/us per CTA, below the ~237 KB/us of an assumed 128 B per clock from L2. cta_group 1
@@ -53,8 +59,9 @@ double sm100_plan_estimate_us(const wsgemm_problem *p, int cta_group, long long 
     const double t_feed_kb = bytes_kb / 128.0e3;
     const long long waves = (units + max_clusters - 1) / max_clusters;
     const double t_tiles = (double)waves * kb_per_split * (t_mma_kb > t_feed_kb ? t_mma_kb : t_feed_kb);
-    const double c_bytes = (double)p->m * p->n * p->batch_count * (p->Ctype == WSGEMM_R_32F ? 4.0 : 2.0);
-    const double hbm_bytes = ((double)p->m + p->n) * p->k * 2.0 * p->batch_count + c_bytes * (p->beta != 0.0f ? 2 : 1);
+    const double c_bytes = (double)p->m * p->n * p->batch_count * wsgemm_dtype_size(p->Ctype);
+    const double hbm_bytes = ((double)p->m + p->n) * p->k * wsgemm_dtype_size(p->Atype) * p->batch_count +
+                             c_bytes * (p->beta != 0.0f ? 2 : 1);
     const double t_hbm = hbm_bytes / 8.0e6;
     double cost = (t_tiles > t_hbm ? t_tiles : t_hbm) + 2.0; /* + the launch */
     if (splits > 1) cost += (double)splits * p->m * p->n * p->batch_count * 4.0 * 2.0 / 6.0e6 + 3.0;
@@ -72,6 +79,11 @@ static wsgemm_epilogue_kind choose_epilogue(const wsgemm_problem *p, const wsgem
 {
     if (knobs->sm100_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT) return WSGEMM_EPILOGUE_DIRECT;
     if (splits > 1) return p->m % 4 == 0 ? WSGEMM_EPILOGUE_TMA : WSGEMM_EPILOGUE_DIRECT;
+    if (p->Ctype == WSGEMM_R_8F_E4M3) return WSGEMM_EPILOGUE_DIRECT; /* the chunk buffers hold 16/32-bit D */
+    /* the fused op reads C itself when C is not D (matmul.c: the STAGED chunk would hold D's old values) */
+    const wsgemm_fused_epilogue *f = p->fused;
+    if (f && p->beta != 0.0f && (f->c != p->C || f->c_type != (int)p->Ctype || f->ldc != p->ldc))
+        return WSGEMM_EPILOGUE_DIRECT;
     const int c_bytes = wsgemm_dtype_size(p->Ctype);
     const int ok = ((long long)p->m * c_bytes) % 16 == 0 &&
                    wsgemm_tma_layout_ok(p->C, p->ldc, p->strideC, p->batch_count > 1, c_bytes) &&
@@ -92,6 +104,18 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
                               void *query_ctx, wsgemm_plan *plan, char *why, size_t why_size)
 {
     const int nb = p->batch_count;
+    const int fp8 = wsgemm_dtype_size(p->Atype) == 1;
+    const int bk = fp8 ? SM100_BK_FP8 : SM100_BK;
+    if (fp8 != (wsgemm_dtype_size(p->Btype) == 1) || (!fp8 && p->Btype != p->Atype) ||
+        (p->Atype == WSGEMM_R_8F_E5M2 && p->Btype == WSGEMM_R_8F_E5M2)) {
+        snprintf(why, why_size, "A type %d with B type %d: the kernel takes 16-bit A and B of one type, or FP8 "
+                 "(E4M3/E5M2, not both E5M2)", (int)p->Atype, (int)p->Btype);
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
+    if ((p->a_scale || p->b_scale) && p->fused == NULL) {
+        snprintf(why, why_size, "operand scales are applied by the fused output op only");
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
     *plan = (wsgemm_plan){
         .swap = 0,
         .p_extent = p->m,
@@ -101,12 +125,10 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
         .schedule = WSGEMM_SCHEDULE_COOPERATIVE,
         .bm = SM100_BM,
         .bn = SM100_BN,
-        .bk = SM100_BK,
+        .bk = bk,
         .ab_type = p->Atype,
     };
-    plan->p_mn = !plan->a.k_major;
-    plan->q_mn = !plan->b.k_major;
-    const int k_blocks = (p->k - 1) / SM100_BK + 1; /* k > 0; k + SM100_BK - 1 could overflow */
+    const int k_blocks = (p->k - 1) / bk + 1; /* k > 0; k + bk - 1 could overflow */
     const long long tiles_m = (p->m - 1LL) / SM100_BM + 1, tiles_n = (p->n - 1LL) / SM100_BN + 1;
     if (tiles_m * tiles_n > 0x7FFFFFFFLL) {
         snprintf(why, why_size, "%lld x %lld tiles exceed the scheduler's 32-bit tile index", tiles_m, tiles_n);
@@ -117,6 +139,14 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
      * accumulator chain is longer than kMaxChainBlocks; fp32 partials of at most 2^40 bytes */
     int max_splits = knobs->sm100_splitk > 0 ? knobs->sm100_splitk : (k_blocks / 4 < 16 ? k_blocks / 4 : 16);
     int min_splits = knobs->sm100_splitk > 0 ? knobs->sm100_splitk : (k_blocks - 1) / kMaxChainBlocks + 1;
+    if (p->fused) { /* the fused op runs on the accumulators: one chain */
+        if (k_blocks > kMaxChainBlocks) {
+            snprintf(why, why_size, "k = %d is %d K blocks: a fused output op runs on one accumulator chain of at "
+                     "most %d", p->k, k_blocks, (int)kMaxChainBlocks);
+            return WSGEMM_STATUS_NOT_SUPPORTED;
+        }
+        min_splits = max_splits = 1;
+    }
     if (max_splits < min_splits) max_splits = min_splits;
     const double part_bytes = (double)p->m * p->n * nb * 4.0;
     while (max_splits > 1 && part_bytes * max_splits > 1099511627776.0) --max_splits;
@@ -175,8 +205,12 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
     wsgemm_operand *const ops[2] = {&plan->a, &plan->b};
     static const char *const names[2] = {"A", "B"};
     size_t offset = 0;
-    wsgemm_status s = wsgemm_operands_plan_staging(ops, names, 2, &offset, why, why_size);
+    wsgemm_status s = fp8 ? wsgemm_operands_plan_staging_fp8(ops, names, 2, p->k, 0, &offset, why, why_size)
+                          : wsgemm_operands_plan_staging(ops, names, 2, &offset, why, why_size);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
+    /* an FP8 copy is K-major (staging.h); every other operand keeps its major */
+    plan->p_mn = !plan->a.k_major && !(fp8 && plan->a.staged);
+    plan->q_mn = !plan->b.k_major && !(fp8 && plan->b.staged);
     plan->partials_offset = offset;
     plan->partials_bytes =
         plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n * (size_t)nb * sizeof(float) : 0;

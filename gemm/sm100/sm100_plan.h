@@ -5,8 +5,10 @@
  * (cudaOccupancyMaxActiveClusters) and a CPU test answers from a model of the B200.
  *
  * The plan in the shared vocabulary: never swapped (P = op(A) on the UMMA M side, Q = op(B)^T on the N side,
- * so the accumulator's rows are C's contiguous rows), bm = 128 rows per CTA, bn = 256, bk = 64, cluster =
- * cta_group (2: the pair computes a 256 x 256 tile with one tcgen05.mma.cta_group::2), variant 0.
+ * so the accumulator's rows are C's contiguous rows), bm = 128 rows per CTA, bn = 256, bk = 64 (FP8: 128),
+ * cluster = cta_group (2: the pair computes a 256 x 256 tile with one tcgen05.mma.cta_group::2), variant 0.
+ * A problem with fused (wsgemm_matmul's output op: bias, activation, aux, scales, amax) is never split: the
+ * op runs where the accumulators are.
  */
 #ifndef WSGEMM_SM100_PLAN_H
 #define WSGEMM_SM100_PLAN_H
@@ -18,8 +20,9 @@
 extern "C" {
 #endif
 
-/* The kernel's fixed tile (gemm/sm100/sm100_gemm.cu static-asserts that it agrees). */
-enum { SM100_BM = 128, SM100_BN = 256, SM100_BK = 64 };
+/* The kernel's fixed tile (gemm/sm100/sm100_gemm.cu static-asserts that it agrees): 128 bytes of K per stage,
+ * 64 elements of 16-bit operands (kind::f16) or 128 of FP8 (kind::f8f6f4). */
+enum { SM100_BM = 128, SM100_BN = 256, SM100_BK = 64, SM100_BK_FP8 = 128 };
 
 /* What the kernel room and the device say about the kernel of (cta_group, C element type). */
 typedef struct sm100_kernel_facts {
@@ -34,9 +37,10 @@ typedef struct sm100_kernel_facts {
  * status of a failed driver call, with its message already in the launcher's context. */
 typedef wsgemm_status (*sm100_kernel_query)(void *ctx, int cta_group, wsgemm_dtype out_type, sm100_kernel_facts *out);
 
-/* Plan p (checked by api.c: m, n, k, batch_count > 0). Returns SUCCESS, the query's failure, or NOT_SUPPORTED
- * with the reason in why (no kernel the device can run, a tile grid or a staged copy beyond what the kernel can
- * index). */
+/* Plan p (checked by api.c or matmul.c: m, n, k, batch_count > 0). Returns SUCCESS, the query's failure, or
+ * NOT_SUPPORTED with the reason in why (input types no kernel takes, operand scales without the fused op, a
+ * fused op over more K than one accumulator chain, no kernel the device can run, a tile grid or a staged copy
+ * beyond what the kernel can index). */
 wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs, sm100_kernel_query query,
                               void *query_ctx, wsgemm_plan *plan, char *why, size_t why_size);
 

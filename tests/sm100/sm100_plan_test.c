@@ -8,12 +8,17 @@
  *            reads C by TMA (STAGED), beta = 0 stores by TMA; m = 64 decode splits K and fills at least 96
  *            SMs; 4099^3 stages both operands, m = 1 with lda = 1 reads A in place; the knobs force
  *            cta_group, splits and grid; the grid follows the query's co-resident clusters.
+ *   fp8_fused FP8 inputs (kind::f8f6f4): 128 K per block, either major read as stored, a copy (K-major) only
+ *            where TMA cannot address the operand; E5M2 x E5M2, 16-bit with FP8, operand scales without the
+ *            fused op declined; the fused op (wsgemm_matmul) never splits (decode included) and is declined
+ *            past one 4096-block chain; per-element stores for an E4M3 D or a fused op whose C is not D.
  *   sweep    on several thousand problem x knob combinations (shapes 1..8192, K 1..14336, ops, types, beta,
  *            batch, padded and misaligned operands, three device models): the workspace holds the staged
  *            copies and the partials without overlap, 256-byte aligned, and is what the launcher reserves;
  *            the grid never exceeds the units or the co-resident clusters unless forced; cta_group 2 only
  *            with two rows of tiles; no accumulator chain longer than 4096 K blocks; TMA stores only where
- *            the output's rows are whole 16-byte chunks and TMA can address it; every split has K blocks.
+ *            the output's rows are whole 16-byte chunks and TMA can address it; every split has K blocks; the
+ *            same problems again with FP8 inputs and / or the fused op (the rules of fp8_fused).
  * Prints what it checked; exits 1 on failure.
  */
 #include <stdint.h>
@@ -78,7 +83,23 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan, c
     EXPECT(plan->partials_bytes == want_partials && plan->partials_offset % 256 == 0,
            "%s: %d splits, partials %zu bytes at %zu (want %zu)", shape, plan->splits, plan->partials_bytes,
            plan->partials_offset, want_partials);
-    EXPECT(plan_testing_staged_ok(&plan->a) && plan_testing_staged_ok(&plan->b), "%s: staged copies misplaced or mis-sized", shape);
+    const int fp8 = wsgemm_dtype_size(p->Atype) == 1;
+    if (fp8) /* FP8 copies: K-major, k rounded up to 16 bytes per row */
+        for (int i = 0; i < 2; ++i) {
+            const wsgemm_operand *o = i ? &plan->b : &plan->a;
+            EXPECT(!o->staged || (o->stage_offset % 256 == 0 &&
+                                  o->stage_bytes == (size_t)((p->k + 15) / 16 * 16) * (size_t)o->rows_dim * (size_t)o->nb),
+                   "%s: FP8 copy of %c misplaced or mis-sized", shape, i ? 'B' : 'A');
+        }
+    else
+        EXPECT(plan_testing_staged_ok(&plan->a) && plan_testing_staged_ok(&plan->b),
+               "%s: staged copies misplaced or mis-sized", shape);
+    EXPECT(plan->bk == (fp8 ? 128 : 64) && plan->sched.k_blocks == (p->k + plan->bk - 1) / plan->bk,
+           "%s: bk %d, %d K blocks", shape, plan->bk, plan->sched.k_blocks);
+    EXPECT(plan->p_mn == (!plan->a.k_major && !(fp8 && plan->a.staged)) &&
+               plan->q_mn == (!plan->b.k_major && !(fp8 && plan->b.staged)),
+           "%s: operand majors %d %d (FP8 copies are K-major)", shape, plan->p_mn, plan->q_mn);
+    EXPECT(!p->fused || plan->splits == 1, "%s: the fused op with %d splits", shape, plan->splits);
     const size_t a_end = plan->a.staged ? plan->a.stage_offset + plan->a.stage_bytes : 0;
     const size_t b_end = plan->b.staged ? plan->b.stage_offset + plan->b.stage_bytes : 0;
     EXPECT(!plan->a.staged || !plan->b.staged || plan->b.stage_offset >= a_end, "%s: staged A and B overlap", shape);
@@ -88,9 +109,13 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan, c
            "%s: workspace %zu bytes, partials end at %zu", shape, plan->workspace_bytes,
            plan->partials_offset + plan->partials_bytes);
     /* the operands as TMA will see them: either legal in place or staged */
-    EXPECT((plan->a.staged || wsgemm_tma_operand_ok(plan->a.ptr, plan->a.ld, plan->a.stride, plan->a.nb > 1)) &&
-               (plan->b.staged || wsgemm_tma_operand_ok(plan->b.ptr, plan->b.ld, plan->b.stride, plan->b.nb > 1)),
-           "%s: an operand TMA cannot address is not staged", shape);
+    for (int i = 0; i < 2; ++i) {
+        const wsgemm_operand *o = i ? &plan->b : &plan->a;
+        const int in_place = fp8 ? wsgemm_tma_layout_ok(o->ptr, o->ld, o->stride, o->nb > 1, 1) &&
+                                       (o->nb == 1 || o->stride >= o->ld * o->cols)
+                                 : wsgemm_tma_operand_ok(o->ptr, o->ld, o->stride, o->nb > 1);
+        EXPECT(o->staged || in_place, "%s: operand %c, which TMA cannot address, is not staged", shape, i ? 'B' : 'A');
+    }
     if (kn->sm100_ctas > 0)
         EXPECT(plan->grid_clusters * plan->cluster >= kn->sm100_ctas, "%s: forced grid %d, got %lld clusters", shape,
                kn->sm100_ctas, plan->grid_clusters);
@@ -119,6 +144,8 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan, c
         EXPECT((plan->epilogue == WSGEMM_EPILOGUE_STAGED) == (plan->splits == 1 && p->beta != 0.0f),
                "%s: epilogue %s with beta %g, %d splits", shape, wsgemm_epilogue_name(plan->epilogue),
                (double)p->beta, plan->splits);
+        EXPECT(p->Ctype != WSGEMM_R_8F_E4M3, "%s: TMA stores of an E4M3 D", shape);
+        EXPECT(!p->fused || p->beta == 0.0f || p->fused->c == p->C, "%s: the fused op's C (not D) in the chunks", shape);
     }
     EXPECT(sm100_plan_out_type(plan, p) == (plan->splits > 1 ? WSGEMM_R_32F : p->Ctype), "%s: output type", shape);
 }
@@ -243,6 +270,103 @@ static void case_choices(void)
            "query\n");
 }
 
+/* A fused output op for p (wsgemm_matmul's: its C is D unless c_is_d is 0). */
+static wsgemm_fused_epilogue fused_for(const wsgemm_problem *p, int c_is_d)
+{
+    wsgemm_fused_epilogue f = {0};
+    f.ops = wsgemm_fused_ops_of(WSGEMM_MATMUL_EPILOGUE_GELU_BIAS);
+    f.c = c_is_d ? p->C : (const void *)((uintptr_t)p->C + ((uintptr_t)1 << 30));
+    f.c_type = (int)p->Ctype;
+    f.ldc = p->ldc;
+    return f;
+}
+
+static void expect_declined(const wsgemm_problem *p, const wsgemm_knobs *kn, model *md, const char *what)
+{
+    wsgemm_plan plan;
+    char why[256] = "";
+    const wsgemm_status s = sm100_plan_make(p, kn, model_query, md, &plan, why, sizeof why);
+    EXPECT(s == WSGEMM_STATUS_NOT_SUPPORTED && why[0], "%s: status %d, reason '%s'", what, (int)s, why);
+    if (s == WSGEMM_STATUS_NOT_SUPPORTED) printf("  declined %s: %s\n", what, why);
+    checked++;
+}
+
+static void case_fp8_fused(void)
+{
+    model b200 = {148, 74, 1};
+    const wsgemm_knobs kn = wsgemm_knobs_defaults();
+    const wsgemm_op N = WSGEMM_OP_N, T = WSGEMM_OP_T;
+    const wsgemm_dtype BF = WSGEMM_R_16BF, E4 = WSGEMM_R_8F_E4M3, E5 = WSGEMM_R_8F_E5M2;
+    char line[640];
+
+    /* 8192^3 E4M3 -> bf16 (both K-major): pair tiles, 64 K blocks of 128, nothing staged */
+    wsgemm_problem p = plan_testing_problem(T, N, 8192, 8192, 8192, 1, E4, BF, 0.0f, 0, 0);
+    wsgemm_plan plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    wsgemm_plan_describe(&plan, &p, line, sizeof line);
+    printf("  %s\n", line);
+    EXPECT(plan.cluster == 2 && plan.bk == 128 && plan.sched.k_blocks == 64 && !plan.a.staged && !plan.b.staged &&
+               !plan.p_mn && !plan.q_mn,
+           "FP8 8192^3: cta_group %d bk %d k_blocks %d staged %d %d", plan.cluster, plan.bk, plan.sched.k_blocks,
+           plan.a.staged, plan.b.staged);
+    /* MN-major FP8 (NN, E5M2 x E4M3): read as stored (kind::f8f6f4 takes either major) */
+    p = plan_testing_problem(N, N, 1024, 1024, 1024, 1, E5, BF, 0.0f, 0, 0);
+    p.Btype = E4;
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.p_mn && !plan.q_mn && !plan.a.staged && !plan.b.staged, "FP8 NN: majors %d %d staged %d %d",
+           plan.p_mn, plan.q_mn, plan.a.staged, plan.b.staged);
+    /* an MN-major FP8 A with an odd leading dimension: a K-major copy */
+    p = plan_testing_problem(N, T, 1000, 520, 300, 1, E4, BF, 0.0f, 3, 0);
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.a.staged && !plan.p_mn && plan.a.stage_bytes == (size_t)304 * 1000,
+           "FP8 odd lda: staged %d MN %d bytes %zu", plan.a.staged, plan.p_mn, plan.a.stage_bytes);
+
+    /* declined: E5M2 x E5M2; bf16 with FP8; scales without the fused op; the fused op past one chain */
+    p = plan_testing_problem(T, N, 256, 256, 256, 1, E5, BF, 0.0f, 0, 0);
+    expect_declined(&p, &kn, &b200, "E5M2 x E5M2");
+    p = plan_testing_problem(T, N, 256, 256, 256, 1, BF, BF, 0.0f, 0, 0);
+    p.Btype = E4;
+    expect_declined(&p, &kn, &b200, "bf16 x E4M3");
+    static const float one = 1.0f; /* never read: the planner only sees that a scale is given */
+    p = plan_testing_problem(T, N, 256, 256, 256, 1, E4, BF, 0.0f, 0, 0);
+    p.a_scale = &one;
+    expect_declined(&p, &kn, &b200, "a_scale without the fused op");
+    p = plan_testing_problem(T, N, 64, 64, 4096 * 64 + 1, 1, BF, BF, 0.0f, 0, 0);
+    wsgemm_fused_epilogue f = fused_for(&p, 1);
+    p.fused = &f;
+    expect_declined(&p, &kn, &b200, "fused op over 4097 K blocks");
+
+    /* the fused op: m = 64 decode stays one chain (the plain call splits it); beta != 0 reads C through the
+     * chunks only when C is D; an E4M3 D is stored per element */
+    p = plan_testing_problem(N, N, 64, 8192, 8192, 1, E4, BF, 0.0f, 0, 0);
+    f = fused_for(&p, 1);
+    p.fused = &f;
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.splits == 1, "fused decode: %d splits", plan.splits);
+    p = plan_testing_problem(T, N, 1024, 1024, 1024, 1, BF, BF, 1.0f, 0, 0);
+    f = fused_for(&p, 1);
+    p.fused = &f;
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_STAGED, "fused, C is D, beta 1: epilogue %s",
+           wsgemm_epilogue_name(plan.epilogue));
+    f = fused_for(&p, 0);
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_DIRECT, "fused, C is not D, beta 1: epilogue %s",
+           wsgemm_epilogue_name(plan.epilogue));
+    p = plan_testing_problem(T, N, 1024, 1024, 1024, 1, E4, E4, 0.0f, 0, 0);
+    f = fused_for(&p, 1);
+    p.fused = &f;
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_DIRECT, "E4M3 D: epilogue %s", wsgemm_epilogue_name(plan.epilogue));
+    printf("fp8_fused: 128-K FP8 blocks read as stored or copied K-major, declines, fused op in one chain\n");
+}
+
 static void case_sweep(void)
 {
     static const int dims[] = {1, 7, 16, 64, 100, 128, 129, 256, 300, 520, 1000, 1024, 2048, 4096, 4099, 8192};
@@ -268,6 +392,20 @@ static void case_sweep(void)
                     wsgemm_plan plan = plan_of(&p, &knob_sets[kn], models[(r >> 23) % 3]);
                     check_invariants(&p, &plan, &knob_sets[kn]);
                 }
+                /* the same problem with FP8 inputs and / or the fused op (its C is D or another matrix) */
+                wsgemm_problem q = p;
+                const int variant = (int)((r >> 25) % 3);
+                if (variant != 1) q.Atype = q.Btype = (r >> 27) & 1 ? WSGEMM_R_8F_E4M3 : WSGEMM_R_8F_E5M2;
+                if (variant != 1 && q.Atype == WSGEMM_R_8F_E5M2) q.Btype = WSGEMM_R_8F_E4M3; /* not both E5M2 */
+                wsgemm_fused_epilogue f = fused_for(&q, (r >> 28) & 1);
+                if (variant != 2) {
+                    q.batch_count = 1; /* wsgemm_matmul: one matrix */
+                    q.fused = &f;
+                }
+                for (int kn = 0; kn < 6; ++kn) {
+                    wsgemm_plan plan = plan_of(&q, &knob_sets[kn], models[(r >> 23) % 3]);
+                    check_invariants(&q, &plan, &knob_sets[kn]);
+                }
             }
     printf("sweep: %lld plans hold the workspace, staging, split, grid and epilogue invariants\n", checked);
 }
@@ -277,6 +415,7 @@ int main(int argc, char **argv)
     const char *which = argc > 1 ? argv[1] : "choices";
     if (strcmp(which, "choices") == 0) case_choices();
     else if (strcmp(which, "sweep") == 0) case_sweep();
+    else if (strcmp(which, "fp8_fused") == 0) case_fp8_fused();
     else {
         fprintf(stderr, "unknown case '%s'\n", which);
         return 2;

@@ -2,12 +2,14 @@
 # static_evidence.sh - static checks of the sm_100a build of gemm/sm100/sm100_gemm.cu (no GPU needed):
 #   1. ptxas -v: every kernel has 0 spill bytes (printed);
 #   2. dynamic shared memory of both configurations within the 227 KB opt-in limit (printed);
-#   3. the PTX holds tcgen05.mma.cta_group::1 and ::2, tcgen05.commit with .multicast::cluster,
+#   3. the PTX holds tcgen05.mma.cta_group::1 and ::2 of both kinds (kind::f16 for 16-bit inputs,
+#      kind::f8f6f4 for FP8), tcgen05.commit with .multicast::cluster,
 #      cp.async.bulk.tensor (with .cta_group::2), tcgen05.alloc / relinquish_alloc_permit / dealloc,
 #      tcgen05.ld;
-#   4. SASS census (UTCHMMA, UTCBAR, UTMALDG, UTMASTG, LDTM, UTCATOMSWS, UVIRTCOUNT, NANOSLEEP opcodes) equals the
-#      reviewed file tests/sm100/sass_census.txt (the planted-fault code exists only in the emulated build:
-#      its hold-back loop put 12,000 NANOSLEEPs into this cubin, the allocation retry loops leave 6 + 6),
+#   4. SASS census (UTCHMMA and UTCQMMA: the 16-bit and FP8 MMAs; UTCBAR, UTMALDG, UTMASTG, LDTM,
+#      UTCATOMSWS, UVIRTCOUNT, NANOSLEEP opcodes) equals the reviewed file tests/sm100/sass_census.txt (the
+#      planted-fault code exists only in the emulated build: its hold-back loop put 12,000 NANOSLEEPs into
+#      this cubin, the allocation retry loops leave one NANOSLEEP and one NANOSLEEP.SYNCS per kernel),
 #      where cuobjdump + nvdisasm exist (PATH, $CUOBJDUMP, or the pip packages nvidia-cuda-cuobjdump /
 #      nvidia-cuda-nvdisasm); skipped with a note otherwise;
 #   5. the TMEM emulation's happens-before hooks (sync/hb_hook.cuh, tmem/hb_emu.cuh) are absent from the code
@@ -40,7 +42,7 @@ awk '/Compiling entry function/ {k=$0; name=""; if (k !~ /sm100_gemm_kernel/) ne
 kernels=$(grep -c "Compiling entry function '.*sm100_gemm_kernel" "$WORK/ptxas.log") # (+ the staging copy and the split-K reduction)
 spills=$(grep -E "spill (stores|loads)" "$WORK/ptxas.log" | grep -vc " 0 bytes spill stores, 0 bytes spill loads")
 echo "   $kernels kernels, $spills with spills"
-[ "$kernels" -eq 6 ] || { echo "FAIL: expected 6 kernels (cta_group 1/2 x 3 output types)"; fail=1; }
+[ "$kernels" -eq 8 ] || { echo "FAIL: expected 8 kernels (cta_group 1/2 x 4 output types: bf16, f16, f32, E4M3)"; fail=1; }
 [ "$spills" -eq 0 ] || { echo "FAIL: register spills"; fail=1; }
 
 echo "== 2. shared memory"
@@ -61,6 +63,8 @@ check() { # pattern, description
 }
 check "tcgen05.mma.cta_group::1.kind::f16" "cta_group 1 kernels"
 check "tcgen05.mma.cta_group::2.kind::f16" "cta_group 2 kernels"
+check "tcgen05.mma.cta_group::1.kind::f8f6f4" "cta_group 1 kernels, FP8 inputs"
+check "tcgen05.mma.cta_group::2.kind::f8f6f4" "cta_group 2 kernels, FP8 inputs"
 check "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster" "pair commit"
 check "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64" "single-CTA commit"
 check "cp.async.bulk.tensor.3d" "TMA loads"
@@ -92,7 +96,7 @@ else
     PATH="$(dirname "$NVDIS"):$PATH" "$CUOBJ" -sass "$WORK/sm100.cubin" > "$WORK/sm100.sass" || { echo "FAIL: cuobjdump"; exit 1; }
     # opcode = first token of an instruction after an optional predicate
     awk '$1 ~ /^\/\*[0-9a-f]+\*\/$/ { op = ($2 ~ /^@/) ? $3 : $2; print op }' "$WORK/sm100.sass" |
-        grep -E "^(UTCHMMA|UTCBAR|UTMALDG|UTMASTG|LDTM|UTCATOMSWS|UVIRTCOUNT|NANOSLEEP)" | sort | uniq -c |
+        grep -E "^(UTCHMMA|UTCQMMA|UTCBAR|UTMALDG|UTMASTG|LDTM|UTCATOMSWS|UVIRTCOUNT|NANOSLEEP)" | sort | uniq -c |
         awk '{printf "%s %s\n", $2, $1}' > "$WORK/sass_census.txt"
     sed 's/^/   /' "$WORK/sass_census.txt"
     if [ "$UPDATE" = "--update-census" ]; then
