@@ -13,7 +13,12 @@
  * either unread (beta == 0) or D itself; any epilogue with beta == 0 (bias, ReLU, GELU, aux of D's type in
  * its output op: the FUSED kernels, sm90_kernel.cuh), where its plan takes the call (sm90_plan.c declines
  * the rest, and AUTO then runs generic; FP8 operands the FP8 kernels cannot read as stored are copied into
- * K-major ones first). No sm100 kernel runs a matmul yet, so AUTO on sm100 devices runs generic.
+ * K-major ones first). The sm100 kernel (forced sm100, or sm100-emulated on an sm_90 device) runs every matmul
+ * with k > 0 and alpha != 0: 16-bit or FP8 operands (tcgen05.mma kind::f16 / kind::f8f6f4) and, whenever the
+ * call is more than alpha/beta on D, the whole fused output op in its epilogue (scales, a C other than D,
+ * bias, activation, aux, amax, an E4M3 D; sm100_plan.c declines a fused op over K beyond one accumulator
+ * chain). AUTO on sm100 devices runs generic: the sm100 self-check that stands before AUTO proves the plain
+ * GEMM kernel, not these calls.
  */
 #include <stdint.h>
 #include <string.h>
@@ -236,6 +241,22 @@ static int sm90_runs(const matmul_call *c)
            (c->beta == 0.0f || (c->C == c->D && c->ldc == c->ldd && d->Ctype == d->Dtype));
 }
 
+/* A matmul the sm100 kernel computes: every one with a product. */
+static int sm100_runs(const matmul_call *c)
+{
+    return c->k > 0 && c->alpha != 0.0f;
+}
+
+/* The sm100 kernel applies the fused output op (in place of alpha, beta on D) when the call needs more: an
+ * epilogue, a scale or amax, an E4M3 D, or a C that is not D. */
+static int sm100_needs_fused_op(const matmul_call *c)
+{
+    const wsgemm_matmul_desc *d = c->d;
+    return d->epilogue != WSGEMM_MATMUL_EPILOGUE_DEFAULT || d->a_scale || d->b_scale || d->c_scale || d->d_scale ||
+           d->amax_d || is_fp8(d->Dtype) ||
+           (c->beta != 0.0f && (c->C != c->D || c->ldc != c->ldd || d->Ctype != d->Dtype));
+}
+
 static wsgemm_status run_matmul(const void *args, wsgemm_path forced, wsgemm_launch_ctx *ctx, wsgemm_path *ran)
 {
     const matmul_call *c = args;
@@ -258,7 +279,12 @@ static wsgemm_status run_matmul(const void *args, wsgemm_path forced, wsgemm_lau
         break;
     case WSGEMM_PATH_SM100:
     case WSGEMM_PATH_SM100_EMULATED:
-        s = wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "no sm100 kernel runs wsgemm_matmul yet");
+        if (!sm100_runs(c)) {
+            s = wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "the sm100 kernel runs a matmul with k > 0 and alpha != 0");
+            break;
+        }
+        if (sm100_needs_fused_op(c)) p.gemm.fused = &p.fused;
+        s = path == WSGEMM_PATH_SM100 ? wsgemm_sm100_gemm(&p.gemm, ctx) : wsgemm_sm100_emulated_gemm(&p.gemm, ctx);
         break;
     default:
         return wsgemm_generic_matmul(&p, ctx);

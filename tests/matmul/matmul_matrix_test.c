@@ -1,6 +1,6 @@
 /*
  * matmul_matrix_test.c - wsgemm_matmul against cublasLtMatmul: `matmul_matrix_test <group> <path>`
- * (path: generic, sm90, auto). Groups: epilogues, fp8, shapes, fused, edges. `matmul_matrix_test layouts`
+ * (path: generic, sm90, sm100-emulated, sm100, auto). Groups: epilogues, fp8, shapes, fused, edges. `matmul_matrix_test layouts`
  * runs on the CPU: every case's arguments (as this file lays the case out) must pass wsgemm_matmul's checks.
  *
  * Every case: A, B, C and bias uniform [-1, 1] rounded to their types; D, aux and amax_d poisoned with NaN
@@ -14,7 +14,10 @@
  *     types outside FP8), the line says "cuBLASLt: none" and the host reference alone decides;
  *   - the host reference: the same formula in fp64 from the exactly decoded inputs (docs/api.md, "Matmul").
  * A forced sm90 path that does not run the case must decline it with NOT_SUPPORTED and leave D, aux and
- * amax_d bit-identical.
+ * amax_d bit-identical; so must a forced sm100 path (hardware or emulated) the cases without a product (k == 0,
+ * alpha == 0). On the sm100 paths the launcher's probe must also show the instruction kind of the inputs
+ * (kind::f8f6f4 for FP8, kind::f16 for 16-bit) and the fused output op exactly where the call needs more than
+ * alpha/beta on D; the emulated group ends with no TMEM column left allocated.
  *
  * Tolerance, per element: |got - ref| <= 1 ulp of the output type at max(|got|, |ref|)
  *                                       + rtol_act * |x| + 2^-12 * rms(ref) (+ the output type's
@@ -46,6 +49,8 @@
 
 #include <cublasLt.h>
 
+#include "sm100/sm100_probe.h" /* what the sm100 launcher ran: MMA kind, fused op */
+#include "internal.h"          /* wsgemm_sm100_emulated_tmem_leaked_columns */
 #include "testing.h"
 
 #define N_ WSGEMM_OP_N
@@ -591,6 +596,28 @@ static int sm90_runs(const mm_case *c)
            (c->beta == 0.0f || c->in_place);
 }
 
+/* What docs/api.md says the sm100 kernel runs: every matmul with a product, the fused output op in its epilogue
+ * when the call is more than alpha/beta on D (an epilogue, scales, amax, an E4M3 D, C not D). */
+static int is_sm100(wsgemm_path p) { return p == WSGEMM_PATH_SM100 || p == WSGEMM_PATH_SM100_EMULATED; }
+static int sm100_runs(const mm_case *c) { return c->k > 0 && c->alpha != 0.0f; }
+static int sm100_fused(const mm_case *c)
+{
+    return c->ep != EP_NONE || c->scales != NO_SCALES || c->d == E4 || (c->beta != 0.0f && !c->in_place);
+}
+
+/* The sm100 launcher's probe after the case ran on path: kind and fused op as the case asks. */
+static int sm100_probe_ok(const mm_case *c, wsgemm_path path)
+{
+    wsgemm_sm100_launch_probe l;
+    const int got = path == WSGEMM_PATH_SM100 ? wsgemm_sm100_last_launch(&l) : wsgemm_sm100_emulated_last_launch(&l);
+    const int kind = is_fp8(c->a) ? 1 : 0;
+    const int ok = got == 0 && l.kind == kind && l.fused == sm100_fused(c);
+    if (!ok)
+        printf("     sm100 probe: %s, kind %d (expected %d), fused %d (expected %d)\n", got == 0 ? "read" : "NONE",
+               got == 0 ? l.kind : -1, kind, got == 0 ? l.fused : -1, sm100_fused(c));
+    return ok;
+}
+
 static int run_case(wsgemm_handle h, cublasLtHandle_t lt, void *ws, size_t ws_bytes, const mm_case *c,
                     wsgemm_path forced, int cc, uint64_t seed)
 {
@@ -602,6 +629,7 @@ static int run_case(wsgemm_handle h, cublasLtHandle_t lt, void *ws, size_t ws_by
     data_create(c, seed, &x);
     const size_t dbytes = x.nd * testing_dtype_bytes(c->d), auxbytes = x.naux * testing_dtype_bytes(c->vec);
     const int sm90 = sm90_runs(c);
+    const int forced_runs = forced == WSGEMM_PATH_SM90 ? sm90 : is_sm100(forced) ? sm100_runs(c) : 1;
     wsgemm_path expected = forced;
     if (forced == WSGEMM_PATH_AUTO) expected = cc == 90 && sm90 ? WSGEMM_PATH_SM90 : WSGEMM_PATH_GENERIC;
     int ok = 1;
@@ -614,7 +642,7 @@ static int run_case(wsgemm_handle h, cublasLtHandle_t lt, void *ws, size_t ws_by
     float amax_got = NAN;
     CUDA_CHECK(cudaMemcpy(&amax_got, x.amax, sizeof amax_got, cudaMemcpyDeviceToHost));
 
-    if (forced == WSGEMM_PATH_SM90 && !sm90) { /* must decline, outputs bit-identical */
+    if (!forced_runs) { /* must decline, outputs bit-identical */
         const int untouched = memcmp(hD, d_before, dbytes) == 0 && isnan(amax_got);
         ok = s == WSGEMM_STATUS_NOT_SUPPORTED && untouched;
         printf("%s declined %s: %s, D %s\n", ok ? "PASS" : "FAIL", shape, wsgemm_status_string(s),
@@ -626,6 +654,11 @@ static int run_case(wsgemm_handle h, cublasLtHandle_t lt, void *ws, size_t ws_by
     if (s != WSGEMM_STATUS_SUCCESS || ran != expected) {
         printf("FAIL %s: %s (%s), path %s (expected %s)\n", shape, wsgemm_status_string(s),
                wsgemm_get_last_error_message(h), wsgemm_path_name(ran), wsgemm_path_name(expected));
+        ok = 0;
+        goto done;
+    }
+    if (is_sm100(ran) && !sm100_probe_ok(c, ran)) {
+        printf("FAIL %s: the sm100 launcher did not run the kind / fused op the case asks for\n", shape);
         ok = 0;
         goto done;
     }
@@ -757,14 +790,19 @@ int main(int argc, char **argv)
     for (size_t i = 0; argc == 3 && i < sizeof groups / sizeof groups[0]; ++i)
         if (!strcmp(argv[1], groups[i].name)) g = &groups[i];
     if (g == NULL || !parse_path(argv[2], &path)) {
-        fprintf(stderr, "usage: %s <epilogues|fp8|shapes|edges> <generic|sm90|auto>, or %s layouts (CPU)\n",
+        fprintf(stderr, "usage: %s <epilogues|fp8|shapes|fused|edges> <generic|sm90|sm100-emulated|sm100|auto>, or %s "
+                "layouts (CPU)\n",
                 argv[0], argv[0]);
         return 2;
     }
     testing_require_gpu("matmul_matrix_test");
     const int cc = testing_device_cc();
-    if (path == WSGEMM_PATH_SM90 && cc != 90) {
-        printf("SKIPPED: the sm90 path needs an sm_90 device (this one is %d)\n", cc);
+    if ((path == WSGEMM_PATH_SM90 || path == WSGEMM_PATH_SM100_EMULATED) && cc != 90) {
+        printf("SKIPPED: the %s path needs an sm_90 device (this one is %d)\n", wsgemm_path_name(path), cc);
+        return WSGEMM_TEST_SKIP;
+    }
+    if (path == WSGEMM_PATH_SM100 && cc != 100) {
+        printf("SKIPPED: the sm100 path needs an sm_100 device (this one is %d)\n", cc);
         return WSGEMM_TEST_SKIP;
     }
     wsgemm_handle h;
@@ -777,6 +815,11 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaMalloc(&ws, ws_bytes));
     int failed = 0;
     for (size_t i = 0; i < g->count; ++i) failed += !run_case(h, lt, ws, ws_bytes, &g->cases[i], path, cc, 1000 + i);
+    if (path == WSGEMM_PATH_SM100_EMULATED) {
+        const int leaked = wsgemm_sm100_emulated_tmem_leaked_columns();
+        printf("%s TMEM after the group: %d columns still allocated\n", leaked == 0 ? "PASS" : "FAIL", leaked);
+        failed += leaked != 0;
+    }
     printf("%s %s: %zu cases, %d failed\n", g->name, wsgemm_path_name(path), g->count, failed);
     cudaFree(ws);
     cublasLtDestroy(lt);
