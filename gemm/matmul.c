@@ -9,9 +9,9 @@
  * On any failure D, aux and amax_d have not been touched.
  *
  * Paths: generic runs every valid call. The sm90 kernel runs a matmul with 16-bit A and B (no scales), or
- * FP8 A and B with their a_scale and b_scale, D of a 16/32-bit type, no c_scale, d_scale or amax, and C
- * either unread (beta == 0) or D itself; any epilogue with beta == 0 (bias, ReLU, GELU, aux of D's type in
- * its output op: the FUSED kernels, sm90_kernel.cuh), where its plan takes the call (sm90_plan.c declines
+ * FP8 A and B with their a_scale and b_scale, and C either unread (beta == 0) or D itself (then no c_scale);
+ * with beta == 0 also any epilogue (bias, ReLU, GELU, aux of D's type), d_scale, amax_d and an E4M3 D, all in
+ * the output op of the FUSED kernels (sm90_kernel.cuh), where its plan takes the call (sm90_plan.c declines
  * the rest, and AUTO then runs generic; FP8 operands the FP8 kernels cannot read as stored are copied into
  * K-major ones first). The sm100 kernel (forced sm100, or sm100-emulated on an sm_90 device) runs every matmul
  * with k > 0 and alpha != 0: 16-bit or FP8 operands (tcgen05.mma kind::f16 / kind::f8f6f4) and, whenever the
@@ -228,17 +228,25 @@ static wsgemm_matmul_problem problem_of(const matmul_call *c)
 }
 
 /* A matmul the sm90 kernel computes: D = alpha * a_scale * b_scale * op(A) op(B) + beta * D (scales: FP8
- * only), or with an epilogue D = op(...) with op the epilogue's. What the kernels further ask (a pair of input
- * types some kernel takes; fused: beta == 0, aux of D's type, a D that TMA can store) is the plan's to check
- * (sm90_plan.c): it declines the rest, and AUTO then runs generic. */
+ * only), or through the fused output op (sm90_needs_fused_op) D = d_scale * op(...) with op the epilogue's.
+ * What the kernels further ask (a pair of input types some kernel takes; fused: beta == 0, aux of D's type, a
+ * D that TMA can store) is the plan's to check (sm90_plan.c): it declines the rest, and AUTO then runs
+ * generic. */
 static int sm90_runs(const matmul_call *c)
 {
     const wsgemm_matmul_desc *d = c->d;
     const int fp8 = is_fp8(d->Atype);
-    return (is_16bit(d->Atype) || fp8) && !is_fp8(d->Dtype) &&
-           (fp8 || (d->a_scale == NULL && d->b_scale == NULL)) && d->c_scale == NULL && d->d_scale == NULL &&
-           d->amax_d == NULL && c->k > 0 && c->alpha != 0.0f &&
-           (c->beta == 0.0f || (c->C == c->D && c->ldc == c->ldd && d->Ctype == d->Dtype));
+    return (is_16bit(d->Atype) || fp8) && (fp8 || (d->a_scale == NULL && d->b_scale == NULL)) && c->k > 0 &&
+           c->alpha != 0.0f &&
+           (c->beta == 0.0f || (c->C == c->D && c->ldc == c->ldd && d->Ctype == d->Dtype && d->c_scale == NULL));
+}
+
+/* The sm90 kernels apply the fused output op (the FUSED kernels) for an epilogue, d_scale, amax_d or an E4M3
+ * D; operand scales alone the FP8 kernels apply as they add each K block's sums. */
+static int sm90_needs_fused_op(const matmul_call *c)
+{
+    const wsgemm_matmul_desc *d = c->d;
+    return d->epilogue != WSGEMM_MATMUL_EPILOGUE_DEFAULT || d->d_scale || d->amax_d || is_fp8(d->Dtype);
 }
 
 /* A matmul the sm100 kernel computes: every one with a product. */
@@ -260,8 +268,7 @@ static int sm100_needs_fused_op(const matmul_call *c)
 static wsgemm_status run_matmul(const void *args, wsgemm_path forced, wsgemm_launch_ctx *ctx, wsgemm_path *ran)
 {
     const matmul_call *c = args;
-    wsgemm_matmul_problem p = problem_of(c);
-    if (c->d->epilogue != WSGEMM_MATMUL_EPILOGUE_DEFAULT) p.gemm.fused = &p.fused; /* a fast path fuses or declines */
+    wsgemm_matmul_problem p = problem_of(c); /* gemm.fused: set below for a fast path that must fuse (or decline) */
     const wsgemm_device_info *dev = ctx->device;
     const int hopper = dev->cc_major == 9 && dev->cc_minor == 0;
     wsgemm_path path = forced;
@@ -271,11 +278,14 @@ static wsgemm_status run_matmul(const void *args, wsgemm_path forced, wsgemm_lau
     wsgemm_status s;
     switch (path) {
     case WSGEMM_PATH_SM90:
-        s = sm90_runs(c) ? wsgemm_sm90_gemm(&p.gemm, ctx)
-                         : wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
-                                       "the sm90 kernel runs a matmul with 16-bit A and B (no scales) or FP8 A and B "
-                                       "(a_scale, b_scale), a 16/32-bit D, no c_scale, d_scale or amax_d, and "
-                                       "beta == 0 or C == D");
+        if (!sm90_runs(c)) {
+            s = wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
+                            "the sm90 kernel runs a matmul with 16-bit A and B (no scales) or FP8 A and B, k > 0, "
+                            "alpha != 0, and beta == 0 or C == D without c_scale");
+            break;
+        }
+        if (sm90_needs_fused_op(c)) p.gemm.fused = &p.fused;
+        s = wsgemm_sm90_gemm(&p.gemm, ctx);
         break;
     case WSGEMM_PATH_SM100:
     case WSGEMM_PATH_SM100_EMULATED:

@@ -106,6 +106,8 @@ static __device__ __forceinline__ float2 wsgemm_out_load2(const void *c)
 {
     if constexpr (OUT_TYPE == WSGEMM_R_32F) return *(const float2 *)c;
     else if constexpr (OUT_TYPE == WSGEMM_R_16BF) return __bfloat1622float2(*(const __nv_bfloat162 *)c);
+    else if constexpr (OUT_TYPE == WSGEMM_R_8F_E4M3)
+        return make_float2(wsgemm_out_load<OUT_TYPE>(c), wsgemm_out_load<OUT_TYPE>((const uint8_t *)c + 1));
     else return __half22float2(*(const __half2 *)c);
 }
 
@@ -114,6 +116,8 @@ template <int OUT_TYPE>
 static __device__ __forceinline__ void wsgemm_out_store2(void *c, float v0, float v1)
 {
     if constexpr (OUT_TYPE == WSGEMM_R_32F) *(float2 *)c = make_float2(v0, v1);
+    else if constexpr (OUT_TYPE == WSGEMM_R_8F_E4M3) /* saturated as wsgemm_out_store; v0 in the low byte */
+        *(__nv_fp8x2_storage_t *)c = __nv_cvt_float2_to_fp8x2(make_float2(v0, v1), __NV_SATFINITE, __NV_E4M3);
     else *(uint32_t *)c = wsgemm_out_pack2<OUT_TYPE>(v0, v1);
 }
 

@@ -193,7 +193,8 @@ static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN /
 
 /* A FUSED kernel's output op on the consumer's whole 64 x BN slice, in place: acc becomes D's final fp32
  * values, in common/epilogue.h's order: x = alpha * acc (FUSED plans have beta == 0: C is never read),
- * x += bias, aux = x, x = activation(x). The stores that follow write acc as it is. Each step is one
+ * x += bias, aux = x, x = activation(x), amax = max(amax, |x|) over the elements inside D, x *= d_scale.
+ * The stores that follow write acc as it is. Each step is one
  * straight element loop behind one uniform branch on the call's ops (no per-element branches, predicates or
  * addresses for steps the call does not have, and independent elements overlap); the results go back into
  * acc, whose registers stay live for the next tile's first wgmma anyway. p0, q0: the slice's first row and
@@ -201,7 +202,7 @@ static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[BN /
  * tile's bias (sm90_bias_load), loaded by the caller before it waits for the tile's last wgmmas. */
 template <int BN, int OUT_TYPE>
 static __device__ __forceinline__ void sm90_fused_tile(float (&acc)[BN / 2], const Sm90Params &prm, int p0, int q0,
-                                                       const float (&b)[BN / 32])
+                                                       const float (&b)[BN / 32], float &amax)
 {
     constexpr int kBytes = wsgemm_out_bytes<OUT_TYPE>::value;
     const int lane = threadIdx.x % 32;
@@ -241,6 +242,18 @@ static __device__ __forceinline__ void sm90_fused_tile(float (&acc)[BN / 2], con
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) acc[i] = wsgemm_activate_as<WSGEMM_ACTIVATION_RELU>(acc[i]);
     }
+    if (prm.fused.amax) { /* elements outside D take no part (TMA clips their stores) */
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+                if (p + 8 * (r / 2) < prm.p_extent && q + 8 * j + r % 2 < prm.q_extent) amax = fmaxf(amax, fabsf(acc[4 * j + r]));
+    }
+    if (prm.fused.d_scale) {
+        const float d_scale = *prm.fused.d_scale;
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) acc[i] *= d_scale;
+    }
 }
 
 /* alpha * acc (FUSED: then the fused ops) converted to the 16-bit output type, two values per register, in
@@ -250,9 +263,10 @@ static __device__ __forceinline__ void sm90_fused_tile(float (&acc)[BN / 2], con
  * first row and column of the consumer's 64-row slice. */
 template <int BN, int OUT_TYPE, int FUSED>
 static __device__ __forceinline__ void sm90_pack_tile(uint32_t (&packed)[BN / 4], float (&acc)[BN / 2],
-                                                      const Sm90Params &prm, int p0, int q0, const float (&b)[BN / 32])
+                                                      const Sm90Params &prm, int p0, int q0, const float (&b)[BN / 32],
+                                                      float &amax)
 {
-    if constexpr (FUSED) sm90_fused_tile<BN, OUT_TYPE>(acc, prm, p0, q0, b); /* acc: D's final values */
+    if constexpr (FUSED) sm90_fused_tile<BN, OUT_TYPE>(acc, prm, p0, q0, b, amax); /* acc: D's final values */
     const float alpha = FUSED ? 1.0f : prm.alpha;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j)
@@ -422,9 +436,9 @@ static __device__ __forceinline__ void sm90_epilogue_tma_of(float (&acc)[BN / 2]
                                                             const wsgemm_sched_unit &w, int half, uint32_t barrier_id,
                                                             const CUtensorMap *map_c,
                                                             uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES], uint32_t &chunk_count,
-                                                            const float (&b)[BN / 32])
+                                                            const float (&b)[BN / 32], float &amax)
 {
-    if constexpr (FUSED) sm90_fused_tile<BN, OUT_TYPE>(acc, prm, w.row * SM90_BM + half * 64, w.col * BN, b);
+    if constexpr (FUSED) sm90_fused_tile<BN, OUT_TYPE>(acc, prm, w.row * SM90_BM + half * 64, w.col * BN, b, amax);
     sm90_epilogue_tma<BN, OUT_TYPE, FUSED>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count);
 }
 
@@ -432,20 +446,28 @@ static __device__ __forceinline__ void sm90_epilogue_tma_of(float (&acc)[BN / 2]
  * DEFERRED packs and stores later, STAGED kernels call sm90_epilogue_staged_dispatch; see
  * sm90_consumer_loop), for C's type: rows 64 half .. 64 half + 63 of the tile, through the chunk buffers
  * and the named barrier of the warpgroup that computed them. FUSED kernels (whose plans never take DIRECT)
- * leave acc holding the stored values; b is their tile's bias (sm90_fused_tile). */
+ * leave acc holding the stored values, and only they store an E4M3 D (128 elements per chunk row); b is their
+ * tile's bias and amax their running maximum (sm90_fused_tile). */
 template <int BN, int FUSED>
 static __device__ __forceinline__ void sm90_epilogue_tile_end(float (&acc)[BN / 2], const Sm90Params &prm,
                                                               const wsgemm_sched_unit &w, int half,
                                                               uint32_t barrier_id, const CUtensorMap *map_c,
                                                               uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
-                                                              uint32_t &chunk_count, const float (&b)[BN / 32])
+                                                              uint32_t &chunk_count, const float (&b)[BN / 32],
+                                                              float &amax)
 {
+    constexpr int kByteOut = FUSED ? WSGEMM_R_8F_E4M3 : WSGEMM_R_32F; /* no 1-byte code in the other kernels */
     if (FUSED || prm.epilogue == WSGEMM_EPILOGUE_TMA) {
         if (prm.out_type == WSGEMM_R_16BF)
-            sm90_epilogue_tma_of<BN, WSGEMM_R_16BF, FUSED>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b);
+            sm90_epilogue_tma_of<BN, WSGEMM_R_16BF, FUSED>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b,
+                                                           amax);
         else if (prm.out_type == WSGEMM_R_16F)
-            sm90_epilogue_tma_of<BN, WSGEMM_R_16F, FUSED>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b);
-        else sm90_epilogue_tma_of<BN, WSGEMM_R_32F, FUSED>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b);
+            sm90_epilogue_tma_of<BN, WSGEMM_R_16F, FUSED>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b,
+                                                          amax);
+        else if (FUSED && prm.out_type == WSGEMM_R_8F_E4M3)
+            sm90_epilogue_tma_of<BN, kByteOut, FUSED>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b, amax);
+        else sm90_epilogue_tma_of<BN, WSGEMM_R_32F, FUSED>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b,
+                                                           amax);
     } else {
         if (prm.out_type == WSGEMM_R_16BF) sm90_epilogue<BN, WSGEMM_R_16BF>(acc, prm, w, half);
         else if (prm.out_type == WSGEMM_R_16F) sm90_epilogue<BN, WSGEMM_R_16F>(acc, prm, w, half);

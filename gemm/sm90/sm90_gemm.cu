@@ -328,6 +328,13 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 operand staging launch failed: %s",
                            cudaGetErrorString(err));
     }
+    if (p->fused && p->fused->amax) { /* amax_d starts from 0; each consumer warp raises it */
+        err = cudaMemsetAsync(p->fused->amax, 0, sizeof(float), ctx->stream);
+        if (err != cudaSuccess) {
+            wsgemm_forget_cuda_error(err);
+            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90: resetting amax_d failed: %s", cudaGetErrorString(err));
+        }
+    }
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
     cluster_launch_config(&cfg, attr, (unsigned)plan.cluster);

@@ -463,6 +463,7 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
     PipelineState st_c = pipeline_consumer_start();
     PipelineState c_to_release = st_c;
     bool c_release_pending = false; /* the last tile's stores still read the C buffer */
+    float amax = 0.0f;              /* FUSED with amax_d: this thread's largest |x| inside D */
 
     PipelineState st = pipeline_consumer_start();
     const long long nclusters = gridDim.x / CLUSTER;
@@ -514,7 +515,7 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
             pending.p = w.row * SM90_BM + consumer * 64;
             pending.q = w.col * BN;
             sm90_pack_tile<BN, IN == SM90_IN_F16 ? WSGEMM_R_16F : WSGEMM_R_16BF, FUSED>(packed, acc, prm, pending.p,
-                                                                                     pending.q, bias);
+                                                                                     pending.q, bias, amax);
             pending.batch = w.batch;
             pending.chunks_left = BN / 64;
         } else if constexpr (C_BYTES != 0) {
@@ -527,7 +528,7 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
             }
         } else {
             sm90_epilogue_tile_end<BN, FUSED>(acc, prm, w, consumer, 1 + (uint32_t)consumer, map_c, sm->c_stage[consumer],
-                                              chunks, bias);
+                                              chunks, bias, amax);
         }
     }
     /* A hybrid's split region (common/scheduler.cuh): this CTA's units there come after all its others. Each
@@ -559,6 +560,7 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
         while (pending.chunks_left > 0) /* the last tile */
             sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
     }
+    if constexpr (FUSED) wsgemm_fused_amax_commit(prm.fused, amax); /* each warp's largest |x| into *amax_d */
     /* the smem of the last chunks must stay valid until their stores have read it */
     if (prm.epilogue != WSGEMM_EPILOGUE_DIRECT && threadIdx.x % 128 == 0) bulk_wait_group<0>();
 }
@@ -608,6 +610,7 @@ static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<BN, STAGE
     static_assert(BN <= 128, "two 64 x BN accumulators per warpgroup must fit in 128 registers");
     float acc[2][BN / 2];
     const float no_bias[BN / 32] = {}; /* the plain tile-end epilogue adds none */
+    float no_amax = 0.0f; /* and raises no amax_d */
     const bool signals = threadIdx.x % 128 == 0; /* one release per warpgroup and destination CTA */
     const uint32_t barrier_id = 1 + (uint32_t)wg;
     uint32_t chunks = 0;
@@ -658,7 +661,8 @@ static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<BN, STAGE
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             if (w.slot >= 0) sm90_store_partial<BN>(acc[h], prm, w, h); /* a split-region unit */
-            else sm90_epilogue_tile_end<BN, 0>(acc[h], prm, w, h, barrier_id, map_c, sm->c_stage[wg], chunks, no_bias);
+            else sm90_epilogue_tile_end<BN, 0>(acc[h], prm, w, h, barrier_id, map_c, sm->c_stage[wg], chunks, no_bias,
+                                                no_amax);
         }
     }
     /* the smem of the last chunks must stay valid until their stores have read it */

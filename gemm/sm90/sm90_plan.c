@@ -214,7 +214,8 @@ static wsgemm_epilogue_kind choose_epilogue(const wsgemm_problem *p, const wsgem
 {
     if (knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT || !c_takes_tma_store(p, swap, splits))
         return WSGEMM_EPILOGUE_DIRECT;
-    if (knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_AUTO && p->beta == 0.0f && p->Ctype == p->Atype)
+    if (knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_AUTO && p->beta == 0.0f && p->Ctype == p->Atype &&
+        wsgemm_dtype_size(p->Ctype) == 2)
         return WSGEMM_EPILOGUE_DEFERRED;
     return WSGEMM_EPILOGUE_TMA;
 }
@@ -259,8 +260,9 @@ static int input_kind(wsgemm_dtype pt, wsgemm_dtype qt)
     return -1;
 }
 
-/* A pair of input types some kernel takes (E5M2 x E5M2 and 16-bit with FP8 are none), and operand scales only
- * with FP8 (the 16-bit kernels apply none). NOT_SUPPORTED with the reason otherwise. */
+/* A pair of input types some kernel takes (E5M2 x E5M2 and 16-bit with FP8 are none), operand scales only
+ * with FP8 (the 16-bit kernels apply none), an E4M3 D only with the fused op (the FUSED kernels' tile-end TMA
+ * stores are the ones that write it). NOT_SUPPORTED with the reason otherwise. */
 static wsgemm_status check_types(const wsgemm_problem *p, const wsgemm_plan *plan, char *why, size_t why_size)
 {
     if (plan->in < 0) {
@@ -269,6 +271,10 @@ static wsgemm_status check_types(const wsgemm_problem *p, const wsgemm_plan *pla
     }
     if (plan->in < SM90_IN_E4M3 && (p->a_scale || p->b_scale)) {
         snprintf(why, why_size, "the 16-bit kernels apply no operand scales");
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
+    if (p->Ctype == WSGEMM_R_8F_E4M3 && p->fused == NULL) {
+        snprintf(why, why_size, "an E4M3 D is written by the fused output op only");
         return WSGEMM_STATUS_NOT_SUPPORTED;
     }
     return WSGEMM_STATUS_SUCCESS;

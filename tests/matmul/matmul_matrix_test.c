@@ -143,6 +143,13 @@ static const mm_case fp8[] = {
     {N_, T_, 520, 300, 200, E5, E4, F3, F3, EP_NONE, F3, 1.0f, 0.0f, AB_SCALES, 0},
     {T_, T_, 1000, 640, 384, E4, E5, BF, BF, EP_GELU_BIAS, BF, 1.0f, 0.0f, NO_SCALES, 0},
     {N_, N_, 1, 4096, 1024, E4, E4, BF, BF, EP_NONE, BF, 1.0f, 0.0f, AB_SCALES, 0},
+    /* the fused output op of the sm90 kernels with d_scale and amax_d (SCALES) and an E4M3 D: several tiles,
+     * ragged edges, 16-bit inputs into an E4M3 D, an fp32 D's amax */
+    {T_, N_, 1024, 768, 1024, E4, E4, BF, E4, EP_NONE, BF, 1.0f, 0.0f, SCALES, 0},
+    {T_, N_, 528, 700, 384, E5, E4, BF, E4, EP_GELU_BIAS, F3, 1.0f, 0.0f, SCALES, 0},
+    {T_, N_, 1024, 1024, 1024, BF, BF, BF, E4, EP_BIAS, BF, 1.0f, 0.0f, NO_SCALES, 0},
+    {T_, N_, 1000, 1000, 2048, E4, E4, F3, F3, EP_RELU, F3, 1.0f, 0.0f, SCALES, 0},
+    {N_, N_, 512, 384, 320, E4, E4, BF, E4, EP_RELU_BIAS, BF, 1.0f, 0.0f, SCALES, 0},
 };
 
 /* Odd sizes and every op pair (fringe tiles, unaligned leading dimensions). */
@@ -582,18 +589,17 @@ static void describe(const mm_case *c, char *buf, size_t size)
 }
 
 /* What docs/api.md says the sm90 path runs (AUTO takes it on an sm_90 device): 16-bit A and B without scales,
- * or FP8 A and B in any layout (with a_scale and b_scale, nothing more); a 16/32-bit D, aux (if any) of D's
- * type, no amax, a product to form, C unread or in place; any epilogue (fused into the kernel) with
- * beta == 0 and a D that TMA can store (m times D's element size a multiple of 16). */
+ * or FP8 A and B in any layout with any scales; a product to form; C unread or in place (then no c_scale).
+ * Through the fused output op (an epilogue, d_scale and amax_d, an E4M3 D): beta == 0, aux (if any) of D's
+ * type, and a D that TMA can store (m times D's element size a multiple of 16). */
 static int sm90_runs(const mm_case *c)
 {
     const int aux = c->ep == EP_GELU_AUX || c->ep == EP_GELU_AUX_BIAS;
     const int tma_d = ((size_t)c->m * testing_dtype_bytes(c->d)) % 16 == 0; /* ldd: m rounded up to 16 */
-    const int fp8_ok = is_fp8(c->a) && c->scales != SCALES;
+    const int fused_op = c->ep != EP_NONE || c->scales == SCALES || c->d == E4;
     const int b16_ok = (c->a == BF || c->a == HF) && !c->scales;
-    return (b16_ok || fp8_ok) && c->d != E4 && (!aux || c->vec == c->d) &&
-           (c->ep == EP_NONE || (tma_d && c->beta == 0.0f)) && c->k > 0 && c->alpha != 0.0f &&
-           (c->beta == 0.0f || c->in_place);
+    return (b16_ok || is_fp8(c->a)) && (!aux || c->vec == c->d) && (!fused_op || (tma_d && c->beta == 0.0f)) &&
+           c->k > 0 && c->alpha != 0.0f && (c->beta == 0.0f || (c->in_place && c->scales != SCALES));
 }
 
 /* What docs/api.md says the sm100 kernel runs: every matmul with a product, the fused output op in its epilogue
