@@ -8,7 +8,7 @@
  *                       [--bias bf16] [--scales 0|1] [--reps R] [--path P]                   one problem
  *
  * The suite: FP8 E4M3 at 8192^3 and 4096 x 14336 x 4096 with bf16 D (A transposed, B not: cuBLASLt's FP8
- * layout), beside cuBLASLt's default and fast accumulation; bias+GELU at 8192^3 in bf16, beside cuBLASLt's
+ * layout), and at 8192^3 with an E4M3 D (d_scale, amax_d), beside cuBLASLt's default and fast accumulation; bias+GELU at 8192^3 in bf16, beside cuBLASLt's
  * fused GELU_BIAS and beside cuBLASLt's GEMM followed by a separate bias+GELU kernel; bias+GELU at an MLP's
  * up projection (14336 x 4096 x 4096) and 4096^3, bias+ReLU with a short K, GELU with its aux output. Prints
  * one table (ms: median GPU time of one call; ratio: TFLOP/s over cuBLASLt's). Without a GPU it says so and
@@ -28,6 +28,9 @@
 static const matmul_problem kSuite[] = {
     {"fp8 e4m3 8192^3", WSGEMM_OP_T, WSGEMM_OP_N, 8192, 8192, 8192, E4, E4, BF, BF, WSGEMM_MATMUL_EPILOGUE_DEFAULT, BF, 1},
     {"fp8 e4m3 4096x14336x4096", WSGEMM_OP_T, WSGEMM_OP_N, 4096, 14336, 4096, E4, E4, BF, BF,
+     WSGEMM_MATMUL_EPILOGUE_DEFAULT, BF, 1},
+    /* an FP8 result for the next FP8 layer: E4M3 D with its d_scale and amax_d */
+    {"fp8 e4m3 8192^3 e4m3 D", WSGEMM_OP_T, WSGEMM_OP_N, 8192, 8192, 8192, E4, E4, BF, E4,
      WSGEMM_MATMUL_EPILOGUE_DEFAULT, BF, 1},
     {"bf16 bias+gelu 8192^3", WSGEMM_OP_T, WSGEMM_OP_N, 8192, 8192, 8192, BF, BF, BF, BF,
      WSGEMM_MATMUL_EPILOGUE_GELU_BIAS, BF, 0},

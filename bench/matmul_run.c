@@ -146,7 +146,7 @@ static int lt_plan(run_state *s, int lib)
     const int32_t vec = (int32_t)p->bias_type;
     const int64_t ldaux = p->m;
     const int8_t fast = lib == 2 && !s->third_is_kernel;
-    const void *bias = s->bias, *sa = s->scales, *sb = s->scales + 1, *sd = s->scales + 3, *amax = s->amax;
+    const void *bias = s->bias, *sd = s->scales + 3, *amax = s->amax;
     void *aux = s->aux;
 #define SET(attr, value) \
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatmulDescSetAttribute(s->op[lib], attr, &(value), sizeof(value))
@@ -163,11 +163,10 @@ static int lt_plan(run_state *s, int lib)
         if (p->bias_type != p->d) SET(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, vec); /* default: D's type */
     }
     /* The scales are all 1 here. cuBLASLt (13.1, H200) returns NOT_SUPPORTED from cublasLtMatmul when A and
-     * B scale pointers come with a 16/32-bit D, and takes a D scale and amax only for an FP8 D; so with a
-     * 16/32-bit D it runs without scale pointers, which is the same product (wsgemm still gets its four). */
+     * B scale pointers come with a 16/32-bit D, and also with an E4M3 D and a bf16 C (the layout timed here),
+     * and takes a D scale and amax only for an FP8 D; so it runs with the D scale and amax of an E4M3 D and
+     * no other scale pointer, which is the same product (wsgemm still gets its scales and reads them). */
     if (p->scales && p->d == WSGEMM_R_8F_E4M3) {
-        SET(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, sa);
-        SET(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, sb);
         SET(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, sd);
         SET(CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, amax);
     }
