@@ -25,10 +25,10 @@
  * Why: got and cuBLASLt's result are each the same fp32 value rounded once to the output type (0.5 ulp each,
  * so 1 ulp between them; the host reference is exact, so 0.5 ulp there); the fp32 values differ by the
  * summation order of k products of numbers in [-1, 1] (relative to rms(ref) ~ sqrt(k/3)/sqrt(3) this is
- * below 2^-20 * sqrt(k), under 2^-12 for every k here); GELU: cuBLASLt may use the tanh.approx.f32
- * instruction (relative error up to 2^-10.99, PTX ISA) where wsgemm computes x / (1 + e^(-2u)) to about
- * 1e-6, so a GELU value can differ by 0.5 |x| 2^-11 from cuBLASLt's, x the GELU input (near 0 where x << 0):
- * the rtol_act term is 2^-11 |x| (x from the host reference) for the GELU epilogues, 0 otherwise. amax_d: relative 2^-10 (an fp32 maximum of values that carry the noise above).
+ * below 2^-20 * sqrt(k), under 2^-12 for every k here); GELU: wsgemm (and, by its results, cuBLASLt) takes
+ * tanh from the tanh.approx.f32 instruction (relative error up to 2^-10.99, PTX ISA), so a GELU value can
+ * differ by 0.5 |x| 2^-11 from the exact function of the host reference, x the GELU input (near 0 where
+ * x << 0): the rtol_act term is 2^-11 |x| (x from the host reference) for the GELU epilogues, 0 otherwise. amax_d: relative 2^-10 (an fp32 maximum of values that carry the noise above).
  * Against cuBLASLt two terms more: 1 ulp of the output type at the largest term of the sum (|alpha AB|,
  * |beta C|, |bias|, scaled), because cuBLASLt's 16-bit epilogues round an intermediate to the output type
  * before adding the next term (seen on the H200: errors of 0.5 ulp of |AB| where C or the bias cancel most
