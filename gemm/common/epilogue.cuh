@@ -166,12 +166,11 @@ static __device__ __forceinline__ void wsgemm_store_any(int type, void *base, lo
 
 /* GELU, the tanh form cublasLt's GELU epilogues use: 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3),
  * with tanh from the tanh.approx.f32 instruction (one MUFU operation; PTX ISA "tanh": relative error about
- * 2^-11): one FMUL, one FFMA, one FMUL, tanh.approx, one FMUL, one FFMA. cuBLASLt's GELU agrees with it to
- * rounding (on the H200 its bf16 results differ from these by 1.6e-8 relative Frobenius norm at 8192^3, and by
- * 1.2e-6 from a form exact to 2 ulp through ex2.approx and rcp.approx), and it is the cheaper one: that form
- * took two MUFU operations per element and 1 to 3 % more of the fused sm90 kernels' time (docs/performance.md). Against the exact function the error is at most about
- * 0.5 |x| 2^-11, far below a 16-bit D's rounding. Large |x|: tanh is +-1 (result x, or 0 for x << 0); NaN
- * stays NaN. */
+ * 2^-11): one FMUL, one FFMA, one FMUL, tanh.approx, one FMUL, one FFMA. One MUFU operation per element is
+ * what keeps the fused kernels' tile-end work short, and cuBLASLt's GELU results match this form to rounding
+ * (docs/performance.md, "GELU through tanh.approx"). Against the exact function the error is at most about
+ * 0.5 |x| 2^-11, below a 16-bit D's rounding. Large |x|: tanh is +-1 (result x, or 0 for x << 0); NaN stays
+ * NaN. */
 static __device__ __forceinline__ float wsgemm_gelu_tanh(float x)
 {
     const float kK0 = (float)0.7978845608028654; /* sqrt(2/pi) */
