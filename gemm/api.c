@@ -669,6 +669,11 @@ static wsgemm_path auto_path(const wsgemm_device_info *d, cudaStream_t stream)
     return WSGEMM_PATH_GENERIC;
 }
 
+wsgemm_path wsgemm_call_auto_path(const wsgemm_launch_ctx *ctx)
+{
+    return auto_path(ctx->device, ctx->stream);
+}
+
 /* ---------------------------------------------------------------- the GEMM calls */
 
 /* What a call takes from its handle (read once, under its lock) and the device it runs on. */

@@ -47,6 +47,11 @@ void wsgemm_call_record_path(wsgemm_handle h, wsgemm_path path);
 typedef wsgemm_status (*wsgemm_call_runner)(const void *args, wsgemm_path forced, wsgemm_launch_ctx *ctx,
                                             wsgemm_path *ran);
 
+/* The path AUTO gives a GEMM on ctx's device and stream (api.c): sm100 (or sm100-emulated, where asked) once
+ * the device passed its self-check, else sm90 on Hopper, else generic. The first call on a device may run the
+ * self-check (gemm/sm100/self_check.h). */
+wsgemm_path wsgemm_call_auto_path(const wsgemm_launch_ctx *ctx);
+
 /* The device, the stream's device, the memory of each of the `count` operands (device or managed memory of
  * the current device, inside its allocation), the forced path against the device; then a workspace lease,
  * `run`, the release, and the last path or the message "fn: path P: reason". */

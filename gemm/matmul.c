@@ -17,8 +17,9 @@
  * with k > 0 and alpha != 0: 16-bit or FP8 operands (tcgen05.mma kind::f16 / kind::f8f6f4) and, whenever the
  * call is more than alpha/beta on D, the whole fused output op in its epilogue (scales, a C other than D,
  * bias, activation, aux, amax, an E4M3 D; sm100_plan.c declines a fused op over K beyond one accumulator
- * chain). AUTO on sm100 devices runs generic: the sm100 self-check that stands before AUTO proves the plain
- * GEMM kernel, not these calls.
+ * chain). AUTO takes the path it takes for a GEMM on the device (api.c: sm100 once the device passed its
+ * self-check, which runs FP8 matmuls with scales and a fused epilogue too; sm90 on Hopper) where that path
+ * runs the call, generic otherwise.
  */
 #include <stdint.h>
 #include <string.h>
@@ -269,11 +270,14 @@ static wsgemm_status run_matmul(const void *args, wsgemm_path forced, wsgemm_lau
 {
     const matmul_call *c = args;
     wsgemm_matmul_problem p = problem_of(c); /* gemm.fused: set below for a fast path that must fuse (or decline) */
-    const wsgemm_device_info *dev = ctx->device;
-    const int hopper = dev->cc_major == 9 && dev->cc_minor == 0;
     wsgemm_path path = forced;
-    if (path == WSGEMM_PATH_AUTO)
-        path = hopper && wsgemm_sm90_available() && sm90_runs(c) ? WSGEMM_PATH_SM90 : WSGEMM_PATH_GENERIC;
+    if (path == WSGEMM_PATH_AUTO) { /* the GEMM's AUTO path where it runs the call, else generic */
+        const wsgemm_path gemm_path = wsgemm_call_auto_path(ctx);
+        if (gemm_path == WSGEMM_PATH_SM100 || gemm_path == WSGEMM_PATH_SM100_EMULATED)
+            path = sm100_runs(c) ? gemm_path : WSGEMM_PATH_GENERIC;
+        else
+            path = gemm_path == WSGEMM_PATH_SM90 && sm90_runs(c) ? WSGEMM_PATH_SM90 : WSGEMM_PATH_GENERIC;
+    }
     *ran = path;
     wsgemm_status s;
     switch (path) {

@@ -11,11 +11,14 @@
  * (WSGEMM_WATCHDOG=1): a lost arrival traps after 10 s and names its barrier in this program's output
  * instead of hanging until the caller's timeout.
  *
- * Exact by construction: inputs (A, B and the C that beta reads) are multiples of 1/4 in [-1, 1] drawn at
- * random, alpha and beta are multiples of 1/4, so every product, partial sum (|sum| <= k <= 600, steps of
- * 1/16: 14 bits) and alpha * acc + beta * c is exact in fp32 in any order; the only rounding is the final
- * conversion to C's type, round-to-nearest-even on both sides. C is compared bit for bit, and C poisoned
- * with NaN (beta == 0: the kernel must not read it) never passes.
+ * Exact by construction: inputs (A, B, the C that beta reads, a bias) are multiples of 1/4 in [-1, 1] drawn
+ * at random (exact in bf16, f16, E4M3 and E5M2), alpha and beta are multiples of 1/4, operand scales 1/2 and
+ * 2, so every product, partial sum (|sum| <= k <= 600, steps of 1/16: 14 bits) and alpha * acc + beta * c
+ * + bias is exact in fp32 in any order; the only rounding is the final conversion to C's type,
+ * round-to-nearest-even on both sides. C is compared bit for bit, and C poisoned with NaN (beta == 0: the
+ * kernel must not read it) never passes. The GEMM cases go through wsgemm_gemm_ex; the matmul cases through
+ * wsgemm_matmul with FP8 operands (tcgen05.mma kind::f8f6f4), their scales and bias + ReLU (the kernel's fused
+ * output op), the calls AUTO gives the sm100 path once this check passed.
  *
  * Output: one line per case, then exactly one result line, "wsgemm-self-check: pass ..." (exit 0),
  * "wsgemm-self-check: fail ..." (exit 1: wrong C, a CUDA error such as a trap, the path declining a problem
@@ -42,23 +45,27 @@
 #include "sm100/self_check.h"
 #include "wsgemm.h"
 
-/* One GEMM, run once with each cta_group. ctas = 2 puts several tiles on every CTA (one pair for
- * cta_group 2); 0 keeps the launcher's grid. Every m, n, k is off the tile grid (128/256 x 256 x 64). */
+/* One GEMM or matmul, run once with each cta_group. ctas = 2 puts several tiles on every CTA (one pair for
+ * cta_group 2); 0 keeps the launcher's grid. Every m, n, k is off the tile grid (128/256 x 256 x 64 or 128). */
 typedef struct check_case {
     wsgemm_op ta, tb;
     int m, n, k;
-    wsgemm_dtype ab, c;
+    wsgemm_dtype a, b, c;
     float alpha, beta;
     int ldc_pad; /* rows of C past m that the kernel must leave alone */
     int ctas;
+    int matmul; /* 1: wsgemm_matmul, a_scale 1/2, b_scale 2, bias + ReLU, C in place (D == C) */
 } check_case;
 
 static const check_case kCases[] = {
     /* k = 600: ten k-blocks, more than either ring has stages, inside one tile */
-    {WSGEMM_OP_T, WSGEMM_OP_N, 300, 520, 600, WSGEMM_R_16BF, WSGEMM_R_32F, 1.0f, 0.0f, 0, 0},
-    {WSGEMM_OP_N, WSGEMM_OP_N, 260, 300, 72, WSGEMM_R_16BF, WSGEMM_R_16BF, 0.5f, -0.75f, 5, 2},
-    {WSGEMM_OP_T, WSGEMM_OP_T, 129, 257, 136, WSGEMM_R_16F, WSGEMM_R_16F, -1.0f, 0.25f, 0, 2},
-    {WSGEMM_OP_N, WSGEMM_OP_T, 384, 272, 65, WSGEMM_R_16F, WSGEMM_R_32F, 2.0f, 1.0f, 3, 2},
+    {WSGEMM_OP_T, WSGEMM_OP_N, 300, 520, 600, WSGEMM_R_16BF, WSGEMM_R_16BF, WSGEMM_R_32F, 1.0f, 0.0f, 0, 0, 0},
+    {WSGEMM_OP_N, WSGEMM_OP_N, 260, 300, 72, WSGEMM_R_16BF, WSGEMM_R_16BF, WSGEMM_R_16BF, 0.5f, -0.75f, 5, 2, 0},
+    {WSGEMM_OP_T, WSGEMM_OP_T, 129, 257, 136, WSGEMM_R_16F, WSGEMM_R_16F, WSGEMM_R_16F, -1.0f, 0.25f, 0, 2, 0},
+    {WSGEMM_OP_N, WSGEMM_OP_T, 384, 272, 65, WSGEMM_R_16F, WSGEMM_R_16F, WSGEMM_R_32F, 2.0f, 1.0f, 3, 2, 0},
+    /* FP8: k = 600 is five 128-K blocks, a ragged last one; MN-major A read as stored; C read (beta != 0) */
+    {WSGEMM_OP_T, WSGEMM_OP_N, 300, 520, 600, WSGEMM_R_8F_E4M3, WSGEMM_R_8F_E5M2, WSGEMM_R_16BF, 1.0f, 0.0f, 0, 0, 1},
+    {WSGEMM_OP_N, WSGEMM_OP_N, 272, 300, 200, WSGEMM_R_8F_E5M2, WSGEMM_R_8F_E4M3, WSGEMM_R_32F, 0.5f, 0.25f, 0, 2, 1},
 };
 enum { kCaseCount = sizeof kCases / sizeof kCases[0] };
 
@@ -143,20 +150,41 @@ static float f32_from_f16(uint16_t h)
     return f32_from_bits(sign | ((exp - 15 + 127) << 23) | (mant << 13));
 }
 
+/* An FP8 value (E4M3: 3 mantissa bits, exponent bias 7; E5M2: 2 and 15) of a multiple of 1/4 in [-1, 1], all
+ * of which are normal numbers or 0 in both formats, and back. */
+static uint8_t fp8_from_quarter(float v, int mant_bits, int bias)
+{
+    if (v == 0.0f) return 0;
+    int e;
+    const float m = frexpf(fabsf(v), &e); /* |v| = m 2^e, m in [1/2, 1) */
+    const uint32_t frac = (uint32_t)((2.0f * m - 1.0f) * (float)(1 << mant_bits));
+    return (uint8_t)((v < 0.0f ? 0x80u : 0u) | ((uint32_t)(e - 1 + bias) << mant_bits) | frac);
+}
+
+static float fp8_value(uint8_t b, int mant_bits, int bias)
+{
+    const int exp = (b & 0x7F) >> mant_bits;
+    const float v = exp == 0 ? 0.0f : ldexpf(1.0f + (float)(b & ((1 << mant_bits) - 1)) / (float)(1 << mant_bits),
+                                             exp - bias);
+    return b & 0x80 ? -v : v;
+}
+
 static int dtype_bytes(wsgemm_dtype t)
 {
-    return t == WSGEMM_R_32F ? 4 : 2;
+    return t == WSGEMM_R_32F ? 4 : t == WSGEMM_R_8F_E4M3 || t == WSGEMM_R_8F_E5M2 ? 1 : 2;
 }
 
 static const char *dtype_name(wsgemm_dtype t)
 {
-    return t == WSGEMM_R_32F ? "f32" : t == WSGEMM_R_16F ? "f16" : "bf16";
+    return t == WSGEMM_R_32F ? "f32" : t == WSGEMM_R_16F ? "f16" : t == WSGEMM_R_8F_E4M3 ? "e4m3"
+           : t == WSGEMM_R_8F_E5M2 ? "e5m2" : "bf16";
 }
 
-/* Element i of a host buffer of type t, as bits (16 or 32) and as a float. */
+/* Element i of a host buffer of type t, as bits (8, 16 or 32) and as a float. */
 static uint32_t element_bits(const void *buf, wsgemm_dtype t, size_t i)
 {
     if (t == WSGEMM_R_32F) return ((const uint32_t *)buf)[i];
+    if (dtype_bytes(t) == 1) return ((const uint8_t *)buf)[i];
     return ((const uint16_t *)buf)[i];
 }
 
@@ -164,18 +192,24 @@ static float element_value(const void *buf, wsgemm_dtype t, size_t i)
 {
     const uint32_t b = element_bits(buf, t, i);
     if (t == WSGEMM_R_32F) return f32_from_bits(b);
+    if (t == WSGEMM_R_8F_E4M3) return fp8_value((uint8_t)b, 3, 7);
+    if (t == WSGEMM_R_8F_E5M2) return fp8_value((uint8_t)b, 2, 15);
     return t == WSGEMM_R_16BF ? f32_from_bits(b << 16) : f32_from_f16((uint16_t)b);
 }
 
+/* v in type t (FP8: v a multiple of 1/4 in [-1, 1]). */
 static uint32_t bits_of(float v, wsgemm_dtype t)
 {
     if (t == WSGEMM_R_32F) return f32_bits(v);
+    if (t == WSGEMM_R_8F_E4M3) return fp8_from_quarter(v, 3, 7);
+    if (t == WSGEMM_R_8F_E5M2) return fp8_from_quarter(v, 2, 15);
     return t == WSGEMM_R_16BF ? bf16_from_f32(v) : f16_from_f32(v);
 }
 
 static void store_bits(void *buf, wsgemm_dtype t, size_t i, uint32_t b)
 {
     if (t == WSGEMM_R_32F) ((uint32_t *)buf)[i] = b;
+    else if (dtype_bytes(t) == 1) ((uint8_t *)buf)[i] = (uint8_t)b;
     else ((uint16_t *)buf)[i] = (uint16_t)b;
 }
 
@@ -185,9 +219,10 @@ typedef enum { CASE_OK = 0, CASE_WRONG, CASE_CUDA, CASE_CANNOT } case_result;
 
 static void describe(const check_case *c, int cg, char *dst, size_t size)
 {
-    snprintf(dst, size, "cta_group %d %c%c %dx%dx%d %s->%s alpha %g beta %g ctas %s", cg,
-             c->ta == WSGEMM_OP_N ? 'N' : 'T', c->tb == WSGEMM_OP_N ? 'N' : 'T', c->m, c->n, c->k, dtype_name(c->ab),
-             dtype_name(c->c), (double)c->alpha, (double)c->beta, c->ctas ? "2" : "default");
+    snprintf(dst, size, "cta_group %d %s %c%c %dx%dx%d %s.%s->%s alpha %g beta %g ctas %s", cg,
+             c->matmul ? "matmul (scales, bias+relu)" : "gemm", c->ta == WSGEMM_OP_N ? 'N' : 'T',
+             c->tb == WSGEMM_OP_N ? 'N' : 'T', c->m, c->n, c->k, dtype_name(c->a), dtype_name(c->b), dtype_name(c->c),
+             (double)c->alpha, (double)c->beta, c->ctas ? "2" : "default");
 }
 
 /* The cta_group and grid knobs of the launcher, set for this case (the knobs are read again). */
@@ -210,29 +245,39 @@ static case_result run_case(wsgemm_handle h, wsgemm_path path, const check_case 
 {
     const int a_rows = c->ta == WSGEMM_OP_N ? c->m : c->k, a_cols = c->ta == WSGEMM_OP_N ? c->k : c->m;
     const int b_rows = c->tb == WSGEMM_OP_N ? c->k : c->n, b_cols = c->tb == WSGEMM_OP_N ? c->n : c->k;
-    const int lda = (a_rows + 7) / 8 * 8, ldb = (b_rows + 7) / 8 * 8, ldc = c->m + c->ldc_pad; /* TMA: 16 B */
+    const int ea = dtype_bytes(c->a), eb = dtype_bytes(c->b), ec = dtype_bytes(c->c);
+    const int a_pad = 16 / ea, b_pad = 16 / eb; /* TMA: leading dimensions of whole 16-byte units */
+    const int lda = (a_rows + a_pad - 1) / a_pad * a_pad, ldb = (b_rows + b_pad - 1) / b_pad * b_pad;
+    const int ldc = c->m + c->ldc_pad;
     const size_t na = (size_t)lda * a_cols, nb = (size_t)ldb * b_cols, nc = (size_t)ldc * c->n;
-    const int eab = dtype_bytes(c->ab), ec = dtype_bytes(c->c);
-    void *hA = calloc(na, (size_t)eab), *hB = calloc(nb, (size_t)eab), *hC0 = malloc(nc * (size_t)ec),
+    void *hA = calloc(na, (size_t)ea), *hB = calloc(nb, (size_t)eb), *hC0 = malloc(nc * (size_t)ec),
          *hC = malloc(nc * (size_t)ec);
+    float *hBias = malloc((size_t)c->m * sizeof *hBias);
     void *dA = NULL, *dB = NULL, *dC = NULL;
+    float *dBias = NULL, *dScales = NULL;
     case_result res = CASE_OK;
-    if (!hA || !hB || !hC0 || !hC || cudaMalloc(&dA, na * (size_t)eab) != cudaSuccess ||
-        cudaMalloc(&dB, nb * (size_t)eab) != cudaSuccess || cudaMalloc(&dC, nc * (size_t)ec) != cudaSuccess) {
+    if (!hA || !hB || !hC0 || !hC || !hBias || cudaMalloc(&dA, na * (size_t)ea) != cudaSuccess ||
+        cudaMalloc(&dB, nb * (size_t)eb) != cudaSuccess || cudaMalloc(&dC, nc * (size_t)ec) != cudaSuccess ||
+        cudaMalloc((void **)&dBias, (size_t)c->m * sizeof *dBias) != cudaSuccess ||
+        cudaMalloc((void **)&dScales, 2 * sizeof *dScales) != cudaSuccess) {
         snprintf(why, why_size, "out of memory");
         res = CASE_CANNOT;
         goto done;
     }
     uint64_t state = seed;
-    for (size_t i = 0; i < na; ++i) store_bits(hA, c->ab, i, bits_of(quarter_in_unit(&state), c->ab));
-    for (size_t i = 0; i < nb; ++i) store_bits(hB, c->ab, i, bits_of(quarter_in_unit(&state), c->ab));
+    for (size_t i = 0; i < na; ++i) store_bits(hA, c->a, i, bits_of(quarter_in_unit(&state), c->a));
+    for (size_t i = 0; i < nb; ++i) store_bits(hB, c->b, i, bits_of(quarter_in_unit(&state), c->b));
+    for (int i = 0; i < c->m; ++i) hBias[i] = quarter_in_unit(&state);
     if (c->beta != 0.0f)
         for (size_t i = 0; i < nc; ++i) store_bits(hC0, c->c, i, bits_of(quarter_in_unit(&state), c->c));
     else
         memset(hC0, 0xFF, nc * (size_t)ec); /* NaN in every type: C must not be read */
-    if (cudaMemcpy(dA, hA, na * (size_t)eab, cudaMemcpyHostToDevice) != cudaSuccess ||
-        cudaMemcpy(dB, hB, nb * (size_t)eab, cudaMemcpyHostToDevice) != cudaSuccess ||
-        cudaMemcpy(dC, hC0, nc * (size_t)ec, cudaMemcpyHostToDevice) != cudaSuccess) {
+    const float scales[2] = {0.5f, 2.0f}; /* a_scale, b_scale of the matmul cases */
+    if (cudaMemcpy(dA, hA, na * (size_t)ea, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(dB, hB, nb * (size_t)eb, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(dC, hC0, nc * (size_t)ec, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(dBias, hBias, (size_t)c->m * sizeof *dBias, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(dScales, scales, sizeof scales, cudaMemcpyHostToDevice) != cudaSuccess) {
         snprintf(why, why_size, "copy to the device: %s", cudaGetErrorString(cudaGetLastError()));
         res = CASE_CUDA;
         goto done;
@@ -240,9 +285,20 @@ static case_result run_case(wsgemm_handle h, wsgemm_path path, const check_case 
 
     set_launch_knobs(cg, c->ctas);
     wsgemm_status s = wsgemm_set_path(h, path);
-    if (s == WSGEMM_STATUS_SUCCESS)
-        s = wsgemm_gemm_ex(h, c->ta, c->tb, c->m, c->n, c->k, &c->alpha, dA, c->ab, lda, dB, c->ab, ldb, &c->beta, dC,
+    if (s == WSGEMM_STATUS_SUCCESS && c->matmul) {
+        wsgemm_matmul_desc d;
+        wsgemm_matmul_desc_init(&d, c->ta, c->tb, c->a, c->c);
+        d.Btype = c->b;
+        d.epilogue = WSGEMM_MATMUL_EPILOGUE_RELU_BIAS;
+        d.bias = dBias;
+        d.bias_type = WSGEMM_R_32F;
+        d.a_scale = dScales;
+        d.b_scale = dScales + 1;
+        s = wsgemm_matmul(h, &d, c->m, c->n, c->k, &c->alpha, dA, lda, dB, ldb, &c->beta, dC, ldc, dC, ldc);
+    } else if (s == WSGEMM_STATUS_SUCCESS) {
+        s = wsgemm_gemm_ex(h, c->ta, c->tb, c->m, c->n, c->k, &c->alpha, dA, c->a, lda, dB, c->b, ldb, &c->beta, dC,
                            c->c, ldc);
+    }
     if (s != WSGEMM_STATUS_SUCCESS) {
         snprintf(why, why_size, "%s: %s", wsgemm_status_string(s), wsgemm_get_last_error_message(h));
         res = s == WSGEMM_STATUS_ARCH_MISMATCH || s == WSGEMM_STATUS_ALLOC_FAILED ? CASE_CANNOT
@@ -271,8 +327,8 @@ static case_result run_case(wsgemm_handle h, wsgemm_path path, const check_case 
         res = CASE_CANNOT;
         goto done;
     }
-    for (size_t i = 0; i < na; ++i) fa[i] = element_value(hA, c->ab, i);
-    for (size_t i = 0; i < nb; ++i) fb[i] = element_value(hB, c->ab, i);
+    for (size_t i = 0; i < na; ++i) fa[i] = element_value(hA, c->a, i);
+    for (size_t i = 0; i < nb; ++i) fb[i] = element_value(hB, c->b, i);
     long long wrong = 0;
     for (int j = 0; j < c->n; ++j) {
         for (int i = 0; i < ldc; ++i) {
@@ -286,7 +342,9 @@ static case_result run_case(wsgemm_handle h, wsgemm_path path, const check_case 
                     acc += fa[ai] * fb[bi];
                 }
                 const float c0 = c->beta != 0.0f ? element_value(hC0, c->c, idx) : 0.0f;
-                want = bits_of(c->alpha * acc + c->beta * c0, c->c);
+                float x = c->alpha * (c->matmul ? scales[0] * scales[1] : 1.0f) * acc + c->beta * c0;
+                if (c->matmul) x = fmaxf(x + hBias[i], 0.0f); /* bias, then ReLU */
+                want = bits_of(x, c->c);
             }
             const uint32_t got = element_bits(hC, c->c, idx);
             if (got != want && wrong++ == 0)
@@ -306,6 +364,9 @@ done:
     cudaFree(dA);
     cudaFree(dB);
     cudaFree(dC);
+    cudaFree(dBias);
+    cudaFree(dScales);
+    free(hBias);
     free(hA);
     free(hB);
     free(hC0);
@@ -392,6 +453,7 @@ int main(int argc, char **argv)
     }
     wsgemm_destroy(h);
     result_line("pass", "%s on device %d (%s, %s): %d cases: cta_group 1 and 2 x ops TN NN TT NT, m/n/k off the tile "
-                "grid, beta != 0, several tiles per CTA, bit-exact", path_name, device, prop.name, own, done);
+                "grid, beta != 0, several tiles per CTA, FP8 matmuls with scales and bias+ReLU, bit-exact", path_name,
+                device, prop.name, own, done);
     return WSGEMM_SELF_CHECK_EXIT_PASS;
 }

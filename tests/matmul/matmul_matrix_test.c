@@ -625,7 +625,7 @@ static int sm100_probe_ok(const mm_case *c, wsgemm_path path)
 }
 
 static int run_case(wsgemm_handle h, cublasLtHandle_t lt, void *ws, size_t ws_bytes, const mm_case *c,
-                    wsgemm_path forced, int cc, uint64_t seed)
+                    wsgemm_path forced, wsgemm_path gemm_auto, uint64_t seed)
 {
     char shape[256];
     describe(c, shape, sizeof shape);
@@ -637,7 +637,10 @@ static int run_case(wsgemm_handle h, cublasLtHandle_t lt, void *ws, size_t ws_by
     const int sm90 = sm90_runs(c);
     const int forced_runs = forced == WSGEMM_PATH_SM90 ? sm90 : is_sm100(forced) ? sm100_runs(c) : 1;
     wsgemm_path expected = forced;
-    if (forced == WSGEMM_PATH_AUTO) expected = cc == 90 && sm90 ? WSGEMM_PATH_SM90 : WSGEMM_PATH_GENERIC;
+    if (forced == WSGEMM_PATH_AUTO) /* AUTO: the GEMM's AUTO path where it runs the call (docs/api.md) */
+        expected = is_sm100(gemm_auto) ? (sm100_runs(c) ? gemm_auto : WSGEMM_PATH_GENERIC)
+                   : gemm_auto == WSGEMM_PATH_SM90 && sm90 ? WSGEMM_PATH_SM90
+                                                           : WSGEMM_PATH_GENERIC;
     int ok = 1;
 
     prepare_outputs(c, &x, x.D, x.aux, x.amax);
@@ -732,6 +735,26 @@ done:
     return ok;
 }
 
+/* The path AUTO gives a GEMM on this device (a small bf16 GEMM through AUTO): what AUTO gives a matmul that path
+ * runs. */
+static wsgemm_path auto_gemm_path(wsgemm_handle h)
+{
+    const int n = 64;
+    void *a = NULL, *c = NULL;
+    CUDA_CHECK(cudaMalloc(&a, (size_t)n * n * 2));
+    CUDA_CHECK(cudaMalloc(&c, (size_t)n * n * 2));
+    CUDA_CHECK(cudaMemset(a, 0, (size_t)n * n * 2));
+    const float one = 1.0f, zero = 0.0f;
+    WSGEMM_CHECK(wsgemm_gemm_ex(h, T_, N_, n, n, n, &one, a, BF, n, a, BF, n, &zero, c, BF, n));
+    wsgemm_path p = WSGEMM_PATH_NONE;
+    wsgemm_get_last_path(h, &p);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    cudaFree(a);
+    cudaFree(c);
+    printf("AUTO gives a GEMM on this device path %s\n", wsgemm_path_name(p));
+    return p;
+}
+
 static int parse_path(const char *name, wsgemm_path *path)
 {
     for (int p = WSGEMM_PATH_AUTO; p <= WSGEMM_PATH_SM100_EMULATED; ++p)
@@ -820,7 +843,9 @@ int main(int argc, char **argv)
     void *ws = NULL;
     CUDA_CHECK(cudaMalloc(&ws, ws_bytes));
     int failed = 0;
-    for (size_t i = 0; i < g->count; ++i) failed += !run_case(h, lt, ws, ws_bytes, &g->cases[i], path, cc, 1000 + i);
+    const wsgemm_path gemm_auto = path == WSGEMM_PATH_AUTO ? auto_gemm_path(h) : WSGEMM_PATH_NONE;
+    for (size_t i = 0; i < g->count; ++i)
+        failed += !run_case(h, lt, ws, ws_bytes, &g->cases[i], path, gemm_auto, 1000 + i);
     if (path == WSGEMM_PATH_SM100_EMULATED) {
         const int leaked = wsgemm_sm100_emulated_tmem_leaked_columns();
         printf("%s TMEM after the group: %d columns still allocated\n", leaked == 0 ? "PASS" : "FAIL", leaked);

@@ -7,7 +7,8 @@
  *   self_check_gpu_test <case> <helper>
  *   helper         the helper alone: exit 0, the pass line, every case line "ok"
  *   auto_chain     AUTO in this process: no verdict yet -> the helper runs -> pass -> the GEMM runs on the
- *                  path under test and matches cuBLAS; the verdict file holds "pass" for this GPU. Then fresh
+ *                  path under test and matches cuBLAS, and so does an FP8 matmul with bias + ReLU (the same
+ *                  bits as the generic path's); the verdict file holds "pass" for this GPU. Then fresh
  *                  processes (this program, case "child"): the cached pass is used; a cached "fail" written
  *                  over it keeps AUTO off the path (proof that the file is read and no helper runs); "trust"
  *                  overrides it; "fresh" runs the helper again and writes "pass" back; "off" keeps AUTO off;
@@ -65,7 +66,8 @@ static void case_helper(const char *helper)
     const wsgemm_self_check_verdict v = run_helper(helper, &t, &o);
     EXPECT(v == WSGEMM_SELF_CHECK_PASS, "the helper did not pass on %s", wsgemm_path_name(t.path));
     EXPECT(o.exited && o.exit_code == 0, "exit %d", o.exit_code);
-    EXPECT(strstr(o.result_line, "cta_group 1 and 2") != NULL, "result line: %s", o.result_line);
+    EXPECT(strstr(o.result_line, "cta_group 1 and 2") != NULL && strstr(o.result_line, "FP8 matmuls") != NULL,
+           "result line: %s", o.result_line);
 }
 
 /* The cache file this process's knobs and device 0 give. */
@@ -120,6 +122,58 @@ static void expect_child(const char *what, wsgemm_path expect)
            o.exit_code, o.last_line);
 }
 
+/* An FP8 matmul with bias + ReLU under AUTO: it must run on `expect` (every path AUTO can take runs this call)
+ * and give the bits the generic path gives. The operands are E4M3 codes of 0, +-1/4, +-1/2, +-1 and the bias
+ * multiples of 1/4, so every sum is exact in fp32 and both paths round the same value once to bf16. */
+static int matmul_child(wsgemm_handle h, wsgemm_path expect)
+{
+    static const uint8_t kCodes[] = {0x00, 0x28, 0xA8, 0x30, 0xB0, 0x38, 0xB8}; /* 0, +-1/4, +-1/2, +-1 */
+    const int m = 256, n = 192, k = 320;
+    const size_t na = (size_t)k * m, nb = (size_t)k * n, nd = (size_t)m * n;
+    uint8_t *ha = malloc(na), *hb = malloc(nb);
+    uint16_t *hbias = malloc((size_t)m * 2), *d1 = malloc(nd * 2), *d2 = malloc(nd * 2);
+    uint64_t r = 12345u;
+    for (size_t i = 0; i < na; ++i) ha[i] = kCodes[(r = r * 6364136223846793005ull + 1442695040888963407ull) >> 61];
+    for (size_t i = 0; i < nb; ++i) hb[i] = kCodes[(r = r * 6364136223846793005ull + 1442695040888963407ull) >> 61];
+    for (int i = 0; i < m; ++i) hbias[i] = (uint16_t)(i % 3 == 0 ? 0x3E80u : i % 3 == 1 ? 0xBF00u : 0u); /* 1/4, -1/2, 0 */
+    void *a, *b, *bias, *d;
+    CUDA_CHECK(cudaMalloc(&a, na));
+    CUDA_CHECK(cudaMalloc(&b, nb));
+    CUDA_CHECK(cudaMalloc(&bias, (size_t)m * 2));
+    CUDA_CHECK(cudaMalloc(&d, nd * 2));
+    CUDA_CHECK(cudaMemcpy(a, ha, na, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(b, hb, nb, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(bias, hbias, (size_t)m * 2, cudaMemcpyHostToDevice));
+    wsgemm_matmul_desc desc;
+    WSGEMM_CHECK(wsgemm_matmul_desc_init(&desc, WSGEMM_OP_T, WSGEMM_OP_N, WSGEMM_R_8F_E4M3, WSGEMM_R_16BF));
+    desc.epilogue = WSGEMM_MATMUL_EPILOGUE_RELU_BIAS;
+    desc.bias = bias;
+    const float alpha = 1.0f, beta = 0.0f;
+    wsgemm_path ran[2] = {WSGEMM_PATH_NONE, WSGEMM_PATH_NONE};
+    uint16_t *out[2] = {d1, d2};
+    const wsgemm_path paths[2] = {WSGEMM_PATH_AUTO, WSGEMM_PATH_GENERIC};
+    for (int i = 0; i < 2; ++i) {
+        CUDA_CHECK(cudaMemset(d, 0xFF, nd * 2));
+        WSGEMM_CHECK(wsgemm_set_path(h, paths[i]));
+        WSGEMM_CHECK(wsgemm_matmul(h, &desc, m, n, k, &alpha, a, k, b, k, &beta, NULL, m, d, m));
+        wsgemm_get_last_path(h, &ran[i]);
+        CUDA_CHECK(cudaMemcpy(out[i], d, nd * 2, cudaMemcpyDeviceToHost));
+    }
+    const int same = memcmp(d1, d2, nd * 2) == 0;
+    printf("matmul (e4m3, bias + relu) under AUTO: path %s (expected %s), %s the generic path's bits\n",
+           wsgemm_path_name(ran[0]), wsgemm_path_name(expect), same ? "equal to" : "DIFFERENT from");
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(bias);
+    cudaFree(d);
+    free(ha);
+    free(hb);
+    free(hbias);
+    free(d1);
+    free(d2);
+    return ran[0] == expect && same;
+}
+
 static int case_child(const char *expect_name)
 {
     wsgemm_path expect = WSGEMM_PATH_NONE;
@@ -131,7 +185,7 @@ static int case_child(const char *expect_name)
     g.lda = 136;
     g.ldb = 136;
     g.beta = 0.5f;
-    const int ok = testing_case_against_cublas(h, &g, expect, 7, 1);
+    const int ok = testing_case_against_cublas(h, &g, expect, 7, 1) && matmul_child(h, expect);
     wsgemm_destroy(h);
     return ok ? 0 : 1;
 }
