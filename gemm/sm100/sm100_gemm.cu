@@ -763,12 +763,11 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
 /* One operand as the plan describes it (gemm/common/plan.h; staged operands point at their copy) as a 3-D
  * tensor of 16-bit or FP8 elements (gemm/common/tma.h): dim 0 the contiguous one (K for a K-major operand, M
  * or N for an MN-major one), dim 1 the other, dim 2 the batch (depth 1 for an operand shared by the batch).
- * Box, e = elements per 128 bytes (64 or 128): K-major {e k, rows}; MN-major {e m-or-n, e k} (the kernel
- * issues rows/e of them). SWIZZLE_128B, zero fill out of bounds. */
+ * Box, e = row_elems, the elements per 128 bytes (the plan's bk: 64 or 128): K-major {e k, rows}; MN-major
+ * {e m-or-n, e k} (the kernel issues rows/e of them). SWIZZLE_128B, zero fill out of bounds. */
 cudaError_t make_operand_map(CUtensorMap *map, const wsgemm_operand *o, wsgemm_dtype type, long long k, int rows,
-                             char *msg, size_t msg_size)
+                             int row_elems, char *msg, size_t msg_size)
 {
-    const int row_elems = kSwizzleBytes / wsgemm_dtype_size(type);
     const int mn_major = !o->k_major;
     wsgemm_tma_2d16 d;
     d.base = o->ptr;
@@ -977,7 +976,7 @@ void set_params(KernelParams *k, const wsgemm_plan *plan, const wsgemm_problem *
         k->idesc = umma_idesc_f16_encode(UMMA_ACC_F32, ab, ab, a_major, b_major, 0, 0, (uint32_t)tile_m,
                                          (uint32_t)kBlockN);
     }
-    k->row_elems = kSwizzleBytes / wsgemm_dtype_size(p->Atype);
+    k->row_elems = plan->bk; /* the plan's K per block: 128 bytes of the input type (sm100_plan.h) */
     /* K step inside a stage, one instruction's K (32 bytes of K-major rows): K-major moves 32 B along the
      * 128-B row; MN-major moves that many K rows of 128 B (16 or 32 rows: 2048 or 4096 B, whole 8-row groups
      * on 1024-B atom boundaries). The MN-major boxes of one stage lie 128 * row_elems bytes apart (LBO). */
@@ -1016,15 +1015,15 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const w
     /* stage: the kernel reads the copies (launched below, once nothing can be declined any more) */
     wsgemm_operand *const staged[2] = {&plan.a, &plan.b};
     wsgemm_operand src[2] = {}; /* the originals of the staged operands */
-    const int fp8 = wsgemm_dtype_size(p->Atype) == 1; /* FP8 copies are K-major (staging.h) */
+    const int fp8 = plan.bk == SM100_BK_FP8; /* FP8 copies are K-major (staging.h) */
     wsgemm_use_staged_copies(staged, src, 2, ws, fp8, p->k);
 
     /* encode: what TMA cannot describe is declined before anything is launched */
     KernelParams k = {};
     set_params(&k, &plan, p, ws, fault);
-    cudaError_t err = make_operand_map(&k.tmap_a, &plan.a, p->Atype, p->k, kBlockM, msg, sizeof msg);
+    cudaError_t err = make_operand_map(&k.tmap_a, &plan.a, p->Atype, p->k, kBlockM, plan.bk, msg, sizeof msg);
     if (err == cudaSuccess)
-        err = make_operand_map(&k.tmap_b, &plan.b, p->Btype, p->k, kBlockN / plan.cluster, msg, sizeof msg);
+        err = make_operand_map(&k.tmap_b, &plan.b, p->Btype, p->k, kBlockN / plan.cluster, plan.bk, msg, sizeof msg);
     if (err != cudaSuccess) return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "%s tensor map: %s", SM100_PATH_NAME, msg);
     if (plan.epilogue != WSGEMM_EPILOGUE_DIRECT && make_output_map(&k.tmap_c, &k, &plan, p, msg, sizeof msg) != cudaSuccess) {
         if (knobs->sm100_debug) fprintf(stderr, "wsgemm %s: no TMA epilogue: %s\n", SM100_PATH_NAME, msg);
