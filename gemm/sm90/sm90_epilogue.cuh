@@ -413,18 +413,26 @@ static __device__ __forceinline__ void sm90_store_partial(const float (&acc)[BN 
     const int p = half * 64 + warp_in_wg * 16 + lane / 4; /* tile row (and p + 8), as in sm90_epilogue */
     const int q = 2 * (lane % 4);
     float *tile = prm.sk_part + ((long long)w.slot * prm.sched.sk_splits + w.split) * (SM90_BM * BN);
+    /* element (p, q) of the thread's fragment; the others at constant or running offsets from it, so the
+     * unrolled stores need no address of their own (at BN 192 those addresses made ptxas spill) */
+    float *const at = tile + (long long)p * prm.sk_sp + (long long)q * prm.sk_sq;
+    const long long down8 = 8LL * prm.sk_sp; /* row p + 8 */
     if (prm.sk_sq == 1) {
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
-            *(float2 *)(tile + p * prm.sk_sp + q + 8 * j) = make_float2(acc[4 * j + 0], acc[4 * j + 1]);
-            *(float2 *)(tile + (p + 8) * prm.sk_sp + q + 8 * j) = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+            *(float2 *)(at + 8 * j) = make_float2(acc[4 * j + 0], acc[4 * j + 1]);
+            *(float2 *)(at + down8 + 8 * j) = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
         }
     } else {
+        const long long right = prm.sk_sq; /* column q + 1 */
+        float *col = at;
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-            for (int r = 0; r < 4; ++r)
-                tile[(p + 8 * (r / 2)) * prm.sk_sp + (q + 8 * j + r % 2) * prm.sk_sq] = acc[4 * j + r];
+        for (int j = 0; j < BN / 8; ++j, col += 8 * right) {
+            col[0] = acc[4 * j + 0];
+            col[right] = acc[4 * j + 1];
+            col[down8] = acc[4 * j + 2];
+            col[down8 + right] = acc[4 * j + 3];
+        }
     }
 }
 
