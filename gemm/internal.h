@@ -136,6 +136,8 @@ int wsgemm_sm90_last_cluster(void);
 /* The K splits of that launch's split region (a hybrid schedule, common/scheduler.cuh): 1 when it ran all
  * tiles with the whole K (or as plain split-K), 0 when none (also per thread). */
 int wsgemm_sm90_last_sk_splits(void);
+/* The tile width (BN: 64, 128, 192 or 256) of that launch; 0 when none (also per thread). */
+int wsgemm_sm90_last_bn(void);
 
 /* gemm/sm100: the Blackwell path (hardware TMEM), and the same kernel source
  * built for sm_90a against the TMEM emulation. */

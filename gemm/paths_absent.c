@@ -12,6 +12,7 @@ int wsgemm_sm90_available(void) { return 0; }
 wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void) { return WSGEMM_SM90_EPILOGUE_NONE; }
 int wsgemm_sm90_last_cluster(void) { return 0; }
 int wsgemm_sm90_last_sk_splits(void) { return 0; }
+int wsgemm_sm90_last_bn(void) { return 0; }
 wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
     (void)p;

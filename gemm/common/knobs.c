@@ -77,7 +77,7 @@ wsgemm_knobs wsgemm_knobs_from_env(void)
     wsgemm_knobs k = {
         .sm90_debug = wsgemm_env_int("WSGEMM_SM90_DEBUG", d.sm90_debug),
         .sm90_swap = wsgemm_env_int("WSGEMM_SM90_SWAP", d.sm90_swap) != 0,
-        .sm90_bn = bn == 64 || bn == 128 || bn == 256 ? bn : 0,
+        .sm90_bn = bn == 64 || bn == 128 || bn == 192 || bn == 256 ? bn : 0,
         .sm90_variant = wsgemm_env_int("WSGEMM_SM90_VARIANT", d.sm90_variant),
         .sm90_splitk = splitk > 0 ? splitk : 0,
         .sm90_group = wsgemm_env_int("WSGEMM_SM90_GROUP", d.sm90_group),

@@ -45,6 +45,7 @@ Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int i
         return bf16 ? sm90_kernels_bf16_fused(bn, variant, p_mn, q_mn) : sm90_kernels_f16_fused(bn, variant, p_mn, q_mn);
     switch (bn) {
     case 256: return bf16 ? sm90_kernels_bf16_n256(variant, p_mn, q_mn) : sm90_kernels_f16_n256(variant, p_mn, q_mn);
+    case 192: return bf16 ? sm90_kernels_bf16_n192(variant, p_mn, q_mn) : sm90_kernels_f16_n192(variant, p_mn, q_mn);
     case 128: return bf16 ? sm90_kernels_bf16_n128(variant, p_mn, q_mn) : sm90_kernels_f16_n128(variant, p_mn, q_mn);
     default: return bf16 ? sm90_kernels_bf16_n64(variant, p_mn, q_mn) : sm90_kernels_f16_n64(variant, p_mn, q_mn);
     }
@@ -52,7 +53,7 @@ Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int i
 
 /* Per-kernel facts that need a driver call: set the smem limit once, and the number of co-resident
  * clusters. One table per device (a kernel's attributes and occupancy are per device), each with room for
- * every kernel the tables of sm90_kernel.cuh hold (24 default + 4 tuning + 16 four-CTA-cluster + 16 staged-C
+ * every kernel the tables of sm90_kernel.cuh hold (32 default + 4 tuning + 16 four-CTA-cluster + 16 staged-C
  * + 8 pingpong + 16 fused + 6 FP8 kernels) and some spare; a full table is an error, never a silent miss. */
 enum { kPrepPerDevice = 104 };
 typedef struct kernel_prep {
@@ -164,6 +165,7 @@ extern "C" int wsgemm_sm90_available(void)
 static thread_local int last_epilogue = WSGEMM_SM90_EPILOGUE_NONE;
 static thread_local int last_cluster = 0;
 static thread_local int last_sk_splits = 0;
+static thread_local int last_bn = 0;
 
 extern "C" wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void)
 {
@@ -178,6 +180,11 @@ extern "C" int wsgemm_sm90_last_cluster(void)
 extern "C" int wsgemm_sm90_last_sk_splits(void)
 {
     return last_sk_splits;
+}
+
+extern "C" int wsgemm_sm90_last_bn(void)
+{
+    return last_bn;
 }
 
 /* The planner's question (sm90_plan.h): does (bn, variant, majorness, type) exist, and how many of its
@@ -352,6 +359,7 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     last_epilogue = plan.epilogue;
     last_cluster = plan.cluster;
     last_sk_splits = plan.sched.sk_splits;
+    last_bn = plan.bn;
     if (plan.sched.sk_splits > 1) {
         wsgemm_sk_tiles tiles;
         tiles.part = (const float *)(ws + plan.partials_offset);

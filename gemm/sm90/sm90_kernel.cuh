@@ -182,11 +182,14 @@ static __device__ __forceinline__ void sm90_mma(float (&acc)[BN / 2], uint64_t a
     if constexpr (BN == 256) {
         if constexpr (IN == SM90_IN_BF16) wgmma_m64n256k16_f32_bf16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
         else wgmma_m64n256k16_f32_f16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
+    } else if constexpr (BN == 192) {
+        if constexpr (IN == SM90_IN_BF16) wgmma_m64n192k16_f32_bf16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
+        else wgmma_m64n192k16_f32_f16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
     } else if constexpr (BN == 128) {
         if constexpr (IN == SM90_IN_BF16) wgmma_m64n128k16_f32_bf16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
         else wgmma_m64n128k16_f32_f16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
     } else {
-        static_assert(BN == 64, "BN must be 64, 128 or 256");
+        static_assert(BN == 64, "BN must be 64, 128, 192 or 256");
         if constexpr (IN == SM90_IN_BF16) wgmma_m64n64k16_f32_bf16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
         else wgmma_m64n64k16_f32_f16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
     }
@@ -756,7 +759,7 @@ static Sm90KernelInfo sm90_kernel_info(void)
 }
 
 /* The instantiations live in sm90_inst_*.cu (compiled in parallel); each file defines one of these.
- * bn: 64/128/256; variant 0 = default (CLUSTER 2, deepest ring that fits), 1 = CLUSTER 1, 2 = 3 stages
+ * bn: 64/128/192/256; variant 0 = default (CLUSTER 2, deepest ring that fits; the only variant of BN 192), 1 = CLUSTER 1, 2 = 3 stages
  * (variants 1 and 2 exist for bf16, BN 256, P K-major only: the tuning script's comparisons), 3 = CLUSTER 4
  * (BN 64 and 128: one Q tile feeds four P tiles, a quarter of it loaded by each CTA), 4 and 5 = the STAGED
  * epilogue's kernels (the CTA's C tile in smem): 4 for 16-bit C (BN 256, 3 stages), 5 for fp32 C (BN 128,
@@ -767,9 +770,11 @@ static Sm90KernelInfo sm90_kernel_info(void)
  * Returns info.fn == NULL when the combination is not instantiated. */
 Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int in);
 Sm90KernelInfo sm90_kernels_bf16_n256(int variant, int p_mn, int q_mn);
+Sm90KernelInfo sm90_kernels_bf16_n192(int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_bf16_n128(int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_bf16_n64(int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_f16_n256(int variant, int p_mn, int q_mn);
+Sm90KernelInfo sm90_kernels_f16_n192(int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_f16_n128(int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_f16_n64(int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_bf16_staged(int bn, int variant, int p_mn, int q_mn);
@@ -782,8 +787,9 @@ Sm90KernelInfo sm90_kernels_e4m3(int bn, int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_e4m3_e5m2(int bn, int variant, int p_mn, int q_mn);
 Sm90KernelInfo sm90_kernels_e5m2_e4m3(int bn, int variant, int p_mn, int q_mn);
 
-/* Default ring depth: as many 48/32/24 KB stages as fit comfortably in 227 KB. */
-#define SM90_STAGES_FOR(BN) ((BN) == 256 ? 4 : (BN) == 128 ? 6 : 8)
+/* Default ring depth: as many 48/40/32/24 KB stages as fit comfortably in 227 KB (beside the 32 KB of chunk
+ * buffers). */
+#define SM90_STAGES_FOR(BN) ((BN) == 256 || (BN) == 192 ? 4 : (BN) == 128 ? 6 : 8)
 
 /* The kernel of one (BN, STAGES, CLUSTER, type) for each of the four P/Q majorness pairs. */
 template <int BN, int STAGES, int CLUSTER, int IN, int C_BYTES = 0, int SCHED = 0, int FUSED = 0>

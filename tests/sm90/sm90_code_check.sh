@@ -3,7 +3,8 @@
 #
 #   sm90_code_check.sh ptx  <nvcc> <repo root> <work dir>
 #       compiles gemm/sm90/sm90_inst_bf16_n256.cu (the default kernels) to PTX and to a cubin with the
-#       ptxas report, and sm90_inst_bf16_n256_tuning.cu (the tuning variants), sm90_inst_bf16_staged.cu (the
+#       ptxas report, and sm90_inst_bf16_n256_tuning.cu (the tuning variants), sm90_inst_bf16_n192.cu (the
+#       128 x 192 tile), sm90_inst_bf16_staged.cu (the
 #       STAGED epilogue's kernels), sm90_inst_bf16_pingpong.cu (the pingpong schedule's),
 #       sm90_inst_bf16_fused.cu (wsgemm_matmul's fused ops) and sm90_inst_e4m3.cu (the FP8 kernels, plain and
 #       fused) to cubins with their reports, and checks:
@@ -36,9 +37,9 @@ if [ "$mode" = ptx ]; then
         echo "ok: PTX has '$pat' ($n lines)"
     done
     "$nvcc" $flags -cubin -Xptxas -v "$src" -o "$work/sm90.cubin" > "$work/ptxas.log" 2>&1 || { cat "$work/ptxas.log"; fail "nvcc -cubin failed"; }
-    # the tuning variants, the STAGED epilogue's kernels (C tile in smem), the pingpong, the fused and the FP8
-    # ones too: the same register and spill rules
-    for extra in bf16_n256_tuning bf16_staged bf16_pingpong bf16_fused e4m3; do
+    # the tuning variants, the 128 x 192 tile, the STAGED epilogue's kernels (C tile in smem), the pingpong, the
+    # fused and the FP8 ones too: the same register and spill rules
+    for extra in bf16_n256_tuning bf16_n192 bf16_staged bf16_pingpong bf16_fused e4m3; do
         "$nvcc" $flags -cubin -Xptxas -v "$root/gemm/sm90/sm90_inst_$extra.cu" -o "$work/sm90_$extra.cubin" \
             >> "$work/ptxas.log" 2>&1 || { cat "$work/ptxas.log"; fail "nvcc -cubin of the $extra kernels failed"; }
     done

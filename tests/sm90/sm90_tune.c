@@ -35,6 +35,7 @@ static const config big_configs[] = {
     {"no cluster", {{"WSGEMM_SM90_VARIANT", "1"}, {NULL, NULL}}},
     {"3 stages", {{"WSGEMM_SM90_VARIANT", "2"}, {NULL, NULL}}},
     {"unswapped", {{"WSGEMM_SM90_SWAP", "0"}, {NULL, NULL}}},
+    {"BN192 S4", {{"WSGEMM_SM90_BN", "192"}, {NULL, NULL}}},
     {"BN128 S6", {{"WSGEMM_SM90_BN", "128"}, {NULL, NULL}}},
     {"BN64 S8", {{"WSGEMM_SM90_BN", "64"}, {NULL, NULL}}},
     {"group 1", {{"WSGEMM_SM90_GROUP", "1"}, {NULL, NULL}}},
