@@ -58,7 +58,7 @@ static const double kL2Fit = 30.0e6; /* bytes that stay L2-resident across the w
 static double main_loop_cost(double steps, int cluster, int bn, const wsgemm_problem *p)
 {
     const double flops_kb = 2.0 * SM90_BM * bn * SM90_BK;
-    const double t_mma = steps * flops_kb / 7.0e6 * (bn == 256 ? 1.0 : bn == 128 ? 1.1 : 1.35);
+    const double t_mma = steps * flops_kb / 7.0e6 * (bn == 256 ? 1.0 : bn == 192 ? 1.05 : bn == 128 ? 1.1 : 1.35);
     const double operand_bytes = ((double)p->m + p->n) * p->k * wsgemm_dtype_size(p->Atype) * p->batch_count;
     const int resident = operand_bytes < kL2Fit;
     const double bytes_kb = (double)(SM90_BM + bn / cluster) * SM90_BK * 2.0; /* Q arrives half by multicast */
@@ -379,10 +379,15 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     plan->bk = SM90_BK_OF(plan->in);
     const int k_blocks = (p->k - 1) / plan->bk + 1; /* k > 0; k + bk - 1 could overflow */
 
-    /* tile widths worth trying: the narrowest that covers a skinny Q side, else all three (narrow tiles fill
-     * the SMs when the problem is small); the fused kernels are 256 and 128 wide */
+    /* tile widths worth trying: the narrowest that covers a skinny Q side, else all of them (narrow tiles fill
+     * the SMs when the problem is small); the fused kernels are 256 and 128 wide. BN 192 (three tiles where
+     * BN 256 has two and a half wave's worth of idle clusters: 3072^3 is 2.18 waves of 128 x 256 tiles and 2.91
+     * of 128 x 192) has the default variant only and so is offered where that kernel's epilogue is the one
+     * the plan would keep: beta == 0 and C of the input type (DEFERRED; a staged C tile is 256 or 128 wide) */
     const int narrow = p->fused == NULL;
-    int bn_candidates[3], n_candidates = 0;
+    const int offer_192 = narrow && knobs->sm90_variant == SM90_VARIANT_DEFAULT && p->beta == 0.0f &&
+                          p->Ctype == p->Atype;
+    int bn_candidates[4], n_candidates = 0;
     if (fp8) bn_candidates[n_candidates++] = 128; /* the FP8 kernels' one width (sm90_kernel.cuh) */
     else if (knobs->sm90_bn) bn_candidates[n_candidates++] = knobs->sm90_bn;
     else if (plan->q_extent <= 64 && narrow) bn_candidates[n_candidates++] = 64;
@@ -391,6 +396,7 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
         if (narrow) bn_candidates[n_candidates++] = 64;
     } else {
         bn_candidates[n_candidates++] = 256;
+        if (offer_192) bn_candidates[n_candidates++] = 192;
         bn_candidates[n_candidates++] = 128;
         if (narrow) bn_candidates[n_candidates++] = 64;
     }

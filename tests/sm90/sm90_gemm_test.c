@@ -513,7 +513,7 @@ static void run_expect_region(wsgemm_handle h, const testing_gemm *g, int want_r
 
 /* the hybrid schedule (common/scheduler.cuh): the full waves of tiles data-parallel, the ragged last wave's
  * tiles split along K, their fp32 partial tiles summed in split order by a second kernel. The plan's own
- * choice at 3072^3 (144 cluster units on 66 clusters: 2.2 waves), all ops, both 16-bit types; then forced
+ * choice at 3072^3 with BN 256 (144 cluster units on 66 clusters: 2.2 waves), all ops, both 16-bit types; then forced
  * (WSGEMM_SM90_HYBRID=4, 3) wherever a wave is ragged: 1000^3 and m = 128 decode (the whole grid split),
  * 4096 x 4096 x 1024 (data-parallel tiles, then several split units per CTA, behind the deferred stores),
  * beta != 0 with the staged C tile, fp32 and mixed C, batch, the unswapped orientation (partial tiles with
@@ -523,6 +523,7 @@ static void run_expect_region(wsgemm_handle h, const testing_gemm *g, int want_r
  * data-parallel, still on the sm90 path). */
 static void case_hybrid(wsgemm_handle h)
 {
+    knob_set("WSGEMM_SM90_BN", "256"); /* with beta 0 the plan takes BN 192 at 3072^3 (case_bn192) */
     for (int ta = 0; ta < 2; ++ta)
         for (int tb = 0; tb < 2; ++tb) {
             testing_gemm g = gemm(ta ? T : N, tb ? T : N, 3072, 3072, 3072);
@@ -537,6 +538,7 @@ static void case_hybrid(wsgemm_handle h)
     testing_gemm g0 = gemm(N, N, 3072, 3072, 3072);
     run_expect_region(h, &g0, 0);
     WSGEMM_CHECK(wsgemm_reset_workspace(h));
+    knob_clear("WSGEMM_SM90_BN");
     knob_set("WSGEMM_SM90_HYBRID", "4");
     for (int ta = 0; ta < 2; ++ta)
         for (int tb = 0; tb < 2; ++tb) {
@@ -600,6 +602,75 @@ static void case_hybrid(wsgemm_handle h)
     knob_clear("WSGEMM_SM90_HYBRID");
 }
 
+/* fails the problem when the last sm90 launch had another tile width than `want` */
+static void expect_bn(const testing_gemm *g, int want)
+{
+    const int got = wsgemm_sm90_last_bn();
+    if (got != want) {
+        char shape[256];
+        testing_gemm_describe(g, shape, sizeof shape);
+        printf("FAIL BN %d ran, %d expected: %s\n", got, want, shape);
+        failures++;
+    }
+}
+
+/* the 128 x 192 tile: the plan's own choice at 3072^3 with beta 0 (192 cluster units: 2.9 waves where
+ * 128 x 256 has 2.2), all ops, both 16-bit types, with the deferred stores; then forced (WSGEMM_SM90_BN=192)
+ * onto ragged shapes in all ops, alpha != 1, batch, the tile-end stores with beta != 0 (C read per element),
+ * an unaligned ldc (per-element stores), the unswapped orientation, split-K, and a hybrid split region (its
+ * partial tiles with q and with p contiguous). Each must run BN 192. */
+static void case_bn192(wsgemm_handle h)
+{
+    for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+            testing_gemm g = gemm(ta ? T : N, tb ? T : N, 3072, 3072, 3072);
+            if (ta != tb) {
+                g.ab_type = WSGEMM_R_16F;
+                g.c_type = WSGEMM_R_16F;
+            }
+            run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_DEFERRED);
+            expect_bn(&g, 192);
+        }
+    knob_set("WSGEMM_SM90_BN", "192");
+    for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+            testing_gemm g = gemm(ta ? T : N, tb ? T : N, 1000, 3000, 1000 - 8 * (2 * ta + tb));
+            g.alpha = ta ? -1.5f : 1.0f;
+            run(h, &g);
+            expect_bn(&g, 192);
+            g = gemm(ta ? T : N, tb ? T : N, 777, 1100, 300);
+            g.beta = tb ? 0.5f : 0.0f;
+            run(h, &g);
+            expect_bn(&g, 192);
+        }
+    testing_gemm g = gemm(T, N, 512, 768, 300);
+    g.batch = 5;
+    run(h, &g);
+    expect_bn(&g, 192);
+    g = gemm(N, N, 1000, 1000, 500);
+    g.ldc = 1003; /* not 16-byte aligned: per-element stores */
+    run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_DIRECT);
+    expect_bn(&g, 192);
+    knob_set("WSGEMM_SM90_SWAP", "0");
+    g = gemm(N, T, 1000, 1100, 700);
+    run(h, &g);
+    expect_bn(&g, 192);
+    knob_set("WSGEMM_SM90_HYBRID", "3"); /* unswapped: partial tiles with p contiguous */
+    run_expect_region(h, &g, 1);
+    expect_bn(&g, 192);
+    knob_clear("WSGEMM_SM90_SWAP");
+    g = gemm(T, N, 1000, 1000, 1000); /* swapped: partial tiles with q contiguous */
+    run_expect_region(h, &g, 1);
+    expect_bn(&g, 192);
+    knob_clear("WSGEMM_SM90_HYBRID");
+    knob_set("WSGEMM_SM90_SPLITK", "3");
+    g = gemm(N, N, 300, 2000, 3000);
+    run(h, &g);
+    expect_bn(&g, 192);
+    knob_clear("WSGEMM_SM90_SPLITK");
+    knob_clear("WSGEMM_SM90_BN");
+}
+
 typedef struct test_case {
     const char *name;
     void (*fn)(wsgemm_handle);
@@ -613,6 +684,7 @@ static const test_case cases[] = {
     {"tmastore", case_tmastore}, {"deferred", case_deferred},
     {"staged", case_staged},     {"pingpong", case_pingpong},
     {"cluster4", case_cluster4}, {"hybrid", case_hybrid},
+    {"bn192", case_bn192},
 };
 
 int main(int argc, char **argv)

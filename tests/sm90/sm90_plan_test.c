@@ -8,8 +8,8 @@
  *            squares take BN 256 with the deferred epilogue, beta != 0 and fp32 C the staged C tile (never
  *            the deferred one; the tile-end stores with WSGEMM_SM90_EPILOGUE=tma),
  *            forced split-K sizes its partials, 4099^3 stages both operands, the pingpong kernel when asked for;
- *            the hybrid at 3072^3 (132 data-parallel cluster units, 12 split 5 ways; deferred or staged C for
- *            the data-parallel ones), none with it off or split-K forced, forced where asked, none on the big
+ *            BN 192 at 3072^3 with beta 0 (2.9 waves of its tiles against 2.2 of BN 256's), the hybrid there
+ *            with beta 1 (132 data-parallel cluster units with the staged C tile, 12 split 5 ways), none with it off or split-K forced, forced where asked, none on the big
  *            squares, 2048^3, 1000^3 and m = 128, 256 decode (full waves, or no gain in the model).
  *   sweep    on 24276 problem x knob combinations (shapes 1..8192, K 1..14336, ops, types, beta, batch,
  *            padded, shared and misaligned operands, variant/BN/split/epilogue/hybrid knobs, two device sizes):
@@ -59,7 +59,7 @@ typedef struct model {
 } model;
 
 /* sm90_kernel.cuh's SM90_DEFINE_KERNELS and SM90_DEFINE_STAGED_KERNELS as instantiated by sm90_inst_*.cu:
- * 16-bit inputs: variant 0 everywhere; variant 3 (4-CTA cluster) for BN 64 and 128; variants 1 and 2 for
+ * 16-bit inputs: variant 0 everywhere (BN 64, 128, 192, 256; BN 192 has no other); variant 3 (4-CTA cluster) for BN 64 and 128; variants 1 and 2 for
  * bf16, BN 256, K-major P; the STAGED kernels, variant 4 at BN 256 and 5 at BN 128; the pingpong ones,
  * variant 6 at BN 128; the FUSED ones, variant 7 at BN 256 and 128. FP8 inputs (SM90_DEFINE_FP8_KERNELS):
  * variants 0 and 7 at BN 128, K-major P and Q. */
@@ -68,12 +68,13 @@ static wsgemm_status model_query(void *ctx, int bn, int variant, int p_mn, int q
     const model *m = ctx;
     const int bf16 = in == SM90_IN_BF16;
     memset(f, 0, sizeof *f);
-    const int stages = bn == 256 ? 4 : bn == 128 ? 6 : 8;
+    const int stages = bn == 256 || bn == 192 ? 4 : bn == 128 ? 6 : 8;
     if (in >= SM90_IN_E4M3) {
         if ((variant == 0 || variant == 7) && bn == 128 && !p_mn && !q_mn)
             *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 2};
     } else if (variant == 0) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 2};
-    else if (variant == 3 && bn != 256) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 4};
+    else if (bn == 192) { /* the default variant only */
+    } else if (variant == 3 && bn != 256) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 4};
     else if (variant == 1 && bf16 && bn == 256 && !p_mn)
         *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 1};
     else if (variant == 2 && bf16 && bn == 256 && !p_mn) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 3, .cluster = 2};
@@ -278,23 +279,27 @@ static void case_choices(void)
     EXPECT(plan.splits >= 1024 && plan.sched.k_blocks_per_split <= 4096, "k = 2^28: %d splits of %d K blocks",
            plan.splits, plan.sched.k_blocks_per_split);
 
-    /* the hybrid: 3072^3 at 128 x 256 is 144 cluster units on 66 clusters (2.2 waves): the two full waves
-     * data-parallel with the deferred stores, the 12 units of the third split 5 ways (60 units, 10 K blocks
-     * each), 24 CTA tiles x 5 partial tiles in the workspace; beta = 1 keeps the staged C tile for the
-     * data-parallel units */
-    const float hybrid_betas[] = {0.0f, 1.0f};
-    for (int i = 0; i < 2; ++i) {
-        p = plan_testing_problem(N, N, 3072, 3072, 3072, 1, BF, BF, hybrid_betas[i], 0, 0);
-        plan = plan_of(&p, &kn, &h200);
-        check_invariants(&p, &plan);
-        EXPECT(plan.bn == 256 && plan.splits == 1 && plan.sched.sk_first == 132 && plan.sched.sk_splits == 5 &&
-                   plan.sched.units == 132 + 60 && plan.grid_clusters == 66 &&
-                   plan.epilogue == (i ? WSGEMM_EPILOGUE_STAGED : WSGEMM_EPILOGUE_DEFERRED) &&
-                   plan.workspace_bytes == 24u * 5u * 128u * 256u * 4u,
-               "3072^3 beta %g: bn %d splits %d split region from %lld, %d splits, %lld units, epilogue %s, ws %zu",
-               (double)hybrid_betas[i], plan.bn, plan.splits, plan.sched.sk_first, plan.sched.sk_splits,
-               plan.sched.units, wsgemm_epilogue_name(plan.epilogue), plan.workspace_bytes);
-    }
+    /* 3072^3 at 128 x 256 is 144 cluster units on 66 clusters (2.2 waves). With beta = 0 (C of the input type)
+     * the plan takes BN 192 instead: 192 units, 2.9 waves, data-parallel with the deferred stores, no workspace.
+     * With beta = 1 (no BN 192: its C tile would not be staged) the hybrid: the two full waves of 128 x 256
+     * data-parallel with the staged C tile, the 12 units of the third split 5 ways (60 units, 10 K blocks each),
+     * 24 CTA tiles x 5 partial tiles in the workspace */
+    p = plan_testing_problem(N, N, 3072, 3072, 3072, 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &kn, &h200);
+    check_invariants(&p, &plan);
+    EXPECT(plan.bn == 192 && plan.variant == 0 && plan.splits == 1 && plan.sched.sk_splits == 1 &&
+               plan.sched.units == 12 * 16 && plan.epilogue == WSGEMM_EPILOGUE_DEFERRED && plan.workspace_bytes == 0,
+           "3072^3 beta 0: bn %d splits %d split region of %d, %lld units, epilogue %s, ws %zu", plan.bn, plan.splits,
+           plan.sched.sk_splits, plan.sched.units, wsgemm_epilogue_name(plan.epilogue), plan.workspace_bytes);
+    p = plan_testing_problem(N, N, 3072, 3072, 3072, 1, BF, BF, 1.0f, 0, 0);
+    plan = plan_of(&p, &kn, &h200);
+    check_invariants(&p, &plan);
+    EXPECT(plan.bn == 256 && plan.splits == 1 && plan.sched.sk_first == 132 && plan.sched.sk_splits == 5 &&
+               plan.sched.units == 132 + 60 && plan.grid_clusters == 66 && plan.epilogue == WSGEMM_EPILOGUE_STAGED &&
+               plan.workspace_bytes == 24u * 5u * 128u * 256u * 4u,
+           "3072^3 beta 1: bn %d splits %d split region from %lld, %d splits, %lld units, epilogue %s, ws %zu", plan.bn,
+           plan.splits, plan.sched.sk_first, plan.sched.sk_splits, plan.sched.units,
+           wsgemm_epilogue_name(plan.epilogue), plan.workspace_bytes);
     /* ... not with the hybrid off or split-K forced; forced (n = 3), wherever a wave is ragged */
     wsgemm_knobs off = kn, split2 = kn, forced = kn;
     off.sm90_hybrid = 0;
