@@ -21,8 +21,8 @@
  *   epilogue     deferred TMA stores where C allows them (swapped, no split, TMA-addressable C of the input
  *                type, beta == 0); where only beta or C's type stands in the way, the staged C tile (the
  *                kernel variant with C in smem: loaded by TMA under the main loop, stored behind the next
- *                one), or tile-end TMA stores where no such kernel fits the tile; direct per-element stores
- *                otherwise.
+ *                one; for fp32 C only with beta != 0), or tile-end TMA stores where no such kernel fits the
+ *                tile; direct per-element stores otherwise.
  *   workspace    staged A, staged B, split-K partials (or the split region's partial tiles), each 256-byte
  *                aligned.
  *   fused ops    a wsgemm_matmul call with an epilogue (bias, aux, activation) gets the FUSED kernels: the
@@ -124,9 +124,16 @@ static int max_region_splits(int k_blocks)
 
 /* The hybrid's split region for `units` tile units on max_clusters clusters: the data-parallel part is the
  * full waves (or one wave fewer, so the split region holds a wave and a half instead of a nearly full last
- * wave), and each remaining tile is split in 2..max_splits; the cheapest by estimate_hybrid_cost. A forced
- * count (WSGEMM_SM90_HYBRID = n >= 2) takes the full waves and n splits. Returns the cost, *dp_units and
- * *sk_splits (1: no ragged wave, nothing to split). */
+ * wave), at least one wave of them, and each remaining tile is split in kMinRegionSplits..max_splits; the
+ * cheapest by estimate_hybrid_cost. A forced count (WSGEMM_SM90_HYBRID = n >= 2) takes the full waves (none
+ * too) and n splits. Returns the cost, *dp_units and *sk_splits (1: no ragged wave, nothing to split).
+ * The limits are measured (H200, GPU time against cuBLAS): regions split 2 ways lost to the data-parallel grid
+ * (2048 x 5000 x 4096: 0.755 against 0.799; 2048 x 3072 x 4096, beta 1: 0.616 against 0.718), and so did
+ * regions that are the whole grid, against plain split-K (512^2 x 4096: 0.52 against 0.66; 512 x 4096 x 16384:
+ * 0.76 against 0.80), while 4 to 16 splits after whole waves won (5120^3 0.975 against 0.902, 5000 x 5000 x
+ * 4096 0.940 against 0.885, 1000 x 5000 x 16384 0.894 against 0.812). */
+enum { kMinRegionSplits = 4 };
+
 static double choose_split_region(long long units, int max_clusters, int cluster, int k_blocks, int max_splits,
                                   int bn, const wsgemm_problem *p, const wsgemm_knobs *knobs, long long *dp_units,
                                   int *sk_splits)
@@ -144,8 +151,8 @@ static double choose_split_region(long long units, int max_clusters, int cluster
         *sk_splits = forced;
         return estimate_hybrid_cost(units, max_clusters, cluster, k_blocks, full, forced, bn, p);
     }
-    for (long long dp = full; dp >= 0 && dp >= full - max_clusters; dp -= max_clusters)
-        for (int sp = 2; sp <= max_splits; ++sp) {
+    for (long long dp = full; dp >= max_clusters && dp >= full - max_clusters; dp -= max_clusters)
+        for (int sp = kMinRegionSplits; sp <= max_splits; ++sp) {
             const double cost = estimate_hybrid_cost(units, max_clusters, cluster, k_blocks, dp, sp, bn, p);
             if (*sk_splits == 1 || cost < best) {
                 best = cost;
@@ -224,14 +231,19 @@ static wsgemm_epilogue_kind choose_epilogue(const wsgemm_problem *p, const wsgem
  * and stores the tile (about 3.4 us per 128 x 256 tile on the H200). Where a STAGED kernel fits, the plan
  * takes it instead: C comes into smem by TMA during the main loop and the stores run behind the next tile.
  * Kernel variant 4 has a 16-bit C tile at BN 256, variant 5 an fp32 one at BN 128 (fp32 C at BN 256 would
- * need 128 KB of tile); so a BN 256 choice with fp32 C becomes BN 128. */
+ * need 128 KB of tile); so a BN 256 choice with fp32 C and beta != 0 becomes BN 128. With beta == 0 fp32 C
+ * keeps the plan's tile and its tile-end stores: on the H200 (GPU time against cuBLAS) 4096^3 ran at 0.974
+ * that way against 0.925 on the BN 128 staged kernel, 8192^3 at 1.002 against 0.937 (with beta = 1 the staged
+ * kernel wins, 0.885 against 0.700; and for 16-bit C of another type with beta == 0 too, 0.993 against
+ * 0.953). WSGEMM_SM90_EPILOGUE=staged still asks for it. */
 static wsgemm_status use_staged_kernel(wsgemm_plan *plan, const wsgemm_problem *p, const wsgemm_knobs *knobs,
                                        sm90_kernel_query query, void *query_ctx)
 {
     const int wide = p->Ctype == WSGEMM_R_32F;
     const int bn = wide ? 128 : 256;
     if (plan->epilogue != WSGEMM_EPILOGUE_TMA || knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_TMA ||
-        plan->variant != SM90_VARIANT_DEFAULT || plan->bn < bn)
+        plan->variant != SM90_VARIANT_DEFAULT || plan->bn < bn ||
+        (wide && p->beta == 0.0f && knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_AUTO))
         return WSGEMM_STATUS_SUCCESS;
     sm90_kernel_facts f = {0};
     const int variant = wide ? SM90_VARIANT_STAGED32 : SM90_VARIANT_STAGED16;
@@ -383,10 +395,10 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
      * the SMs when the problem is small); the fused kernels are 256 and 128 wide. BN 192 (three tiles where
      * BN 256 has two and a half wave's worth of idle clusters: 3072^3 is 2.18 waves of 128 x 256 tiles and 2.91
      * of 128 x 192) has the default variant only and so is offered where that kernel's epilogue is the one
-     * the plan would keep: beta == 0 and C of the input type (DEFERRED; a staged C tile is 256 or 128 wide) */
+     * the plan would keep: beta == 0 (DEFERRED for C of the input type, else the tile-end stores; a staged C
+     * tile, which beta != 0 needs, is 256 or 128 wide) */
     const int narrow = p->fused == NULL;
-    const int offer_192 = narrow && knobs->sm90_variant == SM90_VARIANT_DEFAULT && p->beta == 0.0f &&
-                          p->Ctype == p->Atype;
+    const int offer_192 = narrow && knobs->sm90_variant == SM90_VARIANT_DEFAULT && p->beta == 0.0f;
     int bn_candidates[4], n_candidates = 0;
     if (fp8) bn_candidates[n_candidates++] = 128; /* the FP8 kernels' one width (sm90_kernel.cuh) */
     else if (knobs->sm90_bn) bn_candidates[n_candidates++] = knobs->sm90_bn;

@@ -366,9 +366,9 @@ static void case_deferred(wsgemm_handle h)
  * BN 256 is chosen, forced here with WSGEMM_SM90_BN=256): C loaded by TMA during the main loop and released
  * two K blocks into the next tile (several tiles per CTA at 4096 x 4096; 1 and 4 K blocks per tile: the load
  * and the release fall on the tile's last block), beta 1 and -0.5, all ops, both 16-bit types, mixed 16-bit C,
- * fp32 C (its BN 128 kernel) with beta 0 and 1, ragged edges, padded ldc, batch; beta 0 forced onto it
- * (WSGEMM_SM90_EPILOGUE=staged: the stores of the previous tile are waited for instead); and the tile-end
- * stores still reachable with WSGEMM_SM90_EPILOGUE=tma. */
+ * fp32 C (its BN 128 kernel) with beta 1 (with beta 0 the plan keeps the tile-end stores), ragged edges,
+ * padded ldc, batch; beta 0 forced onto it (WSGEMM_SM90_EPILOGUE=staged: the stores of the previous tile are
+ * waited for instead), fp32 C too; and the tile-end stores still reachable with WSGEMM_SM90_EPILOGUE=tma. */
 static void case_staged(wsgemm_handle h)
 {
     knob_set("WSGEMM_SM90_BN", "256");
@@ -390,11 +390,11 @@ static void case_staged(wsgemm_handle h)
     run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
     const float f32_betas[] = {0.0f, 1.0f};
     for (int b = 0; b < 2; ++b)
-        for (int ta = 0; ta < 2; ++ta) {
+        for (int ta = 0; ta < 2; ++ta) { /* fp32 C: staged with beta != 0, the tile-end stores with beta 0 */
             g = gemm(ta ? T : N, N, 3000, 2000, 700);
             g.c_type = WSGEMM_R_32F;
             g.beta = f32_betas[b];
-            run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
+            run_expect_epilogue(h, &g, b ? WSGEMM_EPILOGUE_STAGED : WSGEMM_EPILOGUE_TMA);
         }
     g = gemm(N, N, 1024, 1000, 300);
     g.ldc = 1032; /* padded, still 16-byte aligned */
@@ -407,6 +407,11 @@ static void case_staged(wsgemm_handle h)
     knob_set("WSGEMM_SM90_EPILOGUE", "staged");
     g = gemm(N, N, 4096, 2048, 256); /* beta 0, bf16 C: deferred by default, staged when forced */
     run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_STAGED);
+    for (int ta = 0; ta < 2; ++ta) { /* beta 0, fp32 C: tile-end stores by default, the BN 128 C tile when forced */
+        testing_gemm g32 = gemm(ta ? T : N, N, 3000, 2000, 700);
+        g32.c_type = WSGEMM_R_32F;
+        run_expect_epilogue(h, &g32, WSGEMM_EPILOGUE_STAGED);
+    }
     knob_set("WSGEMM_SM90_EPILOGUE", "tma");
     g.beta = 1.0f;
     run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_TMA);

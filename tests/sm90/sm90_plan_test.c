@@ -230,15 +230,21 @@ static void case_choices(void)
         EXPECT(plan.epilogue == WSGEMM_EPILOGUE_TMA && plan.variant == 0, "beta %g, knob tma: epilogue %s",
                (double)betas[i], wsgemm_epilogue_name(plan.epilogue));
     }
-    const float f32_betas[] = {0.0f, 1.0f};
-    for (int i = 0; i < 2; ++i) {
+    /* fp32 C: beta != 0 takes the staged fp32 C tile (BN 128, variant 5); beta == 0 keeps BN 256 with the
+     * tile-end stores, unless WSGEMM_SM90_EPILOGUE=staged asks for the staged kernel */
+    wsgemm_knobs staged = kn;
+    staged.sm90_epilogue = WSGEMM_EPILOGUE_PREF_STAGED;
+    const float f32_betas[] = {1.0f, 0.0f, 0.0f};
+    for (int i = 0; i < 3; ++i) {
         p = plan_testing_problem(N, N, 8192, 8192, 8192, 1, BF, F32, f32_betas[i], 0, 0);
-        plan = plan_of(&p, &kn, &h200);
+        plan = plan_of(&p, i == 2 ? &staged : &kn, &h200);
         check_invariants(&p, &plan);
-        EXPECT(plan.epilogue == WSGEMM_EPILOGUE_STAGED && plan.bn == 128 && plan.variant == 5 &&
-                   plan.tiles_q == 8192 / 128,
-               "fp32 C beta %g: epilogue %s bn %d variant %d", (double)f32_betas[i], wsgemm_epilogue_name(plan.epilogue),
-               plan.bn, plan.variant);
+        const int want_staged = i != 1;
+        EXPECT(want_staged ? plan.epilogue == WSGEMM_EPILOGUE_STAGED && plan.bn == 128 && plan.variant == 5 &&
+                                 plan.tiles_q == 8192 / 128
+                           : plan.epilogue == WSGEMM_EPILOGUE_TMA && plan.bn == 256 && plan.variant == 0,
+               "fp32 C beta %g%s: epilogue %s bn %d variant %d", (double)f32_betas[i], i == 2 ? ", knob staged" : "",
+               wsgemm_epilogue_name(plan.epilogue), plan.bn, plan.variant);
     }
     /* the pingpong schedule when asked for (variant 6, BN 128): tile-end stores (its overlap is the other
      * warpgroup's main loop), staged never */
