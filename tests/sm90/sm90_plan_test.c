@@ -59,10 +59,10 @@ typedef struct model {
 } model;
 
 /* sm90_kernel.cuh's SM90_DEFINE_KERNELS and SM90_DEFINE_STAGED_KERNELS as instantiated by sm90_inst_*.cu:
- * 16-bit inputs: variant 0 everywhere (BN 64, 128, 192, 256; BN 192 has no other); variant 3 (4-CTA cluster) for BN 64 and 128; variants 1 and 2 for
- * bf16, BN 256, K-major P; the STAGED kernels, variant 4 at BN 256 and 5 at BN 128; the pingpong ones,
- * variant 6 at BN 128; the FUSED ones, variant 7 at BN 256 and 128. FP8 inputs (SM90_DEFINE_FP8_KERNELS):
- * variants 0 and 7 at BN 128, K-major P and Q. */
+ * 16-bit inputs: variant 0 everywhere (BN 64, 128, 192, 256; BN 192 has no other); variant 3 (4-CTA
+ * cluster) for BN 64 and 128; variants 1 and 2 for bf16, BN 256, K-major P; the STAGED kernels, variant 4 at
+ * BN 256 and 5 at BN 128; the pingpong ones, variant 6 at BN 128; the FUSED ones, variant 7 at BN 256 and 128.
+ * FP8 inputs (SM90_DEFINE_FP8_KERNELS): variants 0 and 7 at BN 128, K-major P and Q. */
 static wsgemm_status model_query(void *ctx, int bn, int variant, int p_mn, int q_mn, int in, sm90_kernel_facts *f)
 {
     const model *m = ctx;
