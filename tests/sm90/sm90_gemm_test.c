@@ -516,6 +516,17 @@ static void run_expect_region(wsgemm_handle h, const testing_gemm *g, int want_r
     expect_region(g, want_region);
 }
 
+/* 3072^3 in op (ta, tb), bf16 when the ops agree and fp16 in and out when they differ */
+static testing_gemm gemm_3072(int ta, int tb)
+{
+    testing_gemm g = gemm(ta ? T : N, tb ? T : N, 3072, 3072, 3072);
+    if (ta != tb) {
+        g.ab_type = WSGEMM_R_16F;
+        g.c_type = WSGEMM_R_16F;
+    }
+    return g;
+}
+
 /* the hybrid schedule (common/scheduler.cuh): the full waves of tiles data-parallel, the ragged last wave's
  * tiles split along K, their fp32 partial tiles summed in split order by a second kernel. The plan's own
  * choice at 3072^3 with BN 256 (144 cluster units on 66 clusters: 2.2 waves), all ops, both 16-bit types; then forced
@@ -531,11 +542,7 @@ static void case_hybrid(wsgemm_handle h)
     knob_set("WSGEMM_SM90_BN", "256"); /* with beta 0 the plan takes BN 192 at 3072^3 (case_bn192) */
     for (int ta = 0; ta < 2; ++ta)
         for (int tb = 0; tb < 2; ++tb) {
-            testing_gemm g = gemm(ta ? T : N, tb ? T : N, 3072, 3072, 3072);
-            if (ta != tb) {
-                g.ab_type = WSGEMM_R_16F;
-                g.c_type = WSGEMM_R_16F;
-            }
+            const testing_gemm g = gemm_3072(ta, tb);
             run_expect_region(h, &g, 1);
         }
     /* without a workspace the same call runs data-parallel on the sm90 path (the partial tiles are optional) */
@@ -628,11 +635,7 @@ static void case_bn192(wsgemm_handle h)
 {
     for (int ta = 0; ta < 2; ++ta)
         for (int tb = 0; tb < 2; ++tb) {
-            testing_gemm g = gemm(ta ? T : N, tb ? T : N, 3072, 3072, 3072);
-            if (ta != tb) {
-                g.ab_type = WSGEMM_R_16F;
-                g.c_type = WSGEMM_R_16F;
-            }
+            const testing_gemm g = gemm_3072(ta, tb);
             run_expect_epilogue(h, &g, WSGEMM_EPILOGUE_DEFERRED);
             expect_bn(&g, 192);
         }
