@@ -122,22 +122,6 @@ wsgemm_status wsgemm_generic_matmul(const wsgemm_matmul_problem *p, wsgemm_launc
 /* gemm/sm90: the Hopper path; declines with NOT_SUPPORTED what it cannot run. */
 int wsgemm_sm90_available(void); /* 1 when the build contains the sm90 kernel */
 wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
-/* Probe for tests/sm90: the epilogue of the last sm90 kernel this thread launched. A build without sm90
- * answers WSGEMM_SM90_EPILOGUE_NONE. */
-typedef enum {
-    WSGEMM_SM90_EPILOGUE_NONE = 0,     /* no sm90 launch yet */
-    WSGEMM_SM90_EPILOGUE_DIRECT = 1,   /* predicated stores from registers */
-    WSGEMM_SM90_EPILOGUE_TMA = 2,      /* smem + TMA store at the end of each tile */
-    WSGEMM_SM90_EPILOGUE_DEFERRED = 3  /* smem + TMA store during the next tile's main loop */
-} wsgemm_sm90_epilogue;
-wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void);
-/* The cluster size (CTAs) of that launch; 0 when none (also per thread). */
-int wsgemm_sm90_last_cluster(void);
-/* The K splits of that launch's split region (a hybrid schedule, common/scheduler.cuh): 1 when it ran all
- * tiles with the whole K (or as plain split-K), 0 when none (also per thread). */
-int wsgemm_sm90_last_sk_splits(void);
-/* The tile width (BN: 64, 128, 192 or 256) of that launch; 0 when none (also per thread). */
-int wsgemm_sm90_last_bn(void);
 
 /* gemm/sm100: the Blackwell path (hardware TMEM), and the same kernel source
  * built for sm_90a against the TMEM emulation. */
@@ -145,16 +129,6 @@ int wsgemm_sm100_available(void);
 wsgemm_status wsgemm_sm100_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
 int wsgemm_sm100_emulated_available(void);
 wsgemm_status wsgemm_sm100_emulated_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
-
-/* gemm/sm100, emulated build: probes for tests/sm100 (the emulation's state lives in that translation
- * unit). A build without the emulation (paths_absent.c) answers WSGEMM_EMULATION_ABSENT from both.
- * TMEM columns the emulation still holds after the last launch (0 = clean, -1 on a CUDA error); it
- * synchronizes the legacy default stream, so call it after the GEMM's stream has finished. */
-#define WSGEMM_EMULATION_ABSENT (-2)
-int wsgemm_sm100_emulated_tmem_leaked_columns(void);
-/* The first error the emulation's checker recorded since the last launch (0 = none), described in msg.
- * Readable after the checker's trap destroyed the context (the record is in host-mapped memory). */
-int wsgemm_sm100_emulated_checker_error(char *msg, size_t msg_size);
 
 #ifdef __cplusplus
 }

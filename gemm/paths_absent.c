@@ -6,6 +6,7 @@
  */
 #include "internal.h"
 #include "sm100/sm100_probe.h"
+#include "sm90/sm90_probe.h"
 
 #ifdef WSGEMM_ABSENT_SM90
 int wsgemm_sm90_available(void) { return 0; }

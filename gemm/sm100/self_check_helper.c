@@ -43,6 +43,7 @@
 #include "common/knobs.h"
 #include "internal.h"
 #include "sm100/self_check.h"
+#include "sm100/sm100_probe.h"
 #include "wsgemm.h"
 
 /* One GEMM or matmul, run once with each cta_group. ctas = 2 puts several tiles on every CTA (one pair for

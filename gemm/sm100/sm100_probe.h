@@ -1,11 +1,13 @@
 /*
  * gemm/sm100/sm100_probe.h - the tests' view of what the sm100 launcher last ran on the calling thread: the
  * plan's cta_group, K splits, epilogue kind, staged operands, grid, the MMA kind and whether the fused output
- * op ran. A test probe, not part of the launcher contract (internal.h); the builds without a path answer -1
- * (gemm/paths_absent.c).
+ * op ran, and the emulation's TMEM and checker state. A test probe, not part of the launcher contract
+ * (internal.h); the builds without a path answer -1 or WSGEMM_EMULATION_ABSENT (gemm/paths_absent.c).
  */
 #ifndef WSGEMM_SM100_PROBE_H
 #define WSGEMM_SM100_PROBE_H
+
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,6 +28,16 @@ typedef struct wsgemm_sm100_launch_probe {
 int wsgemm_sm100_last_launch(wsgemm_sm100_launch_probe *out);
 /* The same for the emulated build's kernel. */
 int wsgemm_sm100_emulated_last_launch(wsgemm_sm100_launch_probe *out);
+
+/* The emulated build's own state (it lives in that translation unit). A build without the emulation answers
+ * WSGEMM_EMULATION_ABSENT from both.
+ * TMEM columns the emulation still holds after the last launch (0 = clean, -1 on a CUDA error); it
+ * synchronizes the legacy default stream, so call it after the GEMM's stream has finished. */
+#define WSGEMM_EMULATION_ABSENT (-2)
+int wsgemm_sm100_emulated_tmem_leaked_columns(void);
+/* The first error the emulation's checker recorded since the last launch (0 = none), described in msg.
+ * Readable after the checker's trap destroyed the context (the record is in host-mapped memory). */
+int wsgemm_sm100_emulated_checker_error(char *msg, size_t msg_size);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,7 @@
 #include "internal.h"
 #include "sm90/sm90_kernel.cuh"
 #include "sm90/sm90_plan.h"
+#include "sm90/sm90_probe.h"
 
 /* ---------------------------------------------------------------- kernel table */
 

@@ -49,8 +49,7 @@
 
 #include <cublasLt.h>
 
-#include "sm100/sm100_probe.h" /* what the sm100 launcher ran: MMA kind, fused op */
-#include "internal.h"          /* wsgemm_sm100_emulated_tmem_leaked_columns */
+#include "sm100/sm100_probe.h" /* what the sm100 launcher ran: MMA kind, fused op; the emulation's TMEM */
 #include "testing.h"
 
 #define N_ WSGEMM_OP_N

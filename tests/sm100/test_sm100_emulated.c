@@ -40,8 +40,9 @@
 #include <unistd.h>
 
 #include "common/knobs.h" /* wsgemm_knobs_reload after each knob change */
-#include "internal.h"     /* the emulation probes: wsgemm_sm100_emulated_tmem_leaked_columns, ..._checker_error */
-#include "sm100/sm100_probe.h" /* what the launcher ran: cta_group, splits, epilogue, staging */
+#include "internal.h"     /* wsgemm_sm100_emulated_available */
+#include "sm100/sm100_probe.h" /* what the launcher ran (cta_group, splits, epilogue, staging); the
+                                  emulation's TMEM columns and checker error */
 #include "testing.h"
 #include "wsgemm.h"
 

@@ -18,7 +18,7 @@
 
 #include "common/epilogue.h" /* wsgemm_epilogue_kind: the probe's answer */
 #include "common/knobs.h"    /* wsgemm_knobs_reload: the launcher reads the knobs once */
-#include "internal.h"      /* wsgemm_sm90_last_epilogue: which epilogue ran */
+#include "sm90/sm90_probe.h" /* which epilogue, cluster, split region and tile width ran */
 #include "testing.h"
 
 static int verbose;
