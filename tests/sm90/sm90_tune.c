@@ -1,8 +1,11 @@
 /*
  * sm90_tune.c - time sm90 kernel configurations against cuBLAS in one process, on the same data.
  *
- * Usage: sm90_tune [--all] [--reps N] [--beta B] [--c bf16|f32] [m n k ...]
+ * Usage: sm90_tune [--all] [--reps N] [--beta B] [--c bf16|f32] [--nn] [--config LABEL=VAR=V,VAR=V ...] [m n k ...]
  *   default shapes 4096^3 and 8192^3; --all adds the decode, small-K, unaligned and LLM shapes.
+ *   --nn: op NN only (default NN and TN). --config (repeatable, up to 3 variables each, short names allowed:
+ *   BN=128 for WSGEMM_SM90_BN): time the plan's choice and these configurations instead of the built-in list,
+ *   e.g. --config c4s4=VARIANT=3,SPLITK=4.
  * For each shape and op pair (NN, TN), bf16 in, C bf16 (or f32), alpha 1, beta 0 (or B), data uniform [-1, 1]:
  *   each configuration of the sm90 path (set through the launcher's WSGEMM_SM90_* variables, forced path
  *   sm90) is timed side by side with cuBLAS (cublasGemmEx, CUBLAS_COMPUTE_32F) by testing_time_interleaved:
@@ -69,8 +72,43 @@ static const config small_configs[] = {
 };
 
 
-static const char *vars[] = {"WSGEMM_SM90_VARIANT", "WSGEMM_SM90_SWAP",   "WSGEMM_SM90_BN",   "WSGEMM_SM90_GROUP",
-                             "WSGEMM_SM90_SPLITK",  "WSGEMM_SM90_DEBUG", "WSGEMM_SM90_EPILOGUE"};
+static const char *vars[] = {"WSGEMM_SM90_VARIANT", "WSGEMM_SM90_SWAP",  "WSGEMM_SM90_BN",       "WSGEMM_SM90_GROUP",
+                             "WSGEMM_SM90_SPLITK",  "WSGEMM_SM90_DEBUG", "WSGEMM_SM90_EPILOGUE", "WSGEMM_SM90_HYBRID"};
+
+/* configurations from the command line (--config), with their strings */
+enum { kMaxUserConfigs = 24 };
+static config user_configs[kMaxUserConfigs + 1];
+static char user_strings[kMaxUserConfigs][3][2][48];
+static int n_user_configs;
+
+/* "LABEL=VAR=V,VAR=V": VAR with or without its WSGEMM_SM90_ prefix; returns 0 when it parsed */
+static int parse_config(const char *arg)
+{
+    if (n_user_configs == kMaxUserConfigs) return 1;
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) return 1;
+    config *c = &user_configs[n_user_configs + 1];
+    char *label = malloc((size_t)(eq - arg) + 1);
+    memcpy(label, arg, (size_t)(eq - arg));
+    label[eq - arg] = '\0';
+    c->label = label;
+    const char *item = eq + 1;
+    for (int i = 0; i < 3 && *item; ++i) {
+        const char *end = strchr(item, ',');
+        size_t len = end ? (size_t)(end - item) : strlen(item);
+        const char *veq = memchr(item, '=', len);
+        if (!veq) return 1;
+        char(*kv)[48] = user_strings[n_user_configs][i];
+        snprintf(kv[0], 48, "%s%.*s", strncmp(item, "WSGEMM_", 7) == 0 ? "" : "WSGEMM_SM90_", (int)(veq - item), item);
+        snprintf(kv[1], 48, "%.*s", (int)(len - (size_t)(veq - item) - 1), veq + 1);
+        c->env[i][0] = kv[0];
+        c->env[i][1] = kv[1];
+        if (i < 2) c->env[i + 1][0] = NULL;
+        item = end ? end + 1 : item + len;
+    }
+    ++n_user_configs;
+    return 0;
+}
 
 static void apply(const config *c)
 {
@@ -97,6 +135,7 @@ static int is_small_shape(const shape *sh)
 static wsgemm_handle handle;
 static cublasHandle_t cublas;
 static float beta_arg = 0.0f;
+static int nn_only = 0;
 static wsgemm_dtype c_type = WSGEMM_R_16BF;
 
 /* one call of either library on set s; returns 0 on success */
@@ -194,8 +233,13 @@ static void run_shape(const shape *sh, int reps, int small)
     const config *cfgs = small ? small_configs : big_configs;
     int ncfg = small ? (int)(sizeof small_configs / sizeof small_configs[0])
                      : (int)(sizeof big_configs / sizeof big_configs[0]);
+    if (n_user_configs) {
+        user_configs[0] = small_configs[0]; /* the plan's own choice first */
+        cfgs = user_configs;
+        ncfg = n_user_configs + 1;
+    }
 
-    for (int op = 0; op < 2; ++op) {
+    for (int op = 0; op < (nn_only ? 1 : 2); ++op) {
         wsgemm_op ta = op ? WSGEMM_OP_T : WSGEMM_OP_N, tb = WSGEMM_OP_N;
         printf("\n%d x %d x %d  %cN  bf16->%s  beta %g   (GPU time, median of %d rounds side by side with cuBLAS)\n",
                sh->m, sh->n, sh->k, op ? 'T' : 'N', testing_dtype_name(c_type), (double)beta_arg, reps);
@@ -252,7 +296,14 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--beta") == 0 && i + 1 < argc) beta_arg = (float)atof(argv[++i]);
         else if (strcmp(argv[i], "--c") == 0 && i + 1 < argc)
             c_type = strcmp(argv[++i], "f32") == 0 ? WSGEMM_R_32F : WSGEMM_R_16BF;
-        else if (i + 2 < argc && nuser < 16) {
+        else if (strcmp(argv[i], "--nn") == 0) nn_only = 1;
+        else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+            if (parse_config(argv[++i]) != 0) {
+                fprintf(stderr, "sm90_tune: --config wants LABEL=VAR=V[,VAR=V[,VAR=V]] (at most %d): %s\n",
+                        kMaxUserConfigs, argv[i]);
+                return 2;
+            }
+        } else if (i + 2 < argc && nuser < 16) {
             user[nuser].m = atoi(argv[i]);
             user[nuser].n = atoi(argv[i + 1]);
             user[nuser].k = atoi(argv[i + 2]);
