@@ -3,9 +3,9 @@
  *
  * Usage: sm90_tune [--all] [--reps N] [--beta B] [--c bf16|f32] [--nn] [--config LABEL=VAR=V,VAR=V ...] [m n k ...]
  *   default shapes 4096^3 and 8192^3; --all adds the decode, small-K, unaligned and LLM shapes.
- *   --nn: op NN only (default NN and TN). --config (repeatable, up to 3 variables each, short names allowed:
- *   BN=128 for WSGEMM_SM90_BN): time the plan's choice and these configurations instead of the built-in list,
- *   e.g. --config c4s4=VARIANT=3,SPLITK=4.
+ *   --nn: op NN only (default NN and TN). --config (repeatable, 1 to 3 of the WSGEMM_SM90_* variables each,
+ *   the prefix optional: BN=128 for WSGEMM_SM90_BN): time the plan's choice and these configurations instead
+ *   of the built-in list, e.g. --config c4s4=VARIANT=3,SPLITK=4.
  * For each shape and op pair (NN, TN), bf16 in, C bf16 (or f32), alpha 1, beta 0 (or B), data uniform [-1, 1]:
  *   each configuration of the sm90 path (set through the launcher's WSGEMM_SM90_* variables, forced path
  *   sm90) is timed side by side with cuBLAS (cublasGemmEx, CUBLAS_COMPUTE_32F) by testing_time_interleaved:
@@ -16,7 +16,7 @@
  * Input buffers rotate among sets totalling > 2x the L2 size, warm-up first.
  * The configuration line of the sm90 launcher (WSGEMM_SM90_DEBUG=1) is printed once per configuration.
  */
-#define _POSIX_C_SOURCE 200809L /* setenv */
+#define _POSIX_C_SOURCE 200809L /* setenv, strdup, strtok_r */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,37 +75,33 @@ static const config small_configs[] = {
 static const char *vars[] = {"WSGEMM_SM90_VARIANT", "WSGEMM_SM90_SWAP",  "WSGEMM_SM90_BN",       "WSGEMM_SM90_GROUP",
                              "WSGEMM_SM90_SPLITK",  "WSGEMM_SM90_DEBUG", "WSGEMM_SM90_EPILOGUE", "WSGEMM_SM90_HYBRID"};
 
-/* configurations from the command line (--config), with their strings */
+/* configurations from the command line (--config) */
 enum { kMaxUserConfigs = 24 };
-static config user_configs[kMaxUserConfigs + 1];
-static char user_strings[kMaxUserConfigs][3][2][48];
+static config user_configs[kMaxUserConfigs + 1]; /* [0]: the plan's own choice */
 static int n_user_configs;
 
-/* "LABEL=VAR=V,VAR=V": VAR with or without its WSGEMM_SM90_ prefix; returns 0 when it parsed */
+/* "LABEL=VAR=V[,VAR=V[,VAR=V]]", VAR one of vars[] with or without its WSGEMM_SM90_ prefix; returns 0 when it
+ * parsed. The configuration's strings point into one copy of arg, the prefixed names into copies of their own. */
 static int parse_config(const char *arg)
 {
-    if (n_user_configs == kMaxUserConfigs) return 1;
-    const char *eq = strchr(arg, '=');
-    if (!eq || eq == arg) return 1;
+    char *copy = strdup(arg), *eq = strchr(copy, '='), *save = NULL;
+    if (n_user_configs == kMaxUserConfigs || !eq || eq == copy) return 1;
+    *eq = '\0';
     config *c = &user_configs[n_user_configs + 1];
-    char *label = malloc((size_t)(eq - arg) + 1);
-    memcpy(label, arg, (size_t)(eq - arg));
-    label[eq - arg] = '\0';
-    c->label = label;
-    const char *item = eq + 1;
-    for (int i = 0; i < 3 && *item; ++i) {
-        const char *end = strchr(item, ',');
-        size_t len = end ? (size_t)(end - item) : strlen(item);
-        const char *veq = memchr(item, '=', len);
-        if (!veq) return 1;
-        char(*kv)[48] = user_strings[n_user_configs][i];
-        snprintf(kv[0], 48, "%s%.*s", strncmp(item, "WSGEMM_", 7) == 0 ? "" : "WSGEMM_SM90_", (int)(veq - item), item);
-        snprintf(kv[1], 48, "%.*s", (int)(len - (size_t)(veq - item) - 1), veq + 1);
-        c->env[i][0] = kv[0];
-        c->env[i][1] = kv[1];
-        if (i < 2) c->env[i + 1][0] = NULL;
-        item = end ? end + 1 : item + len;
+    c->label = copy;
+    int i = 0;
+    for (char *item = strtok_r(eq + 1, ",", &save); item; item = strtok_r(NULL, ",", &save), ++i) {
+        char *veq = strchr(item, '='), name[64];
+        if (i == 3 || !veq) return 1;
+        *veq = '\0';
+        snprintf(name, sizeof name, "%s%s", strncmp(item, "WSGEMM_", 7) == 0 ? "" : "WSGEMM_SM90_", item);
+        size_t v = 0;
+        while (v < sizeof vars / sizeof vars[0] && strcmp(vars[v], name) != 0) ++v;
+        if (v == sizeof vars / sizeof vars[0]) return 1; /* a name apply() would not reset */
+        c->env[i][0] = vars[v];
+        c->env[i][1] = veq + 1;
     }
+    if (i == 0) return 1;
     ++n_user_configs;
     return 0;
 }
@@ -299,7 +295,9 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--nn") == 0) nn_only = 1;
         else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
             if (parse_config(argv[++i]) != 0) {
-                fprintf(stderr, "sm90_tune: --config wants LABEL=VAR=V[,VAR=V[,VAR=V]] (at most %d): %s\n",
+                fprintf(stderr,
+                        "sm90_tune: --config wants LABEL=VAR=V[,VAR=V[,VAR=V]], VAR a WSGEMM_SM90_ variable "
+                        "(at most %d configurations): %s\n",
                         kMaxUserConfigs, argv[i]);
                 return 2;
             }
