@@ -4,7 +4,7 @@
 #   mutant_prepare BUILD           read the compile line of the emulated sm100 object and the link lines of
 #                                  test_sm100_emulated and gemm_matrix_test from BUILD's ninja files
 #   mutant_build NAME DIR          copy gemm/ sync/ tmem/ include/ to DIR/src, apply mutant NAME there
-#                                  (scripts/mutants.py; "baseline" = no change), compile DIR/sm100_gemm.o with
+#                                  (scripts/mutants.py; "baseline" = no change), compile DIR/sm100_emu.o with
 #                                  the barrier watchdog on (20 s: a mutant that deadlocks traps instead of
 #                                  hanging), link DIR/test_sm100_emulated and DIR/gemm_matrix_test. Writes
 #                                  DIR/status (ok, ANCHOR-MISSING, DOES-NOT-COMPILE, DOES-NOT-LINK) and logs.
@@ -20,7 +20,7 @@ MUTANT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mutant_prepare() { # BUILD
     MUTANT_BUILD=$(cd "$1" && pwd) || return 2
     local obj
-    obj=$(ninja -C "$MUTANT_BUILD" -t targets all | grep -o '^[^:]*wsgemm_sm100_emu\.dir/[^:]*sm100_gemm\.cu\.o' | head -1)
+    obj=$(ninja -C "$MUTANT_BUILD" -t targets all | grep -o '^[^:]*wsgemm_sm100_emu\.dir/[^:]*sm100_launch\.cu\.o' | head -1)
     [ -n "$obj" ] || { echo "no emulated sm100 object in $MUTANT_BUILD (configure with 90a and WSGEMM_SM100_EMULATION=ON)"; return 2; }
     MUTANT_COMPILE=$(ninja -C "$MUTANT_BUILD" -t commands "$obj" | tail -1)
     MUTANT_LINK_SM100=$(ninja -C "$MUTANT_BUILD" -t commands tests/sm100/test_sm100_emulated | tail -1)
@@ -37,8 +37,8 @@ mutant_build() { # NAME DIR
         return 1
     fi
     c=$(printf '%s' "$MUTANT_COMPILE" | sed -e "s# -I$MUTANT_ROOT/# -I$d/src/#g" -e "s# -I$MUTANT_ROOT # -I$d/src #g" \
-        -e "s# $MUTANT_ROOT/gemm/sm100/sm100_gemm.cu # $d/src/gemm/sm100/sm100_gemm.cu #" \
-        -e "s# -MD -MT [^ ]* -MF [^ ]*##" -e "s# -o [^ ]*\$# -o $d/sm100_gemm.o#" \
+        -e "s# $MUTANT_ROOT/gemm/sm100/sm100_launch.cu # $d/src/gemm/sm100/sm100_launch.cu #" \
+        -e "s# -MD -MT [^ ]* -MF [^ ]*##" -e "s# -o [^ ]*\$# -o $d/sm100_emu.o#" \
         -e "s# -DWSGEMM_WATCHDOG_NS=[0-9a-z]*##g" -e "s# -DWSGEMM_WATCHDOG_TRAP_NS=[0-9a-z]*##g")
     c="$c -DWSGEMM_WATCHDOG=1 -DWSGEMM_WATCHDOG_NS=20000000000ull -DWSGEMM_WATCHDOG_TRAP_NS=20000000000ull"
     t=$SECONDS
@@ -51,7 +51,7 @@ mutant_build() { # NAME DIR
                 "tests/generic/gemm_matrix_test|gemm_matrix_test|$MUTANT_LINK_MATRIX"; do
         local target=${pair%%|*} rest=${pair#*|}
         local out=${rest%%|*} link=${rest#*|}
-        link=$(printf '%s' "$link" | sed -e "s# -o $target # -o $d/$out #" -e "s# libwsgemm\.a # $d/sm100_gemm.o libwsgemm.a #")
+        link=$(printf '%s' "$link" | sed -e "s# -o $target # -o $d/$out #" -e "s# libwsgemm\.a # $d/sm100_emu.o libwsgemm.a #")
         if ! (cd "$MUTANT_BUILD" && sh -c "$link") >>"$d/link.log" 2>&1; then
             echo DOES-NOT-LINK >"$d/status"
             return 1

@@ -17,7 +17,7 @@ Used by scripts/mutation_suite.sh (every mutant) and scripts/hb_check.sh (acc_re
 import re
 import sys
 
-KERNEL = "gemm/sm100/sm100_gemm.cu"
+KERNEL = "gemm/sm100/sm100_kernel.cuh"
 
 # name, expectation ("kill", or "equivalent: why"), tests (fastest killer first), [(file, pattern, replacement,
 # expected matches)]; expected matches None = at least one. Replacements start with /*MUTANT*/ so a build log

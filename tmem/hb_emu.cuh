@@ -54,7 +54,7 @@ enum {
     TMEM_HB_MAX_AGENTS = 32, /* warps per cluster */
     /* mbarriers per CTA (an open-addressing table; a CTA with more leaves its cluster untracked). The sm100
      * kernel has 33 with cta_group 2 (6 full, 6 empty, 2 acc_full, 2 acc_empty, 4 x 4 c_full, dealloc) and
-     * 29 with cta_group 1; gemm/sm100/sm100_gemm.cu checks its count against this at compile time. */
+     * 29 with cta_group 1; gemm/sm100/sm100_kernel.cuh checks its count against this at compile time. */
     TMEM_HB_MBARRIERS = 64,
     TMEM_HB_NAMED = 16,      /* named barrier ids */
     TMEM_HB_NAMES = 64,      /* distinct barrier names in race reports */

@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-/* The kernel's fixed tile (gemm/sm100/sm100_gemm.cu static-asserts that it agrees): 128 bytes of K per stage,
+/* The kernel's fixed tile (gemm/sm100/sm100_kernel.cuh static-asserts that it agrees): 128 bytes of K per stage,
  * 64 elements of 16-bit operands (kind::f16) or 128 of FP8 (kind::f8f6f4). */
 enum { SM100_BM = 128, SM100_BN = 256, SM100_BK = 64, SM100_BK_FP8 = 128 };
 

@@ -10,7 +10,7 @@
  *               cluster, peer launched); MMA warp: tcgen05.alloc; cta_group 2: everyone: cluster sync #2
  *               (both allocs done before the first MMA and before any dealloc); named barrier ADDR (MMA
  *               warp + the epilogue warps, bar.sync) hands the TMEM address to the epilogue. This is
- *               the order of gemm/sm100/sm100_gemm.cu.
+ *               the order of gemm/sm100/sm100_kernel.cuh.
  *   producer    per CTA, for each (tile, k-block): wait empty[s] (own CTA, producer phase starts at 1);
  *               leader (or the one CTA): arrive.expect_tx(full[s], bytes x cta_group); issue a TMA copy
  *               into its own stage s that completes_tx on the LEADER's full[s]. Ends with producer_tail.

@@ -44,7 +44,7 @@ typedef struct model {
     int has_cg2;
 } model;
 
-/* gemm/sm100/sm100_gemm.cu: one kernel per (cta_group, C type); cta_group 1 has 4 stages of 48 KB, cta_group
+/* gemm/sm100/sm100_kernel.cuh: one kernel per (cta_group, C type); cta_group 1 has 4 stages of 48 KB, cta_group
  * 2 six of 32 KB, both with 32 KB of epilogue chunks. */
 static wsgemm_status model_query(void *ctx, int cta_group, wsgemm_dtype out_type, sm100_kernel_facts *f)
 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# static_evidence.sh - static checks of the sm_100a build of gemm/sm100/sm100_gemm.cu (no GPU needed):
+# static_evidence.sh - static checks of the sm_100a build of the sm100 kernel (gemm/sm100/sm100_launch.cu, which includes sm100_kernel.cuh; no GPU needed):
 #   1. ptxas -v: every kernel has 0 spill bytes (printed);
 #   2. dynamic shared memory of both configurations within the 227 KB opt-in limit (printed);
 #   3. the PTX holds tcgen05.mma.cta_group::1 and ::2 of both kinds (kind::f16 for 16-bit inputs,
@@ -26,7 +26,7 @@ fi
 mkdir -p "$WORK"
 FLAGS=(-std=c++17 --generate-code=arch=compute_100a,code=sm_100a -DWSGEMM_TMEM_HARDWARE=1
        -I"$SRC" -I"$SRC/gemm" -I"$SRC/include")
-CU="$SRC/gemm/sm100/sm100_gemm.cu"
+CU="$SRC/gemm/sm100/sm100_launch.cu"
 fail=0
 
 echo "== 1. ptxas -v (sm_100a)"

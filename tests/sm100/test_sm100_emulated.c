@@ -1,5 +1,5 @@
 /*
- * test_sm100_emulated.c - the sm100 kernel (gemm/sm100/sm100_gemm.cu built for sm_90a against the
+ * test_sm100_emulated.c - the sm100 kernel (gemm/sm100/sm100_kernel.cuh built for sm_90a against the
  * TMEM emulation) against cuBLAS on a Hopper GPU, one ctest entry per case:
  *
  *   ops_cg1, ops_cg2       all four op combinations (K-major and MN-major operands), each cta_group

@@ -1,0 +1,419 @@
+/*
+ * gemm/sm100/sm100_launch.cu - the Blackwell path's launcher: the sm100 kernel (sm100_kernel.cuh) run through
+ * the launch skeleton the fast paths share (gemm/common/launch.cuh):
+ *
+ *   plan (sm100_plan.c: cta_group, split-K, grid, epilogue, staging, workspace; CPU-tested)
+ *   -> reserve the workspace -> stage operands TMA cannot address -> encode the tensor maps and the kernel's
+ *   parameters -> launch the kernel and, split, the fixed-order reduction.
+ *
+ * The planner asks this file about the kernels (query_kernel): whether the kernel of (cta_group, output type)
+ * fits the device and how many of its clusters run at once. One source, two builds (gemm/CMakeLists.txt): the
+ * hardware one defines wsgemm_sm100_available / _gemm, the emulated one (sm_90a) wsgemm_sm100_emulated_*.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/device.h"
+#include "common/knobs.h"
+#include "common/splitk_reduce.cuh"
+#include "common/staging.cuh"
+#include "common/tma.h"
+#include "internal.h"
+#include "sm100/sm100_kernel.cuh"
+#include "sm100/sm100_plan.h"
+#include "sm100/sm100_probe.h"
+
+namespace {
+
+/* ---------------------------------------------------------------- host: tensor maps */
+
+/* One operand as the plan describes it (gemm/common/plan.h; staged operands point at their copy) as a 3-D
+ * tensor of 16-bit or FP8 elements (gemm/common/tma.h): dim 0 the contiguous one (K for a K-major operand, M
+ * or N for an MN-major one), dim 1 the other, dim 2 the batch (depth 1 for an operand shared by the batch).
+ * Box, e = row_elems, the elements per 128 bytes (the plan's bk: 64 or 128): K-major {e k, rows}; MN-major
+ * {e m-or-n, e k} (the kernel issues rows/e of them). SWIZZLE_128B, zero fill out of bounds. */
+cudaError_t make_operand_map(CUtensorMap *map, const wsgemm_operand *o, wsgemm_dtype type, long long k, int rows,
+                             int row_elems, char *msg, size_t msg_size)
+{
+    const int mn_major = !o->k_major;
+    wsgemm_tma_2d16 d;
+    d.base = o->ptr;
+    d.dtype = type;
+    d.inner = (uint64_t)(mn_major ? o->rows_dim : k);
+    d.outer = (uint64_t)(mn_major ? k : o->rows_dim);
+    d.depth = (uint64_t)o->nb;
+    d.ld = (uint64_t)o->ld;
+    d.batch_stride = (uint64_t)(o->nb > 1 ? o->stride : 0);
+    d.box_inner = (uint32_t)row_elems;
+    d.box_outer = (uint32_t)(mn_major ? row_elems : rows);
+    return wsgemm_tma_encode_2d16(map, &d, msg, msg_size);
+}
+
+/* The kernel's output (C, or the fp32 partials) for the TMA epilogue: {m, n, splits x batch}, 32 x 32 boxes (one
+ * epilogue warp's chunk), no swizzle: the chunk lies in shared memory column after column. */
+cudaError_t make_output_map(CUtensorMap *map, const KernelParams *k, const wsgemm_plan *plan, const wsgemm_problem *p,
+                            char *msg, size_t msg_size)
+{
+    wsgemm_tma_2d16 d;
+    d.base = k->c;
+    d.dtype = sm100_plan_out_type(plan, p);
+    d.inner = (uint64_t)p->m;
+    d.outer = (uint64_t)p->n;
+    d.depth = (uint64_t)plan->splits * (uint64_t)p->batch_count;
+    d.ld = (uint64_t)k->ldc;
+    d.batch_stride = (uint64_t)k->stride_c;
+    d.box_inner = 32;
+    d.box_outer = (uint32_t)kEpilogueChunk;
+    return wsgemm_tma_encode_unswizzled(map, &d, msg, msg_size);
+}
+
+/* ---------------------------------------------------------------- host: knobs */
+
+#if SM100_EMULATION
+/* WSGEMM_SM100_FAULT: the planted teardown bugs (emulated build only; the hardware build never plants one).
+ * A verification switch, not a tuning knob: read on every call, so a test's child process sets it alone. */
+int env_fault(void)
+{
+    const char *v = getenv("WSGEMM_SM100_FAULT");
+    if (v == NULL) return FAULT_NONE;
+    if (strcmp(v, "early_dealloc") == 0) return FAULT_EARLY_DEALLOC;
+    if (strcmp(v, "missing_peer_signal") == 0) return FAULT_MISSING_PEER_SIGNAL;
+    return FAULT_NONE;
+}
+#endif
+
+/* ---------------------------------------------------------------- host: the planner's query */
+
+#if SM100_EMULATION
+#define SM100_PATH_NAME "sm100-emulated"
+#else
+#define SM100_PATH_NAME "sm100"
+#endif
+
+template <int kCtaGroup, typename TOut>
+const void *kernel_fn(void)
+{
+    return (const void *)sm100_gemm_kernel<kCtaGroup, TOut>;
+}
+
+template <int kCtaGroup>
+const void *kernel_for_group(wsgemm_dtype out_type)
+{
+    switch (out_type) {
+    case WSGEMM_R_16BF: return kernel_fn<kCtaGroup, __nv_bfloat16>();
+    case WSGEMM_R_16F: return kernel_fn<kCtaGroup, __half>();
+    case WSGEMM_R_8F_E4M3: return kernel_fn<kCtaGroup, __nv_fp8_e4m3>();
+    default: return kernel_fn<kCtaGroup, float>();
+    }
+}
+
+/* The kernel of (cta_group, output type). */
+const void *kernel_for(int cta_group, wsgemm_dtype out_type)
+{
+    return cta_group == 2 ? kernel_for_group<2>(out_type) : kernel_for_group<1>(out_type);
+}
+
+/* Co-resident clusters of each kernel, per device: asked of the runtime once (cudaOccupancyMaxActiveClusters
+ * after the shared-memory opt-in), 0 = not asked yet. Eight kernels: (cta_group 1, 2) x (bf16, f16, f32, E4M3). */
+enum { kOutTypes = 4 };
+int prep_clusters[WSGEMM_MAX_DEVICES][2 * kOutTypes];
+pthread_mutex_t prep_lock = PTHREAD_MUTEX_INITIALIZER; /* handles may live on several host threads */
+
+int type_index(wsgemm_dtype t)
+{
+    return t == WSGEMM_R_16BF ? 0 : t == WSGEMM_R_16F ? 1 : t == WSGEMM_R_8F_E4M3 ? 3 : 2;
+}
+
+/* The planner's question (sm100_plan.h): does the kernel of (cta_group, out_type) fit this device, and how
+ * many of its clusters run at once. */
+wsgemm_status query_kernel(void *launch_ctx, int cta_group, wsgemm_dtype out_type, sm100_kernel_facts *out)
+{
+    wsgemm_launch_ctx *ctx = (wsgemm_launch_ctx *)launch_ctx;
+    memset(out, 0, sizeof *out);
+    const int smem = cta_group == 2 ? smem_bytes<2>() : smem_bytes<1>();
+    const wsgemm_device_info *dev = ctx->device;
+    if (dev->smem_optin_bytes < smem || (cta_group == 2 && dev->sm_count < 2)) return WSGEMM_STATUS_SUCCESS;
+    const int slot = (cta_group - 1) * kOutTypes + type_index(out_type);
+    pthread_mutex_lock(&prep_lock);
+    int clusters = prep_clusters[dev->ordinal][slot];
+    pthread_mutex_unlock(&prep_lock);
+    if (clusters == 0) {
+        const void *fn = kernel_for(cta_group, out_type);
+        cudaError_t err = wsgemm_kernel_set_max_dynamic_smem(fn, smem);
+        if (err != cudaSuccess) {
+            wsgemm_forget_cuda_error(err);
+            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s: cudaFuncSetAttribute(max dynamic smem %d) failed: %s",
+                               SM100_PATH_NAME, smem, cudaGetErrorString(err));
+        }
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        cluster_launch_config(&cfg, attr, (unsigned)cta_group);
+        cfg.gridDim = dim3((unsigned)(cta_group * dev->sm_count), 1, 1);
+        cfg.blockDim = dim3(kThreads, 1, 1);
+        cfg.dynamicSmemBytes = (size_t)smem;
+        cfg.stream = ctx->stream;
+        err = cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg);
+        if (err != cudaSuccess || clusters <= 0) {
+            wsgemm_forget_cuda_error(err);
+            clusters = dev->sm_count / cta_group; /* the ideal; extra clusters would just queue */
+        }
+        pthread_mutex_lock(&prep_lock);
+        prep_clusters[dev->ordinal][slot] = clusters;
+        pthread_mutex_unlock(&prep_lock);
+    }
+    out->exists = 1;
+    out->cta_group = cta_group;
+    out->stages = cta_group == 2 ? Config<2>::kStages : Config<1>::kStages;
+    out->smem_bytes = smem;
+    out->max_clusters = clusters;
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- host: launch */
+
+template <int kCtaGroup, typename TOut>
+cudaError_t launch_kernel(const KernelParams &p, int ctas, cudaStream_t stream)
+{
+    const int smem = smem_bytes<kCtaGroup>();
+    cudaError_t err = wsgemm_kernel_set_max_dynamic_smem((const void *)sm100_gemm_kernel<kCtaGroup, TOut>, smem);
+    if (err != cudaSuccess) return err;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)ctas, 1, 1);
+    cfg.blockDim = dim3(kThreads, 1, 1);
+    cfg.dynamicSmemBytes = (size_t)smem;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    cluster_launch_config(&cfg, attr, (unsigned)kCtaGroup);
+    return cudaLaunchKernelEx(&cfg, sm100_gemm_kernel<kCtaGroup, TOut>, p);
+}
+
+template <int kCtaGroup>
+cudaError_t launch_for_output(const KernelParams &p, wsgemm_dtype out_type, int ctas, cudaStream_t stream)
+{
+    switch (out_type) {
+    case WSGEMM_R_16BF: return launch_kernel<kCtaGroup, __nv_bfloat16>(p, ctas, stream);
+    case WSGEMM_R_16F: return launch_kernel<kCtaGroup, __half>(p, ctas, stream);
+    case WSGEMM_R_8F_E4M3: return launch_kernel<kCtaGroup, __nv_fp8_e4m3>(p, ctas, stream);
+    default: return launch_kernel<kCtaGroup, float>(p, ctas, stream);
+    }
+}
+
+/* The kernel's parameters for the plan (tensor maps encoded by the caller). */
+void set_params(KernelParams *k, const wsgemm_plan *plan, const wsgemm_problem *p, uint8_t *ws, int fault)
+{
+    k->sched = plan->sched;
+    k->m = p->m;
+    k->n = p->n;
+    if (plan->splits > 1) { /* fp32 partials [split][batch][n][m]; the reduction applies alpha, beta, C's type */
+        k->c = ws + plan->partials_offset;
+        k->ldc = p->m;
+        k->stride_c = (long long)p->m * p->n;
+        k->stride_split = (long long)p->m * p->n * p->batch_count;
+        k->alpha = 1.0f;
+        k->beta = 0.0f;
+    } else {
+        k->c = p->C;
+        k->ldc = p->ldc;
+        k->stride_c = p->strideC;
+        k->stride_split = 0;
+        k->alpha = p->alpha;
+        k->beta = p->beta;
+    }
+    k->a_mn_major = plan->p_mn;
+    k->b_mn_major = plan->q_mn;
+    k->a_batched = plan->a.nb > 1;
+    k->b_batched = plan->b.nb > 1;
+    k->fault = fault;
+    k->epilogue = plan->epilogue;
+    k->out_batches = p->batch_count;
+    k->has_fused = p->fused != NULL;
+    if (p->fused) k->fused = *p->fused;
+    const int tile_m = kBlockM * plan->cluster;
+    const umma_major a_major = k->a_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR;
+    const umma_major b_major = k->b_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR;
+    if (wsgemm_dtype_size(p->Atype) == 1) {
+        k->kind = UMMA_KIND_F8F6F4;
+        const umma_f8_dtype a = p->Atype == WSGEMM_R_8F_E5M2 ? UMMA_E5M2 : UMMA_E4M3;
+        const umma_f8_dtype b = p->Btype == WSGEMM_R_8F_E5M2 ? UMMA_E5M2 : UMMA_E4M3;
+        k->idesc = umma_idesc_f8f6f4_encode(UMMA_ACC_F32, a, b, a_major, b_major, 0, 0, (uint32_t)tile_m,
+                                            (uint32_t)kBlockN);
+    } else {
+        k->kind = UMMA_KIND_F16;
+        const umma_dtype ab = p->Atype == WSGEMM_R_16BF ? UMMA_BF16 : UMMA_F16;
+        k->idesc = umma_idesc_f16_encode(UMMA_ACC_F32, ab, ab, a_major, b_major, 0, 0, (uint32_t)tile_m,
+                                         (uint32_t)kBlockN);
+    }
+    k->row_elems = plan->bk; /* the plan's K per block: 128 bytes of the input type (sm100_plan.h) */
+    /* K step inside a stage, one instruction's K (32 bytes of K-major rows): K-major moves 32 B along the
+     * 128-B row; MN-major moves that many K rows of 128 B (16 or 32 rows: 2048 or 4096 B, whole 8-row groups
+     * on 1024-B atom boundaries). The MN-major boxes of one stage lie 128 * row_elems bytes apart (LBO). */
+    const uint32_t umma_k = umma_kind_k((umma_kind)k->kind);
+    k->a_desc = k->a_mn_major ? umma_smem_desc_mn_major(0, UMMA_SWIZZLE_128B, (uint32_t)k->row_elems)
+                              : umma_smem_desc_k_major(0, UMMA_SWIZZLE_128B);
+    k->b_desc = k->b_mn_major ? umma_smem_desc_mn_major(0, UMMA_SWIZZLE_128B, (uint32_t)k->row_elems)
+                              : umma_smem_desc_k_major(0, UMMA_SWIZZLE_128B);
+    k->a_k_step_bytes = k->a_mn_major ? umma_k * kSwizzleBytes : (uint32_t)kUmmaKBytes;
+    k->b_k_step_bytes = k->b_mn_major ? umma_k * kSwizzleBytes : (uint32_t)kUmmaKBytes;
+}
+
+/* What this thread's last launch ran (sm100_probe.h); launched = 0 until the first. */
+thread_local int last_launched = 0;
+thread_local wsgemm_sm100_launch_probe last_launch;
+
+/* The whole launcher: plan (sm100_plan.c) -> reserve the workspace -> stage the operands TMA cannot address
+ * -> encode the tensor maps -> launch the kernel and, split, the fixed-order reduction. */
+wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const wsgemm_knobs *knobs, int fault)
+{
+    /* plan */
+    wsgemm_plan plan;
+    char msg[256] = "";
+    wsgemm_status st = sm100_plan_make(p, knobs, query_kernel, ctx, &plan, msg, sizeof msg);
+    if (st != WSGEMM_STATUS_SUCCESS) return msg[0] ? wsgemm_fail(ctx, st, "%s: %s", SM100_PATH_NAME, msg) : st;
+
+    /* reserve */
+    void *ws_ptr = NULL;
+    if (plan.workspace_bytes > 0) {
+        st = wsgemm_workspace_reserve(ctx, plan.workspace_bytes, &ws_ptr);
+        if (st != WSGEMM_STATUS_SUCCESS) return st;
+    }
+    if (ctx->plan_only) return WSGEMM_STATUS_SUCCESS;
+    uint8_t *ws = (uint8_t *)ws_ptr;
+
+    /* stage: the kernel reads the copies (launched below, once nothing can be declined any more) */
+    wsgemm_operand *const staged[2] = {&plan.a, &plan.b};
+    wsgemm_operand src[2] = {}; /* the originals of the staged operands */
+    const int fp8 = plan.bk == SM100_BK_FP8; /* FP8 copies are K-major (staging.h) */
+    wsgemm_use_staged_copies(staged, src, 2, ws, fp8, p->k);
+
+    /* encode: what TMA cannot describe is declined before anything is launched */
+    KernelParams k = {};
+    set_params(&k, &plan, p, ws, fault);
+    cudaError_t err = make_operand_map(&k.tmap_a, &plan.a, p->Atype, p->k, kBlockM, plan.bk, msg, sizeof msg);
+    if (err == cudaSuccess)
+        err = make_operand_map(&k.tmap_b, &plan.b, p->Btype, p->k, kBlockN / plan.cluster, plan.bk, msg, sizeof msg);
+    if (err != cudaSuccess) return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "%s tensor map: %s", SM100_PATH_NAME, msg);
+    if (plan.epilogue != WSGEMM_EPILOGUE_DIRECT && make_output_map(&k.tmap_c, &k, &plan, p, msg, sizeof msg) != cudaSuccess) {
+        if (knobs->sm100_debug) fprintf(stderr, "wsgemm %s: no TMA epilogue: %s\n", SM100_PATH_NAME, msg);
+        plan.epilogue = WSGEMM_EPILOGUE_DIRECT; /* the driver refused the map: per-element stores serve any output */
+        k.epilogue = WSGEMM_EPILOGUE_DIRECT;
+    }
+    if (knobs->sm100_debug) {
+        char line[640];
+        wsgemm_plan_describe(&plan, p, line, sizeof line);
+        fprintf(stderr, "wsgemm %s: %s\n", SM100_PATH_NAME, line);
+    }
+
+    /* launch */
+    err = wsgemm_launch_stagings(src, staged, 2, fp8, p->k, ctx->stream);
+    if (err != cudaSuccess) {
+        wsgemm_forget_cuda_error(err);
+        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s operand staging launch failed: %s", SM100_PATH_NAME,
+                           cudaGetErrorString(err));
+    }
+#if SM100_EMULATION
+    const int delay_ns = wsgemm_env_int("WSGEMM_SM100_EMU_DELAY_NS", 0); /* verification switch, per call */
+    tmem_host_set_random_delays((uint32_t)(delay_ns > 0 ? delay_ns : 0), 12345u);
+#endif
+    if (p->fused && p->fused->amax) { /* amax_d starts from 0; each epilogue warp raises it */
+        err = cudaMemsetAsync(p->fused->amax, 0, sizeof(float), ctx->stream);
+        if (err != cudaSuccess) {
+            wsgemm_forget_cuda_error(err);
+            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s: resetting amax_d failed: %s", SM100_PATH_NAME,
+                               cudaGetErrorString(err));
+        }
+    }
+    err = tmem_host_prepare(ctx->stream); /* the emulation's per-launch set-up; no-op on hardware */
+    if (err != cudaSuccess) {
+        wsgemm_forget_cuda_error(err);
+        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "TMEM set-up failed: %s", cudaGetErrorString(err));
+    }
+    const long long ctas = plan.grid_clusters * plan.cluster;
+    const wsgemm_dtype out_type = sm100_plan_out_type(&plan, p);
+    err = plan.cluster == 2 ? launch_for_output<2>(k, out_type, (int)ctas, ctx->stream)
+                            : launch_for_output<1>(k, out_type, (int)ctas, ctx->stream);
+    if (err != cudaSuccess) {
+        wsgemm_forget_cuda_error(err);
+        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s kernel launch (cta_group %d, %lld CTAs) failed: %s",
+                           SM100_PATH_NAME, plan.cluster, ctas, cudaGetErrorString(err));
+    }
+    last_launch = wsgemm_sm100_launch_probe{plan.cluster, plan.splits, (int)plan.epilogue, plan.a.staged,
+                                            plan.b.staged, ctas, k.kind, k.has_fused};
+    last_launched = 1;
+    if (plan.splits > 1) {
+        err = wsgemm_splitk_reduce_launch((const float *)(ws + plan.partials_offset), plan.splits, p,
+                                          ctx->device->sm_count, ctx->stream);
+        if (err != cudaSuccess) {
+            wsgemm_forget_cuda_error(err);
+            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s split-K reduction launch failed: %s",
+                               SM100_PATH_NAME, cudaGetErrorString(err));
+        }
+    }
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+int copy_last_launch(wsgemm_sm100_launch_probe *out)
+{
+    if (!last_launched) return -1;
+    *out = last_launch;
+    return 0;
+}
+
+} // namespace
+
+#if SM100_EMULATION
+
+extern "C" int wsgemm_sm100_emulated_last_launch(wsgemm_sm100_launch_probe *out)
+{
+    return copy_last_launch(out);
+}
+
+extern "C" int wsgemm_sm100_emulated_available(void)
+{
+    return 1;
+}
+
+extern "C" wsgemm_status wsgemm_sm100_emulated_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
+{
+    return run_sm100(p, ctx, wsgemm_knobs_get(), env_fault());
+}
+
+/* For tests/sm100: TMEM columns the emulation still holds after the last launch (0 = clean, -1 on a
+ * CUDA error). The emulation's state is per translation unit, so the query must live here. Synchronizes
+ * the legacy default stream; call it after the GEMM's stream has finished. */
+extern "C" int wsgemm_sm100_emulated_tmem_leaked_columns(void)
+{
+    char msg[512];
+    const int leaked = tmem_host_leak_check(0, msg, sizeof msg);
+    if (leaked != 0) fprintf(stderr, "wsgemm sm100-emulated: TMEM leak check: %d (%s)\n", leaked, msg);
+    return leaked;
+}
+
+/* For tests/sm100: the first error the emulation's checker recorded since the last launch (0 = none),
+ * with its description in msg. Readable after the checker's trap destroyed the context (the record is
+ * in host-mapped memory), unlike its device printf, which may be lost with the context. */
+extern "C" int wsgemm_sm100_emulated_checker_error(char *msg, size_t msg_size)
+{
+    return tmem_host_last_error(msg, msg_size);
+}
+
+#else /* hardware */
+
+extern "C" int wsgemm_sm100_last_launch(wsgemm_sm100_launch_probe *out)
+{
+    return copy_last_launch(out);
+}
+
+extern "C" int wsgemm_sm100_available(void)
+{
+    return 1;
+}
+
+extern "C" wsgemm_status wsgemm_sm100_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
+{
+    return run_sm100(p, ctx, wsgemm_knobs_get(), FAULT_NONE);
+}
+
+#endif
