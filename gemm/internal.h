@@ -1,8 +1,8 @@
 /*
- * internal.h - what api.c hands to each kernel path, and what each path
- * promises back. C linkage; included by C (api.c) and CUDA (launchers).
+ * internal.h - the launcher contract: what the call pipeline (call.c, paths.c) hands to each kernel path,
+ * and what each path promises back. C linkage; included by C and CUDA (the launchers).
  *
- * api.c has already checked every argument when a launcher runs: m, n, k,
+ * The public calls (api.c, matmul.c) have already checked every argument when a launcher runs: m, n, k,
  * batch_count > 0, alpha != 0, the types are a supported combination, the
  * leading dimensions are legal, the pointers are device memory aligned to
  * their element size, and every operand's footprint (all batch members) lies
@@ -18,6 +18,7 @@
 #define WSGEMM_INTERNAL_H
 
 #include <stddef.h>
+#include "common/dtype.h"
 #include "common/epilogue.h"
 #include "wsgemm.h"
 
@@ -83,41 +84,15 @@ typedef struct wsgemm_launch_ctx {
  * plan_only call it records the bytes and returns SUCCESS with *ptr = NULL. */
 wsgemm_status wsgemm_workspace_reserve(wsgemm_launch_ctx *ctx, size_t bytes, void **ptr);
 
-/* A CUDA runtime call of ours failed with err: clear it from the runtime's last-error slot (the caller's
- * own pending error, if any, was already replaced by it), so it is not reported again by the caller's
- * next cudaGetLastError. Never called on success paths, so a caller's pending error survives them. */
-void wsgemm_forget_cuda_error(cudaError_t err);
-
-/* Write a formatted explanation into ctx->message and return `status`. */
-wsgemm_status wsgemm_fail(const wsgemm_launch_ctx *ctx, wsgemm_status status, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-/* Bytes per element of a dtype (2 or 4). */
-int wsgemm_dtype_size(wsgemm_dtype t);
-
-/* A launcher's tuning knob from the environment (WSGEMM_SM90_*, WSGEMM_SM100_*): its integer value, or
- * `fallback` when the variable is unset or empty. Read on every call, so a test can change it in-process. */
-int wsgemm_env_int(const char *name, int fallback);
-
 /* gemm/generic: runs every valid problem. */
 wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
 /* gemm/generic: C = beta * C (beta == 0: C = 0 without reading C), for k == 0
  * or alpha == 0. */
 wsgemm_status wsgemm_generic_scale_c(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
 
-/* A wsgemm_matmul call after its checks (gemm/matmul.c): the product as a wsgemm_problem whose C is the
- * output D (Ctype = Dtype, ldc = ldd, batch_count 1; alpha, beta the host values; A and B may be FP8),
- * and everything else the output op reads. alpha == 0 or k == 0: no product (A and B may be NULL). */
-typedef struct wsgemm_matmul_problem {
-    wsgemm_problem gemm;
-    wsgemm_fused_epilogue fused;
-} wsgemm_matmul_problem;
-
-/* gemm/generic: runs every valid matmul (fp32 accumulation, FP8 operands widened to fp16 exactly). */
-wsgemm_status wsgemm_generic_matmul(const wsgemm_matmul_problem *p, wsgemm_launch_ctx *ctx);
+/* gemm/generic: runs every valid matmul: p->fused is its output op (fp32 accumulation, FP8 operands widened
+ * to fp16 exactly; no product when k == 0 or alpha == 0, then A and B may be NULL). */
+wsgemm_status wsgemm_generic_matmul(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
 
 /* gemm/sm90: the Hopper path; declines with NOT_SUPPORTED what it cannot run. */
 int wsgemm_sm90_available(void); /* 1 when the build contains the sm90 kernel */

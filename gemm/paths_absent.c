@@ -4,6 +4,7 @@
  * They report the path as unavailable; api.c then answers a forced path
  * with NOT_SUPPORTED and AUTO never picks it.
  */
+#include "common/status.h"
 #include "internal.h"
 #include "sm100/sm100_probe.h"
 #include "sm90/sm90_probe.h"

@@ -9,6 +9,8 @@
 
 #include <cuda.h> /* CUresult, CUdeviceptr: types only */
 
+#include "common/status.h"
+
 static wsgemm_device_info infos[WSGEMM_MAX_DEVICES];
 static atomic_int known[WSGEMM_MAX_DEVICES];
 static pthread_mutex_t infos_lock = PTHREAD_MUTEX_INITIALIZER;

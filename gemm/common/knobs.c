@@ -8,7 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+int wsgemm_env_int(const char *name, int fallback)
+{
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0') return fallback;
+    return atoi(v);
+}
 
 wsgemm_knobs wsgemm_knobs_defaults(void)
 {

@@ -61,6 +61,11 @@ typedef struct wsgemm_knobs {
                                                XDG_CACHE_HOME / HOME only); "": no disk cache */
 } wsgemm_knobs;
 
+/* An integer variable of the environment: its value, or `fallback` when it is unset or empty. Read on every
+ * call (the knobs below read their variables through it once; a verification switch of the emulated build reads
+ * its own per call, so a test can change it in-process). */
+int wsgemm_env_int(const char *name, int fallback);
+
 /* The knobs with no variable set. */
 wsgemm_knobs wsgemm_knobs_defaults(void);
 /* The knobs as the environment sets them now. */

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common/device.h"
+#include "common/status.h"
 #include "internal.h"
 
 /* The driver function's type, spelled out here so cudaTypedefs.h is not needed (CUDA 12.0 ABI). */

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/status.h"
+
 /* Freed pool memory up to this much stays with the pool for the next call instead of going back to the
  * driver at the next synchronization (a staged 4099^3 call takes about 70 MB). */
 static const uint64_t kPoolKeepBytes = (uint64_t)256 << 20;

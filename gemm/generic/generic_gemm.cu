@@ -35,6 +35,7 @@
 
 #include "common/epilogue.cuh"
 #include "common/splitk_reduce.cuh"
+#include "common/status.h"
 #include "internal.h"
 
 namespace {
@@ -573,14 +574,14 @@ extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_lau
 
 /* One chain whatever K (no split-K: the fused op runs where the accumulators are); amax_d reset to 0
  * stream-ordered before the kernel raises it. */
-extern "C" wsgemm_status wsgemm_generic_matmul(const wsgemm_matmul_problem *p, wsgemm_launch_ctx *ctx)
+extern "C" wsgemm_status wsgemm_generic_matmul(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
-    GemmParams g = params_of(&p->gemm);
+    GemmParams g = params_of(p);
     g.fused = 1;
-    g.ep = p->fused;
+    g.ep = *p->fused;
     cudaError_t err = cudaSuccess;
-    if (p->fused.amax) err = cudaMemsetAsync(p->fused.amax, 0, sizeof(float), ctx->stream);
-    if (err == cudaSuccess) err = launch_for_operands(g, p->gemm.Atype, p->gemm.Ctype, ctx->stream);
+    if (p->fused->amax) err = cudaMemsetAsync(p->fused->amax, 0, sizeof(float), ctx->stream);
+    if (err == cudaSuccess) err = launch_for_operands(g, p->Atype, p->Ctype, ctx->stream);
     return err == cudaSuccess ? WSGEMM_STATUS_SUCCESS : launch_failed(ctx, err);
 }
 

@@ -26,6 +26,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "common/status.h"
+
 extern char **environ;
 
 /* Set by CMake: where the installed helper lies relative to the installed library's folder, the build

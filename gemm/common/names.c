@@ -1,0 +1,34 @@
+/*
+ * gemm/common/names.c - the names of statuses and paths (wsgemm_status_string, wsgemm_path_name of
+ * include/wsgemm.h): pure functions, below everything that prints them.
+ */
+#include "wsgemm.h"
+
+const char *wsgemm_status_string(wsgemm_status status)
+{
+    switch (status) {
+    case WSGEMM_STATUS_SUCCESS: return "WSGEMM_STATUS_SUCCESS";
+    case WSGEMM_STATUS_NOT_INITIALIZED: return "WSGEMM_STATUS_NOT_INITIALIZED";
+    case WSGEMM_STATUS_INVALID_VALUE: return "WSGEMM_STATUS_INVALID_VALUE";
+    case WSGEMM_STATUS_NOT_SUPPORTED: return "WSGEMM_STATUS_NOT_SUPPORTED";
+    case WSGEMM_STATUS_ARCH_MISMATCH: return "WSGEMM_STATUS_ARCH_MISMATCH";
+    case WSGEMM_STATUS_NO_DEVICE: return "WSGEMM_STATUS_NO_DEVICE";
+    case WSGEMM_STATUS_ALLOC_FAILED: return "WSGEMM_STATUS_ALLOC_FAILED";
+    case WSGEMM_STATUS_CUDA_ERROR: return "WSGEMM_STATUS_CUDA_ERROR";
+    case WSGEMM_STATUS_INTERNAL_ERROR: return "WSGEMM_STATUS_INTERNAL_ERROR";
+    }
+    return "WSGEMM_STATUS_<unknown>";
+}
+
+const char *wsgemm_path_name(wsgemm_path path)
+{
+    switch (path) {
+    case WSGEMM_PATH_AUTO: return "auto";
+    case WSGEMM_PATH_GENERIC: return "generic";
+    case WSGEMM_PATH_SM90: return "sm90";
+    case WSGEMM_PATH_SM100: return "sm100";
+    case WSGEMM_PATH_SM100_EMULATED: return "sm100-emulated";
+    case WSGEMM_PATH_NONE: return "none";
+    }
+    return "<unknown path>";
+}

@@ -1,0 +1,62 @@
+/*
+ * gemm/problem.h - the one description of a call that the call pipeline (call.c) and the paths (paths.c) act
+ * on: wsgemm_gemm_ex, wsgemm_gemm_strided_batched_ex, wsgemm_gemm_workspace_size and wsgemm_matmul each check
+ * their arguments into one (api.c, matmul.c), and from there every call goes the same way. Host C.
+ */
+#ifndef WSGEMM_PROBLEM_H
+#define WSGEMM_PROBLEM_H
+
+#include <stddef.h>
+
+#include "internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One matrix or vector a call reads or writes, as stored: rows contiguous, cols ld apart, `matrices` batch
+ * members stride elements apart (1 when it is not batched or is shared by every batch member). */
+typedef struct wsgemm_call_operand {
+    const char *name; /* as the messages name it: "A", "bias", "a_scale" */
+    const void *ptr;
+    int elem_bytes;
+    long long rows, cols;
+    long long ld, stride;
+    int matrices;
+} wsgemm_call_operand;
+
+enum { WSGEMM_CALL_MAX_OPERANDS = 11 };
+
+typedef enum wsgemm_call_kind {
+    WSGEMM_CALL_GEMM = 0,  /* gemm_ex, strided batched, workspace size: alpha, beta on C; 16-bit A and B */
+    WSGEMM_CALL_MATMUL = 1 /* wsgemm_matmul: the output op of its descriptor on D; FP8 A and B too */
+} wsgemm_call_kind;
+
+typedef struct wsgemm_call {
+    const char *fn;         /* the public function, as messages name it */
+    wsgemm_call_kind kind;
+    /* The product as every kernel sees it: C is the output (a matmul's D), alpha and beta the host values;
+     * k = 0 and alpha = 0 when there is no product to form (A and B may then be NULL). A matmul's output op
+     * (bias, activation, aux, scales, amax, a C other than D) is in `output`; a GEMM's output op is alpha and
+     * beta on C alone. Which kernels apply `output` is the paths' decision (paths.c). */
+    wsgemm_problem problem;
+    wsgemm_fused_epilogue output;
+    /* the memory the call touches, for the device and allocation checks */
+    wsgemm_call_operand operands[WSGEMM_CALL_MAX_OPERANDS];
+    int operand_count;
+    /* wsgemm_gemm_workspace_size: plan the call on its path and report the workspace it would take here,
+     * launching nothing; NULL for every other call */
+    size_t *workspace_bytes;
+} wsgemm_call;
+
+/* A product to form: k > 0 and alpha != 0 (else C = beta * C, or a matmul's output op on beta * C). */
+static inline int wsgemm_call_has_product(const wsgemm_call *c)
+{
+    return c->problem.k > 0 && c->problem.alpha != 0.0f;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WSGEMM_PROBLEM_H */
