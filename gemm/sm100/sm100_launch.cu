@@ -18,8 +18,8 @@
 
 #include "common/device.h"
 #include "common/knobs.h"
-#include "common/splitk_reduce.cuh"
-#include "common/staging.cuh"
+#include "common/launch.cuh"
+#include "common/status.h"
 #include "common/tma.h"
 #include "internal.h"
 #include "sm100/sm100_kernel.cuh"
@@ -263,95 +263,80 @@ void set_params(KernelParams *k, const wsgemm_plan *plan, const wsgemm_problem *
 thread_local int last_launched = 0;
 thread_local wsgemm_sm100_launch_probe last_launch;
 
-/* The whole launcher: plan (sm100_plan.c) -> reserve the workspace -> stage the operands TMA cannot address
- * -> encode the tensor maps -> launch the kernel and, split, the fixed-order reduction. */
-wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const wsgemm_knobs *knobs, int fault)
+/* ---------------------------------------------------------------- the path on the launch skeleton */
+
+/* One call's state between the skeleton's steps. */
+struct Sm100Call {
+    const wsgemm_knobs *knobs;
+    int fault;
+    KernelParams k;
+};
+
+wsgemm_status sm100_plan(void *self, const wsgemm_problem *p, int lean, wsgemm_launch_ctx *ctx, wsgemm_plan *plan,
+                         char *why, size_t why_size)
 {
-    /* plan */
-    wsgemm_plan plan;
+    (void)lean; /* every byte of an sm100 plan's workspace is needed */
+    const Sm100Call *call = (const Sm100Call *)self;
+    return sm100_plan_make(p, call->knobs, query_kernel, ctx, plan, why, why_size);
+}
+
+wsgemm_status sm100_encode(void *self, wsgemm_plan *plan, const wsgemm_problem *p, uint8_t *ws,
+                           wsgemm_launch_ctx *ctx)
+{
+    Sm100Call *call = (Sm100Call *)self;
+    KernelParams &k = call->k;
     char msg[256] = "";
-    wsgemm_status st = sm100_plan_make(p, knobs, query_kernel, ctx, &plan, msg, sizeof msg);
-    if (st != WSGEMM_STATUS_SUCCESS) return msg[0] ? wsgemm_fail(ctx, st, "%s: %s", SM100_PATH_NAME, msg) : st;
-
-    /* reserve */
-    void *ws_ptr = NULL;
-    if (plan.workspace_bytes > 0) {
-        st = wsgemm_workspace_reserve(ctx, plan.workspace_bytes, &ws_ptr);
-        if (st != WSGEMM_STATUS_SUCCESS) return st;
-    }
-    if (ctx->plan_only) return WSGEMM_STATUS_SUCCESS;
-    uint8_t *ws = (uint8_t *)ws_ptr;
-
-    /* stage: the kernel reads the copies (launched below, once nothing can be declined any more) */
-    wsgemm_operand *const staged[2] = {&plan.a, &plan.b};
-    wsgemm_operand src[2] = {}; /* the originals of the staged operands */
-    const int fp8 = plan.bk == SM100_BK_FP8; /* FP8 copies are K-major (staging.h) */
-    wsgemm_use_staged_copies(staged, src, 2, ws, fp8, p->k);
-
-    /* encode: what TMA cannot describe is declined before anything is launched */
-    KernelParams k = {};
-    set_params(&k, &plan, p, ws, fault);
-    cudaError_t err = make_operand_map(&k.tmap_a, &plan.a, p->Atype, p->k, kBlockM, plan.bk, msg, sizeof msg);
+    k = KernelParams{};
+    set_params(&k, plan, p, ws, call->fault);
+    cudaError_t err = make_operand_map(&k.tmap_a, &plan->a, p->Atype, p->k, kBlockM, plan->bk, msg, sizeof msg);
     if (err == cudaSuccess)
-        err = make_operand_map(&k.tmap_b, &plan.b, p->Btype, p->k, kBlockN / plan.cluster, plan.bk, msg, sizeof msg);
+        err = make_operand_map(&k.tmap_b, &plan->b, p->Btype, p->k, kBlockN / plan->cluster, plan->bk, msg, sizeof msg);
     if (err != cudaSuccess) return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "%s tensor map: %s", SM100_PATH_NAME, msg);
-    if (plan.epilogue != WSGEMM_EPILOGUE_DIRECT && make_output_map(&k.tmap_c, &k, &plan, p, msg, sizeof msg) != cudaSuccess) {
-        if (knobs->sm100_debug) fprintf(stderr, "wsgemm %s: no TMA epilogue: %s\n", SM100_PATH_NAME, msg);
-        plan.epilogue = WSGEMM_EPILOGUE_DIRECT; /* the driver refused the map: per-element stores serve any output */
+    if (plan->epilogue != WSGEMM_EPILOGUE_DIRECT && make_output_map(&k.tmap_c, &k, plan, p, msg, sizeof msg) != cudaSuccess) {
+        if (call->knobs->sm100_debug) fprintf(stderr, "wsgemm %s: no TMA epilogue: %s\n", SM100_PATH_NAME, msg);
+        plan->epilogue = WSGEMM_EPILOGUE_DIRECT; /* the driver refused the map: per-element stores serve any output */
         k.epilogue = WSGEMM_EPILOGUE_DIRECT;
     }
-    if (knobs->sm100_debug) {
-        char line[640];
-        wsgemm_plan_describe(&plan, p, line, sizeof line);
-        fprintf(stderr, "wsgemm %s: %s\n", SM100_PATH_NAME, line);
-    }
+    return WSGEMM_STATUS_SUCCESS;
+}
 
-    /* launch */
-    err = wsgemm_launch_stagings(src, staged, 2, fp8, p->k, ctx->stream);
-    if (err != cudaSuccess) {
-        wsgemm_forget_cuda_error(err);
-        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s operand staging launch failed: %s", SM100_PATH_NAME,
-                           cudaGetErrorString(err));
-    }
+wsgemm_status sm100_launch(void *self, const wsgemm_plan *plan, const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
+{
+    const Sm100Call *call = (const Sm100Call *)self;
+    const KernelParams &k = call->k;
 #if SM100_EMULATION
     const int delay_ns = wsgemm_env_int("WSGEMM_SM100_EMU_DELAY_NS", 0); /* verification switch, per call */
     tmem_host_set_random_delays((uint32_t)(delay_ns > 0 ? delay_ns : 0), 12345u);
 #endif
-    if (p->fused && p->fused->amax) { /* amax_d starts from 0; each epilogue warp raises it */
-        err = cudaMemsetAsync(p->fused->amax, 0, sizeof(float), ctx->stream);
-        if (err != cudaSuccess) {
-            wsgemm_forget_cuda_error(err);
-            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s: resetting amax_d failed: %s", SM100_PATH_NAME,
-                               cudaGetErrorString(err));
-        }
-    }
-    err = tmem_host_prepare(ctx->stream); /* the emulation's per-launch set-up; no-op on hardware */
+    cudaError_t err = tmem_host_prepare(ctx->stream); /* the emulation's per-launch set-up; no-op on hardware */
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "TMEM set-up failed: %s", cudaGetErrorString(err));
     }
-    const long long ctas = plan.grid_clusters * plan.cluster;
-    const wsgemm_dtype out_type = sm100_plan_out_type(&plan, p);
-    err = plan.cluster == 2 ? launch_for_output<2>(k, out_type, (int)ctas, ctx->stream)
-                            : launch_for_output<1>(k, out_type, (int)ctas, ctx->stream);
+    const long long ctas = plan->grid_clusters * plan->cluster;
+    const wsgemm_dtype out_type = sm100_plan_out_type(plan, p);
+    err = plan->cluster == 2 ? launch_for_output<2>(k, out_type, (int)ctas, ctx->stream)
+                             : launch_for_output<1>(k, out_type, (int)ctas, ctx->stream);
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s kernel launch (cta_group %d, %lld CTAs) failed: %s",
-                           SM100_PATH_NAME, plan.cluster, ctas, cudaGetErrorString(err));
+                           SM100_PATH_NAME, plan->cluster, ctas, cudaGetErrorString(err));
     }
-    last_launch = wsgemm_sm100_launch_probe{plan.cluster, plan.splits, (int)plan.epilogue, plan.a.staged,
-                                            plan.b.staged, ctas, k.kind, k.has_fused};
+    last_launch = wsgemm_sm100_launch_probe{plan->cluster, plan->splits, (int)plan->epilogue, plan->a.staged,
+                                            plan->b.staged, ctas, k.kind, k.has_fused};
     last_launched = 1;
-    if (plan.splits > 1) {
-        err = wsgemm_splitk_reduce_launch((const float *)(ws + plan.partials_offset), plan.splits, p,
-                                          ctx->device->sm_count, ctx->stream);
-        if (err != cudaSuccess) {
-            wsgemm_forget_cuda_error(err);
-            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s split-K reduction launch failed: %s",
-                               SM100_PATH_NAME, cudaGetErrorString(err));
-        }
-    }
     return WSGEMM_STATUS_SUCCESS;
+}
+
+/* The whole path: the launch skeleton (gemm/common/launch.cuh) over the three steps above. */
+wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const wsgemm_knobs *knobs, int fault)
+{
+    Sm100Call call;
+    call.knobs = knobs;
+    call.fault = fault;
+    const wsgemm_fast_path path = {.name = SM100_PATH_NAME, .debug = knobs->sm100_debug, .self = &call,
+                                   .plan = sm100_plan, .encode = sm100_encode, .launch = sm100_launch};
+    return wsgemm_fast_path_run(&path, p, ctx);
 }
 
 int copy_last_launch(wsgemm_sm100_launch_probe *out)

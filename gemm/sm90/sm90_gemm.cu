@@ -1,5 +1,6 @@
 /*
- * gemm/sm90/sm90_gemm.cu - the launcher of the Hopper path:
+ * gemm/sm90/sm90_gemm.cu - the launcher of the Hopper path, on the launch skeleton the fast paths share
+ * (gemm/common/launch.cuh):
  *
  *   plan (sm90_plan.c: orientation, tile, cluster, split-K, epilogue, staging, workspace; CPU-tested)
  *   -> reserve the workspace -> stage operands TMA cannot address (gemm/common/staging.cuh) -> encode the tensor maps
@@ -21,8 +22,8 @@
 
 #include "common/device.h"
 #include "common/knobs.h"
-#include "common/splitk_reduce.cuh"
-#include "common/staging.cuh"
+#include "common/launch.cuh"
+#include "common/status.h"
 #include "common/tma.h"
 #include "internal.h"
 #include "sm90/sm90_kernel.cuh"
@@ -272,117 +273,79 @@ static Sm90Params kernel_params(const wsgemm_plan *plan, const wsgemm_problem *p
     return prm;
 }
 
-extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
-{
-    /* plan */
-    const wsgemm_knobs *knobs = wsgemm_knobs_get();
-    wsgemm_plan plan;
-    char msg[256] = "";
-    wsgemm_status s = sm90_plan_make(p, knobs, query_kernel, ctx, &plan, msg, sizeof msg);
-    if (s != WSGEMM_STATUS_SUCCESS) return msg[0] ? wsgemm_fail(ctx, s, "%s", msg) : s;
+/* ---------------------------------------------------------------- the path on the launch skeleton */
 
-    /* reserve */
-    void *ws_ptr = NULL;
-    if (plan.workspace_bytes > 0) {
-        s = wsgemm_workspace_reserve(ctx, plan.workspace_bytes, &ws_ptr);
-        if (s == WSGEMM_STATUS_ALLOC_FAILED && plan.sched.sk_splits > 1) {
-            /* the split region's partial tiles only make the call faster: without room for them it runs the
-             * plan the hybrid-off planner makes (which may need the staged copies' bytes alone, or none) */
-            wsgemm_knobs off = *knobs;
-            off.sm90_hybrid = 0;
-            s = sm90_plan_make(p, &off, query_kernel, ctx, &plan, msg, sizeof msg);
-            if (s != WSGEMM_STATUS_SUCCESS) return msg[0] ? wsgemm_fail(ctx, s, "%s", msg) : s;
-            if (plan.workspace_bytes > 0) s = wsgemm_workspace_reserve(ctx, plan.workspace_bytes, &ws_ptr);
-        }
-        if (s != WSGEMM_STATUS_SUCCESS) return s;
-    }
-    if (ctx->plan_only) return WSGEMM_STATUS_SUCCESS;
-    uint8_t *ws = (uint8_t *)ws_ptr;
-
-    /* stage: the kernel reads the copies (launched below, once nothing can be declined any more) */
-    wsgemm_operand *const staged[2] = {&plan.a, &plan.b};
-    wsgemm_operand src[2] = {}; /* the originals of the staged operands */
-    const int fp8 = plan.in >= SM90_IN_E4M3; /* FP8 copies are K-major (staging.h) */
-    wsgemm_use_staged_copies(staged, src, 2, ws, fp8, p->k);
-
-    /* encode: what TMA cannot describe is declined before anything is launched */
+/* One call's state between the skeleton's steps. */
+typedef struct sm90_call {
+    const wsgemm_knobs *knobs;
     CUtensorMap map_p, map_q, map_c;
-    memset(&map_c, 0, sizeof map_c);
-    const wsgemm_dtype p_type = plan.swap ? p->Btype : p->Atype, q_type = plan.swap ? p->Atype : p->Btype;
-    cudaError_t err = encode_operand(&map_p, sm90_plan_p(&plan), p_type, p->k, SM90_BM, SM90_BK, plan.bk, msg,
+    Sm90Params prm;
+} sm90_call;
+
+static wsgemm_status sm90_plan(void *self, const wsgemm_problem *p, int lean, wsgemm_launch_ctx *ctx,
+                               wsgemm_plan *plan, char *why, size_t why_size)
+{
+    const sm90_call *call = (const sm90_call *)self;
+    wsgemm_knobs knobs = *call->knobs;
+    if (lean) knobs.sm90_hybrid = 0; /* the hybrid-off plan: no split region's partial tiles */
+    return sm90_plan_make(p, &knobs, query_kernel, ctx, plan, why, why_size);
+}
+
+static wsgemm_status sm90_encode(void *self, wsgemm_plan *plan, const wsgemm_problem *p, uint8_t *ws,
+                                 wsgemm_launch_ctx *ctx)
+{
+    sm90_call *call = (sm90_call *)self;
+    char msg[256] = "";
+    memset(&call->map_c, 0, sizeof call->map_c);
+    const wsgemm_dtype p_type = plan->swap ? p->Btype : p->Atype, q_type = plan->swap ? p->Atype : p->Btype;
+    cudaError_t err = encode_operand(&call->map_p, sm90_plan_p(plan), p_type, p->k, SM90_BM, SM90_BK, plan->bk, msg,
                                      sizeof msg);
     if (err == cudaSuccess)
-        err = encode_operand(&map_q, sm90_plan_q(&plan), q_type, p->k, plan.bn / plan.cluster,
-                             SM90_BK / plan.cluster, plan.bk, msg, sizeof msg);
+        err = encode_operand(&call->map_q, sm90_plan_q(plan), q_type, p->k, plan->bn / plan->cluster,
+                             SM90_BK / plan->cluster, plan->bk, msg, sizeof msg);
     if (err != cudaSuccess) return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "sm90 tensor map: %s", msg);
-    if (plan.epilogue != WSGEMM_EPILOGUE_DIRECT && encode_c(&map_c, p, msg, sizeof msg) != cudaSuccess) {
+    if (plan->epilogue != WSGEMM_EPILOGUE_DIRECT && encode_c(&call->map_c, p, msg, sizeof msg) != cudaSuccess) {
         if (p->fused) /* the fused ops run in the TMA-store epilogues only */
             return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "sm90 fused epilogue: tensor map of D: %s", msg);
-        if (knobs->sm90_debug) fprintf(stderr, "wsgemm sm90: no TMA-store epilogue: %s\n", msg);
-        plan.epilogue = WSGEMM_EPILOGUE_DIRECT; /* the driver refused the map: per-element stores serve any C */
+        if (call->knobs->sm90_debug) fprintf(stderr, "wsgemm sm90: no TMA-store epilogue: %s\n", msg);
+        plan->epilogue = WSGEMM_EPILOGUE_DIRECT; /* the driver refused the map: per-element stores serve any C */
     }
-    const Sm90Params prm = kernel_params(&plan, p, ws);
-    const Sm90KernelInfo info = sm90_kernel_lookup(plan.bn, plan.variant, plan.p_mn, plan.q_mn, plan.in);
-    if (knobs->sm90_debug) {
-        char line[640];
-        wsgemm_plan_describe(&plan, p, line, sizeof line);
-        fprintf(stderr, "wsgemm sm90: %s\n", line);
-    }
+    call->prm = kernel_params(plan, p, ws);
+    return WSGEMM_STATUS_SUCCESS;
+}
 
-    /* launch */
-    if (err == cudaSuccess) err = wsgemm_launch_stagings(src, staged, 2, fp8, p->k, ctx->stream);
-    if (err != cudaSuccess) {
-        wsgemm_forget_cuda_error(err);
-        return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 operand staging launch failed: %s",
-                           cudaGetErrorString(err));
-    }
-    if (p->fused && p->fused->amax) { /* amax_d starts from 0; each consumer warp raises it */
-        err = cudaMemsetAsync(p->fused->amax, 0, sizeof(float), ctx->stream);
-        if (err != cudaSuccess) {
-            wsgemm_forget_cuda_error(err);
-            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90: resetting amax_d failed: %s", cudaGetErrorString(err));
-        }
-    }
+static wsgemm_status sm90_launch(void *self, const wsgemm_plan *plan, const wsgemm_problem *p,
+                                 wsgemm_launch_ctx *ctx)
+{
+    (void)p;
+    sm90_call *call = (sm90_call *)self;
+    const Sm90KernelInfo info = sm90_kernel_lookup(plan->bn, plan->variant, plan->p_mn, plan->q_mn, plan->in);
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
-    cluster_launch_config(&cfg, attr, (unsigned)plan.cluster);
-    cfg.gridDim = dim3((unsigned)(plan.grid_clusters * plan.cluster), 1, 1);
+    cluster_launch_config(&cfg, attr, (unsigned)plan->cluster);
+    cfg.gridDim = dim3((unsigned)(plan->grid_clusters * plan->cluster), 1, 1);
     cfg.blockDim = dim3(SM90_THREADS, 1, 1);
     cfg.dynamicSmemBytes = (size_t)info.smem_bytes;
     cfg.stream = ctx->stream;
-    void *args[4] = {&map_p, &map_q, &map_c, (void *)&prm};
-    err = cudaLaunchKernelExC(&cfg, info.fn, args);
+    void *args[4] = {&call->map_p, &call->map_q, &call->map_c, (void *)&call->prm};
+    cudaError_t err = cudaLaunchKernelExC(&cfg, info.fn, args);
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 kernel launch failed: %s (grid %u, smem %d)",
                            cudaGetErrorString(err), cfg.gridDim.x, info.smem_bytes);
     }
-    last_epilogue = plan.epilogue;
-    last_cluster = plan.cluster;
-    last_sk_splits = plan.sched.sk_splits;
-    last_bn = plan.bn;
-    if (plan.sched.sk_splits > 1) {
-        wsgemm_sk_tiles tiles;
-        tiles.part = (const float *)(ws + plan.partials_offset);
-        tiles.sched = plan.sched;
-        tiles.tile_p = SM90_BM;
-        tiles.tile_q = plan.bn;
-        tiles.swap = plan.swap;
-        err = wsgemm_sk_reduce_launch(&tiles, p, ctx->device->sm_count, ctx->stream);
-        if (err != cudaSuccess) {
-            wsgemm_forget_cuda_error(err);
-            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 split-region reduction launch failed: %s",
-                               cudaGetErrorString(err));
-        }
-    }
-    if (plan.splits > 1) {
-        err = wsgemm_splitk_reduce_launch((const float *)(ws + plan.partials_offset), plan.splits, p,
-                                          ctx->device->sm_count, ctx->stream);
-        if (err != cudaSuccess) {
-            wsgemm_forget_cuda_error(err);
-            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "sm90 split-K reduction launch failed: %s",
-                               cudaGetErrorString(err));
-        }
-    }
+    last_epilogue = plan->epilogue;
+    last_cluster = plan->cluster;
+    last_sk_splits = plan->sched.sk_splits;
+    last_bn = plan->bn;
     return WSGEMM_STATUS_SUCCESS;
+}
+
+extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
+{
+    sm90_call call;
+    call.knobs = wsgemm_knobs_get();
+    const wsgemm_fast_path path = {.name = "sm90", .debug = call.knobs->sm90_debug, .self = &call,
+                                   .plan = sm90_plan, .encode = sm90_encode, .launch = sm90_launch};
+    return wsgemm_fast_path_run(&path, p, ctx);
 }
