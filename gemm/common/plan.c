@@ -1,9 +1,53 @@
 /*
- * gemm/common/plan.c - names and the one-line description of a plan (plan.h, epilogue.h). Host C.
+ * gemm/common/plan.c - the steps both planners take, names, and the one-line description of a plan (plan.h,
+ * epilogue.h). Host C, no CUDA call.
  */
 #include "common/plan.h"
 
 #include <stdio.h>
+
+#include "common/staging.h"
+
+void wsgemm_plan_split_range(int k_blocks, int forced, double part_bytes, int *min_splits, int *max_splits)
+{
+    int max_splits_ = forced > 0 ? forced : (k_blocks / 4 < 16 ? k_blocks / 4 : 16);
+    int min_splits_ = forced > 0 ? forced : (k_blocks - 1) / WSGEMM_MAX_CHAIN_BLOCKS + 1;
+    if (max_splits_ < min_splits_) max_splits_ = min_splits_;
+    while (max_splits_ > 1 && part_bytes * max_splits_ > 1099511627776.0) --max_splits_;
+    if (min_splits_ > max_splits_) min_splits_ = max_splits_;
+    *min_splits = min_splits_;
+    *max_splits = max_splits_;
+}
+
+wsgemm_status wsgemm_plan_check_tiles(long long tiles_p, long long tiles_q, int bm, int bn, char *why, size_t why_size)
+{
+    if (tiles_p * tiles_q <= 0x7FFFFFFFLL) return WSGEMM_STATUS_SUCCESS;
+    snprintf(why, why_size, "%lld x %lld tiles of %d x %d exceed the scheduler's 32-bit tile index", tiles_p, tiles_q,
+             bm, bn);
+    return WSGEMM_STATUS_NOT_SUPPORTED;
+}
+
+wsgemm_status wsgemm_plan_lay_out_workspace(wsgemm_plan *plan, const wsgemm_problem *p, int fp8_k_major_only,
+                                            char *why, size_t why_size)
+{
+    wsgemm_operand *const ops[2] = {&plan->a, &plan->b};
+    static const char *const names[2] = {"A", "B"};
+    size_t offset = 0;
+    const wsgemm_status s =
+        wsgemm_dtype_is_fp8(plan->ab_type)
+            ? wsgemm_operands_plan_staging_fp8(ops, names, 2, p->k, fp8_k_major_only, &offset, why, why_size)
+            : wsgemm_operands_plan_staging(ops, names, 2, &offset, why, why_size);
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
+    plan->partials_offset = offset;
+    plan->partials_bytes = plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n *
+                                                  (size_t)p->batch_count * sizeof(float)
+                                            : 0;
+    if (plan->sched.sk_splits > 1) /* the split region: sk_splits partial tiles per slot */
+        plan->partials_bytes = (size_t)wsgemm_sched_sk_slots(&plan->sched) * (size_t)plan->sched.sk_splits *
+                               (size_t)plan->bm * (size_t)plan->bn * sizeof(float);
+    plan->workspace_bytes = plan->partials_offset + plan->partials_bytes;
+    return WSGEMM_STATUS_SUCCESS;
+}
 
 const char *wsgemm_epilogue_name(wsgemm_epilogue_kind kind)
 {

@@ -75,6 +75,33 @@ typedef struct wsgemm_plan {
     size_t workspace_bytes;   /* what the launcher reserves; 0: none */
 } wsgemm_plan;
 
+/* ---------------------------------------------------------------- the steps both planners take */
+
+/* The longest run of K blocks one accumulator takes before its sum goes to a split-K partial. The tensor
+ * cores do not add into the fp32 accumulator with round-to-nearest, and the error of one chain grows with its
+ * length (docs/perf-log.md, "Long K"): longer K is split so that no chain is longer, and the partials are added
+ * in fp32 by the reduction kernel in a fixed order. */
+enum { WSGEMM_MAX_CHAIN_BLOCKS = 4096 };
+
+/* The K split counts a plan may take for k_blocks K blocks: exactly `forced` when it is > 0; else from the
+ * fewest that keep every chain within WSGEMM_MAX_CHAIN_BLOCKS to at most 16 and k_blocks / 4 (fewer K blocks
+ * per split leave each one mostly pipeline fill). Either way no more than keep the fp32 partials, part_bytes
+ * per split, within 2^40 bytes of workspace. *min_splits <= *max_splits. */
+void wsgemm_plan_split_range(int k_blocks, int forced, double part_bytes, int *min_splits, int *max_splits);
+
+/* NOT_SUPPORTED with the reason in why when tiles_p x tiles_q tiles of bm x bn exceed the scheduler's 32-bit
+ * tile index (gemm/common/scheduler.cuh). */
+wsgemm_status wsgemm_plan_check_tiles(long long tiles_p, long long tiles_q, int bm, int bn, char *why, size_t why_size);
+
+/* The workspace of the plan (operands described, splits and schedule set): the copies of the operands TMA
+ * cannot address (gemm/common/staging.h; FP8 copies are K-major, and with fp8_k_major_only an MN-major FP8
+ * operand is copied too), then the fp32 partials of a split plan (splits x batch x m x n) or the split
+ * region's partial tiles (its slots x sk_splits tiles of bm x bn), each 256-byte aligned. Sets the plan's
+ * stage offsets, partials_offset, partials_bytes and workspace_bytes; NOT_SUPPORTED with the reason when a copy
+ * is beyond what can be addressed. */
+wsgemm_status wsgemm_plan_lay_out_workspace(wsgemm_plan *plan, const wsgemm_problem *p, int fp8_k_major_only,
+                                            char *why, size_t why_size);
+
 /* One line describing the plan (the launcher's WSGEMM_SM90_DEBUG output). */
 void wsgemm_plan_describe(const wsgemm_plan *plan, const wsgemm_problem *p, char *buf, size_t size);
 

@@ -13,7 +13,7 @@
  *                row of tiles), and over the split counts that keep at least 4 K blocks per split. Few-tile and
  *                skinny shapes (m = 64 decode: 32 tiles for 148 SMs) split K: each split writes fp32 partials
  *                that gemm/common/splitk_reduce.cuh sums in split order 0, 1, ..., so the result depends only
- *                on the shape, never on timing. K longer than kMaxChainBlocks blocks is always split. A
+ *                on the shape, never on timing. K longer than WSGEMM_MAX_CHAIN_BLOCKS blocks is always split. A
  *                fused output op (wsgemm_matmul) is never split: it runs on the accumulators, so such K is
  *                declined there.
  *   grid         min(units, co-resident clusters), the latter from cudaOccupancyMaxActiveClusters (the query):
@@ -31,10 +31,6 @@
 
 #include "common/staging.h"
 #include "common/tma.h"
-
-/* The longest run of K blocks one accumulator takes before its sum goes to a split-K partial: the same bound
- * as the sm90 path's (gemm/sm90/sm90_plan.c: tensor-core accumulation error grows with the chain length). */
-enum { kMaxChainBlocks = 4096 };
 
 /* ---------------------------------------------------------------- cost model */
 
@@ -130,27 +126,21 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
     };
     const int k_blocks = (p->k - 1) / bk + 1; /* k > 0; k + bk - 1 could overflow */
     const long long tiles_m = (p->m - 1LL) / SM100_BM + 1, tiles_n = (p->n - 1LL) / SM100_BN + 1;
-    if (tiles_m * tiles_n > 0x7FFFFFFFLL) {
-        snprintf(why, why_size, "%lld x %lld tiles exceed the scheduler's 32-bit tile index", tiles_m, tiles_n);
-        return WSGEMM_STATUS_NOT_SUPPORTED;
-    }
+    wsgemm_status s = wsgemm_plan_check_tiles(tiles_m, tiles_n, SM100_BM, SM100_BN, why, why_size);
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
 
     /* split counts: at least 4 K blocks per split and at most 16 splits, unless forced; at least enough that no
-     * accumulator chain is longer than kMaxChainBlocks; fp32 partials of at most 2^40 bytes */
-    int max_splits = knobs->sm100_splitk > 0 ? knobs->sm100_splitk : (k_blocks / 4 < 16 ? k_blocks / 4 : 16);
-    int min_splits = knobs->sm100_splitk > 0 ? knobs->sm100_splitk : (k_blocks - 1) / kMaxChainBlocks + 1;
+     * accumulator chain is longer than WSGEMM_MAX_CHAIN_BLOCKS; fp32 partials of at most 2^40 bytes */
+    int min_splits, max_splits;
+    wsgemm_plan_split_range(k_blocks, knobs->sm100_splitk, (double)p->m * p->n * nb * 4.0, &min_splits, &max_splits);
     if (p->fused) { /* the fused op runs on the accumulators: one chain */
-        if (k_blocks > kMaxChainBlocks) {
+        if (k_blocks > WSGEMM_MAX_CHAIN_BLOCKS) {
             snprintf(why, why_size, "k = %d is %d K blocks: a fused output op runs on one accumulator chain of at "
-                     "most %d", p->k, k_blocks, (int)kMaxChainBlocks);
+                     "most %d", p->k, k_blocks, (int)WSGEMM_MAX_CHAIN_BLOCKS);
             return WSGEMM_STATUS_NOT_SUPPORTED;
         }
         min_splits = max_splits = 1;
     }
-    if (max_splits < min_splits) max_splits = min_splits;
-    const double part_bytes = (double)p->m * p->n * nb * 4.0;
-    while (max_splits > 1 && part_bytes * max_splits > 1099511627776.0) --max_splits;
-    if (min_splits > max_splits) min_splits = max_splits;
 
     /* cta_group candidates: 2 first (fewer operand bytes per FLOP: it wins ties), but only with two rows of
      * tiles (one row would leave the second CTA of every pair without rows), then 1; or the forced one */
@@ -168,7 +158,7 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
         const int cg = groups[g];
         for (int sp = min_splits; sp <= max_splits; ++sp) {
             sm100_kernel_facts f = {0};
-            wsgemm_status s = query(query_ctx, cg, sp > 1 ? WSGEMM_R_32F : out_single, &f);
+            s = query(query_ctx, cg, sp > 1 ? WSGEMM_R_32F : out_single, &f);
             if (s != WSGEMM_STATUS_SUCCESS) return s;
             if (!f.exists || f.max_clusters <= 0) continue;
             const wsgemm_sched sch = wsgemm_sched_make((int)tiles_m, (int)tiles_n, cg, 1, sp, nb, k_blocks);
@@ -201,19 +191,10 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
         plan->grid_clusters = (knobs->sm100_ctas + plan->cluster - 1) / plan->cluster;
     plan->epilogue = choose_epilogue(p, knobs, plan->splits);
 
-    /* workspace: staged operands (gemm/common/staging.h), then split-K partials (each piece 256-byte aligned) */
-    wsgemm_operand *const ops[2] = {&plan->a, &plan->b};
-    static const char *const names[2] = {"A", "B"};
-    size_t offset = 0;
-    wsgemm_status s = fp8 ? wsgemm_operands_plan_staging_fp8(ops, names, 2, p->k, 0, &offset, why, why_size)
-                          : wsgemm_operands_plan_staging(ops, names, 2, &offset, why, why_size);
-    if (s != WSGEMM_STATUS_SUCCESS) return s;
-    /* an FP8 copy is K-major (staging.h); every other operand keeps its major */
+    /* workspace: staged operands (FP8 copies are K-major; every other operand keeps its major), then the split-K
+     * partials */
+    s = wsgemm_plan_lay_out_workspace(plan, p, 0, why, why_size);
     plan->p_mn = !plan->a.k_major && !(fp8 && plan->a.staged);
     plan->q_mn = !plan->b.k_major && !(fp8 && plan->b.staged);
-    plan->partials_offset = offset;
-    plan->partials_bytes =
-        plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n * (size_t)nb * sizeof(float) : 0;
-    plan->workspace_bytes = plan->partials_offset + plan->partials_bytes;
-    return WSGEMM_STATUS_SUCCESS;
+    return s;
 }

@@ -163,28 +163,16 @@ static double choose_split_region(long long units, int max_clusters, int cluster
     return best;
 }
 
-/* The longest run of K blocks one accumulator takes before its sum goes to a split-K partial. The tensor
- * cores do not add into the fp32 accumulator with round-to-nearest, and the error of one chain grew with its
- * length on the H200: at k = 2^31 - 16 (m = n = 2) in 16 chains the results were off by up to 20 % of their
- * typical size sqrt(k / 9); with chains of at most 4096 blocks (k = 262144), by 0.04 %. Longer K is split so
- * that no chain is longer, and the partials are added in fp32 by the reduction kernel in a fixed order
- * (docs/performance.md, "Long K"). */
-enum { kMaxChainBlocks = 4096 };
-
 /* Split counts of kernel f over `units` cluster units by the cost model: from the fewest splits that keep
- * every accumulator chain within kMaxChainBlocks to at most 16 (and K blocks / 4), or exactly
+ * every accumulator chain within WSGEMM_MAX_CHAIN_BLOCKS to at most 16 (and K blocks / 4), or exactly
  * WSGEMM_SM90_SPLITK. A count is taken when there is no best yet (have_best 0) or it costs 5 % less than
  * *best_cost, which it then becomes. Returns the last count taken, 0 when none was. */
 static int scan_splits(const wsgemm_problem *p, const wsgemm_knobs *knobs, const sm90_kernel_facts *f, long long units,
                        int k_blocks, int have_best, double *best_cost)
 {
-    int max_splits = knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks / 4 < 16 ? k_blocks / 4 : 16);
-    int min_splits = knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks - 1) / kMaxChainBlocks + 1;
-    if (max_splits < min_splits) max_splits = min_splits;
-    /* fp32 partials of every split beyond 2^40 bytes: not worth a workspace that size */
-    const double part_bytes = (double)p->m * p->n * p->batch_count * 4.0;
-    while (max_splits > 1 && part_bytes * max_splits > 1099511627776.0) --max_splits;
-    if (min_splits > max_splits) min_splits = max_splits;
+    int min_splits, max_splits;
+    wsgemm_plan_split_range(k_blocks, knobs->sm90_splitk, (double)p->m * p->n * p->batch_count * 4.0, &min_splits,
+                            &max_splits);
     int taken = 0;
     for (int sp = min_splits; sp <= max_splits; ++sp) {
         const double cost = estimate_cost(units, f->max_clusters, f->cluster, k_blocks, sp, f->bn, p);
@@ -352,9 +340,9 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
             return WSGEMM_STATUS_NOT_SUPPORTED;
         }
         const int bk = SM90_BK_OF(input_kind(p->Btype, p->Atype)); /* fused plans are swapped: P is B */
-        if ((p->k - 1) / bk + 1 > kMaxChainBlocks) {
+        if ((p->k - 1) / bk + 1 > WSGEMM_MAX_CHAIN_BLOCKS) {
             snprintf(why, why_size, "the fused epilogue needs one accumulator chain; k = %d is above %d", p->k,
-                     kMaxChainBlocks * bk);
+                     WSGEMM_MAX_CHAIN_BLOCKS * bk);
             return WSGEMM_STATUS_NOT_SUPPORTED;
         }
         fused_knobs = *knobs;
@@ -433,11 +421,8 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
         }
         const long long tiles_p = (plan->p_extent + SM90_BM - 1) / SM90_BM;
         const long long tiles_q = (plan->q_extent + bn - 1) / bn;
-        if (tiles_p * tiles_q > 0x7FFFFFFFLL) {
-            snprintf(why, why_size, "%lld x %lld tiles of 128 x %d exceed the scheduler's 32-bit tile index",
-                     tiles_p, tiles_q, bn);
-            return WSGEMM_STATUS_NOT_SUPPORTED;
-        }
+        s = wsgemm_plan_check_tiles(tiles_p, tiles_q, SM90_BM, bn, why, why_size);
+        if (s != WSGEMM_STATUS_SUCCESS) return s;
         const long long units = (tiles_p + f.cluster - 1) / f.cluster * tiles_q * nb;
         const int sp = scan_splits(p, knobs, &f, units, k_blocks, chosen.exists, &best_cost);
         if (sp) {
@@ -445,7 +430,7 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
             splits = sp;
         }
         /* the hybrid, where K needs no split of its own (no forced split-K, no long chain) and it is allowed */
-        const int min_splits = knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks - 1) / kMaxChainBlocks + 1;
+        const int min_splits = knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks - 1) / WSGEMM_MAX_CHAIN_BLOCKS + 1;
         if (hybrid_allowed && min_splits == 1) {
             long long dp = 0;
             int sk = 1;
@@ -528,19 +513,6 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
         set_grid(plan, knobs->sm90_group, 1, nb, k_blocks, dp, sk);
     }
 
-    /* workspace: staged operands (gemm/common/staging.h), then split-K partials (each piece 256-byte aligned) */
-    wsgemm_operand *const ops[2] = {&plan->a, &plan->b};
-    static const char *const names[2] = {"A", "B"};
-    size_t offset = 0;
-    s = fp8 ? wsgemm_operands_plan_staging_fp8(ops, names, 2, p->k, 1, &offset, why, why_size)
-            : wsgemm_operands_plan_staging(ops, names, 2, &offset, why, why_size);
-    if (s != WSGEMM_STATUS_SUCCESS) return s;
-    plan->partials_offset = offset;
-    plan->partials_bytes =
-        plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n * (size_t)nb * sizeof(float) : 0;
-    if (plan->sched.sk_splits > 1) /* the split region: sk_splits partial tiles per slot */
-        plan->partials_bytes = (size_t)wsgemm_sched_sk_slots(&plan->sched) * (size_t)plan->sched.sk_splits *
-                               (size_t)SM90_BM * (size_t)plan->bn * sizeof(float);
-    plan->workspace_bytes = plan->partials_offset + plan->partials_bytes;
-    return WSGEMM_STATUS_SUCCESS;
+    /* workspace: staged operands (FP8: K-major copies of MN-major ones too), then the split partials */
+    return wsgemm_plan_lay_out_workspace(plan, p, 1, why, why_size);
 }
