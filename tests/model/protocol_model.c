@@ -6,11 +6,13 @@
  *
  * The model (docs/protocol.md draws it):
  *   CTAs        cta_group 1: one CTA. cta_group 2: a pair, rank 0 the leader (it alone issues MMAs).
- *   set-up      MMA warp of each CTA: init barriers; everyone: cluster sync #1 (barriers visible in the
- *               cluster, peer launched); MMA warp: tcgen05.alloc; cta_group 2: everyone: cluster sync #2
- *               (both allocs done before the first MMA and before any dealloc); named barrier ADDR (MMA
- *               warp + the epilogue warps, bar.sync) hands the TMEM address to the epilogue. This is
- *               the order of gemm/sm100/sm100_gemm.cu.
+ *   set-up      thread 0 of each CTA (lane 0 of warp 0, the producer's warp, so a step of the producer):
+ *               init every barrier, fence.mbarrier_init; everyone: cluster sync #1 (barriers visible in
+ *               the cluster, peer launched); MMA warp: tcgen05.alloc, then bar.arrive on named barrier
+ *               ADDR (it publishes the TMEM address and goes on); epilogue warps: bar.sync on ADDR, then
+ *               read the address (the producer takes no part); cta_group 2: everyone: cluster sync #2
+ *               (both allocs done before the first MMA and before any dealloc). This is the order of
+ *               gemm/sm100/sm100_gemm.cu.
  *   producer    per CTA, for each (tile, k-block): wait empty[s] (own CTA, producer phase starts at 1);
  *               leader (or the one CTA): arrive.expect_tx(full[s], bytes x cta_group); issue a TMA copy
  *               into its own stage s that completes_tx on the LEADER's full[s]. Ends with producer_tail.
@@ -76,7 +78,7 @@ typedef enum {
     MUT_ACC_PRODUCER_PHASE_0,    /* accumulator ring producer (MMA warp) starts at phase 0 */
     MUT_DEALLOC_NO_WAIT,         /* dealloc without waiting on the dealloc barrier */
     MUT_NO_CLUSTER_SYNC2,        /* no cluster sync between alloc and dealloc (cta_group 2) */
-    MUT_ZERO_TILE_SKIPS_ADDR,    /* a CTA with zero tiles: epilogue skips the address named barrier */
+    MUT_NO_ADDR_BARRIER,         /* epilogue reads the TMEM address slot without the named barrier */
     MUT_EXPECT_TX_NOT_DOUBLED,   /* 2-CTA: leader expects only its own bytes */
     MUT_NO_MULTICAST,            /* 2-CTA: commits arrive on the leader's barriers only */
     MUT_RELAY_FULL_COUNT_1,      /* 2-CTA relay variant: the leader's full[s] does not count the forward */
@@ -101,7 +103,7 @@ static const char *const mutant_names[MUT_COUNT] = {
     "acc_producer_initial_phase_0",
     "dealloc_without_wait",
     "no_cluster_sync_between_alloc_and_dealloc",
-    "zero_tile_cta_skips_address_barrier",
+    "epilogue_reads_address_without_barrier",
     "expect_tx_not_doubled",
     "commit_without_multicast",
     "relay_full_count_1",
@@ -133,9 +135,9 @@ typedef struct bar {
 enum bar_kind { B_FULL, B_EMPTY, B_ACC_FULL, B_ACC_EMPTY, B_DEALLOC };
 static const char *const bar_names[] = {"full", "empty", "acc_full", "acc_empty", "dealloc"};
 
-enum { P_SYNC1_A, P_SYNC1_W, P_SYNC2_A, P_SYNC2_W, P_LOOP, P_RELAY, P_TAIL, P_DONE };
-enum { M_INIT, M_SYNC1_A, M_SYNC1_W, M_ALLOC, M_SYNC2_A, M_SYNC2_W, M_ADDR_A, M_ADDR_W, M_TILE, M_K, M_DEALLOC, M_DONE };
-enum { E_SYNC1_A, E_SYNC1_W, E_SYNC2_A, E_SYNC2_W, E_ADDR_A, E_ADDR_W, E_TILE, E_LD, E_REL, E_SIG_PEER, E_SIG_SELF,
+enum { P_INIT, P_SYNC1_A, P_SYNC1_W, P_SYNC2_A, P_SYNC2_W, P_LOOP, P_RELAY, P_TAIL, P_DONE };
+enum { M_SYNC1_A, M_SYNC1_W, M_ALLOC, M_ADDR_A, M_SYNC2_A, M_SYNC2_W, M_TILE, M_K, M_DEALLOC, M_DONE };
+enum { E_SYNC1_A, E_SYNC1_W, E_ADDR_A, E_ADDR_W, E_SYNC2_A, E_SYNC2_W, E_TILE, E_LD, E_REL, E_SIG_PEER, E_SIG_SELF,
        E_DONE };
 enum { TMEM_NONE, TMEM_ALLOCATED, TMEM_FREED };
 
@@ -317,11 +319,29 @@ static int epi_after_setup(void)
     return C.tiles > 0 ? E_TILE : E_SIG_PEER;
 }
 
+static void init_barriers(state *st, int c)
+{
+    st->inited[c] = 1;
+    for (int s = 0; s < C.stages; ++s) {
+        st->full[c][s].pend = (uint8_t)bar_count(B_FULL, c);
+        st->empty[c][s].pend = (uint8_t)bar_count(B_EMPTY, c);
+    }
+    for (int a = 0; a < A_STAGES; ++a) {
+        st->acc_full[c][a].pend = (uint8_t)bar_count(B_ACC_FULL, c);
+        st->acc_empty[c][a].pend = (uint8_t)bar_count(B_ACC_EMPTY, c);
+    }
+    st->dealloc[c].pend = (uint8_t)bar_count(B_DEALLOC, c);
+}
+
 /* Each step function: returns 0 if the step is not enabled in `st`, else applies it to `st`. */
 static int step_producer(state *st, int c)
 {
     const int total = C.tiles * C.kb;
     switch (st->prod_pc[c]) {
+    case P_INIT: /* thread 0 (this warp's lane 0): init every barrier of the CTA, fence.mbarrier_init */
+        init_barriers(st, c);
+        st->prod_pc[c] = P_SYNC1_A;
+        return 1;
     case P_SYNC1_A:
         st->sync1++;
         st->prod_pc[c] = P_SYNC1_W;
@@ -387,19 +407,6 @@ static int step_producer(state *st, int c)
 static int step_mma(state *st, int c)
 {
     switch (st->mma_pc[c]) {
-    case M_INIT:
-        st->inited[c] = 1;
-        for (int s = 0; s < C.stages; ++s) {
-            st->full[c][s].pend = (uint8_t)bar_count(B_FULL, c);
-            st->empty[c][s].pend = (uint8_t)bar_count(B_EMPTY, c);
-        }
-        for (int a = 0; a < A_STAGES; ++a) {
-            st->acc_full[c][a].pend = (uint8_t)bar_count(B_ACC_FULL, c);
-            st->acc_empty[c][a].pend = (uint8_t)bar_count(B_ACC_EMPTY, c);
-        }
-        st->dealloc[c].pend = (uint8_t)bar_count(B_DEALLOC, c);
-        st->mma_pc[c] = M_SYNC1_A;
-        return 1;
     case M_SYNC1_A:
         st->sync1++;
         st->mma_pc[c] = M_SYNC1_W;
@@ -411,16 +418,11 @@ static int step_mma(state *st, int c)
         return 1;
     case M_ALLOC:
         st->tmem[c] = TMEM_ALLOCATED;
-        st->mma_pc[c] = use_sync2() ? M_SYNC2_A : M_ADDR_A;
+        st->mma_pc[c] = M_ADDR_A;
         return 1;
-    case M_ADDR_A:
+    case M_ADDR_A: /* bar.arrive: the allocating warp publishes and goes on; only the receivers wait */
         st->addr_arrived[c]++;
-        st->mma_pc[c] = M_ADDR_W;
-        return 1;
-    case M_ADDR_W:
-        if (st->addr_arrived[c] != 1 + C.epi)
-            return 0;
-        st->mma_pc[c] = mma_after_setup(c);
+        st->mma_pc[c] = use_sync2() ? M_SYNC2_A : mma_after_setup(c);
         return 1;
     case M_SYNC2_A:
         st->sync2++;
@@ -429,7 +431,7 @@ static int step_mma(state *st, int c)
     case M_SYNC2_W:
         if (st->sync2 != C.cg * procs_per_cta())
             return 0;
-        st->mma_pc[c] = M_ADDR_A;
+        st->mma_pc[c] = mma_after_setup(c);
         return 1;
     case M_TILE: {
         const int j = st->mma_j[c], a = j % A_STAGES;
@@ -519,22 +521,19 @@ static int step_epilogue(state *st, int c, int e)
     case E_SYNC1_W:
         if (st->sync1 != C.cg * procs_per_cta())
             return 0;
-        st->epi_pc[c][e] = use_sync2() ? E_SYNC2_A : E_ADDR_A;
+        st->epi_pc[c][e] = E_ADDR_A;
         return 1;
     case E_ADDR_A:
-        if (C.tiles == 0 && C.mut == MUT_ZERO_TILE_SKIPS_ADDR) {
-            st->epi_pc[c][e] = epi_after_setup();
-            return 1;
-        }
-        st->addr_arrived[c]++;
+        if (C.mut != MUT_NO_ADDR_BARRIER)
+            st->addr_arrived[c]++;
         st->epi_pc[c][e] = E_ADDR_W;
         return 1;
-    case E_ADDR_W:
-        if (st->addr_arrived[c] != 1 + C.epi)
+    case E_ADDR_W: /* bar.sync: every receiver and the allocating warp arrived; then read the slot */
+        if (C.mut != MUT_NO_ADDR_BARRIER && st->addr_arrived[c] != 1 + C.epi)
             return 0;
         if (st->tmem[c] != TMEM_ALLOCATED)
             VIOLATION("epilogue warp %d of CTA %d reads the TMEM address before tcgen05.alloc wrote it", e, c);
-        st->epi_pc[c][e] = epi_after_setup();
+        st->epi_pc[c][e] = use_sync2() ? E_SYNC2_A : epi_after_setup();
         return 1;
     case E_SYNC2_A:
         st->sync2++;
@@ -543,7 +542,7 @@ static int step_epilogue(state *st, int c, int e)
     case E_SYNC2_W:
         if (st->sync2 != C.cg * procs_per_cta())
             return 0;
-        st->epi_pc[c][e] = E_ADDR_A;
+        st->epi_pc[c][e] = epi_after_setup();
         return 1;
     case E_TILE: { /* wait acc_full[a] (own CTA), then tcgen05.ld + wait::ld of the accumulator */
         const int j = st->epi_j[c][e], a = j % A_STAGES;
@@ -765,18 +764,19 @@ static int apply_step(state *st, int id)
     return 0;
 }
 
-static const char *const prod_pc_names[] = {"cluster sync #1 arrive", "cluster sync #1 wait", "cluster sync #2 arrive",
+static const char *const prod_pc_names[] = {"thread 0: init barriers, fence.mbarrier_init", "cluster sync #1 arrive",
+                                           "cluster sync #1 wait", "cluster sync #2 arrive",
                                            "cluster sync #2 wait", "wait empty, expect_tx, issue TMA copy",
                                            "relay: wait own full, forward to the leader's full",
                                            "producer_tail: wait empty", "done"};
-static const char *const mma_pc_names[] = {"init barriers", "cluster sync #1 arrive", "cluster sync #1 wait",
-                                          "tcgen05.alloc", "cluster sync #2 arrive", "cluster sync #2 wait",
-                                          "address barrier arrive", "address barrier wait", "wait acc_empty",
+static const char *const mma_pc_names[] = {"cluster sync #1 arrive", "cluster sync #1 wait", "tcgen05.alloc",
+                                          "address barrier arrive (bar.arrive)", "cluster sync #2 arrive",
+                                          "cluster sync #2 wait", "wait acc_empty",
                                           "wait full, issue MMA + commit(s)",
                                           "relinquish, wait dealloc barrier, dealloc", "done"};
-static const char *const epi_pc_names[] = {"cluster sync #1 arrive", "cluster sync #1 wait", "cluster sync #2 arrive",
-                                          "cluster sync #2 wait", "address barrier arrive",
-                                          "address barrier wait, read TMEM address",
+static const char *const epi_pc_names[] = {"cluster sync #1 arrive", "cluster sync #1 wait", "address barrier arrive",
+                                          "address barrier wait (bar.sync), read TMEM address",
+                                          "cluster sync #2 arrive", "cluster sync #2 wait",
                                           "wait acc_full, tcgen05.ld + wait::ld", "(mutant) tcgen05.ld after release",
                                           "arrive acc_empty",
                                           "signal_peer", "signal_self", "done"};
@@ -992,7 +992,7 @@ done:
 /* ---------------------------------------------------------------- the suite */
 /* Four epilogue warps (the kernel's count) wherever the state space allows; the 2-CTA configurations
  * with several tiles use two per CTA (each warp is a separate process; four per CTA multiply the
- * interleavings of the pair beyond what a CI test should spend: 3.9 million states for 2-2-2-3). */
+ * interleavings of the pair beyond what a CI test should spend: 3.1 million states for 2-2-2-3). */
 static const config correct_configs[] = {
     /* cg stages kb tiles epi mutant relay: zero-tile CTAs, one trip, several trips around both rings */
     {1, 1, 1, 0, 4, MUT_NONE, 0}, {1, 1, 1, 1, 4, MUT_NONE, 0}, {1, 1, 2, 3, 4, MUT_NONE, 0},
@@ -1060,11 +1060,8 @@ static int run_mutants(void)
         for (int v = 0; v < 3; ++v) {
             if (!(mutant_variants((mutant)m) >> v & 1))
                 continue;
-            /* zero tiles for the zero-tile mutant; otherwise a configuration with two trips around the
-             * accumulator ring and the smem ring */
+            /* a configuration with two trips around the accumulator ring and the smem ring */
             config cfg = {v == 0 ? 1 : 2, 2, 2, 3, 2, (mutant)m, v == 2};
-            if (m == MUT_ZERO_TILE_SKIPS_ADDR)
-                cfg.tiles = 0;
             describe(&cfg, d, sizeof(d));
             result R = explore(&cfg, state_limit, 0);
             printf("model: mutant %-41s %s: %s after %zu states: %s\n", mutant_names[m], R.ok ? "NOT CAUGHT" : "caught",
