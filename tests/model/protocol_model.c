@@ -59,7 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { CTA_MAX = 2, S_MAX = 4, E_MAX = 4, A_STAGES = 2, PIPE_MAX = 32 };
+enum { kCtaMax = 2, kStageMax = 4, kEpiMax = 4, kAccStages = 2, kPipeMax = 32 };
 
 /* ---------------------------------------------------------------- configuration and mutants */
 typedef enum {
@@ -142,18 +142,18 @@ enum { E_SYNC1_A, E_SYNC1_W, E_ADDR_A, E_ADDR_W, E_SYNC2_A, E_SYNC2_W, E_TILE, E
 enum { TMEM_NONE, TMEM_ALLOCATED, TMEM_FREED };
 
 typedef struct state {
-    bar full[CTA_MAX][S_MAX], empty[CTA_MAX][S_MAX];
-    bar acc_full[CTA_MAX][A_STAGES], acc_empty[CTA_MAX][A_STAGES], dealloc[CTA_MAX];
-    uint8_t inited[CTA_MAX], exited[CTA_MAX], tmem[CTA_MAX];
-    uint8_t stage_data[CTA_MAX][S_MAX]; /* (tile*kb + k + 1) of the data that landed; 0 none */
-    uint8_t inflight[CTA_MAX][S_MAX];   /* the copy in flight into the stage; 0 none */
-    uint8_t acc_tile[CTA_MAX][A_STAGES], acc_k[CTA_MAX][A_STAGES]; /* tile+1 and MMAs accumulated */
-    uint8_t addr_arrived[CTA_MAX], sync1, sync2;
-    uint8_t prod_pc[CTA_MAX], prod_i[CTA_MAX];
-    uint8_t mma_pc[CTA_MAX], mma_i[CTA_MAX], mma_j[CTA_MAX], mma_k[CTA_MAX];
-    uint8_t epi_pc[CTA_MAX][E_MAX], epi_j[CTA_MAX][E_MAX];
+    bar full[kCtaMax][kStageMax], empty[kCtaMax][kStageMax];
+    bar acc_full[kCtaMax][kAccStages], acc_empty[kCtaMax][kAccStages], dealloc[kCtaMax];
+    uint8_t inited[kCtaMax], exited[kCtaMax], tmem[kCtaMax];
+    uint8_t stage_data[kCtaMax][kStageMax]; /* (tile*kb + k + 1) of the data that landed; 0 none */
+    uint8_t inflight[kCtaMax][kStageMax];   /* the copy in flight into the stage; 0 none */
+    uint8_t acc_tile[kCtaMax][kAccStages], acc_k[kCtaMax][kAccStages]; /* tile+1 and MMAs accumulated */
+    uint8_t addr_arrived[kCtaMax], sync1, sync2;
+    uint8_t prod_pc[kCtaMax], prod_i[kCtaMax];
+    uint8_t mma_pc[kCtaMax], mma_i[kCtaMax], mma_j[kCtaMax], mma_k[kCtaMax];
+    uint8_t epi_pc[kCtaMax][kEpiMax], epi_j[kCtaMax][kEpiMax];
     uint8_t pipe_len;
-    uint16_t pipe[PIPE_MAX];
+    uint16_t pipe[kPipeMax];
 } state;
 
 /* tensor pipe entries */
@@ -326,14 +326,14 @@ static void init_barriers(state *st, int c)
         st->full[c][s].pend = (uint8_t)bar_count(B_FULL, c);
         st->empty[c][s].pend = (uint8_t)bar_count(B_EMPTY, c);
     }
-    for (int a = 0; a < A_STAGES; ++a) {
+    for (int a = 0; a < kAccStages; ++a) {
         st->acc_full[c][a].pend = (uint8_t)bar_count(B_ACC_FULL, c);
         st->acc_empty[c][a].pend = (uint8_t)bar_count(B_ACC_EMPTY, c);
     }
     st->dealloc[c].pend = (uint8_t)bar_count(B_DEALLOC, c);
 }
 
-/* Each step function: returns 0 if the step is not enabled in `st`, else applies it to `st`. */
+/* Each step function: returns 0, with `st` untouched, if the step is not enabled in `st`, else applies it. */
 static int step_producer(state *st, int c)
 {
     const int total = C.tiles * C.kb;
@@ -434,18 +434,18 @@ static int step_mma(state *st, int c)
         st->mma_pc[c] = mma_after_setup(c);
         return 1;
     case M_TILE: {
-        const int j = st->mma_j[c], a = j % A_STAGES;
-        if (C.mut != MUT_NO_ACC_EMPTY_WAIT && !passes(&st->acc_empty[0][a], ring_parity(j, A_STAGES, accp_p0())))
+        const int j = st->mma_j[c], a = j % kAccStages;
+        if (C.mut != MUT_NO_ACC_EMPTY_WAIT && !passes(&st->acc_empty[0][a], ring_parity(j, kAccStages, accp_p0())))
             return 0;
         st->mma_pc[c] = M_K;
         return 1;
     }
     case M_K: {
-        const int i = st->mma_i[c], s = i % C.stages, j = st->mma_j[c], k = st->mma_k[c], a = j % A_STAGES;
+        const int i = st->mma_i[c], s = i % C.stages, j = st->mma_j[c], k = st->mma_k[c], a = j % kAccStages;
         if (!passes(&st->full[0][s], ring_parity(i, C.stages, cons_p0())))
             return 0;
-        if (st->pipe_len + 3 > PIPE_MAX) {
-            fprintf(stderr, "model: tensor pipe overflow (raise PIPE_MAX)\n");
+        if (st->pipe_len + 3 > kPipeMax) {
+            fprintf(stderr, "model: tensor pipe overflow (raise kPipeMax)\n");
             exit(2);
         }
         st->pipe[st->pipe_len++] = op_mma(j, k, s, a);
@@ -502,7 +502,7 @@ static void epi_next_tile(state *st, int c, int e)
  * "loaded", and an MMA overwriting the accumulator before the load is caught either way.) */
 static void epi_load(state *st, int c, int e)
 {
-    const int j = st->epi_j[c][e], a = j % A_STAGES;
+    const int j = st->epi_j[c][e], a = j % kAccStages;
     if (st->tmem[c] != TMEM_ALLOCATED)
         VIOLATION("epilogue warp %d of CTA %d reads TMEM %s", e, c,
                   st->tmem[c] == TMEM_FREED ? "after the dealloc" : "before the alloc");
@@ -545,8 +545,8 @@ static int step_epilogue(state *st, int c, int e)
         st->epi_pc[c][e] = epi_after_setup();
         return 1;
     case E_TILE: { /* wait acc_full[a] (own CTA), then tcgen05.ld + wait::ld of the accumulator */
-        const int j = st->epi_j[c][e], a = j % A_STAGES;
-        if (!passes(&st->acc_full[c][a], ring_parity(j, A_STAGES, 0)))
+        const int j = st->epi_j[c][e], a = j % kAccStages;
+        if (!passes(&st->acc_full[c][a], ring_parity(j, kAccStages, 0)))
             return 0;
         if (C.mut == MUT_RELEASE_BEFORE_LD) { /* the mutant releases first, loads later */
             arrive(st, B_ACC_EMPTY, 0, a);
@@ -562,7 +562,7 @@ static int step_epilogue(state *st, int c, int e)
         epi_next_tile(st, c, e);
         return 1;
     case E_REL: /* early release: arrive on the leader's acc_empty[a] (remote for the peer), next tile */
-        arrive(st, B_ACC_EMPTY, 0, st->epi_j[c][e] % A_STAGES);
+        arrive(st, B_ACC_EMPTY, 0, st->epi_j[c][e] % kAccStages);
         epi_next_tile(st, c, e);
         return 1;
     case E_SIG_PEER:
@@ -689,10 +689,10 @@ static void check_not_behind(const state *st)
                           k, i % C.stages, st->empty[c][i % C.stages].done);
         }
         if (c == 0 && st->mma_pc[c] == M_TILE) {
-            int j = st->mma_j[c], k = j / A_STAGES - 1;
-            if (st->acc_empty[0][j % A_STAGES].done > k + 1)
+            int j = st->mma_j[c], k = j / kAccStages - 1;
+            if (st->acc_empty[0][j % kAccStages].done > k + 1)
                 VIOLATION("MMA warp waits for phase %d of acc_empty[%d], which already completed %d phases", k,
-                          j % A_STAGES, st->acc_empty[0][j % A_STAGES].done);
+                          j % kAccStages, st->acc_empty[0][j % kAccStages].done);
         }
         if (c == 0 && st->mma_pc[c] == M_K) {
             int i = st->mma_i[c], k = i / C.stages;
@@ -711,11 +711,11 @@ static void check_not_behind(const state *st)
                       st->dealloc[c].done);
         for (int e = 0; e < C.epi; ++e)
             if (st->epi_pc[c][e] == E_TILE) {
-                int j = st->epi_j[c][e], k = j / A_STAGES;
-                if (st->acc_full[c][j % A_STAGES].done > k + 1)
+                int j = st->epi_j[c][e], k = j / kAccStages;
+                if (st->acc_full[c][j % kAccStages].done > k + 1)
                     VIOLATION("epilogue warp %d of CTA %d waits for phase %d of acc_full[%d], which completed %d "
                               "phases",
-                              e, c, k, j % A_STAGES, st->acc_full[c][j % A_STAGES].done);
+                              e, c, k, j % kAccStages, st->acc_full[c][j % kAccStages].done);
             }
     }
 }
@@ -742,7 +742,7 @@ static void canonicalize(state *st)
 /* ---------------------------------------------------------------- steps, by number */
 /* step ids: per CTA c (base 16*c): 0 producer, 1 MMA warp, 2..2+E-1 epilogue warps, 8+s TMA landing into
  * stage s, 14 exit; 32: tensor pipe. */
-enum { STEP_COUNT = 33 };
+enum { kStepCount = 33 };
 
 static int apply_step(state *st, int id)
 {
@@ -819,14 +819,21 @@ typedef struct store {
     size_t table_cap;
 } store;
 
+/* Eight bytes at a time (the state is hashed once per transition, so this is much of the explorer's
+ * time); states are zero-initialised, so the padding is always the same. */
 static uint64_t hash_state(const state *st)
 {
     const unsigned char *p = (const unsigned char *)st;
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < sizeof(*st); ++i) {
-        h ^= p[i];
-        h *= 1099511628211ull;
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    size_t i = 0;
+    for (; i + 8 <= sizeof(*st); i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
     }
+    for (; i < sizeof(*st); ++i)
+        h = (h ^ p[i]) * 0x100000001b3ull;
     h ^= h >> 29;
     return h;
 }
@@ -946,8 +953,9 @@ static result explore(const config *cfg, size_t limit, int verbose_trace)
     R.ok = 1;
     for (size_t cur = 0; cur < S.count; ++cur) {
         int enabled = 0;
-        for (int id = 0; id < STEP_COUNT; ++id) {
-            state next = S.states[cur];
+        /* a step that is not enabled leaves the state as it was, so one copy serves until a step applies */
+        state next = S.states[cur];
+        for (int id = 0; id < kStepCount; ++id) {
             if (!apply_step(&next, id))
                 continue;
             enabled++;
@@ -963,6 +971,7 @@ static result explore(const config *cfg, size_t limit, int verbose_trace)
             }
             canonicalize(&next);
             store_add(&S, &next, (uint32_t)cur, (uint8_t)id, limit);
+            next = S.states[cur];
         }
         if (!enabled) {
             const state *st = &S.states[cur];
@@ -1129,8 +1138,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "protocol_model: relay needs cta_group 2\n");
             return 2;
         }
-        if (cfg.cg < 1 || cfg.cg > 2 || cfg.stages < 1 || cfg.stages > S_MAX || cfg.kb < 1 || cfg.kb > 7 ||
-            cfg.tiles < 0 || cfg.tiles > 31 || cfg.epi < 1 || cfg.epi > E_MAX || cfg.mut >= MUT_COUNT) {
+        if (cfg.cg < 1 || cfg.cg > 2 || cfg.stages < 1 || cfg.stages > kStageMax || cfg.kb < 1 || cfg.kb > 7 ||
+            cfg.tiles < 0 || cfg.tiles > 31 || cfg.epi < 1 || cfg.epi > kEpiMax || cfg.mut >= MUT_COUNT) {
             fprintf(stderr, "protocol_model: configuration out of range\n");
             return 2;
         }
