@@ -6,11 +6,13 @@
  *
  * The model (docs/protocol.md draws it):
  *   CTAs        cta_group 1: one CTA. cta_group 2: a pair, rank 0 the leader (it alone issues MMAs).
- *   set-up      MMA warp of each CTA: init barriers; everyone: cluster sync #1 (barriers visible in the
- *               cluster, peer launched); MMA warp: tcgen05.alloc; cta_group 2: everyone: cluster sync #2
- *               (both allocs done before the first MMA and before any dealloc); named barrier ADDR (MMA
- *               warp + the epilogue warps, bar.sync) hands the TMEM address to the epilogue. This is
- *               the order of gemm/sm100/sm100_kernel.cuh.
+ *   set-up      thread 0 of each CTA (lane 0 of warp 0, the producer's warp, so a step of the producer):
+ *               init every barrier, fence.mbarrier_init; everyone: cluster sync #1 (barriers visible in
+ *               the cluster, peer launched); MMA warp: tcgen05.alloc, then bar.arrive on named barrier
+ *               ADDR (it publishes the TMEM address and goes on); epilogue warps: bar.sync on ADDR, then
+ *               read the address (the producer takes no part); cta_group 2: everyone: cluster sync #2
+ *               (both allocs done before the first MMA and before any dealloc). This is the order of
+ *               gemm/sm100/sm100_kernel.cuh.
  *   producer    per CTA, for each (tile, k-block): wait empty[s] (own CTA, producer phase starts at 1);
  *               leader (or the one CTA): arrive.expect_tx(full[s], bytes x cta_group); issue a TMA copy
  *               into its own stage s that completes_tx on the LEADER's full[s]. Ends with producer_tail.
@@ -20,6 +22,10 @@
  *               and forwards one remote arrival to the leader's full[s] (count 2: the leader's own + the
  *               forward). The peer's MMA warp only allocates and deallocates, as on hardware.
  *   TMA         each copy in flight lands at any later time, in any order: writes the stage, complete_tx.
+ *               A C load lands in two parts, each at any later time: writes its half, complete_tx of
+ *               half the bytes on the warp's own c_full[b] (its own CTA's, in either cta_group). A TMA
+ *               store reads its buffer (and writes C) at any later time; wait_group.read n passes once
+ *               every store of the warp but the n newest has.
  *   MMA warp    leader only: per tile: wait acc_empty[a] (leader's; producer phase starts at 1); per
  *               k-block: wait full[s]; issue MMA(tile, k, s, a) and commit(empty[s], multicast to the
  *               pair) into the tensor pipe; after the last k-block, commit(acc_full[a], multicast).
@@ -27,11 +33,20 @@
  *               into accumulator a of every CTA's TMEM; a commit arrives once on its barrier in every
  *               CTA of the mask when everything before it in the pipe is done.
  *   epilogue    E warps per CTA (the real kernel has 4 warps of 32 threads; a warp stands for its 32
- *               threads and arrival counts scale by the same factor): per tile wait acc_full[a] (own
- *               CTA) and tcgen05.ld the accumulator (one step), then arrive on the leader's
- *               acc_empty[a] (count E x cg; a step of its own).
- *               At the end: dealloc barrier signal_complete: signal_peer (cta_group 2: remote arrive on
- *               the peer's barrier), then signal_self.
+ *               threads and arrival counts scale by the same factor). DIRECT: per tile wait acc_full[a]
+ *               (own CTA) and tcgen05.ld the accumulator (one step), then arrive on the leader's
+ *               acc_empty[a] (count E x cg; a step of its own). TMA and STAGED put each of the tile's
+ *               chunks (32 columns) through buffer seq % cbufs of the warp (seq: the warp's chunks so
+ *               far, across tiles): STAGED first, lane 0: wait_group.read 0, then for the tile's first
+ *               min(chunks, cbufs) chunks arrive.expect_tx(c_full[b], the chunk's bytes) and a TMA
+ *               load of C into buffer b; then wait acc_full[a] and per chunk: tcgen05.ld (after the
+ *               last one, the acc_empty arrival); the output op into the buffer (STAGED: wait
+ *               c_full[b] for parity (seq / cbufs) & 1 and read C there first; TMA: lane 0
+ *               wait_group.read cbufs - 1); lane 0: the TMA store from the buffer and commit_group;
+ *               STAGED, from the second chunk on while chunk ch - 1 + cbufs exists: wait_group.read 1,
+ *               then that chunk's C load into chunk ch - 1's buffer. After the last tile lane 0 waits
+ *               wait_group 0. At the end: dealloc barrier signal_complete: signal_peer (cta_group 2:
+ *               remote arrive on the peer's barrier), then signal_self.
  *   teardown    MMA warp of each CTA: relinquish, wait dealloc barrier phase 0 (count E x cg), dealloc.
  *   exit        a CTA exits when all its roles are done.
  *
@@ -46,18 +61,28 @@
  *   no dealloc before the peer's alloc, nor before every epilogue warp of both CTAs finished reading;
  *   no waiter two phases behind (when a thread waits for phase k, the barrier completed at most k+1);
  *   no arrival, complete_tx, commit or TMA write on a barrier/stage of an exited or uninitialised CTA,
- *   and no more arrivals in a phase than its count; no CTA exits with copies or MMAs in flight.
+ *   and no more arrivals in a phase than its count; no CTA exits with copies or MMAs in flight;
+ *   chunk buffers: the output op of chunk seq reads the whole C of chunk seq (STAGED); no C load
+ *   lands in a buffer while a TMA store still reads it or while it holds results not yet stored; the
+ *   warp writes no buffer a store still reads; no second C load into a buffer with one in flight; no
+ *   CTA exits with a C load or a TMA store in flight.
  *
- * Usage: protocol_model [all | correct | mutants | one <cg> <stages> <kb> <tiles> <epi> [mutant [relay]]]
+ * Usage: protocol_model [all | correct | mutants | one <cg> <stages> <kb> <tiles> <epi> [mutant [relay
+ *        [direct|tma|staged [chunks [buffers [chunks of odd tiles]]]]]]]
  * Exit 0 when every correct configuration holds and every mutant is caught. Prints states and
  * transitions per configuration; `one` explores a single configuration and prints a trace.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { CTA_MAX = 2, S_MAX = 4, E_MAX = 4, A_STAGES = 2, PIPE_MAX = 32 };
+enum { kCtaMax = 2, kStageMax = 4, kEpiMax = 4, kAccStages = 2, kPipeMax = 32 };
+/* Chunk buffers per epilogue warp (the kernel's kCMaxBuffers), and the parts in which a C load's bytes
+ * complete_tx: TMA may complete a copy's bytes in pieces, and two are enough for a barrier that
+ * expects too few bytes to open while the chunk has only partly landed. */
+enum { kCBufMax = 4, kCParts = 2 };
 
 /* ---------------------------------------------------------------- configuration and mutants */
 typedef enum {
@@ -76,12 +101,21 @@ typedef enum {
     MUT_ACC_PRODUCER_PHASE_0,    /* accumulator ring producer (MMA warp) starts at phase 0 */
     MUT_DEALLOC_NO_WAIT,         /* dealloc without waiting on the dealloc barrier */
     MUT_NO_CLUSTER_SYNC2,        /* no cluster sync between alloc and dealloc (cta_group 2) */
-    MUT_ZERO_TILE_SKIPS_ADDR,    /* a CTA with zero tiles: epilogue skips the address named barrier */
+    MUT_NO_ADDR_BARRIER,         /* epilogue reads the TMEM address slot without the named barrier */
     MUT_EXPECT_TX_NOT_DOUBLED,   /* 2-CTA: leader expects only its own bytes */
     MUT_NO_MULTICAST,            /* 2-CTA: commits arrive on the leader's barriers only */
     MUT_RELAY_FULL_COUNT_1,      /* 2-CTA relay variant: the leader's full[s] does not count the forward */
     MUT_RELAY_NO_WAIT,           /* 2-CTA relay variant: the peer forwards without waiting on its full[s] */
     MUT_RELEASE_BEFORE_LD,       /* epilogue arrives on acc_empty before its tcgen05.ld of the tile */
+    MUT_C_NO_FULL_WAIT,          /* STAGED: the warp combines a chunk without waiting on c_full[b] */
+    MUT_C_REFILL_NO_READ_WAIT,   /* STAGED: the C load ahead refills a buffer without wait_group.read 1 */
+    MUT_C_FIRST_NO_READ_WAIT,    /* STAGED: a tile's first C loads without wait_group.read 0 */
+    MUT_C_REFILL_WAIT_BUFS,      /* STAGED: the refill waits wait_group.read cbufs - 1 (the beta 0 count) */
+    MUT_C_EXPECT_TX_SHORT,       /* STAGED: c_full expects fewer bytes than the chunk has */
+    MUT_C_EXPECT_TX_LONG,        /* STAGED: c_full expects more bytes than the chunk has */
+    MUT_C_FULL_PHASE_1,          /* STAGED: the warp's c_full waits start at phase 1 (off by one) */
+    MUT_STORE_NO_READ_WAIT,      /* TMA (beta 0): the warp writes a buffer without wait_group.read */
+    MUT_NO_STORE_DRAIN,          /* TMA, STAGED: no wait_group 0 before the teardown: exit under a store */
     MUT_COUNT
 } mutant;
 
@@ -101,13 +135,28 @@ static const char *const mutant_names[MUT_COUNT] = {
     "acc_producer_initial_phase_0",
     "dealloc_without_wait",
     "no_cluster_sync_between_alloc_and_dealloc",
-    "zero_tile_cta_skips_address_barrier",
+    "epilogue_reads_address_without_barrier",
     "expect_tx_not_doubled",
     "commit_without_multicast",
     "relay_full_count_1",
     "relay_forward_without_wait",
     "acc_empty_release_before_ld",
+    "c_full_not_waited",
+    "c_refill_before_store_read",
+    "c_tile_loads_before_store_read",
+    "c_refill_waits_buffers_minus_1",
+    "c_full_expect_tx_short",
+    "c_full_expect_tx_long",
+    "c_full_initial_phase_1",
+    "store_buffer_reused_without_read_wait",
+    "exit_without_store_wait",
 };
+
+/* How the epilogue writes C (the plan's wsgemm_epilogue_kind): DIRECT from registers; TMA through a
+ * shared-memory buffer per 32-column chunk and a TMA store; STAGED (beta != 0) as TMA, with C's old
+ * values of the chunk loaded into the buffer by TMA first. */
+typedef enum { EPI_DIRECT, EPI_TMA, EPI_STAGED } epilogue_kind;
+static const char *const epilogue_names[] = {"direct", "tma", "staged"};
 
 typedef struct config {
     int cg;     /* cta_group: 1 or 2 */
@@ -119,6 +168,10 @@ typedef struct config {
     int relay;  /* cta_group 2, the emulation build's variant: the peer's TMA completes on the PEER's
                    full[s]; the peer's producer waits on it and forwards one remote arrival to the
                    leader's full[s] (count 2) */
+    epilogue_kind epilogue;
+    int chunks;     /* TMA, STAGED: 32-column chunks per tile (8 in the kernel, fewer at the n edge) */
+    int cbufs;      /* TMA, STAGED: chunk buffers per warp, 2 (fp32 output) or 4 (16-bit) */
+    int chunks_odd; /* when not 0, the chunks of the odd tiles (a CTA's tiles need not be equally wide) */
 } config;
 
 static config C; /* the configuration being explored */
@@ -126,32 +179,54 @@ static config C; /* the configuration being explored */
 /* ---------------------------------------------------------------- state */
 typedef struct bar {
     uint8_t pend; /* arrivals still missing in the current phase */
-    int8_t tx;    /* pending transaction count (in copies; may go negative before expect_tx) */
+    int8_t tx;    /* pending transaction count (in copies, for c_full in parts of a chunk; may go negative
+                     before expect_tx) */
     uint8_t done; /* completed phases */
 } bar;
 
-enum bar_kind { B_FULL, B_EMPTY, B_ACC_FULL, B_ACC_EMPTY, B_DEALLOC };
-static const char *const bar_names[] = {"full", "empty", "acc_full", "acc_empty", "dealloc"};
+/* (B_C_FULL's index is warp * kCBufMax + buffer) */
+enum bar_kind { B_FULL, B_EMPTY, B_ACC_FULL, B_ACC_EMPTY, B_DEALLOC, B_C_FULL };
+static const char *const bar_names[] = {"full", "empty", "acc_full", "acc_empty", "dealloc", "c_full"};
 
-enum { P_SYNC1_A, P_SYNC1_W, P_SYNC2_A, P_SYNC2_W, P_LOOP, P_RELAY, P_TAIL, P_DONE };
-enum { M_INIT, M_SYNC1_A, M_SYNC1_W, M_ALLOC, M_SYNC2_A, M_SYNC2_W, M_ADDR_A, M_ADDR_W, M_TILE, M_K, M_DEALLOC, M_DONE };
-enum { E_SYNC1_A, E_SYNC1_W, E_SYNC2_A, E_SYNC2_W, E_ADDR_A, E_ADDR_W, E_TILE, E_LD, E_REL, E_SIG_PEER, E_SIG_SELF,
-       E_DONE };
+enum { P_INIT, P_SYNC1_A, P_SYNC1_W, P_SYNC2_A, P_SYNC2_W, P_LOOP, P_RELAY, P_TAIL, P_DONE };
+enum { M_SYNC1_A, M_SYNC1_W, M_ALLOC, M_ADDR_A, M_SYNC2_A, M_SYNC2_W, M_TILE, M_K, M_DEALLOC, M_DONE };
+enum { E_SYNC1_A, E_SYNC1_W, E_ADDR_A, E_ADDR_W, E_SYNC2_A, E_SYNC2_W, E_C_FIRST, E_TILE, E_LD, E_REL, E_COMBINE,
+       E_STORE, E_REFILL, E_LD_LATE, E_DRAIN, E_SIG_PEER, E_SIG_SELF, E_DONE };
 enum { TMEM_NONE, TMEM_ALLOCATED, TMEM_FREED };
 
+/* One epilogue warp. */
+typedef struct epi_warp {
+    uint8_t pc, j; /* program counter; the tile it is at */
+    uint8_t ch;    /* TMA, STAGED: the chunk of tile j */
+    uint8_t seq;   /* TMA, STAGED: chunks it has stored; chunk seq goes through buffer seq % cbufs */
+} epi_warp;
+
+/* An epilogue warp's chunk buffers (TMA, STAGED) with their c_full barriers. */
+typedef struct chunk_bufs {
+    uint8_t stores;          /* bit b: the TMA store from buffer b has not finished reading it */
+    uint8_t cdata[kCBufMax]; /* seq + 1 of the chunk whose C has wholly landed in buffer b; 0: the buffer
+                                holds no C, part of one, or the warp's results */
+    uint8_t cload[kCBufMax]; /* seq + 1 of the C load in flight into buffer b; 0 none */
+    uint8_t cleft[kCBufMax]; /* parts of that load still to land */
+    bar c_full[kCBufMax];
+} chunk_bufs;
+
 typedef struct state {
-    bar full[CTA_MAX][S_MAX], empty[CTA_MAX][S_MAX];
-    bar acc_full[CTA_MAX][A_STAGES], acc_empty[CTA_MAX][A_STAGES], dealloc[CTA_MAX];
-    uint8_t inited[CTA_MAX], exited[CTA_MAX], tmem[CTA_MAX];
-    uint8_t stage_data[CTA_MAX][S_MAX]; /* (tile*kb + k + 1) of the data that landed; 0 none */
-    uint8_t inflight[CTA_MAX][S_MAX];   /* the copy in flight into the stage; 0 none */
-    uint8_t acc_tile[CTA_MAX][A_STAGES], acc_k[CTA_MAX][A_STAGES]; /* tile+1 and MMAs accumulated */
-    uint8_t addr_arrived[CTA_MAX], sync1, sync2;
-    uint8_t prod_pc[CTA_MAX], prod_i[CTA_MAX];
-    uint8_t mma_pc[CTA_MAX], mma_i[CTA_MAX], mma_j[CTA_MAX], mma_k[CTA_MAX];
-    uint8_t epi_pc[CTA_MAX][E_MAX], epi_j[CTA_MAX][E_MAX];
+    bar full[kCtaMax][kStageMax], empty[kCtaMax][kStageMax];
+    bar acc_full[kCtaMax][kAccStages], acc_empty[kCtaMax][kAccStages], dealloc[kCtaMax];
+    uint8_t inited[kCtaMax], exited[kCtaMax], tmem[kCtaMax];
+    uint8_t stage_data[kCtaMax][kStageMax]; /* (tile*kb + k + 1) of the data that landed; 0 none */
+    uint8_t inflight[kCtaMax][kStageMax];   /* the copy in flight into the stage; 0 none */
+    uint8_t acc_tile[kCtaMax][kAccStages], acc_k[kCtaMax][kAccStages]; /* tile+1 and MMAs accumulated */
+    uint8_t addr_arrived[kCtaMax], sync1, sync2;
+    uint8_t prod_pc[kCtaMax], prod_i[kCtaMax];
+    uint8_t mma_pc[kCtaMax], mma_i[kCtaMax], mma_j[kCtaMax], mma_k[kCtaMax];
+    epi_warp epi[kCtaMax][kEpiMax];
     uint8_t pipe_len;
-    uint16_t pipe[PIPE_MAX];
+    uint16_t pipe[kPipeMax];
+    /* Last, warp by warp, so that a configuration stores and hashes only the buffers of the warps it
+     * has (state_bytes; DIRECT none). cb[e][c] belongs to epi[c][e]: the two are sorted together. */
+    chunk_bufs cb[kEpiMax][kCtaMax];
 } state;
 
 /* tensor pipe entries */
@@ -196,6 +271,8 @@ static int bar_count(int kind, int cta)
         if (C.mut == MUT_DEALLOC_COUNT_HIGH)
             return C.epi * C.cg + 1;
         return C.epi * C.cg;
+    case B_C_FULL:
+        return 1; /* the warp's lane 0: arrive.expect_tx with the chunk's bytes */
     }
     return 1;
 }
@@ -207,18 +284,31 @@ static bar *bar_ref(state *st, int kind, int cta, int idx)
     case B_EMPTY: return &st->empty[cta][idx];
     case B_ACC_FULL: return &st->acc_full[cta][idx];
     case B_ACC_EMPTY: return &st->acc_empty[cta][idx];
+    case B_C_FULL: return &st->cb[idx / kCBufMax][cta].c_full[idx % kCBufMax];
     default: return &st->dealloc[cta];
     }
 }
 
+/* "full[2]"; "c_full[1][0]" for warp 1's buffer 0 */
+static const char *bar_label(int kind, int idx, char *buf, size_t n)
+{
+    if (kind == B_C_FULL)
+        snprintf(buf, n, "c_full[%d][%d]", idx / kCBufMax, idx % kCBufMax);
+    else
+        snprintf(buf, n, "%s[%d]", bar_names[kind], idx);
+    return buf;
+}
+
 static int bar_usable(const state *st, int kind, int cta, int idx, const char *what)
 {
+    char l[32];
     if (!st->inited[cta]) {
-        VIOLATION("%s on %s[%d] of CTA %d before the barrier was initialised", what, bar_names[kind], idx, cta);
+        VIOLATION("%s on %s of CTA %d before the barrier was initialised", what, bar_label(kind, idx, l, sizeof(l)),
+                  cta);
         return 0;
     }
     if (st->exited[cta]) {
-        VIOLATION("%s on %s[%d] of CTA %d after that CTA exited", what, bar_names[kind], idx, cta);
+        VIOLATION("%s on %s of CTA %d after that CTA exited", what, bar_label(kind, idx, l, sizeof(l)), cta);
         return 0;
     }
     return 1;
@@ -239,7 +329,8 @@ static void arrive(state *st, int kind, int cta, int idx)
         return;
     bar *b = bar_ref(st, kind, cta, idx);
     if (b->pend == 0) {
-        VIOLATION("more arrivals than the count in one phase of %s[%d] of CTA %d", bar_names[kind], idx, cta);
+        char l[32];
+        VIOLATION("more arrivals than the count in one phase of %s of CTA %d", bar_label(kind, idx, l, sizeof(l)), cta);
         return;
     }
     b->pend--;
@@ -312,16 +403,64 @@ static int mma_after_setup(int cta)
         return M_DEALLOC;
     return cta == 0 ? M_TILE : M_DEALLOC;
 }
+static int via_smem(void)
+{
+    return C.epilogue != EPI_DIRECT;
+}
+/* the chunks of tile j */
+static int chunks_of(int j)
+{
+    return (j & 1) && C.chunks_odd ? C.chunks_odd : C.chunks;
+}
+/* where a warp begins a tile: STAGED first loads the C of the tile's first chunks */
+static int epi_tile_start(void)
+{
+    return C.epilogue == EPI_STAGED ? E_C_FIRST : E_TILE;
+}
+/* after the last tile: TMA and STAGED wait for their stores before the teardown signals */
+static int epi_after_tiles(void)
+{
+    return via_smem() ? E_DRAIN : E_SIG_PEER;
+}
 static int epi_after_setup(void)
 {
-    return C.tiles > 0 ? E_TILE : E_SIG_PEER;
+    return C.tiles > 0 ? epi_tile_start() : epi_after_tiles();
+}
+/* The parity a warp's c_full wait for chunk seq names: buffer seq % cbufs is loaded once per chunk through
+ * it, so that load is the buffer's (seq / cbufs)-th phase (the kernel's (seq / kBuffers) & 1). */
+static int c_full_parity(int seq)
+{
+    return ((seq / C.cbufs) & 1) ^ (C.mut == MUT_C_FULL_PHASE_1);
 }
 
-/* Each step function: returns 0 if the step is not enabled in `st`, else applies it to `st`. */
+static void init_barriers(state *st, int c)
+{
+    st->inited[c] = 1;
+    for (int s = 0; s < C.stages; ++s) {
+        st->full[c][s].pend = (uint8_t)bar_count(B_FULL, c);
+        st->empty[c][s].pend = (uint8_t)bar_count(B_EMPTY, c);
+    }
+    for (int a = 0; a < kAccStages; ++a) {
+        st->acc_full[c][a].pend = (uint8_t)bar_count(B_ACC_FULL, c);
+        st->acc_empty[c][a].pend = (uint8_t)bar_count(B_ACC_EMPTY, c);
+    }
+    st->dealloc[c].pend = (uint8_t)bar_count(B_DEALLOC, c);
+    /* all kCBufMax per warp, as the kernel, whatever the output type; DIRECT never uses them, and the
+     * model's DIRECT states leave them out */
+    for (int e = 0; e < (via_smem() ? C.epi : 0); ++e)
+        for (int b = 0; b < kCBufMax; ++b)
+            st->cb[e][c].c_full[b].pend = (uint8_t)bar_count(B_C_FULL, c);
+}
+
+/* Each step function: returns 0, with `st` untouched, if the step is not enabled in `st`, else applies it. */
 static int step_producer(state *st, int c)
 {
     const int total = C.tiles * C.kb;
     switch (st->prod_pc[c]) {
+    case P_INIT: /* thread 0 (this warp's lane 0): init every barrier of the CTA, fence.mbarrier_init */
+        init_barriers(st, c);
+        st->prod_pc[c] = P_SYNC1_A;
+        return 1;
     case P_SYNC1_A:
         st->sync1++;
         st->prod_pc[c] = P_SYNC1_W;
@@ -387,19 +526,6 @@ static int step_producer(state *st, int c)
 static int step_mma(state *st, int c)
 {
     switch (st->mma_pc[c]) {
-    case M_INIT:
-        st->inited[c] = 1;
-        for (int s = 0; s < C.stages; ++s) {
-            st->full[c][s].pend = (uint8_t)bar_count(B_FULL, c);
-            st->empty[c][s].pend = (uint8_t)bar_count(B_EMPTY, c);
-        }
-        for (int a = 0; a < A_STAGES; ++a) {
-            st->acc_full[c][a].pend = (uint8_t)bar_count(B_ACC_FULL, c);
-            st->acc_empty[c][a].pend = (uint8_t)bar_count(B_ACC_EMPTY, c);
-        }
-        st->dealloc[c].pend = (uint8_t)bar_count(B_DEALLOC, c);
-        st->mma_pc[c] = M_SYNC1_A;
-        return 1;
     case M_SYNC1_A:
         st->sync1++;
         st->mma_pc[c] = M_SYNC1_W;
@@ -411,16 +537,11 @@ static int step_mma(state *st, int c)
         return 1;
     case M_ALLOC:
         st->tmem[c] = TMEM_ALLOCATED;
-        st->mma_pc[c] = use_sync2() ? M_SYNC2_A : M_ADDR_A;
+        st->mma_pc[c] = M_ADDR_A;
         return 1;
-    case M_ADDR_A:
+    case M_ADDR_A: /* bar.arrive: the allocating warp publishes and goes on; only the receivers wait */
         st->addr_arrived[c]++;
-        st->mma_pc[c] = M_ADDR_W;
-        return 1;
-    case M_ADDR_W:
-        if (st->addr_arrived[c] != 1 + C.epi)
-            return 0;
-        st->mma_pc[c] = mma_after_setup(c);
+        st->mma_pc[c] = use_sync2() ? M_SYNC2_A : mma_after_setup(c);
         return 1;
     case M_SYNC2_A:
         st->sync2++;
@@ -429,21 +550,21 @@ static int step_mma(state *st, int c)
     case M_SYNC2_W:
         if (st->sync2 != C.cg * procs_per_cta())
             return 0;
-        st->mma_pc[c] = M_ADDR_A;
+        st->mma_pc[c] = mma_after_setup(c);
         return 1;
     case M_TILE: {
-        const int j = st->mma_j[c], a = j % A_STAGES;
-        if (C.mut != MUT_NO_ACC_EMPTY_WAIT && !passes(&st->acc_empty[0][a], ring_parity(j, A_STAGES, accp_p0())))
+        const int j = st->mma_j[c], a = j % kAccStages;
+        if (C.mut != MUT_NO_ACC_EMPTY_WAIT && !passes(&st->acc_empty[0][a], ring_parity(j, kAccStages, accp_p0())))
             return 0;
         st->mma_pc[c] = M_K;
         return 1;
     }
     case M_K: {
-        const int i = st->mma_i[c], s = i % C.stages, j = st->mma_j[c], k = st->mma_k[c], a = j % A_STAGES;
+        const int i = st->mma_i[c], s = i % C.stages, j = st->mma_j[c], k = st->mma_k[c], a = j % kAccStages;
         if (!passes(&st->full[0][s], ring_parity(i, C.stages, cons_p0())))
             return 0;
-        if (st->pipe_len + 3 > PIPE_MAX) {
-            fprintf(stderr, "model: tensor pipe overflow (raise PIPE_MAX)\n");
+        if (st->pipe_len + 3 > kPipeMax) {
+            fprintf(stderr, "model: tensor pipe overflow (raise kPipeMax)\n");
             exit(2);
         }
         st->pipe[st->pipe_len++] = op_mma(j, k, s, a);
@@ -478,10 +599,10 @@ static int step_mma(state *st, int c)
             VIOLATION("CTA %d deallocates TMEM before the peer CTA %d allocated", c, c ^ 1);
         for (int d = 0; d < C.cg; ++d)
             for (int e = 0; e < C.epi; ++e)
-                if (st->epi_pc[d][e] < E_SIG_PEER)
+                if (st->epi[d][e].pc < E_DRAIN)
                     VIOLATION("CTA %d deallocates TMEM while epilogue warp %d of CTA %d has not finished reading "
                               "(it is at tile %d of %d)",
-                              c, e, d, st->epi_j[d][e], C.tiles);
+                              c, e, d, st->epi[d][e].j, C.tiles);
         st->tmem[c] = TMEM_FREED;
         st->mma_pc[c] = M_DONE;
         return 1;
@@ -489,18 +610,35 @@ static int step_mma(state *st, int c)
     return 0;
 }
 
-static void epi_next_tile(state *st, int c, int e)
+static void epi_next_tile(epi_warp *w)
 {
-    st->epi_j[c][e]++;
-    st->epi_pc[c][e] = st->epi_j[c][e] == C.tiles ? E_SIG_PEER : E_TILE;
+    w->j++;
+    w->ch = 0;
+    w->pc = w->j == C.tiles ? epi_after_tiles() : epi_tile_start();
+}
+
+static void epi_next_chunk(epi_warp *w)
+{
+    if (++w->ch < chunks_of(w->j))
+        w->pc = E_LD;
+    else
+        epi_next_tile(w);
+}
+
+/* After the tcgen05.ld of chunk ch: the last read of the accumulator releases it, before that chunk's
+ * output op and store (DIRECT reads the whole accumulator in one step: its stores go straight to global
+ * memory, which the model does not look at). */
+static void epi_after_ld(epi_warp *w)
+{
+    w->pc = !via_smem() || w->ch == chunks_of(w->j) - 1 ? E_REL : E_COMBINE;
 }
 
 /* The epilogue warp's tcgen05.ld (+ wait::ld) of accumulator j % 2 for its tile j. (The wait on acc_full
- * and the load are one step: nothing the properties look at can happen in between, since "read" means
- * "loaded", and an MMA overwriting the accumulator before the load is caught either way.) */
+ * and the first load are one step: nothing the properties look at can happen in between, since "read"
+ * means "loaded", and an MMA overwriting the accumulator before the load is caught either way.) */
 static void epi_load(state *st, int c, int e)
 {
-    const int j = st->epi_j[c][e], a = j % A_STAGES;
+    const int j = st->epi[c][e].j, a = j % kAccStages;
     if (st->tmem[c] != TMEM_ALLOCATED)
         VIOLATION("epilogue warp %d of CTA %d reads TMEM %s", e, c,
                   st->tmem[c] == TMEM_FREED ? "after the dealloc" : "before the alloc");
@@ -509,74 +647,228 @@ static void epi_load(state *st, int c, int e)
                   e, c, a, j, st->acc_tile[c][a] - 1, st->acc_k[c][a], C.kb);
 }
 
+/* How many stores back the store still pending on buffer b was issued (0: the newest). The warp's lane 0
+ * issues every store as a bulk group of its own, in chunk order, so it is the newest chunk stored from b:
+ * a second store from b would first have written b under the first, which the combine step reports. */
+static int store_age(const epi_warp *w, int b)
+{
+    return ((w->seq - 1 - b) % C.cbufs + C.cbufs) % C.cbufs;
+}
+/* the chunk that store is of */
+static int store_chunk(const epi_warp *w, int b)
+{
+    return w->seq - 1 - store_age(w, b);
+}
+
+/* cp.async.bulk.wait_group.read n: every store but the n newest has finished reading its buffer. */
+static int stores_read(const epi_warp *w, const chunk_bufs *q, int n)
+{
+    for (int b = 0; b < C.cbufs; ++b)
+        if ((q->stores >> b & 1) && store_age(w, b) >= n)
+            return 0;
+    return 1;
+}
+
+/* What buffer b holds, for a violation's message. */
+static const char *cbuf_holds(const chunk_bufs *q, int b, char *buf, size_t n)
+{
+    if (q->cdata[b])
+        snprintf(buf, n, "the C of chunk %d", q->cdata[b] - 1);
+    else if (q->cleft[b] && q->cleft[b] < kCParts)
+        snprintf(buf, n, "part of the C of chunk %d, the rest still landing", q->cload[b] - 1);
+    else if (q->cleft[b])
+        snprintf(buf, n, "none of the C of chunk %d yet", q->cload[b] - 1);
+    else
+        snprintf(buf, n, "no C (nothing, or results of an earlier chunk)");
+    return buf;
+}
+
+/* The warp's lane 0: arrive.expect_tx(c_full[b], the chunk's bytes), then the TMA load of the C of chunk s
+ * (the warp's s-th) into buffer b = s % cbufs, completing on c_full[b]. */
+static void c_load(state *st, int c, int e, int s)
+{
+    chunk_bufs *q = &st->cb[e][c];
+    const int b = s % C.cbufs;
+    const int parts = C.mut == MUT_C_EXPECT_TX_SHORT  ? kCParts - 1
+                      : C.mut == MUT_C_EXPECT_TX_LONG ? kCParts + 1
+                                                      : kCParts;
+    expect_tx(st, B_C_FULL, c, e * kCBufMax + b, parts);
+    arrive(st, B_C_FULL, c, e * kCBufMax + b);
+    if (q->cleft[b])
+        VIOLATION("epilogue warp %d of CTA %d loads the C of chunk %d into buffer %d while the load of chunk %d is in "
+                  "flight",
+                  e, c, s, b, q->cload[b] - 1);
+    q->cload[b] = (uint8_t)(s + 1);
+    q->cleft[b] = kCParts;
+}
+
 static int step_epilogue(state *st, int c, int e)
 {
-    switch (st->epi_pc[c][e]) {
+    epi_warp *w = &st->epi[c][e];
+    chunk_bufs *q = &st->cb[e][c];
+    char h[96];
+    switch (w->pc) {
     case E_SYNC1_A:
         st->sync1++;
-        st->epi_pc[c][e] = E_SYNC1_W;
+        w->pc = E_SYNC1_W;
         return 1;
     case E_SYNC1_W:
         if (st->sync1 != C.cg * procs_per_cta())
             return 0;
-        st->epi_pc[c][e] = use_sync2() ? E_SYNC2_A : E_ADDR_A;
+        w->pc = E_ADDR_A;
         return 1;
     case E_ADDR_A:
-        if (C.tiles == 0 && C.mut == MUT_ZERO_TILE_SKIPS_ADDR) {
-            st->epi_pc[c][e] = epi_after_setup();
-            return 1;
-        }
-        st->addr_arrived[c]++;
-        st->epi_pc[c][e] = E_ADDR_W;
+        if (C.mut != MUT_NO_ADDR_BARRIER)
+            st->addr_arrived[c]++;
+        w->pc = E_ADDR_W;
         return 1;
-    case E_ADDR_W:
-        if (st->addr_arrived[c] != 1 + C.epi)
+    case E_ADDR_W: /* bar.sync: every receiver and the allocating warp arrived; then read the slot */
+        if (C.mut != MUT_NO_ADDR_BARRIER && st->addr_arrived[c] != 1 + C.epi)
             return 0;
         if (st->tmem[c] != TMEM_ALLOCATED)
             VIOLATION("epilogue warp %d of CTA %d reads the TMEM address before tcgen05.alloc wrote it", e, c);
-        st->epi_pc[c][e] = epi_after_setup();
+        w->pc = use_sync2() ? E_SYNC2_A : epi_after_setup();
         return 1;
     case E_SYNC2_A:
         st->sync2++;
-        st->epi_pc[c][e] = E_SYNC2_W;
+        w->pc = E_SYNC2_W;
         return 1;
     case E_SYNC2_W:
         if (st->sync2 != C.cg * procs_per_cta())
             return 0;
-        st->epi_pc[c][e] = E_ADDR_A;
+        w->pc = epi_after_setup();
         return 1;
-    case E_TILE: { /* wait acc_full[a] (own CTA), then tcgen05.ld + wait::ld of the accumulator */
-        const int j = st->epi_j[c][e], a = j % A_STAGES;
-        if (!passes(&st->acc_full[c][a], ring_parity(j, A_STAGES, 0)))
+    case E_C_FIRST: /* STAGED, lane 0, before the acc_full wait (under the tile's main loop): wait_group.read 0,
+                       then the C of the tile's first min(chunks, cbufs) chunks */
+        if (C.mut != MUT_C_FIRST_NO_READ_WAIT && !stores_read(w, q, 0))
+            return 0;
+        for (int k = 0; k < chunks_of(w->j) && k < C.cbufs; ++k)
+            c_load(st, c, e, w->seq + k);
+        w->pc = E_TILE;
+        return 1;
+    case E_TILE: { /* wait acc_full[a] (own CTA), then tcgen05.ld + wait::ld of chunk 0 (DIRECT: of all) */
+        const int a = w->j % kAccStages;
+        if (!passes(&st->acc_full[c][a], ring_parity(w->j, kAccStages, 0)))
             return 0;
         if (C.mut == MUT_RELEASE_BEFORE_LD) { /* the mutant releases first, loads later */
             arrive(st, B_ACC_EMPTY, 0, a);
-            st->epi_pc[c][e] = E_LD;
+            w->pc = E_LD_LATE;
             return 1;
         }
         epi_load(st, c, e);
-        st->epi_pc[c][e] = E_REL;
+        epi_after_ld(w);
         return 1;
     }
-    case E_LD: /* (mutant only) the load after the release */
+    case E_LD: /* tcgen05.ld + wait::ld of chunk ch > 0 */
         epi_load(st, c, e);
-        epi_next_tile(st, c, e);
+        epi_after_ld(w);
         return 1;
-    case E_REL: /* early release: arrive on the leader's acc_empty[a] (remote for the peer), next tile */
-        arrive(st, B_ACC_EMPTY, 0, st->epi_j[c][e] % A_STAGES);
-        epi_next_tile(st, c, e);
+    case E_LD_LATE: /* (mutant only) the load after the release */
+        epi_load(st, c, e);
+        epi_next_tile(w);
+        return 1;
+    case E_REL: /* early release: arrive on the leader's acc_empty[a] (remote for the peer) */
+        arrive(st, B_ACC_EMPTY, 0, w->j % kAccStages);
+        if (via_smem())
+            w->pc = E_COMBINE;
+        else
+            epi_next_tile(w);
+        return 1;
+    case E_COMBINE: { /* the chunk's output op into buffer b = seq % cbufs. STAGED: wait c_full[b], read the
+                         C that landed there, write the results over it. TMA: lane 0 waits wait_group.read
+                         cbufs - 1 (the store cbufs chunks back, the buffer's last, has read it), __syncwarp. */
+        const int b = w->seq % C.cbufs;
+        if (C.epilogue == EPI_STAGED) {
+            if (C.mut != MUT_C_NO_FULL_WAIT && !passes(&q->c_full[b], c_full_parity(w->seq)))
+                return 0;
+        } else if (C.mut != MUT_STORE_NO_READ_WAIT && !stores_read(w, q, C.cbufs - 1)) {
+            return 0;
+        }
+        if (q->stores >> b & 1)
+            VIOLATION("epilogue warp %d of CTA %d writes chunk %d into buffer %d while the TMA store of chunk %d still "
+                      "reads it",
+                      e, c, w->seq, b, store_chunk(w, b));
+        else if (C.epilogue == EPI_STAGED && q->cdata[b] != w->seq + 1)
+            VIOLATION("epilogue warp %d of CTA %d combines chunk %d with buffer %d, which holds %s", e, c, w->seq, b,
+                      cbuf_holds(q, b, h, sizeof(h)));
+        q->cdata[b] = 0; /* the warp's results now */
+        w->pc = E_STORE;
+        return 1;
+    }
+    case E_STORE: { /* lane 0: TMA store from buffer b, commit_group; then (STAGED) the C load ahead */
+        const int b = w->seq % C.cbufs, ch = w->ch;
+        q->stores = (uint8_t)(q->stores | 1u << b);
+        w->seq++;
+        if (C.epilogue == EPI_STAGED && ch >= 1 && ch - 1 + C.cbufs < chunks_of(w->j))
+            w->pc = E_REFILL;
+        else
+            epi_next_chunk(w);
+        return 1;
+    }
+    case E_REFILL: { /* STAGED, lane 0: wait_group.read 1 (every store but the one just issued, so chunk ch - 1's,
+                        has read its buffer), then the C of chunk ch - 1 + cbufs into chunk ch - 1's buffer */
+        const int newest = C.mut == MUT_C_REFILL_WAIT_BUFS ? C.cbufs - 1 : 1;
+        if (C.mut != MUT_C_REFILL_NO_READ_WAIT && !stores_read(w, q, newest))
+            return 0;
+        c_load(st, c, e, w->seq - 2 + C.cbufs); /* seq counts the store just issued: chunk ch - 1 is seq - 2 */
+        epi_next_chunk(w);
+        return 1;
+    }
+    case E_DRAIN: /* lane 0: wait_group 0, every store done before the CTA's shared memory goes away */
+        if (C.mut != MUT_NO_STORE_DRAIN && q->stores)
+            return 0;
+        w->pc = E_SIG_PEER;
         return 1;
     case E_SIG_PEER:
         if (C.cg == 2 && C.mut != MUT_NO_SIGNAL_PEER)
             arrive(st, B_DEALLOC, c ^ 1, 0);
-        st->epi_pc[c][e] = E_SIG_SELF;
+        w->pc = E_SIG_SELF;
         return 1;
     case E_SIG_SELF:
         arrive(st, B_DEALLOC, c, 0);
-        st->epi_pc[c][e] = E_DONE;
+        w->pc = E_DONE;
         return 1;
     }
     return 0;
+}
+
+/* Part of the C load in flight into buffer b of epilogue warp e lands: its bytes are written, complete_tx
+ * on the warp's c_full[b] (the load is the warp's own TMA: its own CTA's barrier in either cta_group). */
+static int step_c_land(state *st, int c, int e, int b)
+{
+    const epi_warp *w = &st->epi[c][e];
+    chunk_bufs *q = &st->cb[e][c];
+    if (!q->cleft[b])
+        return 0;
+    if (st->exited[c])
+        VIOLATION("TMA writes buffer %d of epilogue warp %d of CTA %d after that CTA exited", b, e, c);
+    else if (q->stores >> b & 1)
+        VIOLATION("the C load of chunk %d overwrites buffer %d of epilogue warp %d of CTA %d while the TMA store of "
+                  "chunk %d still reads it",
+                  q->cload[b] - 1, b, e, c, store_chunk(w, b));
+    else if (w->pc == E_STORE && w->seq % C.cbufs == b)
+        VIOLATION("the C load of chunk %d overwrites buffer %d of epilogue warp %d of CTA %d, which holds the results "
+                  "of chunk %d before their store",
+                  q->cload[b] - 1, b, e, c, w->seq);
+    q->cleft[b]--;
+    q->cdata[b] = q->cleft[b] ? 0 : q->cload[b];
+    if (!q->cleft[b])
+        q->cload[b] = 0;
+    complete_tx(st, B_C_FULL, c, e * kCBufMax + b);
+    return 1;
+}
+
+/* The TMA store from buffer b of epilogue warp e has read it (and written C: a store is one step, at any
+ * time after its issue). */
+static int step_store_read(state *st, int c, int e, int b)
+{
+    chunk_bufs *q = &st->cb[e][c];
+    if (!(q->stores >> b & 1))
+        return 0;
+    if (st->exited[c])
+        VIOLATION("a TMA store reads buffer %d of epilogue warp %d of CTA %d after that CTA exited", b, e, c);
+    q->stores = (uint8_t)(q->stores & ~(1u << b));
+    return 1;
 }
 
 /* A TMA copy into stage s of CTA c lands: the data is written, complete_tx on the leader's full[s]. */
@@ -601,9 +893,12 @@ static int step_land(state *st, int c, int s)
 /* Has epilogue warp e of CTA d finished its tcgen05.ld of tile t? */
 static int epi_has_read(const state *st, int d, int e, int t)
 {
-    if (st->epi_j[d][e] != t)
-        return st->epi_j[d][e] > t;
-    return st->epi_pc[d][e] == E_REL && C.mut != MUT_RELEASE_BEFORE_LD;
+    const epi_warp *w = &st->epi[d][e];
+    if (w->j != t)
+        return w->j > t;
+    if (!via_smem())
+        return w->pc == E_REL && C.mut != MUT_RELEASE_BEFORE_LD;
+    return w->ch == chunks_of(t) - 1 && (w->pc == E_REL || w->pc == E_COMBINE || w->pc == E_STORE);
 }
 
 /* The head of the in-order tensor pipe completes. */
@@ -658,7 +953,7 @@ static int cta_roles_done(const state *st, int c)
     if (st->prod_pc[c] != P_DONE || st->mma_pc[c] != M_DONE)
         return 0;
     for (int e = 0; e < C.epi; ++e)
-        if (st->epi_pc[c][e] != E_DONE)
+        if (st->epi[c][e].pc != E_DONE)
             return 0;
     return 1;
 }
@@ -675,6 +970,17 @@ static int step_exit(state *st, int c)
             VIOLATION("CTA %d exits with a TMA copy into stage %d in flight", c, s);
     if (c == 0 && st->pipe_len)
         VIOLATION("CTA %d exits with %d tensor-pipe operations in flight", c, st->pipe_len);
+    for (int e = 0; e < C.epi; ++e) {
+        const epi_warp *w = &st->epi[c][e];
+        const chunk_bufs *q = &st->cb[e][c];
+        for (int b = 0; b < C.cbufs; ++b) {
+            if (q->stores >> b & 1)
+                VIOLATION("CTA %d exits while the TMA store of chunk %d still reads buffer %d of epilogue warp %d", c,
+                          store_chunk(w, b), b, e);
+            if (q->cleft[b])
+                VIOLATION("CTA %d exits with a C load into buffer %d of epilogue warp %d in flight", c, b, e);
+        }
+    }
     return 1;
 }
 
@@ -690,10 +996,10 @@ static void check_not_behind(const state *st)
                           k, i % C.stages, st->empty[c][i % C.stages].done);
         }
         if (c == 0 && st->mma_pc[c] == M_TILE) {
-            int j = st->mma_j[c], k = j / A_STAGES - 1;
-            if (st->acc_empty[0][j % A_STAGES].done > k + 1)
+            int j = st->mma_j[c], k = j / kAccStages - 1;
+            if (st->acc_empty[0][j % kAccStages].done > k + 1)
                 VIOLATION("MMA warp waits for phase %d of acc_empty[%d], which already completed %d phases", k,
-                          j % A_STAGES, st->acc_empty[0][j % A_STAGES].done);
+                          j % kAccStages, st->acc_empty[0][j % kAccStages].done);
         }
         if (c == 0 && st->mma_pc[c] == M_K) {
             int i = st->mma_i[c], k = i / C.stages;
@@ -710,43 +1016,72 @@ static void check_not_behind(const state *st)
         if (st->mma_pc[c] == M_DEALLOC && st->dealloc[c].done > 1)
             VIOLATION("MMA warp of CTA %d waits for phase 0 of its dealloc barrier, which completed %d phases", c,
                       st->dealloc[c].done);
-        for (int e = 0; e < C.epi; ++e)
-            if (st->epi_pc[c][e] == E_TILE) {
-                int j = st->epi_j[c][e], k = j / A_STAGES;
-                if (st->acc_full[c][j % A_STAGES].done > k + 1)
+        for (int e = 0; e < C.epi; ++e) {
+            const epi_warp *w = &st->epi[c][e];
+            const chunk_bufs *q = &st->cb[e][c];
+            if (w->pc == E_TILE) {
+                int j = w->j, k = j / kAccStages;
+                if (st->acc_full[c][j % kAccStages].done > k + 1)
                     VIOLATION("epilogue warp %d of CTA %d waits for phase %d of acc_full[%d], which completed %d "
                               "phases",
-                              e, c, k, j % A_STAGES, st->acc_full[c][j % A_STAGES].done);
+                              e, c, k, j % kAccStages, st->acc_full[c][j % kAccStages].done);
             }
+            if (w->pc == E_COMBINE && C.epilogue == EPI_STAGED) {
+                int b = w->seq % C.cbufs, k = w->seq / C.cbufs;
+                if (q->c_full[b].done > k + 1)
+                    VIOLATION("epilogue warp %d of CTA %d waits for phase %d of c_full[%d][%d], which completed %d "
+                              "phases",
+                              e, c, k, e, b, q->c_full[b].done);
+            }
+        }
     }
 }
 
 /* Epilogue warps of one CTA are interchangeable: sort them so permutations are one state. */
+static uint32_t epi_key(const epi_warp *w)
+{
+    return (uint32_t)w->pc << 24 | (uint32_t)w->j << 16 | (uint32_t)w->ch << 8 | w->seq;
+}
+static int epi_order(const state *st, int c, int x, int y)
+{
+    const uint32_t kx = epi_key(&st->epi[c][x]), ky = epi_key(&st->epi[c][y]);
+    if (kx != ky)
+        return kx < ky ? -1 : 1;
+    return via_smem() ? memcmp(&st->cb[x][c], &st->cb[y][c], sizeof(chunk_bufs)) : 0;
+}
 static void canonicalize(state *st)
 {
+    const int bufs = via_smem();
     for (int c = 0; c < C.cg; ++c)
         for (int x = 1; x < C.epi; ++x)
-            for (int y = x; y > 0; --y) {
-                unsigned ky = (unsigned)st->epi_pc[c][y] << 8 | st->epi_j[c][y];
-                unsigned kx = (unsigned)st->epi_pc[c][y - 1] << 8 | st->epi_j[c][y - 1];
-                if (kx <= ky)
-                    break;
-                uint8_t t = st->epi_pc[c][y];
-                st->epi_pc[c][y] = st->epi_pc[c][y - 1];
-                st->epi_pc[c][y - 1] = t;
-                t = st->epi_j[c][y];
-                st->epi_j[c][y] = st->epi_j[c][y - 1];
-                st->epi_j[c][y - 1] = t;
+            for (int y = x; y > 0 && epi_order(st, c, y - 1, y) > 0; --y) {
+                epi_warp t = st->epi[c][y];
+                st->epi[c][y] = st->epi[c][y - 1];
+                st->epi[c][y - 1] = t;
+                if (bufs) {
+                    chunk_bufs u = st->cb[y][c];
+                    st->cb[y][c] = st->cb[y - 1][c];
+                    st->cb[y - 1][c] = u;
+                }
             }
 }
 
 /* ---------------------------------------------------------------- steps, by number */
 /* step ids: per CTA c (base 16*c): 0 producer, 1 MMA warp, 2..2+E-1 epilogue warps, 8+s TMA landing into
- * stage s, 14 exit; 32: tensor pipe. */
-enum { STEP_COUNT = 33 };
+ * stage s, 14 exit; 32: tensor pipe; from kStepChunk, per epilogue warp e of CTA c (base kStepChunk +
+ * 8 * (kEpiMax * c + e)): b: part of the C load into buffer b lands, 4 + b: the store from buffer b has
+ * read it. */
+enum { kStepChunk = 33, kStepCount = kStepChunk + 8 * kEpiMax * kCtaMax };
+_Static_assert(kCBufMax <= 4, "four step ids per warp for each kind of chunk buffer step");
 
 static int apply_step(state *st, int id)
 {
+    if (id >= kStepChunk) {
+        const int x = id - kStepChunk, c = x / (8 * kEpiMax), e = x / 8 % kEpiMax, b = x % 4;
+        if (c >= C.cg || e >= C.epi || b >= C.cbufs)
+            return 0;
+        return x % 8 < 4 ? step_c_land(st, c, e, b) : step_store_read(st, c, e, b);
+    }
     if (id == 32)
         return step_pipe(st);
     int c = id / 16, r = id % 16;
@@ -765,25 +1100,44 @@ static int apply_step(state *st, int id)
     return 0;
 }
 
-static const char *const prod_pc_names[] = {"cluster sync #1 arrive", "cluster sync #1 wait", "cluster sync #2 arrive",
+static const char *const prod_pc_names[] = {"thread 0: init barriers, fence.mbarrier_init", "cluster sync #1 arrive",
+                                           "cluster sync #1 wait", "cluster sync #2 arrive",
                                            "cluster sync #2 wait", "wait empty, expect_tx, issue TMA copy",
                                            "relay: wait own full, forward to the leader's full",
                                            "producer_tail: wait empty", "done"};
-static const char *const mma_pc_names[] = {"init barriers", "cluster sync #1 arrive", "cluster sync #1 wait",
-                                          "tcgen05.alloc", "cluster sync #2 arrive", "cluster sync #2 wait",
-                                          "address barrier arrive", "address barrier wait", "wait acc_empty",
+static const char *const mma_pc_names[] = {"cluster sync #1 arrive", "cluster sync #1 wait", "tcgen05.alloc",
+                                          "address barrier arrive (bar.arrive)", "cluster sync #2 arrive",
+                                          "cluster sync #2 wait", "wait acc_empty",
                                           "wait full, issue MMA + commit(s)",
                                           "relinquish, wait dealloc barrier, dealloc", "done"};
-static const char *const epi_pc_names[] = {"cluster sync #1 arrive", "cluster sync #1 wait", "cluster sync #2 arrive",
-                                          "cluster sync #2 wait", "address barrier arrive",
-                                          "address barrier wait, read TMEM address",
-                                          "wait acc_full, tcgen05.ld + wait::ld", "(mutant) tcgen05.ld after release",
-                                          "arrive acc_empty",
+static const char *const epi_pc_names[] = {"cluster sync #1 arrive", "cluster sync #1 wait", "address barrier arrive",
+                                          "address barrier wait (bar.sync), read TMEM address",
+                                          "cluster sync #2 arrive", "cluster sync #2 wait",
+                                          "wait_group.read 0, load the C of the tile's first chunks",
+                                          "wait acc_full, tcgen05.ld + wait::ld", "tcgen05.ld + wait::ld",
+                                          "arrive acc_empty", "output op into the chunk buffer",
+                                          "TMA store of the chunk, commit_group", "wait_group.read 1, load C ahead",
+                                          "(mutant) tcgen05.ld after release", "wait_group 0 (every store done)",
                                           "signal_peer", "signal_self", "done"};
+_Static_assert(sizeof(prod_pc_names) / sizeof(prod_pc_names[0]) == P_DONE + 1, "a name per producer step");
+_Static_assert(sizeof(mma_pc_names) / sizeof(mma_pc_names[0]) == M_DONE + 1, "a name per MMA warp step");
+_Static_assert(sizeof(epi_pc_names) / sizeof(epi_pc_names[0]) == E_DONE + 1, "a name per epilogue step");
 
 /* What step `id` does from state `st` (the state before it). */
 static void step_name(const state *st, int id, char *buf, size_t n)
 {
+    if (id >= kStepChunk) {
+        const int x = id - kStepChunk, c = x / (8 * kEpiMax), e = x / 8 % kEpiMax, b = x % 4;
+        const epi_warp *w = &st->epi[c][e];
+        const chunk_bufs *q = &st->cb[e][c];
+        if (x % 8 < 4)
+            snprintf(buf, n, "CTA %d epilogue warp %d: part of the C load of chunk %d lands in buffer %d", c, e,
+                     q->cload[b] - 1, b);
+        else
+            snprintf(buf, n, "CTA %d epilogue warp %d: the TMA store of chunk %d has read buffer %d", c, e,
+                     store_chunk(w, b), b);
+        return;
+    }
     if (id == 32) {
         uint16_t op = st->pipe[0];
         if (op & OP_COMMIT)
@@ -801,8 +1155,8 @@ static void step_name(const state *st, int id, char *buf, size_t n)
         snprintf(buf, n, "CTA %d MMA warp (tile %d k %d): %s", c, st->mma_j[c], st->mma_k[c],
                  mma_pc_names[st->mma_pc[c]]);
     else if (r < 8)
-        snprintf(buf, n, "CTA %d epilogue warp %d (tile %d): %s", c, r - 2, st->epi_j[c][r - 2],
-                 epi_pc_names[st->epi_pc[c][r - 2]]);
+        snprintf(buf, n, "CTA %d epilogue warp %d (tile %d chunk %d, %d stored): %s", c, r - 2, st->epi[c][r - 2].j,
+                 st->epi[c][r - 2].ch, st->epi[c][r - 2].seq, epi_pc_names[st->epi[c][r - 2].pc]);
     else if (r < 14)
         snprintf(buf, n, "CTA %d: TMA copy %d lands in stage %d", c, st->inflight[c][r - 8] - 1, r - 8);
     else
@@ -810,41 +1164,71 @@ static void step_name(const state *st, int id, char *buf, size_t n)
 }
 
 /* ---------------------------------------------------------------- the explorer (BFS, parent links) */
+/* The bytes of a state this configuration uses: the chunk buffers of its warps only (DIRECT: none). */
+static size_t state_bytes;
+
 typedef struct store {
-    state *states;
+    unsigned char *states; /* state_bytes each */
     uint32_t *parent;
     uint8_t *via;
     size_t count, cap;
-    uint32_t *table; /* index + 1; 0 empty */
+    uint64_t *table; /* the hash's upper half << 32 | index + 1; 0 empty (probes compare the hash first,
+                        so a state is read only when its hash matches) */
     size_t table_cap;
 } store;
 
-static uint64_t hash_state(const state *st)
+/* Eight bytes at a time (the state is hashed once per transition, so this is much of the explorer's
+ * time); states are zero-initialised, so the padding is always the same. */
+static uint64_t hash_state(const void *st)
 {
     const unsigned char *p = (const unsigned char *)st;
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < sizeof(*st); ++i) {
-        h ^= p[i];
-        h *= 1099511628211ull;
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    size_t i = 0;
+    for (; i + 8 <= state_bytes; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
     }
+    for (; i < state_bytes; ++i)
+        h = (h ^ p[i]) * 0x100000001b3ull;
     h ^= h >> 29;
     return h;
 }
 
+static unsigned char *stored(const store *S, size_t i)
+{
+    return S->states + i * state_bytes;
+}
+/* Stored state i as a whole state (what the configuration leaves out is zero). */
+static void load_state(const store *S, size_t i, state *st)
+{
+    memset(st, 0, sizeof(*st));
+    memcpy(st, stored(S, i), state_bytes);
+}
+
+static uint64_t table_entry(uint64_t hash, uint32_t idx)
+{
+    return (hash & 0xffffffff00000000ull) | (idx + 1u);
+}
+
 static void table_insert_index(store *S, uint32_t idx)
 {
-    size_t m = S->table_cap - 1, h = (size_t)hash_state(&S->states[idx]) & m;
+    const uint64_t hash = hash_state(stored(S, idx));
+    size_t m = S->table_cap - 1, h = (size_t)hash & m;
     while (S->table[h])
         h = (h + 1) & m;
-    S->table[h] = idx + 1;
+    S->table[h] = table_entry(hash, idx);
 }
 
 /* Returns 1 if st was new (and stores it), 0 if seen. */
 static int store_add(store *S, const state *st, uint32_t parent, uint8_t via, size_t limit)
 {
-    size_t m = S->table_cap - 1, h = (size_t)hash_state(st) & m;
+    const uint64_t hash = hash_state(st);
+    size_t m = S->table_cap - 1, h = (size_t)hash & m;
     while (S->table[h]) {
-        if (memcmp(&S->states[S->table[h] - 1], st, sizeof(*st)) == 0)
+        const uint64_t t = S->table[h];
+        if ((t >> 32) == (hash >> 32) && memcmp(stored(S, (uint32_t)t - 1), st, state_bytes) == 0)
             return 0;
         h = (h + 1) & m;
     }
@@ -854,7 +1238,7 @@ static int store_add(store *S, const state *st, uint32_t parent, uint8_t via, si
     }
     if (S->count == S->cap) {
         S->cap = S->cap ? S->cap * 2 : 1 << 16;
-        S->states = (state *)realloc(S->states, S->cap * sizeof(state));
+        S->states = (unsigned char *)realloc(S->states, S->cap * state_bytes);
         S->parent = (uint32_t *)realloc(S->parent, S->cap * sizeof(uint32_t));
         S->via = (uint8_t *)realloc(S->via, S->cap);
         if (!S->states || !S->parent || !S->via) {
@@ -862,15 +1246,15 @@ static int store_add(store *S, const state *st, uint32_t parent, uint8_t via, si
             exit(2);
         }
     }
-    S->states[S->count] = *st;
+    memcpy(stored(S, S->count), st, state_bytes);
     S->parent[S->count] = parent;
     S->via[S->count] = via;
-    S->table[h] = (uint32_t)S->count + 1;
+    S->table[h] = table_entry(hash, (uint32_t)S->count);
     S->count++;
     if (S->count * 2 > S->table_cap) {
         free(S->table);
         S->table_cap *= 2;
-        S->table = (uint32_t *)calloc(S->table_cap, sizeof(uint32_t));
+        S->table = (uint64_t *)calloc(S->table_cap, sizeof(uint64_t));
         if (!S->table) {
             fprintf(stderr, "model: out of memory\n");
             exit(2);
@@ -888,8 +1272,20 @@ static void print_where(const state *st)
                st->exited[c] ? " (exited)" : "", prod_pc_names[st->prod_pc[c]], st->prod_i[c],
                mma_pc_names[st->mma_pc[c]], st->mma_i[c], st->mma_j[c], st->mma_k[c],
                st->tmem[c] == TMEM_NONE ? "none" : st->tmem[c] == TMEM_ALLOCATED ? "allocated" : "freed");
-        for (int e = 0; e < C.epi; ++e)
-            printf("        epilogue warp %d [%s, tile %d]\n", e, epi_pc_names[st->epi_pc[c][e]], st->epi_j[c][e]);
+        for (int e = 0; e < C.epi; ++e) {
+            const epi_warp *w = &st->epi[c][e];
+            const chunk_bufs *q = &st->cb[e][c];
+            printf("        epilogue warp %d [%s, tile %d", e, epi_pc_names[w->pc], w->j);
+            if (via_smem())
+                printf(" chunk %d, %d stored", w->ch, w->seq);
+            printf("]\n");
+            for (int b = 0; b < (via_smem() ? C.cbufs : 0); ++b) {
+                char h[96];
+                printf("          buffer %d: %s%s; c_full %d arrivals missing, tx %d, %d phases done\n", b,
+                       cbuf_holds(q, b, h, sizeof(h)), q->stores >> b & 1 ? ", its store still reading" : "",
+                       q->c_full[b].pend, q->c_full[b].tx, q->c_full[b].done);
+            }
+        }
         printf("        dealloc barrier: %d arrivals missing, %d phases done\n", st->dealloc[c].pend,
                st->dealloc[c].done);
     }
@@ -908,18 +1304,21 @@ static void print_trace(const store *S, uint32_t idx, int last_step)
     const int steps = n - 1;
     printf("    trace: %d steps%s\n", steps + (last_step >= 0), steps > SHOW ? " (the last 40 shown)" : "");
     char name[160];
+    state st;
     for (int t = n - 2; t >= 0; --t) {
         if (t >= SHOW)
             continue;
-        step_name(&S->states[path[t + 1]], S->via[path[t]], name, sizeof(name));
+        load_state(S, path[t + 1], &st);
+        step_name(&st, S->via[path[t]], name, sizeof(name));
         printf("      %s\n", name);
     }
+    load_state(S, idx, &st);
     if (last_step >= 0) {
-        step_name(&S->states[idx], last_step, name, sizeof(name));
+        step_name(&st, last_step, name, sizeof(name));
         printf("      %s   <-- violation\n", name);
     }
     printf("    state before the %s:\n", last_step >= 0 ? "violating step" : "deadlock (no step enabled)");
-    print_where(&S->states[idx]);
+    print_where(&st);
 }
 
 typedef struct result {
@@ -934,20 +1333,26 @@ static result explore(const config *cfg, size_t limit, int verbose_trace)
     C = *cfg;
     violated = 0;
     viol[0] = 0;
+    state_bytes = offsetof(state, cb) + (via_smem() ? (size_t)C.epi * kCtaMax * sizeof(chunk_bufs) : 0);
     store S;
     memset(&S, 0, sizeof(S));
     S.table_cap = 1 << 17;
-    S.table = (uint32_t *)calloc(S.table_cap, sizeof(uint32_t));
+    S.table = (uint64_t *)calloc(S.table_cap, sizeof(uint64_t));
     state init;
     memset(&init, 0, sizeof(init));
     store_add(&S, &init, UINT32_MAX, 0, limit);
     result R;
     memset(&R, 0, sizeof(R));
     R.ok = 1;
+    const int steps = via_smem() ? kStepCount : kStepChunk;
+    state next;
+    memset(&next, 0, sizeof(next));
     for (size_t cur = 0; cur < S.count; ++cur) {
         int enabled = 0;
-        for (int id = 0; id < STEP_COUNT; ++id) {
-            state next = S.states[cur];
+        /* a step that is not enabled leaves the state as it was, so one copy serves until a step applies
+         * (and what the configuration leaves out stays zero) */
+        memcpy(&next, stored(&S, cur), state_bytes);
+        for (int id = 0; id < steps; ++id) {
             if (!apply_step(&next, id))
                 continue;
             enabled++;
@@ -963,12 +1368,12 @@ static result explore(const config *cfg, size_t limit, int verbose_trace)
             }
             canonicalize(&next);
             store_add(&S, &next, (uint32_t)cur, (uint8_t)id, limit);
+            memcpy(&next, stored(&S, cur), state_bytes);
         }
         if (!enabled) {
-            const state *st = &S.states[cur];
             int all_exited = 1;
             for (int c = 0; c < C.cg; ++c)
-                all_exited &= st->exited[c];
+                all_exited &= next.exited[c];
             if (all_exited)
                 R.finals++;
             if (!all_exited) {
@@ -992,18 +1397,34 @@ done:
 /* ---------------------------------------------------------------- the suite */
 /* Four epilogue warps (the kernel's count) wherever the state space allows; the 2-CTA configurations
  * with several tiles use two per CTA (each warp is a separate process; four per CTA multiply the
- * interleavings of the pair beyond what a CI test should spend: 3.9 million states for 2-2-2-3). */
+ * interleavings of the pair beyond what a CI test should spend: 3.1 million states for 2-2-2-3). */
 static const config correct_configs[] = {
     /* cg stages kb tiles epi mutant relay: zero-tile CTAs, one trip, several trips around both rings */
-    {1, 1, 1, 0, 4, MUT_NONE, 0}, {1, 1, 1, 1, 4, MUT_NONE, 0}, {1, 1, 2, 3, 4, MUT_NONE, 0},
-    {1, 2, 1, 3, 4, MUT_NONE, 0}, {1, 2, 2, 3, 4, MUT_NONE, 0}, {1, 3, 2, 3, 4, MUT_NONE, 0},
-    {1, 2, 3, 2, 4, MUT_NONE, 0}, {1, 2, 2, 5, 4, MUT_NONE, 0}, {1, 4, 1, 5, 4, MUT_NONE, 0},
-    {2, 1, 1, 0, 4, MUT_NONE, 0}, {2, 1, 1, 1, 4, MUT_NONE, 0}, {2, 1, 2, 2, 2, MUT_NONE, 0},
-    {2, 2, 1, 3, 2, MUT_NONE, 0}, {2, 2, 2, 3, 2, MUT_NONE, 0}, {2, 3, 2, 2, 2, MUT_NONE, 0},
-    {2, 2, 2, 5, 2, MUT_NONE, 0},
+    {1, 1, 1, 0, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {1, 1, 1, 1, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {1, 1, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {1, 2, 1, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {1, 2, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {1, 3, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {1, 2, 3, 2, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {1, 2, 2, 5, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {1, 4, 1, 5, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {2, 1, 1, 0, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {2, 1, 1, 1, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {2, 1, 2, 2, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {2, 2, 1, 3, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {2, 2, 2, 3, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {2, 3, 2, 2, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {2, 2, 2, 5, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
     /* cta_group 2, relay variant (the sm_90a emulation build of the sm100 kernel) */
-    {2, 1, 1, 1, 4, MUT_NONE, 1}, {2, 2, 1, 3, 2, MUT_NONE, 1}, {2, 2, 2, 3, 2, MUT_NONE, 1},
-    {2, 3, 2, 2, 2, MUT_NONE, 1},
+    {2, 1, 1, 1, 4, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0}, {2, 2, 1, 3, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0},
+    {2, 2, 2, 3, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0}, {2, 3, 2, 2, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0},
+    /* STAGED (beta != 0): c_full, the loads ahead and the stores; the last three fields are chunks per
+     * tile, buffers per warp (2: an fp32 output, 4: a 16-bit one) and the chunks of the odd tiles (8 are
+     * a whole tile, fewer one at the n edge). One warp per CTA mostly: each warp's buffers and barriers
+     * are its own, and two warps' traffic multiplies (two warps of four buffers: 4.5 million states) */
+    {1, 1, 1, 0, 4, MUT_NONE, 0, EPI_STAGED, 3, 2, 0}, {1, 2, 2, 3, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 0},
+    {1, 2, 1, 5, 1, MUT_NONE, 0, EPI_STAGED, 3, 2, 0}, {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 1, 2, 0},
+    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 2, 2, 0}, {1, 2, 1, 3, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 1},
+    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 8, 2, 3}, {1, 2, 1, 2, 1, MUT_NONE, 0, EPI_STAGED, 5, 4, 0},
+    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 8, 4, 3},
+    {2, 1, 1, 0, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 0}, {2, 1, 1, 2, 1, MUT_NONE, 0, EPI_STAGED, 3, 2, 0},
+    {2, 1, 1, 2, 1, MUT_NONE, 0, EPI_STAGED, 2, 2, 1}, {2, 1, 1, 1, 1, MUT_NONE, 1, EPI_STAGED, 3, 2, 0},
+    /* TMA (beta 0): the stores alone, a buffer rewritten after wait_group.read cbufs - 1 */
+    {1, 2, 2, 3, 2, MUT_NONE, 0, EPI_TMA, 3, 2, 0}, {1, 2, 1, 2, 1, MUT_NONE, 0, EPI_TMA, 5, 4, 0},
+    {2, 1, 1, 2, 1, MUT_NONE, 0, EPI_TMA, 3, 2, 0},
 };
 
 /* 0: not applicable; else a bit mask of the variants to run it on: 1 cta_group 1, 2 cta_group 2,
@@ -1023,6 +1444,18 @@ static int mutant_variants(mutant m)
     case MUT_RELAY_FULL_COUNT_1:
     case MUT_RELAY_NO_WAIT:
         return 4;
+    case MUT_C_REFILL_WAIT_BUFS: /* four buffers: the pair's two warps' traffic multiplies to 0.9 million
+                                    states; the buffers are each warp's own in either cta_group */
+        return 1;
+    case MUT_C_NO_FULL_WAIT: /* the chunk buffers are per CTA, the same in the relay variant */
+    case MUT_C_REFILL_NO_READ_WAIT:
+    case MUT_C_FIRST_NO_READ_WAIT:
+    case MUT_C_EXPECT_TX_SHORT:
+    case MUT_C_EXPECT_TX_LONG:
+    case MUT_C_FULL_PHASE_1:
+    case MUT_STORE_NO_READ_WAIT:
+    case MUT_NO_STORE_DRAIN:
+        return 1 | 2;
     default:
         return 1 | 2 | 4;
     }
@@ -1030,8 +1463,15 @@ static int mutant_variants(mutant m)
 
 static void describe(const config *c, char *buf, size_t n)
 {
-    snprintf(buf, n, "cta_group %d%s, stages %d, k-blocks %d, tiles %d, epilogue warps %d", c->cg,
-             c->relay ? " (relay)" : "", c->stages, c->kb, c->tiles, c->epi);
+    int len = snprintf(buf, n, "cta_group %d%s, stages %d, k-blocks %d, tiles %d, epilogue warps %d", c->cg,
+                       c->relay ? " (relay)" : "", c->stages, c->kb, c->tiles, c->epi);
+    if (c->epilogue != EPI_DIRECT && len > 0 && (size_t)len < n) {
+        len += snprintf(buf + len, n - (size_t)len, ", %s, %d chunks", epilogue_names[c->epilogue], c->chunks);
+        if (c->chunks_odd && len > 0 && (size_t)len < n)
+            len += snprintf(buf + len, n - (size_t)len, " (odd tiles %d)", c->chunks_odd);
+        if (len > 0 && (size_t)len < n)
+            snprintf(buf + len, n - (size_t)len, " of %d buffers", c->cbufs);
+    }
 }
 
 static size_t state_limit = 20000000;
@@ -1039,7 +1479,7 @@ static size_t state_limit = 20000000;
 static int run_correct(void)
 {
     int fails = 0;
-    char d[128];
+    char d[160];
     for (size_t i = 0; i < sizeof(correct_configs) / sizeof(correct_configs[0]); ++i) {
         describe(&correct_configs[i], d, sizeof(d));
         result R = explore(&correct_configs[i], state_limit, 1);
@@ -1052,19 +1492,34 @@ static int run_correct(void)
     return fails;
 }
 
+/* Where mutant m is run on variant v (0 cta_group 1, 1 cta_group 2, 2 its relay variant). */
+static config mutant_config(mutant m, int v)
+{
+    /* two trips around the accumulator ring and the smem ring */
+    config cfg = {v == 0 ? 1 : 2, 2, 2, 3, 2, m, v == 2, EPI_DIRECT, 0, 0, 0};
+    if (m >= MUT_C_NO_FULL_WAIT) {
+        /* the chunk buffers: one warp per CTA (the buffers and c_full are the warp's own), two tiles of
+         * three chunks through two buffers: a load ahead, a tile starting at either buffer, a second phase */
+        cfg.stages = 1, cfg.kb = 1, cfg.tiles = 2, cfg.epi = 1;
+        cfg.epilogue = m == MUT_STORE_NO_READ_WAIT ? EPI_TMA : EPI_STAGED;
+        cfg.chunks = 3, cfg.cbufs = 2;
+        if (m == MUT_NO_STORE_DRAIN) /* shows at the exit, after everything: the fewer states the better */
+            cfg.tiles = 1;
+        if (m == MUT_C_REFILL_WAIT_BUFS) /* wait_group.read 1 and cbufs - 1 differ only with more buffers */
+            cfg.tiles = 1, cfg.chunks = 5, cfg.cbufs = 4;
+    }
+    return cfg;
+}
+
 static int run_mutants(void)
 {
     int fails = 0;
-    char d[128];
+    char d[160];
     for (int m = 1; m < MUT_COUNT; ++m) {
         for (int v = 0; v < 3; ++v) {
             if (!(mutant_variants((mutant)m) >> v & 1))
                 continue;
-            /* zero tiles for the zero-tile mutant; otherwise a configuration with two trips around the
-             * accumulator ring and the smem ring */
-            config cfg = {v == 0 ? 1 : 2, 2, 2, 3, 2, (mutant)m, v == 2};
-            if (m == MUT_ZERO_TILE_SKIPS_ADDR)
-                cfg.tiles = 0;
+            config cfg = mutant_config((mutant)m, v);
             describe(&cfg, d, sizeof(d));
             result R = explore(&cfg, state_limit, 0);
             printf("model: mutant %-41s %s: %s after %zu states: %s\n", mutant_names[m], R.ok ? "NOT CAUGHT" : "caught",
@@ -1114,9 +1569,10 @@ int main(int argc, char **argv)
     if (strcmp(which, "mutants") == 0 || strcmp(which, "all") == 0)
         fails += run_mutants();
     if (strcmp(which, "one") == 0) {
-        /* protocol_model one cg stages kb tiles epi [mutant-number [relay]]: one configuration with a trace */
+        /* one configuration with a trace */
         if (argc < 7) {
-            fprintf(stderr, "usage: protocol_model one <cg> <stages> <kb> <tiles> <epi> [mutant name|number [relay 0|1]]\n");
+            fprintf(stderr, "usage: protocol_model one <cg> <stages> <kb> <tiles> <epi> [mutant name|number [relay 0|1 "
+                            "[direct|tma|staged [chunks [buffers [chunks of odd tiles]]]]]]\n");
             return 2;
         }
         mutant mut = MUT_NONE;
@@ -1126,18 +1582,28 @@ int main(int argc, char **argv)
                 if (strcmp(argv[7], mutant_names[m]) == 0)
                     mut = (mutant)m;
         }
+        epilogue_kind epilogue = EPI_DIRECT;
+        if (argc > 9)
+            for (int k = 0; k < 3; ++k)
+                if (strcmp(argv[9], epilogue_names[k]) == 0)
+                    epilogue = (epilogue_kind)k;
         config cfg = {atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), mut,
-                      argc > 8 ? atoi(argv[8]) : 0};
+                      argc > 8 ? atoi(argv[8]) : 0, epilogue, argc > 10 ? atoi(argv[10]) : 3,
+                      argc > 11 ? atoi(argv[11]) : 2, argc > 12 ? atoi(argv[12]) : 0};
+        if (epilogue == EPI_DIRECT)
+            cfg.chunks = cfg.cbufs = cfg.chunks_odd = 0;
         if (cfg.relay && cfg.cg != 2) {
             fprintf(stderr, "protocol_model: relay needs cta_group 2\n");
             return 2;
         }
-        if (cfg.cg < 1 || cfg.cg > 2 || cfg.stages < 1 || cfg.stages > S_MAX || cfg.kb < 1 || cfg.kb > 7 ||
-            cfg.tiles < 0 || cfg.tiles > 31 || cfg.epi < 1 || cfg.epi > E_MAX || cfg.mut >= MUT_COUNT) {
+        if (cfg.cg < 1 || cfg.cg > 2 || cfg.stages < 1 || cfg.stages > kStageMax || cfg.kb < 1 || cfg.kb > 7 ||
+            cfg.tiles < 0 || cfg.tiles > 31 || cfg.epi < 1 || cfg.epi > kEpiMax || cfg.mut >= MUT_COUNT ||
+            (epilogue != EPI_DIRECT && (cfg.chunks < 1 || cfg.chunks > 8 || cfg.cbufs < 2 || cfg.cbufs > kCBufMax ||
+                                        cfg.chunks_odd < 0 || cfg.chunks_odd > 8))) {
             fprintf(stderr, "protocol_model: configuration out of range\n");
             return 2;
         }
-        char d[128];
+        char d[160];
         describe(&cfg, d, sizeof(d));
         result R = explore(&cfg, state_limit, 1);
         printf("model: %s: %s, mutant %s: %zu states, %zu transitions%s%s\n", R.ok ? "ok" : "VIOLATION", d,
