@@ -26,9 +26,10 @@ install(TARGETS wsgemm wsgemm_shared wsgemm_device EXPORT wsgemmTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The sm100 self-check helper, where the library looks for it (gemm/CMakeLists.txt): libexec/wsgemm/.
-if(TARGET wsgemm-sm100-selfcheck)
-  set_target_properties(wsgemm-sm100-selfcheck PROPERTIES INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
-  install(TARGETS wsgemm-sm100-selfcheck RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/wsgemm)
+# It holds what the installed library holds (no emulated kernel): the build tree's own helper is another one.
+if(TARGET wsgemm_sm100_selfcheck_installed)
+  set_target_properties(wsgemm_sm100_selfcheck_installed PROPERTIES INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
+  install(TARGETS wsgemm_sm100_selfcheck_installed RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/wsgemm)
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/include/wsgemm.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 foreach(dir sync tmem)

@@ -1,8 +1,7 @@
 /*
- * paths_absent.c - the entry points of kernel paths this build does not
- * contain (WSGEMM_CUDA_ARCHS without 90a or 100a, or the emulation off).
- * They report the path as unavailable; api.c then answers a forced path
- * with NOT_SUPPORTED and AUTO never picks it.
+ * paths_absent.c - the entry points of kernel paths this build does not contain (WSGEMM_CUDA_ARCHS without
+ * 90a or 100a). They report the path as unavailable; the call pipeline then answers a forced path with
+ * NOT_SUPPORTED and AUTO never picks it. The emulated sm100 path's stubs: sm100/sm100_emulated_absent.c.
  */
 #include "common/status.h"
 #include "internal.h"
@@ -33,27 +32,6 @@ int wsgemm_sm100_last_launch(wsgemm_sm100_launch_probe *out)
 {
     (void)out;
     return -1;
-}
-#endif
-
-#ifdef WSGEMM_ABSENT_SM100_EMULATED
-int wsgemm_sm100_emulated_available(void) { return 0; }
-wsgemm_status wsgemm_sm100_emulated_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
-{
-    (void)p;
-    return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
-                       "this build has no emulated sm100 kernel (needs 90a and WSGEMM_SM100_EMULATION=ON)");
-}
-int wsgemm_sm100_emulated_tmem_leaked_columns(void) { return WSGEMM_EMULATION_ABSENT; }
-int wsgemm_sm100_emulated_last_launch(wsgemm_sm100_launch_probe *out)
-{
-    (void)out;
-    return -1;
-}
-int wsgemm_sm100_emulated_checker_error(char *msg, size_t msg_size)
-{
-    if (msg_size > 0) msg[0] = '\0';
-    return WSGEMM_EMULATION_ABSENT;
 }
 #endif
 

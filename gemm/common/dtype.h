@@ -1,15 +1,15 @@
 /*
  * gemm/common/dtype.h - the element types (wsgemm_dtype) as named data: which values are types, their
  * classes and sizes, in one place for the host code and the kernels. Header-only C (and CUDA: every function
- * is usable on the device too).
+ * is usable on the device too, and in constant expressions).
  */
 #ifndef WSGEMM_COMMON_DTYPE_H
 #define WSGEMM_COMMON_DTYPE_H
 
 #include "wsgemm.h"
 
-#if defined(__CUDACC__)
-#define WSGEMM_DTYPE_FN static __host__ __device__ __forceinline__
+#if defined(__CUDACC__) /* compile-time constants in kernels' templates too */
+#define WSGEMM_DTYPE_FN static constexpr __host__ __device__ __forceinline__
 #else
 #define WSGEMM_DTYPE_FN static inline
 #endif

@@ -19,13 +19,14 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/dtype.h"
 #include "common/epilogue.h"
 #include "wsgemm.h"
 
 /* Bytes per element of C. */
 template <int OUT_TYPE>
 struct wsgemm_out_bytes {
-    static constexpr int value = OUT_TYPE == WSGEMM_R_32F ? 4 : OUT_TYPE == WSGEMM_R_8F_E4M3 ? 1 : 2;
+    static constexpr int value = wsgemm_dtype_size((wsgemm_dtype)OUT_TYPE);
 };
 
 /* The wsgemm_dtype of a C element type (kernels templated on the C++ type). */
@@ -128,12 +129,6 @@ static __device__ __forceinline__ void wsgemm_out_apply2(void *c, float acc0, fl
     float2 old = make_float2(0.0f, 0.0f);
     if (beta != 0.0f) old = wsgemm_out_load2<OUT_TYPE>(c);
     wsgemm_out_store2<OUT_TYPE>(c, wsgemm_out_value(acc0, alpha, beta, old.x), wsgemm_out_value(acc1, alpha, beta, old.y));
-}
-
-/* Bytes per element of C for a type known only at run time. */
-static __device__ __forceinline__ int wsgemm_out_bytes_any(int out_type)
-{
-    return out_type == WSGEMM_R_32F ? 4 : 2;
 }
 
 /* The output operation for C's type known only at run time (one branch per call, uniform across threads). */

@@ -50,7 +50,7 @@ static __global__ void wsgemm_splitk_reduce_kernel(const float *part, int splits
         for (int s = 0; s < splits; ++s) sum += part[(long long)s * total + e];
         const long long out = b * stride_c + j * ldc + i;
         /* the shared output op (common/epilogue.cuh): alpha, beta (C read only when beta != 0), conversion */
-        wsgemm_out_apply_any(c_type, (uint8_t *)c + out * wsgemm_out_bytes_any(c_type), sum, alpha, beta);
+        wsgemm_out_apply_any(c_type, (uint8_t *)c + out * wsgemm_dtype_size((wsgemm_dtype)c_type), sum, alpha, beta);
     }
 }
 
@@ -104,12 +104,12 @@ static __global__ void wsgemm_sk_reduce_kernel(wsgemm_sk_tiles t, int chunks, lo
     const long long j0 = t.swap ? (long long)w.row * t.tile_p : (long long)w.col * t.tile_q;
     const int elems = t.tile_p * t.tile_q;
     const float *part = t.part + slot * t.sched.sk_splits * (long long)elems;
-    uint8_t *c_tile = (uint8_t *)c + (w.batch * stride_c + j0 * ldc + i0) * wsgemm_out_bytes_any(c_type);
+    uint8_t *c_tile = (uint8_t *)c + (w.batch * stride_c + j0 * ldc + i0) * wsgemm_dtype_size((wsgemm_dtype)c_type);
     for (int e = chunk * blockDim.x + threadIdx.x; e < elems; e += chunks * blockDim.x) {
         const int b = e / inner, a = e - b * inner;
         if (i0 + a >= m || j0 + b >= n) continue;
         const float sum = wsgemm_sk_sum(part + e, t.sched.sk_splits, elems);
-        wsgemm_out_apply_any(c_type, c_tile + (b * ldc + a) * wsgemm_out_bytes_any(c_type), sum, alpha, beta);
+        wsgemm_out_apply_any(c_type, c_tile + (b * ldc + a) * wsgemm_dtype_size((wsgemm_dtype)c_type), sum, alpha, beta);
     }
 }
 

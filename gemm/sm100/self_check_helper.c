@@ -170,11 +170,6 @@ static float fp8_value(uint8_t b, int mant_bits, int bias)
     return b & 0x80 ? -v : v;
 }
 
-static int dtype_bytes(wsgemm_dtype t)
-{
-    return t == WSGEMM_R_32F ? 4 : t == WSGEMM_R_8F_E4M3 || t == WSGEMM_R_8F_E5M2 ? 1 : 2;
-}
-
 static const char *dtype_name(wsgemm_dtype t)
 {
     return t == WSGEMM_R_32F ? "f32" : t == WSGEMM_R_16F ? "f16" : t == WSGEMM_R_8F_E4M3 ? "e4m3"
@@ -185,7 +180,7 @@ static const char *dtype_name(wsgemm_dtype t)
 static uint32_t element_bits(const void *buf, wsgemm_dtype t, size_t i)
 {
     if (t == WSGEMM_R_32F) return ((const uint32_t *)buf)[i];
-    if (dtype_bytes(t) == 1) return ((const uint8_t *)buf)[i];
+    if (wsgemm_dtype_size(t) == 1) return ((const uint8_t *)buf)[i];
     return ((const uint16_t *)buf)[i];
 }
 
@@ -210,7 +205,7 @@ static uint32_t bits_of(float v, wsgemm_dtype t)
 static void store_bits(void *buf, wsgemm_dtype t, size_t i, uint32_t b)
 {
     if (t == WSGEMM_R_32F) ((uint32_t *)buf)[i] = b;
-    else if (dtype_bytes(t) == 1) ((uint8_t *)buf)[i] = (uint8_t)b;
+    else if (wsgemm_dtype_size(t) == 1) ((uint8_t *)buf)[i] = (uint8_t)b;
     else ((uint16_t *)buf)[i] = (uint16_t)b;
 }
 
@@ -246,7 +241,7 @@ static case_result run_case(wsgemm_handle h, wsgemm_path path, const check_case 
 {
     const int a_rows = c->ta == WSGEMM_OP_N ? c->m : c->k, a_cols = c->ta == WSGEMM_OP_N ? c->k : c->m;
     const int b_rows = c->tb == WSGEMM_OP_N ? c->k : c->n, b_cols = c->tb == WSGEMM_OP_N ? c->n : c->k;
-    const int ea = dtype_bytes(c->a), eb = dtype_bytes(c->b), ec = dtype_bytes(c->c);
+    const int ea = wsgemm_dtype_size(c->a), eb = wsgemm_dtype_size(c->b), ec = wsgemm_dtype_size(c->c);
     const int a_pad = 16 / ea, b_pad = 16 / eb; /* TMA: leading dimensions of whole 16-byte units */
     const int lda = (a_rows + a_pad - 1) / a_pad * a_pad, ldb = (b_rows + b_pad - 1) / b_pad * b_pad;
     const int ldc = c->m + c->ldc_pad;

@@ -135,7 +135,7 @@
  *   WSGEMM_SM100_FAULT=early_dealloc|missing_peer_signal   plant a teardown bug: the MMA warp frees TMEM
  *                                without waiting on the dealloc barrier, or the epilogue skips signal_peer
  *                                (and the count drops to 128 so it does not simply hang). tests/sm100 proves
- *                                the emulation checker catches both.
+ *                                the emulation checker catches both. Only where SM100_PLANTED_FAULTS is 1.
  */
 #ifndef WSGEMM_SM100_KERNEL_CUH
 #define WSGEMM_SM100_KERNEL_CUH
@@ -169,6 +169,13 @@
 #define SM100_EMULATION 1
 #else
 #define SM100_EMULATION 0
+#endif
+/* The planted teardown faults (tests/sm100 proves the emulation's checker catches them): compiled only into
+ * the emulated kernel of the verification library, and only with WSGEMM_PLANTED_FAULTS (CMake option). */
+#if defined(WSGEMM_TMEM_EMULATION) && defined(WSGEMM_PLANTED_FAULTS)
+#define SM100_PLANTED_FAULTS 1
+#else
+#define SM100_PLANTED_FAULTS 0
 #endif
 
 namespace {
@@ -326,11 +333,12 @@ struct KernelParams {
     int fault;               /* a planted teardown bug (Fault); read only through planted_fault() */
 };
 
-/* The planted fault of this launch: always FAULT_NONE in the hardware build, a compile-time constant there,
- * so no fault code (the hold-back loop, the skipped signals) is in the sm_100a code the library ships. */
+/* The planted fault of this launch: a compile-time FAULT_NONE in every build but the emulated kernel with
+ * WSGEMM_PLANTED_FAULTS, so no fault code (the hold-back loop, the skipped signals) is in any kernel a library
+ * ships. */
 __device__ __forceinline__ int planted_fault(const KernelParams &p)
 {
-    return SM100_EMULATION ? p.fault : FAULT_NONE;
+    return SM100_PLANTED_FAULTS ? p.fault : FAULT_NONE;
 }
 
 /* This CTA's share of unit u: rows m0.. of A and C (128 per CTA; the pair's two CTAs take adjacent

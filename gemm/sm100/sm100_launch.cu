@@ -72,9 +72,9 @@ cudaError_t make_output_map(CUtensorMap *map, const KernelParams *k, const wsgem
 
 /* ---------------------------------------------------------------- host: knobs */
 
-#if SM100_EMULATION
-/* WSGEMM_SM100_FAULT: the planted teardown bugs (emulated build only; the hardware build never plants one).
- * A verification switch, not a tuning knob: read on every call, so a test's child process sets it alone. */
+#if SM100_PLANTED_FAULTS
+/* WSGEMM_SM100_FAULT: the planted teardown bugs (the emulated kernel of the verification library only). A
+ * verification switch, not a tuning knob: read on every call, so a test's child process sets it alone. */
 int env_fault(void)
 {
     const char *v = getenv("WSGEMM_SM100_FAULT");
@@ -234,7 +234,7 @@ void set_params(KernelParams *k, const wsgemm_plan *plan, const wsgemm_problem *
     const int tile_m = kBlockM * plan->cluster;
     const umma_major a_major = k->a_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR;
     const umma_major b_major = k->b_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR;
-    if (wsgemm_dtype_size(p->Atype) == 1) {
+    if (wsgemm_dtype_is_fp8(p->Atype)) {
         k->kind = UMMA_KIND_F8F6F4;
         const umma_f8_dtype a = p->Atype == WSGEMM_R_8F_E5M2 ? UMMA_E5M2 : UMMA_E4M3;
         const umma_f8_dtype b = p->Btype == WSGEMM_R_8F_E5M2 ? UMMA_E5M2 : UMMA_E4M3;
@@ -360,9 +360,18 @@ extern "C" int wsgemm_sm100_emulated_available(void)
     return 1;
 }
 
+extern "C" int wsgemm_sm100_emulated_planted_faults(void)
+{
+    return SM100_PLANTED_FAULTS;
+}
+
 extern "C" wsgemm_status wsgemm_sm100_emulated_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
+#if SM100_PLANTED_FAULTS
     return run_sm100(p, ctx, wsgemm_knobs_get(), env_fault());
+#else
+    return run_sm100(p, ctx, wsgemm_knobs_get(), FAULT_NONE);
+#endif
 }
 
 /* For tests/sm100: TMEM columns the emulation still holds after the last launch (0 = clean, -1 on a

@@ -100,9 +100,9 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
                               void *query_ctx, wsgemm_plan *plan, char *why, size_t why_size)
 {
     const int nb = p->batch_count;
-    const int fp8 = wsgemm_dtype_size(p->Atype) == 1;
+    const int fp8 = wsgemm_dtype_is_fp8(p->Atype);
     const int bk = fp8 ? SM100_BK_FP8 : SM100_BK;
-    if (fp8 != (wsgemm_dtype_size(p->Btype) == 1) || (!fp8 && p->Btype != p->Atype) ||
+    if (fp8 != wsgemm_dtype_is_fp8(p->Btype) || (!fp8 && p->Btype != p->Atype) ||
         (p->Atype == WSGEMM_R_8F_E5M2 && p->Btype == WSGEMM_R_8F_E5M2)) {
         snprintf(why, why_size, "A type %d with B type %d: the kernel takes 16-bit A and B of one type, or FP8 "
                  "(E4M3/E5M2, not both E5M2)", (int)p->Atype, (int)p->Btype);

@@ -29,6 +29,10 @@ int wsgemm_sm100_last_launch(wsgemm_sm100_launch_probe *out);
 /* The same for the emulated build's kernel. */
 int wsgemm_sm100_emulated_last_launch(wsgemm_sm100_launch_probe *out);
 
+/* 1 when the emulated kernel was built with the planted teardown faults (WSGEMM_PLANTED_FAULTS: the
+ * verification library only), else 0; a build without the emulation answers 0. */
+int wsgemm_sm100_emulated_planted_faults(void);
+
 /* The emulated build's own state (it lives in that translation unit). A build without the emulation answers
  * WSGEMM_EMULATION_ABSENT from both.
  * TMEM columns the emulation still holds after the last launch (0 = clean, -1 on a CUDA error); it

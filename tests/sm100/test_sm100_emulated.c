@@ -451,6 +451,10 @@ int main(int argc, char **argv)
         printf("SKIPPED: planted faults need the emulation's checker (hardware would just fail or hang)\n");
         return WSGEMM_TEST_SKIP;
     }
+    if (is_fault && !wsgemm_sm100_emulated_planted_faults()) {
+        printf("SKIPPED: this build's emulated kernel has no planted faults (configure with -DWSGEMM_PLANTED_FAULTS=ON)\n");
+        return WSGEMM_TEST_SKIP;
+    }
     if (strcmp(name, "fault_early_dealloc") == 0) {
         int ok = run_fault("early_dealloc", 1) & run_fault("early_dealloc", 2);
         return ok ? 0 : 1;
