@@ -47,7 +47,7 @@
  *       tcgen05_fence_before_thread_sync(); arrive(acc_empty[a]) ...
  *
  *   teardown, MMA warp (whole warp): tmem_relinquish_alloc_permit<CG>(); wait until every epilogue thread
- *       (both CTAs for cta_group 2) is done with TMEM (sync/dealloc_barrier_tmem.cuh does this);
+ *       (both CTAs for cta_group 2) is done with TMEM (tmem/dealloc_barrier_tmem.cuh does this);
  *       tcgen05_fence_after_thread_sync(); tmem_dealloc<CG>(tmem_base, 512);
  *
  * Convergence: alloc, dealloc, relinquish, ld and the _warp forms are .sync.aligned: all 32 lanes execute

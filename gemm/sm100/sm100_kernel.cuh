@@ -153,12 +153,12 @@
 #include "sm100/sm100_plan.h"
 #include "sync/cluster.cuh"
 #include "sync/dealloc_barrier.cuh"
-#include "sync/dealloc_barrier_tmem.cuh"
 #include "sync/elect.cuh"
 #include "sync/mbarrier.cuh"
 #include "sync/named_barrier.cuh"
 #include "sync/pipeline.cuh"
 #include "sync/wait.cuh"
+#include "tmem/dealloc_barrier_tmem.cuh"
 #include "tmem/desc.h"
 #include "tmem/tmem.cuh"
 

@@ -3,12 +3,12 @@
 // tcgen05 backend, and one kernel that instantiates the dealloc barrier's teardown.
 #include <wsgemm/sync/cluster.cuh>
 #include <wsgemm/sync/dealloc_barrier.cuh>
-#include <wsgemm/sync/dealloc_barrier_tmem.cuh>
 #include <wsgemm/sync/elect.cuh>
 #include <wsgemm/sync/mbarrier.cuh>
 #include <wsgemm/sync/named_barrier.cuh>
 #include <wsgemm/sync/pipeline.cuh>
 #include <wsgemm/sync/wait.cuh>
+#include <wsgemm/tmem/dealloc_barrier_tmem.cuh>
 #include <wsgemm/tmem/desc.h>
 #include <wsgemm/tmem/tmem.cuh>
 
