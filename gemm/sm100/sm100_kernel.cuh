@@ -147,6 +147,9 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#if defined(WSGEMM_TMEM_EMULATION)
+#include "emu/emulation.cuh" /* first: the hooks sync/ reports to and the TMEM backend (sm_90a build) */
+#endif
 #include "common/epilogue.cuh"
 #include "common/scheduler.cuh"
 #include "common/tma.cuh"
