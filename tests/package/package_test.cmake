@@ -8,7 +8,8 @@
 #   find_package_shared / find_package_static
 #                  tests/package/consumer configured against the prefix (find_package(wsgemm CONFIG),
 #                  wsgemm::wsgemm / wsgemm::wsgemm_static; the shared one also compiles the installed
-#                  device headers for sm_100a), built and run
+#                  device headers for sm_100a (wsgemm::device) and, through wsgemm::emulation, the same
+#                  kernel for sm_90a against the installed emulation), built and run
 #   pkg_config_shared / pkg_config_static
 #                  consumer.c and consumer.cpp built with one plain compiler line each from
 #                  `pkg-config --cflags --libs wsgemm` / `wsgemm-static`, and run
@@ -55,7 +56,9 @@ if(MODE STREQUAL "install")
   file(REMOVE_RECURSE ${prefix})
   step("cmake --install ${BUILD} --prefix ${prefix}" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
   foreach(f include/wsgemm.h include/wsgemm/sync/pipeline.cuh include/wsgemm/sync/dealloc_barrier.cuh
-            include/wsgemm/tmem/tmem.cuh ${LIBDIR}/libwsgemm.a ${LIBDIR}/libwsgemm.so
+            include/wsgemm/tmem/tmem.cuh include/wsgemm/tmem/dealloc_barrier_tmem.cuh
+            include/wsgemm/emu/emulation.cuh include/wsgemm/emu/tmem_emu.cuh include/wsgemm/emu/hb.h
+            ${LIBDIR}/libwsgemm.a ${LIBDIR}/libwsgemm.so
             ${LIBDIR}/cmake/wsgemm/wsgemmConfig.cmake ${LIBDIR}/cmake/wsgemm/wsgemmConfigVersion.cmake
             ${LIBDIR}/cmake/wsgemm/wsgemmTargets.cmake ${LIBDIR}/pkgconfig/wsgemm.pc
             ${LIBDIR}/pkgconfig/wsgemm-static.pc)
@@ -63,6 +66,12 @@ if(MODE STREQUAL "install")
       message(FATAL_ERROR "FAIL: the install lacks ${f}")
     endif()
   endforeach()
+  # the API folders hold the API only: the emulator and the checker are the wing's (include/wsgemm/emu/)
+  file(GLOB misplaced ${prefix}/include/wsgemm/tmem/*emu* ${prefix}/include/wsgemm/tmem/hb*
+       ${prefix}/include/wsgemm/sync/*emu* ${prefix}/include/wsgemm/sync/dealloc_barrier_tmem.cuh)
+  if(misplaced)
+    message(FATAL_ERROR "FAIL: the install's sync/ or tmem/ holds ${misplaced}")
+  endif()
   if(HELPER)
     # the installed sm100 self-check helper starts (its libraries resolve) and answers a bad call with its
     # usage line and exit 2, before it touches CUDA

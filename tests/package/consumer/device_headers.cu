@@ -1,6 +1,11 @@
-// device_headers.cu - compile-only check of the installed device headers (wsgemm::device): every header
-// of <wsgemm/sync/...> and <wsgemm/tmem/...> included through the installed layout, for sm_100a with the
-// tcgen05 backend, and one kernel that instantiates the dealloc barrier's teardown.
+// device_headers.cu - compile-only check of the installed device headers: every header of
+// <wsgemm/sync/...> and <wsgemm/tmem/...> included through the installed layout, and one kernel that
+// instantiates the dealloc barrier's teardown. Built twice: for sm_100a with the tcgen05 backend
+// (wsgemm::device, WSGEMM_TMEM_HARDWARE=1) and for sm_90a against the installed emulation
+// (wsgemm::emulation), which is included first, as its headers require.
+#if defined(WSGEMM_TMEM_EMULATION)
+#include <wsgemm/emu/emulation.cuh>
+#endif
 #include <wsgemm/sync/cluster.cuh>
 #include <wsgemm/sync/dealloc_barrier.cuh>
 #include <wsgemm/sync/elect.cuh>
