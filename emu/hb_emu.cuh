@@ -18,8 +18,9 @@
  *   tcgen05.mma, tcgen05.commit[.mc]    tmem_hb_mma / tmem_hb_commit
  *   tcgen05.ld, tcgen05.wait::ld        tmem_hb_ld / tmem_hb_wait_ld
  *   cp.async.bulk.tensor (TMA load)     tmem_hb_tma_load           (the kernel's TMA wrapper through WSGEMM_HB,
- *                                                                  e.g. gemm/common/tma.cuh: its writes join the
- *                                                                  phase of its barrier; MMAs read after them)
+ *                                                                  e.g. gemm/common/tma.cuh, examples/tcgen05_gemm.cu:
+ *                                                                  its writes join the phase of its barrier;
+ *                                                                  MMAs read after them)
  *   the CTA's exit                      tmem_hb_cta_exit           (tmem_cta_exit, every thread, last in the
  *                                                                  kernel: every commit arrival was waited for)
  * Not tracked: __syncthreads() and __syncwarp() (compiler builtins with no wrapper: use cta_barrier_sync()

@@ -15,7 +15,8 @@
 #                  `pkg-config --cflags --libs wsgemm` / `wsgemm-static`, and run
 #   fetchcontent   the consumer adding the source tree with FetchContent (archs ARCHS, no emulation): it
 #                  must get the library alone (no tests, tools or benchmarks), built and run
-#   example        examples/ configured against the prefix, built for sm_90a and sm_100a, and run
+#   example        examples/ configured against the prefix, built for sm_90a and sm_100a, and run (the
+#                  tcgen05 example: its emulated sm_90a build)
 # A program that finds no GPU exits 77 and counts as run-skipped; with WSGEMM_REQUIRE_GPU=1 in the
 # environment (the GPU machine) that is a failure. Any failed step fails the test with its output.
 cmake_minimum_required(VERSION 3.25)
@@ -141,6 +142,7 @@ elseif(MODE STREQUAL "example")
   set(bin ${WORK}/example)
   build_project(${SOURCE}/examples ${bin})
   run_program(${bin}/ring_rowsum)
+  run_program(${bin}/tcgen05_gemm) # the emulated build: runs on an H100/H200, exits 77 elsewhere
 else()
   message(FATAL_ERROR "package_test.cmake: unknown MODE '${MODE}'")
 endif()
