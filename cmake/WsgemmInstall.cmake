@@ -3,10 +3,13 @@
 #   <prefix>/include/wsgemm.h                      the public C header
 #   <prefix>/include/wsgemm/sync/*.cuh             device headers (wsgemm::device)
 #   <prefix>/include/wsgemm/tmem/*.cuh, desc.h
+#   <prefix>/include/wsgemm/emu/*.cuh, hb.h        the verification wing (wsgemm::emulation): the TMEM
+#                                                  emulation and the happens-before checker, for sm_90a
 #   <prefix>/lib/libwsgemm.so*, libwsgemm.a
 #   <prefix>/libexec/wsgemm/wsgemm-sm100-selfcheck the sm100 self-check helper (builds with an sm100 path)
 #   <prefix>/lib/cmake/wsgemm/                     find_package(wsgemm CONFIG): wsgemm::wsgemm (shared),
-#                                                  wsgemm::wsgemm_static, wsgemm::device; version file
+#                                                  wsgemm::wsgemm_static, wsgemm::device,
+#                                                  wsgemm::emulation; version file
 #   <prefix>/lib/pkgconfig/wsgemm.pc               the shared library
 #   <prefix>/lib/pkgconfig/wsgemm-static.pc        the static library (names libwsgemm.a itself, so a
 #                                                  plain -lwsgemm cannot pick the .so instead)
@@ -21,7 +24,7 @@ set(WSGEMM_PKGCONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 # loader's path (LD_LIBRARY_PATH still comes first).
 set_target_properties(wsgemm_shared PROPERTIES INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
 
-install(TARGETS wsgemm wsgemm_shared wsgemm_device EXPORT wsgemmTargets
+install(TARGETS wsgemm wsgemm_shared wsgemm_device wsgemm_emulation EXPORT wsgemmTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -32,7 +35,7 @@ if(TARGET wsgemm_sm100_selfcheck_installed)
   install(TARGETS wsgemm_sm100_selfcheck_installed RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/wsgemm)
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/include/wsgemm.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-foreach(dir sync tmem)
+foreach(dir sync tmem emu)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/wsgemm/${dir}
           FILES_MATCHING PATTERN "*.cuh" PATTERN "*.h")
 endforeach()

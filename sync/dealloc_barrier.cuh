@@ -1,7 +1,7 @@
 /*
  * sync/dealloc_barrier.cuh - the TMEM dealloc barrier (after Modular's TmemDeallocBarrier[cta_group]),
  * the synchronisation half. The TMEM half (complete_dealloc: relinquish, wait, dealloc) is in
- * sync/dealloc_barrier_tmem.cuh, which needs tmem/tmem.cuh.
+ * tmem/dealloc_barrier_tmem.cuh, with the TMEM API it composes with (sync/ includes nothing of tmem/).
  *
  * Storage: one mbarrier in each CTA's shared memory, used once per kernel (only phase 0 ever completes).
  *

@@ -3,11 +3,17 @@
  * (tcgen05, kind::f16 and kind::f8f6f4), cta_group 1 and 2, with two backends chosen at build time:
  *
  *   WSGEMM_TMEM_HARDWARE=1   sm_100a: tmem/tmem_hw.cuh, one inline-PTX wrapper per tcgen05 instruction.
- *   WSGEMM_TMEM_EMULATION=1  sm_90a : tmem/tmem_emu.cuh, TMEM in global memory, UMMA on CUDA cores from
- *                            the real descriptor bits, every PTX rule checked (printf + __trap).
+ *   WSGEMM_TMEM_EMULATION=1  sm_90a : emu/tmem_emu.cuh, the verification wing (docs/emulation.md): TMEM in
+ *                            global memory, UMMA on CUDA cores from the real descriptor bits, every PTX
+ *                            rule checked (printf + __trap). This header does not include it: the
+ *                            translation unit includes emu/emulation.cuh first, before any sync/ or tmem/
+ *                            header (it also declares the happens-before hooks sync/ reports to).
  *
  * HOW A KERNEL USES IT (identical source for both builds)
  * -------------------------------------------------------
+ *   #if defined(WSGEMM_TMEM_EMULATION)
+ *   #include "emu/emulation.cuh"    // first: the emulation backend and the hooks (wsgemm::emulation)
+ *   #endif
  *   #include "tmem/tmem.cuh"        // after defining one of the two macros (CMake does it per target)
  *
  *   set-up, MMA warp (whole warp, converged), after mbarrier init + cluster_sync for cta_group 2
@@ -47,7 +53,7 @@
  *       tcgen05_fence_before_thread_sync(); arrive(acc_empty[a]) ...
  *
  *   teardown, MMA warp (whole warp): tmem_relinquish_alloc_permit<CG>(); wait until every epilogue thread
- *       (both CTAs for cta_group 2) is done with TMEM (sync/dealloc_barrier_tmem.cuh does this);
+ *       (both CTAs for cta_group 2) is done with TMEM (tmem/dealloc_barrier_tmem.cuh does this);
  *       tcgen05_fence_after_thread_sync(); tmem_dealloc<CG>(tmem_base, 512);
  *
  * Convergence: alloc, dealloc, relinquish, ld and the _warp forms are .sync.aligned: all 32 lanes execute
@@ -66,6 +72,8 @@
  *       tmem_host_is_emulated()                      // 1 in the emulation build
  *       tmem_host_last_error(msg, size)              // emulation only: the checker's record (error code,
  *                 // block, warp, values); readable after the trap killed the context
+ *       tmem_host_set_happens_before(on)             // emulation only: happens-before tracking on/off from
+ *                 // the next prepare (default: the environment variable WSGEMM_TMEM_HB=1 turns it on)
  *   The emulation's state is per translation unit (static device symbols): call the host functions from
  *   the same .cu file that launches the kernel. One kernel using the emulation at a time per TU.
  *
@@ -92,7 +100,7 @@
  * warp's lane quarter; ld/MMA on columns not allocated by this CTA (use after dealloc); MMA issued by
  * several threads at once (umma_f16 from a whole warp = 32 MMAs on hardware); descriptor fields the
  * emulation does not model (base offset != 0, 128B_BASE32B, LBO mode 1, sparsity, D = f16, M other than
- * 128 (cta_group 1) / 256 (cta_group 2)). See docs/tmem.md.
+ * 128 (cta_group 1) / 256 (cta_group 2)). See docs/tmem.md (the API) and docs/emulation.md (the wing).
  */
 #ifndef WSGEMM_TMEM_TMEM_CUH
 #define WSGEMM_TMEM_TMEM_CUH
@@ -110,6 +118,11 @@
 #if !defined(WSGEMM_TMEM_HARDWARE) && !defined(WSGEMM_TMEM_EMULATION)
 #error "tmem/tmem.cuh: define WSGEMM_TMEM_HARDWARE=1 (sm_100a) or WSGEMM_TMEM_EMULATION=1 (sm_90a)"
 #endif
+/* The emulation backend (tmem_emu_*, tmem_hb_*, the host calls) is the wing's: emu/emulation.cuh, which the
+ * translation unit includes before this header. tmem/ includes nothing of emu/. */
+#if defined(WSGEMM_TMEM_EMULATION) && !defined(WSGEMM_EMU_ENTRY)
+#error "tmem/tmem.cuh with WSGEMM_TMEM_EMULATION=1: include emu/emulation.cuh (the emulation backend) first"
+#endif
 
 #include "../sync/elect.cuh"
 #include "../sync/mbarrier.cuh"
@@ -118,8 +131,6 @@
 
 #if defined(WSGEMM_TMEM_HARDWARE)
 #include "tmem_hw.cuh"
-#else
-#include "tmem_emu.cuh"
 #endif
 
 /* ================================================================ allocation */

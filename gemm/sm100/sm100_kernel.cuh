@@ -147,18 +147,21 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#if defined(WSGEMM_TMEM_EMULATION)
+#include "emu/emulation.cuh" /* first: the hooks sync/ reports to and the TMEM backend (sm_90a build) */
+#endif
 #include "common/epilogue.cuh"
 #include "common/scheduler.cuh"
 #include "common/tma.cuh"
 #include "sm100/sm100_plan.h"
 #include "sync/cluster.cuh"
 #include "sync/dealloc_barrier.cuh"
-#include "sync/dealloc_barrier_tmem.cuh"
 #include "sync/elect.cuh"
 #include "sync/mbarrier.cuh"
 #include "sync/named_barrier.cuh"
 #include "sync/pipeline.cuh"
 #include "sync/wait.cuh"
+#include "tmem/dealloc_barrier_tmem.cuh"
 #include "tmem/desc.h"
 #include "tmem/tmem.cuh"
 

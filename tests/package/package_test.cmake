@@ -8,13 +8,15 @@
 #   find_package_shared / find_package_static
 #                  tests/package/consumer configured against the prefix (find_package(wsgemm CONFIG),
 #                  wsgemm::wsgemm / wsgemm::wsgemm_static; the shared one also compiles the installed
-#                  device headers for sm_100a), built and run
+#                  device headers for sm_100a (wsgemm::device) and, through wsgemm::emulation, the same
+#                  kernel for sm_90a against the installed emulation), built and run
 #   pkg_config_shared / pkg_config_static
 #                  consumer.c and consumer.cpp built with one plain compiler line each from
 #                  `pkg-config --cflags --libs wsgemm` / `wsgemm-static`, and run
 #   fetchcontent   the consumer adding the source tree with FetchContent (archs ARCHS, no emulation): it
 #                  must get the library alone (no tests, tools or benchmarks), built and run
-#   example        examples/ configured against the prefix, built for sm_90a and sm_100a, and run
+#   example        examples/ configured against the prefix, built for sm_90a and sm_100a, and run (the
+#                  tcgen05 example: its emulated sm_90a build)
 # A program that finds no GPU exits 77 and counts as run-skipped; with WSGEMM_REQUIRE_GPU=1 in the
 # environment (the GPU machine) that is a failure. Any failed step fails the test with its output.
 cmake_minimum_required(VERSION 3.25)
@@ -55,7 +57,9 @@ if(MODE STREQUAL "install")
   file(REMOVE_RECURSE ${prefix})
   step("cmake --install ${BUILD} --prefix ${prefix}" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
   foreach(f include/wsgemm.h include/wsgemm/sync/pipeline.cuh include/wsgemm/sync/dealloc_barrier.cuh
-            include/wsgemm/tmem/tmem.cuh ${LIBDIR}/libwsgemm.a ${LIBDIR}/libwsgemm.so
+            include/wsgemm/tmem/tmem.cuh include/wsgemm/tmem/dealloc_barrier_tmem.cuh
+            include/wsgemm/emu/emulation.cuh include/wsgemm/emu/tmem_emu.cuh include/wsgemm/emu/hb.h
+            ${LIBDIR}/libwsgemm.a ${LIBDIR}/libwsgemm.so
             ${LIBDIR}/cmake/wsgemm/wsgemmConfig.cmake ${LIBDIR}/cmake/wsgemm/wsgemmConfigVersion.cmake
             ${LIBDIR}/cmake/wsgemm/wsgemmTargets.cmake ${LIBDIR}/pkgconfig/wsgemm.pc
             ${LIBDIR}/pkgconfig/wsgemm-static.pc)
@@ -63,6 +67,12 @@ if(MODE STREQUAL "install")
       message(FATAL_ERROR "FAIL: the install lacks ${f}")
     endif()
   endforeach()
+  # the API folders hold the API only: the emulator and the checker are the wing's (include/wsgemm/emu/)
+  file(GLOB misplaced ${prefix}/include/wsgemm/tmem/*emu* ${prefix}/include/wsgemm/tmem/hb*
+       ${prefix}/include/wsgemm/sync/*emu* ${prefix}/include/wsgemm/sync/dealloc_barrier_tmem.cuh)
+  if(misplaced)
+    message(FATAL_ERROR "FAIL: the install's sync/ or tmem/ holds ${misplaced}")
+  endif()
   if(HELPER)
     # the installed sm100 self-check helper starts (its libraries resolve) and answers a bad call with its
     # usage line and exit 2, before it touches CUDA
@@ -132,6 +142,7 @@ elseif(MODE STREQUAL "example")
   set(bin ${WORK}/example)
   build_project(${SOURCE}/examples ${bin})
   run_program(${bin}/ring_rowsum)
+  run_program(${bin}/tcgen05_gemm) # the emulated build: runs on an H100/H200, exits 77 elsewhere
 else()
   message(FATAL_ERROR "package_test.cmake: unknown MODE '${MODE}'")
 endif()

@@ -12,7 +12,7 @@
 #      this cubin, the allocation retry loops leave one NANOSLEEP and one NANOSLEEP.SYNCS per kernel),
 #      where cuobjdump + nvdisasm exist (PATH, $CUOBJDUMP, or the pip packages nvidia-cuda-cuobjdump /
 #      nvidia-cuda-nvdisasm); skipped with a note otherwise;
-#   5. the TMEM emulation's happens-before hooks (sync/hb_hook.cuh, tmem/hb_emu.cuh) are absent from the code
+#   5. the TMEM emulation's happens-before hooks (sync/hb_hook.cuh, emu/hb_emu.cuh) are absent from the code
 #      the library ships: the preprocessed sm_100a translation unit and the sm_90a sm90 kernels name no
 #      tmem_hb_ function, and the sm_100a PTX defines none.
 # Usage: static_evidence.sh <nvcc> <source dir> <has_sm100 ON|OFF> <work dir> [--update-census]

@@ -1,12 +1,12 @@
 /*
- * sync_dealloc_tmem_compile_hw: sync/dealloc_barrier_tmem.cuh against the tcgen05 hardware backend
+ * sync_dealloc_tmem_compile_hw: tmem/dealloc_barrier_tmem.cuh against the tcgen05 hardware backend
  * (sm_100a, WSGEMM_TMEM_HARDWARE=1), cta_group 1 and 2 in separate kernels (ptxas rejects a mix in one
  * kernel). If this builds, ptxas accepted relinquish / wait / fence / dealloc; main only reports.
  */
 #include <stdio.h>
 
-#include "sync/dealloc_barrier_tmem.cuh"
 #include "sync/named_barrier.cuh"
+#include "tmem/dealloc_barrier_tmem.cuh"
 
 template <int CtaGroup>
 __global__ void teardown_compile_kernel(uint32_t *out, uint32_t ticks)

@@ -2,7 +2,8 @@
  * sync_headers_compile: every sync/ header compiled for sm_90a and sm_100a (the target's ARCHS), here
  * with the watchdog as the build sets it and in headers_compile_watchdog.cu with it forced on. If this
  * builds, the wrappers' PTX is accepted by ptxas for both architectures; main only reports that.
- * (dealloc_barrier_tmem.cuh needs tmem/tmem.cuh and is compiled by the sm100 kernels' builds.)
+ * (tmem/dealloc_barrier_tmem.cuh, the TMEM half of the dealloc barrier, is compiled by
+ * sync_dealloc_tmem_compile_hw, sync_teardown_emu and the sm100 kernels' builds.)
  */
 #include <stdio.h>
 

@@ -1,6 +1,6 @@
 /*
- * teardown_emu: the whole TMEM teardown, sync/dealloc_barrier_tmem.cuh's complete_dealloc included,
- * against the TMEM emulation on sm_90a (tmem/, WSGEMM_TMEM_EMULATION=1). The emulation checks every PTX
+ * teardown_emu: the whole TMEM teardown, tmem/dealloc_barrier_tmem.cuh's complete_dealloc included,
+ * against the TMEM emulation on sm_90a (emu/, WSGEMM_TMEM_EMULATION=1). The emulation checks every PTX
  * rule (use after dealloc, dealloc of columns not held, nothing leaked, peer allocated for cta_group 2).
  *
  * Each CTA: warp 0 = MMA warp, warps 1..4 = epilogue (lane quarters 1,2,3,0).
@@ -32,10 +32,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sync/dealloc_barrier_tmem.cuh"
+#include "emu/emulation.cuh" /* first: the hooks sync/ reports to and the TMEM backend */
 #include "sync/named_barrier.cuh"
 #include "test_util.cuh"
 #include "testing.h"
+#include "tmem/dealloc_barrier_tmem.cuh"
 
 enum { TD_THREADS = 160, TD_ADDR_BARRIER = 1, TD_LOADS = 3, TD_LONG_NS = 20000 };
 /* In the early-dealloc mutant the slow warp's last load must come after the MMA warp's dealloc: on the

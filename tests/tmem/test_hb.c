@@ -1,5 +1,5 @@
 /*
- * test_hb.c - CPU tests of tmem/hb.h, the happens-before tracking the TMEM emulation runs on the GPU.
+ * test_hb.c - CPU tests of emu/hb.h, the happens-before tracking the TMEM emulation runs on the GPU.
  * Each case replays a small event trace of the sm100 kernel's protocol (one CTA, or the cta_group 2
  * pair) through the same functions, in ONE sequential order, and checks what is reported:
  *
@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tmem/hb.h"
+#include "emu/hb.h"
 
 static int g_failures;
 

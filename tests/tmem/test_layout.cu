@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "emu/emulation.cuh" /* first: the emulation's decoding is what this test checks */
 #include "tile_layout.h"
 #include "tmem/tmem.cuh"
 

@@ -1,5 +1,5 @@
 /*
- * test_tmem_emu.cu - GPU tests of the TMEM emulation backend (tmem/tmem_emu.cuh) on Hopper (sm_90a).
+ * test_tmem_emu.cu - GPU tests of the TMEM emulation backend (emu/tmem_emu.cuh) on Hopper (sm_90a).
  *
  * Correctness cases: operand tiles are written to shared memory in the layout TMA would produce for each
  * (major, swizzle) (tile_offset below: box geometry + the swizzle XOR, written independently of the
@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "emu/emulation.cuh" /* first: the hooks sync/ reports to and the TMEM backend */
 #include "sync/cluster.cuh"
 #include "sync/mbarrier.cuh"
 #include "sync/named_barrier.cuh"

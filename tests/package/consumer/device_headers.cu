@@ -1,14 +1,19 @@
-// device_headers.cu - compile-only check of the installed device headers (wsgemm::device): every header
-// of <wsgemm/sync/...> and <wsgemm/tmem/...> included through the installed layout, for sm_100a with the
-// tcgen05 backend, and one kernel that instantiates the dealloc barrier's teardown.
+// device_headers.cu - compile-only check of the installed device headers: every header of
+// <wsgemm/sync/...> and <wsgemm/tmem/...> included through the installed layout, and one kernel that
+// instantiates the dealloc barrier's teardown. Built twice: for sm_100a with the tcgen05 backend
+// (wsgemm::device, WSGEMM_TMEM_HARDWARE=1) and for sm_90a against the installed emulation
+// (wsgemm::emulation), which is included first, as its headers require.
+#if defined(WSGEMM_TMEM_EMULATION)
+#include <wsgemm/emu/emulation.cuh>
+#endif
 #include <wsgemm/sync/cluster.cuh>
 #include <wsgemm/sync/dealloc_barrier.cuh>
-#include <wsgemm/sync/dealloc_barrier_tmem.cuh>
 #include <wsgemm/sync/elect.cuh>
 #include <wsgemm/sync/mbarrier.cuh>
 #include <wsgemm/sync/named_barrier.cuh>
 #include <wsgemm/sync/pipeline.cuh>
 #include <wsgemm/sync/wait.cuh>
+#include <wsgemm/tmem/dealloc_barrier_tmem.cuh>
 #include <wsgemm/tmem/desc.h>
 #include <wsgemm/tmem/tmem.cuh>
 

@@ -1,11 +1,11 @@
 /*
- * tmem/tmem_emu_error.cuh - the TMEM emulation's checker record: error codes, the record the device writes
+ * emu/tmem_emu_error.cuh - the TMEM emulation's checker record: error codes, the record the device writes
  * into host-mapped memory before it traps (readable after the trap destroyed the context), and its text.
- * Shared by the emulation (tmem/tmem_emu.cuh) and its happens-before tracking (tmem/hb_emu.cuh). Emulation
- * build only (sm_90a, WSGEMM_TMEM_EMULATION=1).
+ * Shared by the emulation (emu/tmem_emu.cuh) and its happens-before tracking (emu/hb_emu.cuh). Emulation
+ * build only (sm_90a, WSGEMM_TMEM_EMULATION=1), through emu/emulation.cuh.
  */
-#ifndef WSGEMM_TMEM_TMEM_EMU_ERROR_CUH
-#define WSGEMM_TMEM_TMEM_EMU_ERROR_CUH
+#ifndef WSGEMM_EMU_TMEM_EMU_ERROR_CUH
+#define WSGEMM_EMU_TMEM_EMU_ERROR_CUH
 
 #include <stdint.h>
 #include <stdio.h>
@@ -212,4 +212,4 @@ static inline void tmem_emu_format_record(const volatile tmem_emu_error *ve, cha
     (void)n;
 }
 
-#endif /* WSGEMM_TMEM_TMEM_EMU_ERROR_CUH */
+#endif /* WSGEMM_EMU_TMEM_EMU_ERROR_CUH */

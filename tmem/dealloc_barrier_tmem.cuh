@@ -1,16 +1,17 @@
 /*
- * sync/dealloc_barrier_tmem.cuh - the TMEM half of the dealloc barrier: complete_dealloc, the MMA-warp
- * side of the teardown. Separate from sync/dealloc_barrier.cuh so that the synchronisation half and its
- * GPU tests build without tmem/. tmem/tmem.cuh picks the backend (tcgen05 hardware on sm_100a with
- * WSGEMM_TMEM_HARDWARE=1, the emulation on sm_90a with WSGEMM_TMEM_EMULATION=1).
+ * tmem/dealloc_barrier_tmem.cuh - the TMEM half of the dealloc barrier: complete_dealloc, the MMA-warp
+ * side of the teardown. It composes sync/dealloc_barrier.cuh (the synchronisation half, which builds and is
+ * tested without tmem/) with tcgen05.relinquish_alloc_permit and tcgen05.dealloc, so it lives with the TMEM
+ * API: tmem/ builds on sync/, never the other way round. tmem/tmem.cuh picks the backend (tcgen05 hardware
+ * on sm_100a with WSGEMM_TMEM_HARDWARE=1, the emulation on sm_90a with WSGEMM_TMEM_EMULATION=1).
  */
-#ifndef WSGEMM_SYNC_DEALLOC_BARRIER_TMEM_CUH
-#define WSGEMM_SYNC_DEALLOC_BARRIER_TMEM_CUH
+#ifndef WSGEMM_TMEM_DEALLOC_BARRIER_TMEM_CUH
+#define WSGEMM_TMEM_DEALLOC_BARRIER_TMEM_CUH
 
 #include <stdint.h>
 
-#include "dealloc_barrier.cuh"
-#include "../tmem/tmem.cuh"
+#include "../sync/dealloc_barrier.cuh"
+#include "tmem.cuh"
 
 /* MMA (allocating) warp of every CTA, whole warp, once at the end:
  *   1. relinquish the allocation permit (no further alloc by this CTA; lets a co-resident CTA that
@@ -35,4 +36,4 @@ static __device__ __forceinline__ void dealloc_barrier_complete_dealloc(uint64_t
     tmem_dealloc<CtaGroup>(taddr, MaxCols);
 }
 
-#endif /* WSGEMM_SYNC_DEALLOC_BARRIER_TMEM_CUH */
+#endif /* WSGEMM_TMEM_DEALLOC_BARRIER_TMEM_CUH */

@@ -1,8 +1,8 @@
 /*
- * tmem/hb.h - happens-before tracking for Tensor Memory, in the manner of FastTrack (Flanagan and Freund,
+ * emu/hb.h - happens-before tracking for Tensor Memory, in the manner of FastTrack (Flanagan and Freund,
  * PLDI 2009) and ThreadSanitizer: vector clocks for the agents and the synchronisation objects, epochs for
  * the accesses, an access history per TMEM cell. Plain C, `__host__ __device__`: the TMEM emulation runs
- * it on the GPU (tmem/hb_emu.cuh wires it to every tcgen05 and barrier wrapper, keeping each warp as
+ * it on the GPU (emu/hb_emu.cuh wires it to every tcgen05 and barrier wrapper, keeping each warp as
  * converged as it was), tests/tmem/test_hb.c replays event traces of the sm100 protocol through it on the CPU.
  *
  * Why: the emulation executes tcgen05 synchronously and its tensor core is slow, so a protocol bug such as
@@ -58,8 +58,8 @@
  *     writes. dealloc checks every earlier access of the cell; a cta_group::2 dealloc frees the pair's
  *     cells in both CTAs (the allocation is collective).
  */
-#ifndef WSGEMM_TMEM_HB_H
-#define WSGEMM_TMEM_HB_H
+#ifndef WSGEMM_EMU_HB_H
+#define WSGEMM_EMU_HB_H
 
 #include <stdint.h>
 
@@ -626,4 +626,4 @@ static inline WSGEMM_HD int hb_tmem_access(HB_SHARED hb_cell *cells, enum hb_op 
 }
 #endif
 
-#endif /* WSGEMM_TMEM_HB_H */
+#endif /* WSGEMM_EMU_HB_H */

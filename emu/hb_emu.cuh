@@ -1,8 +1,9 @@
 /*
- * tmem/hb_emu.cuh - the happens-before tracking of tmem/hb.h wired into the TMEM emulation on the GPU:
+ * emu/hb_emu.cuh - the happens-before tracking of emu/hb.h wired into the TMEM emulation on the GPU:
  * the state in global memory, one hook per synchronisation edge and per TMEM access. Emulation build only
- * (sm_90a, WSGEMM_TMEM_EMULATION=1). sync/ calls the barrier hooks through sync/hb_hook.cuh, tmem/tmem_emu.cuh
- * the TMEM ones; a hardware build compiles none of this.
+ * (sm_90a, WSGEMM_TMEM_EMULATION=1). sync/ calls the barrier hooks through sync/hb_hook.cuh, emu/tmem_emu.cuh
+ * the TMEM ones; a hardware build compiles none of this. Included through emu/emulation.cuh, which a
+ * translation unit of the emulation build includes before any sync/ or tmem/ header.
  *
  *   edge / access                       hook (called by)
  *   mbarrier.init                       tmem_hb_on_mbarrier_init   (sync/mbarrier.cuh: phase length = count)
@@ -13,11 +14,13 @@
  *   bar.sync / bar.arrive (named)       tmem_hb_named_arrive / _acquire  (sync/named_barrier.cuh)
  *   barrier.cluster.arrive / .wait      tmem_hb_cluster_arrive / _wait   (sync/cluster.cuh)
  *   tcgen05.fence::before/after         tmem_hb_fence              (tmem/tmem.cuh)
- *   tcgen05.alloc / dealloc             tmem_hb_alloc / tmem_hb_dealloc  (tmem/tmem_emu.cuh)
+ *   tcgen05.alloc / dealloc             tmem_hb_alloc / tmem_hb_dealloc  (emu/tmem_emu.cuh)
  *   tcgen05.mma, tcgen05.commit[.mc]    tmem_hb_mma / tmem_hb_commit
  *   tcgen05.ld, tcgen05.wait::ld        tmem_hb_ld / tmem_hb_wait_ld
- *   cp.async.bulk.tensor (TMA load)     tmem_hb_tma_load           (gemm/common/tma.cuh: its writes join the
- *                                                                  phase of its barrier; MMAs read after them)
+ *   cp.async.bulk.tensor (TMA load)     tmem_hb_tma_load           (the kernel's TMA wrapper through WSGEMM_HB,
+ *                                                                  e.g. gemm/common/tma.cuh, examples/tcgen05_gemm.cu:
+ *                                                                  its writes join the phase of its barrier;
+ *                                                                  MMAs read after them)
  *   the CTA's exit                      tmem_hb_cta_exit           (tmem_cta_exit, every thread, last in the
  *                                                                  kernel: every commit arrival was waited for)
  * Not tracked: __syncthreads() and __syncwarp() (compiler builtins with no wrapper: use cta_barrier_sync()
@@ -38,8 +41,8 @@
  * (tmem_host_last_error: "RACE: ... CTA rank 0 warp 2: tcgen05.ld lanes 64..95 columns 224..255 ... (its last
  * wait: acc_full[0] parity 0), and CTA rank 0 warp 1: tcgen05.mma ..., not ordered by happens-before").
  */
-#ifndef WSGEMM_TMEM_HB_EMU_CUH
-#define WSGEMM_TMEM_HB_EMU_CUH
+#ifndef WSGEMM_EMU_HB_EMU_CUH
+#define WSGEMM_EMU_HB_EMU_CUH
 
 #include <stddef.h>
 #include <stdint.h>
@@ -943,7 +946,7 @@ static __device__ __forceinline__ void tmem_hb_cta_exit(void)
 }
 
 /* A TMA copy into this CTA's shared memory at dst_smem that completes on the mbarrier at bar_smem (both
- * shared::cta addresses): by the issuing thread (gemm/common/tma.cuh). */
+ * shared::cta addresses): by the issuing thread (its TMA wrapper, e.g. gemm/common/tma.cuh). */
 static __device__ __noinline__ void tmem_hb_tma_load(uint32_t dst_smem, uint32_t bar_smem)
 {
     tmem_hb_cluster *cl;
@@ -983,4 +986,4 @@ static __device__ __forceinline__ tmem_hb_thread_regs *tmem_hb_thread_regs_of_me
     return &c_tmem_hb.regs[(size_t)block * TMEM_HB_REG_THREADS + thread];
 }
 
-#endif /* WSGEMM_TMEM_HB_EMU_CUH */
+#endif /* WSGEMM_EMU_HB_EMU_CUH */

@@ -1,7 +1,8 @@
 /*
- * tmem/tmem_emu.cuh - the sm_90a backend of tmem/tmem.cuh: Tensor Memory and tcgen05.mma (kind::f16 with
- * F16/BF16 operands, kind::f8f6f4 with E4M3/E5M2) emulated on CUDA cores, with a checker for the PTX rules. Do not include directly: include
- * tmem/tmem.cuh with WSGEMM_TMEM_EMULATION=1. The model and what it proves: docs/tmem.md.
+ * emu/tmem_emu.cuh - the sm_90a backend of tmem/tmem.cuh: Tensor Memory and tcgen05.mma (kind::f16 with
+ * F16/BF16 operands, kind::f8f6f4 with E4M3/E5M2) emulated on CUDA cores, with a checker for the PTX rules.
+ * Do not include directly: with WSGEMM_TMEM_EMULATION=1 a translation unit includes emu/emulation.cuh
+ * first, then tmem/tmem.cuh. The model and what it proves: docs/emulation.md, docs/tmem.md.
  *
  * The model
  *   - TMEM: per SM (indexed by %smid, as on Blackwell, so co-resident CTAs compete for the same 512
@@ -26,14 +27,14 @@
  *     delivers the values: a use of the registers before the wait computes with NaN, as an asynchronous
  *     load would give garbage on hardware. (A read of a register cannot be intercepted; the wait finds the
  *     registers through the pointer the load was given, so they live in local memory in this build.)
- *   - Happens-before: every TMEM access and every barrier edge carries vector clocks (tmem/hb.h,
- *     tmem/hb_emu.cuh), so two accesses of which one writes, unordered by happens-before under the PTX
+ *   - Happens-before: every TMEM access and every barrier edge carries vector clocks (emu/hb.h,
+ *     emu/hb_emu.cuh), so two accesses of which one writes, unordered by happens-before under the PTX
  *     rules for the tcgen05 fences, are reported (RACE) whether or not they overlapped in this run.
  *   - Errors: "TMEM-EMU ERROR <name>: <what>" with block, warp, lane and the values involved, recorded in
  *     host-mapped memory (tmem_host_last_error survives the trap), then __trap().
  */
-#ifndef WSGEMM_TMEM_TMEM_EMU_CUH
-#define WSGEMM_TMEM_TMEM_EMU_CUH
+#ifndef WSGEMM_EMU_TMEM_EMU_CUH
+#define WSGEMM_EMU_TMEM_EMU_CUH
 
 #include <stdint.h>
 #include <stdio.h>
@@ -44,9 +45,13 @@
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
+#if !defined(WSGEMM_EMU_ENTRY)
+#error "emu/tmem_emu.cuh: include emu/emulation.cuh instead (it brings the happens-before hooks sync/ needs first)"
+#endif
+
 #include "../sync/cluster.cuh"
 #include "../sync/mbarrier.cuh"
-#include "desc.h"
+#include "../tmem/desc.h"
 #include "hb_emu.cuh"
 #include "tmem_emu_error.cuh"
 
@@ -134,7 +139,7 @@ static __device__ __forceinline__ void tmem_emu_fence(void)
 }
 
 /* The emulated tcgen05.fence::before_thread_sync / ::after_thread_sync: the memory fence, and the ordering
- * rule of each in the happens-before tracking (tmem/hb.h). */
+ * rule of each in the happens-before tracking (emu/hb.h). */
 static __device__ __forceinline__ void tmem_emu_fence_before_thread_sync(void)
 {
     tmem_hb_fence(1);
@@ -878,7 +883,7 @@ typedef struct tmem_emu_host {
 
 static tmem_emu_host s_tmem_emu_host;
 
-/* Happens-before tracking (tmem/hb_emu.cuh): off unless tmem_host_set_happens_before(1) or WSGEMM_TMEM_HB=1.
+/* Happens-before tracking (emu/hb_emu.cuh): off unless tmem_host_set_happens_before(1) or WSGEMM_TMEM_HB=1.
  * Off by default: every access and edge takes locks in global memory, and a rare tracked run still stops under
  * load (docs/tmem.md, "Happens-before tracking: status"). */
 static inline int tmem_emu_hb_wanted(void)
@@ -1050,4 +1055,4 @@ static inline void tmem_host_set_happens_before(int on)
 
 static inline int tmem_host_is_emulated(void) { return 1; }
 
-#endif /* WSGEMM_TMEM_TMEM_EMU_CUH */
+#endif /* WSGEMM_EMU_TMEM_EMU_CUH */
