@@ -51,7 +51,7 @@ finish() {
 
 # ---------------------------------------------------------------- 1. build
 t=$SECONDS
-. scripts/mutant_build.sh
+. tools/mutation/mutant_build.sh
 # The barrier watchdog on in every kernel of the build (sync/wait.cuh): a tracked run that stops in an
 # mbarrier wait prints the barrier instead of running into the time limit. Each wait stuck for 45 s reports,
 # and the first to reach 100 s traps, so every stuck waiter is named, not only the one that started first.
