@@ -222,7 +222,7 @@ static __device__ __forceinline__ uint32_t tmem_alloc_and_publish(uint32_t *slot
      * the receivers SYNC. With a bar.sync on both sides (two different .aligned barrier instructions
      * completing one generation), compute-sanitizer synccheck on the H200 reported "Divergent thread(s)
      * in block" at the allocator's barrier and aborted the kernel (sm100 emulated, cta_group 2,
-     * 2026-11-29); scripts/probes/named_barrier_handoff.cu isolates the two forms. bar.arrive is .aligned
+     * 2026-11-29); tests/sync/named_barrier_handoff.cu isolates the two forms. bar.arrive is .aligned
      * too: the emulated alloc lets one lane spin alone, so reconverge first. */
     __syncwarp();
     named_barrier_arrive(barrier_id, nthreads);

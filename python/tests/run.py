@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Runs the Python module's tests (what ctest's python.* entries and scripts/consumer_check.sh call).
+"""Runs the Python module's tests (what ctest's python.* entries call; on a GPU machine
+`ctest --preset h200-package` runs them with WSGEMM_REQUIRE_GPU=1).
 
     run.py cpu   the CPU tests (test_cpu.py) against the module in this source tree
     run.py gpu   the GPU tests (test_gpu.py: ctypes device arrays + NumPy; test_torch.py: PyTorch/CuPy

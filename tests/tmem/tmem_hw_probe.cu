@@ -1,7 +1,7 @@
 /*
  * tmem_hw_probe.cu - a small sm_100a translation unit that uses every tmem/ hardware wrapper through the
  * tmem.cuh API, compiled (never run) by the CPU tests: the PTX is grepped for each instruction
- * (check_ptx.sh) and the SASS is counted (scripts/sass_census.sh) against the reviewed
+ * (check_ptx.sh) and the SASS is counted (tools/sass_census.sh) against the reviewed
  * tmem_hw_probe.sass_census. Two kernels because one kernel may use only one cta_group.
  * extern "C" keeps the kernel names stable in PTX and SASS.
  */

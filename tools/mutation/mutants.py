@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/mutants.py - the protocol mutants of the sm100 kernel and sync/, as anchored substitutions.
+"""tools/mutation/mutants.py - the protocol mutants of the sm100 kernel and sync/, as anchored substitutions.
 
 Each mutant is one protocol bug (a release point, a barrier count, a multicast mask, a missing fence, wait or
 commit, the teardown order, a lane quarter, a descriptor field, the pair's peer signalling, the producer tail,
@@ -9,10 +9,11 @@ lines around them, so the mutants survive a rework of the code between them; an 
 `apply` fail loudly (exit 3) instead of building an unmutated copy.
 
   mutants.py list                  one line per mutant: name, expectation, the tests to run (fastest first)
-  mutants.py apply NAME SRC_DIR    apply mutant NAME to the copy of the sources in SRC_DIR (gemm/, sync/, tmem/)
+  mutants.py apply NAME SRC_DIR    apply mutant NAME to the copy of the sources in SRC_DIR (gemm/, sync/, tmem/, emu/)
   mutants.py check SRC_DIR         every mutant's anchors are present in SRC_DIR (nothing is written)
 
-Used by scripts/mutation_suite.sh (every mutant) and scripts/hb_check.sh (acc_release_early).
+Used by the ctest label mutation: tests/checks/mutation_suite.sh (every mutant) and
+tests/checks/mutant_acc_release_early.sh (acc_release_early, run again and again with the tracking on).
 """
 import re
 import sys

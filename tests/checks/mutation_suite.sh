@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# mutation_suite.sh - the protocol mutation suite of the sm100 kernel: every mutant of scripts/mutants.py (an
-# anchored substitution on a COPY of gemm/, sync/, tmem/: a release point, a barrier count, a multicast mask, a
-# missing fence, wait or commit, the teardown order, a lane quarter, a descriptor field, the pair's peer
-# signalling, the producer tail, a cluster sync) is built for the emulated path (sm_90a) and run against its
-# tests, fastest first, until one kills it. Needs an H200 (the emulation runs on compute capability 9.0).
+# tests/checks/mutation_suite.sh - the protocol mutation suite of the sm100 kernel (ctest sm100_mutation_suite,
+# label mutation): every mutant of tools/mutation/mutants.py (an anchored substitution on a COPY of gemm/,
+# sync/, tmem/, emu/: a release point, a barrier count, a multicast mask, a missing fence, wait or commit, the
+# teardown order, a lane quarter, a descriptor field, the pair's peer signalling, the producer tail, a cluster
+# sync) is built for the emulated path (sm_90a) and run against its tests, fastest first, until one kills it.
+# Needs an H200 (the emulation runs on compute capability 9.0).
 #
-#   scripts/mutation_suite.sh [--build DIR] [--only A,B] [--jobs J] [--gpu-jobs G]
-#     --build DIR    the emulated build to reuse (default build/hb-check, the one scripts/hb_check.sh makes);
-#                    configured and built here when missing (about 3 minutes on 16 cores)
+#   ctest --preset h200-mutation                      (sets WSGEMM_MUTATION=1; the build of the h200 preset)
+#   tests/checks/mutation_suite.sh --build DIR [--only A,B] [--jobs J] [--gpu-jobs G]
+#     --build DIR    the emulated build (Ninja, 90a, WSGEMM_SM100_EMULATION on) whose compile and link lines
+#                    the mutants reuse; configured and built here when missing (about 3 minutes on 16 cores)
 #     --only A,B     these mutants only
 #     --jobs J       parallel mutant compiles (default: the number of cores)
 #     --gpu-jobs G   mutants tested at the same time (default 6)
@@ -19,13 +21,14 @@
 # WRONG (results differ from cuBLAS), TIMEOUT, or the exit code. "baseline" (no mutation, the same steps) must
 # pass every test, or the matrix is void. A mutant whose expectation is "equivalent: why" may survive; every
 # other one must be killed. A missing anchor (the code it mutates changed) fails the suite loudly.
-# Output: $WSGEMM_LOG_DIR/mutation/ (or build/mutation/): kill_matrix.md, logs/. Exit 0 when the baseline passed and
-# every killable mutant was killed. Expected time on a 16-core H200 machine: build reused, about 3 minutes of
-# compiles (23 copies of the emulated kernel, 16 at a time) and 1-2 minutes of tests; 9 minutes at most with
-# the build. As a ctest entry (label gpu, skipped without a GPU or without WSGEMM_MUTATION=1):
-#   WSGEMM_MUTATION=1 ctest --test-dir build/hb-check -R sm100_mutation_suite --output-on-failure
+# Output: $WSGEMM_LOG_DIR/mutation/ (else DIR/mutation/): kill_matrix.md, logs/ (each mutation as a diff).
+# Exit 0 when the baseline passed and every killable mutant was killed; 77 (skipped) without a GPU, or under
+# ctest without WSGEMM_MUTATION=1. Expected time on a 16-core H200 machine: build reused, about 3 minutes of
+# compiles (23 copies of the emulated kernel, 16 at a time) and 1-2 minutes of tests.
 set -u -o pipefail
-cd "$(dirname "$0")/.."
+here=$PWD
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+cd "$(dirname "$self")/../.." || exit 2
 export WSGEMM_TMEM_HB=1 # the kills by RACE need the happens-before tracking (off by default)
 if ! nvidia-smi -L >/dev/null 2>&1; then
     echo "SKIPPED: no GPU (the mutants run on the emulated path, an sm_90 GPU)"
@@ -35,25 +38,27 @@ if [ "${WSGEMM_MUTATION_CTEST:-0}" = 1 ] && [ "${WSGEMM_MUTATION:-0}" != 1 ]; th
     echo "SKIPPED: set WSGEMM_MUTATION=1 to run the mutation suite (minutes of GPU time)"
     exit 77
 fi
-BUILD=build/hb-check ONLY="" JOBS=$(nproc) GPU_JOBS=6
+BUILD="" ONLY="" JOBS=$(nproc) GPU_JOBS=6
 while [ $# -gt 0 ]; do
     case $1 in
     --build) BUILD=$2; shift ;;
     --only) ONLY=$2; shift ;;
     --jobs) JOBS=$2; shift ;;
     --gpu-jobs) GPU_JOBS=$2; shift ;;
-    *) sed -n '2,27p' "$0"; exit 2 ;;
+    *) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$self"; exit 2 ;;
     esac
     shift
 done
-RESULTS=${WSGEMM_LOG_DIR:-build}/mutation
+[ -n "$BUILD" ] || { echo "usage: $0 --build DIR [--only A,B] [--jobs J] [--gpu-jobs G]" >&2; exit 2; }
+case $BUILD in /*) ;; *) BUILD=$here/$BUILD ;; esac # given from where the script was called
+RESULTS=${WSGEMM_LOG_DIR:-$BUILD}/mutation
 WORK=$RESULTS/work
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS/logs" "$WORK"
 RESULTS=$(cd "$RESULTS" && pwd)
 WORK=$RESULTS/work
 T0=$SECONDS
-. scripts/mutant_build.sh
+. tools/mutation/mutant_build.sh
 
 t=$SECONDS
 if ! mutant_base_build "$BUILD" "$RESULTS/logs/build.log" test_sm100_emulated gemm_matrix_test || ! mutant_prepare "$BUILD"; then
@@ -72,7 +77,7 @@ while IFS=$'\t' read -r name expect tests; do
         EXPECT[$name]=$expect
         TESTS[$name]=$tests
     fi
-done < <(python3 scripts/mutants.py list)
+done < <(python3 tools/mutation/mutants.py list)
 BASE_TESTS=$(printf '%s\n' "${TESTS[@]}" | tr ',' '\n' | sort -u | tr '\n' ' ')
 echo "mutants: ${#NAMES[@]}; baseline tests: $BASE_TESTS"
 
@@ -171,7 +176,7 @@ for d in "$WORK"/*/; do # keep the logs and each mutation as a diff; drop the co
     n=$(basename "$d")
     mkdir -p "$RESULTS/logs/$n"
     cp "$d"/*.log "$d"/status "$d"/verdict "$d"/failed "$RESULTS/logs/$n/" 2>/dev/null
-    for part in gemm sync tmem; do diff -ru "$part" "$d/src/$part"; done >"$RESULTS/logs/$n/mutation.diff" 2>/dev/null
+    for part in $MUTANT_SOURCE_DIRS; do [ "$part" = include ] || diff -ru "$part" "$d/src/$part"; done >"$RESULTS/logs/$n/mutation.diff" 2>/dev/null
 done
 rm -rf "$WORK"
 echo

@@ -1,21 +1,29 @@
-# mutant_build.sh - sourced by scripts/hb_check.sh and scripts/mutation_suite.sh: build the emulated sm100
-# kernel of a mutated COPY of the sources into private test binaries, reusing a configured and built tree.
+# tools/mutation/mutant_build.sh - sourced by the mutation checks (tests/checks/mutation_suite.sh,
+# tests/checks/mutant_acc_release_early.sh): build the emulated sm100 kernel of a mutated COPY of the sources
+# into private test binaries, reusing a configured and built tree.
 #
 #   mutant_prepare BUILD           read the compile line of the emulated sm100 object and the link lines of
 #                                  test_sm100_emulated and gemm_matrix_test from BUILD's ninja files
-#   mutant_build NAME DIR          copy gemm/ sync/ tmem/ include/ to DIR/src, apply mutant NAME there
-#                                  (scripts/mutants.py; "baseline" = no change), compile DIR/sm100_emu.o with
-#                                  the barrier watchdog on (20 s: a mutant that deadlocks traps instead of
-#                                  hanging), link DIR/test_sm100_emulated and DIR/gemm_matrix_test. Writes
-#                                  DIR/status (ok, ANCHOR-MISSING, DOES-NOT-COMPILE, DOES-NOT-LINK) and logs.
+#   mutant_build NAME DIR          copy gemm/ sync/ tmem/ emu/ (where it exists) include/ to DIR/src, apply
+#                                  mutant NAME there (tools/mutation/mutants.py; "baseline" = no change),
+#                                  compile DIR/sm100_emu.o with the barrier watchdog on (20 s: a mutant that
+#                                  deadlocks traps instead of hanging), link DIR/test_sm100_emulated and
+#                                  DIR/gemm_matrix_test. Writes DIR/status (ok, ANCHOR-MISSING,
+#                                  DOES-NOT-COMPILE, DOES-NOT-LINK) and logs.
 #   mutant_base_build BUILD LOG TARGET...
 #                                  configure BUILD for the emulated path (sm_90a only, Release, no benchmarks or
 #                                  tools) unless it is configured, and build TARGETs with every core (an
 #                                  existing build is brought up to date, which is quick); MUTANT_CMAKE_ARGS, when
 #                                  set, are added to the configuration (an existing BUILD is configured again)
+#   MUTANT_SOURCE_DIRS             the source folders a copy holds (the compile line's include paths point
+#                                  into them)
 # The mutant object comes before libwsgemm.a on the link line, so the library's own emulated kernel (which
-# defines the same symbols) is not pulled in; everything else is the library as built.
-MUTANT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# defines the same symbols) is not pulled in; everything else is the library as built. BUILD must be a
+# Ninja build (the compile and link lines are read from it).
+MUTANT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# emu/ holds the emulator's headers where the tree has it; older trees keep them in tmem/
+MUTANT_SOURCE_DIRS="gemm sync tmem include"
+[ -d "$MUTANT_ROOT/emu" ] && MUTANT_SOURCE_DIRS="gemm sync tmem emu include"
 
 mutant_prepare() { # BUILD
     MUTANT_BUILD=$(cd "$1" && pwd) || return 2
@@ -31,8 +39,8 @@ mutant_build() { # NAME DIR
     local name=$1 d=$2 c t
     rm -rf "$d"
     mkdir -p "$d/src"
-    cp -r "$MUTANT_ROOT"/gemm "$MUTANT_ROOT"/sync "$MUTANT_ROOT"/tmem "$MUTANT_ROOT"/include "$d/src/"
-    if [ "$name" != baseline ] && ! python3 "$MUTANT_ROOT/scripts/mutants.py" apply "$name" "$d/src" >"$d/apply.log" 2>&1; then
+    for part in $MUTANT_SOURCE_DIRS; do cp -r "$MUTANT_ROOT/$part" "$d/src/"; done
+    if [ "$name" != baseline ] && ! python3 "$MUTANT_ROOT/tools/mutation/mutants.py" apply "$name" "$d/src" >"$d/apply.log" 2>&1; then
         echo ANCHOR-MISSING >"$d/status"
         return 1
     fi
