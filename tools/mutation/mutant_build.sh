@@ -17,9 +17,9 @@
 #                                  set, are added to the configuration (an existing BUILD is configured again)
 #   MUTANT_SOURCE_DIRS             the source folders a copy holds (the compile line's include paths point
 #                                  into them)
-# The mutant object comes before libwsgemm.a on the link line, so the library's own emulated kernel (which
-# defines the same symbols) is not pulled in; everything else is the library as built. BUILD must be a
-# Ninja build (the compile and link lines are read from it).
+# The mutant object comes before libwsgemm_verify.a (the tests' library, which holds the emulated kernel) on the
+# link line, so the library's own emulated kernel (which defines the same symbols) is not pulled in; everything
+# else is the library as built. BUILD must be a Ninja build (the compile and link lines are read from it).
 MUTANT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # emu/ holds the emulator's headers where the tree has it; older trees keep them in tmem/
 MUTANT_SOURCE_DIRS="gemm sync tmem include"
@@ -59,7 +59,7 @@ mutant_build() { # NAME DIR
                 "tests/generic/gemm_matrix_test|gemm_matrix_test|$MUTANT_LINK_MATRIX"; do
         local target=${pair%%|*} rest=${pair#*|}
         local out=${rest%%|*} link=${rest#*|}
-        link=$(printf '%s' "$link" | sed -e "s# -o $target # -o $d/$out #" -e "s# libwsgemm\.a # $d/sm100_emu.o libwsgemm.a #")
+        link=$(printf '%s' "$link" | sed -e "s# -o $target # -o $d/$out #" -e "s# libwsgemm_verify\.a # $d/sm100_emu.o libwsgemm_verify.a #")
         if ! (cd "$MUTANT_BUILD" && sh -c "$link") >>"$d/link.log" 2>&1; then
             echo DOES-NOT-LINK >"$d/status"
             return 1

@@ -50,7 +50,7 @@ MUTANTS = [
        r"/*MUTANT*/;\1", 1)]),
     ("mma_no_fence_after_acc_empty",
      "equivalent: the MMA warp's fence::after_thread_sync after the tile's first full[s] wait also orders its MMAs "
-     "after the acc_empty wait before it (tmem/hb.h: a later fence joins the whole execution clock)",
+     "after the acc_empty wait before it (emu/hb.h: a later fence joins the whole execution clock)",
      "several_tiles_beta0,ops_cg1",
      [(KERNEL, r"(mbarrier_wait\(&s\.acc_empty\[[^;]*;(?:\s*__syncwarp\(\);(?:\s*/\*[^*]*\*/)?)?\s*)tcgen05_fence_after_thread_sync\(\);",
        r"\1/*MUTANT*/;", 1)]),
@@ -81,7 +81,7 @@ MUTANTS = [
      [(KERNEL, r"mbarrier_arrive_remote\(&s\.acc_empty\[([^\]]+)\], 0\);", r"mbarrier_arrive(&s.acc_empty[\1]) /*MUTANT*/;", 1)]),
     # ---- teardown order
     ("dealloc_before_wait", "kill", "ops_cg1",
-     [("sync/dealloc_barrier_tmem.cuh", r"dealloc_barrier_wait<CtaGroup>\(bar_smem, ticks\);", r"/*MUTANT*/;", 1)]),
+     [("tmem/dealloc_barrier_tmem.cuh", r"dealloc_barrier_wait<CtaGroup>\(bar_smem, ticks\);", r"/*MUTANT*/;", 1)]),
     ("no_producer_tail", "kill", "ops_cg1",
      [(KERNEL, r"producer_tail\(&ring, st\);", r"/*MUTANT*/;", 1)]),
     # ---- cluster syncs
