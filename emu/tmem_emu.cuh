@@ -652,11 +652,11 @@ static inline __host__ __device__ int32_t tmem_emu_mn_major_elem(const tmem_emu_
 
 /* The K values of one instruction (32 bytes: 16 of kind::f16, 32 of kind::f8f6f4; EB = op->elem_bytes) of row
  * `idx` (M index for A, N index for B) in CTA `cta` (0 issuing, 1 peer). */
-template <int EB>
+template <int kElemBytes>
 static __device__ __forceinline__ void tmem_emu_load_row(const tmem_emu_operand *op, uint32_t cta, uint32_t idx,
                                                          float *out)
 {
-    constexpr uint32_t kK = 32u / EB;
+    constexpr uint32_t kK = 32u / kElemBytes;
     const char *base = op->start[cta];
     if (!op->mn_major) {
 #pragma unroll
@@ -665,7 +665,7 @@ static __device__ __forceinline__ void tmem_emu_load_row(const tmem_emu_operand 
             uint32_t w[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
             for (uint32_t e = 0; e < 4; e++) {
-                if constexpr (EB == 2) {
+                if constexpr (kElemBytes == 2) {
                     out[8 * kc + 2 * e] = tmem_emu_to_float((uint16_t)(w[e] & 0xFFFFu), op->format);
                     out[8 * kc + 2 * e + 1] = tmem_emu_to_float((uint16_t)(w[e] >> 16), op->format);
                 } else {
@@ -679,7 +679,7 @@ static __device__ __forceinline__ void tmem_emu_load_row(const tmem_emu_operand 
 #pragma unroll
         for (uint32_t k = 0; k < kK; k++) {
             const char *elem = base + tmem_emu_mn_major_elem(op, idx, k);
-            if constexpr (EB == 2)
+            if constexpr (kElemBytes == 2)
                 out[k] = tmem_emu_to_float(*(const uint16_t *)elem, op->format);
             else
                 out[k] = tmem_emu_fp8_to_float(*(const uint8_t *)elem, op->format);
@@ -694,13 +694,13 @@ static __device__ __forceinline__ void tmem_emu_load_row(const tmem_emu_operand 
 
 /* The product part of an emulated UMMA with EB-byte operands: rows lane + j*nlanes (j < 4) of every
  * 4*nlanes-row group, in each CTA of the group, all n_total columns. */
-template <int EB>
+template <int kElemBytes>
 static __device__ __forceinline__ void tmem_emu_umma_products(uint32_t cg, const uint32_t *sm, uint32_t d_col,
                                                               uint32_t n_total, const tmem_emu_operand *a,
                                                               const tmem_emu_operand *b, uint32_t accumulate,
                                                               uint32_t lane, uint32_t nlanes)
 {
-    constexpr uint32_t kK = 32u / EB;
+    constexpr uint32_t kK = 32u / kElemBytes;
     uint32_t n_half = (cg == 2) ? n_total / 2u : n_total; /* B rows per CTA */
     for (uint32_t cta = 0; cta < cg; cta++) {
         uint32_t *cells = tmem_emu_cells(sm[cta]);
@@ -710,11 +710,11 @@ static __device__ __forceinline__ void tmem_emu_umma_products(uint32_t cg, const
 #pragma unroll
             for (uint32_t j = 0; j < 4; j++) {
                 rows[j] = rbase + j * nlanes;
-                tmem_emu_load_row<EB>(a, cta, rows[j], av[j]);
+                tmem_emu_load_row<kElemBytes>(a, cta, rows[j], av[j]);
             }
             for (uint32_t n = 0; n < n_total; n++) {
                 float bv[kK];
-                tmem_emu_load_row<EB>(b, n / n_half, n % n_half, bv);
+                tmem_emu_load_row<kElemBytes>(b, n / n_half, n % n_half, bv);
 #pragma unroll
                 for (uint32_t j = 0; j < 4; j++) {
                     float dot = 0.0f;

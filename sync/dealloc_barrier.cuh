@@ -39,52 +39,52 @@
 
 /* One thread per CTA. Count = epilogue threads x cta_group: with a pair each barrier also receives the
  * peer's arrivals. */
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void
 dealloc_barrier_init(uint64_t *bar_smem, uint32_t epilogue_threads = DEALLOC_BARRIER_EPILOGUE_THREADS)
 {
-    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
-    mbarrier_init(bar_smem, epilogue_threads * (uint32_t)CtaGroup);
+    static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
+    mbarrier_init(bar_smem, epilogue_threads * (uint32_t)kCtaGroup);
 }
 
 /* cta_group 2: one arrival on the PEER CTA's dealloc barrier (same smem offset, rank ^ 1), release at
  * cluster scope so the peer's waiter orders its dealloc after this thread's TMEM reads. cta_group 1:
  * nothing. */
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void dealloc_barrier_signal_peer(uint64_t *bar_smem)
 {
-    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
-    if (CtaGroup == 2)
+    static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
+    if (kCtaGroup == 2)
         mbarrier_arrive_remote(bar_smem, cluster_ctarank() ^ 1u);
 }
 
 /* One arrival on this CTA's own dealloc barrier. */
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void dealloc_barrier_signal_self(uint64_t *bar_smem)
 {
-    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+    static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
     mbarrier_arrive(bar_smem);
 }
 
 /* Epilogue side, every epilogue thread, once: the peer first, then self, as in the seed. Either order
  * is safe (each barrier completes only after all its arrivals, and a CTA cannot exit while one of its
  * threads still has an arrival to make); peer first starts the slower remote arrival earliest. */
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void dealloc_barrier_signal_complete(uint64_t *bar_smem)
 {
-    dealloc_barrier_signal_peer<CtaGroup>(bar_smem);
-    dealloc_barrier_signal_self<CtaGroup>(bar_smem);
+    dealloc_barrier_signal_peer<kCtaGroup>(bar_smem);
+    dealloc_barrier_signal_self<kCtaGroup>(bar_smem);
 }
 
 /* Block until phase 0 of the barrier completed (all arrivals in). ticks == 0: try_wait without a hint,
  * an immediate-return spin; ticks > 0: try_wait with suspendTimeHint = ticks ns (e.g.
  * DEALLOC_BARRIER_TICKS_DEFAULT). Cluster-scope acquire for cta_group 2 (peer arrivals), CTA scope for 1.
  * Bounded by the watchdog when WSGEMM_WATCHDOG=1. */
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void dealloc_barrier_wait(uint64_t *bar_smem, uint32_t ticks = 0)
 {
-    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
-    mbarrier_wait(bar_smem, 0u, CtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA, ticks, "dealloc_barrier", 0u);
+    static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
+    mbarrier_wait(bar_smem, 0u, kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA, ticks, "dealloc_barrier", 0u);
 }
 
 #endif /* WSGEMM_SYNC_DEALLOC_BARRIER_CUH */

@@ -23,17 +23,17 @@
  * For cta_group 2 the dealloc runs in both CTAs; the wait in each covers both epilogues, and the
  * cluster_sync after alloc (kernel set-up) guarantees the peer's alloc completed before either frees.
  * ticks: as dealloc_barrier_wait (0 = spin). */
-template <int CtaGroup, uint32_t MaxCols = 512>
+template <int kCtaGroup, uint32_t kMaxCols = 512>
 static __device__ __forceinline__ void dealloc_barrier_complete_dealloc(uint64_t *bar_smem, uint32_t taddr,
                                                                         uint32_t ticks = 0)
 {
-    static_assert(MaxCols >= 32 && MaxCols <= 512 && (MaxCols & (MaxCols - 1)) == 0,
+    static_assert(kMaxCols >= 32 && kMaxCols <= 512 && (kMaxCols & (kMaxCols - 1)) == 0,
                   "tcgen05.dealloc takes a power of two of columns in [32, 512]");
-    tmem_relinquish_alloc_permit<CtaGroup>();
-    dealloc_barrier_wait<CtaGroup>(bar_smem, ticks);
+    tmem_relinquish_alloc_permit<kCtaGroup>();
+    dealloc_barrier_wait<kCtaGroup>(bar_smem, ticks);
     __syncwarp(); /* the lanes leave the wait loop at different times; dealloc is .sync.aligned */
     tcgen05_fence_after_thread_sync();
-    tmem_dealloc<CtaGroup>(taddr, MaxCols);
+    tmem_dealloc<kCtaGroup>(taddr, kMaxCols);
 }
 
 #endif /* WSGEMM_TMEM_DEALLOC_BARRIER_TMEM_CUH */

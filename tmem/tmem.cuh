@@ -138,48 +138,48 @@
 /* Whole warp, converged, same ncols (power of 2 in [32, 512]). Blocks until the columns are free, then
  * writes the TMEM base address (lane 0, first column) to *slot_smem with a weak store: publish it to other
  * warps through a barrier (with the tcgen05 fences around it) before they read the slot. */
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void tmem_alloc(uint32_t *slot_smem, uint32_t ncols)
 {
-    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+    static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
 #if defined(WSGEMM_TMEM_HARDWARE)
-    if constexpr (CtaGroup == 1)
+    if constexpr (kCtaGroup == 1)
         tcgen05_alloc_cg1((uint32_t)__cvta_generic_to_shared(slot_smem), ncols);
     else
         tcgen05_alloc_cg2((uint32_t)__cvta_generic_to_shared(slot_smem), ncols);
 #else
-    tmem_emu_alloc(CtaGroup, slot_smem, ncols);
+    tmem_emu_alloc(kCtaGroup, slot_smem, ncols);
 #endif
 }
 
 /* Whole warp: this CTA gives up allocating (a later tmem_alloc is an error). */
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void tmem_relinquish_alloc_permit(void)
 {
-    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+    static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
 #if defined(WSGEMM_TMEM_HARDWARE)
-    if constexpr (CtaGroup == 1)
+    if constexpr (kCtaGroup == 1)
         tcgen05_relinquish_alloc_permit_cg1();
     else
         tcgen05_relinquish_alloc_permit_cg2();
 #else
-    tmem_emu_relinquish_alloc_permit(CtaGroup);
+    tmem_emu_relinquish_alloc_permit(kCtaGroup);
 #endif
 }
 
 /* Whole warp: free ncols columns at taddr (the address tmem_alloc returned). Every TMEM allocation must be
  * freed before the kernel exits; for cta_group 2 only after both CTAs' epilogues are done with it. */
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void tmem_dealloc(uint32_t taddr, uint32_t ncols)
 {
-    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+    static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
 #if defined(WSGEMM_TMEM_HARDWARE)
-    if constexpr (CtaGroup == 1)
+    if constexpr (kCtaGroup == 1)
         tcgen05_dealloc_cg1(taddr, ncols);
     else
         tcgen05_dealloc_cg2(taddr, ncols);
 #else
-    tmem_emu_dealloc(CtaGroup, taddr, ncols);
+    tmem_emu_dealloc(kCtaGroup, taddr, ncols);
 #endif
 }
 
@@ -212,11 +212,11 @@ static __device__ __forceinline__ void tcgen05_fence_after_thread_sync(void)
  *   every other participating warp: base = tmem_receive_address(&smem->tmem_slot, ID, 32 + 128);
  * ID is a named barrier (1..15) used for nothing else at that time; nthreads counts every participating
  * thread (allocating warp included). Epilogue warps must call it even when they get no tile. */
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ uint32_t tmem_alloc_and_publish(uint32_t *slot_smem, uint32_t ncols,
                                                                   uint32_t barrier_id, uint32_t nthreads)
 {
-    tmem_alloc<CtaGroup>(slot_smem, ncols);
+    tmem_alloc<kCtaGroup>(slot_smem, ncols);
     tcgen05_fence_before_thread_sync(); /* the alloc (and its slot write) before the barrier */
     /* The allocator only publishes: it ARRIVES (bar.arrive) and reads the slot its own lane wrote, while
      * the receivers SYNC. With a bar.sync on both sides (two different .aligned barrier instructions
@@ -254,13 +254,13 @@ static __device__ __forceinline__ void tmem_wait_ld(void)
  * asm outputs, so without this the compiler may schedule a use of regs[i] between the ld and the wait
  * (the wait is a separate asm statement that names no registers). The empty volatile asm with "+r"
  * operands stays after the wait (volatile asms keep their order), and every later use reads its result. */
-template <int N>
+template <int kN>
 static __device__ __forceinline__ void tmem_wait_ld_regs(uint32_t *regs)
 {
     tmem_wait_ld();
 #if defined(WSGEMM_TMEM_HARDWARE)
 #pragma unroll
-    for (int i = 0; i < N; i++)
+    for (int i = 0; i < kN; i++)
         asm volatile("" : "+r"(regs[i])::"memory");
 #else
     (void)regs;
@@ -307,63 +307,63 @@ WSGEMM_TMEM_LD(16x256b, 32, 128)
  * kind::f8f6f4), shape/types/majors from idesc. ONE thread issues (inside `if (elect_one_sync())`); a warp
  * calling it issues 32 MMAs on hardware (the emulation traps). cta_group 2: only the even CTA of the pair
  * issues; M = 256. */
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void umma_mma(umma_kind kind, uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
                                                 uint32_t idesc, uint32_t accumulate)
 {
-    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+    static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
 #if defined(WSGEMM_TMEM_HARDWARE)
     if (kind == UMMA_KIND_F8F6F4) {
-        if constexpr (CtaGroup == 1)
+        if constexpr (kCtaGroup == 1)
             tcgen05_mma_cg1_kind_f8f6f4(d_tmem, a_desc, b_desc, idesc, accumulate);
         else
             tcgen05_mma_cg2_kind_f8f6f4(d_tmem, a_desc, b_desc, idesc, accumulate);
     } else {
-        if constexpr (CtaGroup == 1)
+        if constexpr (kCtaGroup == 1)
             tcgen05_mma_cg1_kind_f16(d_tmem, a_desc, b_desc, idesc, accumulate);
         else
             tcgen05_mma_cg2_kind_f16(d_tmem, a_desc, b_desc, idesc, accumulate);
     }
 #else
-    tmem_emu_umma_single(CtaGroup, (uint32_t)kind, d_tmem, a_desc, b_desc, idesc, accumulate);
+    tmem_emu_umma_single(kCtaGroup, (uint32_t)kind, d_tmem, a_desc, b_desc, idesc, accumulate);
 #endif
 }
 
 /* kind::f16 (f16 or bf16 operands). */
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void umma_f16(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
                                                 uint32_t accumulate)
 {
-    umma_mma<CtaGroup>(UMMA_KIND_F16, d_tmem, a_desc, b_desc, idesc, accumulate);
+    umma_mma<kCtaGroup>(UMMA_KIND_F16, d_tmem, a_desc, b_desc, idesc, accumulate);
 }
 
 /* One arrive on *bar_smem (this CTA) once every earlier MMA of this thread has completed. One thread. */
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void umma_commit(uint64_t *bar_smem)
 {
-    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+    static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
 #if defined(WSGEMM_TMEM_HARDWARE)
-    if constexpr (CtaGroup == 1)
+    if constexpr (kCtaGroup == 1)
         tcgen05_commit_cg1((uint32_t)__cvta_generic_to_shared(bar_smem));
     else
         tcgen05_commit_cg2((uint32_t)__cvta_generic_to_shared(bar_smem));
 #else
-    tmem_emu_commit(CtaGroup, bar_smem, 0);
+    tmem_emu_commit(kCtaGroup, bar_smem, 0);
 #endif
 }
 
 /* One arrive at bar_smem's offset in every CTA of cta_mask (bit r = cluster rank r). One thread. */
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void umma_commit_multicast(uint64_t *bar_smem, uint16_t cta_mask)
 {
-    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+    static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
 #if defined(WSGEMM_TMEM_HARDWARE)
-    if constexpr (CtaGroup == 1)
+    if constexpr (kCtaGroup == 1)
         tcgen05_commit_multicast_cg1((uint32_t)__cvta_generic_to_shared(bar_smem), cta_mask);
     else
         tcgen05_commit_multicast_cg2((uint32_t)__cvta_generic_to_shared(bar_smem), cta_mask);
 #else
-    tmem_emu_commit(CtaGroup, bar_smem, cta_mask);
+    tmem_emu_commit(kCtaGroup, bar_smem, cta_mask);
 #endif
 }
 
@@ -371,53 +371,53 @@ static __device__ __forceinline__ void umma_commit_multicast(uint64_t *bar_smem,
 
 /* The whole converged warp calls these. Hardware: the elect.sync leader issues the instruction (the same
  * lane every call). Emulation: the 32 lanes compute the product together; it is complete on return. */
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void umma_mma_warp(umma_kind kind, uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
                                                      uint32_t idesc, uint32_t accumulate)
 {
-    static_assert(CtaGroup == 1 || CtaGroup == 2, "cta_group is 1 or 2");
+    static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
 #if defined(WSGEMM_TMEM_HARDWARE)
     if (elect_one_sync())
-        umma_mma<CtaGroup>(kind, d_tmem, a_desc, b_desc, idesc, accumulate);
+        umma_mma<kCtaGroup>(kind, d_tmem, a_desc, b_desc, idesc, accumulate);
     __syncwarp();
 #else
-    tmem_emu_umma_warp(CtaGroup, (uint32_t)kind, d_tmem, a_desc, b_desc, idesc, accumulate);
+    tmem_emu_umma_warp(kCtaGroup, (uint32_t)kind, d_tmem, a_desc, b_desc, idesc, accumulate);
 #endif
 }
 
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void umma_f16_warp(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
                                                      uint32_t idesc, uint32_t accumulate)
 {
-    umma_mma_warp<CtaGroup>(UMMA_KIND_F16, d_tmem, a_desc, b_desc, idesc, accumulate);
+    umma_mma_warp<kCtaGroup>(UMMA_KIND_F16, d_tmem, a_desc, b_desc, idesc, accumulate);
 }
 
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void umma_commit_warp(uint64_t *bar_smem)
 {
 #if defined(WSGEMM_TMEM_HARDWARE)
     if (elect_one_sync())
-        umma_commit<CtaGroup>(bar_smem);
+        umma_commit<kCtaGroup>(bar_smem);
     __syncwarp();
 #else
     __syncwarp();
     if (elect_one_sync())
-        umma_commit<CtaGroup>(bar_smem);
+        umma_commit<kCtaGroup>(bar_smem);
     __syncwarp();
 #endif
 }
 
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void umma_commit_multicast_warp(uint64_t *bar_smem, uint16_t cta_mask)
 {
 #if defined(WSGEMM_TMEM_HARDWARE)
     if (elect_one_sync())
-        umma_commit_multicast<CtaGroup>(bar_smem, cta_mask);
+        umma_commit_multicast<kCtaGroup>(bar_smem, cta_mask);
     __syncwarp();
 #else
     __syncwarp();
     if (elect_one_sync())
-        umma_commit_multicast<CtaGroup>(bar_smem, cta_mask);
+        umma_commit_multicast<kCtaGroup>(bar_smem, cta_mask);
     __syncwarp();
 #endif
 }

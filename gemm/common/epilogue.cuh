@@ -24,9 +24,9 @@
 #include "wsgemm.h"
 
 /* Bytes per element of C. */
-template <int OUT_TYPE>
+template <int kOutType>
 struct wsgemm_out_bytes {
-    static constexpr int value = wsgemm_dtype_size((wsgemm_dtype)OUT_TYPE);
+    static constexpr int value = wsgemm_dtype_size((wsgemm_dtype)kOutType);
 };
 
 /* The wsgemm_dtype of a C element type (kernels templated on the C++ type). */
@@ -57,41 +57,41 @@ static __device__ __forceinline__ float wsgemm_out_value(float acc, float alpha,
 }
 
 /* One element of C as fp32. */
-template <int OUT_TYPE>
+template <int kOutType>
 static __device__ __forceinline__ float wsgemm_out_load(const void *c)
 {
-    if constexpr (OUT_TYPE == WSGEMM_R_32F) return *(const float *)c;
-    else if constexpr (OUT_TYPE == WSGEMM_R_16BF) return __bfloat162float(*(const __nv_bfloat16 *)c);
-    else if constexpr (OUT_TYPE == WSGEMM_R_8F_E4M3)
+    if constexpr (kOutType == WSGEMM_R_32F) return *(const float *)c;
+    else if constexpr (kOutType == WSGEMM_R_16BF) return __bfloat162float(*(const __nv_bfloat16 *)c);
+    else if constexpr (kOutType == WSGEMM_R_8F_E4M3)
         return __half2float(__half(__nv_cvt_fp8_to_halfraw(*(const __nv_fp8_storage_t *)c, __NV_E4M3)));
     else return __half2float(*(const __half *)c);
 }
 
 /* v rounded to C's type, stored. */
-template <int OUT_TYPE>
+template <int kOutType>
 static __device__ __forceinline__ void wsgemm_out_store(void *c, float v)
 {
-    if constexpr (OUT_TYPE == WSGEMM_R_32F) *(float *)c = v;
-    else if constexpr (OUT_TYPE == WSGEMM_R_16BF) *(__nv_bfloat16 *)c = __float2bfloat16_rn(v);
-    else if constexpr (OUT_TYPE == WSGEMM_R_8F_E4M3) /* saturated to +-448 as cuBLASLt's FP8 outputs; NaN stays */
+    if constexpr (kOutType == WSGEMM_R_32F) *(float *)c = v;
+    else if constexpr (kOutType == WSGEMM_R_16BF) *(__nv_bfloat16 *)c = __float2bfloat16_rn(v);
+    else if constexpr (kOutType == WSGEMM_R_8F_E4M3) /* saturated to +-448 as cuBLASLt's FP8 outputs; NaN stays */
         *(__nv_fp8_storage_t *)c = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);
     else *(__half *)c = __float2half_rn(v);
 }
 
 /* The output operation on one element of C in memory. */
-template <int OUT_TYPE>
+template <int kOutType>
 static __device__ __forceinline__ void wsgemm_out_apply(void *c, float acc, float alpha, float beta)
 {
-    wsgemm_out_store<OUT_TYPE>(c, wsgemm_out_value(acc, alpha, beta, beta != 0.0f ? wsgemm_out_load<OUT_TYPE>(c) : 0.0f));
+    wsgemm_out_store<kOutType>(c, wsgemm_out_value(acc, alpha, beta, beta != 0.0f ? wsgemm_out_load<kOutType>(c) : 0.0f));
 }
 
 /* Two 16-bit outputs as one 32-bit word, the lower address (v0) in the low half. */
-template <int OUT_TYPE>
+template <int kOutType>
 static __device__ __forceinline__ uint32_t wsgemm_out_pack2(float v0, float v1)
 {
-    static_assert(OUT_TYPE == WSGEMM_R_16BF || OUT_TYPE == WSGEMM_R_16F, "two 16-bit outputs make one word");
+    static_assert(kOutType == WSGEMM_R_16BF || kOutType == WSGEMM_R_16F, "two 16-bit outputs make one word");
     uint32_t word;
-    if constexpr (OUT_TYPE == WSGEMM_R_16BF) {
+    if constexpr (kOutType == WSGEMM_R_16BF) {
         const __nv_bfloat162 pair = __floats2bfloat162_rn(v0, v1);
         memcpy(&word, &pair, sizeof word);
     } else {
@@ -102,33 +102,33 @@ static __device__ __forceinline__ uint32_t wsgemm_out_pack2(float v0, float v1)
 }
 
 /* Two adjacent elements of C as fp32 (c aligned to two elements). */
-template <int OUT_TYPE>
+template <int kOutType>
 static __device__ __forceinline__ float2 wsgemm_out_load2(const void *c)
 {
-    if constexpr (OUT_TYPE == WSGEMM_R_32F) return *(const float2 *)c;
-    else if constexpr (OUT_TYPE == WSGEMM_R_16BF) return __bfloat1622float2(*(const __nv_bfloat162 *)c);
-    else if constexpr (OUT_TYPE == WSGEMM_R_8F_E4M3)
-        return make_float2(wsgemm_out_load<OUT_TYPE>(c), wsgemm_out_load<OUT_TYPE>((const uint8_t *)c + 1));
+    if constexpr (kOutType == WSGEMM_R_32F) return *(const float2 *)c;
+    else if constexpr (kOutType == WSGEMM_R_16BF) return __bfloat1622float2(*(const __nv_bfloat162 *)c);
+    else if constexpr (kOutType == WSGEMM_R_8F_E4M3)
+        return make_float2(wsgemm_out_load<kOutType>(c), wsgemm_out_load<kOutType>((const uint8_t *)c + 1));
     else return __half22float2(*(const __half2 *)c);
 }
 
 /* Two adjacent elements rounded and stored as one vector (c aligned to two elements). */
-template <int OUT_TYPE>
+template <int kOutType>
 static __device__ __forceinline__ void wsgemm_out_store2(void *c, float v0, float v1)
 {
-    if constexpr (OUT_TYPE == WSGEMM_R_32F) *(float2 *)c = make_float2(v0, v1);
-    else if constexpr (OUT_TYPE == WSGEMM_R_8F_E4M3) /* saturated as wsgemm_out_store; v0 in the low byte */
+    if constexpr (kOutType == WSGEMM_R_32F) *(float2 *)c = make_float2(v0, v1);
+    else if constexpr (kOutType == WSGEMM_R_8F_E4M3) /* saturated as wsgemm_out_store; v0 in the low byte */
         *(__nv_fp8x2_storage_t *)c = __nv_cvt_float2_to_fp8x2(make_float2(v0, v1), __NV_SATFINITE, __NV_E4M3);
-    else *(uint32_t *)c = wsgemm_out_pack2<OUT_TYPE>(v0, v1);
+    else *(uint32_t *)c = wsgemm_out_pack2<kOutType>(v0, v1);
 }
 
 /* The output operation on two adjacent elements of C (c aligned to two elements). */
-template <int OUT_TYPE>
+template <int kOutType>
 static __device__ __forceinline__ void wsgemm_out_apply2(void *c, float acc0, float acc1, float alpha, float beta)
 {
     float2 old = make_float2(0.0f, 0.0f);
-    if (beta != 0.0f) old = wsgemm_out_load2<OUT_TYPE>(c);
-    wsgemm_out_store2<OUT_TYPE>(c, wsgemm_out_value(acc0, alpha, beta, old.x), wsgemm_out_value(acc1, alpha, beta, old.y));
+    if (beta != 0.0f) old = wsgemm_out_load2<kOutType>(c);
+    wsgemm_out_store2<kOutType>(c, wsgemm_out_value(acc0, alpha, beta, old.x), wsgemm_out_value(acc1, alpha, beta, old.y));
 }
 
 /* The output operation for C's type known only at run time (one branch per call, uniform across threads). */
@@ -179,11 +179,11 @@ static __device__ __forceinline__ float wsgemm_gelu_tanh(float x)
 
 /* An activation known at compile time (a kernel that dispatches once per tile keeps its element loop free
  * of branches, so independent elements overlap). */
-template <int ACT>
+template <int kAct>
 static __device__ __forceinline__ float wsgemm_activate_as(float x)
 {
-    if constexpr (ACT == WSGEMM_ACTIVATION_RELU) return fmaxf(x, 0.0f);
-    else if constexpr (ACT == WSGEMM_ACTIVATION_GELU) return wsgemm_gelu_tanh(x);
+    if constexpr (kAct == WSGEMM_ACTIVATION_RELU) return fmaxf(x, 0.0f);
+    else if constexpr (kAct == WSGEMM_ACTIVATION_GELU) return wsgemm_gelu_tanh(x);
     else return x;
 }
 
@@ -226,13 +226,13 @@ static __device__ __forceinline__ float wsgemm_fused_ops_apply(const wsgemm_fuse
 
 /* Element (i, j) of D from its accumulator: x = alpha * acc + beta * C (C read only when beta != 0, so a
  * NaN in an unread C cannot leak), then the ops of e. d points at D's element. */
-template <int OUT_TYPE>
+template <int kOutType>
 static __device__ __forceinline__ void wsgemm_fused_apply(const wsgemm_fused_epilogue &e, const wsgemm_fused_factors &f,
                                                           void *d, int i, int j, float acc, float &amax)
 {
     float x = f.alpha * acc;
     if (f.beta != 0.0f) x = fmaf(f.beta, wsgemm_load_any(e.c_type, e.c, i + (long long)j * e.ldc), x);
-    wsgemm_out_store<OUT_TYPE>(d, wsgemm_fused_ops_apply(e, x, i, j, amax) * f.d_scale);
+    wsgemm_out_store<kOutType>(d, wsgemm_fused_ops_apply(e, x, i, j, amax) * f.d_scale);
 }
 
 /* Raise *e.amax to the largest of the warp's running maxima (all 32 lanes call it; non-negative floats order

@@ -147,19 +147,19 @@ typedef struct Sm90Params {
 /* Chunk buffers (64 rows x 128 bytes) per consumer: 2 for the TMA and DEFERRED epilogues (the next chunk is
  * written while the previous one is stored); the whole 64 x BN slice of C for the STAGED epilogue
  * (C_BYTES = 2 or 4: the size of C's elements in that kernel). */
-template <int BN, int C_BYTES>
+template <int kBn, int kCBytes>
 struct Sm90EpiChunks {
-    static constexpr int value = C_BYTES ? BN * C_BYTES / 128 : 2;
+    static constexpr int value = kCBytes ? kBn * kCBytes / 128 : 2;
 };
 
-template <int BN, int STAGES, int C_BYTES>
+template <int kBn, int kStages, int kCBytes>
 struct Sm90Smem {
-    uint8_t p[STAGES][SM90_BM * SM90_BK * 2];
-    uint8_t q[STAGES][BN * SM90_BK * 2];
+    uint8_t p[kStages][SM90_BM * SM90_BK * 2];
+    uint8_t q[kStages][kBn * SM90_BK * 2];
     /* epilogue chunk buffers (128-byte swizzled, the layout of the C tensor map's boxes) */
-    uint8_t c_stage[2][Sm90EpiChunks<BN, C_BYTES>::value][SM90_EPI_CHUNK_BYTES];
-    uint64_t full[STAGES];
-    uint64_t empty[STAGES];
+    uint8_t c_stage[2][Sm90EpiChunks<kBn, kCBytes>::value][SM90_EPI_CHUNK_BYTES];
+    uint64_t full[kStages];
+    uint64_t empty[kStages];
     uint64_t c_full, c_empty; /* STAGED with beta != 0: the C tile loaded / its stores have read it */
     uint64_t turn[2];         /* pingpong: turn[w] = consumer warpgroup w may start its next main loop */
 };
@@ -175,113 +175,113 @@ typedef struct Sm90KernelInfo {
 /* ---------------------------------------------------------------- small device helpers */
 
 /* One m64nBNk16 for the input type (16-bit) and transpose bits of the instantiation. */
-template <int BN, int P_MN, int Q_MN, int IN>
-static __device__ __forceinline__ void sm90_mma(float (&acc)[BN / 2], uint64_t a_desc, uint64_t b_desc, int scale_d)
+template <int kBn, int kPMn, int kQMn, int kIn>
+static __device__ __forceinline__ void sm90_mma(float (&acc)[kBn / 2], uint64_t a_desc, uint64_t b_desc, int scale_d)
 {
-    static_assert(IN < SM90_IN_E4M3, "FP8 kernels issue sm90_mma_fp8");
-    if constexpr (BN == 256) {
-        if constexpr (IN == SM90_IN_BF16) wgmma_m64n256k16_f32_bf16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
-        else wgmma_m64n256k16_f32_f16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
-    } else if constexpr (BN == 192) {
-        if constexpr (IN == SM90_IN_BF16) wgmma_m64n192k16_f32_bf16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
-        else wgmma_m64n192k16_f32_f16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
-    } else if constexpr (BN == 128) {
-        if constexpr (IN == SM90_IN_BF16) wgmma_m64n128k16_f32_bf16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
-        else wgmma_m64n128k16_f32_f16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
+    static_assert(kIn < SM90_IN_E4M3, "FP8 kernels issue sm90_mma_fp8");
+    if constexpr (kBn == 256) {
+        if constexpr (kIn == SM90_IN_BF16) wgmma_m64n256k16_f32_bf16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
+        else wgmma_m64n256k16_f32_f16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
+    } else if constexpr (kBn == 192) {
+        if constexpr (kIn == SM90_IN_BF16) wgmma_m64n192k16_f32_bf16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
+        else wgmma_m64n192k16_f32_f16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
+    } else if constexpr (kBn == 128) {
+        if constexpr (kIn == SM90_IN_BF16) wgmma_m64n128k16_f32_bf16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
+        else wgmma_m64n128k16_f32_f16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
     } else {
-        static_assert(BN == 64, "BN must be 64, 128, 192 or 256");
-        if constexpr (IN == SM90_IN_BF16) wgmma_m64n64k16_f32_bf16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
-        else wgmma_m64n64k16_f32_f16<P_MN, Q_MN>(acc, a_desc, b_desc, scale_d);
+        static_assert(kBn == 64, "BN must be 64, 128, 192 or 256");
+        if constexpr (kIn == SM90_IN_BF16) wgmma_m64n64k16_f32_bf16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
+        else wgmma_m64n64k16_f32_f16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
     }
 }
 
 /* One m64n128k32 of an FP8 kernel (K-major P and Q): ACCUMULATE 0 starts a chain (acc = P Q^T), 1 adds. */
-template <int IN, int ACCUMULATE>
+template <int kIn, int kAccumulate>
 static __device__ __forceinline__ void sm90_mma_fp8(float (&acc)[64], uint64_t a_desc, uint64_t b_desc)
 {
-    if constexpr (IN == SM90_IN_E4M3) wgmma_m64n128k32_f32_e4m3_e4m3<ACCUMULATE>(acc, a_desc, b_desc);
-    else if constexpr (IN == SM90_IN_E4M3_E5M2) wgmma_m64n128k32_f32_e4m3_e5m2<ACCUMULATE>(acc, a_desc, b_desc);
-    else wgmma_m64n128k32_f32_e5m2_e4m3<ACCUMULATE>(acc, a_desc, b_desc);
+    if constexpr (kIn == SM90_IN_E4M3) wgmma_m64n128k32_f32_e4m3_e4m3<kAccumulate>(acc, a_desc, b_desc);
+    else if constexpr (kIn == SM90_IN_E4M3_E5M2) wgmma_m64n128k32_f32_e4m3_e5m2<kAccumulate>(acc, a_desc, b_desc);
+    else wgmma_m64n128k32_f32_e5m2_e4m3<kAccumulate>(acc, a_desc, b_desc);
 }
 
 /* The descriptor of a 128-byte-swizzled operand slice starting at start_smem (see wgmma.cuh for LBO/SBO). */
-template <int MN_MAJOR>
+template <int kMnMajor>
 static __device__ __forceinline__ uint64_t sm90_operand_desc(uint32_t start_smem)
 {
-    return MN_MAJOR ? wgmma_desc_encode(start_smem, SM90_MN_BOX_BYTES, SM90_SWIZZLE_ATOM, WGMMA_SWIZZLE_128B)
+    return kMnMajor ? wgmma_desc_encode(start_smem, SM90_MN_BOX_BYTES, SM90_SWIZZLE_ATOM, WGMMA_SWIZZLE_128B)
                     : wgmma_desc_encode(start_smem, 16, SM90_SWIZZLE_ATOM, WGMMA_SWIZZLE_128B);
 }
 
 /* Descriptor start-address step for K step ks (16 16-bit or 32 FP8 elements): 32 B inside a K-major row,
  * 16 rows of 128 B in an MN-major box (16-bit only). The start field holds address >> 4 and never overflows
  * (smem < 256 KB). */
-template <int MN_MAJOR>
+template <int kMnMajor>
 static __device__ __forceinline__ uint64_t sm90_k_step(int ks)
 {
-    return (uint64_t)((MN_MAJOR ? ks * 16 * 128 : ks * 32) >> 4);
+    return (uint64_t)((kMnMajor ? ks * 16 * 128 : ks * 32) >> 4);
 }
 
 /* ---------------------------------------------------------------- producer */
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int IN, int C_BYTES>
-static __device__ __forceinline__ void sm90_producer(Sm90Smem<BN, STAGES, C_BYTES> *sm, const PipelineRing *ring,
+template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int kCBytes>
+static __device__ __forceinline__ void sm90_producer(Sm90Smem<kBn, kStages, kCBytes> *sm, const PipelineRing *ring,
                                                      const PipelineRing *ring_c, const CUtensorMap *map_p,
                                                      const CUtensorMap *map_q, const CUtensorMap *map_c,
                                                      const Sm90Params &prm, uint32_t rank)
 {
-    constexpr uint32_t kStageBytes = (SM90_BM + BN) * SM90_BK * 2;
-    constexpr int kQRowsPerCta = BN / CLUSTER;     /* K-major Q: rows this CTA loads */
-    constexpr int kQKRowsPerCta = SM90_BK / CLUSTER; /* MN-major Q: K rows of each box this CTA loads */
+    constexpr uint32_t kStageBytes = (SM90_BM + kBn) * SM90_BK * 2;
+    constexpr int kQRowsPerCta = kBn / kCluster;     /* K-major Q: rows this CTA loads */
+    constexpr int kQKRowsPerCta = SM90_BK / kCluster; /* MN-major Q: K rows of each box this CTA loads */
     static_assert(kQRowsPerCta * 128 % SM90_SWIZZLE_ATOM == 0 && kQKRowsPerCta * 128 % SM90_SWIZZLE_ATOM == 0,
                   "each CTA's share of the Q tile must start on a swizzle atom");
-    const uint16_t cta_mask = (uint16_t)((1u << CLUSTER) - 1u);
+    const uint16_t cta_mask = (uint16_t)((1u << kCluster) - 1u);
 
     PipelineState st = pipeline_producer_start();
     PipelineState st_c = pipeline_producer_start(); /* STAGED, beta != 0: the one-deep ring of the C tile */
-    const bool load_c = C_BYTES != 0 && prm.beta != 0.0f;
-    const long long nclusters = gridDim.x / CLUSTER;
-    for (long long u = blockIdx.x / CLUSTER; u < prm.sched.units; u += nclusters) {
+    const bool load_c = kCBytes != 0 && prm.beta != 0.0f;
+    const long long nclusters = gridDim.x / kCluster;
+    for (long long u = blockIdx.x / kCluster; u < prm.sched.units; u += nclusters) {
         wsgemm_sched_unit w = wsgemm_sched_decode(&prm.sched, u, (int)rank);
         const int p0 = w.row * SM90_BM;
-        const int q0 = w.col * BN;
+        const int q0 = w.col * kBn;
         const int bp = prm.p_batched ? w.batch : 0;
         const int bq = prm.q_batched ? w.batch : 0;
         /* the C tile is loaded after K block kb_c of the unit: late enough that the consumers have released
          * the buffer (they do at their K block kb_begin + 2, see sm90_consumer_loop), early enough to land
          * before the unit's end; never before the unit's first K block, so no wait here can hold back a
          * stage the consumers need to get there */
-        const int kb_c = w.kb_begin + (w.kb_end - w.kb_begin - 1 < STAGES + 2 ? w.kb_end - w.kb_begin - 1 : STAGES + 2);
+        const int kb_c = w.kb_begin + (w.kb_end - w.kb_begin - 1 < kStages + 2 ? w.kb_end - w.kb_begin - 1 : kStages + 2);
         for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
-            const int k0 = kb * SM90_BK_OF(IN);
+            const int k0 = kb * SM90_BK_OF(kIn);
             producer_acquire(ring, st);
             producer_arrive_expect_tx(ring, st, kStageBytes);
             const uint32_t bar = smem_u32(&sm->full[st.stage]);
             const uint32_t p_smem = smem_u32(sm->p[st.stage]);
             const uint32_t q_smem = smem_u32(sm->q[st.stage]);
-            if constexpr (P_MN) {
+            if constexpr (kPMn) {
                 tma_load_3d(p_smem, map_p, bar, p0, k0, bp);
                 tma_load_3d(p_smem + SM90_MN_BOX_BYTES, map_p, bar, p0 + 64, k0, bp);
             } else {
                 tma_load_3d(p_smem, map_p, bar, k0, p0, bp);
             }
-            if constexpr (Q_MN) {
+            if constexpr (kQMn) {
 #pragma unroll
-                for (int c = 0; c < BN / 64; ++c) {
+                for (int c = 0; c < kBn / 64; ++c) {
                     const uint32_t dst = q_smem + c * SM90_MN_BOX_BYTES + rank * kQKRowsPerCta * 128;
                     const int kk = k0 + (int)rank * kQKRowsPerCta;
-                    if constexpr (CLUSTER > 1) tma_load_3d_multicast(dst, map_q, bar, q0 + 64 * c, kk, bq, cta_mask);
+                    if constexpr (kCluster > 1) tma_load_3d_multicast(dst, map_q, bar, q0 + 64 * c, kk, bq, cta_mask);
                     else tma_load_3d(dst, map_q, bar, q0 + 64 * c, kk, bq);
                 }
             } else {
                 const uint32_t dst = q_smem + rank * kQRowsPerCta * 128;
                 const int qq = q0 + (int)rank * kQRowsPerCta;
-                if constexpr (CLUSTER > 1) tma_load_3d_multicast(dst, map_q, bar, k0, qq, bq, cta_mask);
+                if constexpr (kCluster > 1) tma_load_3d_multicast(dst, map_q, bar, k0, qq, bq, cta_mask);
                 else tma_load_3d(dst, map_q, bar, k0, qq, bq);
             }
-            pipeline_state_advance(&st, STAGES);
-            if constexpr (C_BYTES != 0) {
+            pipeline_state_advance(&st, kStages);
+            if constexpr (kCBytes != 0) {
                 if (load_c && kb == kb_c && u < prm.sched.sk_first) { /* a split-region unit stores no C tile */
-                    constexpr int kChunks = Sm90EpiChunks<BN, C_BYTES>::value;
+                    constexpr int kChunks = Sm90EpiChunks<kBn, kCBytes>::value;
                     producer_acquire(ring_c, st_c); /* the previous tile's stores have read the buffer */
                     producer_arrive_expect_tx(ring_c, st_c, 2u * kChunks * SM90_EPI_CHUNK_BYTES);
 #pragma unroll
@@ -289,7 +289,7 @@ static __device__ __forceinline__ void sm90_producer(Sm90Smem<BN, STAGES, C_BYTE
 #pragma unroll
                         for (int c = 0; c < kChunks; ++c)
                             tma_load_3d(smem_u32(sm->c_stage[h][c]), map_c, smem_u32(&sm->c_full),
-                                        q0 + c * (128 / C_BYTES), p0 + 64 * h, w.batch);
+                                        q0 + c * (128 / kCBytes), p0 + 64 * h, w.batch);
                     pipeline_state_advance(&st_c, 1);
                 }
             }
@@ -305,36 +305,36 @@ static __device__ __forceinline__ void sm90_producer(Sm90Smem<BN, STAGES, C_BYTE
  * of the cluster, by multicast). The own CTA's barrier takes a local arrive, the peer's a remote one;
  * both release at CTA scope (no fence): the consumer publishes no data, only that its wgmma reads have
  * completed (sync/pipeline.cuh consumer_release_remote). */
-template <int CLUSTER>
+template <int kCluster>
 static __device__ __forceinline__ void sm90_release(const PipelineRing *ring, PipelineState st, uint32_t rank)
 {
     consumer_release(ring, st);
 #pragma unroll
-    for (uint32_t r = 0; r < CLUSTER; ++r)
+    for (uint32_t r = 0; r < kCluster; ++r)
         if (r != rank) consumer_release_remote(ring, st, r);
 }
 
 /* One K block of a unit for this consumer warpgroup: wait for stage st, issue its four m64nBNk16 wgmmas into
  * acc (scale-d 0 on the unit's first: the accumulators start from zero without a clear) and commit them as
  * one group. FP8 kernels: four m64n128k32 (`first`: the first of a chain, sm90_fp8_unit). */
-template <int BN, int STAGES, int P_MN, int Q_MN, int IN, int C_BYTES>
-static __device__ __forceinline__ void sm90_issue_stage(float (&acc)[BN / 2], Sm90Smem<BN, STAGES, C_BYTES> *sm,
+template <int kBn, int kStages, int kPMn, int kQMn, int kIn, int kCBytes>
+static __device__ __forceinline__ void sm90_issue_stage(float (&acc)[kBn / 2], Sm90Smem<kBn, kStages, kCBytes> *sm,
                                                         const PipelineRing *ring, PipelineState st, int consumer,
                                                         bool first)
 {
     consumer_wait(ring, st);
-    const uint64_t a_desc = sm90_operand_desc<P_MN>(smem_u32(sm->p[st.stage]) + consumer * 8192);
-    const uint64_t b_desc = sm90_operand_desc<Q_MN>(smem_u32(sm->q[st.stage]));
+    const uint64_t a_desc = sm90_operand_desc<kPMn>(smem_u32(sm->p[st.stage]) + consumer * 8192);
+    const uint64_t b_desc = sm90_operand_desc<kQMn>(smem_u32(sm->q[st.stage]));
     wgmma_fence();
-    if constexpr (IN >= SM90_IN_E4M3) {
-        if (first) sm90_mma_fp8<IN, 0>(acc, a_desc, b_desc);
-        else sm90_mma_fp8<IN, 1>(acc, a_desc, b_desc);
+    if constexpr (kIn >= SM90_IN_E4M3) {
+        if (first) sm90_mma_fp8<kIn, 0>(acc, a_desc, b_desc);
+        else sm90_mma_fp8<kIn, 1>(acc, a_desc, b_desc);
 #pragma unroll
-        for (int ks = 1; ks < 4; ++ks) sm90_mma_fp8<IN, 1>(acc, a_desc + sm90_k_step<0>(ks), b_desc + sm90_k_step<0>(ks));
+        for (int ks = 1; ks < 4; ++ks) sm90_mma_fp8<kIn, 1>(acc, a_desc + sm90_k_step<0>(ks), b_desc + sm90_k_step<0>(ks));
     } else {
 #pragma unroll
         for (int ks = 0; ks < SM90_BK / 16; ++ks)
-            sm90_mma<BN, P_MN, Q_MN, IN>(acc, a_desc + sm90_k_step<P_MN>(ks), b_desc + sm90_k_step<Q_MN>(ks),
+            sm90_mma<kBn, kPMn, kQMn, kIn>(acc, a_desc + sm90_k_step<kPMn>(ks), b_desc + sm90_k_step<kQMn>(ks),
                                          (!first || ks != 0) ? 1 : 0);
     }
     wgmma_commit_group();
@@ -351,50 +351,50 @@ static __device__ __forceinline__ float sm90_operand_scale(const Sm90Params &prm
  * fewer bits than fp32, so the error grows with the length of a chain; a chain of one K block (128 K, four
  * wgmmas) keeps it as small as cuBLASLt's default (not "fast") accumulation does (docs/performance.md, "FP8
  * on the sm90 kernels"). */
-template <int N>
-static __device__ __forceinline__ void sm90_promote(float (&acc)[N], float (&tmp)[N], float s)
+template <int kN>
+static __device__ __forceinline__ void sm90_promote(float (&acc)[kN], float (&tmp)[kN], float s)
 {
 #pragma unroll
-    for (int i = 0; i < N; ++i) wgmma_fence_operand(tmp[i]);
+    for (int i = 0; i < kN; ++i) wgmma_fence_operand(tmp[i]);
 #pragma unroll
-    for (int i = 0; i < N; ++i) acc[i] = fmaf(s, tmp[i], acc[i]);
+    for (int i = 0; i < kN; ++i) acc[i] = fmaf(s, tmp[i], acc[i]);
 }
 
 /* One FP8 K block: wait for stage st and issue its four wgmmas into t as a chain of their own (one commit
  * group). */
-template <int BN, int STAGES, int IN>
-static __device__ __forceinline__ void sm90_fp8_issue(float (&t)[BN / 2], Sm90Smem<BN, STAGES, 0> *sm,
+template <int kBn, int kStages, int kIn>
+static __device__ __forceinline__ void sm90_fp8_issue(float (&t)[kBn / 2], Sm90Smem<kBn, kStages, 0> *sm,
                                                       const PipelineRing *ring, PipelineState &st, int consumer)
 {
-    sm90_issue_stage<BN, STAGES, 0, 0, IN, 0>(t, sm, ring, st, consumer, true);
-    pipeline_state_advance(&st, STAGES);
+    sm90_issue_stage<kBn, kStages, 0, 0, kIn, 0>(t, sm, ring, st, consumer, true);
+    pipeline_state_advance(&st, kStages);
 }
 
 /* R consecutive FP8 K blocks (R even), alternating between the buffers tmp0 and tmp1: block j + 1 is issued
  * into one while block j's sums, in the other, wait for it and go into acc, so the tensor cores have a group
  * queued while the adds run. Straight-line code that ends with nothing in flight (see sm90_fp8_unit). */
-template <int R, int BN, int STAGES, int CLUSTER, int IN>
-static __device__ __forceinline__ void sm90_fp8_round(float (&acc)[BN / 2], float (&tmp0)[BN / 2], float (&tmp1)[BN / 2],
-                                                      Sm90Smem<BN, STAGES, 0> *sm, const PipelineRing *ring,
+template <int kR, int kBn, int kStages, int kCluster, int kIn>
+static __device__ __forceinline__ void sm90_fp8_round(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2], float (&tmp1)[kBn / 2],
+                                                      Sm90Smem<kBn, kStages, 0> *sm, const PipelineRing *ring,
                                                       PipelineState &st, float scale, int consumer, uint32_t rank,
                                                       bool signals)
 {
-    static_assert(R >= 2 && R % 2 == 0, "rounds of whole buffer pairs");
+    static_assert(kR >= 2 && kR % 2 == 0, "rounds of whole buffer pairs");
     PipelineState prev = st;
-    sm90_fp8_issue<BN, STAGES, IN>(tmp0, sm, ring, st, consumer);
+    sm90_fp8_issue<kBn, kStages, kIn>(tmp0, sm, ring, st, consumer);
 #pragma unroll
-    for (int j = 1; j < R; ++j) { /* unrolled: which buffer is a constant in each copy */
+    for (int j = 1; j < kR; ++j) { /* unrolled: which buffer is a constant in each copy */
         const PipelineState cur = st;
-        if (j % 2) sm90_fp8_issue<BN, STAGES, IN>(tmp1, sm, ring, st, consumer);
-        else sm90_fp8_issue<BN, STAGES, IN>(tmp0, sm, ring, st, consumer);
+        if (j % 2) sm90_fp8_issue<kBn, kStages, kIn>(tmp1, sm, ring, st, consumer);
+        else sm90_fp8_issue<kBn, kStages, kIn>(tmp0, sm, ring, st, consumer);
         wgmma_wait_group<1>(); /* block j - 1 is complete */
-        if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+        if (signals) sm90_release<kCluster>(ring, prev, rank);
         if (j % 2) sm90_promote(acc, tmp0, scale);
         else sm90_promote(acc, tmp1, scale);
         prev = cur;
     }
     wgmma_wait_group<0>(); /* block R - 1, in tmp1 */
-    if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+    if (signals) sm90_release<kCluster>(ring, prev, rank);
     sm90_promote(acc, tmp1, scale);
 }
 
@@ -409,22 +409,22 @@ static __device__ __forceinline__ void sm90_fp8_round(float (&acc)[BN / 2], floa
  * return, of the block after its last, every stage released and every sum in acc. */
 enum { SM90_FP8_ROUND = 16 };
 
-template <int BN, int STAGES, int CLUSTER, int IN>
-static __device__ __forceinline__ void sm90_fp8_unit(float (&acc)[BN / 2], float (&tmp0)[BN / 2], float (&tmp1)[BN / 2],
-                                                     Sm90Smem<BN, STAGES, 0> *sm, const PipelineRing *ring,
+template <int kBn, int kStages, int kCluster, int kIn>
+static __device__ __forceinline__ void sm90_fp8_unit(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2], float (&tmp1)[kBn / 2],
+                                                     Sm90Smem<kBn, kStages, 0> *sm, const PipelineRing *ring,
                                                      PipelineState &st, int blocks, float scale, int consumer,
                                                      uint32_t rank, bool signals)
 {
 #pragma unroll
-    for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+    for (int i = 0; i < kBn / 2; ++i) acc[i] = 0.0f;
     for (; blocks >= SM90_FP8_ROUND; blocks -= SM90_FP8_ROUND)
-        sm90_fp8_round<SM90_FP8_ROUND, BN, STAGES, CLUSTER, IN>(acc, tmp0, tmp1, sm, ring, st, scale, consumer, rank,
+        sm90_fp8_round<SM90_FP8_ROUND, kBn, kStages, kCluster, kIn>(acc, tmp0, tmp1, sm, ring, st, scale, consumer, rank,
                                                                 signals);
     for (; blocks > 0; --blocks) {
         const PipelineState cur = st;
-        sm90_fp8_issue<BN, STAGES, IN>(tmp0, sm, ring, st, consumer);
+        sm90_fp8_issue<kBn, kStages, kIn>(tmp0, sm, ring, st, consumer);
         wgmma_wait_group<0>();
-        if (signals) sm90_release<CLUSTER>(ring, cur, rank);
+        if (signals) sm90_release<kCluster>(ring, cur, rank);
         sm90_promote(acc, tmp0, scale);
     }
 }
@@ -446,43 +446,43 @@ static __device__ __forceinline__ void sm90_fp8_unit(float (&acc)[BN / 2], float
  * A tile with fewer K blocks than chunks stores the rest before its own pack; the last tile's chunks go
  * out after the loop. FP8 kernels run each unit's K blocks in sm90_fp8_unit and store at the tile end (their
  * two K-block accumulators leave no registers for a packed tile). */
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int IN, int C_BYTES, int DEFER, int FUSED>
-static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C_BYTES> *sm, const PipelineRing *ring,
+template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int kCBytes, int kDefer, int kFused>
+static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<kBn, kStages, kCBytes> *sm, const PipelineRing *ring,
                                                           const PipelineRing *ring_c, const Sm90Params &prm,
                                                           const CUtensorMap *map_c, uint32_t rank, int consumer)
 {
-    constexpr bool kFp8 = IN >= SM90_IN_E4M3; /* each K block's sums go into acc by sm90_fp8_unit */
-    static_assert(!kFp8 || (!DEFER && C_BYTES == 0), "FP8 kernels store at the tile end (TMA or DIRECT)");
-    float acc[BN / 2];
+    constexpr bool kFp8 = kIn >= SM90_IN_E4M3; /* each K block's sums go into acc by sm90_fp8_unit */
+    static_assert(!kFp8 || (!kDefer && kCBytes == 0), "FP8 kernels store at the tile end (TMA or DIRECT)");
+    float acc[kBn / 2];
 #pragma unroll
-    for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
-    float tmp0[kFp8 ? BN / 2 : 1], tmp1[kFp8 ? BN / 2 : 1]; /* FP8: the wgmmas' accumulators (sm90_fp8_unit) */
+    for (int i = 0; i < kBn / 2; ++i) acc[i] = 0.0f;
+    float tmp0[kFp8 ? kBn / 2 : 1], tmp1[kFp8 ? kBn / 2 : 1]; /* FP8: the wgmmas' accumulators (sm90_fp8_unit) */
     const float scale = kFp8 ? sm90_operand_scale(prm) : 1.0f;
     const bool signals = threadIdx.x % 128 == 0; /* one release per warpgroup and destination CTA */
     uint32_t chunks = 0;                         /* TMA-store epilogue chunks written so far */
-    uint32_t packed[DEFER ? BN / 4 : 1];         /* DEFER: the previous tile, converted */
+    uint32_t packed[kDefer ? kBn / 4 : 1];         /* DEFER: the previous tile, converted */
     Sm90PendingTile pending = {0, 0, 0, 0};
-    const bool load_c = C_BYTES != 0 && prm.beta != 0.0f; /* STAGED: the producer loads each C tile */
+    const bool load_c = kCBytes != 0 && prm.beta != 0.0f; /* STAGED: the producer loads each C tile */
     PipelineState st_c = pipeline_consumer_start();
     PipelineState c_to_release = st_c;
     bool c_release_pending = false; /* the last tile's stores still read the C buffer */
     float amax = 0.0f;              /* FUSED with amax_d: this thread's largest |x| inside D */
 
     PipelineState st = pipeline_consumer_start();
-    const long long nclusters = gridDim.x / CLUSTER;
-    long long u = blockIdx.x / CLUSTER;
+    const long long nclusters = gridDim.x / kCluster;
+    long long u = blockIdx.x / kCluster;
     for (; u < prm.sched.sk_first; u += nclusters) { /* every unit but a hybrid's split region */
         const wsgemm_sched_unit w = wsgemm_sched_decode_plain(&prm.sched, u, (int)rank);
         PipelineState prev = st;
         if constexpr (kFp8) {
-            sm90_fp8_unit<BN, STAGES, CLUSTER, IN>(acc, tmp0, tmp1, sm, ring, st, w.kb_end - w.kb_begin, scale, consumer,
+            sm90_fp8_unit<kBn, kStages, kCluster, kIn>(acc, tmp0, tmp1, sm, ring, st, w.kb_end - w.kb_begin, scale, consumer,
                                                    rank, signals);
         } else {
             for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
-                sm90_issue_stage<BN, STAGES, P_MN, Q_MN, IN, C_BYTES>(acc, sm, ring, st, consumer, kb == w.kb_begin);
+                sm90_issue_stage<kBn, kStages, kPMn, kQMn, kIn, kCBytes>(acc, sm, ring, st, consumer, kb == w.kb_begin);
                 /* the tensor cores now have this K block (and maybe the previous one) queued: store a chunk */
-                if constexpr (DEFER) sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
-                if constexpr (C_BYTES != 0) {
+                if constexpr (kDefer) sm90_store_next_chunk<kBn>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
+                if constexpr (kCBytes != 0) {
                     /* STAGED: two K blocks into the tile, the previous tile's stores have long read the buffer;
                      * hand it to the producer for this tile's C (it loads it after K block kb_c >= this one) */
                     if (c_release_pending && kb == w.kb_begin + (w.kb_end - w.kb_begin - 1 < 2 ? w.kb_end - w.kb_begin - 1 : 2)) {
@@ -496,41 +496,41 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
                 if (kb != w.kb_begin) {
                     /* at most one group (this stage's) still runs: the previous stage has been read */
                     wgmma_wait_group<1>();
-                    if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+                    if (signals) sm90_release<kCluster>(ring, prev, rank);
                 }
                 prev = st;
-                pipeline_state_advance(&st, STAGES);
+                pipeline_state_advance(&st, kStages);
             }
         }
-        if constexpr (DEFER) {
+        if constexpr (kDefer) {
             while (pending.chunks_left > 0) /* fewer K blocks than chunks: the rest now, before the pack */
-                sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
+                sm90_store_next_chunk<kBn>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
         }
-        float bias[BN / 32]; /* FUSED: the tile's bias, loading while the last wgmmas run */
-        if (FUSED && prm.fused.ops.bias) sm90_bias_load<BN>(prm, w.col * BN, bias);
+        float bias[kBn / 32]; /* FUSED: the tile's bias, loading while the last wgmmas run */
+        if (kFused && prm.fused.ops.bias) sm90_bias_load<kBn>(prm, w.col * kBn, bias);
         if constexpr (!kFp8) {
             wgmma_wait_group<0>();
-            if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+            if (signals) sm90_release<kCluster>(ring, prev, rank);
         }
 #pragma unroll
-        for (int i = 0; i < BN / 2; ++i) wgmma_fence_operand(acc[i]);
-        if constexpr (DEFER) {
+        for (int i = 0; i < kBn / 2; ++i) wgmma_fence_operand(acc[i]);
+        if constexpr (kDefer) {
             pending.p = w.row * SM90_BM + consumer * 64;
-            pending.q = w.col * BN;
-            sm90_pack_tile<BN, IN == SM90_IN_F16 ? WSGEMM_R_16F : WSGEMM_R_16BF, FUSED>(packed, acc, prm, pending.p,
+            pending.q = w.col * kBn;
+            sm90_pack_tile<kBn, kIn == SM90_IN_F16 ? WSGEMM_R_16F : WSGEMM_R_16BF, kFused>(packed, acc, prm, pending.p,
                                                                                      pending.q, bias, amax);
             pending.batch = w.batch;
-            pending.chunks_left = BN / 64;
-        } else if constexpr (C_BYTES != 0) {
+            pending.chunks_left = kBn / 64;
+        } else if constexpr (kCBytes != 0) {
             if (load_c) consumer_wait(ring_c, st_c); /* this tile's C has landed in the buffer */
-            sm90_epilogue_staged_dispatch<BN, C_BYTES>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], load_c);
+            sm90_epilogue_staged_dispatch<kBn, kCBytes>(acc, prm, w, consumer, map_c, sm->c_stage[consumer], load_c);
             if (load_c) {
                 c_to_release = st_c;
                 c_release_pending = true;
                 pipeline_state_advance(&st_c, 1);
             }
         } else {
-            sm90_epilogue_tile_end<BN, FUSED>(acc, prm, w, consumer, 1 + (uint32_t)consumer, map_c, sm->c_stage[consumer],
+            sm90_epilogue_tile_end<kBn, kFused>(acc, prm, w, consumer, 1 + (uint32_t)consumer, map_c, sm->c_stage[consumer],
                                               chunks, bias, amax);
         }
     }
@@ -540,49 +540,49 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<BN, STAGES, C
      * loop of its own, so the tile-end branches above stay as they are (one more live value there made
      * ptxas spill the BN 256 consumer). FUSED and FP8 plans have no split region (sm90_plan.c), so their
      * kernels have no such loop (its partial-tile addresses made ptxas spill the FP8 consumers). */
-    if constexpr (!FUSED && !kFp8) for (; u < prm.sched.units; u += nclusters) {
+    if constexpr (!kFused && !kFp8) for (; u < prm.sched.units; u += nclusters) {
         const wsgemm_sched_unit w = wsgemm_sched_decode(&prm.sched, u, (int)rank);
         PipelineState prev = st;
         for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
-            sm90_issue_stage<BN, STAGES, P_MN, Q_MN, IN, C_BYTES>(acc, sm, ring, st, consumer, kb == w.kb_begin);
-            if constexpr (DEFER) sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
+            sm90_issue_stage<kBn, kStages, kPMn, kQMn, kIn, kCBytes>(acc, sm, ring, st, consumer, kb == w.kb_begin);
+            if constexpr (kDefer) sm90_store_next_chunk<kBn>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
             if (kb != w.kb_begin) {
                 wgmma_wait_group<1>(); /* the previous stage has been read */
-                if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+                if (signals) sm90_release<kCluster>(ring, prev, rank);
             }
             prev = st;
-            pipeline_state_advance(&st, STAGES);
+            pipeline_state_advance(&st, kStages);
         }
         wgmma_wait_group<0>();
-        if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+        if (signals) sm90_release<kCluster>(ring, prev, rank);
 #pragma unroll
-        for (int i = 0; i < BN / 2; ++i) wgmma_fence_operand(acc[i]);
-        sm90_store_partial<BN>(acc, prm, w, consumer);
+        for (int i = 0; i < kBn / 2; ++i) wgmma_fence_operand(acc[i]);
+        sm90_store_partial<kBn>(acc, prm, w, consumer);
     }
-    if constexpr (DEFER) {
+    if constexpr (kDefer) {
         while (pending.chunks_left > 0) /* the last tile */
-            sm90_store_next_chunk<BN>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
+            sm90_store_next_chunk<kBn>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
     }
-    if constexpr (FUSED) wsgemm_fused_amax_commit(prm.fused, amax); /* each warp's largest |x| into *amax_d */
+    if constexpr (kFused) wsgemm_fused_amax_commit(prm.fused, amax); /* each warp's largest |x| into *amax_d */
     /* the smem of the last chunks must stay valid until their stores have read it */
     if (prm.epilogue != WSGEMM_EPILOGUE_DIRECT && threadIdx.x % 128 == 0) bulk_wait_group<0>();
 }
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int IN, int C_BYTES, int FUSED>
-static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES, C_BYTES> *sm, const PipelineRing *ring,
+template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int kCBytes, int kFused>
+static __device__ __forceinline__ void sm90_consumer(Sm90Smem<kBn, kStages, kCBytes> *sm, const PipelineRing *ring,
                                                      const PipelineRing *ring_c, const Sm90Params &prm,
                                                      const CUtensorMap *map_c, uint32_t rank, int consumer)
 {
-    if constexpr (C_BYTES != 0) { /* a STAGED kernel runs only that epilogue */
-        sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, IN, C_BYTES, 0, 0>(sm, ring, ring_c, prm, map_c, rank,
+    if constexpr (kCBytes != 0) { /* a STAGED kernel runs only that epilogue */
+        sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes, 0, 0>(sm, ring, ring_c, prm, map_c, rank,
                                                                                  consumer);
-    } else if constexpr (IN >= SM90_IN_E4M3) { /* FP8 kernels store at the tile end */
-        sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, IN, 0, 0, FUSED>(sm, ring, ring_c, prm, map_c, rank, consumer);
+    } else if constexpr (kIn >= SM90_IN_E4M3) { /* FP8 kernels store at the tile end */
+        sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, 0, 0, kFused>(sm, ring, ring_c, prm, map_c, rank, consumer);
     } else {
         if (prm.epilogue == WSGEMM_EPILOGUE_DEFERRED)
-            sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, IN, 0, 1, FUSED>(sm, ring, ring_c, prm, map_c, rank,
+            sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, 0, 1, kFused>(sm, ring, ring_c, prm, map_c, rank,
                                                                                    consumer);
-        else sm90_consumer_loop<BN, STAGES, CLUSTER, P_MN, Q_MN, IN, 0, 0, FUSED>(sm, ring, ring_c, prm, map_c, rank,
+        else sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, 0, 0, kFused>(sm, ring, ring_c, prm, map_c, rank,
                                                                                     consumer);
     }
 }
@@ -605,26 +605,26 @@ static __device__ __forceinline__ void sm90_consumer(Sm90Smem<BN, STAGES, C_BYTE
  * stage for unit i + 2, the fill of that stage for unit i + 1 has completed (the other warpgroup waited
  * for it), so the full[] barrier is never a whole phase behind and a parity wait cannot pass on the
  * phase before. */
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int IN>
-static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<BN, STAGES, 0> *sm, const PipelineRing *ring,
+template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn>
+static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<kBn, kStages, 0> *sm, const PipelineRing *ring,
                                                               const Sm90Params &prm, const CUtensorMap *map_c,
                                                               uint32_t rank, int wg)
 {
-    static_assert(BN <= 128, "two 64 x BN accumulators per warpgroup must fit in 128 registers");
-    float acc[2][BN / 2];
-    const float no_bias[BN / 32] = {}; /* the plain tile-end epilogue adds none */
+    static_assert(kBn <= 128, "two 64 x BN accumulators per warpgroup must fit in 128 registers");
+    float acc[2][kBn / 2];
+    const float no_bias[kBn / 32] = {}; /* the plain tile-end epilogue adds none */
     float no_amax = 0.0f; /* and raises no amax_d */
     const bool signals = threadIdx.x % 128 == 0; /* one release per warpgroup and destination CTA */
     const uint32_t barrier_id = 1 + (uint32_t)wg;
     uint32_t chunks = 0;
     PipelineState st = pipeline_consumer_start();
     PipelineState turn = pipeline_consumer_start(); /* waits on turn[wg], one phase per unit after the first */
-    const long long nclusters = gridDim.x / CLUSTER;
+    const long long nclusters = gridDim.x / kCluster;
     int i = 0; /* this CTA's units so far */
-    for (long long u = blockIdx.x / CLUSTER; u < prm.sched.units; u += nclusters, ++i) {
+    for (long long u = blockIdx.x / kCluster; u < prm.sched.units; u += nclusters, ++i) {
         wsgemm_sched_unit w = wsgemm_sched_decode(&prm.sched, u, (int)rank);
         if (i % 2 != wg) { /* the other warpgroup's unit: step over its stages */
-            for (int kb = w.kb_begin; kb < w.kb_end; ++kb) pipeline_state_advance(&st, STAGES);
+            for (int kb = w.kb_begin; kb < w.kb_end; ++kb) pipeline_state_advance(&st, kStages);
             continue;
         }
         if (i > 0) { /* the other warpgroup has issued the main loop of unit i - 1 */
@@ -635,36 +635,36 @@ static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<BN, STAGE
         for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
             consumer_wait(ring, st);
             const uint32_t p_smem = smem_u32(sm->p[st.stage]);
-            const uint64_t b_desc = sm90_operand_desc<Q_MN>(smem_u32(sm->q[st.stage]));
+            const uint64_t b_desc = sm90_operand_desc<kQMn>(smem_u32(sm->q[st.stage]));
             wgmma_fence();
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                const uint64_t a_desc = sm90_operand_desc<P_MN>(p_smem + h * 8192); /* rows 64h..64h+63 */
+                const uint64_t a_desc = sm90_operand_desc<kPMn>(p_smem + h * 8192); /* rows 64h..64h+63 */
 #pragma unroll
                 for (int ks = 0; ks < SM90_BK / 16; ++ks)
-                    sm90_mma<BN, P_MN, Q_MN, IN>(acc[h], a_desc + sm90_k_step<P_MN>(ks),
-                                                   b_desc + sm90_k_step<Q_MN>(ks),
+                    sm90_mma<kBn, kPMn, kQMn, kIn>(acc[h], a_desc + sm90_k_step<kPMn>(ks),
+                                                   b_desc + sm90_k_step<kQMn>(ks),
                                                    (kb != w.kb_begin || ks != 0) ? 1 : 0);
             }
             wgmma_commit_group();
             if (kb != w.kb_begin) {
                 wgmma_wait_group<1>(); /* the previous stage has been read */
-                if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+                if (signals) sm90_release<kCluster>(ring, prev, rank);
             }
             prev = st;
-            pipeline_state_advance(&st, STAGES);
+            pipeline_state_advance(&st, kStages);
         }
         if (signals) mbarrier_arrive(&sm->turn[1 - wg]); /* the other warpgroup's turn (count 1) */
         wgmma_wait_group<0>();
-        if (signals) sm90_release<CLUSTER>(ring, prev, rank);
+        if (signals) sm90_release<kCluster>(ring, prev, rank);
 #pragma unroll
         for (int h = 0; h < 2; ++h)
 #pragma unroll
-            for (int j = 0; j < BN / 2; ++j) wgmma_fence_operand(acc[h][j]);
+            for (int j = 0; j < kBn / 2; ++j) wgmma_fence_operand(acc[h][j]);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            if (w.slot >= 0) sm90_store_partial<BN>(acc[h], prm, w, h); /* a split-region unit */
-            else sm90_epilogue_tile_end<BN, 0>(acc[h], prm, w, h, barrier_id, map_c, sm->c_stage[wg], chunks, no_bias,
+            if (w.slot >= 0) sm90_store_partial<kBn>(acc[h], prm, w, h); /* a split-region unit */
+            else sm90_epilogue_tile_end<kBn, 0>(acc[h], prm, w, h, barrier_id, map_c, sm->c_stage[wg], chunks, no_bias,
                                                 no_amax);
         }
     }
@@ -674,7 +674,7 @@ static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<BN, STAGE
 
 /* ---------------------------------------------------------------- the kernel */
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int IN, int C_BYTES, int SCHED, int FUSED>
+template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int kCBytes, int kSched, int kFused>
 __global__ void __launch_bounds__(SM90_THREADS, 1)
     sm90_gemm_kernel(const __grid_constant__ CUtensorMap map_p, const __grid_constant__ CUtensorMap map_q,
                      const __grid_constant__ CUtensorMap map_c, const __grid_constant__ Sm90Params prm)
@@ -682,15 +682,15 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ uint8_t smem_raw[];
     /* the swizzle pattern is a function of the smem address: every stage must start 1024-aligned */
-    Sm90Smem<BN, STAGES, C_BYTES> *sm = (Sm90Smem<BN, STAGES, C_BYTES> *)(((uintptr_t)smem_raw + SM90_SWIZZLE_ATOM - 1) &
+    Sm90Smem<kBn, kStages, kCBytes> *sm = (Sm90Smem<kBn, kStages, kCBytes> *)(((uintptr_t)smem_raw + SM90_SWIZZLE_ATOM - 1) &
                                                         ~(uintptr_t)(SM90_SWIZZLE_ATOM - 1));
     const int warp = threadIdx.x / 32;
-    const uint32_t rank = CLUSTER > 1 ? cluster_ctarank() : 0;
+    const uint32_t rank = kCluster > 1 ? cluster_ctarank() : 0;
     /* Both rings wait at CTA scope, even though empty[] hears from the peer CTA: what the producer needs
      * from a release is only that the consumers' wgmma reads of the stage are COMPLETE (wgmma.wait_group
      * before the arrive), not that their memory writes are visible, so acquire.cluster (which costs an L1
      * invalidate, CCTL.IVALL, per wait) buys nothing. CUTLASS's ClusterBarrier::wait does the same. */
-    const PipelineRing ring = {sm->full, sm->empty, STAGES, WAIT_CTA, WAIT_CTA, "sm90.full", "sm90.empty"};
+    const PipelineRing ring = {sm->full, sm->empty, kStages, WAIT_CTA, WAIT_CTA, "sm90.full", "sm90.empty"};
     /* STAGED, beta != 0: c_full (count 1: the producer's arrive.expect_tx, + the C tile's bytes) and c_empty
      * (count 2: one arrival per consumer warpgroup of this CTA, when its stores have read the buffer) */
     const PipelineRing ring_c = {&sm->c_full, &sm->c_empty, 1, WAIT_CTA, WAIT_CTA, "sm90.c_full", "sm90.c_empty"};
@@ -698,9 +698,9 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     if (threadIdx.x == 0) {
         /* full: the local producer's one arrive.expect_tx; empty: each consumer warpgroup that reads the stage,
          * in each CTA (cooperative: both; pingpong: the one whose unit it holds) */
-        pipeline_init(&ring, 1, (SCHED ? 1 : 2) * CLUSTER);
-        if constexpr (C_BYTES != 0) pipeline_init(&ring_c, 1, 2);
-        if constexpr (SCHED) { /* pingpong: each turn is handed over by the other warpgroup's leader */
+        pipeline_init(&ring, 1, (kSched ? 1 : 2) * kCluster);
+        if constexpr (kCBytes != 0) pipeline_init(&ring_c, 1, 2);
+        if constexpr (kSched) { /* pingpong: each turn is handed over by the other warpgroup's leader */
             mbarrier_init(&sm->turn[0], 1);
             mbarrier_init(&sm->turn[1], 1);
         }
@@ -712,49 +712,49 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
         tma_prefetch_tensormap(&map_q);
         if (prm.epilogue != WSGEMM_EPILOGUE_DIRECT) tma_prefetch_tensormap(&map_c);
     }
-    if constexpr (CLUSTER > 1) cluster_sync(); /* no multicast or remote arrive before the peer's init */
+    if constexpr (kCluster > 1) cluster_sync(); /* no multicast or remote arrive before the peer's init */
     else __syncthreads();
 
     if (warp < 4) {
         setmaxnreg_dec<SM90_PRODUCER_REGS>();
         if (warp == 0) {
             if (elect_one_sync())
-                sm90_producer<BN, STAGES, CLUSTER, P_MN, Q_MN, IN, C_BYTES>(sm, &ring, &ring_c, &map_p, &map_q, &map_c, prm,
+                sm90_producer<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes>(sm, &ring, &ring_c, &map_p, &map_q, &map_c, prm,
                                                                              rank);
             __syncwarp();
         }
     } else {
         setmaxnreg_inc<SM90_CONSUMER_REGS>();
-        if constexpr (SCHED) {
-            static_assert(C_BYTES == 0 && !FUSED, "the pingpong schedule runs the plain tile-end epilogues only");
-            sm90_consumer_pingpong<BN, STAGES, CLUSTER, P_MN, Q_MN, IN>(sm, &ring, prm, &map_c, rank, warp / 4 - 1);
+        if constexpr (kSched) {
+            static_assert(kCBytes == 0 && !kFused, "the pingpong schedule runs the plain tile-end epilogues only");
+            sm90_consumer_pingpong<kBn, kStages, kCluster, kPMn, kQMn, kIn>(sm, &ring, prm, &map_c, rank, warp / 4 - 1);
         } else {
-            static_assert(!FUSED || C_BYTES == 0, "the fused ops run in the DEFERRED, TMA and DIRECT epilogues");
-            sm90_consumer<BN, STAGES, CLUSTER, P_MN, Q_MN, IN, C_BYTES, FUSED>(sm, &ring, &ring_c, prm, &map_c, rank,
+            static_assert(!kFused || kCBytes == 0, "the fused ops run in the DEFERRED, TMA and DIRECT epilogues");
+            sm90_consumer<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes, kFused>(sm, &ring, &ring_c, prm, &map_c, rank,
                                                                                   warp / 4 - 1);
         }
     }
 
     /* the peer may still arrive on our empty[] (and we on its) until its consumers are done */
-    if constexpr (CLUSTER > 1) cluster_sync();
+    if constexpr (kCluster > 1) cluster_sync();
 #endif
 }
 
-template <int BN, int STAGES, int CLUSTER, int P_MN, int Q_MN, int IN, int C_BYTES = 0, int SCHED = 0, int FUSED = 0>
+template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int kCBytes = 0, int kSched = 0, int kFused = 0>
 static Sm90KernelInfo sm90_kernel_info(void)
 {
-    static_assert(sizeof(Sm90Smem<BN, STAGES, C_BYTES>) + SM90_SWIZZLE_ATOM <= 227 * 1024,
+    static_assert(sizeof(Sm90Smem<kBn, kStages, kCBytes>) + SM90_SWIZZLE_ATOM <= 227 * 1024,
                   "ring + epilogue buffers + alignment slack must fit the 227 KB a block may opt into");
-    static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4, "the Q tile is split between 1, 2 or 4 CTAs");
+    static_assert(kCluster == 1 || kCluster == 2 || kCluster == 4, "the Q tile is split between 1, 2 or 4 CTAs");
     Sm90KernelInfo info;
-    info.fn = (const void *)sm90_gemm_kernel<BN, STAGES, CLUSTER, P_MN, Q_MN, IN, C_BYTES, SCHED, FUSED>;
-    info.smem_bytes = (int)sizeof(Sm90Smem<BN, STAGES, C_BYTES>) + SM90_SWIZZLE_ATOM; /* + alignment slack */
-    info.bn = BN;
-    info.stages = STAGES;
-    info.cluster = CLUSTER;
-    info.p_mn = P_MN;
-    info.q_mn = Q_MN;
-    info.in = IN;
+    info.fn = (const void *)sm90_gemm_kernel<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes, kSched, kFused>;
+    info.smem_bytes = (int)sizeof(Sm90Smem<kBn, kStages, kCBytes>) + SM90_SWIZZLE_ATOM; /* + alignment slack */
+    info.bn = kBn;
+    info.stages = kStages;
+    info.cluster = kCluster;
+    info.p_mn = kPMn;
+    info.q_mn = kQMn;
+    info.in = kIn;
     return info;
 }
 
@@ -792,13 +792,13 @@ Sm90KernelInfo sm90_kernels_e5m2_e4m3(int bn, int variant, int p_mn, int q_mn);
 #define SM90_STAGES_FOR(BN) ((BN) == 256 || (BN) == 192 ? 4 : (BN) == 128 ? 6 : 8)
 
 /* The kernel of one (BN, STAGES, CLUSTER, type) for each of the four P/Q majorness pairs. */
-template <int BN, int STAGES, int CLUSTER, int IN, int C_BYTES = 0, int SCHED = 0, int FUSED = 0>
+template <int kBn, int kStages, int kCluster, int kIn, int kCBytes = 0, int kSched = 0, int kFused = 0>
 static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
 {
-    if (!p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 0, IN, C_BYTES, SCHED, FUSED>();
-    if (!p_mn && q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 0, 1, IN, C_BYTES, SCHED, FUSED>();
-    if (p_mn && !q_mn) return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 0, IN, C_BYTES, SCHED, FUSED>();
-    return sm90_kernel_info<BN, STAGES, CLUSTER, 1, 1, IN, C_BYTES, SCHED, FUSED>();
+    if (!p_mn && !q_mn) return sm90_kernel_info<kBn, kStages, kCluster, 0, 0, kIn, kCBytes, kSched, kFused>();
+    if (!p_mn && q_mn) return sm90_kernel_info<kBn, kStages, kCluster, 0, 1, kIn, kCBytes, kSched, kFused>();
+    if (p_mn && !q_mn) return sm90_kernel_info<kBn, kStages, kCluster, 1, 0, kIn, kCBytes, kSched, kFused>();
+    return sm90_kernel_info<kBn, kStages, kCluster, 1, 1, kIn, kCBytes, kSched, kFused>();
 }
 
 /* Defines sm90_kernels_<TY>_n<BN>: the four majorness pairs of the default variant (+ tuning variants, and

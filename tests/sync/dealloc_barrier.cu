@@ -26,14 +26,14 @@
 #include "dealloc_kernels.cuh"
 #include "testing.h"
 
-template <int CtaGroup>
+template <int kCtaGroup>
 static int run(uint32_t rounds, uint32_t ticks, int low_count, uint32_t seed, int ctas_arg)
 {
     int dev = 0, sms = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     const int want = ctas_arg > 0 && ctas_arg < sms ? ctas_arg : sms;
-    const int ctas = CtaGroup == 2 ? (want < 2 ? 2 : (want / 2) * 2) : want;
+    const int ctas = kCtaGroup == 2 ? (want < 2 ? 2 : (want / 2) * 2) : want;
     const uint32_t count_delta = low_count ? (uint32_t)-1 : 0u; /* 127 x cta_group when planted */
 
     cudaLaunchConfig_t cfg = {};
@@ -42,17 +42,17 @@ static int run(uint32_t rounds, uint32_t ticks, int low_count, uint32_t seed, in
     cfg.blockDim = dim3(DB_THREADS, 1, 1);
     cfg.dynamicSmemBytes = 0;
     cfg.stream = 0;
-    cluster_launch_config(&cfg, attr, (unsigned)CtaGroup);
+    cluster_launch_config(&cfg, attr, (unsigned)kCtaGroup);
     int max_clusters = -1; /* informational only: -1 when the query is not supported */
-    if (cudaOccupancyMaxActiveClusters(&max_clusters, dealloc_barrier_kernel<CtaGroup>, &cfg) != cudaSuccess) {
+    if (cudaOccupancyMaxActiveClusters(&max_clusters, dealloc_barrier_kernel<kCtaGroup>, &cfg) != cudaSuccess) {
         (void)cudaGetLastError();
         max_clusters = -1;
     }
 
     printf("dealloc_barrier: cta_group %d, %s, ticks %u, rounds per CTA %u, CTAs %d, clusters %d of %d CTAs "
            "(max active %d), SMs %d, signallers per CTA %d, arrivals per barrier %d%s\n",
-           CtaGroup, ticks ? "try_wait with suspend hint" : "spin", ticks, rounds, ctas, ctas / CtaGroup, CtaGroup,
-           max_clusters, sms, DB_SIGNALLERS, DB_SIGNALLERS * CtaGroup,
+           kCtaGroup, ticks ? "try_wait with suspend hint" : "spin", ticks, rounds, ctas, ctas / kCtaGroup, kCtaGroup,
+           max_clusters, sms, DB_SIGNALLERS, DB_SIGNALLERS * kCtaGroup,
            low_count ? ", PLANTED count one short per CTA (expect early passes)" : "");
 
     DeallocResult *d_res = NULL;
@@ -62,7 +62,7 @@ static int run(uint32_t rounds, uint32_t ticks, int low_count, uint32_t seed, in
     CUDA_CHECK(cudaEventCreate(&t0));
     CUDA_CHECK(cudaEventCreate(&t1));
     CUDA_CHECK(cudaEventRecord(t0));
-    CUDA_CHECK(cudaLaunchKernelEx(&cfg, dealloc_barrier_kernel<CtaGroup>, d_res, rounds, ticks, count_delta, seed));
+    CUDA_CHECK(cudaLaunchKernelEx(&cfg, dealloc_barrier_kernel<kCtaGroup>, d_res, rounds, ticks, count_delta, seed));
     CUDA_CHECK(cudaEventRecord(t1));
     CUDA_CHECK(cudaDeviceSynchronize());
     float ms = 0;
@@ -82,18 +82,18 @@ static int run(uint32_t rounds, uint32_t ticks, int low_count, uint32_t seed, in
             seen[r->smid] = 1;
             ++distinct;
         }
-        if (CtaGroup == 2 && r->cluster_rank != (uint32_t)(c % 2))
+        if (kCtaGroup == 2 && r->cluster_rank != (uint32_t)(c % 2))
             ++incomplete; /* the pair is not the ranks {2k, 2k+1} we assume */
         if ((r->early_passes || r->rounds_done != rounds) && shown++ < 5)
             printf("  CTA %d (SM %u, rank %u): %u early passes, rounds %u; first: round %u, counter %u of %u, "
                    "missing flag %d\n",
                    c, r->smid, r->cluster_rank, r->early_passes, r->rounds_done, r->first_round, r->first_counter,
-                   DB_SIGNALLERS * CtaGroup, (int)r->first_missing_flag);
+                   DB_SIGNALLERS * kCtaGroup, (int)r->first_missing_flag);
     }
     int pass = low_count ? (early > 0 && incomplete == 0) : (early == 0 && incomplete == 0);
     printf("dealloc_barrier: %s: cta_group %d, ticks %u, %u rounds x %d CTAs on %d distinct SMs, %llu early passes%s, "
            "%.1f ms (%.2f us per round)\n",
-           pass ? "PASS" : "FAIL", CtaGroup, ticks, rounds, ctas, distinct, early,
+           pass ? "PASS" : "FAIL", kCtaGroup, ticks, rounds, ctas, distinct, early,
            low_count ? " (the planted fault must show some)" : " (must be 0)", ms, 1000.0 * ms / rounds);
     free(seen);
     free(res);

@@ -42,23 +42,23 @@ struct DeallocResult {
     uint32_t smid, cluster_rank;
 };
 
-template <int CtaGroup>
+template <int kCtaGroup>
 __global__ void __launch_bounds__(DB_THREADS, 1)
     dealloc_barrier_kernel(DeallocResult *results, uint32_t rounds, uint32_t ticks, uint32_t count_delta, uint32_t seed)
 {
     __shared__ DeallocSmem smem;
     const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32, cta = blockIdx.x;
-    const uint32_t expected = (uint32_t)DB_SIGNALLERS * CtaGroup;
+    const uint32_t expected = (uint32_t)DB_SIGNALLERS * kCtaGroup;
     DeallocResult *res = &results[cta];
     uint32_t rng = rng_seed(seed, cta, threadIdx.x);
     DeallocSmem *peer = NULL;
-    if (CtaGroup == 2)
+    if (kCtaGroup == 2)
         peer = (DeallocSmem *)__cluster_map_shared_rank(&smem, cluster_ctarank() ^ 1u);
 
     for (uint32_t round = 0; round < rounds; ++round) {
         if (threadIdx.x == 0) {
             /* count_delta != 0 plants a wrong arrival count (the negative tests). */
-            dealloc_barrier_init<CtaGroup>(&smem.bar, DB_SIGNALLERS + count_delta);
+            dealloc_barrier_init<kCtaGroup>(&smem.bar, DB_SIGNALLERS + count_delta);
             smem.counter = 0;
             fence_mbarrier_init();
         }
@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(DB_THREADS, 1)
         }
         /* CG 2: the peer's barrier must be initialised (and its counters zeroed) before we touch them. */
         __syncwarp(); /* barrier.cluster is .aligned: reconverge after the per-lane code */
-        if (CtaGroup == 2)
+        if (kCtaGroup == 2)
             cluster_sync();
         else
             __syncthreads();
@@ -83,19 +83,19 @@ __global__ void __launch_bounds__(DB_THREADS, 1)
                 random_delay(&rng, DB_SHORT_DELAY_NS);
             atomicAdd(&smem.counter, 1u);
             smem.flags[threadIdx.x] = round + 1;
-            if (CtaGroup == 2) {
+            if (kCtaGroup == 2) {
                 atomicAdd(&peer->counter, 1u);
                 peer->peer_flags[threadIdx.x] = round + 1;
             }
-            dealloc_barrier_signal_complete<CtaGroup>(&smem.bar);
+            dealloc_barrier_signal_complete<kCtaGroup>(&smem.bar);
         } else {
-            dealloc_barrier_wait<CtaGroup>(&smem.bar, ticks);
+            dealloc_barrier_wait<kCtaGroup>(&smem.bar, ticks);
             uint32_t seen = *(volatile uint32_t *)&smem.counter;
             uint32_t missing = 0xFFFFFFFFu;
             for (uint32_t t = lane; t < DB_SIGNALLERS; t += 32) {
                 if (((volatile uint32_t *)smem.flags)[t] != round + 1)
                     missing = t;
-                if (CtaGroup == 2 && ((volatile uint32_t *)smem.peer_flags)[t] != round + 1)
+                if (kCtaGroup == 2 && ((volatile uint32_t *)smem.peer_flags)[t] != round + 1)
                     missing = DB_SIGNALLERS + t;
             }
             uint32_t bad = seen != expected || missing != 0xFFFFFFFFu;
@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(DB_THREADS, 1)
 
         /* Nobody re-initialises a barrier the peer may still arrive on, and nobody exits early. */
         __syncwarp();
-        if (CtaGroup == 2)
+        if (kCtaGroup == 2)
             cluster_sync();
         else
             __syncthreads();
@@ -118,10 +118,10 @@ __global__ void __launch_bounds__(DB_THREADS, 1)
             /* A planted count below the arrivals put (arrivals - count) arrivals into phase 1 that no
              * waiter observed. Complete phase 1 here and wait for it, so that every arrival (the peer's
              * remote ones included) has landed and the barrier is between phases when it is invalidated. */
-            const uint32_t count = (DB_SIGNALLERS + count_delta) * CtaGroup;
+            const uint32_t count = (DB_SIGNALLERS + count_delta) * kCtaGroup;
             if (count < expected) {
                 mbarrier_arrive_count(&smem.bar, 2u * count - expected);
-                mbarrier_wait(&smem.bar, 1u, CtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA, 0u, "dealloc_drain", round);
+                mbarrier_wait(&smem.bar, 1u, kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA, 0u, "dealloc_drain", round);
             }
             mbarrier_inval(&smem.bar);
         }

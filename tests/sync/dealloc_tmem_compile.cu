@@ -8,28 +8,28 @@
 #include "sync/named_barrier.cuh"
 #include "tmem/dealloc_barrier_tmem.cuh"
 
-template <int CtaGroup>
+template <int kCtaGroup>
 __global__ void teardown_compile_kernel(uint32_t *out, uint32_t ticks)
 {
     __shared__ uint64_t dealloc_bar;
     __shared__ uint32_t tmem_slot;
     if (threadIdx.x == 0) {
-        dealloc_barrier_init<CtaGroup>(&dealloc_bar);
+        dealloc_barrier_init<kCtaGroup>(&dealloc_bar);
         fence_mbarrier_init();
     }
     cluster_sync();
     if (threadIdx.x < 32)
-        tmem_alloc<CtaGroup>(&tmem_slot, 512);
+        tmem_alloc<kCtaGroup>(&tmem_slot, 512);
     tcgen05_fence_before_thread_sync();
     named_barrier_sync(1, 160);
     tcgen05_fence_after_thread_sync();
     const uint32_t base = tmem_slot;
     cluster_sync();
     if (threadIdx.x < 32) {
-        dealloc_barrier_complete_dealloc<CtaGroup>(&dealloc_bar, base, ticks);
+        dealloc_barrier_complete_dealloc<kCtaGroup>(&dealloc_bar, base, ticks);
     } else {
         tcgen05_fence_before_thread_sync();
-        dealloc_barrier_signal_complete<CtaGroup>(&dealloc_bar);
+        dealloc_barrier_signal_complete<kCtaGroup>(&dealloc_bar);
     }
     out[threadIdx.x] = base;
 }

@@ -44,37 +44,37 @@ enum { TD_THREADS = 160, TD_ADDR_BARRIER = 1, TD_LOADS = 3, TD_LONG_NS = 20000 }
  * the mutant sleeps 2 ms. */
 enum { TD_MUTANT_LONG_NS = 2000000 };
 
-template <int CtaGroup, int EarlyDealloc>
+template <int kCtaGroup, int EarlyDealloc>
 __global__ void __launch_bounds__(TD_THREADS, 1) teardown_kernel(uint32_t *sink, uint32_t ticks, uint32_t seed)
 {
     __shared__ uint64_t dealloc_bar;
     __shared__ uint32_t tmem_slot;
     const uint32_t warp = threadIdx.x / 32;
     if (threadIdx.x == 0) {
-        dealloc_barrier_init<CtaGroup>(&dealloc_bar);
+        dealloc_barrier_init<kCtaGroup>(&dealloc_bar);
         fence_mbarrier_init();
     }
     __syncwarp(); /* barrier.cluster is .aligned */
-    if (CtaGroup == 2)
+    if (kCtaGroup == 2)
         cluster_sync();
     else
         cta_barrier_sync(); /* __syncthreads, seen by the emulation's happens-before tracking */
     if (warp == 0) {
-        tmem_alloc<CtaGroup>(&tmem_slot, 512);
+        tmem_alloc<kCtaGroup>(&tmem_slot, 512);
         tcgen05_fence_before_thread_sync();
     }
     named_barrier_sync(TD_ADDR_BARRIER, TD_THREADS);
     tcgen05_fence_after_thread_sync();
     const uint32_t tmem_base = tmem_slot;
-    if (CtaGroup == 2)
+    if (kCtaGroup == 2)
         cluster_sync(); /* both allocations done before any dealloc in the pair (docs/protocol.md) */
 
     if (warp == 0) {
         if (EarlyDealloc) { /* the mutant: no wait on the dealloc barrier */
-            tmem_relinquish_alloc_permit<CtaGroup>();
-            tmem_dealloc<CtaGroup>(tmem_base, 512);
+            tmem_relinquish_alloc_permit<kCtaGroup>();
+            tmem_dealloc<kCtaGroup>(tmem_base, 512);
         } else {
-            dealloc_barrier_complete_dealloc<CtaGroup>(&dealloc_bar, tmem_base, ticks);
+            dealloc_barrier_complete_dealloc<kCtaGroup>(&dealloc_bar, tmem_base, ticks);
         }
     } else {
         uint32_t rng = rng_seed(seed, blockIdx.x, threadIdx.x);
@@ -96,11 +96,11 @@ __global__ void __launch_bounds__(TD_THREADS, 1) teardown_kernel(uint32_t *sink,
         if (acc == 0x9E3779B9u) /* keeps the loads; practically never true */
             sink[blockIdx.x] = acc;
         tcgen05_fence_before_thread_sync();
-        dealloc_barrier_signal_complete<CtaGroup>(&dealloc_bar);
+        dealloc_barrier_signal_complete<kCtaGroup>(&dealloc_bar);
     }
 }
 
-template <int CtaGroup, int EarlyDealloc>
+template <int kCtaGroup, int EarlyDealloc>
 static int launch_and_check(int ctas, uint32_t ticks, uint32_t seed, char *msg, size_t msg_size, uint32_t *d_sink)
 {
     cudaLaunchConfig_t cfg = {};
@@ -113,12 +113,12 @@ static int launch_and_check(int ctas, uint32_t ticks, uint32_t seed, char *msg, 
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
     cfg.dynamicSmemBytes = (size_t)smem_per_sm / 2 + 1024;
-    CUDA_CHECK(cudaFuncSetAttribute(teardown_kernel<CtaGroup, EarlyDealloc>,
+    CUDA_CHECK(cudaFuncSetAttribute(teardown_kernel<kCtaGroup, EarlyDealloc>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)cfg.dynamicSmemBytes));
-    cluster_launch_config(&cfg, attr, (unsigned)CtaGroup);
+    cluster_launch_config(&cfg, attr, (unsigned)kCtaGroup);
     tmem_host_set_random_delays(1000, seed);
     CUDA_CHECK(tmem_host_prepare(0));
-    cudaError_t e = cudaLaunchKernelEx(&cfg, teardown_kernel<CtaGroup, EarlyDealloc>, d_sink, ticks, seed);
+    cudaError_t e = cudaLaunchKernelEx(&cfg, teardown_kernel<kCtaGroup, EarlyDealloc>, d_sink, ticks, seed);
     if (e != cudaSuccess) {
         snprintf(msg, msg_size, "launch: %s", cudaGetErrorName(e));
         return -1;
@@ -126,25 +126,25 @@ static int launch_and_check(int ctas, uint32_t ticks, uint32_t seed, char *msg, 
     return tmem_host_leak_check(0, msg, msg_size);
 }
 
-template <int CtaGroup>
+template <int kCtaGroup>
 static int run(int launches, uint32_t ticks, uint32_t seed, int ctas_arg)
 {
     int dev = 0, sms = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     int ctas = ctas_arg > 0 && ctas_arg < sms ? ctas_arg : sms;
-    if (CtaGroup == 2)
+    if (kCtaGroup == 2)
         ctas = ctas < 2 ? 2 : ctas / 2 * 2;
     printf("teardown_emu: cta_group %d, %s (ticks %u), launches %d, CTAs %d (%d clusters of %d) on %d SMs, 512 TMEM "
            "columns per CTA (emulated), %d epilogue threads x %d loads each\n",
-           CtaGroup, ticks ? "wait with suspend hint" : "spin wait", ticks, launches, ctas, ctas / CtaGroup, CtaGroup,
+           kCtaGroup, ticks ? "wait with suspend hint" : "spin wait", ticks, launches, ctas, ctas / kCtaGroup, kCtaGroup,
            sms, 128, TD_LOADS);
     uint32_t *d_sink = NULL;
     CUDA_CHECK(cudaMalloc(&d_sink, sizeof(uint32_t) * (size_t)ctas));
     int bad = 0;
     for (int l = 0; l < launches; ++l) {
         char msg[512];
-        int leaked = launch_and_check<CtaGroup, 0>(ctas, ticks, seed + (uint32_t)l, msg, sizeof(msg), d_sink);
+        int leaked = launch_and_check<kCtaGroup, 0>(ctas, ticks, seed + (uint32_t)l, msg, sizeof(msg), d_sink);
         if (leaked != 0) {
             printf("  launch %d: %s %s\n", l, leaked < 0 ? "FAILED:" : "leaked columns:", msg);
             ++bad;
@@ -153,7 +153,7 @@ static int run(int launches, uint32_t ticks, uint32_t seed, int ctas_arg)
         }
     }
     printf("teardown_emu: %s: cta_group %d, ticks %u, %d launches x %d CTAs, %d bad launches\n", bad ? "FAIL" : "PASS",
-           CtaGroup, ticks, launches, ctas, bad);
+           kCtaGroup, ticks, launches, ctas, bad);
     return bad ? 1 : 0;
 }
 

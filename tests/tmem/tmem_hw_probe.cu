@@ -7,7 +7,7 @@
  */
 #include "tmem/tmem.cuh"
 
-template <int CtaGroup>
+template <int kCtaGroup>
 static __device__ __forceinline__ void probe_body(uint32_t *out, uint64_t a_desc, uint64_t b_desc, uint32_t idesc)
 {
     __shared__ uint32_t tmem_slot;
@@ -15,17 +15,17 @@ static __device__ __forceinline__ void probe_body(uint32_t *out, uint64_t a_desc
     uint32_t warp = threadIdx.x / 32;
     uint32_t regs[128];
     if (warp == 0)
-        tmem_alloc<CtaGroup>(&tmem_slot, 512);
+        tmem_alloc<kCtaGroup>(&tmem_slot, 512);
     tcgen05_fence_before_thread_sync();
     __syncthreads();
     tcgen05_fence_after_thread_sync();
     uint32_t tmem_base = tmem_slot;
     if (warp == 0) {
-        umma_f16_warp<CtaGroup>(tmem_base, a_desc, b_desc, idesc, 0);
-        if (CtaGroup == 1)
-            umma_commit_warp<CtaGroup>(&bar);
+        umma_f16_warp<kCtaGroup>(tmem_base, a_desc, b_desc, idesc, 0);
+        if (kCtaGroup == 1)
+            umma_commit_warp<kCtaGroup>(&bar);
         else
-            umma_commit_multicast_warp<CtaGroup>(&bar, 0x3);
+            umma_commit_multicast_warp<kCtaGroup>(&bar, 0x3);
     }
     uint32_t taddr = tmem_base + ((32u * (warp % 4)) << 16);
     uint32_t sum = 0;
@@ -53,9 +53,9 @@ static __device__ __forceinline__ void probe_body(uint32_t *out, uint64_t a_desc
     tcgen05_fence_before_thread_sync();
     __syncthreads();
     if (warp == 0) {
-        tmem_relinquish_alloc_permit<CtaGroup>();
+        tmem_relinquish_alloc_permit<kCtaGroup>();
         tcgen05_fence_after_thread_sync();
-        tmem_dealloc<CtaGroup>(tmem_base, 512);
+        tmem_dealloc<kCtaGroup>(tmem_base, 512);
     }
 }
 
