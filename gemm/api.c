@@ -145,14 +145,15 @@ static int gemm_operands(const wsgemm_problem *p, float alpha, wsgemm_call_opera
 {
     int n = 0;
     if (p->k > 0 && alpha != 0.0f) {
-        ops[n++] = (wsgemm_call_operand){"A", p->A, wsgemm_dtype_size(p->Atype),
-                                         p->transa == WSGEMM_OP_N ? p->m : p->k, p->transa == WSGEMM_OP_N ? p->k : p->m,
-                                         p->lda, p->strideA, 1};
-        ops[n++] = (wsgemm_call_operand){"B", p->B, wsgemm_dtype_size(p->Btype),
-                                         p->transb == WSGEMM_OP_N ? p->k : p->n, p->transb == WSGEMM_OP_N ? p->n : p->k,
-                                         p->ldb, p->strideB, 1};
+        ops[n] = wsgemm_call_operand_of("A", p->A, wsgemm_dtype_size(p->Atype), p->transa == WSGEMM_OP_N ? p->m : p->k,
+                                        p->transa == WSGEMM_OP_N ? p->k : p->m, p->lda);
+        ops[n++].stride = p->strideA;
+        ops[n] = wsgemm_call_operand_of("B", p->B, wsgemm_dtype_size(p->Btype), p->transb == WSGEMM_OP_N ? p->k : p->n,
+                                        p->transb == WSGEMM_OP_N ? p->n : p->k, p->ldb);
+        ops[n++].stride = p->strideB;
     }
-    ops[n++] = (wsgemm_call_operand){"C", p->C, wsgemm_dtype_size(p->Ctype), p->m, p->n, p->ldc, p->strideC, 1};
+    ops[n] = wsgemm_call_operand_of("C", p->C, wsgemm_dtype_size(p->Ctype), p->m, p->n, p->ldc);
+    ops[n++].stride = p->strideC;
     for (int i = 0; i < n; ++i) /* a batch member each, unless shared by all (stride 0) */
         ops[i].matrices = (p->batch_count > 1 && ops[i].stride != 0) ? p->batch_count : 1;
     return n;

@@ -98,23 +98,23 @@ static int used_operands(const matmul_call *c, wsgemm_call_operand *ops)
     const int product = c->k > 0 && c->alpha != 0.0f;
     int n = 0;
     if (product) {
-        ops[n++] = (wsgemm_call_operand){"A", c->A, wsgemm_dtype_size(d->Atype),
-                                         d->transa == WSGEMM_OP_N ? c->m : c->k,
-                                         d->transa == WSGEMM_OP_N ? c->k : c->m, c->lda, 0, 1};
-        ops[n++] = (wsgemm_call_operand){"B", c->B, wsgemm_dtype_size(d->Btype),
-                                         d->transb == WSGEMM_OP_N ? c->k : c->n,
-                                         d->transb == WSGEMM_OP_N ? c->n : c->k, c->ldb, 0, 1};
+        ops[n++] = wsgemm_call_operand_of("A", c->A, wsgemm_dtype_size(d->Atype), d->transa == WSGEMM_OP_N ? c->m : c->k,
+                                          d->transa == WSGEMM_OP_N ? c->k : c->m, c->lda);
+        ops[n++] = wsgemm_call_operand_of("B", c->B, wsgemm_dtype_size(d->Btype), d->transb == WSGEMM_OP_N ? c->k : c->n,
+                                          d->transb == WSGEMM_OP_N ? c->n : c->k, c->ldb);
     }
-    if (c->beta != 0.0f) ops[n++] = (wsgemm_call_operand){"C", c->C, wsgemm_dtype_size(d->Ctype), c->m, c->n, c->ldc, 0, 1};
-    ops[n++] = (wsgemm_call_operand){"D", c->D, wsgemm_dtype_size(d->Dtype), c->m, c->n, c->ldd, 0, 1};
-    if (c->ops.bias) ops[n++] = (wsgemm_call_operand){"bias", d->bias, wsgemm_dtype_size(d->bias_type), c->m, 1, c->m, 0, 1};
+    if (c->beta != 0.0f) ops[n++] = wsgemm_call_operand_of("C", c->C, wsgemm_dtype_size(d->Ctype), c->m, c->n, c->ldc);
+    ops[n++] = wsgemm_call_operand_of("D", c->D, wsgemm_dtype_size(d->Dtype), c->m, c->n, c->ldd);
+    if (c->ops.bias) ops[n++] = wsgemm_call_operand_of("bias", d->bias, wsgemm_dtype_size(d->bias_type), c->m, 1, c->m);
     if (c->ops.aux)
-        ops[n++] = (wsgemm_call_operand){"aux", d->aux, wsgemm_dtype_size(d->aux_type), c->m, c->n, d->ldaux, 0, 1};
-    const struct { const char *name; const float *p; } scalars[] = {
-        {"a_scale", d->a_scale}, {"b_scale", d->b_scale}, {"c_scale", d->c_scale}, {"d_scale", d->d_scale},
-        {"amax_d", d->amax_d}};
+        ops[n++] = wsgemm_call_operand_of("aux", d->aux, wsgemm_dtype_size(d->aux_type), c->m, c->n, d->ldaux);
+    const struct {
+        const char *name;
+        const float *p;
+    } scalars[] = {{"a_scale", d->a_scale}, {"b_scale", d->b_scale}, {"c_scale", d->c_scale},
+                   {"d_scale", d->d_scale}, {"amax_d", d->amax_d}};
     for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; ++i)
-        if (scalars[i].p) ops[n++] = (wsgemm_call_operand){scalars[i].name, scalars[i].p, 4, 1, 1, 1, 0, 1};
+        if (scalars[i].p) ops[n++] = wsgemm_call_operand_of(scalars[i].name, scalars[i].p, 4, 1, 1, 1);
     return n;
 }
 

@@ -25,6 +25,15 @@ typedef struct wsgemm_call_operand {
     int matrices;
 } wsgemm_call_operand;
 
+/* An operand of one matrix (no batch): `rows` contiguous elements of elem_bytes per column, `cols` columns ld
+ * apart. */
+static inline wsgemm_call_operand wsgemm_call_operand_of(const char *name, const void *ptr, int elem_bytes,
+                                                         long long rows, long long cols, long long ld)
+{
+    return (wsgemm_call_operand){.name = name, .ptr = ptr, .elem_bytes = elem_bytes, .rows = rows, .cols = cols,
+                                 .ld = ld, .stride = 0, .matrices = 1};
+}
+
 enum { WSGEMM_CALL_MAX_OPERANDS = 11 };
 
 typedef enum wsgemm_call_kind {
