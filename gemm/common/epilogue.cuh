@@ -1,7 +1,7 @@
 /*
  * gemm/common/epilogue.cuh - the per-element output operation every kernel's epilogue uses (generic, sm90;
  * sm100 can take it as is), and the fused one of wsgemm_matmul (bias, aux, activation, scales, amax; its
- * order in epilogue.h). Device code, C style; OUT_TYPE is a wsgemm_dtype (the element type of C).
+ * order in epilogue.h). Device code, C style; kOutType is a wsgemm_dtype (the element type of C).
  *
  *   D = alpha * acc + beta * C      C read only when beta != 0 (beta == 0 never touches C, so NaN in an
  *                                   unwritten C cannot leak), rounded once to C's type (round to nearest)
