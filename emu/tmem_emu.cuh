@@ -650,8 +650,8 @@ static inline __host__ __device__ int32_t tmem_emu_mn_major_elem(const tmem_emu_
     return (int32_t)tmem_emu_swizzle(addr, op->swz_mask) - (int32_t)op->start_addr;
 }
 
-/* The K values of one instruction (32 bytes: 16 of kind::f16, 32 of kind::f8f6f4; kElemBytes = op->elem_bytes) of row
- * `idx` (M index for A, N index for B) in CTA `cta` (0 issuing, 1 peer). */
+/* The K values of one instruction (32 bytes: 16 of kind::f16, 32 of kind::f8f6f4; kElemBytes = op->elem_bytes)
+ * of row `idx` (M index for A, N index for B) in CTA `cta` (0 issuing, 1 peer). */
 template <int kElemBytes>
 static __device__ __forceinline__ void tmem_emu_load_row(const tmem_emu_operand *op, uint32_t cta, uint32_t idx,
                                                          float *out)

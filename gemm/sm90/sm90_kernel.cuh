@@ -762,14 +762,14 @@ static Sm90KernelInfo sm90_kernel_info(void)
 }
 
 /* The instantiations live in sm90_inst_*.cu (compiled in parallel); each file defines one of these.
- * bn: 64/128/192/256; variant 0 = default (cluster 2, deepest ring that fits; the only variant of BN 192), 1 = cluster 1, 2 = 3 stages
- * (variants 1 and 2 exist for bf16, BN 256, P K-major only: comparisons for the tuning tool, tests/sm90/sm90_tune.c), 3 = cluster 4
- * (BN 64 and 128: one Q tile feeds four P tiles, a quarter of it loaded by each CTA), 4 and 5 = the STAGED
- * epilogue's kernels (the CTA's C tile in smem): 4 for 16-bit C (BN 256, 3 stages), 5 for fp32 C (BN 128,
- * 5 stages), both cluster 2 (sm90_inst_<type>_staged.cu), 6 = the pingpong schedule (BN 128, 6 stages,
- * cluster 2; sm90_inst_<type>_pingpong.cu), 7 = FUSED (BN 256 and 128, the default ring, cluster 2;
- * sm90_inst_<type>_fused.cu). FP8 inputs (in = SM90_IN_E4M3 ..., sm90_inst_<pair>.cu): variants 0 and 7 only, BN 128,
- * K-major P and Q. The numbers are named in sm90_tile.h.
+ * bn: 64/128/192/256; variant 0 = default (cluster 2, deepest ring that fits; the only variant of BN 192),
+ * 1 = cluster 1, 2 = 3 stages (variants 1 and 2 exist for bf16, BN 256, P K-major only: comparisons for the
+ * tuning tool, tests/sm90/sm90_tune.c), 3 = cluster 4 (BN 64 and 128: one Q tile feeds four P tiles, a
+ * quarter of it loaded by each CTA), 4 and 5 = the STAGED epilogue's kernels (the CTA's C tile in smem): 4 for
+ * 16-bit C (BN 256, 3 stages), 5 for fp32 C (BN 128, 5 stages), both cluster 2 (sm90_inst_<type>_staged.cu),
+ * 6 = the pingpong schedule (BN 128, 6 stages, cluster 2; sm90_inst_<type>_pingpong.cu), 7 = FUSED (BN 256
+ * and 128, the default ring, cluster 2; sm90_inst_<type>_fused.cu). FP8 inputs (in = SM90_IN_E4M3 ...,
+ * sm90_inst_<pair>.cu): variants 0 and 7 only, BN 128, K-major P and Q. The numbers are named in sm90_tile.h.
  * Returns info.fn == NULL when the combination is not instantiated. */
 Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int in);
 Sm90KernelInfo sm90_kernels_bf16_n256(int variant, int p_mn, int q_mn);
