@@ -885,7 +885,7 @@ static tmem_emu_host s_tmem_emu_host;
 
 /* Happens-before tracking (emu/hb_emu.cuh): off unless tmem_host_set_happens_before(1) or WSGEMM_TMEM_HB=1.
  * Off by default: every access and edge takes locks in global memory, and a rare tracked run still stops under
- * load (docs/tmem.md, "Happens-before tracking: status"). */
+ * load (docs/emulation.md, "Happens-before tracking: status"). */
 static inline int tmem_emu_hb_wanted(void)
 {
     if (s_tmem_emu_host.hb_setting != 0)

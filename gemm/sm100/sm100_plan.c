@@ -34,7 +34,8 @@
 
 /* ---------------------------------------------------------------- cost model */
 
-/* Estimated time (us) of one call on a B200 (published figures; docs/sm100.md, "Cycle budget", cites them):
+/* Estimated time (us) of one call on a B200 (published figures; docs/sm100.md, "Cycle and byte budget on a
+ * B200", cites them):
  *   tensor core  8192 dense 16-bit FLOP per clock per SM (a 128 x 256 x 16 UMMA in 128 cycles) at ~1.85 GHz:
  *                15.2 TFLOP/s per SM; every CTA computes 128 x 256 x 64 per K block in either cta_group (FP8:
  *                twice the rate and twice the K per block, so the same time per block);
