@@ -650,8 +650,8 @@ static inline __host__ __device__ int32_t tmem_emu_mn_major_elem(const tmem_emu_
     return (int32_t)tmem_emu_swizzle(addr, op->swz_mask) - (int32_t)op->start_addr;
 }
 
-/* The K values of one instruction (32 bytes: 16 of kind::f16, 32 of kind::f8f6f4; EB = op->elem_bytes) of row
- * `idx` (M index for A, N index for B) in CTA `cta` (0 issuing, 1 peer). */
+/* The K values of one instruction (32 bytes: 16 of kind::f16, 32 of kind::f8f6f4; kElemBytes = op->elem_bytes)
+ * of row `idx` (M index for A, N index for B) in CTA `cta` (0 issuing, 1 peer). */
 template <int kElemBytes>
 static __device__ __forceinline__ void tmem_emu_load_row(const tmem_emu_operand *op, uint32_t cta, uint32_t idx,
                                                          float *out)
@@ -692,7 +692,7 @@ static __device__ __forceinline__ void tmem_emu_load_row(const tmem_emu_operand 
     }
 }
 
-/* The product part of an emulated UMMA with EB-byte operands: rows lane + j*nlanes (j < 4) of every
+/* The product part of an emulated UMMA with kElemBytes-byte operands: rows lane + j*nlanes (j < 4) of every
  * 4*nlanes-row group, in each CTA of the group, all n_total columns. */
 template <int kElemBytes>
 static __device__ __forceinline__ void tmem_emu_umma_products(uint32_t cg, const uint32_t *sm, uint32_t d_col,
@@ -885,7 +885,7 @@ static tmem_emu_host s_tmem_emu_host;
 
 /* Happens-before tracking (emu/hb_emu.cuh): off unless tmem_host_set_happens_before(1) or WSGEMM_TMEM_HB=1.
  * Off by default: every access and edge takes locks in global memory, and a rare tracked run still stops under
- * load (docs/tmem.md, "Happens-before tracking: status"). */
+ * load (docs/emulation.md, "Happens-before tracking: status"). */
 static inline int tmem_emu_hb_wanted(void)
 {
     if (s_tmem_emu_host.hb_setting != 0)

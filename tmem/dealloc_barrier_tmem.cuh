@@ -19,7 +19,7 @@
  *   2. wait until every epilogue thread (of both CTAs for cta_group 2) has signalled that its TMEM
  *      reads are done, then reconverge the warp (__syncwarp) for the .sync.aligned dealloc;
  *   3. tcgen05.fence::after_thread_sync: order the dealloc after the reads the wait made visible;
- *   4. dealloc the allocation (taddr = the base address tcgen05.alloc returned, MaxCols columns).
+ *   4. dealloc the allocation (taddr = the base address tcgen05.alloc returned, kMaxCols columns).
  * For cta_group 2 the dealloc runs in both CTAs; the wait in each covers both epilogues, and the
  * cluster_sync after alloc (kernel set-up) guarantees the peer's alloc completed before either frees.
  * ticks: as dealloc_barrier_wait (0 = spin). */

@@ -220,10 +220,10 @@ static __device__ __forceinline__ uint32_t tmem_alloc_and_publish(uint32_t *slot
     tcgen05_fence_before_thread_sync(); /* the alloc (and its slot write) before the barrier */
     /* The allocator only publishes: it ARRIVES (bar.arrive) and reads the slot its own lane wrote, while
      * the receivers SYNC. With a bar.sync on both sides (two different .aligned barrier instructions
-     * completing one generation), compute-sanitizer synccheck on the H200 reported "Divergent thread(s)
-     * in block" at the allocator's barrier and aborted the kernel (sm100 emulated, cta_group 2,
-     * 2026-11-29); tests/sync/named_barrier_handoff.cu isolates the two forms. bar.arrive is .aligned
-     * too: the emulated alloc lets one lane spin alone, so reconverge first. */
+     * completing one generation), compute-sanitizer synccheck reported "Divergent thread(s) in block" at
+     * the allocator's barrier and aborted the kernel (the emulated sm100 kernel, cta_group 2, on the H200:
+     * docs/sm100.md, "Results on the H200"); tests/sync/named_barrier_handoff.cu isolates the two forms.
+     * bar.arrive is .aligned too: the emulated alloc lets one lane spin alone, so reconverge first. */
     __syncwarp();
     named_barrier_arrive(barrier_id, nthreads);
     tcgen05_fence_after_thread_sync(); /* pairs with the fence above across the __syncwarp (a thread sync) */

@@ -48,8 +48,9 @@ void *wsgemm_driver_symbol(const char *name, int cuda_version);
 
 /* cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) for the current device, done
  * through the driver (cuFuncSetAttribute on the function cudaGetFuncBySymbol gives): the runtime's own call
- * cleared a caller's pending error on the H200 (driver 580), the driver's leaves the runtime's error state
- * alone. Returns a CUDA error already cleared. */
+ * cleared a caller's pending error on the H200 (docs/perf-log.md, "The runtime's cudaFuncSetAttribute cleared
+ * a caller's pending error"; tests/reliability/errors.c checks for it), the driver's leaves the runtime's
+ * error state alone. Returns a CUDA error already cleared. */
 cudaError_t wsgemm_kernel_set_max_dynamic_smem(const void *fn, int bytes);
 
 #ifdef __cplusplus

@@ -1,7 +1,7 @@
 /*
  * gemm/common/epilogue.cuh - the per-element output operation every kernel's epilogue uses (generic, sm90;
  * sm100 can take it as is), and the fused one of wsgemm_matmul (bias, aux, activation, scales, amax; its
- * order in epilogue.h). Device code, C style; OUT_TYPE is a wsgemm_dtype (the element type of C).
+ * order in epilogue.h). Device code, C style; kOutType is a wsgemm_dtype (the element type of C).
  *
  *   D = alpha * acc + beta * C      C read only when beta != 0 (beta == 0 never touches C, so NaN in an
  *                                   unwritten C cannot leak), rounded once to C's type (round to nearest)
@@ -163,9 +163,9 @@ static __device__ __forceinline__ void wsgemm_store_any(int type, void *base, lo
  * with tanh from the tanh.approx.f32 instruction (one MUFU operation; PTX ISA "tanh": relative error about
  * 2^-11): one FMUL, one FFMA, one FMUL, tanh.approx, one FMUL, one FFMA. One MUFU operation per element is
  * what keeps the fused kernels' tile-end work short, and cuBLASLt's GELU results match this form to rounding
- * (docs/performance.md, "GELU through tanh.approx"). Against the exact function the error is at most about
- * 0.5 |x| 2^-11, below a 16-bit D's rounding. Large |x|: tanh is +-1 (result x, or 0 for x << 0); NaN stays
- * NaN. */
+ * (measured on the H200: docs/perf-log.md, "GELU through tanh.approx"). Against the exact function the error
+ * is at most about 0.5 |x| 2^-11, below a 16-bit D's rounding. Large |x|: tanh is +-1 (result x, or 0 for x <<
+ * 0); NaN stays NaN. */
 static __device__ __forceinline__ float wsgemm_gelu_tanh(float x)
 {
     const float kK0 = (float)0.7978845608028654; /* sqrt(2/pi) */

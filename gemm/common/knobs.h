@@ -39,7 +39,8 @@ typedef struct wsgemm_knobs {
     int sm90_debug;   /* WSGEMM_SM90_DEBUG=1: the launcher prints its plan to stderr */
     int sm90_swap;    /* WSGEMM_SM90_SWAP=0|1: orientation of problems whose small side exceeds 256 (default 1) */
     int sm90_bn;      /* WSGEMM_SM90_BN=64|128|192|256: tile width; 0 (unset or another value): chosen */
-    int sm90_variant; /* WSGEMM_SM90_VARIANT=0..3: kernel variant where it exists (sm90_plan.h) */
+    int sm90_variant; /* WSGEMM_SM90_VARIANT=0..7: kernel variant (SM90_VARIANT_*, sm90/sm90_tile.h) where it
+                         exists (sm90_plan.h) */
     int sm90_splitk;  /* WSGEMM_SM90_SPLITK=n > 0: exactly n K splits (clamped to the K blocks); 0: chosen */
     int sm90_group;   /* WSGEMM_SM90_GROUP=g: rows per band of the grouped tile order (default 8) */
     int sm90_hybrid;  /* WSGEMM_SM90_HYBRID: -1 (unset) the plan chooses; 0 (0 or 1) never; n >= 2 a split region

@@ -77,10 +77,10 @@ typedef struct wsgemm_plan {
 
 /* ---------------------------------------------------------------- the steps both planners take */
 
-/* The longest run of K blocks one accumulator takes before its sum goes to a split-K partial. The tensor
- * cores do not add into the fp32 accumulator with round-to-nearest, and the error of one chain grows with its
- * length (docs/perf-log.md, "Long K"): longer K is split so that no chain is longer, and the partials are added
- * in fp32 by the reduction kernel in a fixed order. */
+/* The longest run of K blocks one accumulator takes before its sum goes to a split-K partial. The tensor cores
+ * do not add into the fp32 accumulator with round-to-nearest, and the error of one chain grows with its length
+ * (docs/perf-log.md, "Long K: accuracy of the accumulation"): longer K is split so that no chain is longer,
+ * and the partials are added in fp32 by the reduction kernel in a fixed order. */
 enum { WSGEMM_MAX_CHAIN_BLOCKS = 4096 };
 
 /* The K split counts a plan may take for k_blocks K blocks: exactly `forced` when it is > 0; else from the

@@ -44,7 +44,7 @@
 typedef struct wsgemm_sched {
     int row_groups;       /* cluster rows: ceil(tiles along the first axis / cluster_rows) */
     int cols;             /* tiles along the second axis */
-    int cluster_rows;     /* CTAs per cluster, adjacent along the first axis (1 or 2) */
+    int cluster_rows;     /* CTAs per cluster, adjacent along the first axis (sm90: 1, 2 or 4; sm100: 1 or 2) */
     int group;            /* rows per band of the grouped order (>= 1) */
     int splits;           /* split-K factor (>= 1) */
     int batch;            /* problems of a strided batch (>= 1) */

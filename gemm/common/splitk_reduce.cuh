@@ -23,8 +23,9 @@
  * not read). A fixed order, so the bits depend only on the shape and the split count.
  * One flat grid-stride loop over e = (b*n + j)*m + i, the partials' own order: every warp reads 32
  * consecutive floats of each split and writes consecutive elements of a column of C, whatever m is.
- * (A block row per column of C would leave most threads idle for small m: for m = 64, 192 of 256 threads
- * idle and took a third of the call at m = 64, docs/performance.md.) */
+ * (A block row per column of C leaves most threads idle for small m, 192 of 256 at m = 64, where the
+ * reduction then took a large part of the call: docs/perf-log.md, "Skinny shapes, split-K and the staging
+ * copy".) */
 static __global__ void wsgemm_splitk_reduce_kernel(const float *part, int splits, long long m, long long n, int nb, void *c,
                                                     int c_type, long long ldc, long long stride_c, float alpha,
                                                     float beta)

@@ -19,9 +19,9 @@ size_t wsgemm_align256(size_t x)
 
 /* A one-row MN-major operand with ld 1 (A of a 1 x k product, op N, lda 1; or B of n = 1, op T, ldb 1) holds
  * its k elements back to back: that is a K-major row, which TMA loads directly, while the MN-major view (a
- * 1-element-wide box, a 2-byte K stride) is TMA-illegal and cost a staging copy of 8192 one-element
- * columns (docs/performance.md: m = 1, n = k = 8192). The row stride of a single row is never used; it is
- * set to satisfy TMA's 16-byte stride rule. */
+ * 1-element-wide box, a 2-byte K stride) is TMA-illegal and cost a staging copy of k one-element columns
+ * (docs/perf-log.md, "Skinny shapes, split-K and the staging copy": m = 1, n = k = 8192). The row stride of a
+ * single row is never used; it is set to satisfy TMA's 16-byte stride rule. */
 static void view_one_row_as_k_major(wsgemm_operand *o, int k)
 {
     if (o->k_major || o->rows_dim != 1 || o->ld != 1) return;

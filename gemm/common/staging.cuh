@@ -34,8 +34,9 @@ static __device__ __forceinline__ uint4 wsgemm_stage_window_bytes(uint4 lo, uint
  * is staged). blockIdx.y walks the columns of all matrices (column c of matrix b is y = b*cols + c,
  * grid-strided); each thread writes 8-element chunks of the column as one 16-byte store and reads them with
  * one or two aligned 16-byte loads, where the aligned window lies inside the column (so nothing outside the
- * operand is read), else element by element. Measured at 4099^3 (ncu, H200, 2026-11-29) with one 2-byte
- * copy per thread and iteration: 38 us per operand (26 % of the HBM bandwidth). */
+ * operand is read), else element by element. That copies about twice as fast as one 2-byte element per
+ * thread and iteration (measured at 4099^3 on the H200: docs/perf-log.md, "Skinny shapes, split-K and the
+ * staging copy"). */
 static __global__ void wsgemm_stage_operand_kernel(uint16_t *dst, const uint16_t *src, long long rows, long long cols, int nb,
                                    long long src_ld, long long src_stride, long long dst_ld, long long dst_stride)
 {
@@ -69,8 +70,9 @@ static __global__ void wsgemm_stage_operand_kernel(uint16_t *dst, const uint16_t
 }
 
 /* The staging copy's grid: y walks the columns (capped; the kernel grid-strides over them), x gives each
- * thread about two 8-element chunks of a column. (The first version gave each thread one 2-byte element: at
- * 4099^3 that was 70k blocks, and each operand took 118 us at 9 % of the HBM bandwidth, ncu, H200.) */
+ * thread about two 8-element chunks of a column. A grid of one element per thread (70k blocks at 4099^3) ran
+ * the copy at a small fraction of the HBM bandwidth (docs/perf-log.md, "Skinny shapes, split-K and the staging
+ * copy"). */
 static inline dim3 wsgemm_stage_grid(long long rows, long long columns, int threads)
 {
     long long chunks = (rows + 7) / 8;

@@ -65,7 +65,7 @@ static __device__ __forceinline__ void bulk_commit_group(void)
     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
 }
 
-/* PTX ISA "cp.async.bulk.wait_group": .read - wait until at most N of this thread's bulk groups still have to
+/* PTX ISA "cp.async.bulk.wait_group": .read - wait until at most kN of this thread's bulk groups still have to
  * READ their shared-memory source (the source may then be overwritten; the global writes may still be in
  * flight). */
 template <int kN>
@@ -74,7 +74,7 @@ static __device__ __forceinline__ void bulk_wait_group_read(void)
     asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kN) : "memory");
 }
 
-/* PTX ISA "cp.async.bulk.wait_group": wait until at most N of this thread's bulk groups are incomplete
+/* PTX ISA "cp.async.bulk.wait_group": wait until at most kN of this thread's bulk groups are incomplete
  * (writes done). */
 template <int kN>
 static __device__ __forceinline__ void bulk_wait_group(void)

@@ -5,11 +5,12 @@
  * once through the runtime (cudaGetDriverEntryPointByVersion), so a binary without a driver (the CPU
  * tests, a build machine) still starts, and only the first fast-path call needs the driver.
  *
- * A wsgemm_tma_2d16 describes one operand (or C) as a 3D tensor of 16-bit (FP8 operands: 8-bit; C: 32-bit too)
- * elements:
+ * A wsgemm_tma_2d16 describes one operand (or C) as a 3D tensor of elements of its dtype's size: 2 bytes
+ * (16-bit operands and C), 1 byte (FP8 operands, an E4M3 D) or 4 bytes (fp32 C):
  *   dim 0 (contiguous): `inner` elements, dim 1: `outer` rows `ld` elements apart, dim 2: `depth`
  *   matrices `batch_stride` elements apart (depth 1 when the operand is shared by the batch).
- * ld and batch_stride are in elements. The box is box_inner x box_outer x 1 with the 128-byte swizzle
+ * ld and batch_stride are in elements; TMA wants them in bytes, so ld * element size and batch_stride *
+ * element size must be multiples of 16. The box is box_inner x box_outer x 1 with the 128-byte swizzle
  * (box_inner * element size <= 128), zero fill
  * out of bounds (the kernels rely on it for M/N/K tails).
  */
@@ -27,17 +28,19 @@ extern "C" {
 
 typedef struct wsgemm_tma_2d16 {
     const void *base;       /* 16-byte aligned */
-    wsgemm_dtype dtype;     /* WSGEMM_R_16BF, WSGEMM_R_16F (operands and C), WSGEMM_R_32F (C only) or FP8 (operands) */
+    wsgemm_dtype dtype;     /* WSGEMM_R_16BF, WSGEMM_R_16F (operands and C), WSGEMM_R_32F (C only) or FP8 (operands,
+                               and an E4M3 D) */
     uint64_t inner, outer, depth;
-    uint64_t ld;            /* elements between rows; ld * 2 % 16 == 0 */
-    uint64_t batch_stride;  /* elements between matrices; * 2 % 16 == 0 (ignored when depth == 1) */
+    uint64_t ld;            /* elements between rows; ld * element size % 16 == 0 */
+    uint64_t batch_stride;  /* elements between matrices; batch_stride * element size % 16 == 0 (ignored when
+                               depth == 1) */
     uint32_t box_inner, box_outer;
 } wsgemm_tma_2d16;
 
-/* 1 when TMA can address an operand with this base, leading dimension and batch stride (elements of
+/* 1 when TMA can address a 16-bit operand with this base, leading dimension and batch stride (elements of
  * 2 bytes): base and strides 16-byte aligned, strides below 2^40 bytes. */
 int wsgemm_tma_operand_ok(const void *base, long long ld, long long batch_stride, int uses_batch);
-/* The same for elements of elem_bytes (2 or 4). */
+/* The same for elements of elem_bytes (1: FP8 operands and an E4M3 D; 2; 4: fp32 C). */
 int wsgemm_tma_layout_ok(const void *base, long long ld, long long batch_stride, int uses_batch, int elem_bytes);
 
 /* Encode the tensor map. Returns cudaSuccess, or the reason it could not (no driver entry point:

@@ -2,7 +2,8 @@
  * gemm/common/workspace.h - where a call's device scratch comes from. Host C.
  *
  * A handle owns one wsgemm_workspace_source; each call that needs scratch takes a lease from it
- * (wsgemm_workspace_reserve, internal.h) and api.c gives the lease back after the launcher returns.
+ * (wsgemm_workspace_reserve, internal.h), and the call pipeline (gemm/call.c) gives the lease back after the
+ * launcher returns.
  *
  *   stream-ordered (default)  the lease is cudaMallocFromPoolAsync on the call's stream from a pool of the
  *                             handle's for that device, given back by cudaFreeAsync on the same stream after

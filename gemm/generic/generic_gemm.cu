@@ -490,11 +490,13 @@ cudaError_t launch_scale(const wsgemm_problem *p, cudaStream_t stream)
                             dim3(256), args, 0, stream);
 }
 
-/* The longest K one accumulator takes: the tensor cores do not add into fp32 with round-to-nearest, and one
- * chain's error grows with its length (at k = 2^31 - 1 in one chain the result was off by a fifth of its
- * typical size sqrt(k / 9) on the H200; in chains of this length, by 0.007 %). Longer K is split into
- * chains of at most this many and the fp32 partials are summed in split order by the reduction kernel, when
- * a workspace can be had; without one, one chain. The sm90 path has the same bound (4096 blocks of 64). */
+/* The longest K one accumulator of a GEMM takes: the tensor cores do not add into fp32 with round-to-nearest,
+ * and one chain's error grows with its length (measured on the H200 at k = 2^31 - 1: one chain was off by a
+ * large part of the result's typical size, sqrt(k / 9), chains of this length only by C's rounding;
+ * docs/perf-log.md, "Long K: accuracy of the accumulation"). Longer K is split into chains of at most this
+ * many and the fp32 partials are summed in split order by the reduction kernel, when a workspace can be had;
+ * without one, one chain. The fast paths bound a chain to WSGEMM_MAX_CHAIN_BLOCKS K blocks
+ * (gemm/common/plan.h): the same K for 16-bit inputs (4096 blocks of 64), twice it for FP8. */
 constexpr int kMaxChainK = 262144;
 static_assert(kMaxChainK % kBlockK == 0, "splits start on K-step boundaries");
 

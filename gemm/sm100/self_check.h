@@ -6,7 +6,7 @@
  * (wsgemm-sm100-selfcheck, gemm/sm100/self_check_helper.c) with posix_spawn, waits for it with a timeout
  * (killing it, and anything it started, on expiry), and reads its verdict from the exit code and one
  * result line. A trap, a crash or a hang of the unproven kernel happens in the helper's CUDA context, never
- * in the caller's. The verdict is kept for the process (api.c, per device) and on disk, keyed by GPU UUID,
+ * in the caller's. The verdict is kept for the process (gemm/paths.c, per device) and on disk, keyed by GPU UUID,
  * driver version, library version and the helper file itself, so later processes skip the helper.
  * docs/sm100.md "The self-check before AUTO uses sm100" is the user-facing description.
  *
@@ -120,7 +120,7 @@ void wsgemm_self_check_uuid(const char bytes[16], char *out, size_t size);
 wsgemm_status wsgemm_self_check_request_for(int ordinal, wsgemm_path path, const wsgemm_knobs *knobs,
                                             wsgemm_self_check_request *request, char *why, size_t why_size);
 
-/* wsgemm_self_check_request_for, then wsgemm_self_check_run: the verdict AUTO asks for (api.c) and
+/* wsgemm_self_check_request_for, then wsgemm_self_check_run: the verdict AUTO asks for (gemm/paths.c) and
  * `wsgemm-run --self-check` prints. A device that cannot be asked gives UNKNOWN. */
 wsgemm_self_check_verdict wsgemm_self_check_device(int ordinal, wsgemm_path path, const wsgemm_knobs *knobs,
                                                    wsgemm_self_check_request *request,

@@ -22,8 +22,9 @@
  *
  * One source, two builds (gemm/CMakeLists.txt):
  *   sm_100a, WSGEMM_TMEM_HARDWARE=1 : wsgemm_sm100_available / _gemm (real tcgen05);
- *   sm_90a,  WSGEMM_TMEM_EMULATION=1: wsgemm_sm100_emulated_available / _gemm (tmem/ emulates TMEM and
- *                                      the tensor core; TMA, mbarriers, clusters run natively).
+ *   sm_90a,  WSGEMM_TMEM_EMULATION=1: wsgemm_sm100_emulated_available / _gemm (emu/, through
+ *                                      emu/emulation.cuh, emulates TMEM and the tensor core behind the
+ *                                      tmem/tmem.cuh API; TMA, mbarriers, clusters run natively).
  * The only difference in this file between the two is marked "EMULATION:" (the 2-CTA TMA completion,
  * which sm_90 cannot direct at the peer's barrier); the launcher adds the emulation's host set-up and leak
  * query.
@@ -281,7 +282,7 @@ static_assert(smem_bytes<2>() <= kSmemLimit, "cta_group 2 shared memory fits in 
 
 #if SM100_EMULATION
 /* The emulation's happens-before tracking keeps a CTA's mbarriers in a table of TMEM_HB_MBARRIERS
- * (tmem/hb_emu.cuh); with more, the cluster would run unchecked (only a note says so). */
+ * (emu/hb_emu.cuh); with more, the cluster would run unchecked (only a note says so). */
 template <int kCtaGroup>
 constexpr int mbarrier_count()
 {

@@ -8,14 +8,14 @@
  *                dimension, an unaligned base or batch stride) is copied into the workspace inside the call,
  *                so the path never declines a problem for its layout (an FP8 copy is K-major; the kernel reads
  *                FP8 of either major as stored); a one-row operand with ld 1 is read as a K-major row instead.
- *   cta_group,   by the cost model (estimate_us) over cta_group 2 (a 256 x 256 pair tile: each CTA loads half
- *   split-K      of B, so 2/3 of cta_group 1's operand bytes per FLOP) and 1 (128 x 256, for problems with one
- *                row of tiles), and over the split counts that keep at least 4 K blocks per split. Few-tile and
- *                skinny shapes (m = 64 decode: 32 tiles for 148 SMs) split K: each split writes fp32 partials
- *                that gemm/common/splitk_reduce.cuh sums in split order 0, 1, ..., so the result depends only
- *                on the shape, never on timing. K longer than WSGEMM_MAX_CHAIN_BLOCKS blocks is always split. A
- *                fused output op (wsgemm_matmul) is never split: it runs on the accumulators, so such K is
- *                declined there.
+ *   cta_group,   by the cost model (sm100_plan_estimate_us) over cta_group 2 (a 256 x 256 pair tile: each
+ *   split-K      CTA loads half of B, so 2/3 of cta_group 1's operand bytes per FLOP) and 1 (128 x 256, for
+ *                problems with one row of tiles), and over the split counts that keep at least 4 K blocks per
+ *                split. Few-tile and skinny shapes (m = 64 decode: 32 tiles for 148 SMs) split K: each split
+ *                writes fp32 partials that gemm/common/splitk_reduce.cuh sums in split order 0, 1, ..., so the
+ *                result depends only on the shape, never on timing. K longer than WSGEMM_MAX_CHAIN_BLOCKS
+ *                blocks is always split. A fused output op (wsgemm_matmul) is never split: it runs on the
+ *                accumulators, so such K is declined there.
  *   grid         min(units, co-resident clusters), the latter from cudaOccupancyMaxActiveClusters (the query):
  *                a persistent grid that assumes every SM pair can host a cluster would queue the rest.
  *   epilogue     TMA through shared memory (each epilogue warp's 32 x 32 chunk: C loaded by TMA ahead of use
@@ -34,7 +34,8 @@
 
 /* ---------------------------------------------------------------- cost model */
 
-/* Estimated time (us) of one call on a B200 (published figures; docs/sm100.md, "Cycle budget", cites them):
+/* Estimated time (us) of one call on a B200 (published figures; docs/sm100.md, "Cycle and byte budget on a
+ * B200", cites them):
  *   tensor core  8192 dense 16-bit FLOP per clock per SM (a 128 x 256 x 16 UMMA in 128 cycles) at ~1.85 GHz:
  *                15.2 TFLOP/s per SM; every CTA computes 128 x 256 x 64 per K block in either cta_group (FP8:
  *                twice the rate and twice the K per block, so the same time per block);

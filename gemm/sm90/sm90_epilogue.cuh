@@ -25,7 +25,7 @@
 
 /* ---------------------------------------------------------------- the fused ops (FUSED kernels) */
 
-/* sm90_bias_load for a bias of type T. */
+/* sm90_bias_load for a bias of type kT (a wsgemm_dtype). */
 template <int kBn, int kT>
 static __device__ __forceinline__ void sm90_bias_load_as(const Sm90Params &prm, int q0, float (&b)[kBn / 32])
 {
@@ -438,7 +438,7 @@ static __device__ __forceinline__ void sm90_store_partial(const float (&acc)[kBn
 
 /* ---------------------------------------------------------------- dispatch */
 
-/* The tile-end TMA-store epilogue of C's type OUT_TYPE; in a FUSED kernel the fused ops first, in place. */
+/* The tile-end TMA-store epilogue of C's type kOutType; in a FUSED kernel the fused ops first, in place. */
 template <int kBn, int kOutType, int kFused>
 static __device__ __forceinline__ void sm90_epilogue_tma_of(float (&acc)[kBn / 2], const Sm90Params &prm,
                                                             const wsgemm_sched_unit &w, int half, uint32_t barrier_id,

@@ -163,7 +163,8 @@ extern "C" int wsgemm_sm90_available(void)
     return 1;
 }
 
-/* the tests' view of which epilogue and cluster size ran (internal.h) */
+/* the tests' view of what this thread's last launch ran: epilogue, cluster, split region, tile width
+ * (sm90/sm90_probe.h) */
 static thread_local int last_epilogue = WSGEMM_SM90_EPILOGUE_NONE;
 static thread_local int last_cluster = 0;
 static thread_local int last_sk_splits = 0;
@@ -210,9 +211,11 @@ static wsgemm_status query_kernel(void *launch_ctx, int bn, int variant, int p_m
     return WSGEMM_STATUS_SUCCESS;
 }
 
-static_assert((int)WSGEMM_EPILOGUE_DIRECT == (int)WSGEMM_SM90_EPILOGUE_DIRECT &&
+static_assert((int)WSGEMM_EPILOGUE_NONE == (int)WSGEMM_SM90_EPILOGUE_NONE &&
+                  (int)WSGEMM_EPILOGUE_DIRECT == (int)WSGEMM_SM90_EPILOGUE_DIRECT &&
                   (int)WSGEMM_EPILOGUE_TMA == (int)WSGEMM_SM90_EPILOGUE_TMA &&
-                  (int)WSGEMM_EPILOGUE_DEFERRED == (int)WSGEMM_SM90_EPILOGUE_DEFERRED,
+                  (int)WSGEMM_EPILOGUE_DEFERRED == (int)WSGEMM_SM90_EPILOGUE_DEFERRED &&
+                  (int)WSGEMM_EPILOGUE_STAGED == (int)WSGEMM_SM90_EPILOGUE_STAGED,
               "the tests' probe reports the plan's epilogue kind as is");
 
 /* The tensor map of C for the TMA-store epilogues: boxes of 64 rows of 128 bytes (q along C's rows). */

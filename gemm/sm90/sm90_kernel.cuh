@@ -14,7 +14,7 @@
  *                            copies for every K block of every unit this cluster owns.
  *   warpgroup 1, 2           consumers; setmaxnreg.inc to 232. Consumer w computes rows 64w..64w+63 of
  *                            the 128 x BN tile with wgmma m64nBNk16 (fp32 accumulators in registers), then
- *                            runs the epilogue itself, one of three (prm.epilogue, sm90_epilogue.cuh):
+ *                            runs the epilogue itself, one of four (prm.epilogue, sm90_epilogue.cuh):
  *                            - deferred (DEFERRED; the default for 16-bit C of the input type with
  *                              beta == 0): alpha, conversion into BN/4 packed registers (64 at BN 256),
  *                              and the tile's 64-column chunks are stored (stmatrix into a swizzled
@@ -24,7 +24,8 @@
  *                            - tile-end TMA store (TMA): alpha, beta (C read only when beta != 0),
  *                              conversion, st.shared into the chunk buffers + TMA store;
  *                            - predicated stores from registers (DIRECT: C that TMA cannot address);
- *                            - STAGED (kernels with C_BYTES != 0, for beta != 0 or C of another type): the
+ *                            - STAGED (the kernels with kCBytes != 0, which the plan takes where one fits
+ *                              the tile: for beta != 0, and for 16-bit C of the other 16-bit type): the
  *                              producer TMA-loads the CTA's C tile into smem during the tile's main loop
  *                              (beta != 0), the consumers combine it with the accumulators in place at the
  *                              tile end and TMA-store it while the next tile's main loop runs.
@@ -32,37 +33,37 @@
  * K) end differently in every kernel: the tile goes to its fp32 partial slot in the workspace as accumulated
  * (sm90_store_partial), no C tile is loaded or stored for it, and a second kernel (common/splitk_reduce.cuh)
  * adds the slot's partials in split order and applies alpha, beta and the conversion.
- * Pingpong kernels (SCHED = 1, variant 6) split the work differently: each consumer warpgroup computes whole
+ * Pingpong kernels (kSched = 1, variant 6) split the work differently: each consumer warpgroup computes whole
  * 128 x BN tiles, the two taking turns (sm90_consumer_pingpong), with the tile-end epilogues.
  * FUSED kernels (variant 7) are the cooperative kernel with wsgemm_matmul's bias, aux and activation in the
  * output op of the DEFERRED and TMA epilogues (sm90_fused_tile); their plans have beta == 0, are swapped,
  * never split K and never take DIRECT stores (a D that TMA cannot store runs elsewhere).
- * FP8 kernels (IN = SM90_IN_E4M3 ..., sm90_tile.h; BN 128, variants 0 and 7) take K-major P and Q of 1-byte
+ * FP8 kernels (kIn >= SM90_IN_E4M3, sm90_tile.h; BN 128, variants 0 and 7) take K-major P and Q of 1-byte
  * elements: a stage holds 128 K in the same 128-byte swizzled rows, and each K block is four m64n128k32
  * wgmmas, a chain of their own in one of two register buffers; once a block's wgmmas are complete (the next
  * block's run meanwhile) its sums, times a_scale * b_scale, are added into the fp32 accumulators
  * (sm90_fp8_unit, sm90_promote: the tensor cores keep fewer bits than fp32 when they add FP8 products into a
  * long chain). They store at the tile end (TMA, or DIRECT where TMA cannot store D).
- * Cluster of CLUSTER (1, 2 or 4) CTAs along P: the CTAs of a cluster compute tiles (row + rank, col), which
- * share the Q tile; each CTA loads 1/CLUSTER of the Q tile and multicasts it to all, and loads its own P
- * tile alone. 4 is for skinny problems, where the Q tile (the small operand) would otherwise be read from
+ * Cluster of kCluster (1, 2 or 4) CTAs along P: the CTAs of a cluster compute tiles (row + rank, col), which
+ * share the Q tile; each CTA loads 1/kCluster of the Q tile and multicasts it to all, and loads its own P
+ * tile alone. 4 is for decode shapes, where the Q tile (the small operand) would otherwise be read from
  * L2 once per pair of P tiles, as many bytes as P itself.
  *
- * Barriers (STAGES-deep ring in each CTA; s = stage):
+ * Barriers (kStages-deep ring in each CTA; s = stage):
  *
  *   producer (1 thread)                                  consumers (2 warpgroups)
  *     wait empty[s] (phase) ------------------+
- *     arrive.expect_tx full[s], STAGE_BYTES   |
+ *     arrive.expect_tx full[s], kStageBytes   |
  *     TMA P(own)  --complete_tx--> full[s]    |            wait full[s]
  *     TMA Q share --multicast complete_tx---> full[s] of every CTA of the cluster
- *                                             |            wgmma x 4 (K = 64), commit
+ *                                             |            wgmma x 4 (K = 64; FP8: 128), commit
  *                                             |            wait_group 1: the PREVIOUS stage is read
  *                                             +----------- arrive empty[prev] in EVERY CTA of the cluster
  *
- *   full[s]  count 1 (the local producer's arrive.expect_tx) + tx STAGE_BYTES: this CTA's P bytes plus
+ *   full[s]  count 1 (the local producer's arrive.expect_tx) + tx kStageBytes: this CTA's P bytes plus
  *            the whole Q tile (its own share and the peers' shares land here, all counted at this barrier).
- *   empty[s] count 2 * CLUSTER: one arrival per consumer warpgroup of each CTA of the cluster, because the
- *            producer of each CTA writes (multicast) into the stage of every CTA (pingpong: CLUSTER, only the
+ *   empty[s] count 2 * kCluster: one arrival per consumer warpgroup of each CTA of the cluster, because the
+ *            producer of each CTA writes (multicast) into the stage of every CTA (pingpong: kCluster, only the
  *            warpgroup whose unit the stage holds reads it).
  *   Ordering: a peer's multicast complete_tx may reach full[s] before the local arrive.expect_tx of that
  *   phase; the tx-count goes transiently negative, which mbarrier allows, and the phase cannot complete
@@ -72,11 +73,11 @@
  * consumers, so every thread of the cluster meets at a cluster barrier before any CTA exits.
  *
  * Shared memory (1024-byte aligned, the 128-byte swizzle atom; FP8: 128 K x 1 B in place of 64 K x 2 B):
- *   p[STAGES][128 x 64 x 2 B]   K-major: 128 rows of 128 B; MN-major: 2 boxes [64 K][64 rows] of 8 KB
- *   q[STAGES][BN  x 64 x 2 B]   K-major: BN rows of 128 B;  MN-major: BN/64 boxes [64 K][64 rows]
+ *   p[kStages][128 x 64 x 2 B]   K-major: 128 rows of 128 B; MN-major: 2 boxes [64 K][64 rows] of 8 KB
+ *   q[kStages][BN  x 64 x 2 B]   K-major: BN rows of 128 B;  MN-major: BN/64 boxes [64 K][64 rows]
  *   c_stage[2 consumers][2][64 rows x 128 B]   TMA-store chunks, TMA and DEFERRED (named barriers 1 and 2);
  *                                              STAGED kernels: [2][BN * C bytes / 128][...], the whole C tile
- *   full[STAGES], empty[STAGES], c_full, c_empty (STAGED with beta != 0: the C tile's one-deep ring)
+ *   full[kStages], empty[kStages], c_full, c_empty (STAGED with beta != 0: the C tile's one-deep ring)
  * A consumer's 64-row slice of P starts 8192 B into the stage in both layouts.
  */
 #ifndef WSGEMM_SM90_KERNEL_CUH
@@ -102,8 +103,9 @@
 
 /* ---------------------------------------------------------------- constants */
 
-/* SM90_BM (128 P rows per CTA tile: two consumer warpgroups x 64) and SM90_BK (64 K per stage, one
- * 128-byte swizzle row) are in sm90_tile.h, which the plan shares. */
+/* SM90_BM (128 P rows per CTA tile: two consumer warpgroups x 64), SM90_BK (64 K per stage, one 128-byte
+ * swizzle row) and SM90_BK_FP8 (128 K of 1-byte elements in the same row) are in sm90_tile.h, which the plan
+ * shares. */
 enum {
     SM90_THREADS = 384,    /* producer warpgroup + two consumer warpgroups */
     SM90_PRODUCER_REGS = 40,
@@ -146,7 +148,7 @@ typedef struct Sm90Params {
 
 /* Chunk buffers (64 rows x 128 bytes) per consumer: 2 for the TMA and DEFERRED epilogues (the next chunk is
  * written while the previous one is stored); the whole 64 x BN slice of C for the STAGED epilogue
- * (C_BYTES = 2 or 4: the size of C's elements in that kernel). */
+ * (kCBytes = 2 or 4: the size of C's elements in that kernel). */
 template <int kBn, int kCBytes>
 struct Sm90EpiChunks {
     static constexpr int value = kCBytes ? kBn * kCBytes / 128 : 2;
@@ -195,7 +197,7 @@ static __device__ __forceinline__ void sm90_mma(float (&acc)[kBn / 2], uint64_t 
     }
 }
 
-/* One m64n128k32 of an FP8 kernel (K-major P and Q): ACCUMULATE 0 starts a chain (acc = P Q^T), 1 adds. */
+/* One m64n128k32 of an FP8 kernel (K-major P and Q): kAccumulate 0 starts a chain (acc = P Q^T), 1 adds. */
 template <int kIn, int kAccumulate>
 static __device__ __forceinline__ void sm90_mma_fp8(float (&acc)[64], uint64_t a_desc, uint64_t b_desc)
 {
@@ -349,8 +351,8 @@ static __device__ __forceinline__ float sm90_operand_scale(const Sm90Params &prm
 /* FP8 kernels: one K block's sums (tmp, complete) added into the fp32 accumulators with the operand scales,
  * acc += s tmp, in fp32 round-to-nearest FMAs. The tensor cores add FP8 products into their accumulator with
  * fewer bits than fp32, so the error grows with the length of a chain; a chain of one K block (128 K, four
- * wgmmas) keeps it as small as cuBLASLt's default (not "fast") accumulation does (docs/performance.md, "FP8
- * on the sm90 kernels"). */
+ * wgmmas) keeps it as small as cuBLASLt's default (not "fast") accumulation does (measured on
+ * the H200: docs/perf-log.md, "FP8 on the sm90 kernels"). */
 template <int kN>
 static __device__ __forceinline__ void sm90_promote(float (&acc)[kN], float (&tmp)[kN], float s)
 {
@@ -370,7 +372,7 @@ static __device__ __forceinline__ void sm90_fp8_issue(float (&t)[kBn / 2], Sm90S
     pipeline_state_advance(&st, kStages);
 }
 
-/* R consecutive FP8 K blocks (R even), alternating between the buffers tmp0 and tmp1: block j + 1 is issued
+/* kR consecutive FP8 K blocks (kR even), alternating between the buffers tmp0 and tmp1: block j + 1 is issued
  * into one while block j's sums, in the other, wait for it and go into acc, so the tensor cores have a group
  * queued while the adds run. Straight-line code that ends with nothing in flight (see sm90_fp8_unit). */
 template <int kR, int kBn, int kStages, int kCluster, int kIn>
@@ -393,7 +395,7 @@ static __device__ __forceinline__ void sm90_fp8_round(float (&acc)[kBn / 2], flo
         else sm90_promote(acc, tmp1, scale);
         prev = cur;
     }
-    wgmma_wait_group<0>(); /* block R - 1, in tmp1 */
+    wgmma_wait_group<0>(); /* block kR - 1, in tmp1 */
     if (signals) sm90_release<kCluster>(ring, prev, rank);
     sm90_promote(acc, tmp1, scale);
 }
@@ -404,8 +406,8 @@ static __device__ __forceinline__ void sm90_fp8_round(float (&acc)[kBn / 2], flo
  * than 16 K blocks, K < 2048, runs slower). Each round ends with nothing in flight, because with a group
  * carried across a loop's back edge ptxas cannot tell which buffer is complete and serializes every wgmma
  * (C7514); a second, shorter round for the rest makes it spill, and a round with a run-time block count
- * makes it fence every block (C7519). The round length is the fastest of those measured
- * (docs/performance.md, "FP8 on the sm90 kernels"). st: the ring position of the unit's first block; on
+ * makes it fence every block (C7519). The round length is the fastest of those measured on the H200
+ * (docs/perf-log.md, "FP8 on the sm90 kernels"). st: the ring position of the unit's first block; on
  * return, of the block after its last, every stage released and every sum in acc. */
 enum { SM90_FP8_ROUND = 16 };
 
@@ -429,8 +431,8 @@ static __device__ __forceinline__ void sm90_fp8_unit(float (&acc)[kBn / 2], floa
     }
 }
 
-/* The consumer's main loop over its units. DEFER = 0: each tile's epilogue runs when its last K block is
- * done (the tensor cores wait for it). DEFER = 1 (DEFERRED: beta == 0, C of the input type): the finished
+/* The consumer's main loop over its units. kDefer = 0: each tile's epilogue runs when its last K block is
+ * done (the tensor cores wait for it). kDefer = 1 (DEFERRED: beta == 0, C of the input type): the finished
  * tile is converted into packed registers (sm90_pack_tile) and its chunks are stored one per K block while
  * the next tile's wgmmas run, i.e. after this warpgroup has issued K block kb and before it waits for
  * K block kb - 1:
@@ -440,12 +442,13 @@ static __device__ __forceinline__ void sm90_fp8_unit(float (&acc)[kBn / 2], floa
  *             wgmma(kb1) | store chunk 1 of t | wait_group 1, release kb0's stage
  *             wgmma(kb2) | store chunk 2 of t | wait_group 1, release kb1's stage  ...
  *
- * Measured on the H200 (docs/performance.md): the tile-end stores cost about 3.4 us per 128 x 256 tile
- * with the tensor cores idle; deferred, 8192 x 8192 x 1024 went from 0.89x to 1.07x of cuBLAS.
+ * Measured on the H200 (docs/perf-log.md, "The deferred epilogue"): stored at the tile end, every tile keeps
+ * the tensor cores idle while its stores go out, which weighs most where K is short; deferred, the stores
+ * run under the next tile's wgmmas.
  *
  * A tile with fewer K blocks than chunks stores the rest before its own pack; the last tile's chunks go
- * out after the loop. FP8 kernels run each unit's K blocks in sm90_fp8_unit and store at the tile end (their
- * two K-block accumulators leave no registers for a packed tile). */
+ * out after the loop. FP8 kernels run each unit's K blocks in sm90_fp8_unit and store at the tile end (the
+ * sums and their two K-block buffers leave no registers for a packed tile). */
 template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int kCBytes, int kDefer, int kFused>
 static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<kBn, kStages, kCBytes> *sm, const PipelineRing *ring,
                                                           const PipelineRing *ring_c, const Sm90Params &prm,
@@ -587,7 +590,7 @@ static __device__ __forceinline__ void sm90_consumer(Sm90Smem<kBn, kStages, kCBy
     }
 }
 
-/* The pingpong schedule (SCHED = 1): each consumer warpgroup computes whole 128 x BN tiles (two m64 halves,
+/* The pingpong schedule (kSched = 1): each consumer warpgroup computes whole 128 x BN tiles (two m64 halves,
  * two accumulators), the two taking the CTA's units in turn (warpgroup wg the units with local index
  * i % 2 == wg), so one warpgroup's tile-end epilogue runs while the other's wgmmas keep the tensor cores busy:
  *
@@ -596,7 +599,7 @@ static __device__ __forceinline__ void sm90_consumer(Sm90Smem<kBn, kStages, kCBy
  *
  * The ring is shared and the producer fills it in unit order as before; a warpgroup steps its ring state
  * over the other's K blocks without waiting on them. Each stage is read, and released, by one warpgroup per
- * CTA, so empty[] counts CLUSTER arrivals. BN <= 128: two 64 x BN accumulators are 128 registers.
+ * CTA, so empty[] counts kCluster arrivals. BN <= 128: two 64 x BN accumulators are 128 registers.
  *
  * The turns are ordered by turn[2] (count 1 each): a warpgroup starts the main loop of a unit (but its
  * CTA's first) only after the other has waited on every stage of the unit before and issued its MMAs, and
@@ -759,14 +762,14 @@ static Sm90KernelInfo sm90_kernel_info(void)
 }
 
 /* The instantiations live in sm90_inst_*.cu (compiled in parallel); each file defines one of these.
- * bn: 64/128/192/256; variant 0 = default (CLUSTER 2, deepest ring that fits; the only variant of BN 192), 1 = CLUSTER 1, 2 = 3 stages
- * (variants 1 and 2 exist for bf16, BN 256, P K-major only: the tuning script's comparisons), 3 = CLUSTER 4
- * (BN 64 and 128: one Q tile feeds four P tiles, a quarter of it loaded by each CTA), 4 and 5 = the STAGED
- * epilogue's kernels (the CTA's C tile in smem): 4 for 16-bit C (BN 256, 3 stages), 5 for fp32 C (BN 128,
- * 5 stages), both CLUSTER 2 (sm90_inst_<type>_staged.cu), 6 = the pingpong schedule (BN 128, 6 stages,
- * CLUSTER 2; sm90_inst_<type>_pingpong.cu), 7 = FUSED (BN 256 and 128, the default ring, CLUSTER 2;
- * sm90_inst_<type>_fused.cu). FP8 inputs (in = SM90_IN_E4M3 ..., sm90_inst_<pair>.cu): variants 0 and 7 only, BN 128,
- * K-major P and Q. The numbers are named in sm90_tile.h.
+ * bn: 64/128/192/256; variant 0 = default (cluster 2, deepest ring that fits; the only variant of BN 192),
+ * 1 = cluster 1, 2 = 3 stages (variants 1 and 2 exist for bf16, BN 256, P K-major only: comparisons for the
+ * tuning tool, tests/sm90/sm90_tune.c), 3 = cluster 4 (BN 64 and 128: one Q tile feeds four P tiles, a
+ * quarter of it loaded by each CTA), 4 and 5 = the STAGED epilogue's kernels (the CTA's C tile in smem): 4 for
+ * 16-bit C (BN 256, 3 stages), 5 for fp32 C (BN 128, 5 stages), both cluster 2 (sm90_inst_<type>_staged.cu),
+ * 6 = the pingpong schedule (BN 128, 6 stages, cluster 2; sm90_inst_<type>_pingpong.cu), 7 = FUSED (BN 256
+ * and 128, the default ring, cluster 2; sm90_inst_<type>_fused.cu). FP8 inputs (in = SM90_IN_E4M3 ...,
+ * sm90_inst_<pair>.cu): variants 0 and 7 only, BN 128, K-major P and Q. The numbers are named in sm90_tile.h.
  * Returns info.fn == NULL when the combination is not instantiated. */
 Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int in);
 Sm90KernelInfo sm90_kernels_bf16_n256(int variant, int p_mn, int q_mn);
@@ -791,7 +794,7 @@ Sm90KernelInfo sm90_kernels_e5m2_e4m3(int bn, int variant, int p_mn, int q_mn);
  * buffers). */
 #define SM90_STAGES_FOR(BN) ((BN) == 256 || (BN) == 192 ? 4 : (BN) == 128 ? 6 : 8)
 
-/* The kernel of one (BN, STAGES, CLUSTER, type) for each of the four P/Q majorness pairs. */
+/* The kernel of one (kBn, kStages, kCluster, kIn) for each of the four P/Q majorness pairs. */
 template <int kBn, int kStages, int kCluster, int kIn, int kCBytes = 0, int kSched = 0, int kFused = 0>
 static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
 {
@@ -802,7 +805,7 @@ static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
 }
 
 /* Defines sm90_kernels_<TY>_n<BN>: the four majorness pairs of the default variant (+ tuning variants, and
- * with WITH_CLUSTER4 variant 3: the 4-CTA cluster the launcher offers skinny problems). */
+ * with WITH_CLUSTER4 variant 3: the 4-CTA cluster the plan offers decode shapes). */
 #define SM90_DEFINE_KERNELS(TY, IN, BN, WITH_TUNING, WITH_CLUSTER4)                                         \
     Sm90KernelInfo sm90_tuning_kernels_##TY##_n##BN(int variant, int p_mn, int q_mn);                       \
     Sm90KernelInfo sm90_kernels_##TY##_n##BN(int variant, int p_mn, int q_mn)                               \
@@ -873,9 +876,10 @@ static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
         return none;                                                                                        \
     }
 
-/* Defines sm90_kernels_<TY>: the FP8 kernels of one input pair IN (SM90_IN_E4M3 ...), BN 128 (two 64 x 128
- * accumulators per consumer thread, the sums and the K block's wgmma results), the default ring, 2-CTA cluster,
- * K-major P and Q: variant 0 and the FUSED variant 7. */
+/* Defines sm90_kernels_<TY>: the FP8 kernels of one input pair IN (SM90_IN_E4M3 ...), BN 128 (each consumer
+ * warpgroup holds its 64 x 128 slice of the tile three times, 64 registers a thread each: the fp32 sums, acc,
+ * and two buffers of K-block wgmma results, tmp0 and tmp1; sm90_consumer_loop), the default ring, 2-CTA
+ * cluster, K-major P and Q: variant 0 and the FUSED variant 7. */
 #define SM90_DEFINE_FP8_KERNELS(TY, IN)                                                                     \
     Sm90KernelInfo sm90_kernels_##TY(int bn, int variant, int p_mn, int q_mn)                               \
     {                                                                                                       \

@@ -44,13 +44,13 @@
 /* Estimated time (~us) of one call: the main kernel is bound by the slowest of three rates, plus the
  * launch, plus (split-K) the partials and the reduction kernel. Only comparisons between candidates matter.
  *   tensor cores   ~7 TFLOP/s per SM for m64n256 (narrower wgmma issue less efficiently);
- *   one CTA's TMA  ~60 KB/us of operand bytes per CTA (~80 when the operands sit in L2): measured on the
- *                  H200 as the plateau of the skinny shapes with 64 CTAs (m = 64, n = k = 8192: 2.6 MB per
- *                  CTA in ~43 us);
+ *   one CTA's TMA  ~60 KB/us of operand bytes per CTA (~80 when the operands sit in L2): the plateau of the
+ *                  skinny shapes with 64 CTAs, measured on the H200;
  *   HBM            ~3.4 TB/s for the unique operand bytes (each read once, the rest hits L2).
- * Split-K pays a partial write + read and a second launch; on the H200 (2026-11-29) it lost to the
- * unsplit grid on every skinny shape measured but m = 16 (within 4 %), and by 35 % at 1000^3, which an
- * earlier model (bandwidth per active SM, no CTA cap) chose.
+ * Split-K pays a partial write + read and a second launch; measured on the H200 it lost to the unsplit grid
+ * on every skinny shape but m = 16 (within the noise there), and at 1000^3, which an earlier model
+ * (bandwidth per active SM, no CTA cap) split (docs/perf-log.md, "Skinny shapes, split-K and the staging
+ * copy", for both).
  * main_loop_cost is the first part: `steps` K blocks run back to back by the busiest CTA. An FP8 K block holds
  * twice the K of a 16-bit one in the same bytes, at twice the tensor-core rate: the same cost per block. */
 static const double kL2Fit = 30.0e6; /* bytes that stay L2-resident across the whole call */
@@ -126,12 +126,10 @@ static int max_region_splits(int k_blocks)
  * full waves (or one wave fewer, so the split region holds a wave and a half instead of a nearly full last
  * wave), at least one wave of them, and each remaining tile is split in kMinRegionSplits..max_splits; the
  * cheapest by estimate_hybrid_cost. A forced count (WSGEMM_SM90_HYBRID = n >= 2) takes the full waves (none
- * too) and n splits. Returns the cost, *dp_units and *sk_splits (1: no ragged wave, nothing to split).
- * The limits are measured (H200, GPU time against cuBLAS): regions split 2 ways lost to the data-parallel grid
- * (2048 x 5000 x 4096: 0.755 against 0.799; 2048 x 3072 x 4096, beta 1: 0.616 against 0.718), and so did
- * regions that are the whole grid, against plain split-K (512^2 x 4096: 0.52 against 0.66; 512 x 4096 x 16384:
- * 0.76 against 0.80), while 4 to 16 splits after whole waves won (5120^3 0.975 against 0.902, 5000 x 5000 x
- * 4096 0.940 against 0.885, 1000 x 5000 x 16384 0.894 against 0.812). */
+ * too) and n splits. Returns the cost, *dp_units and *sk_splits (1: no ragged wave, nothing to split). The
+ * limits are measured on the H200 (GPU time against cuBLAS; docs/perf-log.md, "The 128 x 192 tile, the
+ * hybrid's limits and fp32 C: every target shape"): regions split 2 ways lost to the data-parallel grid, and
+ * regions that are the whole grid lost to plain split-K, while 4 to 16 splits after whole waves won. */
 enum { kMinRegionSplits = 4 };
 
 static double choose_split_region(long long units, int max_clusters, int cluster, int k_blocks, int max_splits,
@@ -187,12 +185,13 @@ static int scan_splits(const wsgemm_problem *p, const wsgemm_knobs *knobs, const
 
 /* ---------------------------------------------------------------- epilogue */
 
-/* A TMA store clips the inner dimension only to whole 16-byte chunks: with m * c_bytes not a multiple of 16
- * it writes rows m .. round_up(m, 16 / c_bytes) - 1 of every column into the ldc padding (H200, 2026-11-29:
- * rows 17..23 for m=17 ldc=40 in gemm_matrix.sm90.batch; the same behaviour is reported for Hopper TMA
- * stores in public issues). Such C goes through the per-element epilogue. Batches with gaps between the
- * matrices (strideC > ldc*n) also stay on it until a GPU run has shown them right with the TMA store: every
- * layout that takes it now passed the matrix on the H200. */
+/* A TMA store clips the inner dimension only to whole 16-byte chunks: with m * c_bytes not a multiple of 16 it
+ * writes rows m .. round_up(m, 16 / c_bytes) - 1 of every column into the ldc padding (seen on the H200:
+ * docs/perf-log.md, "A TMA store writes whole 16-byte chunks"; the same behaviour is reported for Hopper TMA
+ * stores in public issues; the matrix's case m = 17, ldc = 40 in tests/generic/gemm_matrix_test.c shows it).
+ * Such C goes through the per-element epilogue. Batches with gaps between the matrices (strideC > ldc*n) also
+ * stay on it until a GPU run has shown them right with the TMA store: every layout that takes it now passed
+ * the matrix on the H200. */
 static int c_takes_tma_store(const wsgemm_problem *p, int swap, int splits)
 {
     const int c_bytes = wsgemm_dtype_size(p->Ctype);
@@ -201,10 +200,11 @@ static int c_takes_tma_store(const wsgemm_problem *p, int swap, int splits)
            (p->batch_count == 1 || p->strideC == (long long)p->ldc * p->n);
 }
 
-/* The TMA-store epilogue is the default (H200, 2026-11-29: 766 vs 747 TFLOP/s at 8192^3 NN, 723 vs 663 at
- * 4096^3 against direct stores), deferred into the next tile's main loop where it can be: the deferred
- * stores keep the tile as 16-bit values in registers, so they need C of the input type (no fp32 or mixed
- * 16-bit C; so never in the FP8 kernels, whose registers hold two K blocks' sums instead) and beta == 0 (C is not read; alpha * acc rounds once, as at the tile end). */
+/* The TMA-store epilogue is the default (faster than direct stores on the H200: docs/perf-log.md, "sm90 kernel
+ * configurations (tests/sm90/sm90_tune.c)"), deferred into the next tile's main loop where it can be: the
+ * deferred stores keep the tile as 16-bit values in registers, so they need C of the input type (no fp32 or
+ * mixed 16-bit C; so never in the FP8 kernels, whose registers hold two K blocks' sums instead) and beta == 0
+ * (C is not read; alpha * acc rounds once, as at the tile end). */
 static wsgemm_epilogue_kind choose_epilogue(const wsgemm_problem *p, const wsgemm_knobs *knobs, int swap, int splits)
 {
     if (knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT || !c_takes_tma_store(p, swap, splits))
@@ -216,14 +216,15 @@ static wsgemm_epilogue_kind choose_epilogue(const wsgemm_problem *p, const wsgem
 }
 
 /* The tile-end TMA epilogue leaves the tensor cores idle while it reads C (beta != 0) with per-element loads
- * and stores the tile (about 3.4 us per 128 x 256 tile on the H200). Where a STAGED kernel fits, the plan
- * takes it instead: C comes into smem by TMA during the main loop and the stores run behind the next tile.
- * Kernel variant 4 has a 16-bit C tile at BN 256, variant 5 an fp32 one at BN 128 (fp32 C at BN 256 would
- * need 128 KB of tile); so a BN 256 choice with fp32 C and beta != 0 becomes BN 128. With beta == 0 fp32 C
- * keeps the plan's tile and its tile-end stores: on the H200 (GPU time against cuBLAS) 4096^3 ran at 0.974
- * that way against 0.925 on the BN 128 staged kernel, 8192^3 at 1.002 against 0.937 (with beta = 1 the staged
- * kernel wins, 0.885 against 0.700; and for 16-bit C of another type with beta == 0 too, 0.993 against
- * 0.953). WSGEMM_SM90_EPILOGUE=staged still asks for it. */
+ * and stores the tile (docs/perf-log.md, "The deferred epilogue", measures that idle time on the H200).
+ * Where a STAGED kernel fits, the plan takes it instead: C comes into smem by TMA during the main loop and
+ * the stores run behind the next tile. Kernel variant 4 has a 16-bit C tile at BN 256, variant 5 an fp32 one
+ * at BN 128 (fp32 C at BN 256 would need 128 KB of tile); so a BN 256 choice with fp32 C and beta != 0
+ * becomes BN 128. With beta == 0 fp32 C keeps the plan's tile and its tile-end stores, which ran faster that
+ * way than on the BN 128 staged kernel, while with beta != 0 the staged kernel wins, and so it does for
+ * 16-bit C of another type with beta == 0 (measured on the H200, GPU time against cuBLAS: docs/perf-log.md,
+ * "The 128 x 192 tile, the hybrid's limits and fp32 C: every target shape"). WSGEMM_SM90_EPILOGUE=staged
+ * still asks for it. */
 static wsgemm_status use_staged_kernel(wsgemm_plan *plan, const wsgemm_problem *p, const wsgemm_knobs *knobs,
                                        sm90_kernel_query query, void *query_ctx)
 {
@@ -449,14 +450,14 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
         chosen = chosen_hybrid;
         splits = 1;
     }
-    /* Decode shapes whose small side fits one 64-wide Q tile: a 4-CTA cluster reads that tile from L2 once
-     * per four P tiles instead of once per two, with its own split count. Measured on the H200 (GPU time,
-     * sm90_tune, bf16, ratio to cuBLAS NN/TN): n = k = 8192 (2026-11-29, per-call timing) m = 16 0.95/0.90 ->
-     * 1.07/1.01, m = 64 1.05/1.04 -> 1.07/1.05, unsplit; m = 1, n = 4096, k = 14336 (2026-11-30, GPU time)
-     * 0.736/0.719 with 2-CTA clusters in 3 splits, 0.829/0.842 with 4-CTA clusters in 2 (0.800/0.813 with
-     * 2-CTA clusters in 4). At m = 128 (two Q tiles) and 256 it was slower or no better, so only here. A
-     * 4-CTA kernel the device cannot run keeps the 2-CTA choice. It takes the place of a hybrid the model chose
-     * (with one Q tile that is every tile split, the plain split of the 2-CTA cluster). */
+    /* Decode shapes whose small side fits one 64-wide Q tile: a 4-CTA cluster reads that tile from L2 once per
+     * four P tiles instead of once per two, with its own split count. Measured on the H200 (sm90_tune, bf16,
+     * against cuBLAS): faster than the 2-CTA cluster at m = 16 and 64 with n = k = 8192, unsplit (per-call
+     * timing), and at m = 1, n = 4096, k = 14336 in 2 splits against the 2-CTA cluster's 3 or 4 (GPU time); at
+     * m = 128 (two Q tiles) and 256 slower or no better, so only here (docs/perf-log.md, "Decode shapes: 4-CTA
+     * clusters" and "The hybrid schedule and the 4-CTA decode split"). A 4-CTA kernel the device cannot run
+     * keeps the 2-CTA choice. It takes the place of a hybrid the model chose (with one Q tile that is every
+     * tile split, the plain split of the 2-CTA cluster). */
     if (knobs->sm90_variant == SM90_VARIANT_DEFAULT && chosen.bn == 64 && !hybrid_forced && plan->q_extent <= 64 &&
         plan->p_extent >= 4 * SM90_BM) {
         sm90_kernel_facts f4 = {0};

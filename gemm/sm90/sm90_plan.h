@@ -6,8 +6,9 @@
  * Kernel variants (SM90_VARIANT_*, sm90_tile.h; sm90_kernel.cuh instantiates them): 0 default (2-CTA
  * cluster, deepest ring that fits), 1 no cluster and 2 three stages (bf16, BN 256, K-major P only: tuning
  * comparisons), 3 a 4-CTA cluster (BN 64 and 128), 4 and 5 the staged C tile (chosen by the plan for its
- * epilogue), 6 the pingpong schedule (BN 128; only when asked for). Where the requested variant does not
- * exist for a tile width, variant 0 runs.
+ * epilogue), 6 the pingpong schedule (BN 128; only when asked for), 7 the FUSED kernels (wsgemm_matmul's
+ * output op: a call with one always runs them). Where the requested variant does not
+ * exist for a tile width, variant 0 runs (never in place of 7).
  */
 #ifndef WSGEMM_SM90_PLAN_H
 #define WSGEMM_SM90_PLAN_H
@@ -28,12 +29,14 @@ typedef struct sm90_kernel_facts {
     int max_clusters; /* clusters of it that fit on the device at once (> 0) */
 } sm90_kernel_facts;
 
-/* The launcher's answer (or a CPU test's model). Returns SUCCESS with *out filled (exists may be 0), or the
+/* The launcher's answer (or a CPU test's model) for tile width bn, kernel variant, P and Q majorness and the
+ * input kind `in` (SM90_IN_*, sm90_tile.h). Returns SUCCESS with *out filled (exists may be 0), or the
  * status of a failed driver call, with its message already in the launcher's context. */
-typedef wsgemm_status (*sm90_kernel_query)(void *ctx, int bn, int variant, int p_mn, int q_mn, int bf16,
+typedef wsgemm_status (*sm90_kernel_query)(void *ctx, int bn, int variant, int p_mn, int q_mn, int in,
                                            sm90_kernel_facts *out);
 
-/* Plan p (checked by api.c: m, n, k, batch_count > 0). Returns SUCCESS, the query's failure, or
+/* Plan p (its arguments checked by the public calls, api.c or matmul.c, before the call pipeline, call.c:
+ * m, n, k, batch_count > 0). Returns SUCCESS, the query's failure, or
  * NOT_SUPPORTED with the reason in why (a tile grid or a staged copy beyond what the kernel can index). */
 wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs, sm90_kernel_query query,
                              void *query_ctx, wsgemm_plan *plan, char *why, size_t why_size);

@@ -15,7 +15,9 @@ typedef enum {
     WSGEMM_SM90_EPILOGUE_NONE = 0,     /* no sm90 launch yet */
     WSGEMM_SM90_EPILOGUE_DIRECT = 1,   /* predicated stores from registers */
     WSGEMM_SM90_EPILOGUE_TMA = 2,      /* smem + TMA store at the end of each tile */
-    WSGEMM_SM90_EPILOGUE_DEFERRED = 3  /* smem + TMA store during the next tile's main loop */
+    WSGEMM_SM90_EPILOGUE_DEFERRED = 3, /* smem + TMA store during the next tile's main loop */
+    WSGEMM_SM90_EPILOGUE_STAGED = 4    /* the C tile in smem (loaded by TMA under the main loop when beta != 0),
+                                          stored by TMA behind the next tile's main loop */
 } wsgemm_sm90_epilogue;
 wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void);
 /* The cluster size (CTAs) of that launch; 0 when none (also per thread). */

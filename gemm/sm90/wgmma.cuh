@@ -131,7 +131,7 @@ static __device__ __forceinline__ void stmatrix_x4(uint32_t row_addr_smem, uint3
 
 /* PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions: wgmma.mma_async":
  * D(64x64, f32 registers) = A(64x16, smem desc) * B(16x64, smem desc) + (scale_d ? D : 0), bf16 inputs.
- * TRANS_A / TRANS_B: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
+ * kTransA / kTransB: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
 template <int kTransA, int kTransB>
 static __device__ __forceinline__ void wgmma_m64n64k16_f32_bf16(float (&d)[32], uint64_t a_desc, uint64_t b_desc, int scale_d)
 {
@@ -147,7 +147,7 @@ static __device__ __forceinline__ void wgmma_m64n64k16_f32_bf16(float (&d)[32], 
 
 /* PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions: wgmma.mma_async":
  * D(64x64, f32 registers) = A(64x16, smem desc) * B(16x64, smem desc) + (scale_d ? D : 0), f16 inputs.
- * TRANS_A / TRANS_B: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
+ * kTransA / kTransB: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
 template <int kTransA, int kTransB>
 static __device__ __forceinline__ void wgmma_m64n64k16_f32_f16(float (&d)[32], uint64_t a_desc, uint64_t b_desc, int scale_d)
 {
@@ -163,7 +163,7 @@ static __device__ __forceinline__ void wgmma_m64n64k16_f32_f16(float (&d)[32], u
 
 /* PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions: wgmma.mma_async":
  * D(64x128, f32 registers) = A(64x16, smem desc) * B(16x128, smem desc) + (scale_d ? D : 0), bf16 inputs.
- * TRANS_A / TRANS_B: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
+ * kTransA / kTransB: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
 template <int kTransA, int kTransB>
 static __device__ __forceinline__ void wgmma_m64n128k16_f32_bf16(float (&d)[64], uint64_t a_desc, uint64_t b_desc, int scale_d)
 {
@@ -179,7 +179,7 @@ static __device__ __forceinline__ void wgmma_m64n128k16_f32_bf16(float (&d)[64],
 
 /* PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions: wgmma.mma_async":
  * D(64x128, f32 registers) = A(64x16, smem desc) * B(16x128, smem desc) + (scale_d ? D : 0), f16 inputs.
- * TRANS_A / TRANS_B: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
+ * kTransA / kTransB: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
 template <int kTransA, int kTransB>
 static __device__ __forceinline__ void wgmma_m64n128k16_f32_f16(float (&d)[64], uint64_t a_desc, uint64_t b_desc, int scale_d)
 {
@@ -195,7 +195,7 @@ static __device__ __forceinline__ void wgmma_m64n128k16_f32_f16(float (&d)[64], 
 
 /* PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions: wgmma.mma_async":
  * D(64x192, f32 registers) = A(64x16, smem desc) * B(16x192, smem desc) + (scale_d ? D : 0), bf16 inputs.
- * TRANS_A / TRANS_B: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
+ * kTransA / kTransB: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
 template <int kTransA, int kTransB>
 static __device__ __forceinline__ void wgmma_m64n192k16_f32_bf16(float (&d)[96], uint64_t a_desc, uint64_t b_desc, int scale_d)
 {
@@ -211,7 +211,7 @@ static __device__ __forceinline__ void wgmma_m64n192k16_f32_bf16(float (&d)[96],
 
 /* PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions: wgmma.mma_async":
  * D(64x192, f32 registers) = A(64x16, smem desc) * B(16x192, smem desc) + (scale_d ? D : 0), f16 inputs.
- * TRANS_A / TRANS_B: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
+ * kTransA / kTransB: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
 template <int kTransA, int kTransB>
 static __device__ __forceinline__ void wgmma_m64n192k16_f32_f16(float (&d)[96], uint64_t a_desc, uint64_t b_desc, int scale_d)
 {
@@ -227,7 +227,7 @@ static __device__ __forceinline__ void wgmma_m64n192k16_f32_f16(float (&d)[96], 
 
 /* PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions: wgmma.mma_async":
  * D(64x256, f32 registers) = A(64x16, smem desc) * B(16x256, smem desc) + (scale_d ? D : 0), bf16 inputs.
- * TRANS_A / TRANS_B: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
+ * kTransA / kTransB: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
 template <int kTransA, int kTransB>
 static __device__ __forceinline__ void wgmma_m64n256k16_f32_bf16(float (&d)[128], uint64_t a_desc, uint64_t b_desc, int scale_d)
 {
@@ -243,7 +243,7 @@ static __device__ __forceinline__ void wgmma_m64n256k16_f32_bf16(float (&d)[128]
 
 /* PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions: wgmma.mma_async":
  * D(64x256, f32 registers) = A(64x16, smem desc) * B(16x256, smem desc) + (scale_d ? D : 0), f16 inputs.
- * TRANS_A / TRANS_B: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
+ * kTransA / kTransB: 0 = K-major operand, 1 = MN-major (transposed) operand (16-bit types only). */
 template <int kTransA, int kTransB>
 static __device__ __forceinline__ void wgmma_m64n256k16_f32_f16(float (&d)[128], uint64_t a_desc, uint64_t b_desc, int scale_d)
 {
@@ -258,8 +258,8 @@ static __device__ __forceinline__ void wgmma_m64n256k16_f32_f16(float (&d)[128],
 }
 
 /* PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions: wgmma.mma_async":
- * D(64x128, f32 registers) = A(64x32, smem desc, e4m3) * B(32x128, smem desc, e4m3) (+ D when ACCUMULATE). FP8
- * operands are K-major only (the instruction has no transpose bits for them). ACCUMULATE = 0 passes scale-d
+ * D(64x128, f32 registers) = A(64x32, smem desc, e4m3) * B(32x128, smem desc, e4m3) (+ D when kAccumulate). FP8
+ * operands are K-major only (the instruction has no transpose bits for them). kAccumulate = 0 passes scale-d
  * false and declares D written, not read, so the compiler keeps no earlier value of it alive. */
 template <int kAccumulate>
 static __device__ __forceinline__ void wgmma_m64n128k32_f32_e4m3_e4m3(float (&d)[64], uint64_t a_desc, uint64_t b_desc)
@@ -282,8 +282,8 @@ static __device__ __forceinline__ void wgmma_m64n128k32_f32_e4m3_e4m3(float (&d)
 }
 
 /* PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions: wgmma.mma_async":
- * D(64x128, f32 registers) = A(64x32, smem desc, e4m3) * B(32x128, smem desc, e5m2) (+ D when ACCUMULATE). FP8
- * operands are K-major only (the instruction has no transpose bits for them). ACCUMULATE = 0 passes scale-d
+ * D(64x128, f32 registers) = A(64x32, smem desc, e4m3) * B(32x128, smem desc, e5m2) (+ D when kAccumulate). FP8
+ * operands are K-major only (the instruction has no transpose bits for them). kAccumulate = 0 passes scale-d
  * false and declares D written, not read, so the compiler keeps no earlier value of it alive. */
 template <int kAccumulate>
 static __device__ __forceinline__ void wgmma_m64n128k32_f32_e4m3_e5m2(float (&d)[64], uint64_t a_desc, uint64_t b_desc)
@@ -306,8 +306,8 @@ static __device__ __forceinline__ void wgmma_m64n128k32_f32_e4m3_e5m2(float (&d)
 }
 
 /* PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions: wgmma.mma_async":
- * D(64x128, f32 registers) = A(64x32, smem desc, e5m2) * B(32x128, smem desc, e4m3) (+ D when ACCUMULATE). FP8
- * operands are K-major only (the instruction has no transpose bits for them). ACCUMULATE = 0 passes scale-d
+ * D(64x128, f32 registers) = A(64x32, smem desc, e5m2) * B(32x128, smem desc, e4m3) (+ D when kAccumulate). FP8
+ * operands are K-major only (the instruction has no transpose bits for them). kAccumulate = 0 passes scale-d
  * false and declares D written, not read, so the compiler keeps no earlier value of it alive. */
 template <int kAccumulate>
 static __device__ __forceinline__ void wgmma_m64n128k32_f32_e5m2_e4m3(float (&d)[64], uint64_t a_desc, uint64_t b_desc)

@@ -4,8 +4,8 @@
  *
  * CPU cases run without a GPU: every invalid call must return its status,
  * name the offending argument in the message and leave C untouched (C is a
- * host buffer full of a sentinel pattern; api.c never dereferences it
- * because the argument checks come before any CUDA call). GPU cases need a
+ * host buffer full of a sentinel pattern; the library never dereferences it
+ * because the argument checks (api.c, matmul.c) come before any CUDA call). GPU cases need a
  * device (host pointers, ARCH_MISMATCH, k == 0 / alpha == 0 / beta == 0).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */

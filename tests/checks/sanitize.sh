@@ -7,8 +7,9 @@
 #   RULE       strict: any report fails the run (--error-exitcode 99);
 #              outside-cublas: the run passes when the program passes and no report names a kernel other than
 #              cuBLAS's nvjet_* ones. The tests check against cuBLAS, and racecheck reports hazards inside
-#              cuBLAS's own small-m kernels (H200, 2026-11-29); a --kernel-name filter made the first cuBLAS call
-#              fail under the tool, so the reports are sorted afterwards instead.
+#              cuBLAS's own small-m kernels on the H200 (docs/perf-log.md, "The deferred epilogue", counts them
+#              for one case); a --kernel-name filter made the first cuBLAS call fail under the tool, so the
+#              reports are sorted afterwards instead.
 #   CCS        the compute capabilities the program's kernels are built for, comma-separated (9.0,10.0)
 # Exit 77 (skipped) without compute-sanitizer or without a GPU of one of CCS; else the program's status under
 # the tool (77 again when it skips by itself), or 99 when the tool reported an error.

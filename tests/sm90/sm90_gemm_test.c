@@ -7,7 +7,7 @@
  * (testing_case_against_cublas). Prints one PASS/FAIL line per problem and a summary; exits 1 on any
  * failure, 77 (skipped) without a compute capability 9.0 GPU.
  *
- * Some cases set the tuning variables of the launcher (WSGEMM_SM90_SPLITK, _VARIANT, _SWAP, _BN) to force
+ * Some cases set the sm90 tuning knobs (WSGEMM_SM90_SPLITK, _VARIANT, _SWAP, _BN; common/knobs.h) to force
  * the code paths a default run would not take for that shape: forced split-K with batch and beta, the
  * no-cluster and three-stage kernels, the unswapped orientation, narrow tiles on a large problem.
  */
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "common/epilogue.h" /* wsgemm_epilogue_kind: the probe's answer */
-#include "common/knobs.h"    /* wsgemm_knobs_reload: the launcher reads the knobs once */
+#include "common/knobs.h"    /* wsgemm_knobs_reload: the library reads the knobs once */
 #include "sm90/sm90_probe.h" /* which epilogue, cluster, split region and tile width ran */
 #include "testing.h"
 
@@ -39,7 +39,7 @@ static void run(wsgemm_handle h, const testing_gemm *g)
 
 static const wsgemm_op N = WSGEMM_OP_N, T = WSGEMM_OP_T;
 
-/* A tuning knob for the following calls (the launcher reads the environment once; reload it). */
+/* A tuning knob for the following calls (the library reads the environment once; reload it). */
 static void knob_set(const char *name, const char *value)
 {
     setenv(name, value, 1);
@@ -488,7 +488,7 @@ static void case_cluster4(wsgemm_handle h)
     run(h, &g);
     expect_cluster(&g, 4);
     knob_clear("WSGEMM_SM90_VARIANT");
-    /* the launcher's own choice: 4 when the small side fits one 64-wide tile, else 2 */
+    /* the plan's own choice: 4 when the small side fits one 64-wide tile, else 2 */
     const int auto_m[] = {16, 64, 128};
     for (int i = 0; i < 3; ++i) {
         g = gemm(N, N, auto_m[i], 8192, 1024);

@@ -7,7 +7,7 @@
  *   the prefix optional: BN=128 for WSGEMM_SM90_BN): time the plan's choice and these configurations instead
  *   of the built-in list, e.g. --config c4s4=VARIANT=3,SPLITK=4.
  * For each shape and op pair (NN, TN), bf16 in, C bf16 (or f32), alpha 1, beta 0 (or B), data uniform [-1, 1]:
- *   each configuration of the sm90 path (set through the launcher's WSGEMM_SM90_* variables, forced path
+ *   each configuration of the sm90 path (set through the WSGEMM_SM90_* knobs, gemm/common/knobs.h; forced path
  *   sm90) is timed side by side with cuBLAS (cublasGemmEx, CUBLAS_COMPUTE_32F) by testing_time_interleaved:
  *   GPU time, the stream held by a spin kernel while both calls are queued, the order alternating each
  *   round, median of N rounds; host microseconds per call as their own column. The table gives each
@@ -25,7 +25,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include "common/knobs.h" /* the launcher reads the knobs once: reload after each change */
+#include "common/knobs.h" /* the library reads the knobs once: reload after each change */
 #include "testing.h"
 
 typedef struct config {

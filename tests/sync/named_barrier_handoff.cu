@@ -12,10 +12,11 @@
  *
  * Each case (and its _cluster2 twin, clusters of two CTAs as the cta_group 2 kernel launches) checks that every
  * receiver saw the published value: exit 1 otherwise, 77 without a cc 9.0 GPU (the kernel is built for sm_90a
- * only). What sets the forms apart is compute-sanitizer synccheck: on the H200 (2026-11-29) it reported the
- * two-site sync as divergent threads at the barrier and aborted the launch, and passed the other two
- * (docs/protocol.md); the sanitize entries of ctest run synccheck on arrive_sync and unaligned_sync, which must
- * stay clean. By hand: compute-sanitizer --tool synccheck sync_named_barrier_handoff two_site_sync
+ * only). What sets the forms apart is compute-sanitizer synccheck: on the H200 it reported the two-site sync
+ * as divergent threads at the barrier and aborted the launch, and passed the other two (docs/sm100.md,
+ * "Results on the H200"; docs/protocol.md, "Set-up"); the sanitize entries of ctest run synccheck on
+ * arrive_sync and unaligned_sync, which must stay clean.
+ * By hand: compute-sanitizer --tool synccheck sync_named_barrier_handoff two_site_sync
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
