@@ -74,8 +74,8 @@ wsgemm_status wsgemm_path_check_forced(wsgemm_path path, const wsgemm_device_inf
             return WSGEMM_STATUS_ARCH_MISMATCH;
         }
         if (wsgemm_sm100_emulated_available()) return WSGEMM_STATUS_SUCCESS;
-        snprintf(why, why_size, "this build of wsgemm has no emulated sm100 kernel (configure with "
-                 "-DWSGEMM_SM100_EMULATION=ON)");
+        snprintf(why, why_size, "this library has no emulated sm100 kernel (it is in the verification library, "
+                 "wsgemm_verify, of a build with 90a and -DWSGEMM_SM100_EMULATION=ON)");
         return WSGEMM_STATUS_NOT_SUPPORTED;
     }
     snprintf(why, why_size, "unknown path %d", (int)path);

@@ -13,7 +13,8 @@ wsgemm_status wsgemm_sm100_emulated_gemm(const wsgemm_problem *p, wsgemm_launch_
 {
     (void)p;
     return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
-                       "this build has no emulated sm100 kernel (needs 90a and WSGEMM_SM100_EMULATION=ON)");
+                       "this library has no emulated sm100 kernel (it is in wsgemm_verify, of a build with 90a and "
+                       "WSGEMM_SM100_EMULATION=ON)");
 }
 int wsgemm_sm100_emulated_planted_faults(void) { return 0; }
 int wsgemm_sm100_emulated_tmem_leaked_columns(void) { return WSGEMM_EMULATION_ABSENT; }
