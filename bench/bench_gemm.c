@@ -137,21 +137,30 @@ typedef struct shape {
 } shape;
 
 #define BF16 WSGEMM_R_16BF
-#define F16 WSGEMM_R_16F
-#define F32 WSGEMM_R_32F
-#define OPN WSGEMM_OP_N
-#define OPT WSGEMM_OP_T
+#define F16  WSGEMM_R_16F
+#define F32  WSGEMM_R_32F
+#define OPN  WSGEMM_OP_N
+#define OPT  WSGEMM_OP_T
 /* NN, bf16 in and out: the common case */
-#define MNK(m, n, k) {OPN, OPN, (m), (n), (k), 1, BF16, BF16, 0}
+#define MNK(m, n, k)                              \
+    {                                             \
+        OPN, OPN, (m), (n), (k), 1, BF16, BF16, 0 \
+    }
 #define SQUARE(s) MNK(s, s, s)
-#define BETA1(m, n, k) {OPN, OPN, (m), (n), (k), 1, BF16, BF16, 1}
-#define F32C(m, n, k, beta) {OPN, OPN, (m), (n), (k), 1, BF16, F32, (beta)}
+#define BETA1(m, n, k)                            \
+    {                                             \
+        OPN, OPN, (m), (n), (k), 1, BF16, BF16, 1 \
+    }
+#define F32C(m, n, k, beta)                           \
+    {                                                 \
+        OPN, OPN, (m), (n), (k), 1, BF16, F32, (beta) \
+    }
 
 /* 1024..16384 in steps of 1024, and the wave-quantization dips of 132 SMs (2560, 2688, 2816). */
-static const shape SUITE_SQUARE[] = {
-    SQUARE(1024),  SQUARE(2048),  SQUARE(2560),  SQUARE(2688),  SQUARE(2816),  SQUARE(3072),  SQUARE(4096),
-    SQUARE(5120),  SQUARE(6144),  SQUARE(7168),  SQUARE(8192),  SQUARE(9216),  SQUARE(10240), SQUARE(11264),
-    SQUARE(12288), SQUARE(13312), SQUARE(14336), SQUARE(15360), SQUARE(16384)};
+static const shape SUITE_SQUARE[] = {SQUARE(1024),  SQUARE(2048),  SQUARE(2560),  SQUARE(2688),  SQUARE(2816),
+                                     SQUARE(3072),  SQUARE(4096),  SQUARE(5120),  SQUARE(6144),  SQUARE(7168),
+                                     SQUARE(8192),  SQUARE(9216),  SQUARE(10240), SQUARE(11264), SQUARE(12288),
+                                     SQUARE(13312), SQUARE(14336), SQUARE(15360), SQUARE(16384)};
 /* LLM projections: m = 4096 or 8192 tokens, n and k from 4096, 8192, 14336, 28672; small K where the
  * epilogue dominates; a ragged shape. */
 #define LLM_ROW(m, n) MNK(m, n, 4096), MNK(m, n, 8192), MNK(m, n, 14336), MNK(m, n, 28672)
@@ -160,16 +169,16 @@ static const shape SUITE_LLM[] = {LLM_ROW(4096, 4096),  LLM_ROW(4096, 8192),  LL
                                   LLM_ROW(8192, 14336), LLM_ROW(8192, 28672), MNK(8192, 8192, 1024),
                                   MNK(8192, 8192, 512), MNK(5000, 7000, 3000)};
 /* Decode: few rows against a large weight, m = 1..256 with n = k = 8192 and with n = 4096, k = 14336. */
-#define DECODE(n, k) MNK(1, n, k), MNK(2, n, k), MNK(4, n, k), MNK(8, n, k), MNK(16, n, k), MNK(32, n, k), \
-                     MNK(64, n, k), MNK(128, n, k), MNK(256, n, k)
+#define DECODE(n, k)                                                                                     \
+    MNK(1, n, k), MNK(2, n, k), MNK(4, n, k), MNK(8, n, k), MNK(16, n, k), MNK(32, n, k), MNK(64, n, k), \
+        MNK(128, n, k), MNK(256, n, k)
 static const shape SUITE_DECODE[] = {DECODE(8192, 8192), DECODE(4096, 14336)};
 /* C read: beta = 1 on shapes the square and llm suites time with beta = 0. */
-static const shape SUITE_BETA1[] = {BETA1(2048, 2048, 2048), BETA1(4096, 4096, 4096),  BETA1(8192, 8192, 8192),
+static const shape SUITE_BETA1[] = {BETA1(2048, 2048, 2048),  BETA1(4096, 4096, 4096), BETA1(8192, 8192, 8192),
                                     BETA1(4096, 14336, 4096), BETA1(8192, 8192, 1024), BETA1(16384, 16384, 16384)};
 /* fp32 C, beta 0 and 1. */
-static const shape SUITE_F32C[] = {F32C(4096, 4096, 4096, 0),  F32C(8192, 8192, 8192, 0),
-                                   F32C(4096, 14336, 4096, 0), F32C(8192, 8192, 1024, 0),
-                                   F32C(4096, 4096, 4096, 1),  F32C(8192, 8192, 8192, 1)};
+static const shape SUITE_F32C[] = {F32C(4096, 4096, 4096, 0), F32C(8192, 8192, 8192, 0), F32C(4096, 14336, 4096, 0),
+                                   F32C(8192, 8192, 1024, 0), F32C(4096, 4096, 4096, 1), F32C(8192, 8192, 8192, 1)};
 /* 4099: leading dimensions not 16-byte aligned (TMA cannot load them); 1000: no tile divides it. */
 static const shape SUITE_UNALIGNED[] = {SQUARE(4099), SQUARE(1000)};
 /* Strided batched: many small GEMMs, and attention scores (Q^T K, head dim 128). */
@@ -197,12 +206,15 @@ typedef struct suite {
     int auto_only; /* 1: only wsgemm_auto (each of its rows carries cuBLAS's time of the same rounds) */
 } suite;
 
-#define SUITE(name, array, auto_only) {name, array, (int)(sizeof array / sizeof array[0]), auto_only}
-static const suite SUITES[] = {SUITE("square", SUITE_SQUARE, 0), SUITE("llm", SUITE_LLM, 0),
-                               SUITE("decode", SUITE_DECODE, 0), SUITE("beta1", SUITE_BETA1, 0),
-                               SUITE("f32c", SUITE_F32C, 0),     SUITE("unaligned", SUITE_UNALIGNED, 0),
+#define SUITE(name, array, auto_only)                                 \
+    {                                                                 \
+        name, array, (int)(sizeof array / sizeof array[0]), auto_only \
+    }
+static const suite SUITES[] = {SUITE("square", SUITE_SQUARE, 0),   SUITE("llm", SUITE_LLM, 0),
+                               SUITE("decode", SUITE_DECODE, 0),   SUITE("beta1", SUITE_BETA1, 0),
+                               SUITE("f32c", SUITE_F32C, 0),       SUITE("unaligned", SUITE_UNALIGNED, 0),
                                SUITE("batched", SUITE_BATCHED, 0), SUITE("ops", SUITE_OPS, 0),
-                               SUITE("types", SUITE_TYPES, 0),   SUITE("grid", SUITE_GRID, 1)};
+                               SUITE("types", SUITE_TYPES, 0),     SUITE("grid", SUITE_GRID, 1)};
 enum { SUITE_COUNT = (int)(sizeof SUITES / sizeof SUITES[0]) };
 
 static void make_grid(void)
@@ -261,7 +273,7 @@ typedef struct bench_globals {
     void *lt_workspace;
     int l2_bytes;
     problem *current;
-    double *round_ms; /* every round's GPU ms of the current benchmark, library-major */
+    double *round_ms;  /* every round's GPU ms of the current benchmark, library-major */
     int wrong_results; /* correctness failures: exit status 3 */
     /* Set by the first failed synchronization (a kernel fault is sticky: the
      * context is lost). Every later benchmark is then reported as an error at
@@ -407,9 +419,9 @@ static int launch(impl_id id, problem *p, int set, char *why, size_t why_size)
                               CUBLAS_GEMM_DEFAULT);
         else
             cs = cublasGemmStridedBatchedEx(G.cublas, (cublasOperation_t)g->transa, (cublasOperation_t)g->transb, g->m,
-                                            g->n, g->k, &g->alpha, A, ab, g->lda, g->strideA, B, ab, g->ldb,
-                                            g->strideB, &g->beta, C, c, g->ldc, g->strideC, g->batch,
-                                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                                            g->n, g->k, &g->alpha, A, ab, g->lda, g->strideA, B, ab, g->ldb, g->strideB,
+                                            &g->beta, C, c, g->ldc, g->strideC, g->batch, CUBLAS_COMPUTE_32F,
+                                            CUBLAS_GEMM_DEFAULT);
         if (cs != CUBLAS_STATUS_SUCCESS) {
             snprintf(why, why_size, "cuBLAS: %s", cublasGetStatusName(cs));
             return 0;
@@ -433,9 +445,9 @@ static int launch(impl_id id, problem *p, int set, char *why, size_t why_size)
             s = wsgemm_gemm_ex(G.ws, g->transa, g->transb, g->m, g->n, g->k, &g->alpha, A, g->ab_type, g->lda, B,
                                g->ab_type, g->ldb, &g->beta, C, g->c_type, g->ldc);
         else
-            s = wsgemm_gemm_strided_batched_ex(G.ws, g->transa, g->transb, g->m, g->n, g->k, &g->alpha, A,
-                                               g->ab_type, g->lda, g->strideA, B, g->ab_type, g->ldb, g->strideB,
-                                               &g->beta, C, g->c_type, g->ldc, g->strideC, g->batch);
+            s = wsgemm_gemm_strided_batched_ex(G.ws, g->transa, g->transb, g->m, g->n, g->k, &g->alpha, A, g->ab_type,
+                                               g->lda, g->strideA, B, g->ab_type, g->ldb, g->strideB, &g->beta, C,
+                                               g->c_type, g->ldc, g->strideC, g->batch);
         if (s != WSGEMM_STATUS_SUCCESS) {
             snprintf(why, why_size, "%s: %s", wsgemm_status_string(s), wsgemm_get_last_error_message(G.ws));
             return 0;
@@ -467,8 +479,10 @@ static void problem_destroy(problem *p)
 static void reset_output(problem *p, void *c)
 {
     size_t bytes = p->elems_c * (size_t)testing_dtype_bytes(p->g.c_type);
-    if (p->C0) CUDA_CHECK(cudaMemcpy(c, p->C0, bytes, cudaMemcpyDeviceToDevice));
-    else CUDA_CHECK(cudaMemset(c, 0xFF, bytes)); /* NaN in every output type */
+    if (p->C0)
+        CUDA_CHECK(cudaMemcpy(c, p->C0, bytes, cudaMemcpyDeviceToDevice));
+    else
+        CUDA_CHECK(cudaMemset(c, 0xFF, bytes)); /* NaN in every output type */
 }
 
 static problem *problem_create(const testing_gemm *want)
@@ -485,7 +499,7 @@ static problem *problem_create(const testing_gemm *want)
     size_t ab = (size_t)testing_dtype_bytes(g->ab_type), cb = (size_t)testing_dtype_bytes(g->c_type);
     double set_bytes = (double)(p->elems_a + p->elems_b) * ab + (double)p->elems_c * cb;
     int nsets = (int)(2.0 * G.l2_bytes / set_bytes) + 1; /* nsets * set_bytes > 2 * L2 */
-    if (nsets < 2) nsets = 2;                           /* never the same set twice in a row */
+    if (nsets < 2) nsets = 2;                            /* never the same set twice in a row */
     if (nsets > MAX_SETS) nsets = MAX_SETS;
     p->nsets = nsets;
     for (int s = 0; s < nsets; ++s) {
@@ -508,13 +522,14 @@ static problem *problem_create(const testing_gemm *want)
     /* the reference: cuBLAS on set 0 with fp32 output, starting from C0 as fp32 */
     size_t total = (size_t)g->batch * (size_t)g->m * (size_t)g->n;
     CUDA_CHECK(cudaMalloc((void **)&p->ref, (total ? total : 1) * sizeof(float)));
-    if (p->C0) testing_device_c_to_f32(g, p->C0, p->ref);
-    else CUDA_CHECK(cudaMemset(p->ref, 0, total * sizeof(float)));
+    if (p->C0)
+        testing_device_c_to_f32(g, p->C0, p->ref);
+    else
+        CUDA_CHECK(cudaMemset(p->ref, 0, total * sizeof(float)));
     CUBLAS_CHECK(cublasGemmStridedBatchedEx(
         G.cublas, (cublasOperation_t)g->transa, (cublasOperation_t)g->transb, g->m, g->n, g->k, &g->alpha, p->A[0],
         (cudaDataType_t)g->ab_type, g->lda, g->strideA, p->B[0], (cudaDataType_t)g->ab_type, g->ldb, g->strideB,
-        &g->beta, p->ref, CUDA_R_32F, g->m, (long long)g->m * g->n, g->batch, CUBLAS_COMPUTE_32F,
-        CUBLAS_GEMM_DEFAULT));
+        &g->beta, p->ref, CUDA_R_32F, g->m, (long long)g->m * g->n, g->batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     CUDA_CHECK(cudaDeviceSynchronize());
 
     double batch = (double)g->batch;
@@ -698,7 +713,9 @@ static void bench_gemm(gbench_state *st, void *user)
         snprintf(label, sizeof label, "path=%s", wsgemm_path_name(p->ran[id]));
     } else {
         snprintf(label, sizeof label, "%s",
-                 id == IMPL_CUBLASLT ? "cublasLtMatmul" : p->g.batch > 1 ? "cublasGemmStridedBatchedEx" : "cublasGemmEx");
+                 id == IMPL_CUBLASLT ? "cublasLtMatmul"
+                 : p->g.batch > 1    ? "cublasGemmStridedBatchedEx"
+                                     : "cublasGemmEx");
     }
     gbench_set_label(st, label);
 }
@@ -746,9 +763,8 @@ static void device_setup(void)
                                  "this implementation's and cuBLAS's calls are queued, order alternating each round; "
                                  "counters from the medians of the rounds; host us per call measured apart; input "
                                  "sets rotated past 2x L2; correctness checked against cuBLAS first");
-    printf("bench: %s (cc %d.%d, %d SMs, L2 %d MB), CUDA runtime %d.%d, cuBLAS %d\n", prop.name, prop.major,
-           prop.minor, prop.multiProcessorCount, G.l2_bytes >> 20, runtime / 1000, (runtime % 1000) / 10,
-           cublas_version);
+    printf("bench: %s (cc %d.%d, %d SMs, L2 %d MB), CUDA runtime %d.%d, cuBLAS %d\n", prop.name, prop.major, prop.minor,
+           prop.multiProcessorCount, G.l2_bytes >> 20, runtime / 1000, (runtime % 1000) / 10, cublas_version);
 }
 
 /* Does the device run a forced path? One small GEMM says (ARCH_MISMATCH: no). */
@@ -870,15 +886,21 @@ static int strip_own_options(int *argc, char **argv, const char **contexts, int 
     int out = 1;
     for (int i = 1; i < *argc; ++i) {
         const char *a = argv[i];
-        if (!strcmp(a, "--wsgemm_emulated")) G.emulated = 1;
-        else if (!strcmp(a, "--wsgemm_plant_fault")) G.plant_fault = 1;
-        else if (!strncmp(a, "--wsgemm_seed=", 14)) G.seed = strtoull(a + 14, NULL, 10);
-        else if (!strncmp(a, "--wsgemm_rounds=", 16) && atoi(a + 16) > 0) G.rounds = atoi(a + 16);
-        else if (!strncmp(a, "--wsgemm_context=", 17) && strchr(a + 17, '=')) contexts[(*ncontexts)++] = a + 17;
+        if (!strcmp(a, "--wsgemm_emulated"))
+            G.emulated = 1;
+        else if (!strcmp(a, "--wsgemm_plant_fault"))
+            G.plant_fault = 1;
+        else if (!strncmp(a, "--wsgemm_seed=", 14))
+            G.seed = strtoull(a + 14, NULL, 10);
+        else if (!strncmp(a, "--wsgemm_rounds=", 16) && atoi(a + 16) > 0)
+            G.rounds = atoi(a + 16);
+        else if (!strncmp(a, "--wsgemm_context=", 17) && strchr(a + 17, '='))
+            contexts[(*ncontexts)++] = a + 17;
         else if (!strncmp(a, "--wsgemm_", 9)) {
             fprintf(stderr, "wsgemm-bench: unknown option %s (see --help)\n", a);
             return 0;
-        } else argv[out++] = argv[i];
+        } else
+            argv[out++] = argv[i];
     }
     *argc = out;
     argv[out] = NULL;

@@ -105,9 +105,12 @@ int main(int argc, char **argv)
     int calls = 20000, rounds = 5;
     for (int i = 1; i < argc; ++i) {
         if (i + 1 >= argc) usage(argv[0]);
-        if (!strcmp(argv[i], "--calls")) calls = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--rounds")) rounds = atoi(argv[++i]);
-        else usage(argv[0]);
+        if (!strcmp(argv[i], "--calls"))
+            calls = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--rounds"))
+            rounds = atoi(argv[++i]);
+        else
+            usage(argv[0]);
     }
     if (calls < 1 || rounds < 1 || rounds > kMaxRounds) usage(argv[0]);
     testing_require_gpu("wsgemm-call-overhead");
@@ -116,8 +119,8 @@ int main(int argc, char **argv)
     int failed = 0;
     printf("host microseconds per call, bf16 GEMM, median of %d rounds of %d calls (gpu: per call, CUDA events)\n",
            rounds, calls);
-    printf("%-7s %-7s %-6s | %9s %9s %6s | %9s %9s\n", "size", "mode", "path", "wsgemm", "cuBLAS", "ws/cb",
-           "gpu ws", "gpu cb");
+    printf("%-7s %-7s %-6s | %9s %9s %6s | %9s %9s\n", "size", "mode", "path", "wsgemm", "cuBLAS", "ws/cb", "gpu ws",
+           "gpu cb");
     for (int s = 0; s < 2; ++s) {
         bench b;
         memset(&b, 0, sizeof b);

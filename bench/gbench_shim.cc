@@ -15,15 +15,25 @@
 
 #include <benchmark/benchmark.h>
 
-namespace {
+namespace
+{
 
-benchmark::State &state_of(gbench_state *st) { return *reinterpret_cast<benchmark::State *>(st); }
-const benchmark::State &state_of(const gbench_state *st) { return *reinterpret_cast<const benchmark::State *>(st); }
+benchmark::State &state_of(gbench_state *st)
+{
+    return *reinterpret_cast<benchmark::State *>(st);
+}
+const benchmark::State &state_of(const gbench_state *st)
+{
+    return *reinterpret_cast<const benchmark::State *>(st);
+}
 benchmark::internal::Benchmark *bench_of(gbench_benchmark *b)
 {
     return reinterpret_cast<benchmark::internal::Benchmark *>(b);
 }
-gbench_benchmark *handle_of(benchmark::internal::Benchmark *b) { return reinterpret_cast<gbench_benchmark *>(b); }
+gbench_benchmark *handle_of(benchmark::internal::Benchmark *b)
+{
+    return reinterpret_cast<gbench_benchmark *>(b);
+}
 
 benchmark::TimeUnit time_unit_of(gbench_time_unit unit)
 {
@@ -79,26 +89,50 @@ void normalize_min_time(int argc, char **argv, std::vector<std::string> &storage
         std::string arg = argv[i];
         if (arg.compare(0, flag.size(), flag) != 0 || arg.size() == flag.size()) continue;
         const char last = arg.back();
-        if (suffix && last >= '0' && last <= '9') arg += 's';
-        else if (!suffix && last == 's') arg.pop_back();
-        else continue;
+        if (suffix && last >= '0' && last <= '9')
+            arg += 's';
+        else if (!suffix && last == 's')
+            arg.pop_back();
+        else
+            continue;
         storage.push_back(arg);
         argv[i] = &storage.back()[0];
     }
 }
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
-int gbench_keep_running(gbench_state *st) { return state_of(st).KeepRunning() ? 1 : 0; }
-int64_t gbench_iterations(const gbench_state *st) { return static_cast<int64_t>(state_of(st).iterations()); }
-int64_t gbench_max_iterations(const gbench_state *st) { return static_cast<int64_t>(state_of(st).max_iterations); }
-int64_t gbench_arg(const gbench_state *st, int index) { return state_of(st).range(static_cast<std::size_t>(index)); }
+int gbench_keep_running(gbench_state *st)
+{
+    return state_of(st).KeepRunning() ? 1 : 0;
+}
+int64_t gbench_iterations(const gbench_state *st)
+{
+    return static_cast<int64_t>(state_of(st).iterations());
+}
+int64_t gbench_max_iterations(const gbench_state *st)
+{
+    return static_cast<int64_t>(state_of(st).max_iterations);
+}
+int64_t gbench_arg(const gbench_state *st, int index)
+{
+    return state_of(st).range(static_cast<std::size_t>(index));
+}
 
-void gbench_set_iteration_time(gbench_state *st, double seconds) { state_of(st).SetIterationTime(seconds); }
-void gbench_pause_timing(gbench_state *st) { state_of(st).PauseTiming(); }
-void gbench_resume_timing(gbench_state *st) { state_of(st).ResumeTiming(); }
+void gbench_set_iteration_time(gbench_state *st, double seconds)
+{
+    state_of(st).SetIterationTime(seconds);
+}
+void gbench_pause_timing(gbench_state *st)
+{
+    state_of(st).PauseTiming();
+}
+void gbench_resume_timing(gbench_state *st)
+{
+    state_of(st).ResumeTiming();
+}
 
 void gbench_set_counter_k(gbench_state *st, const char *name, double value, unsigned flags, gbench_one_k one_k)
 {
@@ -112,8 +146,14 @@ void gbench_set_counter(gbench_state *st, const char *name, double value, unsign
     gbench_set_counter_k(st, name, value, flags, GBENCH_ONE_K_1000);
 }
 
-void gbench_set_label(gbench_state *st, const char *label) { state_of(st).SetLabel(label); }
-void gbench_skip_with_error(gbench_state *st, const char *message) { state_of(st).SkipWithError(message); }
+void gbench_set_label(gbench_state *st, const char *label)
+{
+    state_of(st).SetLabel(label);
+}
+void gbench_skip_with_error(gbench_state *st, const char *message)
+{
+    state_of(st).SkipWithError(message);
+}
 
 gbench_benchmark *gbench_register(const char *name, gbench_fn fn, void *user)
 {
@@ -181,7 +221,10 @@ gbench_benchmark *gbench_fixed_iterations(gbench_benchmark *b, int64_t iteration
     return b;
 }
 
-void gbench_add_context(const char *key, const char *value) { benchmark::AddCustomContext(key, value); }
+void gbench_add_context(const char *key, const char *value)
+{
+    benchmark::AddCustomContext(key, value);
+}
 
 int gbench_wants_list_only(int argc, char **argv)
 {
@@ -192,11 +235,11 @@ int gbench_main(int argc, char **argv)
 {
     std::vector<std::string> rewritten;
     normalize_min_time(argc, argv, rewritten);
-    benchmark::Initialize(&argc, argv);  // removes the --benchmark_* flags it knows; --help prints and exits
+    benchmark::Initialize(&argc, argv); // removes the --benchmark_* flags it knows; --help prints and exits
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     const std::size_t matched = benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return matched == 0 ? 2 : 0;
 }
 
-}  // extern "C"
+} // extern "C"

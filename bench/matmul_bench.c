@@ -8,8 +8,9 @@
  *                       [--bias bf16] [--scales 0|1] [--reps R] [--path P]                   one problem
  *
  * The suite: FP8 E4M3 at 8192^3 and 4096 x 14336 x 4096 with bf16 D (A transposed, B not: cuBLASLt's FP8
- * layout), and at 8192^3 with an E4M3 D (d_scale, amax_d), beside cuBLASLt's default and fast accumulation; bias+GELU at 8192^3 in bf16, beside cuBLASLt's
- * fused GELU_BIAS and beside cuBLASLt's GEMM followed by a separate bias+GELU kernel; bias+GELU at an MLP's
+ * layout), and at 8192^3 with an E4M3 D (d_scale, amax_d), beside cuBLASLt's default and fast accumulation; bias+GELU
+ * at 8192^3 in bf16, beside cuBLASLt's fused GELU_BIAS and beside cuBLASLt's GEMM followed by a separate bias+GELU
+ * kernel; bias+GELU at an MLP's
  * up projection (14336 x 4096 x 4096) and 4096^3, bias+ReLU with a short K, GELU with its aux output. Prints
  * one table (ms: median GPU time of one call; ratio: TFLOP/s over cuBLASLt's). Without a GPU it says so and
  * exits 0.
@@ -26,7 +27,8 @@
 #define E4 WSGEMM_R_8F_E4M3
 
 static const matmul_problem kSuite[] = {
-    {"fp8 e4m3 8192^3", WSGEMM_OP_T, WSGEMM_OP_N, 8192, 8192, 8192, E4, E4, BF, BF, WSGEMM_MATMUL_EPILOGUE_DEFAULT, BF, 1},
+    {"fp8 e4m3 8192^3", WSGEMM_OP_T, WSGEMM_OP_N, 8192, 8192, 8192, E4, E4, BF, BF, WSGEMM_MATMUL_EPILOGUE_DEFAULT, BF,
+     1},
     {"fp8 e4m3 4096x14336x4096", WSGEMM_OP_T, WSGEMM_OP_N, 4096, 14336, 4096, E4, E4, BF, BF,
      WSGEMM_MATMUL_EPILOGUE_DEFAULT, BF, 1},
     /* an FP8 result for the next FP8 layer: E4M3 D with its d_scale and amax_d */
@@ -47,8 +49,10 @@ static const matmul_problem kSuite[] = {
 
 static void usage(const char *argv0)
 {
-    fprintf(stderr, "usage: %s [--reps R] [--path P] [--m M --n N --k K [--ta N|T] [--tb N|T] [--a T] [--b T] "
-                    "[--c T] [--d T] [--epilogue E] [--bias T] [--scales 0|1]]\n", argv0);
+    fprintf(stderr,
+            "usage: %s [--reps R] [--path P] [--m M --n N --k K [--ta N|T] [--tb N|T] [--a T] [--b T] "
+            "[--c T] [--d T] [--epilogue E] [--bias T] [--scales 0|1]]\n",
+            argv0);
     exit(2);
 }
 
@@ -61,33 +65,47 @@ static wsgemm_dtype dtype_arg(const char *v, const char *argv0)
 
 int main(int argc, char **argv)
 {
-    matmul_problem one = {"problem", WSGEMM_OP_T, WSGEMM_OP_N, 0, 0, 0, BF, BF, BF, BF, WSGEMM_MATMUL_EPILOGUE_DEFAULT, BF, 0};
+    matmul_problem one = {
+        "problem", WSGEMM_OP_T, WSGEMM_OP_N, 0, 0, 0, BF, BF, BF, BF, WSGEMM_MATMUL_EPILOGUE_DEFAULT, BF, 0};
     wsgemm_path path = WSGEMM_PATH_AUTO;
     int reps = 20, single = 0;
     for (int i = 1; i < argc; ++i) {
         if (i + 1 >= argc) usage(argv[0]);
         const char *a = argv[i], *v = argv[++i];
-        if (!strcmp(a, "--reps")) reps = atoi(v);
+        if (!strcmp(a, "--reps"))
+            reps = atoi(v);
         else if (!strcmp(a, "--path")) {
             int found = 0;
             for (int p = WSGEMM_PATH_AUTO; p <= WSGEMM_PATH_SM100_EMULATED; ++p)
                 if (!strcmp(v, wsgemm_path_name((wsgemm_path)p))) path = (wsgemm_path)p, found = 1;
             if (!found) usage(argv[0]);
-        } else if (!strcmp(a, "--m")) one.m = atoi(v), single = 1;
-        else if (!strcmp(a, "--n")) one.n = atoi(v), single = 1;
-        else if (!strcmp(a, "--k")) one.k = atoi(v), single = 1;
-        else if (!strcmp(a, "--ta")) one.ta = (v[0] == 'T' || v[0] == 't') ? WSGEMM_OP_T : WSGEMM_OP_N;
-        else if (!strcmp(a, "--tb")) one.tb = (v[0] == 'T' || v[0] == 't') ? WSGEMM_OP_T : WSGEMM_OP_N;
-        else if (!strcmp(a, "--a")) one.a = dtype_arg(v, argv[0]);
-        else if (!strcmp(a, "--b")) one.b = dtype_arg(v, argv[0]);
-        else if (!strcmp(a, "--c")) one.c = dtype_arg(v, argv[0]);
-        else if (!strcmp(a, "--d")) one.d = dtype_arg(v, argv[0]);
-        else if (!strcmp(a, "--bias")) one.bias_type = dtype_arg(v, argv[0]);
-        else if (!strcmp(a, "--scales")) one.scales = atoi(v);
+        } else if (!strcmp(a, "--m"))
+            one.m = atoi(v), single = 1;
+        else if (!strcmp(a, "--n"))
+            one.n = atoi(v), single = 1;
+        else if (!strcmp(a, "--k"))
+            one.k = atoi(v), single = 1;
+        else if (!strcmp(a, "--ta"))
+            one.ta = (v[0] == 'T' || v[0] == 't') ? WSGEMM_OP_T : WSGEMM_OP_N;
+        else if (!strcmp(a, "--tb"))
+            one.tb = (v[0] == 'T' || v[0] == 't') ? WSGEMM_OP_T : WSGEMM_OP_N;
+        else if (!strcmp(a, "--a"))
+            one.a = dtype_arg(v, argv[0]);
+        else if (!strcmp(a, "--b"))
+            one.b = dtype_arg(v, argv[0]);
+        else if (!strcmp(a, "--c"))
+            one.c = dtype_arg(v, argv[0]);
+        else if (!strcmp(a, "--d"))
+            one.d = dtype_arg(v, argv[0]);
+        else if (!strcmp(a, "--bias"))
+            one.bias_type = dtype_arg(v, argv[0]);
+        else if (!strcmp(a, "--scales"))
+            one.scales = atoi(v);
         else if (!strcmp(a, "--epilogue")) {
             one.epilogue = matmul_epilogue_parse(v);
             if (!one.epilogue) usage(argv[0]);
-        } else usage(argv[0]);
+        } else
+            usage(argv[0]);
     }
     if (reps < 1) reps = 1;
     if (testing_gpu_count() == 0) {

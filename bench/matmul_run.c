@@ -26,11 +26,11 @@
 static const struct {
     const char *name;
     wsgemm_matmul_epilogue e;
-} kEpilogues[] = {{"none", WSGEMM_MATMUL_EPILOGUE_DEFAULT},  {"relu", WSGEMM_MATMUL_EPILOGUE_RELU},
-                  {"bias", WSGEMM_MATMUL_EPILOGUE_BIAS},     {"relu_bias", WSGEMM_MATMUL_EPILOGUE_RELU_BIAS},
-                  {"gelu", WSGEMM_MATMUL_EPILOGUE_GELU},     {"gelu_bias", WSGEMM_MATMUL_EPILOGUE_GELU_BIAS},
-                  {"gelu_aux", WSGEMM_MATMUL_EPILOGUE_GELU_AUX},
-                  {"gelu_aux_bias", WSGEMM_MATMUL_EPILOGUE_GELU_AUX_BIAS}};
+} kEpilogues[] = {
+    {"none", WSGEMM_MATMUL_EPILOGUE_DEFAULT},      {"relu", WSGEMM_MATMUL_EPILOGUE_RELU},
+    {"bias", WSGEMM_MATMUL_EPILOGUE_BIAS},         {"relu_bias", WSGEMM_MATMUL_EPILOGUE_RELU_BIAS},
+    {"gelu", WSGEMM_MATMUL_EPILOGUE_GELU},         {"gelu_bias", WSGEMM_MATMUL_EPILOGUE_GELU_BIAS},
+    {"gelu_aux", WSGEMM_MATMUL_EPILOGUE_GELU_AUX}, {"gelu_aux_bias", WSGEMM_MATMUL_EPILOGUE_GELU_AUX_BIAS}};
 
 wsgemm_matmul_epilogue matmul_epilogue_parse(const char *name)
 {
@@ -54,11 +54,26 @@ int matmul_dtype_parse(const char *name)
     return -1;
 }
 
-static int has_bias(wsgemm_matmul_epilogue e) { return ((unsigned)e & 4u) != 0; }
-static int has_aux(wsgemm_matmul_epilogue e) { return ((unsigned)e & 128u) != 0; }
-static int has_gelu(wsgemm_matmul_epilogue e) { return ((unsigned)e & 32u) != 0; }
-static int has_activation(wsgemm_matmul_epilogue e) { return ((unsigned)e & (2u | 32u)) != 0; }
-static int is_fp8(wsgemm_dtype t) { return t == WSGEMM_R_8F_E4M3 || t == WSGEMM_R_8F_E5M2; }
+static int has_bias(wsgemm_matmul_epilogue e)
+{
+    return ((unsigned)e & 4u) != 0;
+}
+static int has_aux(wsgemm_matmul_epilogue e)
+{
+    return ((unsigned)e & 128u) != 0;
+}
+static int has_gelu(wsgemm_matmul_epilogue e)
+{
+    return ((unsigned)e & 32u) != 0;
+}
+static int has_activation(wsgemm_matmul_epilogue e)
+{
+    return ((unsigned)e & (2u | 32u)) != 0;
+}
+static int is_fp8(wsgemm_dtype t)
+{
+    return t == WSGEMM_R_8F_E4M3 || t == WSGEMM_R_8F_E5M2;
+}
 
 enum { SETS = 2 };
 static const size_t kLtWorkspace = (size_t)32 << 20;
@@ -114,8 +129,8 @@ static int call_wsgemm(run_state *s, int set)
 static int call_lt(run_state *s, int lib, int set)
 {
     const float alpha = 1.0f, beta = 0.0f;
-    cublasStatus_t st = cublasLtMatmul(s->lt, s->op[lib], &alpha, s->A[set], s->la, s->B[set], s->lb, &beta, s->C, s->lc,
-                                       s->D[lib][set], s->ld, &s->algo[lib], s->lt_ws, kLtWorkspace, 0);
+    cublasStatus_t st = cublasLtMatmul(s->lt, s->op[lib], &alpha, s->A[set], s->la, s->B[set], s->lb, &beta, s->C,
+                                       s->lc, s->D[lib][set], s->ld, &s->algo[lib], s->lt_ws, kLtWorkspace, 0);
     if (st != CUBLAS_STATUS_SUCCESS) {
         fprintf(stderr, "cublasLtMatmul: %s\n", cublasLtGetStatusName(st));
         return 1;
@@ -142,7 +157,8 @@ static int lt_plan(run_state *s, int lib)
     const matmul_problem *p = s->p;
     cublasStatus_t st = cublasLtMatmulDescCreate(&s->op[lib], CUBLAS_COMPUTE_32F, CUDA_R_32F);
     const int32_t ta = p->ta, tb = p->tb;
-    const uint32_t ep = lib == 2 && s->third_is_kernel ? (uint32_t)WSGEMM_MATMUL_EPILOGUE_DEFAULT : (uint32_t)p->epilogue;
+    const uint32_t ep =
+        lib == 2 && s->third_is_kernel ? (uint32_t)WSGEMM_MATMUL_EPILOGUE_DEFAULT : (uint32_t)p->epilogue;
     const int32_t vec = (int32_t)p->bias_type;
     const int64_t ldaux = p->m;
     const int8_t fast = lib == 2 && !s->third_is_kernel;
@@ -259,7 +275,8 @@ int matmul_run(const matmul_problem *p, wsgemm_path path, int reps, matmul_resul
         float *ref = device_alloc(mn * sizeof(float));
         testing_device_c_to_f32(&g, s.D[1][0], ref);
         testing_tolerance tol = testing_tolerance_for(p->d);
-        if (p->d == WSGEMM_R_8F_E4M3) tol = (testing_tolerance){.rtol = 1.0 / 8, .atol_rel_rms = 1.0 / 64, .max_rel_fro = 0.07};
+        if (p->d == WSGEMM_R_8F_E4M3)
+            tol = (testing_tolerance){.rtol = 1.0 / 8, .atol_rel_rms = 1.0 / 64, .max_rel_fro = 0.07};
         testing_report r = testing_device_check(&g, s.D[0][0], ref, tol, p->name);
         out->checked = 1;
         out->check_passed = r.passed;
@@ -316,5 +333,8 @@ void matmul_print(const matmul_problem *p, const matmul_result *r)
                lib == 0 ? wsgemm_path_name(r->path) : "-", r->ms[lib], r->tflops[lib],
                lt > 0 ? r->tflops[lib] / lt : 0.0);
     printf("%-22s check: %s (wsgemm vs cuBLASLt, rel_fro %.2e); %d of %d rounds held\n", p->name,
-           !r->checked ? "not run" : r->check_passed ? "PASS" : "FAIL", r->rel_fro, r->held_rounds, r->rounds);
+           !r->checked       ? "not run"
+           : r->check_passed ? "PASS"
+                             : "FAIL",
+           r->rel_fro, r->held_rounds, r->rounds);
 }

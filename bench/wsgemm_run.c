@@ -76,7 +76,11 @@ static options parse(int argc, char **argv)
 {
     options o = {{WSGEMM_OP_N, WSGEMM_OP_N, 8192, 8192, 8192, 0, 0, 0, -1, -1, -1, 1, 1.0f, 0.0f, WSGEMM_R_16BF,
                   WSGEMM_R_16BF, 0},
-                 WSGEMM_PATH_AUTO, 20, 1, 0, {0}};
+                 WSGEMM_PATH_AUTO,
+                 20,
+                 1,
+                 0,
+                 {0}};
     int b_set = 0, d_set = 0;
     o.mm.bias_type = WSGEMM_R_16BF;
     o.mm.epilogue = WSGEMM_MATMUL_EPILOGUE_DEFAULT;
@@ -84,33 +88,55 @@ static options parse(int argc, char **argv)
         const char *a = argv[i];
         if (i + 1 >= argc) usage(argv[0]);
         const char *v = argv[++i];
-        if (!strcmp(a, "--m")) o.g.m = atoi(v);
-        else if (!strcmp(a, "--n")) o.g.n = atoi(v);
-        else if (!strcmp(a, "--k")) o.g.k = atoi(v);
-        else if (!strcmp(a, "--ta")) o.g.transa = (v[0] == 'T' || v[0] == 't') ? WSGEMM_OP_T : WSGEMM_OP_N;
-        else if (!strcmp(a, "--tb")) o.g.transb = (v[0] == 'T' || v[0] == 't') ? WSGEMM_OP_T : WSGEMM_OP_N;
-        else if (!strcmp(a, "--ab")) o.g.ab_type = parse_dtype(v, argv[0]);
-        else if (!strcmp(a, "--c")) o.g.c_type = parse_dtype(v, argv[0]);
-        else if (!strcmp(a, "--path")) o.path = parse_path(v, argv[0]);
-        else if (!strcmp(a, "--batch")) o.g.batch = atoi(v);
-        else if (!strcmp(a, "--alpha")) o.g.alpha = (float)atof(v);
-        else if (!strcmp(a, "--beta")) o.g.beta = (float)atof(v);
-        else if (!strcmp(a, "--reps")) o.reps = atoi(v);
-        else if (!strcmp(a, "--seed")) o.seed = strtoull(v, NULL, 10);
-        else if (!strcmp(a, "--b")) o.mm.b = parse_dtype(v, argv[0]), b_set = o.matmul = 1;
-        else if (!strcmp(a, "--d")) o.mm.d = parse_dtype(v, argv[0]), d_set = o.matmul = 1;
-        else if (!strcmp(a, "--bias")) o.mm.bias_type = parse_dtype(v, argv[0]), o.matmul = 1;
-        else if (!strcmp(a, "--scales")) o.mm.scales = atoi(v), o.matmul = 1;
+        if (!strcmp(a, "--m"))
+            o.g.m = atoi(v);
+        else if (!strcmp(a, "--n"))
+            o.g.n = atoi(v);
+        else if (!strcmp(a, "--k"))
+            o.g.k = atoi(v);
+        else if (!strcmp(a, "--ta"))
+            o.g.transa = (v[0] == 'T' || v[0] == 't') ? WSGEMM_OP_T : WSGEMM_OP_N;
+        else if (!strcmp(a, "--tb"))
+            o.g.transb = (v[0] == 'T' || v[0] == 't') ? WSGEMM_OP_T : WSGEMM_OP_N;
+        else if (!strcmp(a, "--ab"))
+            o.g.ab_type = parse_dtype(v, argv[0]);
+        else if (!strcmp(a, "--c"))
+            o.g.c_type = parse_dtype(v, argv[0]);
+        else if (!strcmp(a, "--path"))
+            o.path = parse_path(v, argv[0]);
+        else if (!strcmp(a, "--batch"))
+            o.g.batch = atoi(v);
+        else if (!strcmp(a, "--alpha"))
+            o.g.alpha = (float)atof(v);
+        else if (!strcmp(a, "--beta"))
+            o.g.beta = (float)atof(v);
+        else if (!strcmp(a, "--reps"))
+            o.reps = atoi(v);
+        else if (!strcmp(a, "--seed"))
+            o.seed = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--b"))
+            o.mm.b = parse_dtype(v, argv[0]), b_set = o.matmul = 1;
+        else if (!strcmp(a, "--d"))
+            o.mm.d = parse_dtype(v, argv[0]), d_set = o.matmul = 1;
+        else if (!strcmp(a, "--bias"))
+            o.mm.bias_type = parse_dtype(v, argv[0]), o.matmul = 1;
+        else if (!strcmp(a, "--scales"))
+            o.mm.scales = atoi(v), o.matmul = 1;
         else if (!strcmp(a, "--epilogue")) {
             o.mm.epilogue = matmul_epilogue_parse(v);
             if (!o.mm.epilogue) usage(argv[0]);
             o.matmul = 1;
-        } else usage(argv[0]);
+        } else
+            usage(argv[0]);
     }
     if (o.g.ab_type == WSGEMM_R_8F_E4M3 || o.g.ab_type == WSGEMM_R_8F_E5M2) o.matmul = 1;
-    o.mm = (matmul_problem){"wsgemm_matmul", o.g.transa, o.g.transb, o.g.m, o.g.n, o.g.k, o.g.ab_type,
-                            b_set ? o.mm.b : o.g.ab_type, o.g.c_type, d_set ? o.mm.d : o.g.c_type, o.mm.epilogue,
-                            o.mm.bias_type, o.mm.scales};
+    o.mm = (matmul_problem){"wsgemm_matmul", o.g.transa,
+                            o.g.transb,      o.g.m,
+                            o.g.n,           o.g.k,
+                            o.g.ab_type,     b_set ? o.mm.b : o.g.ab_type,
+                            o.g.c_type,      d_set ? o.mm.d : o.g.c_type,
+                            o.mm.epilogue,   o.mm.bias_type,
+                            o.mm.scales};
     if (o.reps < 1) o.reps = 1;
     testing_gemm_resolve(&o.g);
     return o;
@@ -144,8 +170,10 @@ static void timing_set_create(const testing_gemm *g, uint64_t seed, testing_buff
     CUDA_CHECK(cudaMalloc(&b->C, b->elems_c * cb));
     testing_device_fill_uniform(g->ab_type, b->A, b->elems_a, seed * 3 + 1);
     testing_device_fill_uniform(g->ab_type, b->B, b->elems_b, seed * 3 + 2);
-    if (g->beta != 0.0f) testing_device_fill_uniform(g->c_type, b->C, b->elems_c, seed * 3 + 3);
-    else CUDA_CHECK(cudaMemset(b->C, 0xFF, b->elems_c * cb));
+    if (g->beta != 0.0f)
+        testing_device_fill_uniform(g->c_type, b->C, b->elems_c, seed * 3 + 3);
+    else
+        CUDA_CHECK(cudaMemset(b->C, 0xFF, b->elems_c * cb));
 }
 
 /* The timed calls (testing_time_interleaved): call i runs on input set i % nsets. */
@@ -183,10 +211,10 @@ static int call_cublas(void *ctx, int i)
                          b->A, (cudaDataType_t)g->ab_type, g->lda, b->B, (cudaDataType_t)g->ab_type, g->ldb, &g->beta,
                          C, c->c_type, g->ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     else
-        s = cublasGemmStridedBatchedEx(
-        c->h, (cublasOperation_t)g->transa, (cublasOperation_t)g->transb, g->m, g->n, g->k, &g->alpha, b->A,
-        (cudaDataType_t)g->ab_type, g->lda, g->strideA, b->B, (cudaDataType_t)g->ab_type, g->ldb, g->strideB,
-        &g->beta, C, c->c_type, g->ldc, g->strideC, g->batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        s = cublasGemmStridedBatchedEx(c->h, (cublasOperation_t)g->transa, (cublasOperation_t)g->transb, g->m, g->n,
+                                       g->k, &g->alpha, b->A, (cudaDataType_t)g->ab_type, g->lda, g->strideA, b->B,
+                                       (cudaDataType_t)g->ab_type, g->ldb, g->strideB, &g->beta, C, c->c_type, g->ldc,
+                                       g->strideC, g->batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     return s != CUBLAS_STATUS_SUCCESS;
 }
 
@@ -206,7 +234,8 @@ static int self_check_command(void)
     if (prop.major == 9 && prop.minor == 0 && wsgemm_sm100_emulated_available()) path = WSGEMM_PATH_SM100_EMULATED;
     printf("device     %d: %s (cc %d.%d)\n", dev, prop.name, prop.major, prop.minor);
     if (path == WSGEMM_PATH_NONE) {
-        printf("verdict    none: this build has no sm100 path this device runs (sm100 on 10.0, sm100-emulated on 9.0)\n");
+        printf(
+            "verdict    none: this build has no sm100 path this device runs (sm100 on 10.0, sm100-emulated on 9.0)\n");
         return 2;
     }
     wsgemm_knobs knobs = wsgemm_knobs_from_env();
@@ -219,8 +248,13 @@ static int self_check_command(void)
     printf("helper     %s\n", rq.helper[0] ? rq.helper : rq.helper_note);
     printf("key        %s\n", rq.key);
     printf("cache      %s%s\n", rq.cache_file[0] ? rq.cache_file : "(none: no XDG_CACHE_HOME or HOME)",
-           r.cached ? " (written)" : rq.cache_file[0] ? " (not written)" : "");
-    printf("verdict    %s: %s\n", v == WSGEMM_SELF_CHECK_PASS ? "PASS" : v == WSGEMM_SELF_CHECK_FAIL ? "FAIL" : "NONE",
+           r.cached           ? " (written)"
+           : rq.cache_file[0] ? " (not written)"
+                              : "");
+    printf("verdict    %s: %s\n",
+           v == WSGEMM_SELF_CHECK_PASS   ? "PASS"
+           : v == WSGEMM_SELF_CHECK_FAIL ? "FAIL"
+                                         : "NONE",
            r.detail);
     return v == WSGEMM_SELF_CHECK_PASS ? 0 : v == WSGEMM_SELF_CHECK_FAIL ? 1 : 2;
 }
@@ -290,7 +324,8 @@ int main(int argc, char **argv)
     double tf_ws = ms_ws > 0 ? flops / (ms_ws * 1e-3) / 1e12 : 0.0;
     double tf_cublas = ms_cublas > 0 ? flops / (ms_cublas * 1e-3) / 1e12 : 0.0;
     printf("timing   GPU time: median of %d rounds, each queued behind a spin kernel (%d of %d rounds held), "
-           "order alternating; %d rotating input sets%s\n", t.rounds, t.held_rounds, t.rounds, nsets, cublas_note);
+           "order alternating; %d rotating input sets%s\n",
+           t.rounds, t.held_rounds, t.rounds, nsets, cublas_note);
     printf("%-10s %-15s %10s %10s %8s %10s %21s\n", "impl", "path", "ms", "TFLOP/s", "vs cuBLAS", "host us",
            "ms p10..p90");
     printf("%-10s %-15s %10.4f %10.1f %8.3f %10.1f %10.4f..%-10.4f\n", "wsgemm", wsgemm_path_name(ran), ms_ws, tf_ws,

@@ -76,12 +76,12 @@ extern "C" {
 #endif
 
 enum {
-    HB_COMPONENTS = 32,   /* clock components per cluster (a pair of the sm100 kernel that loads C uses 31) */
+    HB_COMPONENTS = 32, /* clock components per cluster (a pair of the sm100 kernel that loads C uses 31) */
     HB_NO_COMPONENT = 0xFF,
-    HB_PHASE_SLOTS = 4,   /* phases of a barrier whose clocks are kept (a waiter is at most one behind) */
-    HB_CELL_COLS = 32,    /* TMEM columns per history cell */
-    HB_CELL_UNITS = 16,   /* 512 / 32 */
-    HB_QUARTERS = 4,      /* lane quarters of 32 TMEM lanes */
+    HB_PHASE_SLOTS = 4, /* phases of a barrier whose clocks are kept (a waiter is at most one behind) */
+    HB_CELL_COLS = 32,  /* TMEM columns per history cell */
+    HB_CELL_UNITS = 16, /* 512 / 32 */
+    HB_QUARTERS = 4,    /* lane quarters of 32 TMEM lanes */
     HB_CELLS = HB_QUARTERS * HB_CELL_UNITS
 };
 
@@ -117,18 +117,18 @@ typedef enum hb_kind {
 } hb_kind;
 
 /* One access, for the report: who, what, where, and what its warp last waited for. */
-typedef struct hb_site { /* 20 bytes, 4-byte aligned: copied as words */
-    uint8_t kind;        /* hb_kind */
-    uint8_t comp;        /* clock component of the event; the epoch is comp @ clock */
-    uint8_t cta;         /* cluster rank of the issuing CTA */
-    uint8_t warp;        /* warp index in that CTA */
+typedef struct hb_site {  /* 20 bytes, 4-byte aligned: copied as words */
+    uint8_t kind;         /* hb_kind */
+    uint8_t comp;         /* clock component of the event; the epoch is comp @ clock */
+    uint8_t cta;          /* cluster rank of the issuing CTA */
+    uint8_t warp;         /* warp index in that CTA */
     uint16_t col0, ncols; /* TMEM columns accessed */
     uint32_t clock;
     uint8_t lane0, nlanes; /* TMEM lanes accessed */
-    uint8_t tmem_cta;    /* cluster rank of the CTA whose TMEM it touched (cta_group 2 MMAs write both) */
-    uint8_t wait_name;   /* the warp's last completed mbarrier wait: a name id of the caller's (0 none), */
-    uint16_t wait_index; /* its index, */
-    uint8_t wait_parity; /* and the parity it waited for */
+    uint8_t tmem_cta;      /* cluster rank of the CTA whose TMEM it touched (cta_group 2 MMAs write both) */
+    uint8_t wait_name;     /* the warp's last completed mbarrier wait: a name id of the caller's (0 none), */
+    uint16_t wait_index;   /* its index, */
+    uint8_t wait_parity;   /* and the parity it waited for */
     uint8_t pad;
 } hb_site;
 
@@ -142,7 +142,7 @@ typedef struct hb_agent {
     hb_vc vc;
     hb_vc async_view;
     hb_vc done;
-    uint32_t ld_clock, mma_clock, tma_clock; /* events so far of the load pipe, tensor pipe, TMA copies */
+    uint32_t ld_clock, mma_clock, tma_clock;   /* events so far of the load pipe, tensor pipe, TMA copies */
     uint8_t self, ld_pipe, mma_pipe, tma_pipe; /* components (HB_NO_COMPONENT until used) */
     uint8_t cta, warp;
     uint8_t wait_name, wait_parity;
@@ -150,20 +150,20 @@ typedef struct hb_agent {
 } hb_agent;
 
 typedef struct hb_sync {
-    uint32_t count;                    /* arrivals per phase */
-    uint32_t arrivals;                 /* arrivals since init */
-    hb_site init;                      /* mbarriers: the mbarrier.init every use must be ordered after */
-    int32_t last_async_phase;          /* the latest phase a tcgen05.commit arrived on (-1: none) */
-    int32_t max_observed_phase;        /* the latest phase a wait observed complete (-1: none) */
-    uint32_t tag[HB_PHASE_SLOTS];      /* phase + 1 whose clock the slot holds (0: none) */
-    hb_vc clock[HB_PHASE_SLOTS];       /* join of the clocks the phase's arrivals released */
+    uint32_t count;               /* arrivals per phase */
+    uint32_t arrivals;            /* arrivals since init */
+    hb_site init;                 /* mbarriers: the mbarrier.init every use must be ordered after */
+    int32_t last_async_phase;     /* the latest phase a tcgen05.commit arrived on (-1: none) */
+    int32_t max_observed_phase;   /* the latest phase a wait observed complete (-1: none) */
+    uint32_t tag[HB_PHASE_SLOTS]; /* phase + 1 whose clock the slot holds (0: none) */
+    hb_vc clock[HB_PHASE_SLOTS];  /* join of the clocks the phase's arrivals released */
 } hb_sync;
 
 typedef struct hb_cell {
-    hb_site write;  /* last write (mma) or the alloc that made the cell live; kind HB_NONE: never */
-    hb_site freed;  /* the dealloc that freed it; kind HB_NONE: live */
+    hb_site write;      /* last write (mma) or the alloc that made the cell live; kind HB_NONE: never */
+    hb_site freed;      /* the dealloc that freed it; kind HB_NONE: live */
     uint32_t read_mask; /* bit k: component k read the cell since the last write (its entry in reads is valid) */
-    hb_vc reads;    /* per component: clock of its last read since the last write */
+    hb_vc reads;        /* per component: clock of its last read since the last write */
     hb_site read_site[HB_COMPONENTS];
 } hb_cell;
 
@@ -172,15 +172,13 @@ typedef struct hb_cell {
 static inline WSGEMM_HD void hb_vc_clear(HB_SHARED hb_vc *v)
 {
     HB_LOOP
-    for (int i = 0; i < HB_COMPONENTS; i++)
-        v->c[i] = 0;
+    for (int i = 0; i < HB_COMPONENTS; i++) v->c[i] = 0;
 }
 
 static inline WSGEMM_HD void hb_vc_copy(HB_SHARED hb_vc *dst, const HB_SHARED hb_vc *src)
 {
     HB_LOOP
-    for (int i = 0; i < HB_COMPONENTS; i++)
-        dst->c[i] = src->c[i];
+    for (int i = 0; i < HB_COMPONENTS; i++) dst->c[i] = src->c[i];
 }
 
 static inline WSGEMM_HD void hb_vc_join(HB_SHARED hb_vc *dst, const HB_SHARED hb_vc *src)
@@ -188,15 +186,13 @@ static inline WSGEMM_HD void hb_vc_join(HB_SHARED hb_vc *dst, const HB_SHARED hb
     HB_LOOP
     for (int i = 0; i < HB_COMPONENTS; i++) {
         uint32_t s = src->c[i];
-        if (s > dst->c[i])
-            dst->c[i] = s;
+        if (s > dst->c[i]) dst->c[i] = s;
     }
 }
 
 static inline WSGEMM_HD void hb_vc_raise(HB_SHARED hb_vc *v, unsigned comp, uint32_t clock)
 {
-    if (comp < HB_COMPONENTS && clock > v->c[comp])
-        v->c[comp] = clock;
+    if (comp < HB_COMPONENTS && clock > v->c[comp]) v->c[comp] = clock;
 }
 
 /* Is the event of `s` ordered before an access whose start clock is `start`? (A never-set site is.) */
@@ -211,8 +207,7 @@ static inline WSGEMM_HD void hb_site_copy(HB_SHARED hb_site *dst, const HB_SHARE
     HB_SHARED uint32_t *d = (HB_SHARED uint32_t *)dst;
     const HB_SHARED uint32_t *s = (const HB_SHARED uint32_t *)src;
     HB_LOOP
-    for (unsigned i = 0; i < sizeof(hb_site) / 4u; i++)
-        d[i] = s[i];
+    for (unsigned i = 0; i < sizeof(hb_site) / 4u; i++) d[i] = s[i];
 }
 
 static inline WSGEMM_HD void hb_site_clear(HB_SHARED hb_site *s)
@@ -261,8 +256,7 @@ static inline WSGEMM_HD void hb_agent_init(HB_SHARED hb_agent *a, unsigned self,
 static inline WSGEMM_HD void hb_agent_release(HB_SHARED hb_agent *a, hb_vc *released)
 {
     hb_vc_copy(released, &a->vc);
-    if (a->self < HB_COMPONENTS)
-        a->vc.c[a->self] += 1u;
+    if (a->self < HB_COMPONENTS) a->vc.c[a->self] += 1u;
 }
 
 /* A wait that observed a phase: the agent is ordered after what the phase's arrivals released. */
@@ -275,8 +269,7 @@ static inline WSGEMM_HD void hb_agent_acquire(HB_SHARED hb_agent *a, const hb_vc
  * its asynchronous ones in program order. */
 static inline WSGEMM_HD void hb_agent_tcgen05_sync_op(HB_SHARED hb_agent *a)
 {
-    if (a->self < HB_COMPONENTS)
-        hb_vc_raise(&a->async_view, a->self, a->vc.c[a->self]);
+    if (a->self < HB_COMPONENTS) hb_vc_raise(&a->async_view, a->self, a->vc.c[a->self]);
 }
 
 /* tcgen05.fence::before_thread_sync: completed asynchronous operations become part of what later arrivals
@@ -421,8 +414,7 @@ static inline WSGEMM_HD void hb_sync_mark_init(HB_SHARED hb_sync *s, const hb_si
  * after its init. Returns 0, or 1 with the init's site in *earlier. */
 static inline WSGEMM_HD int hb_sync_check_init(const HB_SHARED hb_sync *s, const hb_vc *vc, hb_site *earlier)
 {
-    if (hb_site_ordered(&s->init, vc))
-        return 0;
+    if (hb_site_ordered(&s->init, vc)) return 0;
     hb_site_copy(earlier, &s->init);
     return 1;
 }
@@ -437,8 +429,7 @@ static inline WSGEMM_HD uint32_t hb_sync_arrive(HB_SHARED hb_sync *s, uint32_t n
         s->tag[slot] = phase + 1u;
         hb_vc_clear(&s->clock[slot]);
     }
-    if (released)
-        hb_vc_join(&s->clock[slot], released);
+    if (released) hb_vc_join(&s->clock[slot], released);
     s->arrivals += n;
     return phase;
 }
@@ -447,8 +438,7 @@ static inline WSGEMM_HD uint32_t hb_sync_arrive(HB_SHARED hb_sync *s, uint32_t n
  * done), so the CTA must not exit before some thread observed that phase complete. */
 static inline WSGEMM_HD void hb_sync_note_async_arrival(HB_SHARED hb_sync *s, uint32_t phase)
 {
-    if ((int32_t)phase > s->last_async_phase)
-        s->last_async_phase = (int32_t)phase;
+    if ((int32_t)phase > s->last_async_phase) s->last_async_phase = (int32_t)phase;
 }
 
 /* At the CTA's exit: 1 when a commit arrived on a phase no wait observed (it could land after the exit:
@@ -463,8 +453,7 @@ static inline WSGEMM_HD int hb_sync_unobserved_async(const HB_SHARED hb_sync *s)
 static inline WSGEMM_HD int hb_sync_acquire_phase(const HB_SHARED hb_sync *s, uint32_t phase, hb_vc *acquired)
 {
     uint32_t slot = phase % HB_PHASE_SLOTS;
-    if (s->tag[slot] != phase + 1u)
-        return -1;
+    if (s->tag[slot] != phase + 1u) return -1;
     hb_vc_join(acquired, &s->clock[slot]);
     return 0;
 }
@@ -476,13 +465,10 @@ static inline WSGEMM_HD int32_t hb_sync_acquire_parity(HB_SHARED hb_sync *s, uin
 {
     int32_t current = (int32_t)(s->arrivals / s->count); /* the first phase not yet complete */
     int32_t phase = current - 1;
-    if (phase >= 0 && (uint32_t)(phase & 1) != (parity & 1u))
-        phase -= 1;
-    if (phase < 0)
-        return -1;
+    if (phase >= 0 && (uint32_t)(phase & 1) != (parity & 1u)) phase -= 1;
+    if (phase < 0) return -1;
     hb_sync_acquire_phase(s, (uint32_t)phase, acquired);
-    if (phase > s->max_observed_phase)
-        s->max_observed_phase = phase;
+    if (phase > s->max_observed_phase) s->max_observed_phase = phase;
     return phase;
 }
 
@@ -518,8 +504,7 @@ static inline WSGEMM_HD void hb_cell_forget_reads(HB_SHARED hb_cell *c)
     const uint32_t mask = c->read_mask;
     HB_LOOP
     for (int k = 0; k < HB_COMPONENTS && (mask >> k) != 0u; k++)
-        if ((mask >> k) & 1u)
-            c->reads.c[k] = 0;
+        if ((mask >> k) & 1u) c->reads.c[k] = 0;
     c->read_mask = 0;
 }
 
@@ -550,8 +535,7 @@ static inline WSGEMM_HD int hb_cell_access(HB_SHARED hb_cell *c, enum hb_op op, 
             }
             return 0;
         }
-        if (hb_cell_unordered_read(c, start, earlier))
-            return 1;
+        if (hb_cell_unordered_read(c, start, earlier)) return 1;
         hb_site_copy(&c->write, me);
         hb_cell_forget_reads(c);
         return 0;
@@ -563,8 +547,7 @@ static inline WSGEMM_HD int hb_cell_access(HB_SHARED hb_cell *c, enum hb_op op, 
                 hb_site_copy(earlier, &c->write);
                 return 1;
             }
-            if (hb_cell_unordered_read(c, start, earlier))
-                return 1;
+            if (hb_cell_unordered_read(c, start, earlier)) return 1;
         }
         hb_cell_clear(c);
         hb_site_copy(&c->write, me);
@@ -576,10 +559,8 @@ static inline WSGEMM_HD int hb_cell_access(HB_SHARED hb_cell *c, enum hb_op op, 
         hb_site_copy(earlier, &c->write);
         return 1;
     }
-    if (hb_cell_unordered_read(c, start, earlier))
-        return 1;
-    if (!freed)
-        hb_site_copy(&c->freed, me);
+    if (hb_cell_unordered_read(c, start, earlier)) return 1;
+    if (!freed) hb_site_copy(&c->freed, me);
     return 0;
 }
 
@@ -589,11 +570,9 @@ static inline WSGEMM_HD int hb_tmem_quarter_access(HB_SHARED hb_cell *quarter_ce
                                                    unsigned ncols, const hb_vc *start, const hb_site *me,
                                                    hb_site *earlier, unsigned *cell_col)
 {
-    if (ncols == 0)
-        return 0;
+    if (ncols == 0) return 0;
     unsigned last = col0 + ncols - 1u;
-    if (last >= HB_CELL_COLS * HB_CELL_UNITS)
-        last = HB_CELL_COLS * HB_CELL_UNITS - 1u;
+    if (last >= HB_CELL_COLS * HB_CELL_UNITS) last = HB_CELL_COLS * HB_CELL_UNITS - 1u;
     HB_LOOP
     for (unsigned u = col0 / HB_CELL_COLS; u <= last / HB_CELL_COLS; u++) {
         if (hb_cell_access(&quarter_cells[u], op, start, me, earlier)) {
@@ -610,8 +589,7 @@ static inline WSGEMM_HD int hb_tmem_access(HB_SHARED hb_cell *cells, enum hb_op 
                                            unsigned col0, unsigned ncols, const hb_vc *start, const hb_site *me,
                                            hb_site *earlier, unsigned *cell_lane, unsigned *cell_col)
 {
-    if (nlanes == 0)
-        return 0;
+    if (nlanes == 0) return 0;
     HB_LOOP
     for (unsigned q = lane0 / 32u; q <= (lane0 + nlanes - 1u) / 32u && q < HB_QUARTERS; q++) {
         if (hb_tmem_quarter_access(cells + q * HB_CELL_UNITS, op, col0, ncols, start, me, earlier, cell_col)) {

@@ -59,11 +59,11 @@ enum {
      * kernel has 33 with cta_group 2 (6 full, 6 empty, 2 acc_full, 2 acc_empty, 4 x 4 c_full, dealloc) and
      * 29 with cta_group 1; gemm/sm100/sm100_kernel.cuh checks its count against this at compile time. */
     TMEM_HB_MBARRIERS = 64,
-    TMEM_HB_NAMED = 16,      /* named barrier ids */
-    TMEM_HB_NAMES = 64,      /* distinct barrier names in race reports */
-    TMEM_HB_PENDING = 4,     /* tcgen05.ld per thread whose registers stay poisoned until wait::ld */
+    TMEM_HB_NAMED = 16,        /* named barrier ids */
+    TMEM_HB_NAMES = 64,        /* distinct barrier names in race reports */
+    TMEM_HB_PENDING = 4,       /* tcgen05.ld per thread whose registers stay poisoned until wait::ld */
     TMEM_HB_SMEM_BLOCKS = 232, /* 1024-byte blocks of shared memory (227 KB + 5 KB reserved) */
-    TMEM_HB_REG_CTAS = 1024, /* threads whose registers are held: block linear id and thread index below these */
+    TMEM_HB_REG_CTAS = 1024,   /* threads whose registers are held: block linear id and thread index below these */
     TMEM_HB_REG_THREADS = 512
 };
 
@@ -115,12 +115,12 @@ typedef struct tmem_hb_thread_regs {
 } tmem_hb_thread_regs;
 
 typedef struct tmem_hb_globals {
-    tmem_hb_cluster *clusters;     /* [TMEM_HB_MAX_CLUSTERS] */
-    unsigned long long *names;     /* [TMEM_HB_NAMES] addresses of the barrier name strings; id = index + 1 */
-    tmem_hb_thread_regs *regs;     /* [TMEM_HB_REG_CTAS][TMEM_HB_REG_THREADS] */
-    uint32_t *notes;               /* [0]: a "not tracked" note was printed */
-    tmem_emu_error *error;         /* the emulation's host-mapped record */
-    uint32_t enabled;              /* happens-before tracking on (WSGEMM_TMEM_HB=1; off by default) */
+    tmem_hb_cluster *clusters; /* [TMEM_HB_MAX_CLUSTERS] */
+    unsigned long long *names; /* [TMEM_HB_NAMES] addresses of the barrier name strings; id = index + 1 */
+    tmem_hb_thread_regs *regs; /* [TMEM_HB_REG_CTAS][TMEM_HB_REG_THREADS] */
+    uint32_t *notes;           /* [0]: a "not tracked" note was printed */
+    tmem_emu_error *error;     /* the emulation's host-mapped record */
+    uint32_t enabled;          /* happens-before tracking on (WSGEMM_TMEM_HB=1; off by default) */
     uint32_t pad;
 } tmem_hb_globals;
 
@@ -144,9 +144,15 @@ static __device__ __forceinline__ uint32_t tmem_hb_special(int which)
     return r;
 }
 
-static __device__ __forceinline__ uint32_t tmem_hb_rank(void) { return tmem_hb_special(0); }
+static __device__ __forceinline__ uint32_t tmem_hb_rank(void)
+{
+    return tmem_hb_special(0);
+}
 
-static __device__ __forceinline__ uint32_t tmem_hb_cta_threads(void) { return blockDim.x * blockDim.y * blockDim.z; }
+static __device__ __forceinline__ uint32_t tmem_hb_cta_threads(void)
+{
+    return blockDim.x * blockDim.y * blockDim.z;
+}
 
 static __device__ __forceinline__ uint32_t tmem_hb_agent_index(void)
 {
@@ -163,8 +169,7 @@ static __device__ __noinline__ void tmem_hb_note_untracked(const char *why)
 /* This thread's cluster state, or NULL when tracking is off or the cluster is beyond the tables. */
 static __device__ __forceinline__ tmem_hb_cluster *tmem_hb_my_cluster(void)
 {
-    if (!c_tmem_hb.enabled)
-        return 0;
+    if (!c_tmem_hb.enabled) return 0;
     uint32_t id =
         tmem_hb_special(2) + tmem_hb_special(5) * (tmem_hb_special(3) + tmem_hb_special(6) * tmem_hb_special(4));
     if (id >= TMEM_HB_MAX_CLUSTERS || tmem_hb_special(1) > TMEM_HB_MAX_RANKS ||
@@ -173,8 +178,7 @@ static __device__ __forceinline__ tmem_hb_cluster *tmem_hb_my_cluster(void)
         return 0;
     }
     tmem_hb_cluster *cl = &c_tmem_hb.clusters[id];
-    if (*(volatile uint32_t *)&cl->untracked)
-        return 0;
+    if (*(volatile uint32_t *)&cl->untracked) return 0;
     return cl;
 }
 
@@ -196,7 +200,8 @@ static __device__ __forceinline__ int tmem_hb_holder_id(void)
 static __device__ __forceinline__ void tmem_hb_lock_place(uint32_t offset, uint32_t *kind, uint32_t *rank,
                                                           uint32_t *index)
 {
-    const uint32_t agents = (uint32_t)offsetof(tmem_hb_cluster, agents), ctas = (uint32_t)offsetof(tmem_hb_cluster, cta);
+    const uint32_t agents = (uint32_t)offsetof(tmem_hb_cluster, agents),
+                   ctas = (uint32_t)offsetof(tmem_hb_cluster, cta);
     *kind = 6u;
     *rank = *index = 0u;
     if (offset >= agents && offset < agents + sizeof(((tmem_hb_cluster *)0)->agents)) {
@@ -224,10 +229,16 @@ static __device__ __forceinline__ void tmem_hb_lock_place(uint32_t offset, uint3
 
 static __device__ __noinline__ void tmem_hb_lock_timeout(const int *l, int holder)
 {
-    static const char *const kinds[7] = {"agent of warp (cluster-wide index)", "cluster barrier", "mbarrier slot",
-                                         "named barrier", "TMEM cells of lane quarter", "shared-memory blocks", "?"};
+    static const char *const kinds[7] = {"agent of warp (cluster-wide index)",
+                                         "cluster barrier",
+                                         "mbarrier slot",
+                                         "named barrier",
+                                         "TMEM cells of lane quarter",
+                                         "shared-memory blocks",
+                                         "?"};
     const size_t at = (size_t)((const char *)l - (const char *)c_tmem_hb.clusters);
-    const uint32_t cluster = (uint32_t)(at / sizeof(tmem_hb_cluster)), offset = (uint32_t)(at % sizeof(tmem_hb_cluster));
+    const uint32_t cluster = (uint32_t)(at / sizeof(tmem_hb_cluster)),
+                   offset = (uint32_t)(at % sizeof(tmem_hb_cluster));
     const uint32_t h = (uint32_t)holder - 1u;
     uint32_t kind, rank, index;
     tmem_hb_lock_place(offset, &kind, &rank, &index);
@@ -245,8 +256,7 @@ static __device__ __noinline__ void tmem_hb_lock_wait(int *l, int me)
     const uint64_t t0 = tmem_emu_globaltimer();
     int holder;
     while ((holder = atomicCAS(l, 0, me)) != 0) {
-        if (tmem_emu_globaltimer() - t0 > TMEM_HB_LOCK_NS)
-            tmem_hb_lock_timeout(l, holder);
+        if (tmem_emu_globaltimer() - t0 > TMEM_HB_LOCK_NS) tmem_hb_lock_timeout(l, holder);
         __nanosleep(20);
     }
 }
@@ -254,8 +264,7 @@ static __device__ __noinline__ void tmem_hb_lock_wait(int *l, int me)
 static __device__ __forceinline__ void tmem_hb_lock(int *l)
 {
     const int me = tmem_hb_holder_id();
-    if (atomicCAS(l, 0, me) != 0)
-        tmem_hb_lock_wait(l, me);
+    if (atomicCAS(l, 0, me) != 0) tmem_hb_lock_wait(l, me);
     __threadfence();
 }
 
@@ -275,8 +284,7 @@ static __device__ __noinline__ void tmem_hb_set_untracked(tmem_hb_cluster *cl, c
 static __device__ __forceinline__ uint32_t tmem_hb_new_component(tmem_hb_cluster *cl)
 {
     uint32_t c = atomicAdd(&cl->next_comp, 1u);
-    if (c < HB_COMPONENTS)
-        return c;
+    if (c < HB_COMPONENTS) return c;
     tmem_hb_set_untracked(cl, "more agents than clock components");
     return HB_NO_COMPONENT;
 }
@@ -293,12 +301,9 @@ static __device__ __noinline__ tmem_hb_agent_slot *tmem_hb_agent_lock(tmem_hb_cl
         hb_agent_init(a, self, tmem_hb_rank(), tmem_emu_warp_index());
         *(volatile uint32_t *)&slot->ready = 1u;
     }
-    if (pipe == 1 && a->ld_pipe == HB_NO_COMPONENT)
-        a->ld_pipe = (uint8_t)tmem_hb_new_component(cl);
-    if (pipe == 2 && a->mma_pipe == HB_NO_COMPONENT)
-        a->mma_pipe = (uint8_t)tmem_hb_new_component(cl);
-    if (pipe == 3 && a->tma_pipe == HB_NO_COMPONENT)
-        a->tma_pipe = (uint8_t)tmem_hb_new_component(cl);
+    if (pipe == 1 && a->ld_pipe == HB_NO_COMPONENT) a->ld_pipe = (uint8_t)tmem_hb_new_component(cl);
+    if (pipe == 2 && a->mma_pipe == HB_NO_COMPONENT) a->mma_pipe = (uint8_t)tmem_hb_new_component(cl);
+    if (pipe == 3 && a->tma_pipe == HB_NO_COMPONENT) a->tma_pipe = (uint8_t)tmem_hb_new_component(cl);
     if (*(volatile uint32_t *)&cl->untracked) {
         tmem_hb_unlock(&slot->lock);
         return 0;
@@ -317,26 +322,21 @@ static __device__ __forceinline__ tmem_hb_agent_slot *tmem_hb_my_agent(tmem_hb_c
 static __device__ __noinline__ tmem_hb_barrier *tmem_hb_mbar(tmem_hb_cluster *cl, uint32_t rank, uint32_t offset,
                                                              int insert)
 {
-    if (rank >= TMEM_HB_MAX_RANKS)
-        return 0;
+    if (rank >= TMEM_HB_MAX_RANKS) return 0;
     tmem_hb_barrier *table = cl->cta[rank].mbar;
     uint32_t key = offset + 1u, h = (offset >> 3) % TMEM_HB_MBARRIERS;
     HB_LOOP
     for (uint32_t i = 0; i < TMEM_HB_MBARRIERS; i++) {
         tmem_hb_barrier *b = &table[(h + i) % TMEM_HB_MBARRIERS];
         uint32_t k = *(volatile uint32_t *)&b->key;
-        if (k == key)
-            return b;
+        if (k == key) return b;
         if (k == 0u) {
-            if (!insert)
-                return 0;
+            if (!insert) return 0;
             uint32_t old = atomicCAS(&b->key, 0u, key);
-            if (old == 0u || old == key)
-                return b;
+            if (old == 0u || old == key) return b;
         }
     }
-    if (insert)
-        tmem_hb_set_untracked(cl, "more mbarriers than the table holds (TMEM_HB_MBARRIERS per CTA)");
+    if (insert) tmem_hb_set_untracked(cl, "more mbarriers than the table holds (TMEM_HB_MBARRIERS per CTA)");
     return 0;
 }
 
@@ -358,8 +358,7 @@ static __device__ __forceinline__ uint32_t tmem_hb_smem_offset(const void *p)
 
 static __device__ __forceinline__ const char *tmem_hb_name(uint32_t id)
 {
-    if (id == 0u || id > TMEM_HB_NAMES || !c_tmem_hb.names)
-        return "?";
+    if (id == 0u || id > TMEM_HB_NAMES || !c_tmem_hb.names) return "?";
     return (const char *)(uintptr_t)c_tmem_hb.names[id - 1u];
 }
 
@@ -376,8 +375,7 @@ static __device__ __noinline__ void tmem_hb_report_race(const hb_site *earlier, 
             const char *n = sites[i]->wait_name ? tmem_hb_name(sites[i]->wait_name) : "";
             int j = 0;
             HB_LOOP
-            for (; j < TMEM_EMU_NAME_CHARS - 1 && n[j]; j++)
-                ve->wait_name[i][j] = n[j];
+            for (; j < TMEM_EMU_NAME_CHARS - 1 && n[j]; j++) ve->wait_name[i][j] = n[j];
             ve->wait_name[i][j] = '\0';
         }
     }
@@ -432,16 +430,14 @@ static __device__ __noinline__ void tmem_hb_check_init(tmem_hb_barrier *b, const
         bad = hb_sync_check_init(&b->s, vc, &init);
         tmem_hb_unlock(&b->lock);
     }
-    if (bad)
-        tmem_hb_report_init(&init, use);
+    if (bad) tmem_hb_report_init(&init, use);
 }
 
 /* One access on the cells of CTA `tmem_rank`, quarter by quarter under the quarter's lock. */
 static __device__ __noinline__ void tmem_hb_cells_access(tmem_hb_cluster *cl, uint32_t tmem_rank, enum hb_op op,
                                                          const hb_vc *start, const hb_site *me)
 {
-    if (tmem_rank >= TMEM_HB_MAX_RANKS)
-        return;
+    if (tmem_rank >= TMEM_HB_MAX_RANKS) return;
     tmem_hb_cta *c = &cl->cta[tmem_rank];
     uint32_t q0 = me->lane0 / 32u, q1 = (me->lane0 + me->nlanes - 1u) / 32u;
     HB_LOOP
@@ -501,12 +497,10 @@ static __device__ __noinline__ void tmem_hb_share_end(const tmem_hb_share *sh)
 static __device__ __noinline__ void tmem_hb_mbarrier_init_do(uint32_t offset, uint32_t count)
 {
     tmem_hb_cluster *cl = tmem_hb_my_cluster();
-    if (!cl)
-        return;
+    if (!cl) return;
     tmem_hb_barrier *b = tmem_hb_mbar(cl, tmem_hb_rank(), offset, 1);
     tmem_hb_agent_slot *slot = b ? tmem_hb_agent_lock(cl, 0) : 0;
-    if (!slot)
-        return;
+    if (!slot) return;
     hb_site init = hb_agent_site(&slot->a, HB_MBAR_INIT, slot->a.self, slot->a.vc.c[slot->a.self], tmem_hb_rank(), 0u,
                                  0u, offset >> 3, 0u);
     tmem_hb_unlock(&slot->lock);
@@ -519,19 +513,16 @@ static __device__ __noinline__ void tmem_hb_mbarrier_init_do(uint32_t offset, ui
 /* mbarrier.init: one thread per barrier (a warp-wide init of one barrier is not a pattern anyone writes). */
 static __device__ __forceinline__ void tmem_hb_on_mbarrier_init(const uint64_t *bar_smem, uint32_t count)
 {
-    if (c_tmem_hb.enabled)
-        tmem_hb_mbarrier_init_do(tmem_hb_smem_offset(bar_smem), count);
+    if (c_tmem_hb.enabled) tmem_hb_mbarrier_init_do(tmem_hb_smem_offset(bar_smem), count);
 }
 
 static __device__ __noinline__ void tmem_hb_arrive_do(uint32_t target_rank, uint32_t offset, uint32_t n, int release)
 {
     tmem_hb_cluster *cl = tmem_hb_my_cluster();
-    if (!cl)
-        return;
+    if (!cl) return;
     tmem_hb_barrier *b = tmem_hb_mbar(cl, target_rank, offset, 0);
     tmem_hb_agent_slot *slot = tmem_hb_agent_lock(cl, 0);
-    if (!slot)
-        return;
+    if (!slot) return;
     hb_vc released;
     hb_site use = tmem_hb_use_site(&slot->a, target_rank, offset);
     hb_agent_release(&slot->a, &released); /* a relaxed arrival publishes nothing; its clock moving on is harmless */
@@ -548,36 +539,30 @@ static __device__ __noinline__ void tmem_hb_arrive_do(uint32_t target_rank, uint
 static __device__ __forceinline__ void tmem_hb_on_arrive(uint32_t target_rank, uint32_t offset, uint32_t per_lane,
                                                          int release)
 {
-    if (!c_tmem_hb.enabled)
-        return;
+    if (!c_tmem_hb.enabled) return;
     offset = tmem_hb_offset(offset);
     const tmem_hb_share sh =
         tmem_hb_share_begin(((unsigned long long)per_lane << 40) | ((unsigned long long)target_rank << 32) | offset);
-    if (sh.lanes)
-        tmem_hb_arrive_do(target_rank, offset, per_lane * sh.lanes, release);
+    if (sh.lanes) tmem_hb_arrive_do(target_rank, offset, per_lane * sh.lanes, release);
     tmem_hb_share_end(&sh);
 }
 
 static __device__ __forceinline__ void tmem_hb_on_arrive_local(const uint64_t *bar_smem, uint32_t per_lane)
 {
-    if (c_tmem_hb.enabled)
-        tmem_hb_on_arrive(tmem_hb_rank(), tmem_hb_smem_offset(bar_smem), per_lane, 1);
+    if (c_tmem_hb.enabled) tmem_hb_on_arrive(tmem_hb_rank(), tmem_hb_smem_offset(bar_smem), per_lane, 1);
 }
 
 static __device__ __noinline__ uint32_t tmem_hb_name_id(const char *name)
 {
-    if (!name || !c_tmem_hb.names)
-        return 0;
+    if (!name || !c_tmem_hb.names) return 0;
     unsigned long long p = (unsigned long long)(uintptr_t)name;
     HB_LOOP
     for (uint32_t i = 0; i < TMEM_HB_NAMES; i++) {
         unsigned long long v = *(volatile unsigned long long *)&c_tmem_hb.names[i];
-        if (v == p)
-            return i + 1u;
+        if (v == p) return i + 1u;
         if (v == 0ull) {
             unsigned long long old = atomicCAS(&c_tmem_hb.names[i], 0ull, p);
-            if (old == 0ull || old == p)
-                return i + 1u;
+            if (old == 0ull || old == p) return i + 1u;
         }
     }
     return 0;
@@ -588,13 +573,11 @@ static __device__ __noinline__ uint32_t tmem_hb_name_id(const char *name)
 static __device__ __noinline__ void tmem_hb_wait_do(uint32_t offset, uint32_t parity, const char *name, uint32_t index)
 {
     tmem_hb_cluster *cl = tmem_hb_my_cluster();
-    if (!cl)
-        return;
+    if (!cl) return;
     uint32_t id = tmem_hb_name_id(name);
     tmem_hb_barrier *b = tmem_hb_mbar(cl, tmem_hb_rank(), offset, 0);
     tmem_hb_agent_slot *slot = tmem_hb_agent_lock(cl, 0);
-    if (!slot)
-        return;
+    if (!slot) return;
     hb_vc before;
     hb_vc_copy(&before, &slot->a.vc);
     hb_site use = tmem_hb_use_site(&slot->a, tmem_hb_rank(), offset);
@@ -606,8 +589,7 @@ static __device__ __noinline__ void tmem_hb_wait_do(uint32_t offset, uint32_t pa
     hb_sync_acquire_parity(&b->s, parity, &acquired);
     tmem_hb_unlock(&b->lock);
     slot = tmem_hb_agent_lock(cl, 0);
-    if (!slot)
-        return;
+    if (!slot) return;
     hb_agent_acquire(&slot->a, &acquired);
     hb_agent_note_wait(&slot->a, id, index, parity);
     tmem_hb_unlock(&slot->lock);
@@ -618,12 +600,10 @@ static __device__ __noinline__ void tmem_hb_wait_do(uint32_t offset, uint32_t pa
 static __device__ __forceinline__ void tmem_hb_on_wait(const uint64_t *bar_smem, uint32_t parity, const char *name,
                                                        uint32_t index)
 {
-    if (!c_tmem_hb.enabled)
-        return;
+    if (!c_tmem_hb.enabled) return;
     const uint32_t offset = tmem_hb_smem_offset(bar_smem);
     const tmem_hb_share sh = tmem_hb_share_begin(((unsigned long long)parity << 32) | offset);
-    if (sh.lanes)
-        tmem_hb_wait_do(offset, parity, name, index);
+    if (sh.lanes) tmem_hb_wait_do(offset, parity, name, index);
     tmem_hb_share_end(&sh);
 }
 
@@ -634,16 +614,13 @@ static __device__ __noinline__ uint32_t tmem_hb_count_arrive(tmem_hb_cluster *cl
 {
     hb_vc released;
     tmem_hb_agent_slot *slot = tmem_hb_agent_lock(cl, 0);
-    if (!slot)
-        return ~0u;
-    if (release)
-        hb_agent_release(&slot->a, &released);
+    if (!slot) return ~0u;
+    if (release) hb_agent_release(&slot->a, &released);
     tmem_hb_unlock(&slot->lock);
     *slot_out = slot;
     uint32_t phase = ~0u;
     tmem_hb_lock(&b->lock);
-    if (b->s.count == 0u)
-        hb_sync_init(&b->s, count);
+    if (b->s.count == 0u) hb_sync_init(&b->s, count);
     if (b->s.count == count) /* a barrier reused with another thread count is not tracked */
         phase = hb_sync_arrive(&b->s, n, release ? &released : 0);
     tmem_hb_unlock(&b->lock);
@@ -652,16 +629,14 @@ static __device__ __noinline__ uint32_t tmem_hb_count_arrive(tmem_hb_cluster *cl
 
 static __device__ __noinline__ void tmem_hb_phase_acquire(tmem_hb_cluster *cl, tmem_hb_barrier *b, uint32_t phase)
 {
-    if (phase == ~0u)
-        return;
+    if (phase == ~0u) return;
     hb_vc acquired;
     hb_vc_clear(&acquired);
     tmem_hb_lock(&b->lock);
     hb_sync_acquire_phase(&b->s, phase, &acquired);
     tmem_hb_unlock(&b->lock);
     tmem_hb_agent_slot *slot = tmem_hb_agent_lock(cl, 0);
-    if (!slot)
-        return;
+    if (!slot) return;
     hb_agent_acquire(&slot->a, &acquired);
     tmem_hb_unlock(&slot->lock);
 }
@@ -670,28 +645,24 @@ static __device__ __noinline__ uint32_t tmem_hb_named_arrive_do(uint32_t id, uin
 {
     tmem_hb_cluster *cl = tmem_hb_my_cluster();
     tmem_hb_agent_slot *slot;
-    if (!cl || id >= TMEM_HB_NAMED)
-        return ~0u;
+    if (!cl || id >= TMEM_HB_NAMED) return ~0u;
     return tmem_hb_count_arrive(cl, &cl->cta[tmem_hb_rank()].named[id], nthreads, n, 1, &slot);
 }
 
 static __device__ __noinline__ void tmem_hb_named_acquire_do(uint32_t id, uint32_t phase)
 {
     tmem_hb_cluster *cl = tmem_hb_my_cluster();
-    if (cl && id < TMEM_HB_NAMED)
-        tmem_hb_phase_acquire(cl, &cl->cta[tmem_hb_rank()].named[id], phase);
+    if (cl && id < TMEM_HB_NAMED) tmem_hb_phase_acquire(cl, &cl->cta[tmem_hb_rank()].named[id], phase);
 }
 
 static __device__ __noinline__ void tmem_hb_cluster_arrive_do(int release, uint32_t n)
 {
     tmem_hb_cluster *cl = tmem_hb_my_cluster();
     tmem_hb_agent_slot *slot;
-    if (!cl)
-        return;
-    uint32_t phase = tmem_hb_count_arrive(cl, &cl->cluster_bar, tmem_hb_special(1) * tmem_hb_cta_threads(), n, release,
-                                          &slot);
-    if (phase != ~0u)
-        *(volatile uint32_t *)&slot->cluster_phase = phase;
+    if (!cl) return;
+    uint32_t phase =
+        tmem_hb_count_arrive(cl, &cl->cluster_bar, tmem_hb_special(1) * tmem_hb_cta_threads(), n, release, &slot);
+    if (phase != ~0u) *(volatile uint32_t *)&slot->cluster_phase = phase;
 }
 
 static __device__ __noinline__ void tmem_hb_cluster_wait_do(void)
@@ -706,12 +677,10 @@ static __device__ __noinline__ void tmem_hb_cluster_wait_do(void)
  * Returns the phase for tmem_hb_named_acquire (the same in every lane). */
 static __device__ __forceinline__ uint32_t tmem_hb_named_arrive(uint32_t id, uint32_t nthreads)
 {
-    if (!c_tmem_hb.enabled)
-        return ~0u;
+    if (!c_tmem_hb.enabled) return ~0u;
     const tmem_hb_share sh = tmem_hb_share_begin(id);
     uint32_t phase = ~0u;
-    if (sh.lanes)
-        phase = tmem_hb_named_arrive_do(id, nthreads, sh.lanes);
+    if (sh.lanes) phase = tmem_hb_named_arrive_do(id, nthreads, sh.lanes);
     phase = __shfl_sync(sh.mask, phase, sh.leader); /* the leader arrived for its group */
     tmem_hb_share_end(&sh);
     return phase;
@@ -719,33 +688,27 @@ static __device__ __forceinline__ uint32_t tmem_hb_named_arrive(uint32_t id, uin
 
 static __device__ __forceinline__ void tmem_hb_named_acquire(uint32_t id, uint32_t phase)
 {
-    if (!c_tmem_hb.enabled)
-        return;
+    if (!c_tmem_hb.enabled) return;
     const tmem_hb_share sh = tmem_hb_share_begin(((unsigned long long)phase << 32) | id);
-    if (sh.lanes && phase != ~0u)
-        tmem_hb_named_acquire_do(id, phase);
+    if (sh.lanes && phase != ~0u) tmem_hb_named_acquire_do(id, phase);
     tmem_hb_share_end(&sh);
 }
 
 /* barrier.cluster.arrive (release = 0: .relaxed). Every thread of the cluster arrives once per phase. */
 static __device__ __forceinline__ void tmem_hb_cluster_arrive(int release)
 {
-    if (!c_tmem_hb.enabled)
-        return;
+    if (!c_tmem_hb.enabled) return;
     const tmem_hb_share sh = tmem_hb_share_begin(0ull);
-    if (sh.lanes)
-        tmem_hb_cluster_arrive_do(release, sh.lanes);
+    if (sh.lanes) tmem_hb_cluster_arrive_do(release, sh.lanes);
     tmem_hb_share_end(&sh);
 }
 
 /* barrier.cluster.wait: acquire the phase this warp arrived on. */
 static __device__ __forceinline__ void tmem_hb_cluster_wait(void)
 {
-    if (!c_tmem_hb.enabled)
-        return;
+    if (!c_tmem_hb.enabled) return;
     const tmem_hb_share sh = tmem_hb_share_begin(0ull);
-    if (sh.lanes)
-        tmem_hb_cluster_wait_do();
+    if (sh.lanes) tmem_hb_cluster_wait_do();
     tmem_hb_share_end(&sh);
 }
 
@@ -755,8 +718,7 @@ static __device__ __noinline__ void tmem_hb_fence_do(int before)
 {
     tmem_hb_cluster *cl;
     tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
-    if (!slot)
-        return;
+    if (!slot) return;
     if (before)
         hb_fence_before_thread_sync(&slot->a);
     else
@@ -767,11 +729,9 @@ static __device__ __noinline__ void tmem_hb_fence_do(int before)
 /* tcgen05.fence::before_thread_sync (before = 1) or ::after_thread_sync, by any lanes of the warp. */
 static __device__ __forceinline__ void tmem_hb_fence(int before)
 {
-    if (!c_tmem_hb.enabled)
-        return;
+    if (!c_tmem_hb.enabled) return;
     const tmem_hb_share sh = tmem_hb_share_begin(0ull);
-    if (sh.lanes)
-        tmem_hb_fence_do(before);
+    if (sh.lanes) tmem_hb_fence_do(before);
     tmem_hb_share_end(&sh);
 }
 
@@ -784,30 +744,26 @@ static __device__ __noinline__ void tmem_hb_sync_access(enum hb_op op, unsigned 
 {
     tmem_hb_cluster *cl;
     tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
-    if (!slot)
-        return;
+    if (!slot) return;
     hb_vc start;
     uint32_t rank = tmem_hb_rank();
     uint32_t t = hb_sync_access_issue(&slot->a, &start);
     hb_site me = hb_agent_site(&slot->a, kind, slot->a.self, t, rank, 0u, 128u, col, ncols);
     tmem_hb_unlock(&slot->lock);
     tmem_hb_cells_access(cl, rank, op, &start, &me);
-    if (pair)
-        tmem_hb_cells_access(cl, rank ^ 1u, op, &start, &me);
+    if (pair) tmem_hb_cells_access(cl, rank ^ 1u, op, &start, &me);
 }
 
 static __device__ __forceinline__ void tmem_hb_alloc(uint32_t col, uint32_t ncols)
 {
-    if (c_tmem_hb.enabled)
-        tmem_hb_sync_access(HB_OP_ALLOC, HB_ALLOC, col, ncols, 0);
+    if (c_tmem_hb.enabled) tmem_hb_sync_access(HB_OP_ALLOC, HB_ALLOC, col, ncols, 0);
 }
 
 /* cta_group 2: the pair's allocation is one collective resource (as the emulation's allocator models it),
  * so the dealloc must come after the accesses of both CTAs. */
 static __device__ __forceinline__ void tmem_hb_dealloc(uint32_t col, uint32_t ncols, uint32_t cg)
 {
-    if (c_tmem_hb.enabled)
-        tmem_hb_sync_access(HB_OP_FREE, HB_DEALLOC, col, ncols, cg == 2u);
+    if (c_tmem_hb.enabled) tmem_hb_sync_access(HB_OP_FREE, HB_DEALLOC, col, ncols, cg == 2u);
 }
 
 /* tcgen05.ld of lanes [lane0, lane0 + nlanes) x columns [col, col + ncols) of this CTA's TMEM. */
@@ -815,8 +771,7 @@ static __device__ __noinline__ void tmem_hb_ld(uint32_t lane0, uint32_t nlanes, 
 {
     tmem_hb_cluster *cl;
     tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 1);
-    if (!slot)
-        return;
+    if (!slot) return;
     hb_vc start;
     uint32_t t = hb_ld_issue(&slot->a, &start);
     hb_site me = hb_agent_site(&slot->a, HB_LD, slot->a.ld_pipe, t, tmem_hb_rank(), lane0, nlanes, col, ncols);
@@ -828,8 +783,7 @@ static __device__ __noinline__ void tmem_hb_wait_ld(void)
 {
     tmem_hb_cluster *cl;
     tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
-    if (!slot)
-        return;
+    if (!slot) return;
     hb_wait_ld(&slot->a);
     tmem_hb_unlock(&slot->lock);
 }
@@ -843,15 +797,13 @@ static __device__ __noinline__ void tmem_hb_mma_operands(tmem_hb_cluster *cl, ui
     HB_LOOP
     for (uint32_t i = 0; i < 2u * cg; i++) {
         uint32_t r = i < 2u ? rank : rank ^ 1u, block = tmem_hb_offset(i % 2u ? b_saddr : a_saddr) >> 10;
-        if (r >= TMEM_HB_MAX_RANKS || block >= TMEM_HB_SMEM_BLOCKS)
-            continue;
+        if (r >= TMEM_HB_MAX_RANKS || block >= TMEM_HB_SMEM_BLOCKS) continue;
         tmem_hb_cta *c = &cl->cta[r];
         hb_site w;
         tmem_hb_lock(&c->smem_lock);
         hb_site_copy(&w, &c->smem_write[block]);
         tmem_hb_unlock(&c->smem_lock);
-        if (!hb_site_ordered(&w, start))
-            tmem_hb_report_race(&w, me, r, ~0u, block * 1024u);
+        if (!hb_site_ordered(&w, start)) tmem_hb_report_race(&w, me, r, ~0u, block * 1024u);
     }
 }
 
@@ -862,8 +814,7 @@ static __device__ __noinline__ void tmem_hb_mma(uint32_t col, uint32_t n, uint32
 {
     tmem_hb_cluster *cl;
     tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 2);
-    if (!slot)
-        return;
+    if (!slot) return;
     hb_vc start;
     uint32_t t = hb_mma_issue(&slot->a, &start);
     uint32_t rank = tmem_hb_rank();
@@ -871,8 +822,7 @@ static __device__ __noinline__ void tmem_hb_mma(uint32_t col, uint32_t n, uint32
     tmem_hb_unlock(&slot->lock);
     tmem_hb_mma_operands(cl, cg, a_saddr, b_saddr, &start, &me);
     tmem_hb_cells_access(cl, rank, HB_OP_WRITE, &start, &me);
-    if (cg == 2u)
-        tmem_hb_cells_access(cl, rank ^ 1u, HB_OP_WRITE, &start, &me);
+    if (cg == 2u) tmem_hb_cells_access(cl, rank ^ 1u, HB_OP_WRITE, &start, &me);
 }
 
 /* tcgen05.commit on the mbarrier at bar_smem's offset in this CTA (cta_mask 0) or in each CTA of the mask. */
@@ -880,8 +830,7 @@ static __device__ __noinline__ void tmem_hb_commit(const uint64_t *bar_smem, uin
 {
     tmem_hb_cluster *cl;
     tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
-    if (!slot)
-        return;
+    if (!slot) return;
     hb_vc released;
     uint32_t offset = tmem_hb_smem_offset(bar_smem);
     hb_site use = tmem_hb_use_site(&slot->a, 0u, offset);
@@ -890,8 +839,7 @@ static __device__ __noinline__ void tmem_hb_commit(const uint64_t *bar_smem, uin
     uint32_t mask = cta_mask ? cta_mask : (1u << tmem_hb_rank());
     HB_LOOP
     for (uint32_t r = 0; r < TMEM_HB_MAX_RANKS; r++) {
-        if (!(mask & (1u << r)))
-            continue;
+        if (!(mask & (1u << r))) continue;
         tmem_hb_barrier *b = tmem_hb_mbar(cl, r, offset, 0);
         use.tmem_cta = (uint8_t)r;
         tmem_hb_check_init(b, &use, &released);
@@ -906,19 +854,16 @@ static __device__ __noinline__ void tmem_hb_commit(const uint64_t *bar_smem, uin
 static __device__ __noinline__ void tmem_hb_cta_exit_do(uint32_t n)
 {
     tmem_hb_cluster *cl = tmem_hb_my_cluster();
-    if (!cl)
-        return;
+    if (!cl) return;
     tmem_hb_cta *c = &cl->cta[tmem_hb_rank()];
     __threadfence();
-    if (atomicAdd(&c->exited_threads, n) + n != tmem_hb_cta_threads())
-        return;
+    if (atomicAdd(&c->exited_threads, n) + n != tmem_hb_cta_threads()) return;
     __threadfence();
     HB_LOOP
     for (uint32_t i = 0; i < TMEM_HB_MBARRIERS; i++) {
         tmem_hb_barrier *b = &c->mbar[i];
         uint32_t key = *(volatile uint32_t *)&b->key;
-        if (key == 0u)
-            continue;
+        if (key == 0u) continue;
         tmem_hb_lock(&b->lock);
         int bad = hb_sync_unobserved_async(&b->s);
         uint32_t phase = (uint32_t)b->s.last_async_phase, seen = (uint32_t)b->s.max_observed_phase;
@@ -937,11 +882,9 @@ static __device__ __noinline__ void tmem_hb_cta_exit_do(uint32_t n)
 /* Every thread of the CTA, at the end of the kernel (tmem_cta_exit in tmem/tmem.cuh). */
 static __device__ __forceinline__ void tmem_hb_cta_exit(void)
 {
-    if (!c_tmem_hb.enabled)
-        return;
+    if (!c_tmem_hb.enabled) return;
     const tmem_hb_share sh = tmem_hb_share_begin(0ull);
-    if (sh.lanes)
-        tmem_hb_cta_exit_do(sh.lanes);
+    if (sh.lanes) tmem_hb_cta_exit_do(sh.lanes);
     tmem_hb_share_end(&sh);
 }
 
@@ -951,8 +894,7 @@ static __device__ __noinline__ void tmem_hb_tma_load(uint32_t dst_smem, uint32_t
 {
     tmem_hb_cluster *cl;
     tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 3);
-    if (!slot)
-        return;
+    if (!slot) return;
     uint32_t rank = tmem_hb_rank(), block = tmem_hb_offset(dst_smem) >> 10, t = hb_tma_issue(&slot->a);
     unsigned comp = slot->a.tma_pipe;
     hb_site me = hb_agent_site(&slot->a, HB_TMA, comp, t, rank, 0u, 0u, block, 1u);
@@ -977,12 +919,10 @@ static __device__ __noinline__ void tmem_hb_tma_load(uint32_t dst_smem, uint32_t
  * table: its loads then deliver their values at once). */
 static __device__ __forceinline__ tmem_hb_thread_regs *tmem_hb_thread_regs_of_me(void)
 {
-    if (!c_tmem_hb.enabled || !c_tmem_hb.regs)
-        return 0;
+    if (!c_tmem_hb.enabled || !c_tmem_hb.regs) return 0;
     uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
     uint32_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    if (block >= TMEM_HB_REG_CTAS || thread >= TMEM_HB_REG_THREADS)
-        return 0;
+    if (block >= TMEM_HB_REG_CTAS || thread >= TMEM_HB_REG_THREADS) return 0;
     return &c_tmem_hb.regs[(size_t)block * TMEM_HB_REG_THREADS + thread];
 }
 

@@ -58,9 +58,9 @@
 /* ================================================================ state shared by host and device */
 
 enum {
-    TMEM_EMU_UNIT_COLS = 32,     /* allocation granule: the smallest legal ncols */
-    TMEM_EMU_UNITS = 16,         /* 512 / 32 */
-    TMEM_EMU_MAX_CTAS = 16384,   /* per launch (linear block id); more traps with CAPACITY */
+    TMEM_EMU_UNIT_COLS = 32,       /* allocation granule: the smallest legal ncols */
+    TMEM_EMU_UNITS = 16,           /* 512 / 32 */
+    TMEM_EMU_MAX_CTAS = 16384,     /* per launch (linear block id); more traps with CAPACITY */
     TMEM_EMU_POISON = 0x7FBADBADu, /* a quiet NaN: an uninitialised accumulator shows up in any check */
     TMEM_EMU_REVOKED = 0x80000000u /* owner tag bit: the pair's other CTA deallocated (cta_group 2) */
 };
@@ -71,18 +71,18 @@ enum {
 #define TMEM_EMU_WARP_SYNC_NS 1000000000ull
 
 typedef struct tmem_emu_sm {
-    uint32_t used;                    /* bit u: columns 32u .. 32u+31 allocated */
-    uint32_t owner[TMEM_EMU_UNITS];   /* linear block id + 1 of the holder (| TMEM_EMU_REVOKED once the pair's
-                                         other CTA deallocated), 0 when free */
+    uint32_t used;                  /* bit u: columns 32u .. 32u+31 allocated */
+    uint32_t owner[TMEM_EMU_UNITS]; /* linear block id + 1 of the holder (| TMEM_EMU_REVOKED once the pair's
+                                       other CTA deallocated), 0 when free */
     uint32_t pad[15];
 } tmem_emu_sm;
 
 typedef struct tmem_emu_cta {
-    uint32_t state;        /* 0 never allocated, 1 allocated (smid valid) */
+    uint32_t state; /* 0 never allocated, 1 allocated (smid valid) */
     uint32_t smid;
     uint32_t relinquished;
-    uint32_t units_alloc;  /* units ever allocated */
-    uint32_t units_freed;  /* units freed and not allocated again */
+    uint32_t units_alloc; /* units ever allocated */
+    uint32_t units_freed; /* units freed and not allocated again */
     uint32_t pad[3];
     uint32_t warp_arrivals[32]; /* lanes of each warp that reached a .sync.aligned operation (tmem_emu_require_warp) */
 } tmem_emu_cta;
@@ -162,12 +162,11 @@ static __device__ __forceinline__ uint32_t tmem_emu_peer_block_linear(void)
     return bx + gridDim.x * (by + gridDim.y * bz);
 }
 
-static __device__ __noinline__ void tmem_emu_fail(uint32_t code, const char *what, uint32_t a, uint32_t b,
-                                                  uint32_t c)
+static __device__ __noinline__ void tmem_emu_fail(uint32_t code, const char *what, uint32_t a, uint32_t b, uint32_t c)
 {
     tmem_emu_write_record(c_tmem_emu.error, code, a, b, c);
-    printf("TMEM-EMU ERROR %s: %s (a=%u b=%u c=%u) block (%u,%u,%u) warp %u lane %u\n", tmem_emu_error_name(code),
-           what, a, b, c, blockIdx.x, blockIdx.y, blockIdx.z, tmem_emu_warp_index(), tmem_emu_laneid());
+    printf("TMEM-EMU ERROR %s: %s (a=%u b=%u c=%u) block (%u,%u,%u) warp %u lane %u\n", tmem_emu_error_name(code), what,
+           a, b, c, blockIdx.x, blockIdx.y, blockIdx.z, tmem_emu_warp_index(), tmem_emu_laneid());
     __trap();
 }
 
@@ -210,8 +209,7 @@ static __device__ __noinline__ void tmem_emu_require_warp(const char *op)
 static __device__ __forceinline__ void tmem_emu_require_single(const char *op)
 {
     uint32_t mask = __activemask();
-    if (__popc(mask) != 1)
-        tmem_emu_fail(TMEM_EMU_ERR_MULTI_THREAD_ISSUE, op, mask, __popc(mask), 0);
+    if (__popc(mask) != 1) tmem_emu_fail(TMEM_EMU_ERR_MULTI_THREAD_ISSUE, op, mask, __popc(mask), 0);
 }
 
 /* Every tcgen05 instruction of a kernel must use the same cta_group (ptxas rejects a mix on sm_100a;
@@ -219,8 +217,7 @@ static __device__ __forceinline__ void tmem_emu_require_single(const char *op)
 static __device__ __forceinline__ void tmem_emu_note_cta_group(uint32_t cg)
 {
     volatile uint32_t *word = c_tmem_emu.control;
-    if (*word == cg)
-        return;
+    if (*word == cg) return;
     uint32_t old = atomicCAS(c_tmem_emu.control, 0u, cg);
     if (old != 0u && old != cg)
         tmem_emu_fail(TMEM_EMU_ERR_CTA_GROUP_MIX, "two cta_group values in one kernel", old, cg, 0);
@@ -230,8 +227,7 @@ static __device__ __forceinline__ void tmem_emu_note_cta_group(uint32_t cg)
 static __device__ __forceinline__ void tmem_emu_delay(uint32_t salt)
 {
     uint32_t max_ns = c_tmem_emu.delay_max_ns;
-    if (max_ns == 0)
-        return;
+    if (max_ns == 0) return;
     uint64_t h = c_tmem_emu.seed ^ ((uint64_t)clock64() << 17) ^ ((uint64_t)tmem_emu_block_linear() << 32) ^
                  ((uint64_t)threadIdx.x << 8) ^ salt;
     h ^= h >> 33;
@@ -325,23 +321,20 @@ static __device__ __noinline__ void tmem_emu_alloc(uint32_t cg, uint32_t *slot_s
             uint32_t used = *used_word;
             for (uint32_t u = 0; u + need <= TMEM_EMU_UNITS; u += need) {
                 uint32_t bits = pattern << u;
-                if (used & bits)
-                    continue;
+                if (used & bits) continue;
                 if (atomicCAS(&c_tmem_emu.sms[sm].used, used, used | bits) == used) {
                     got = u;
                 }
                 break; /* taken, or the mask changed under us: re-read it */
             }
-            if (got != 0xFFFFFFFFu)
-                break;
+            if (got != 0xFFFFFFFFu) break;
             if (tmem_emu_globaltimer() - t0 > 10000000000ull)
                 tmem_emu_fail(TMEM_EMU_ERR_ALLOC_DEADLOCK,
                               "tcgen05.alloc blocked for 10 s (columns held by co-resident CTAs that never free them?)",
                               sm, used, ncols);
             __nanosleep(500);
         }
-        for (uint32_t u = got; u < got + need; u++)
-            c_tmem_emu.sms[sm].owner[u] = me + 1u;
+        for (uint32_t u = got; u < got + need; u++) c_tmem_emu.sms[sm].owner[u] = me + 1u;
         vrec->smid = sm;
         vrec->units_alloc |= pattern << got;
         vrec->units_freed &= ~(pattern << got);
@@ -355,8 +348,7 @@ static __device__ __noinline__ void tmem_emu_alloc(uint32_t cg, uint32_t *slot_s
     tmem_emu_poison(sm, col, ncols);
     __threadfence();
     __syncwarp();
-    if (lane == 0)
-        *(volatile uint32_t *)slot_smem = tmem_addr(0, col); /* the weak smem store tcgen05.alloc makes */
+    if (lane == 0) *(volatile uint32_t *)slot_smem = tmem_addr(0, col); /* the weak smem store tcgen05.alloc makes */
     __syncwarp();
 }
 
@@ -424,8 +416,7 @@ static __device__ __noinline__ void tmem_emu_dealloc(uint32_t cg, uint32_t taddr
     __syncwarp();
     if (tmem_emu_laneid() == 0) {
         volatile tmem_emu_cta *rec = tmem_emu_cta_record(me);
-        for (uint32_t u = first; u < first + need; u++)
-            c_tmem_emu.sms[sm].owner[u] = 0u;
+        for (uint32_t u = first; u < first + need; u++) c_tmem_emu.sms[sm].owner[u] = 0u;
         rec->units_freed |= bits;
         __threadfence();
         atomicAnd(&c_tmem_emu.sms[sm].used, ~bits);
@@ -478,8 +469,7 @@ static __device__ void tmem_emu_ld_values(uint32_t sm, uint32_t shape, uint32_t 
     uint32_t l = tmem_emu_laneid();
     uint32_t lane0 = tmem_addr_lane(taddr), col0 = tmem_addr_column(taddr);
     if (shape == TMEM_EMU_LD_32X32B) {
-        for (uint32_t i = 0; i < n; i++)
-            regs[i] = __ldcg(cells + (size_t)(col0 + i) * TMEM_LANES + lane0 + l);
+        for (uint32_t i = 0; i < n; i++) regs[i] = __ldcg(cells + (size_t)(col0 + i) * TMEM_LANES + lane0 + l);
         return;
     }
     for (uint32_t i = 0; i < 4u * n; i++) {
@@ -491,8 +481,8 @@ static __device__ void tmem_emu_ld_values(uint32_t sm, uint32_t shape, uint32_t 
 
 /* The asynchronous result: the registers hold the poison pattern until tmem_emu_wait_ld delivers the
  * values (if the thread's held loads fit the table; otherwise they are delivered at once). */
-static __device__ __noinline__ void tmem_emu_ld_deliver_later(uint32_t sm, uint32_t shape, uint32_t taddr, uint32_t *regs,
-                                                              uint32_t n)
+static __device__ __noinline__ void tmem_emu_ld_deliver_later(uint32_t sm, uint32_t shape, uint32_t taddr,
+                                                              uint32_t *regs, uint32_t n)
 {
     tmem_hb_thread_regs *held = tmem_hb_thread_regs_of_me();
     uint32_t nregs = shape == TMEM_EMU_LD_32X32B ? n : 4u * n;
@@ -505,8 +495,7 @@ static __device__ __noinline__ void tmem_emu_ld_deliver_later(uint32_t sm, uint3
     p->taddr = taddr;
     p->shape = (uint16_t)shape;
     p->n = (uint16_t)n;
-    for (uint32_t i = 0; i < nregs; i++)
-        regs[i] = (uint32_t)TMEM_EMU_POISON;
+    for (uint32_t i = 0; i < nregs; i++) regs[i] = (uint32_t)TMEM_EMU_POISON;
 }
 
 static __device__ __forceinline__ void tmem_emu_ld_32x32b(uint32_t taddr, uint32_t *regs, uint32_t n)
@@ -533,8 +522,7 @@ static __device__ __noinline__ void tmem_emu_wait_ld(void)
         held->count = 0;
     }
     __syncwarp();
-    if (tmem_emu_laneid() == 0)
-        tmem_hb_wait_ld();
+    if (tmem_emu_laneid() == 0) tmem_hb_wait_ld();
     __syncwarp();
 }
 
@@ -545,8 +533,8 @@ typedef struct tmem_emu_operand {
     const char *start[2]; /* generic pointer of the start address in the issuing CTA [0] and the peer [1] */
     uint32_t start_addr;  /* shared address (for the swizzle, which works on absolute address bits) */
     uint32_t lbo, sbo;
-    uint32_t row_bytes;   /* swizzle atom row: 16 (none), 32, 64, 128 */
-    uint32_t swz_mask;    /* bits 7.. XORed into bits 4..: 0, 1, 3, 7 */
+    uint32_t row_bytes; /* swizzle atom row: 16 (none), 32, 64, 128 */
+    uint32_t swz_mask;  /* bits 7.. XORed into bits 4..: 0, 1, 3, 7 */
     uint32_t mn_major;
     uint32_t format;     /* the kind's format code (kind::f16: 0 F16, 1 BF16; kind::f8f6f4: 0 E4M3, 1 E5M2) */
     uint32_t elem_bytes; /* 2 (kind::f16) or 1 (kind::f8f6f4) */
@@ -561,8 +549,8 @@ static inline __host__ __device__ uint32_t tmem_emu_swizzle(uint32_t addr, uint3
 /* The address-forming part of the decode, host and device (the CPU test test_tmem_layout runs it against
  * the TMA tile layouts): everything but the generic pointers. */
 static inline __host__ __device__ tmem_emu_operand tmem_emu_operand_geometry(uint64_t desc, uint32_t mn_major,
-                                                                            uint32_t format, uint32_t elem_bytes,
-                                                                            uint32_t negate)
+                                                                             uint32_t format, uint32_t elem_bytes,
+                                                                             uint32_t negate)
 {
     umma_smem_desc_fields f = umma_smem_desc_decode(desc);
     tmem_emu_operand op;
@@ -597,23 +585,20 @@ static __device__ __forceinline__ tmem_emu_operand tmem_emu_decode_operand(uint6
             tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, which, 49u, f.base_offset, 0); /* base offset not modelled */
         if (f.lbo_mode != 0)
             tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, which, 52u, f.lbo_mode, 0); /* absolute LBO mode not modelled */
-        if (f.reserved != 0)
-            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, which, 14u, f.reserved, 0); /* reserved bits set */
-        if (f.start_addr % 16u != 0)
-            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, which, 0u, f.start_addr, 0);
+        if (f.reserved != 0) tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, which, 14u, f.reserved, 0); /* reserved bits set */
+        if (f.start_addr % 16u != 0) tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, which, 0u, f.start_addr, 0);
     }
     tmem_emu_operand op = tmem_emu_operand_geometry(desc, mn_major, format, elem_bytes, negate);
     op.start[0] = (const char *)__cvta_shared_to_generic((size_t)f.start_addr);
-    op.start[1] = (cg == 2) ? (const char *)__cluster_map_shared_rank(op.start[0], cluster_ctarank() ^ 1u)
-                            : op.start[0];
+    op.start[1] =
+        (cg == 2) ? (const char *)__cluster_map_shared_rank(op.start[0], cluster_ctarank() ^ 1u) : op.start[0];
     return op;
 }
 
 /* One 16-bit element (format 0 F16, 1 BF16) as fp32, exactly. */
 static __device__ __forceinline__ float tmem_emu_to_float(uint16_t bits, uint32_t bf16)
 {
-    if (bf16)
-        return __uint_as_float((uint32_t)bits << 16);
+    if (bf16) return __uint_as_float((uint32_t)bits << 16);
     return __half2float(__ushort_as_half(bits));
 }
 
@@ -625,8 +610,7 @@ static __device__ __forceinline__ float tmem_emu_fp8_to_float(uint8_t bits, uint
 
 /* Byte offset from the start address of the 16-B chunk `kc` (16 bytes of K from byte 16kc) of row `idx` of a
  * K-major operand: ((8,m),(T,2)):((rowT,SBO),(1,LBO or T)) in 16-byte units T, then the swizzle. */
-static inline __host__ __device__ int32_t tmem_emu_k_major_chunk(const tmem_emu_operand *op, uint32_t idx,
-                                                                 uint32_t kc)
+static inline __host__ __device__ int32_t tmem_emu_k_major_chunk(const tmem_emu_operand *op, uint32_t idx, uint32_t kc)
 {
     uint32_t k_step = (op->row_bytes == 16u) ? op->lbo : 16u;
     uint32_t addr = op->start_addr + (idx % 8u) * op->row_bytes + (idx / 8u) * op->sbo + kc * k_step;
@@ -687,18 +671,16 @@ static __device__ __forceinline__ void tmem_emu_load_row(const tmem_emu_operand 
     }
     if (op->negate) {
 #pragma unroll
-        for (uint32_t k = 0; k < kK; k++)
-            out[k] = -out[k];
+        for (uint32_t k = 0; k < kK; k++) out[k] = -out[k];
     }
 }
 
 /* The product part of an emulated UMMA with kElemBytes-byte operands: rows lane + j*nlanes (j < 4) of every
  * 4*nlanes-row group, in each CTA of the group, all n_total columns. */
 template <int kElemBytes>
-static __device__ __forceinline__ void tmem_emu_umma_products(uint32_t cg, const uint32_t *sm, uint32_t d_col,
-                                                              uint32_t n_total, const tmem_emu_operand *a,
-                                                              const tmem_emu_operand *b, uint32_t accumulate,
-                                                              uint32_t lane, uint32_t nlanes)
+static __device__ __forceinline__ void
+tmem_emu_umma_products(uint32_t cg, const uint32_t *sm, uint32_t d_col, uint32_t n_total, const tmem_emu_operand *a,
+                       const tmem_emu_operand *b, uint32_t accumulate, uint32_t lane, uint32_t nlanes)
 {
     constexpr uint32_t kK = 32u / kElemBytes;
     uint32_t n_half = (cg == 2) ? n_total / 2u : n_total; /* B rows per CTA */
@@ -719,8 +701,7 @@ static __device__ __forceinline__ void tmem_emu_umma_products(uint32_t cg, const
                 for (uint32_t j = 0; j < 4; j++) {
                     float dot = 0.0f;
 #pragma unroll
-                    for (uint32_t k = 0; k < kK; k++)
-                        dot = fmaf(av[j][k], bv[k], dot);
+                    for (uint32_t k = 0; k < kK; k++) dot = fmaf(av[j][k], bv[k], dot);
                     uint32_t *cell = cells + (size_t)(d_col + n) * TMEM_LANES + rows[j];
                     float d = accumulate ? __uint_as_float(__ldcg(cell)) + dot : dot;
                     __stcg(cell, __float_as_uint(d));
@@ -768,14 +749,16 @@ static __device__ __forceinline__ void tmem_emu_umma_compute(uint32_t cg, uint32
                           id.m, id.n, cg);
         if (id.m != 128u * cg)
             tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC,
-                          "idesc: the emulation models M=128 (cta_group::1) and M=256 (cta_group::2) only", id.m, cg, 0);
+                          "idesc: the emulation models M=128 (cta_group::1) and M=256 (cta_group::2) only", id.m, cg,
+                          0);
         if (tmem_addr_lane(d_tmem) != 0 || d_col + id.n > TMEM_COLUMNS)
             tmem_emu_fail(TMEM_EMU_ERR_BAD_ADDRESS, "tcgen05.mma: D address must be lane 0 and fit in 512 columns",
                           d_tmem, id.n, 0);
         if (tmem_emu_held_state(sm[0], d_col, id.n, me + 1u) == 1)
-            tmem_emu_fail(TMEM_EMU_ERR_PAIR_DEALLOCATED,
-                          "tcgen05.mma after the other CTA of the pair deallocated (cta_group::2 dealloc is collective)",
-                          d_tmem, id.n, 0);
+            tmem_emu_fail(
+                TMEM_EMU_ERR_PAIR_DEALLOCATED,
+                "tcgen05.mma after the other CTA of the pair deallocated (cta_group::2 dealloc is collective)", d_tmem,
+                id.n, 0);
         if (!tmem_emu_held_by(sm[0], d_col, id.n, me + 1u))
             tmem_emu_fail(TMEM_EMU_ERR_UNALLOCATED_ACCESS,
                           "tcgen05.mma writes D columns this CTA does not hold (never allocated, or deallocated)",
@@ -806,10 +789,8 @@ static __device__ __forceinline__ void tmem_emu_umma_compute(uint32_t cg, uint32
                                                  "A shared-memory descriptor field (a=bit position b=value)");
     tmem_emu_operand b = tmem_emu_decode_operand(b_desc, id.b_major, id.b_format, eb, id.negate_b, cg, report,
                                                  "B shared-memory descriptor field (a=bit position b=value)");
-    if (report)
-        tmem_hb_mma(d_col, id.n, cg, a.start_addr, b.start_addr);
-    if (nlanes > 1)
-        __syncwarp(); /* lane 0 validated everything (or trapped) before any lane touches memory */
+    if (report) tmem_hb_mma(d_col, id.n, cg, a.start_addr, b.start_addr);
+    if (nlanes > 1) __syncwarp(); /* lane 0 validated everything (or trapped) before any lane touches memory */
     if (eb == 1u)
         tmem_emu_umma_products<1>(cg, sm, d_col, id.n, &a, &b, accumulate, lane, nlanes);
     else
@@ -836,11 +817,12 @@ static __device__ __noinline__ void tmem_emu_umma_warp(uint32_t cg, uint32_t kin
     if (__shfl_sync(0xFFFFFFFFu, d_tmem, 0) != d_tmem || __shfl_sync(0xFFFFFFFFu, idesc, 0) != idesc ||
         __shfl_sync(0xFFFFFFFFu, a_desc, 0) != a_desc || __shfl_sync(0xFFFFFFFFu, b_desc, 0) != b_desc ||
         __shfl_sync(0xFFFFFFFFu, accumulate, 0) != accumulate || __shfl_sync(0xFFFFFFFFu, kind, 0) != kind)
-        tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED, "umma_mma_warp: lanes pass different operands (the leader's are used "
-                      "on hardware)", d_tmem, idesc, 0);
+        tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED,
+                      "umma_mma_warp: lanes pass different operands (the leader's are used "
+                      "on hardware)",
+                      d_tmem, idesc, 0);
     tmem_emu_note_cta_group(cg);
-    if (tmem_emu_laneid() == 0)
-        tmem_emu_delay(4);
+    if (tmem_emu_laneid() == 0) tmem_emu_delay(4);
     __syncwarp();
     tmem_emu_umma_compute(cg, kind, d_tmem, a_desc, b_desc, idesc, accumulate, tmem_emu_laneid(), 32u);
     __syncwarp();
@@ -864,8 +846,7 @@ static __device__ __noinline__ void tmem_emu_commit(uint32_t cg, uint64_t *bar_s
     tmem_emu_fence();
     uint32_t targets = cta_mask ? cta_mask : (1u << cluster_ctarank());
     for (uint32_t r = 0; r < 16u; r++)
-        if (targets & (1u << r))
-            mbarrier_arrive_cluster(mapa_shared_cluster(smem_u32(bar_smem), r));
+        if (targets & (1u << r)) mbarrier_arrive_cluster(mapa_shared_cluster(smem_u32(bar_smem), r));
 }
 
 /* ================================================================ host side */
@@ -873,12 +854,12 @@ static __device__ __noinline__ void tmem_emu_commit(uint32_t cg, uint64_t *bar_s
 typedef struct tmem_emu_host {
     int ready;
     int device;
-    tmem_emu_globals g;   /* what c_tmem_emu holds */
-    tmem_hb_globals hb;   /* what c_tmem_hb holds */
+    tmem_emu_globals g; /* what c_tmem_emu holds */
+    tmem_hb_globals hb; /* what c_tmem_hb holds */
     tmem_emu_error *error_host;
     uint32_t delay_max_ns;
     uint64_t seed;
-    int hb_setting;       /* tmem_host_set_happens_before: 0 unset (WSGEMM_TMEM_HB decides), 1 on, 2 off */
+    int hb_setting; /* tmem_host_set_happens_before: 0 unset (WSGEMM_TMEM_HB decides), 1 on, 2 off */
 } tmem_emu_host;
 
 static tmem_emu_host s_tmem_emu_host;
@@ -888,8 +869,7 @@ static tmem_emu_host s_tmem_emu_host;
  * load (docs/emulation.md, "Happens-before tracking: status"). */
 static inline int tmem_emu_hb_wanted(void)
 {
-    if (s_tmem_emu_host.hb_setting != 0)
-        return s_tmem_emu_host.hb_setting == 1;
+    if (s_tmem_emu_host.hb_setting != 0) return s_tmem_emu_host.hb_setting == 1;
     const char *v = getenv("WSGEMM_TMEM_HB");
     return v && v[0] == '1';
 }
@@ -902,26 +882,18 @@ static inline cudaError_t tmem_emu_hb_prepare(cudaStream_t stream)
     const size_t regs_bytes = (size_t)TMEM_HB_REG_CTAS * TMEM_HB_REG_THREADS * sizeof(tmem_hb_thread_regs);
     cudaError_t e;
     if (!hb->clusters) {
-        if ((e = cudaMalloc((void **)&hb->clusters, cluster_bytes)) != cudaSuccess)
-            return e;
-        if ((e = cudaMalloc((void **)&hb->names, TMEM_HB_NAMES * sizeof(unsigned long long))) != cudaSuccess)
-            return e;
-        if ((e = cudaMalloc((void **)&hb->regs, regs_bytes)) != cudaSuccess)
-            return e;
-        if ((e = cudaMalloc((void **)&hb->notes, 64)) != cudaSuccess)
-            return e;
-        if ((e = cudaMemset(hb->names, 0, TMEM_HB_NAMES * sizeof(unsigned long long))) != cudaSuccess)
-            return e;
+        if ((e = cudaMalloc((void **)&hb->clusters, cluster_bytes)) != cudaSuccess) return e;
+        if ((e = cudaMalloc((void **)&hb->names, TMEM_HB_NAMES * sizeof(unsigned long long))) != cudaSuccess) return e;
+        if ((e = cudaMalloc((void **)&hb->regs, regs_bytes)) != cudaSuccess) return e;
+        if ((e = cudaMalloc((void **)&hb->notes, 64)) != cudaSuccess) return e;
+        if ((e = cudaMemset(hb->names, 0, TMEM_HB_NAMES * sizeof(unsigned long long))) != cudaSuccess) return e;
     }
     hb->error = s_tmem_emu_host.g.error;
     hb->enabled = (uint32_t)tmem_emu_hb_wanted();
     if (hb->enabled) {
-        if ((e = cudaMemsetAsync(hb->clusters, 0, cluster_bytes, stream)) != cudaSuccess)
-            return e;
-        if ((e = cudaMemsetAsync(hb->regs, 0, regs_bytes, stream)) != cudaSuccess)
-            return e;
-        if ((e = cudaMemsetAsync(hb->notes, 0, 64, stream)) != cudaSuccess)
-            return e;
+        if ((e = cudaMemsetAsync(hb->clusters, 0, cluster_bytes, stream)) != cudaSuccess) return e;
+        if ((e = cudaMemsetAsync(hb->regs, 0, regs_bytes, stream)) != cudaSuccess) return e;
+        if ((e = cudaMemsetAsync(hb->notes, 0, 64, stream)) != cudaSuccess) return e;
     }
     return cudaMemcpyToSymbolAsync(c_tmem_hb, hb, sizeof *hb, 0, cudaMemcpyHostToDevice, stream);
 }
@@ -935,41 +907,29 @@ static inline cudaError_t tmem_host_prepare(cudaStream_t stream)
     cudaError_t e;
     if (!h->ready) {
         int sms = 0;
-        if ((e = cudaGetDevice(&h->device)) != cudaSuccess)
-            return e;
-        if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, h->device)) != cudaSuccess)
-            return e;
+        if ((e = cudaGetDevice(&h->device)) != cudaSuccess) return e;
+        if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, h->device)) != cudaSuccess) return e;
         memset(&h->g, 0, sizeof h->g);
         h->g.num_sms = (uint32_t)(2 * sms); /* %smid may have gaps: room for twice the SM count */
         size_t cells_bytes = (size_t)h->g.num_sms * TMEM_COLUMNS * TMEM_LANES * sizeof(uint32_t);
-        if ((e = cudaMalloc((void **)&h->g.cells, cells_bytes)) != cudaSuccess)
-            return e;
-        if ((e = cudaMalloc((void **)&h->g.sms, h->g.num_sms * sizeof(tmem_emu_sm))) != cudaSuccess)
-            return e;
-        if ((e = cudaMalloc((void **)&h->g.ctas, TMEM_EMU_MAX_CTAS * sizeof(tmem_emu_cta))) != cudaSuccess)
-            return e;
-        if ((e = cudaMalloc((void **)&h->g.control, 64)) != cudaSuccess)
-            return e;
+        if ((e = cudaMalloc((void **)&h->g.cells, cells_bytes)) != cudaSuccess) return e;
+        if ((e = cudaMalloc((void **)&h->g.sms, h->g.num_sms * sizeof(tmem_emu_sm))) != cudaSuccess) return e;
+        if ((e = cudaMalloc((void **)&h->g.ctas, TMEM_EMU_MAX_CTAS * sizeof(tmem_emu_cta))) != cudaSuccess) return e;
+        if ((e = cudaMalloc((void **)&h->g.control, 64)) != cudaSuccess) return e;
         if ((e = cudaHostAlloc((void **)&h->error_host, sizeof(tmem_emu_error), cudaHostAllocMapped)) != cudaSuccess)
             return e;
-        if ((e = cudaHostGetDevicePointer((void **)&h->g.error, h->error_host, 0)) != cudaSuccess)
-            return e;
-        if ((e = cudaMemset(h->g.cells, 0xFF, cells_bytes)) != cudaSuccess)
-            return e;
+        if ((e = cudaHostGetDevicePointer((void **)&h->g.error, h->error_host, 0)) != cudaSuccess) return e;
+        if ((e = cudaMemset(h->g.cells, 0xFF, cells_bytes)) != cudaSuccess) return e;
         h->g.prepared = 1;
         h->ready = 1;
     }
     memset((void *)h->error_host, 0, sizeof(tmem_emu_error));
     h->g.delay_max_ns = h->delay_max_ns;
     h->g.seed = h->seed;
-    if ((e = cudaMemsetAsync(h->g.sms, 0, h->g.num_sms * sizeof(tmem_emu_sm), stream)) != cudaSuccess)
-        return e;
-    if ((e = cudaMemsetAsync(h->g.ctas, 0, TMEM_EMU_MAX_CTAS * sizeof(tmem_emu_cta), stream)) != cudaSuccess)
-        return e;
-    if ((e = cudaMemsetAsync(h->g.control, 0, 64, stream)) != cudaSuccess)
-        return e;
-    if ((e = tmem_emu_hb_prepare(stream)) != cudaSuccess)
-        return e;
+    if ((e = cudaMemsetAsync(h->g.sms, 0, h->g.num_sms * sizeof(tmem_emu_sm), stream)) != cudaSuccess) return e;
+    if ((e = cudaMemsetAsync(h->g.ctas, 0, TMEM_EMU_MAX_CTAS * sizeof(tmem_emu_cta), stream)) != cudaSuccess) return e;
+    if ((e = cudaMemsetAsync(h->g.control, 0, 64, stream)) != cudaSuccess) return e;
+    if ((e = tmem_emu_hb_prepare(stream)) != cudaSuccess) return e;
     return cudaMemcpyToSymbolAsync(c_tmem_emu, &h->g, sizeof h->g, 0, cudaMemcpyHostToDevice, stream);
 }
 
@@ -980,8 +940,7 @@ static inline int tmem_host_last_error(char *msg, size_t msg_size)
 {
     const volatile tmem_emu_error *e = s_tmem_emu_host.error_host;
     if (!e) {
-        if (msg && msg_size)
-            snprintf(msg, msg_size, "OK (emulation never prepared)");
+        if (msg && msg_size) snprintf(msg, msg_size, "OK (emulation never prepared)");
         return TMEM_EMU_OK;
     }
     tmem_emu_format_record(e, msg, msg_size);
@@ -994,11 +953,9 @@ static inline int tmem_host_last_error(char *msg, size_t msg_size)
 static inline int tmem_host_leak_check(cudaStream_t stream, char *msg, size_t msg_size)
 {
     tmem_emu_host *h = &s_tmem_emu_host;
-    if (msg && msg_size)
-        msg[0] = '\0';
+    if (msg && msg_size) msg[0] = '\0';
     if (!h->ready) {
-        if (msg && msg_size)
-            snprintf(msg, msg_size, "tmem_host_prepare was never called");
+        if (msg && msg_size) snprintf(msg, msg_size, "tmem_host_prepare was never called");
         return -1;
     }
     cudaError_t e = cudaStreamSynchronize(stream);
@@ -1011,21 +968,18 @@ static inline int tmem_host_leak_check(cudaStream_t stream, char *msg, size_t ms
         return -1;
     }
     tmem_emu_sm *sms = (tmem_emu_sm *)malloc(h->g.num_sms * sizeof(tmem_emu_sm));
-    if (!sms)
-        return -1;
+    if (!sms) return -1;
     e = cudaMemcpy(sms, h->g.sms, h->g.num_sms * sizeof(tmem_emu_sm), cudaMemcpyDeviceToHost);
     if (e != cudaSuccess) {
         free(sms);
-        if (msg && msg_size)
-            snprintf(msg, msg_size, "cudaMemcpy: %s", cudaGetErrorString(e));
+        if (msg && msg_size) snprintf(msg, msg_size, "cudaMemcpy: %s", cudaGetErrorString(e));
         return -1;
     }
     int leaked = 0;
     size_t used = 0;
     for (uint32_t s = 0; s < h->g.num_sms; s++) {
         for (uint32_t u = 0; u < TMEM_EMU_UNITS; u++) {
-            if (!(sms[s].used & (1u << u)))
-                continue;
+            if (!(sms[s].used & (1u << u))) continue;
             leaked += TMEM_EMU_UNIT_COLS;
             if (msg && used + 80 < msg_size)
                 used += (size_t)snprintf(msg + used, msg_size - used, "SM %u columns %u..%u held by block %u; ", s,
@@ -1053,6 +1007,9 @@ static inline void tmem_host_set_happens_before(int on)
     s_tmem_emu_host.hb_setting = on ? 1 : 2;
 }
 
-static inline int tmem_host_is_emulated(void) { return 1; }
+static inline int tmem_host_is_emulated(void)
+{
+    return 1;
+}
 
 #endif /* WSGEMM_EMU_TMEM_EMU_CUH */

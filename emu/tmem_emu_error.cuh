@@ -16,10 +16,10 @@
 /* Error codes (tmem_host_last_error; the misuse tests match them). */
 typedef enum tmem_emu_error_code {
     TMEM_EMU_OK = 0,
-    TMEM_EMU_ERR_NOT_PREPARED,        /* no tmem_host_prepare before the launch */
-    TMEM_EMU_ERR_CAPACITY,            /* smid or block id beyond the emulation's tables */
-    TMEM_EMU_ERR_NOT_CONVERGED,       /* a .sync.aligned op by part of a warp, or lanes disagree on ncols */
-    TMEM_EMU_ERR_NCOLS,               /* ncols not a power of 2 in [32, 512] */
+    TMEM_EMU_ERR_NOT_PREPARED,  /* no tmem_host_prepare before the launch */
+    TMEM_EMU_ERR_CAPACITY,      /* smid or block id beyond the emulation's tables */
+    TMEM_EMU_ERR_NOT_CONVERGED, /* a .sync.aligned op by part of a warp, or lanes disagree on ncols */
+    TMEM_EMU_ERR_NCOLS,         /* ncols not a power of 2 in [32, 512] */
     TMEM_EMU_ERR_ALLOC_AFTER_RELINQUISH,
     TMEM_EMU_ERR_CTA_GROUP_MIX,       /* two cta_group values in one kernel */
     TMEM_EMU_ERR_ALLOC_DEADLOCK,      /* alloc blocked for 10 s */
@@ -36,9 +36,10 @@ typedef enum tmem_emu_error_code {
     TMEM_EMU_ERR_COMMIT_MASK,         /* multicast mask names a CTA outside the cluster */
     TMEM_EMU_ERR_PAIR_DEALLOCATED,    /* cta_group 2: access after the PEER's (collective) dealloc */
     TMEM_EMU_ERR_RACE,                /* two TMEM accesses, one a write, not ordered by happens-before */
-    TMEM_EMU_ERR_MBARRIER_INIT,       /* an mbarrier used without its init ordered before the use (or never initialised) */
-    TMEM_EMU_ERR_UNOBSERVED_COMMIT,   /* the CTA exits before a wait observed a phase a tcgen05.commit arrived on */
-    TMEM_EMU_ERR_HB_LOCK_TIMEOUT,     /* a lock of the happens-before tables held for TMEM_HB_LOCK_NS (a hang made visible) */
+    TMEM_EMU_ERR_MBARRIER_INIT, /* an mbarrier used without its init ordered before the use (or never initialised) */
+    TMEM_EMU_ERR_UNOBSERVED_COMMIT, /* the CTA exits before a wait observed a phase a tcgen05.commit arrived on */
+    TMEM_EMU_ERR_HB_LOCK_TIMEOUT,   /* a lock of the happens-before tables held for TMEM_HB_LOCK_NS (a hang made
+    visible) */
     TMEM_EMU_ERR_COUNT
 } tmem_emu_error_code;
 
@@ -128,8 +129,7 @@ static __device__ __forceinline__ uint64_t tmem_emu_globaltimer(void)
 static __device__ __forceinline__ void tmem_emu_write_record(tmem_emu_error *e, uint32_t code, uint32_t a, uint32_t b,
                                                              uint32_t c)
 {
-    if (!e)
-        return;
+    if (!e) return;
     volatile tmem_emu_error *ve = e;
     ve->block_x = blockIdx.x;
     ve->block_y = blockIdx.y;
@@ -146,11 +146,9 @@ static __device__ __forceinline__ void tmem_emu_write_record(tmem_emu_error *e, 
 
 /* "CTA rank 1 warp 3: tcgen05.ld lanes 32..63 columns 224..255 [comp 7 @ 8] (last wait: acc_full[0]
  * parity 0)" */
-static inline void tmem_emu_format_site(const hb_site *s, const char *wait_name, char *out,
-                                                            size_t size)
+static inline void tmem_emu_format_site(const hb_site *s, const char *wait_name, char *out, size_t size)
 {
-    if (!size)
-        return;
+    if (!size) return;
     if (s->kind == HB_TMA) {
         snprintf(out, size, "CTA rank %u warp %u: %s at shared offset %u [epoch %u@%u]", (unsigned)s->cta,
                  (unsigned)s->warp, hb_kind_name(s->kind), (unsigned)s->col0 * 1024u, (unsigned)s->comp,
@@ -168,7 +166,8 @@ static inline void tmem_emu_format_site(const hb_site *s, const char *wait_name,
         snprintf(wait, sizeof wait, "%s[%u] parity %u", wait_name, (unsigned)s->wait_index, (unsigned)s->wait_parity);
     else
         snprintf(wait, sizeof wait, "none recorded");
-    snprintf(out, size, "CTA rank %u warp %u: %s lanes %u..%u columns %u..%u of CTA rank %u's TMEM [epoch %u@%u] "
+    snprintf(out, size,
+             "CTA rank %u warp %u: %s lanes %u..%u columns %u..%u of CTA rank %u's TMEM [epoch %u@%u] "
              "(its last wait: %s)",
              (unsigned)s->cta, (unsigned)s->warp, hb_kind_name(s->kind), (unsigned)s->lane0,
              (unsigned)s->lane0 + s->nlanes - 1u, (unsigned)s->col0, (unsigned)s->col0 + s->ncols - 1u,
@@ -178,15 +177,13 @@ static inline void tmem_emu_format_site(const hb_site *s, const char *wait_name,
 /* The record as one line: "NAME: block (x,y,z) warp w lane l a=.. b=.. c=.." or, for RACE, both sites. */
 static inline void tmem_emu_format_record(const volatile tmem_emu_error *ve, char *msg, size_t msg_size)
 {
-    if (!msg || !msg_size)
-        return;
+    if (!msg || !msg_size) return;
     tmem_emu_error e;
     memcpy(&e, (const void *)ve, sizeof e);
     if (e.code == TMEM_EMU_ERR_MBARRIER_INIT) {
         char use[256], init[256] = "never initialised by mbarrier_init";
         tmem_emu_format_site(&e.site[1], "", use, sizeof use);
-        if (e.site[0].kind != HB_NONE)
-            tmem_emu_format_site(&e.site[0], "", init, sizeof init);
+        if (e.site[0].kind != HB_NONE) tmem_emu_format_site(&e.site[0], "", init, sizeof init);
         int n = snprintf(msg, msg_size, "MBARRIER_INIT: block (%u,%u,%u): %s, not ordered after its init: %s",
                          e.block_x, e.block_y, e.block_z, use, init);
         (void)n; /* a short buffer truncates the text; the code is what callers test */
@@ -207,8 +204,8 @@ static inline void tmem_emu_format_record(const volatile tmem_emu_error *ve, cha
     else
         snprintf(where, sizeof where, "TMEM lanes %u..%u columns %u..%u of CTA rank %u", e.a, e.a + 31u, e.b,
                  e.b + HB_CELL_COLS - 1u, e.c);
-    int n = snprintf(msg, msg_size, "RACE: block (%u,%u,%u): %s: %s, and %s, not ordered by happens-before",
-                     e.block_x, e.block_y, e.block_z, where, first, second);
+    int n = snprintf(msg, msg_size, "RACE: block (%u,%u,%u): %s: %s, and %s, not ordered by happens-before", e.block_x,
+                     e.block_y, e.block_z, where, first, second);
     (void)n;
 }
 

@@ -90,7 +90,8 @@ static size_t smem_bytes_for(int cols)
     return offsetof(RowSumSmem, stage) + sizeof(float) * (size_t)kStages * kRowsPerStage * cols;
 }
 
-static __device__ void producer(RowSumSmem *sm, const PipelineRing *ring, const float *x_gmem, float *out_gmem, int cols)
+static __device__ void producer(RowSumSmem *sm, const PipelineRing *ring, const float *x_gmem, float *out_gmem,
+                                int cols)
 {
     const uint32_t chunk_bytes = (uint32_t)(sizeof(float) * kRowsPerStage * cols);
     const float *src = x_gmem + (size_t)blockIdx.x * kRowsPerCta * cols;
@@ -131,13 +132,10 @@ static __device__ void consumer(RowSumSmem *sm, const PipelineRing *ring, int co
         consumer_wait(ring, st);
         const float *row = sm->stage + ((size_t)st.stage * kRowsPerStage + row_in_stage) * cols;
         float sum = 0.0f;
-        for (int i = lane; i < cols; i += 32)
-            sum += row[i];
+        for (int i = lane; i < cols; i += 32) sum += row[i];
         consumer_release(ring, st);
-        for (int offset = 16; offset > 0; offset /= 2)
-            sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-        if (lane == 0)
-            sm->sums[c * kRowsPerStage + row_in_stage] = sum;
+        for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+        if (lane == 0) sm->sums[c * kRowsPerStage + row_in_stage] = sum;
         pipeline_state_advance(&st, kStages);
     }
     /* sums[] written with ordinary stores is read by the TMA (async proxy): fence, then signal */
@@ -155,8 +153,8 @@ __global__ void __launch_bounds__(kThreads, 1) ring_rowsum_kernel(const float *x
     if (threadIdx.x == 0) {
         pipeline_init(&ring, 1u, 32u * kConsumerWarps); /* full: the producer's arrive.expect_tx; empty: consumers */
         dealloc_barrier_init<1>(&sm->teardown);
-        fence_mbarrier_init();           /* the inits before any arrival of another thread */
-        fence_proxy_async_shared_cta();  /* ... and before the TMA completes transactions on them */
+        fence_mbarrier_init();          /* the inits before any arrival of another thread */
+        fence_proxy_async_shared_cta(); /* ... and before the TMA completes transactions on them */
     }
     __syncthreads();
 
@@ -166,13 +164,13 @@ __global__ void __launch_bounds__(kThreads, 1) ring_rowsum_kernel(const float *x
         consumer(sm, &ring, cols, warp - 1, lane);
 }
 
-#define CHECK_CUDA(call)                                                                                  \
-    do {                                                                                                  \
-        cudaError_t e_ = (call);                                                                          \
-        if (e_ != cudaSuccess) {                                                                          \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));        \
-            return 1;                                                                                     \
-        }                                                                                                 \
+#define CHECK_CUDA(call)                                                                           \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
 int main(int argc, char **argv)

@@ -262,13 +262,13 @@ __global__ void __launch_bounds__(kThreads, 1) tcgen05_gemm_kernel(const __grid_
 
 /* ---------------------------------------------------------------- host */
 
-#define CHECK_CUDA(call)                                                                                  \
-    do {                                                                                                  \
-        cudaError_t e_ = (call);                                                                          \
-        if (e_ != cudaSuccess) {                                                                          \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));        \
-            return 1;                                                                                     \
-        }                                                                                                 \
+#define CHECK_CUDA(call)                                                                           \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
 /* cuTensorMapEncodeTiled's type (CUDA 12.0 ABI), looked up through the runtime so no libcuda link is needed. */
@@ -387,7 +387,8 @@ int main(int argc, char **argv)
     if (leaked != 0) {
         printf("tcgen05_gemm: FAIL: %s\n", leaked < 0 ? msg : "TMEM columns still allocated after the kernel");
         if (leaked > 0) printf("  %d columns: %s\n", leaked, msg);
-        if (plant) printf("tcgen05_gemm: the planted missing fence was %s\n", strstr(msg, "RACE") ? "caught" : "not caught");
+        if (plant)
+            printf("tcgen05_gemm: the planted missing fence was %s\n", strstr(msg, "RACE") ? "caught" : "not caught");
         return 1;
     }
     CHECK_CUDA(cudaMemcpy(c, d_c, c_elems * sizeof(float), cudaMemcpyDeviceToHost));
@@ -405,7 +406,7 @@ int main(int argc, char **argv)
             }
             const double got = c[(size_t)i * n + j], err = fabs(got - want);
             const double tol = k * 0x1.0p-23 * mag + 1e-6; /* fp32 accumulation of k products */
-            if (!(err <= tol)) { /* NaN fails */
+            if (!(err <= tol)) {                           /* NaN fails */
                 if (bad++ < 5) printf("  C[%d][%d] = %.8g, expected %.8g (tolerance %.3g)\n", i, j, got, want, tol);
             } else if (err > worst) {
                 worst = err;

@@ -75,8 +75,7 @@ wsgemm_status wsgemm_set_stream(wsgemm_handle h, cudaStream_t stream)
 wsgemm_status wsgemm_get_stream(wsgemm_handle h, cudaStream_t *stream)
 {
     if (!wsgemm_handle_is_valid(h)) return wsgemm_handle_invalid("wsgemm_get_stream");
-    if (stream == NULL)
-        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_stream: stream is NULL");
+    if (stream == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_stream: stream is NULL");
     pthread_mutex_lock(&h->lock);
     *stream = h->stream;
     pthread_mutex_unlock(&h->lock);
@@ -88,7 +87,7 @@ wsgemm_status wsgemm_set_path(wsgemm_handle h, wsgemm_path path)
     if (!wsgemm_handle_is_valid(h)) return wsgemm_handle_invalid("wsgemm_set_path");
     if (path < WSGEMM_PATH_AUTO || path > WSGEMM_PATH_SM100_EMULATED)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
-                           "wsgemm_set_path: path = %d is not a wsgemm_path that can be forced", (int)path);
+                                  "wsgemm_set_path: path = %d is not a wsgemm_path that can be forced", (int)path);
     pthread_mutex_lock(&h->lock);
     h->forced_path = path;
     pthread_mutex_unlock(&h->lock);
@@ -108,8 +107,7 @@ wsgemm_status wsgemm_get_path(wsgemm_handle h, wsgemm_path *path)
 wsgemm_status wsgemm_get_last_path(wsgemm_handle h, wsgemm_path *path)
 {
     if (!wsgemm_handle_is_valid(h)) return wsgemm_handle_invalid("wsgemm_get_last_path");
-    if (path == NULL)
-        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_last_path: path is NULL");
+    if (path == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_last_path: path is NULL");
     *path = wsgemm_handle_last_path(h);
     return WSGEMM_STATUS_SUCCESS;
 }
@@ -162,42 +160,48 @@ static int gemm_operands(const wsgemm_problem *p, float alpha, wsgemm_call_opera
 /* Every check that needs no CUDA call, in the order a reader of the
  * argument list expects. Returns SUCCESS or the status of the first
  * failing argument, with its message in h. */
-static wsgemm_status check_arguments(wsgemm_handle h, const char *fn, const wsgemm_problem *p,
-                                     const float *alpha, const float *beta, int batched)
+static wsgemm_status check_arguments(wsgemm_handle h, const char *fn, const wsgemm_problem *p, const float *alpha,
+                                     const float *beta, int batched)
 {
     if (!op_is_valid(p->transa))
-        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: transa = %d is not WSGEMM_OP_N (0) or WSGEMM_OP_T (1)",
-                           fn, (int)p->transa);
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                  "%s: transa = %d is not WSGEMM_OP_N (0) or WSGEMM_OP_T (1)", fn, (int)p->transa);
     if (!op_is_valid(p->transb))
-        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: transb = %d is not WSGEMM_OP_N (0) or WSGEMM_OP_T (1)",
-                           fn, (int)p->transb);
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                  "%s: transb = %d is not WSGEMM_OP_N (0) or WSGEMM_OP_T (1)", fn, (int)p->transb);
     if (p->m < 0) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: m = %d is negative", fn, p->m);
     if (p->n < 0) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: n = %d is negative", fn, p->n);
     if (p->k < 0) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: k = %d is negative", fn, p->k);
     if (batched && p->batch_count < 0)
-        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: batch_count = %d is negative", fn, p->batch_count);
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: batch_count = %d is negative", fn,
+                                  p->batch_count);
     if (alpha == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: alpha is NULL", fn);
     if (beta == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: beta is NULL", fn);
     if (!wsgemm_dtype_is_valid(p->Atype))
-        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: Atype = %d is not a wsgemm_dtype", fn, (int)p->Atype);
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: Atype = %d is not a wsgemm_dtype", fn,
+                                  (int)p->Atype);
     if (!wsgemm_dtype_is_valid(p->Btype))
-        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: Btype = %d is not a wsgemm_dtype", fn, (int)p->Btype);
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: Btype = %d is not a wsgemm_dtype", fn,
+                                  (int)p->Btype);
     if (!wsgemm_dtype_is_valid(p->Ctype))
-        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: Ctype = %d is not a wsgemm_dtype", fn, (int)p->Ctype);
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: Ctype = %d is not a wsgemm_dtype", fn,
+                                  (int)p->Ctype);
     if (!wsgemm_dtype_is_16bit(p->Atype) || p->Btype != p->Atype)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
-                           "%s: Atype = %d with Btype = %d is not supported: A and B must both be "
-                           "WSGEMM_R_16BF or both WSGEMM_R_16F",
-                           fn, (int)p->Atype, (int)p->Btype);
+                                  "%s: Atype = %d with Btype = %d is not supported: A and B must both be "
+                                  "WSGEMM_R_16BF or both WSGEMM_R_16F",
+                                  fn, (int)p->Atype, (int)p->Btype);
     if (p->Ctype != WSGEMM_R_32F && !wsgemm_dtype_is_16bit(p->Ctype))
-        return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
-                           "%s: Ctype = %d is not supported: C is WSGEMM_R_16BF, WSGEMM_R_16F or WSGEMM_R_32F (FP8 "
-                           "outputs: wsgemm_matmul)", fn, (int)p->Ctype);
+        return wsgemm_handle_fail(
+            h, WSGEMM_STATUS_NOT_SUPPORTED,
+            "%s: Ctype = %d is not supported: C is WSGEMM_R_16BF, WSGEMM_R_16F or WSGEMM_R_32F (FP8 "
+            "outputs: wsgemm_matmul)",
+            fn, (int)p->Ctype);
     wsgemm_status ld_status = wsgemm_call_check_ab_ld(h, fn, p->transa, p->transb, p->m, p->n, p->k, p->lda, p->ldb);
     if (ld_status != WSGEMM_STATUS_SUCCESS) return ld_status;
     if (p->ldc < max1(p->m))
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: ldc = %d is below max(1, m) = %d", fn, p->ldc,
-                           max1(p->m));
+                                  max1(p->m));
     if (batched) {
         if (p->strideA < 0)
             return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: strideA = %lld is negative", fn, p->strideA);
@@ -206,10 +210,11 @@ static wsgemm_status check_arguments(wsgemm_handle h, const char *fn, const wsge
         if (p->strideC < 0)
             return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: strideC = %lld is negative", fn, p->strideC);
         if (!batch_outputs_disjoint(p))
-            return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
-                               "%s: strideC = %lld makes the %d C matrices overlap (need strideC >= (n-1)*ldc + m "
-                               "= %lld, or strideC >= m with all of them inside ldc = %d rows)",
-                               fn, p->strideC, p->batch_count, (long long)(p->n - 1) * p->ldc + p->m, p->ldc);
+            return wsgemm_handle_fail(
+                h, WSGEMM_STATUS_INVALID_VALUE,
+                "%s: strideC = %lld makes the %d C matrices overlap (need strideC >= (n-1)*ldc + m "
+                "= %lld, or strideC >= m with all of them inside ldc = %d rows)",
+                fn, p->strideC, p->batch_count, (long long)(p->n - 1) * p->ldc + p->m, p->ldc);
     }
     int empty = p->m == 0 || p->n == 0 || p->batch_count == 0;
     int needs_ab = !empty && p->k > 0 && *alpha != 0.0f;
@@ -239,8 +244,10 @@ static wsgemm_status gemm_call(wsgemm_handle h, const char *fn, wsgemm_problem *
     p->alpha = *alpha;
     p->beta = *beta;
     if (p->m == 0 || p->n == 0 || p->batch_count == 0) { /* BLAS quick return: nothing to compute */
-        if (workspace_bytes) *workspace_bytes = 0;
-        else wsgemm_handle_record_path(h, WSGEMM_PATH_NONE);
+        if (workspace_bytes)
+            *workspace_bytes = 0;
+        else
+            wsgemm_handle_record_path(h, WSGEMM_PATH_NONE);
         return WSGEMM_STATUS_SUCCESS;
     }
     wsgemm_call c = {.fn = fn, .kind = WSGEMM_CALL_GEMM, .problem = *p, .workspace_bytes = workspace_bytes};
@@ -252,21 +259,48 @@ wsgemm_status wsgemm_gemm_ex(wsgemm_handle h, wsgemm_op transa, wsgemm_op transb
                              const float *alpha, const void *A, wsgemm_dtype Atype, int lda, const void *B,
                              wsgemm_dtype Btype, int ldb, const float *beta, void *C, wsgemm_dtype Ctype, int ldc)
 {
-    wsgemm_problem p = {.transa = transa, .transb = transb, .m = m, .n = n, .k = k, .A = A, .Atype = Atype,
-                        .lda = lda, .B = B, .Btype = Btype, .ldb = ldb, .C = C, .Ctype = Ctype, .ldc = ldc,
+    wsgemm_problem p = {.transa = transa,
+                        .transb = transb,
+                        .m = m,
+                        .n = n,
+                        .k = k,
+                        .A = A,
+                        .Atype = Atype,
+                        .lda = lda,
+                        .B = B,
+                        .Btype = Btype,
+                        .ldb = ldb,
+                        .C = C,
+                        .Ctype = Ctype,
+                        .ldc = ldc,
                         .batch_count = 1};
     return gemm_call(h, "wsgemm_gemm_ex", &p, alpha, beta, 0, NULL);
 }
 
-wsgemm_status wsgemm_gemm_strided_batched_ex(wsgemm_handle h, wsgemm_op transa, wsgemm_op transb, int m, int n,
-                                             int k, const float *alpha, const void *A, wsgemm_dtype Atype, int lda,
+wsgemm_status wsgemm_gemm_strided_batched_ex(wsgemm_handle h, wsgemm_op transa, wsgemm_op transb, int m, int n, int k,
+                                             const float *alpha, const void *A, wsgemm_dtype Atype, int lda,
                                              long long strideA, const void *B, wsgemm_dtype Btype, int ldb,
-                                             long long strideB, const float *beta, void *C, wsgemm_dtype Ctype,
-                                             int ldc, long long strideC, int batch_count)
+                                             long long strideB, const float *beta, void *C, wsgemm_dtype Ctype, int ldc,
+                                             long long strideC, int batch_count)
 {
-    wsgemm_problem p = {.transa = transa, .transb = transb, .m = m, .n = n, .k = k, .A = A, .Atype = Atype,
-                        .lda = lda, .strideA = strideA, .B = B, .Btype = Btype, .ldb = ldb, .strideB = strideB,
-                        .C = C, .Ctype = Ctype, .ldc = ldc, .strideC = strideC, .batch_count = batch_count};
+    wsgemm_problem p = {.transa = transa,
+                        .transb = transb,
+                        .m = m,
+                        .n = n,
+                        .k = k,
+                        .A = A,
+                        .Atype = Atype,
+                        .lda = lda,
+                        .strideA = strideA,
+                        .B = B,
+                        .Btype = Btype,
+                        .ldb = ldb,
+                        .strideB = strideB,
+                        .C = C,
+                        .Ctype = Ctype,
+                        .ldc = ldc,
+                        .strideC = strideC,
+                        .batch_count = batch_count};
     return gemm_call(h, "wsgemm_gemm_strided_batched_ex", &p, alpha, beta, 1, NULL);
 }
 
@@ -275,16 +309,30 @@ wsgemm_status wsgemm_gemm_strided_batched_ex(wsgemm_handle h, wsgemm_op transa, 
 wsgemm_status wsgemm_gemm_workspace_size(wsgemm_handle h, wsgemm_op transa, wsgemm_op transb, int m, int n, int k,
                                          const void *A, wsgemm_dtype Atype, int lda, long long strideA, const void *B,
                                          wsgemm_dtype Btype, int ldb, long long strideB, const void *C,
-                                         wsgemm_dtype Ctype, int ldc, long long strideC, int batch_count,
-                                         size_t *bytes)
+                                         wsgemm_dtype Ctype, int ldc, long long strideC, int batch_count, size_t *bytes)
 {
     static const char fn[] = "wsgemm_gemm_workspace_size";
     if (!wsgemm_handle_is_valid(h)) return wsgemm_handle_invalid(fn);
     if (bytes == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: bytes is NULL", fn);
     const float one = 1.0f, zero = 0.0f; /* a product is formed; beta does not change the workspace */
-    wsgemm_problem p = {.transa = transa, .transb = transb, .m = m, .n = n, .k = k, .A = A, .Atype = Atype,
-                        .lda = lda, .strideA = strideA, .B = B, .Btype = Btype, .ldb = ldb, .strideB = strideB,
-                        .C = (void *)C, .Ctype = Ctype, .ldc = ldc, .strideC = strideC, .batch_count = batch_count};
+    wsgemm_problem p = {.transa = transa,
+                        .transb = transb,
+                        .m = m,
+                        .n = n,
+                        .k = k,
+                        .A = A,
+                        .Atype = Atype,
+                        .lda = lda,
+                        .strideA = strideA,
+                        .B = B,
+                        .Btype = Btype,
+                        .ldb = ldb,
+                        .strideB = strideB,
+                        .C = (void *)C,
+                        .Ctype = Ctype,
+                        .ldc = ldc,
+                        .strideC = strideC,
+                        .batch_count = batch_count};
     return gemm_call(h, fn, &p, &one, &zero, 1, bytes);
 }
 
@@ -295,27 +343,29 @@ wsgemm_status wsgemm_set_workspace(wsgemm_handle h, void *workspace, size_t byte
     if (begun != WSGEMM_STATUS_SUCCESS) return begun;
     int device = -1;
     if (workspace == NULL && bytes != 0)
-        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: workspace is NULL but bytes = %zu (NULL goes with 0: "
-                           "no workspace at all)", fn, bytes);
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                  "%s: workspace is NULL but bytes = %zu (NULL goes with 0: "
+                                  "no workspace at all)",
+                                  fn, bytes);
     if (workspace != NULL) {
         if ((uintptr_t)workspace % 256 != 0)
             return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: workspace = %p is not 256-byte aligned", fn,
-                               workspace);
+                                      workspace);
         wsgemm_pointer_info info;
         cudaError_t err = wsgemm_pointer_query(workspace, &info);
         if (err != cudaSuccess) return wsgemm_handle_cuda_fail(h, fn, "cudaPointerGetAttributes", err);
         if (info.kind != WSGEMM_MEMORY_DEVICE)
-            return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: workspace = %p is not device memory (cudaMalloc)",
-                               fn, workspace);
+            return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                      "%s: workspace = %p is not device memory (cudaMalloc)", fn, workspace);
         if (info.has_range && bytes > info.range_begin + info.range_bytes - (uintptr_t)workspace)
             return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
-                               "%s: bytes = %zu runs past the end of workspace's allocation (%zu bytes from it)", fn,
-                               bytes, (size_t)(info.range_begin + info.range_bytes - (uintptr_t)workspace));
+                                      "%s: bytes = %zu runs past the end of workspace's allocation (%zu bytes from it)",
+                                      fn, bytes, (size_t)(info.range_begin + info.range_bytes - (uintptr_t)workspace));
         device = info.device;
     }
     char msg[256] = "";
-    wsgemm_status s = wsgemm_workspace_source_set(&h->workspace, 1, workspace, workspace ? bytes : 0, device, msg,
-                                                  sizeof msg);
+    wsgemm_status s =
+        wsgemm_workspace_source_set(&h->workspace, 1, workspace, workspace ? bytes : 0, device, msg, sizeof msg);
     if (s != WSGEMM_STATUS_SUCCESS) return wsgemm_handle_fail(h, s, "%s: %s", fn, msg);
     return WSGEMM_STATUS_SUCCESS;
 }
@@ -326,4 +376,3 @@ wsgemm_status wsgemm_reset_workspace(wsgemm_handle h)
     char msg[64];
     return wsgemm_workspace_source_set(&h->workspace, 0, NULL, 0, -1, msg, sizeof msg);
 }
-

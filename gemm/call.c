@@ -21,8 +21,8 @@ static int max1(int x)
 
 /* ---------------------------------------------------------------- argument checks (no CUDA) */
 
-wsgemm_status wsgemm_call_check_ab_ld(wsgemm_handle h, const char *fn, wsgemm_op transa, wsgemm_op transb, int m,
-                                      int n, int k, int lda, int ldb)
+wsgemm_status wsgemm_call_check_ab_ld(wsgemm_handle h, const char *fn, wsgemm_op transa, wsgemm_op transb, int m, int n,
+                                      int k, int lda, int ldb)
 {
     const int rows_a = transa == WSGEMM_OP_N ? m : k;
     const int rows_b = transb == WSGEMM_OP_N ? k : n;
@@ -76,8 +76,9 @@ static wsgemm_status current_device(wsgemm_handle h, const char *fn, const wsgem
                                   cudaGetErrorName(err), cudaGetErrorString(err));
     if (err != cudaSuccess) return wsgemm_handle_cuda_fail(h, fn, "cudaGetDevice", err);
     if (ordinal < 0 || ordinal >= WSGEMM_MAX_DEVICES)
-        return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED, "%s: device ordinal %d is beyond wsgemm's limit of %d",
-                                  fn, ordinal, WSGEMM_MAX_DEVICES);
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
+                                  "%s: device ordinal %d is beyond wsgemm's limit of %d", fn, ordinal,
+                                  WSGEMM_MAX_DEVICES);
     err = wsgemm_device_info_get(ordinal, out);
     if (err != cudaSuccess) return wsgemm_handle_cuda_fail(h, fn, "cudaDeviceGetAttribute", err);
     return WSGEMM_STATUS_SUCCESS;
@@ -144,8 +145,11 @@ wsgemm_status wsgemm_call_execute(wsgemm_handle h, const wsgemm_call *c)
     if (s != WSGEMM_STATUS_SUCCESS) return wsgemm_handle_fail(h, s, "%s: %s", fn, reason);
 
     wsgemm_workspace lease = wsgemm_workspace_lease(&h->workspace, dev->ordinal);
-    wsgemm_launch_ctx ctx = {.stream = set.stream, .device = dev, .workspace = &lease,
-                             .plan_only = c->workspace_bytes != NULL, .message = reason,
+    wsgemm_launch_ctx ctx = {.stream = set.stream,
+                             .device = dev,
+                             .workspace = &lease,
+                             .plan_only = c->workspace_bytes != NULL,
+                             .message = reason,
                              .message_size = sizeof reason};
     wsgemm_path path = wsgemm_path_choose(c, set.forced, dev, set.stream);
     s = wsgemm_path_run(path, c, &ctx); /* a plan_only call stops after sizing the workspace */
@@ -159,8 +163,11 @@ wsgemm_status wsgemm_call_execute(wsgemm_handle h, const wsgemm_call *c)
         s = wsgemm_path_run(path, c, &ctx);
     }
     if (!ctx.plan_only) wsgemm_workspace_release(&lease, set.stream);
-    if (s != WSGEMM_STATUS_SUCCESS) return wsgemm_handle_fail(h, s, "%s: path %s: %s", fn, wsgemm_path_name(path), reason);
-    if (c->workspace_bytes) *c->workspace_bytes = lease.bytes;
-    else wsgemm_handle_record_path(h, path);
+    if (s != WSGEMM_STATUS_SUCCESS)
+        return wsgemm_handle_fail(h, s, "%s: path %s: %s", fn, wsgemm_path_name(path), reason);
+    if (c->workspace_bytes)
+        *c->workspace_bytes = lease.bytes;
+    else
+        wsgemm_handle_record_path(h, path);
     return WSGEMM_STATUS_SUCCESS;
 }

@@ -23,8 +23,8 @@ extern "C" {
 
 /* lda and ldb against the rows of A and B as stored (m or k, k or n by the ops); INVALID_VALUE naming the
  * one that is too small. */
-wsgemm_status wsgemm_call_check_ab_ld(wsgemm_handle h, const char *fn, wsgemm_op transa, wsgemm_op transb, int m,
-                                      int n, int k, int lda, int ldb);
+wsgemm_status wsgemm_call_check_ab_ld(wsgemm_handle h, const char *fn, wsgemm_op transa, wsgemm_op transb, int m, int n,
+                                      int k, int lda, int ldb);
 
 /* Alignment to the element size and an extent below 2^63 bytes (no CUDA call); INVALID_VALUE naming it. */
 wsgemm_status wsgemm_call_check_layout(wsgemm_handle h, const char *fn, const wsgemm_call_operand *op);

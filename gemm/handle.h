@@ -25,11 +25,11 @@ extern "C" {
 enum { WSGEMM_MESSAGE_BYTES = 512 };
 
 struct wsgemm_context {
-    unsigned long long id;    /* never reused: per-thread records are keyed by it, not by the address */
-    pthread_mutex_t lock;     /* stream, stream_device and forced_path */
+    unsigned long long id; /* never reused: per-thread records are keyed by it, not by the address */
+    pthread_mutex_t lock;  /* stream, stream_device and forced_path */
     cudaStream_t stream;
-    int stream_device;        /* the stream's device, read by wsgemm_set_stream; -1: the current device's (the
-                                 default streams) or unknown (set while capturing, or no driver) */
+    int stream_device; /* the stream's device, read by wsgemm_set_stream; -1: the current device's (the
+                          default streams) or unknown (set while capturing, or no driver) */
     wsgemm_path forced_path;
     wsgemm_workspace_source workspace;
 };

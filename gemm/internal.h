@@ -72,9 +72,9 @@ typedef struct wsgemm_launch_ctx {
     cudaStream_t stream;
     const wsgemm_device_info *device;
     wsgemm_workspace *workspace;
-    int plan_only;      /* set by wsgemm_gemm_workspace_size: a launcher returns after its checks and its
-                           wsgemm_workspace_reserve (which records the bytes), launching nothing */
-    char *message;      /* where a launcher explains a non-SUCCESS status */
+    int plan_only; /* set by wsgemm_gemm_workspace_size: a launcher returns after its checks and its
+                      wsgemm_workspace_reserve (which records the bytes), launching nothing */
+    char *message; /* where a launcher explains a non-SUCCESS status */
     size_t message_size;
 } wsgemm_launch_ctx;
 

@@ -52,42 +52,48 @@ typedef struct matmul_call {
 
 static wsgemm_status check_types(wsgemm_handle h, const wsgemm_matmul_desc *d, const wsgemm_fused_ops *ops)
 {
-    const struct { const char *name; wsgemm_dtype t; } types[] = {
-        {"Atype", d->Atype}, {"Btype", d->Btype}, {"Ctype", d->Ctype}, {"Dtype", d->Dtype}};
+    const struct {
+        const char *name;
+        wsgemm_dtype t;
+    } types[] = {{"Atype", d->Atype}, {"Btype", d->Btype}, {"Ctype", d->Ctype}, {"Dtype", d->Dtype}};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i)
         if (!wsgemm_dtype_is_valid(types[i].t))
             return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: desc->%s = %d is not a wsgemm_dtype", kFn,
-                                    types[i].name, (int)types[i].t);
+                                      types[i].name, (int)types[i].t);
     if (!ops->valid)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
-                                "%s: desc->epilogue = %d is not a wsgemm_matmul_epilogue (DEFAULT is 1; "
-                                "wsgemm_matmul_desc_init sets it)", kFn, (int)d->epilogue);
+                                  "%s: desc->epilogue = %d is not a wsgemm_matmul_epilogue (DEFAULT is 1; "
+                                  "wsgemm_matmul_desc_init sets it)",
+                                  kFn, (int)d->epilogue);
     const int ab_ok = (wsgemm_dtype_is_16bit(d->Atype) && d->Btype == d->Atype) ||
                       (wsgemm_dtype_is_fp8(d->Atype) && wsgemm_dtype_is_fp8(d->Btype) &&
                        !(d->Atype == WSGEMM_R_8F_E5M2 && d->Btype == WSGEMM_R_8F_E5M2));
     if (!ab_ok)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
-                                "%s: desc->Atype = %d with desc->Btype = %d is not supported: A and B are both "
-                                "WSGEMM_R_16BF, both WSGEMM_R_16F, or both FP8 (E4M3/E5M2, not both E5M2)",
-                                kFn, (int)d->Atype, (int)d->Btype);
+                                  "%s: desc->Atype = %d with desc->Btype = %d is not supported: A and B are both "
+                                  "WSGEMM_R_16BF, both WSGEMM_R_16F, or both FP8 (E4M3/E5M2, not both E5M2)",
+                                  kFn, (int)d->Atype, (int)d->Btype);
     if (d->Dtype == WSGEMM_R_8F_E5M2)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
-                                "%s: desc->Dtype = %d (E5M2) is not supported: D is WSGEMM_R_16BF, WSGEMM_R_16F, "
-                                "WSGEMM_R_32F or WSGEMM_R_8F_E4M3", kFn, (int)d->Dtype);
+                                  "%s: desc->Dtype = %d (E5M2) is not supported: D is WSGEMM_R_16BF, WSGEMM_R_16F, "
+                                  "WSGEMM_R_32F or WSGEMM_R_8F_E4M3",
+                                  kFn, (int)d->Dtype);
     const int cd_ok = d->Dtype == WSGEMM_R_8F_E4M3 ? wsgemm_dtype_is_16bit(d->Ctype) : d->Ctype == d->Dtype;
     if (!cd_ok)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
-                                "%s: desc->Ctype = %d with desc->Dtype = %d is not supported: Ctype equals Dtype, "
-                                "or is WSGEMM_R_16BF or WSGEMM_R_16F for an E4M3 D", kFn, (int)d->Ctype,
-                                (int)d->Dtype);
+                                  "%s: desc->Ctype = %d with desc->Dtype = %d is not supported: Ctype equals Dtype, "
+                                  "or is WSGEMM_R_16BF or WSGEMM_R_16F for an E4M3 D",
+                                  kFn, (int)d->Ctype, (int)d->Dtype);
     if (ops->bias && !wsgemm_dtype_is_vector(d->bias_type))
         return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
-                                "%s: desc->bias_type = %d is not supported: WSGEMM_R_16BF, WSGEMM_R_16F or "
-                                "WSGEMM_R_32F", kFn, (int)d->bias_type);
+                                  "%s: desc->bias_type = %d is not supported: WSGEMM_R_16BF, WSGEMM_R_16F or "
+                                  "WSGEMM_R_32F",
+                                  kFn, (int)d->bias_type);
     if (ops->aux && !wsgemm_dtype_is_vector(d->aux_type))
         return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
-                                "%s: desc->aux_type = %d is not supported: WSGEMM_R_16BF, WSGEMM_R_16F or "
-                                "WSGEMM_R_32F", kFn, (int)d->aux_type);
+                                  "%s: desc->aux_type = %d is not supported: WSGEMM_R_16BF, WSGEMM_R_16F or "
+                                  "WSGEMM_R_32F",
+                                  kFn, (int)d->aux_type);
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -98,10 +104,12 @@ static int used_operands(const matmul_call *c, wsgemm_call_operand *ops)
     const int product = c->k > 0 && c->alpha != 0.0f;
     int n = 0;
     if (product) {
-        ops[n++] = wsgemm_call_operand_of("A", c->A, wsgemm_dtype_size(d->Atype), d->transa == WSGEMM_OP_N ? c->m : c->k,
-                                          d->transa == WSGEMM_OP_N ? c->k : c->m, c->lda);
-        ops[n++] = wsgemm_call_operand_of("B", c->B, wsgemm_dtype_size(d->Btype), d->transb == WSGEMM_OP_N ? c->k : c->n,
-                                          d->transb == WSGEMM_OP_N ? c->n : c->k, c->ldb);
+        ops[n++] =
+            wsgemm_call_operand_of("A", c->A, wsgemm_dtype_size(d->Atype), d->transa == WSGEMM_OP_N ? c->m : c->k,
+                                   d->transa == WSGEMM_OP_N ? c->k : c->m, c->lda);
+        ops[n++] =
+            wsgemm_call_operand_of("B", c->B, wsgemm_dtype_size(d->Btype), d->transb == WSGEMM_OP_N ? c->k : c->n,
+                                   d->transb == WSGEMM_OP_N ? c->n : c->k, c->ldb);
     }
     if (c->beta != 0.0f) ops[n++] = wsgemm_call_operand_of("C", c->C, wsgemm_dtype_size(d->Ctype), c->m, c->n, c->ldc);
     ops[n++] = wsgemm_call_operand_of("D", c->D, wsgemm_dtype_size(d->Dtype), c->m, c->n, c->ldd);
@@ -111,13 +119,15 @@ static int used_operands(const matmul_call *c, wsgemm_call_operand *ops)
     const struct {
         const char *name;
         const float *p;
-    } scalars[] = {{"a_scale", d->a_scale}, {"b_scale", d->b_scale}, {"c_scale", d->c_scale},
-                   {"d_scale", d->d_scale}, {"amax_d", d->amax_d}};
+    } scalars[] = {{"a_scale", d->a_scale},
+                   {"b_scale", d->b_scale},
+                   {"c_scale", d->c_scale},
+                   {"d_scale", d->d_scale},
+                   {"amax_d", d->amax_d}};
     for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; ++i)
         if (scalars[i].p) ops[n++] = wsgemm_call_operand_of(scalars[i].name, scalars[i].p, 4, 1, 1, 1);
     return n;
 }
-
 
 /* Every check that needs no CUDA call, in the order of the argument list. */
 static wsgemm_status check_arguments(wsgemm_handle h, const matmul_call *c, const float *alpha, const float *beta)
@@ -126,10 +136,12 @@ static wsgemm_status check_arguments(wsgemm_handle h, const matmul_call *c, cons
     if (d == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: desc is NULL", kFn);
     if (d->transa != WSGEMM_OP_N && d->transa != WSGEMM_OP_T)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
-                                "%s: desc->transa = %d is not WSGEMM_OP_N (0) or WSGEMM_OP_T (1)", kFn, (int)d->transa);
+                                  "%s: desc->transa = %d is not WSGEMM_OP_N (0) or WSGEMM_OP_T (1)", kFn,
+                                  (int)d->transa);
     if (d->transb != WSGEMM_OP_N && d->transb != WSGEMM_OP_T)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
-                                "%s: desc->transb = %d is not WSGEMM_OP_N (0) or WSGEMM_OP_T (1)", kFn, (int)d->transb);
+                                  "%s: desc->transb = %d is not WSGEMM_OP_N (0) or WSGEMM_OP_T (1)", kFn,
+                                  (int)d->transb);
     wsgemm_status s = check_types(h, d, &c->ops);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
     if (c->m < 0) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: m = %d is negative", kFn, c->m);
@@ -142,17 +154,18 @@ static wsgemm_status check_arguments(wsgemm_handle h, const matmul_call *c, cons
     const int c_read = *beta != 0.0f;
     if (c_read && c->ldc < max1(c->m))
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: ldc = %d is below max(1, m) = %d", kFn, c->ldc,
-                                max1(c->m));
+                                  max1(c->m));
     if (c->ldd < max1(c->m))
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: ldd = %d is below max(1, m) = %d", kFn, c->ldd,
-                                max1(c->m));
+                                  max1(c->m));
     if (c->ops.aux && d->ldaux < max1(c->m))
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: desc->ldaux = %d is below max(1, m) = %d", kFn,
-                                d->ldaux, max1(c->m));
+                                  d->ldaux, max1(c->m));
     if (c_read && c->C == c->D && c->C != NULL && (c->ldc != c->ldd || d->Ctype != d->Dtype))
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
-                                "%s: C == D (in place) needs ldc == ldd and Ctype == Dtype; ldc = %d, ldd = %d, "
-                                "Ctype = %d, Dtype = %d", kFn, c->ldc, c->ldd, (int)d->Ctype, (int)d->Dtype);
+                                  "%s: C == D (in place) needs ldc == ldd and Ctype == Dtype; ldc = %d, ldd = %d, "
+                                  "Ctype = %d, Dtype = %d",
+                                  kFn, c->ldc, c->ldd, (int)d->Ctype, (int)d->Dtype);
     if (c->m == 0 || c->n == 0) return WSGEMM_STATUS_SUCCESS; /* quick return: nothing else is read */
     const int product = c->k > 0 && *alpha != 0.0f;
     if (product && c->A == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: A is NULL", kFn);
@@ -162,10 +175,10 @@ static wsgemm_status check_arguments(wsgemm_handle h, const matmul_call *c, cons
     if (c->D == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: D is NULL", kFn);
     if (c->ops.bias && d->bias == NULL)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: desc->bias is NULL but epilogue %d adds a bias",
-                                kFn, (int)d->epilogue);
+                                  kFn, (int)d->epilogue);
     if (c->ops.aux && d->aux == NULL)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: desc->aux is NULL but epilogue %d writes aux",
-                                kFn, (int)d->epilogue);
+                                  kFn, (int)d->epilogue);
     matmul_call with_values = *c;
     with_values.alpha = *alpha;
     with_values.beta = *beta;
@@ -189,28 +202,63 @@ static wsgemm_call call_of(const matmul_call *c)
     wsgemm_call call = {
         .fn = kFn,
         .kind = WSGEMM_CALL_MATMUL,
-        .problem = {.transa = d->transa, .transb = d->transb, .m = c->m, .n = c->n, .k = product ? c->k : 0,
-                    .alpha = product ? c->alpha : 0.0f, .beta = c->beta, .A = c->A, .Atype = d->Atype,
-                    .lda = c->lda, .B = c->B, .Btype = d->Btype, .ldb = c->ldb, .C = c->D, .Ctype = d->Dtype,
-                    .ldc = c->ldd, .batch_count = 1, .a_scale = d->a_scale, .b_scale = d->b_scale},
-        .output = {.ops = c->ops, .c = c->C, .c_type = d->Ctype, .ldc = c->ldc, .bias = d->bias,
-                   .bias_type = d->bias_type, .aux = d->aux, .aux_type = d->aux_type, .ldaux = d->ldaux,
-                   .a_scale = d->a_scale, .b_scale = d->b_scale, .c_scale = d->c_scale, .d_scale = d->d_scale,
+        .problem = {.transa = d->transa,
+                    .transb = d->transb,
+                    .m = c->m,
+                    .n = c->n,
+                    .k = product ? c->k : 0,
+                    .alpha = product ? c->alpha : 0.0f,
+                    .beta = c->beta,
+                    .A = c->A,
+                    .Atype = d->Atype,
+                    .lda = c->lda,
+                    .B = c->B,
+                    .Btype = d->Btype,
+                    .ldb = c->ldb,
+                    .C = c->D,
+                    .Ctype = d->Dtype,
+                    .ldc = c->ldd,
+                    .batch_count = 1,
+                    .a_scale = d->a_scale,
+                    .b_scale = d->b_scale},
+        .output = {.ops = c->ops,
+                   .c = c->C,
+                   .c_type = d->Ctype,
+                   .ldc = c->ldc,
+                   .bias = d->bias,
+                   .bias_type = d->bias_type,
+                   .aux = d->aux,
+                   .aux_type = d->aux_type,
+                   .ldaux = d->ldaux,
+                   .a_scale = d->a_scale,
+                   .b_scale = d->b_scale,
+                   .c_scale = d->c_scale,
+                   .d_scale = d->d_scale,
                    .amax = d->amax_d},
     };
     call.operand_count = used_operands(c, call.operands);
     return call;
 }
 
-wsgemm_status wsgemm_matmul(wsgemm_handle h, const wsgemm_matmul_desc *desc, int m, int n, int k,
-                            const float *alpha, const void *A, int lda, const void *B, int ldb, const float *beta,
-                            const void *C, int ldc, void *D, int ldd)
+wsgemm_status wsgemm_matmul(wsgemm_handle h, const wsgemm_matmul_desc *desc, int m, int n, int k, const float *alpha,
+                            const void *A, int lda, const void *B, int ldb, const float *beta, const void *C, int ldc,
+                            void *D, int ldd)
 {
     wsgemm_status s = wsgemm_handle_begin(h, kFn);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
-    matmul_call c = {.d = desc, .ops = desc ? wsgemm_fused_ops_of((int)desc->epilogue) : (wsgemm_fused_ops){0},
-                     .m = m, .n = n, .k = k, .A = A, .B = B, .C = C, .D = D,
-                     .lda = lda, .ldb = ldb, .ldc = ldc, .ldd = ldd};
+    matmul_call c = {.d = desc,
+                     .ops = desc ? wsgemm_fused_ops_of((int)desc->epilogue) : (wsgemm_fused_ops){0},
+                     .m = m,
+                     .n = n,
+                     .k = k,
+                     .A = A,
+                     .B = B,
+                     .C = C,
+                     .D = D,
+                     .lda = lda,
+                     .ldb = ldb,
+                     .ldc = ldc,
+                     .ldd = ldd};
     s = check_arguments(h, &c, alpha, beta);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
     c.alpha = *alpha;

@@ -42,8 +42,7 @@ wsgemm_status wsgemm_path_check_forced(wsgemm_path path, const wsgemm_device_inf
 {
     switch (path) {
     case WSGEMM_PATH_AUTO:
-    case WSGEMM_PATH_NONE:
-        return WSGEMM_STATUS_SUCCESS;
+    case WSGEMM_PATH_NONE: return WSGEMM_STATUS_SUCCESS;
     case WSGEMM_PATH_GENERIC:
         if (d->cc_major >= 8) return WSGEMM_STATUS_SUCCESS;
         snprintf(why, why_size, "the generic path needs compute capability 8.0 or later; device %d is %d.%d",
@@ -69,12 +68,15 @@ wsgemm_status wsgemm_path_check_forced(wsgemm_path path, const wsgemm_device_inf
         return WSGEMM_STATUS_NOT_SUPPORTED;
     case WSGEMM_PATH_SM100_EMULATED:
         if (!is_hopper(d)) {
-            snprintf(why, why_size, "forced path sm100-emulated runs on compute capability 9.0 (sm_90a); device %d "
-                     "is %d.%d", d->ordinal, d->cc_major, d->cc_minor);
+            snprintf(why, why_size,
+                     "forced path sm100-emulated runs on compute capability 9.0 (sm_90a); device %d "
+                     "is %d.%d",
+                     d->ordinal, d->cc_major, d->cc_minor);
             return WSGEMM_STATUS_ARCH_MISMATCH;
         }
         if (wsgemm_sm100_emulated_available()) return WSGEMM_STATUS_SUCCESS;
-        snprintf(why, why_size, "this library has no emulated sm100 kernel (it is in the verification library, "
+        snprintf(why, why_size,
+                 "this library has no emulated sm100 kernel (it is in the verification library, "
                  "wsgemm_verify, of a build with 90a and -DWSGEMM_SM100_EMULATION=ON)");
         return WSGEMM_STATUS_NOT_SUPPORTED;
     }
@@ -118,12 +120,15 @@ static int sm100_self_checked(const wsgemm_device_info *d, wsgemm_path path, cud
         const wsgemm_self_check_verdict v = wsgemm_self_check_device(d->ordinal, path, knobs, &rq, &r);
         *state = v == WSGEMM_SELF_CHECK_PASS ? SELF_CHECK_PASSED : SELF_CHECK_NOT_PASSED;
         if (v == WSGEMM_SELF_CHECK_FAIL)
-            fprintf(stderr, "wsgemm: warning: the %s kernel failed its self-check on device %d: %s; AUTO does not use "
-                    "it on this GPU (WSGEMM_SM100_SELF_CHECK=fresh checks again)\n", wsgemm_path_name(path), d->ordinal,
-                    r.detail);
+            fprintf(stderr,
+                    "wsgemm: warning: the %s kernel failed its self-check on device %d: %s; AUTO does not use "
+                    "it on this GPU (WSGEMM_SM100_SELF_CHECK=fresh checks again)\n",
+                    wsgemm_path_name(path), d->ordinal, r.detail);
         else if (v == WSGEMM_SELF_CHECK_UNKNOWN)
-            fprintf(stderr, "wsgemm: warning: no %s self-check verdict for device %d: %s; AUTO does not use %s in "
-                    "this process\n", wsgemm_path_name(path), d->ordinal, r.detail, wsgemm_path_name(path));
+            fprintf(stderr,
+                    "wsgemm: warning: no %s self-check verdict for device %d: %s; AUTO does not use %s in "
+                    "this process\n",
+                    wsgemm_path_name(path), d->ordinal, r.detail, wsgemm_path_name(path));
     }
     const int passed = *state == SELF_CHECK_PASSED;
     pthread_mutex_unlock(&sm100_verdicts_lock);
@@ -173,7 +178,8 @@ static int path_takes(wsgemm_path path, const wsgemm_call *c, char *why, size_t 
                           (fp8 || (c->output.a_scale == NULL && c->output.b_scale == NULL)) && product &&
                           (p->beta == 0.0f || (c_is_d(c) && c->output.c_scale == NULL));
         if (!takes)
-            snprintf(why, why_size, "the sm90 kernel runs a matmul with 16-bit A and B (no scales) or FP8 A and B, "
+            snprintf(why, why_size,
+                     "the sm90 kernel runs a matmul with 16-bit A and B (no scales) or FP8 A and B, "
                      "k > 0, alpha != 0, and beta == 0 or C == D without c_scale");
         return takes;
     }
@@ -187,7 +193,7 @@ static const wsgemm_fused_epilogue *path_output_op(wsgemm_path path, const wsgem
     if (c->kind == WSGEMM_CALL_GEMM) return NULL;
     const wsgemm_fused_epilogue *f = &c->output;
     const int fp8_d = wsgemm_dtype_is_fp8(c->problem.Ctype);
-    int fused = 1; /* generic: the matmul kernel applies the whole op */
+    int fused = 1;                /* generic: the matmul kernel applies the whole op */
     if (path == WSGEMM_PATH_SM90) /* operand scales alone: the FP8 kernels' K-block sums */
         fused = has_epilogue_ops(c) || f->d_scale || f->amax || fp8_d;
     else if (is_sm100(path))

@@ -9,11 +9,26 @@
 #include "sm90/sm90_probe.h"
 
 #ifdef WSGEMM_ABSENT_SM90
-int wsgemm_sm90_available(void) { return 0; }
-wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void) { return WSGEMM_SM90_EPILOGUE_NONE; }
-int wsgemm_sm90_last_cluster(void) { return 0; }
-int wsgemm_sm90_last_sk_splits(void) { return 0; }
-int wsgemm_sm90_last_bn(void) { return 0; }
+int wsgemm_sm90_available(void)
+{
+    return 0;
+}
+wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void)
+{
+    return WSGEMM_SM90_EPILOGUE_NONE;
+}
+int wsgemm_sm90_last_cluster(void)
+{
+    return 0;
+}
+int wsgemm_sm90_last_sk_splits(void)
+{
+    return 0;
+}
+int wsgemm_sm90_last_bn(void)
+{
+    return 0;
+}
 wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
     (void)p;
@@ -22,11 +37,15 @@ wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 #endif
 
 #ifdef WSGEMM_ABSENT_SM100
-int wsgemm_sm100_available(void) { return 0; }
+int wsgemm_sm100_available(void)
+{
+    return 0;
+}
 wsgemm_status wsgemm_sm100_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
     (void)p;
-    return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "this build has no sm100 kernel (WSGEMM_CUDA_ARCHS lacks 100a)");
+    return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
+                       "this build has no sm100 kernel (WSGEMM_CUDA_ARCHS lacks 100a)");
 }
 int wsgemm_sm100_last_launch(wsgemm_sm100_launch_probe *out)
 {

@@ -30,8 +30,14 @@ typedef struct wsgemm_call_operand {
 static inline wsgemm_call_operand wsgemm_call_operand_of(const char *name, const void *ptr, int elem_bytes,
                                                          long long rows, long long cols, long long ld)
 {
-    return (wsgemm_call_operand){.name = name, .ptr = ptr, .elem_bytes = elem_bytes, .rows = rows, .cols = cols,
-                                 .ld = ld, .stride = 0, .matrices = 1};
+    return (wsgemm_call_operand){.name = name,
+                                 .ptr = ptr,
+                                 .elem_bytes = elem_bytes,
+                                 .rows = rows,
+                                 .cols = cols,
+                                 .ld = ld,
+                                 .stride = 0,
+                                 .matrices = 1};
 }
 
 enum { WSGEMM_CALL_MAX_OPERANDS = 11 };
@@ -42,7 +48,7 @@ typedef enum wsgemm_call_kind {
 } wsgemm_call_kind;
 
 typedef struct wsgemm_call {
-    const char *fn;         /* the public function, as messages name it */
+    const char *fn; /* the public function, as messages name it */
     wsgemm_call_kind kind;
     /* The product as every kernel sees it: C is the output (a matmul's D), alpha and beta the host values;
      * k = 0 and alpha = 0 when there is no product to form (A and B may then be NULL). A matmul's output op

@@ -6,11 +6,8 @@
 
 wsgemm_status wsgemm_get_version(int *major, int *minor, int *patch)
 {
-    if (major)
-        *major = WSGEMM_VERSION_MAJOR;
-    if (minor)
-        *minor = WSGEMM_VERSION_MINOR;
-    if (patch)
-        *patch = WSGEMM_VERSION_PATCH;
+    if (major) *major = WSGEMM_VERSION_MAJOR;
+    if (minor) *minor = WSGEMM_VERSION_MINOR;
+    if (patch) *patch = WSGEMM_VERSION_PATCH;
     return WSGEMM_STATUS_SUCCESS;
 }

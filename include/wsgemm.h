@@ -27,7 +27,7 @@
 #ifndef WSGEMM_H
 #define WSGEMM_H
 
-#include <stddef.h>            /* size_t */
+#include <stddef.h> /* size_t */
 
 #include <cuda_runtime_api.h> /* cudaStream_t */
 
@@ -41,7 +41,7 @@ extern "C" {
 #define WSGEMM_VERSION_MAJOR 0
 #define WSGEMM_VERSION_MINOR 1
 #define WSGEMM_VERSION_PATCH 0
-#define WSGEMM_VERSION (WSGEMM_VERSION_MAJOR * 10000 + WSGEMM_VERSION_MINOR * 100 + WSGEMM_VERSION_PATCH)
+#define WSGEMM_VERSION       (WSGEMM_VERSION_MAJOR * 10000 + WSGEMM_VERSION_MINOR * 100 + WSGEMM_VERSION_PATCH)
 
 typedef enum wsgemm_status {
     WSGEMM_STATUS_SUCCESS = 0,
@@ -107,35 +107,33 @@ wsgemm_status wsgemm_get_last_path(wsgemm_handle handle, wsgemm_path *path);
  * C: WSGEMM_R_16BF, WSGEMM_R_16F or WSGEMM_R_32F. alpha and beta point to
  * host floats. m == 0 or n == 0 is a successful no-op; k == 0 or
  * *alpha == 0 gives C = beta * C; *beta == 0 writes C without reading it. */
-wsgemm_status wsgemm_gemm_ex(wsgemm_handle handle, wsgemm_op transa, wsgemm_op transb,
-                             int m, int n, int k, const float *alpha,
-                             const void *A, wsgemm_dtype Atype, int lda,
-                             const void *B, wsgemm_dtype Btype, int ldb,
-                             const float *beta, void *C, wsgemm_dtype Ctype, int ldc);
+wsgemm_status wsgemm_gemm_ex(wsgemm_handle handle, wsgemm_op transa, wsgemm_op transb, int m, int n, int k,
+                             const float *alpha, const void *A, wsgemm_dtype Atype, int lda, const void *B,
+                             wsgemm_dtype Btype, int ldb, const float *beta, void *C, wsgemm_dtype Ctype, int ldc);
 
 /* batch_count independent GEMMs; matrix i starts at A + i * strideA elements
  * (likewise B and C). Strides of A and B may be 0 (a shared operand); the C
  * matrices must not overlap: strideC >= (n - 1) * ldc + m when
  * batch_count > 1, or all of them interleaved within the rows of one column
  * (strideC >= m and (batch_count - 1) * strideC + m <= ldc). */
-wsgemm_status wsgemm_gemm_strided_batched_ex(
-    wsgemm_handle handle, wsgemm_op transa, wsgemm_op transb, int m, int n, int k,
-    const float *alpha, const void *A, wsgemm_dtype Atype, int lda, long long strideA,
-    const void *B, wsgemm_dtype Btype, int ldb, long long strideB, const float *beta,
-    void *C, wsgemm_dtype Ctype, int ldc, long long strideC, int batch_count);
+wsgemm_status wsgemm_gemm_strided_batched_ex(wsgemm_handle handle, wsgemm_op transa, wsgemm_op transb, int m, int n,
+                                             int k, const float *alpha, const void *A, wsgemm_dtype Atype, int lda,
+                                             long long strideA, const void *B, wsgemm_dtype Btype, int ldb,
+                                             long long strideB, const float *beta, void *C, wsgemm_dtype Ctype, int ldc,
+                                             long long strideC, int batch_count);
 
 /* ---------------------------------------------------------------- matmul: epilogues and FP8
  *
  * D = epilogue(alpha * a_scale * b_scale * op(A) op(B) + beta * c_scale * C) * d_scale, as cublasLtMatmul
  * computes it (docs/api.md, "Matmul"). The epilogue values equal cublasLtEpilogue_t's. */
 typedef enum wsgemm_matmul_epilogue {
-    WSGEMM_MATMUL_EPILOGUE_DEFAULT = 1,       /* nothing after the sum */
-    WSGEMM_MATMUL_EPILOGUE_RELU = 2,          /* max(x, 0) */
-    WSGEMM_MATMUL_EPILOGUE_BIAS = 4,          /* x + bias[row] */
-    WSGEMM_MATMUL_EPILOGUE_RELU_BIAS = 6,     /* max(x + bias[row], 0) */
-    WSGEMM_MATMUL_EPILOGUE_GELU = 32,         /* gelu(x), the tanh approximation */
-    WSGEMM_MATMUL_EPILOGUE_GELU_BIAS = 36,    /* gelu(x + bias[row]) */
-    WSGEMM_MATMUL_EPILOGUE_GELU_AUX = 160,    /* gelu(x), and x written to aux */
+    WSGEMM_MATMUL_EPILOGUE_DEFAULT = 1,        /* nothing after the sum */
+    WSGEMM_MATMUL_EPILOGUE_RELU = 2,           /* max(x, 0) */
+    WSGEMM_MATMUL_EPILOGUE_BIAS = 4,           /* x + bias[row] */
+    WSGEMM_MATMUL_EPILOGUE_RELU_BIAS = 6,      /* max(x + bias[row], 0) */
+    WSGEMM_MATMUL_EPILOGUE_GELU = 32,          /* gelu(x), the tanh approximation */
+    WSGEMM_MATMUL_EPILOGUE_GELU_BIAS = 36,     /* gelu(x + bias[row]) */
+    WSGEMM_MATMUL_EPILOGUE_GELU_AUX = 160,     /* gelu(x), and x written to aux */
     WSGEMM_MATMUL_EPILOGUE_GELU_AUX_BIAS = 164 /* gelu(x + bias[row]), and x + bias[row] written to aux */
 } wsgemm_matmul_epilogue;
 
@@ -146,13 +144,13 @@ typedef struct wsgemm_matmul_desc {
     wsgemm_dtype Atype, Btype; /* both 16BF, both 16F, or both FP8 (E4M3/E5M2, not both E5M2) */
     wsgemm_dtype Ctype, Dtype; /* Ctype == Dtype (16BF, 16F, 32F); or Dtype 8F_E4M3 with Ctype 16BF or 16F */
     wsgemm_matmul_epilogue epilogue;
-    const void *bias;          /* device vector of m elements (epilogues with BIAS) */
-    wsgemm_dtype bias_type;    /* 16BF, 16F or 32F */
-    void *aux;                 /* device m x n matrix, column-major, leading dimension ldaux (the AUX epilogues) */
-    wsgemm_dtype aux_type;     /* 16BF, 16F or 32F */
+    const void *bias;       /* device vector of m elements (epilogues with BIAS) */
+    wsgemm_dtype bias_type; /* 16BF, 16F or 32F */
+    void *aux;              /* device m x n matrix, column-major, leading dimension ldaux (the AUX epilogues) */
+    wsgemm_dtype aux_type;  /* 16BF, 16F or 32F */
     int ldaux;
     const float *a_scale, *b_scale, *c_scale, *d_scale; /* device floats; NULL means 1 */
-    float *amax_d;             /* device float: max |value| of D before d_scale; NULL: not computed */
+    float *amax_d; /* device float: max |value| of D before d_scale; NULL: not computed */
 } wsgemm_matmul_desc;
 
 /* desc = {transa, transb, ab_type, ab_type, cd_type, cd_type, DEFAULT, no bias (bias_type 16BF), no aux
@@ -164,8 +162,8 @@ wsgemm_status wsgemm_matmul_desc_init(wsgemm_matmul_desc *desc, wsgemm_op transa
  * host floats. C is read only when beta != 0 (it may then be NULL); C == D (with ldc == ldd and
  * Ctype == Dtype) updates in place. Checks, statuses and "D untouched on error" as wsgemm_gemm_ex. */
 wsgemm_status wsgemm_matmul(wsgemm_handle handle, const wsgemm_matmul_desc *desc, int m, int n, int k,
-                            const float *alpha, const void *A, int lda, const void *B, int ldb,
-                            const float *beta, const void *C, int ldc, void *D, int ldd);
+                            const float *alpha, const void *A, int lda, const void *B, int ldb, const float *beta,
+                            const void *C, int ldc, void *D, int ldd);
 
 /* Device workspace (staged copies of operands TMA cannot address, split-K
  * partials). By default each call that needs one takes it stream-ordered on
@@ -188,11 +186,11 @@ wsgemm_status wsgemm_reset_workspace(wsgemm_handle handle);
 /* The workspace bytes the strided-batched call with these arguments would use
  * on the current device with the handle's path (0 when none), before any
  * user workspace limit; the arguments are checked as by the call itself. */
-wsgemm_status wsgemm_gemm_workspace_size(
-    wsgemm_handle handle, wsgemm_op transa, wsgemm_op transb, int m, int n, int k,
-    const void *A, wsgemm_dtype Atype, int lda, long long strideA,
-    const void *B, wsgemm_dtype Btype, int ldb, long long strideB,
-    const void *C, wsgemm_dtype Ctype, int ldc, long long strideC, int batch_count, size_t *bytes);
+wsgemm_status wsgemm_gemm_workspace_size(wsgemm_handle handle, wsgemm_op transa, wsgemm_op transb, int m, int n, int k,
+                                         const void *A, wsgemm_dtype Atype, int lda, long long strideA, const void *B,
+                                         wsgemm_dtype Btype, int ldb, long long strideB, const void *C,
+                                         wsgemm_dtype Ctype, int ldc, long long strideC, int batch_count,
+                                         size_t *bytes);
 
 /* Diagnostics. The message of this thread's last failed call on this handle
  * (for a null or destroyed handle: this thread's last message); "" after a

@@ -54,8 +54,7 @@ template <int kCtaGroup>
 static __device__ __forceinline__ void dealloc_barrier_signal_peer(uint64_t *bar_smem)
 {
     static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
-    if (kCtaGroup == 2)
-        mbarrier_arrive_remote(bar_smem, cluster_ctarank() ^ 1u);
+    if (kCtaGroup == 2) mbarrier_arrive_remote(bar_smem, cluster_ctarank() ^ 1u);
 }
 
 /* One arrival on this CTA's own dealloc barrier. */

@@ -13,7 +13,7 @@
 
 #if defined(WSGEMM_TMEM_EMULATION)
 #if !defined(WSGEMM_EMU_ENTRY)
-#error "WSGEMM_TMEM_EMULATION build: include emu/emulation.cuh (the happens-before hooks sync/ calls) before any sync/ or tmem/ header"
+#error "WSGEMM_TMEM_EMULATION build: include emu/emulation.cuh (the hooks sync/ calls) before sync/ and tmem/"
 #endif
 #define WSGEMM_HB(...) __VA_ARGS__
 #else

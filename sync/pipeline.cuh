@@ -63,8 +63,8 @@ static __device__ __forceinline__ void pipeline_state_advance(PipelineState *st,
 /* A ring: `stages` pairs of barriers in shared memory, and how waits behave. `name` prefixes the
  * watchdog messages ("smem.full[3]" is printed as name "smem.full", index 3). */
 typedef struct PipelineRing {
-    uint64_t *full;            /* full[stages]: producer -> consumer ("stage s holds data") */
-    uint64_t *empty;           /* empty[stages]: consumer -> producer ("stage s may be overwritten") */
+    uint64_t *full;  /* full[stages]: producer -> consumer ("stage s holds data") */
+    uint64_t *empty; /* empty[stages]: consumer -> producer ("stage s may be overwritten") */
     uint32_t stages;
     enum wait_scope full_scope;  /* WAIT_CLUSTER when full[] gets arrivals from a peer CTA */
     enum wait_scope empty_scope; /* WAIT_CLUSTER when empty[] gets arrivals from a peer CTA */

@@ -81,8 +81,7 @@ static __device__ __noinline__ void watchdog_fire(const uint64_t *bar_smem, cons
                (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z, cluster_ctarank(), (uint32_t)(threadIdx.x / 32),
                active, smem_u32(bar_smem));
     }
-    if (trap)
-        __trap();
+    if (trap) __trap();
 }
 
 #if defined(WSGEMM_TMEM_EMULATION)

@@ -58,7 +58,7 @@ enum {
     SMEM_DESC_LBO_MODE_SHIFT = 52,    /* bit  52   : 0 = LBO relative byte offset, 1 = absolute */
     SMEM_DESC_LAYOUT_SHIFT = 61       /* bits 61-63: swizzle mode, see umma_swizzle */
 };
-#define SMEM_DESC_FIELD14_MASK 0x3FFFu
+#define SMEM_DESC_FIELD14_MASK  0x3FFFu
 #define SMEM_DESC_VERSION_SM100 1u
 
 /* Swizzle mode codes of bits 61-63. NOT the SM90 wgmma codes (2 bits at 62-63
@@ -272,8 +272,8 @@ static inline WSGEMM_HD umma_idesc_fields umma_idesc_decode(uint32_t idesc)
  *   cta_group::2: M in {128, 256} (the pair's M), N in 16..256 step 16 (wsgemm uses M = 256);
  *   K = 16 per instruction. N > 256 is an illegal instruction.
  * A constant expression, so it works in static_assert / _Static_assert. */
-#define UMMA_F16_SHAPE_IS_LEGAL(cta_group, M, N)                                                       \
-    (((cta_group) == 1 && ((M) == 64 || (M) == 128) && (N) >= 8 && (N) <= 256 && (N) % 8 == 0) ||      \
+#define UMMA_F16_SHAPE_IS_LEGAL(cta_group, M, N)                                                  \
+    (((cta_group) == 1 && ((M) == 64 || (M) == 128) && (N) >= 8 && (N) <= 256 && (N) % 8 == 0) || \
      ((cta_group) == 2 && ((M) == 128 || (M) == 256) && (N) >= 16 && (N) <= 256 && (N) % 16 == 0))
 #define UMMA_F16_K 16
 /* .kind::f8f6f4 with E4M3/E5M2 operands: the same M and N, K = 32 per instruction (32 bytes). */
@@ -295,15 +295,24 @@ static inline WSGEMM_HD int umma_f16_shape_is_legal(int cta_group, uint32_t m, u
 }
 
 /* Allocation sizes tcgen05.alloc accepts: a power of 2 in [32, 512]. */
-#define TMEM_NCOLS_IS_LEGAL(ncols) ((ncols) >= 32 && (ncols) <= 512 && ((ncols) & ((ncols) - 1)) == 0)
+#define TMEM_NCOLS_IS_LEGAL(ncols) ((ncols) >= 32 && (ncols) <= 512 && ((ncols) & ((ncols)-1)) == 0)
 
 /* ================================================================ TMEM addresses */
 
 /* A TMEM address is lane << 16 | column (PTX ISA "Tensor Memory addressing"). */
 enum { TMEM_LANES = 128, TMEM_COLUMNS = 512 };
-static inline WSGEMM_HD uint32_t tmem_addr(uint32_t lane, uint32_t column) { return (lane << 16) | column; }
-static inline WSGEMM_HD uint32_t tmem_addr_lane(uint32_t taddr) { return taddr >> 16; }
-static inline WSGEMM_HD uint32_t tmem_addr_column(uint32_t taddr) { return taddr & 0xFFFFu; }
+static inline WSGEMM_HD uint32_t tmem_addr(uint32_t lane, uint32_t column)
+{
+    return (lane << 16) | column;
+}
+static inline WSGEMM_HD uint32_t tmem_addr_lane(uint32_t taddr)
+{
+    return taddr >> 16;
+}
+static inline WSGEMM_HD uint32_t tmem_addr_column(uint32_t taddr)
+{
+    return taddr & 0xFFFFu;
+}
 
 #ifdef __cplusplus
 }

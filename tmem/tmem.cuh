@@ -81,8 +81,9 @@
  * -------------------------------------------------------------------
  * A 128x256x16 UMMA is 524,288 FMAs. The hardware instruction is issued by one thread; one emulating
  * thread doing it serially takes milliseconds per instruction, so a 1024^3 GEMM (2048 such MMAs, 64 per
- * 128x256 tile) would spend seconds in the MMAs alone, and real shapes minutes. The tcgen05.mma issue in every real kernel already happens inside the MMA
- * warp, with the other 31 lanes idle, so the API offers the warp-wide forms: the whole (converged) MMA
+ * 128x256 tile) would spend seconds in the MMAs alone, and real shapes minutes. The tcgen05.mma issue in every real
+ * kernel already happens inside the MMA warp, with the other 31 lanes idle, so the API offers the warp-wide forms: the
+ * whole (converged) MMA
  * warp calls umma_f16_warp; on hardware elect.sync picks one lane that issues the instruction, in the
  * emulation the 32 lanes share the product (lane l owns rows l, l+32, l+64, l+96 of each CTA's 128 rows:
  * its TMEM lane accesses coalesce, and the B operand row each step reads is a broadcast). The MMA is
@@ -226,7 +227,7 @@ static __device__ __forceinline__ uint32_t tmem_alloc_and_publish(uint32_t *slot
      * bar.arrive is .aligned too: the emulated alloc lets one lane spin alone, so reconverge first. */
     __syncwarp();
     named_barrier_arrive(barrier_id, nthreads);
-    tcgen05_fence_after_thread_sync(); /* pairs with the fence above across the __syncwarp (a thread sync) */
+    tcgen05_fence_after_thread_sync();      /* pairs with the fence above across the __syncwarp (a thread sync) */
     return *(volatile uint32_t *)slot_smem; /* written by this warp's alloc, ordered by the __syncwarp */
 }
 
@@ -260,8 +261,7 @@ static __device__ __forceinline__ void tmem_wait_ld_regs(uint32_t *regs)
     tmem_wait_ld();
 #if defined(WSGEMM_TMEM_HARDWARE)
 #pragma unroll
-    for (int i = 0; i < kN; i++)
-        asm volatile("" : "+r"(regs[i])::"memory");
+    for (int i = 0; i < kN; i++) asm volatile("" : "+r"(regs[i])::"memory");
 #else
     (void)regs;
 #endif
@@ -273,16 +273,16 @@ static __device__ __forceinline__ void tmem_wait_ld_regs(uint32_t *regs)
  * columns; register i of thread l: lane + l/4 + 8*((i/2)%2), column + 2*(l%4) + i%2 + 8*(i/4); 4*N regs.
  * Asynchronous on hardware: tmem_wait_ld() before using regs. */
 #if defined(WSGEMM_TMEM_HARDWARE)
-#define WSGEMM_TMEM_LD(shape, n, nregs)                                                                   \
-    static __device__ __forceinline__ void tmem_ld_##shape##_x##n(uint32_t taddr, uint32_t *regs)         \
-    {                                                                                                     \
-        tcgen05_ld_##shape##_x##n(taddr, regs);                                                           \
+#define WSGEMM_TMEM_LD(shape, n, nregs)                                                           \
+    static __device__ __forceinline__ void tmem_ld_##shape##_x##n(uint32_t taddr, uint32_t *regs) \
+    {                                                                                             \
+        tcgen05_ld_##shape##_x##n(taddr, regs);                                                   \
     }
 #else
-#define WSGEMM_TMEM_LD(shape, n, nregs)                                                                   \
-    static __device__ __forceinline__ void tmem_ld_##shape##_x##n(uint32_t taddr, uint32_t *regs)         \
-    {                                                                                                     \
-        tmem_emu_ld_##shape(taddr, regs, n);                                                              \
+#define WSGEMM_TMEM_LD(shape, n, nregs)                                                           \
+    static __device__ __forceinline__ void tmem_ld_##shape##_x##n(uint32_t taddr, uint32_t *regs) \
+    {                                                                                             \
+        tmem_emu_ld_##shape(taddr, regs, n);                                                      \
     }
 #endif
 WSGEMM_TMEM_LD(32x32b, 1, 1)
@@ -377,8 +377,7 @@ static __device__ __forceinline__ void umma_mma_warp(umma_kind kind, uint32_t d_
 {
     static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
 #if defined(WSGEMM_TMEM_HARDWARE)
-    if (elect_one_sync())
-        umma_mma<kCtaGroup>(kind, d_tmem, a_desc, b_desc, idesc, accumulate);
+    if (elect_one_sync()) umma_mma<kCtaGroup>(kind, d_tmem, a_desc, b_desc, idesc, accumulate);
     __syncwarp();
 #else
     tmem_emu_umma_warp(kCtaGroup, (uint32_t)kind, d_tmem, a_desc, b_desc, idesc, accumulate);
@@ -386,8 +385,8 @@ static __device__ __forceinline__ void umma_mma_warp(umma_kind kind, uint32_t d_
 }
 
 template <int kCtaGroup>
-static __device__ __forceinline__ void umma_f16_warp(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
-                                                     uint32_t idesc, uint32_t accumulate)
+static __device__ __forceinline__ void umma_f16_warp(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
+                                                     uint32_t accumulate)
 {
     umma_mma_warp<kCtaGroup>(UMMA_KIND_F16, d_tmem, a_desc, b_desc, idesc, accumulate);
 }
@@ -396,13 +395,11 @@ template <int kCtaGroup>
 static __device__ __forceinline__ void umma_commit_warp(uint64_t *bar_smem)
 {
 #if defined(WSGEMM_TMEM_HARDWARE)
-    if (elect_one_sync())
-        umma_commit<kCtaGroup>(bar_smem);
+    if (elect_one_sync()) umma_commit<kCtaGroup>(bar_smem);
     __syncwarp();
 #else
     __syncwarp();
-    if (elect_one_sync())
-        umma_commit<kCtaGroup>(bar_smem);
+    if (elect_one_sync()) umma_commit<kCtaGroup>(bar_smem);
     __syncwarp();
 #endif
 }
@@ -411,13 +408,11 @@ template <int kCtaGroup>
 static __device__ __forceinline__ void umma_commit_multicast_warp(uint64_t *bar_smem, uint16_t cta_mask)
 {
 #if defined(WSGEMM_TMEM_HARDWARE)
-    if (elect_one_sync())
-        umma_commit_multicast<kCtaGroup>(bar_smem, cta_mask);
+    if (elect_one_sync()) umma_commit_multicast<kCtaGroup>(bar_smem, cta_mask);
     __syncwarp();
 #else
     __syncwarp();
-    if (elect_one_sync())
-        umma_commit_multicast<kCtaGroup>(bar_smem, cta_mask);
+    if (elect_one_sync()) umma_commit_multicast<kCtaGroup>(bar_smem, cta_mask);
     __syncwarp();
 #endif
 }
@@ -446,8 +441,7 @@ static inline cudaError_t tmem_host_prepare(cudaStream_t stream)
 static inline int tmem_host_leak_check(cudaStream_t stream, char *msg, size_t msg_size)
 {
     (void)stream;
-    if (msg && msg_size)
-        msg[0] = '\0';
+    if (msg && msg_size) msg[0] = '\0';
     return 0; /* real TMEM leaks cannot be queried; the emulation build checks them */
 }
 static inline void tmem_host_set_random_delays(uint32_t max_ns, uint64_t seed)
@@ -455,7 +449,10 @@ static inline void tmem_host_set_random_delays(uint32_t max_ns, uint64_t seed)
     (void)max_ns;
     (void)seed;
 }
-static inline int tmem_host_is_emulated(void) { return 0; }
+static inline int tmem_host_is_emulated(void)
+{
+    return 0;
+}
 #endif
 
 #endif /* WSGEMM_TMEM_TMEM_CUH */

@@ -17,7 +17,10 @@ static pthread_mutex_t infos_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static cudaError_t read_device_info(int ordinal, wsgemm_device_info *info)
 {
-    struct { enum cudaDeviceAttr attr; int *dst; } const attrs[] = {
+    struct {
+        enum cudaDeviceAttr attr;
+        int *dst;
+    } const attrs[] = {
         {cudaDevAttrComputeCapabilityMajor, &info->cc_major},
         {cudaDevAttrComputeCapabilityMinor, &info->cc_minor},
         {cudaDevAttrMultiProcessorCount, &info->sm_count},
@@ -83,7 +86,10 @@ cudaError_t wsgemm_pointer_query(const void *ptr, wsgemm_pointer_info *info)
     switch (attr.type) {
     case cudaMemoryTypeDevice: info->kind = WSGEMM_MEMORY_DEVICE; break;
     case cudaMemoryTypeManaged: info->kind = WSGEMM_MEMORY_MANAGED; break;
-    case cudaMemoryTypeHost: info->kind = WSGEMM_MEMORY_HOST; info->pinned_host = 1; break;
+    case cudaMemoryTypeHost:
+        info->kind = WSGEMM_MEMORY_HOST;
+        info->pinned_host = 1;
+        break;
     default: info->kind = WSGEMM_MEMORY_HOST; break;
     }
     info->device = attr.device;
@@ -115,7 +121,8 @@ cudaError_t wsgemm_kernel_set_max_dynamic_smem(const void *fn, int bytes)
     cudaFunction_t function = NULL;
     cudaError_t err = func_set_attribute ? cudaGetFuncBySymbol(&function, fn) : cudaErrorNotSupported;
     if (err == cudaSuccess) {
-        const CUresult r = func_set_attribute((CUfunction)function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+        const CUresult r =
+            func_set_attribute((CUfunction)function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
         return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
     }
     wsgemm_forget_cuda_error(err);

@@ -25,16 +25,16 @@ extern "C" {
 cudaError_t wsgemm_device_info_get(int ordinal, const wsgemm_device_info **out);
 
 typedef enum wsgemm_memory_kind {
-    WSGEMM_MEMORY_HOST = 0,     /* unregistered or pinned host memory, or not a CUDA pointer */
-    WSGEMM_MEMORY_DEVICE = 1,   /* cudaMalloc / cudaMallocAsync / VMM device memory */
-    WSGEMM_MEMORY_MANAGED = 2   /* cudaMallocManaged */
+    WSGEMM_MEMORY_HOST = 0,   /* unregistered or pinned host memory, or not a CUDA pointer */
+    WSGEMM_MEMORY_DEVICE = 1, /* cudaMalloc / cudaMallocAsync / VMM device memory */
+    WSGEMM_MEMORY_MANAGED = 2 /* cudaMallocManaged */
 } wsgemm_memory_kind;
 
 typedef struct wsgemm_pointer_info {
     wsgemm_memory_kind kind;
-    int pinned_host;    /* HOST: pinned (cudaHostAlloc / registered) rather than pageable */
-    int device;         /* DEVICE: the owning device */
-    int has_range;      /* the allocation's extent is known: */
+    int pinned_host; /* HOST: pinned (cudaHostAlloc / registered) rather than pageable */
+    int device;      /* DEVICE: the owning device */
+    int has_range;   /* the allocation's extent is known: */
     uintptr_t range_begin;
     size_t range_bytes;
 } wsgemm_pointer_info;

@@ -60,29 +60,36 @@ static __device__ __forceinline__ float wsgemm_out_value(float acc, float alpha,
 template <int kOutType>
 static __device__ __forceinline__ float wsgemm_out_load(const void *c)
 {
-    if constexpr (kOutType == WSGEMM_R_32F) return *(const float *)c;
-    else if constexpr (kOutType == WSGEMM_R_16BF) return __bfloat162float(*(const __nv_bfloat16 *)c);
+    if constexpr (kOutType == WSGEMM_R_32F)
+        return *(const float *)c;
+    else if constexpr (kOutType == WSGEMM_R_16BF)
+        return __bfloat162float(*(const __nv_bfloat16 *)c);
     else if constexpr (kOutType == WSGEMM_R_8F_E4M3)
         return __half2float(__half(__nv_cvt_fp8_to_halfraw(*(const __nv_fp8_storage_t *)c, __NV_E4M3)));
-    else return __half2float(*(const __half *)c);
+    else
+        return __half2float(*(const __half *)c);
 }
 
 /* v rounded to C's type, stored. */
 template <int kOutType>
 static __device__ __forceinline__ void wsgemm_out_store(void *c, float v)
 {
-    if constexpr (kOutType == WSGEMM_R_32F) *(float *)c = v;
-    else if constexpr (kOutType == WSGEMM_R_16BF) *(__nv_bfloat16 *)c = __float2bfloat16_rn(v);
+    if constexpr (kOutType == WSGEMM_R_32F)
+        *(float *)c = v;
+    else if constexpr (kOutType == WSGEMM_R_16BF)
+        *(__nv_bfloat16 *)c = __float2bfloat16_rn(v);
     else if constexpr (kOutType == WSGEMM_R_8F_E4M3) /* saturated to +-448 as cuBLASLt's FP8 outputs; NaN stays */
         *(__nv_fp8_storage_t *)c = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);
-    else *(__half *)c = __float2half_rn(v);
+    else
+        *(__half *)c = __float2half_rn(v);
 }
 
 /* The output operation on one element of C in memory. */
 template <int kOutType>
 static __device__ __forceinline__ void wsgemm_out_apply(void *c, float acc, float alpha, float beta)
 {
-    wsgemm_out_store<kOutType>(c, wsgemm_out_value(acc, alpha, beta, beta != 0.0f ? wsgemm_out_load<kOutType>(c) : 0.0f));
+    wsgemm_out_store<kOutType>(c,
+                               wsgemm_out_value(acc, alpha, beta, beta != 0.0f ? wsgemm_out_load<kOutType>(c) : 0.0f));
 }
 
 /* Two 16-bit outputs as one 32-bit word, the lower address (v0) in the low half. */
@@ -105,21 +112,26 @@ static __device__ __forceinline__ uint32_t wsgemm_out_pack2(float v0, float v1)
 template <int kOutType>
 static __device__ __forceinline__ float2 wsgemm_out_load2(const void *c)
 {
-    if constexpr (kOutType == WSGEMM_R_32F) return *(const float2 *)c;
-    else if constexpr (kOutType == WSGEMM_R_16BF) return __bfloat1622float2(*(const __nv_bfloat162 *)c);
+    if constexpr (kOutType == WSGEMM_R_32F)
+        return *(const float2 *)c;
+    else if constexpr (kOutType == WSGEMM_R_16BF)
+        return __bfloat1622float2(*(const __nv_bfloat162 *)c);
     else if constexpr (kOutType == WSGEMM_R_8F_E4M3)
         return make_float2(wsgemm_out_load<kOutType>(c), wsgemm_out_load<kOutType>((const uint8_t *)c + 1));
-    else return __half22float2(*(const __half2 *)c);
+    else
+        return __half22float2(*(const __half2 *)c);
 }
 
 /* Two adjacent elements rounded and stored as one vector (c aligned to two elements). */
 template <int kOutType>
 static __device__ __forceinline__ void wsgemm_out_store2(void *c, float v0, float v1)
 {
-    if constexpr (kOutType == WSGEMM_R_32F) *(float2 *)c = make_float2(v0, v1);
+    if constexpr (kOutType == WSGEMM_R_32F)
+        *(float2 *)c = make_float2(v0, v1);
     else if constexpr (kOutType == WSGEMM_R_8F_E4M3) /* saturated as wsgemm_out_store; v0 in the low byte */
         *(__nv_fp8x2_storage_t *)c = __nv_cvt_float2_to_fp8x2(make_float2(v0, v1), __NV_SATFINITE, __NV_E4M3);
-    else *(uint32_t *)c = wsgemm_out_pack2<kOutType>(v0, v1);
+    else
+        *(uint32_t *)c = wsgemm_out_pack2<kOutType>(v0, v1);
 }
 
 /* The output operation on two adjacent elements of C (c aligned to two elements). */
@@ -128,15 +140,19 @@ static __device__ __forceinline__ void wsgemm_out_apply2(void *c, float acc0, fl
 {
     float2 old = make_float2(0.0f, 0.0f);
     if (beta != 0.0f) old = wsgemm_out_load2<kOutType>(c);
-    wsgemm_out_store2<kOutType>(c, wsgemm_out_value(acc0, alpha, beta, old.x), wsgemm_out_value(acc1, alpha, beta, old.y));
+    wsgemm_out_store2<kOutType>(c, wsgemm_out_value(acc0, alpha, beta, old.x),
+                                wsgemm_out_value(acc1, alpha, beta, old.y));
 }
 
 /* The output operation for C's type known only at run time (one branch per call, uniform across threads). */
 static __device__ __forceinline__ void wsgemm_out_apply_any(int out_type, void *c, float acc, float alpha, float beta)
 {
-    if (out_type == WSGEMM_R_32F) wsgemm_out_apply<WSGEMM_R_32F>(c, acc, alpha, beta);
-    else if (out_type == WSGEMM_R_16BF) wsgemm_out_apply<WSGEMM_R_16BF>(c, acc, alpha, beta);
-    else wsgemm_out_apply<WSGEMM_R_16F>(c, acc, alpha, beta);
+    if (out_type == WSGEMM_R_32F)
+        wsgemm_out_apply<WSGEMM_R_32F>(c, acc, alpha, beta);
+    else if (out_type == WSGEMM_R_16BF)
+        wsgemm_out_apply<WSGEMM_R_16BF>(c, acc, alpha, beta);
+    else
+        wsgemm_out_apply<WSGEMM_R_16F>(c, acc, alpha, beta);
 }
 
 /* ---------------------------------------------------------------- the fused output op of wsgemm_matmul
@@ -154,9 +170,12 @@ static __device__ __forceinline__ float wsgemm_load_any(int type, const void *ba
 /* v rounded to a 16- or 32-bit type known only at run time, stored as element i. */
 static __device__ __forceinline__ void wsgemm_store_any(int type, void *base, long long i, float v)
 {
-    if (type == WSGEMM_R_32F) wsgemm_out_store<WSGEMM_R_32F>((float *)base + i, v);
-    else if (type == WSGEMM_R_16BF) wsgemm_out_store<WSGEMM_R_16BF>((__nv_bfloat16 *)base + i, v);
-    else wsgemm_out_store<WSGEMM_R_16F>((__half *)base + i, v);
+    if (type == WSGEMM_R_32F)
+        wsgemm_out_store<WSGEMM_R_32F>((float *)base + i, v);
+    else if (type == WSGEMM_R_16BF)
+        wsgemm_out_store<WSGEMM_R_16BF>((__nv_bfloat16 *)base + i, v);
+    else
+        wsgemm_out_store<WSGEMM_R_16F>((__half *)base + i, v);
 }
 
 /* GELU, the tanh form cublasLt's GELU epilogues use: 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3),
@@ -182,9 +201,12 @@ static __device__ __forceinline__ float wsgemm_gelu_tanh(float x)
 template <int kAct>
 static __device__ __forceinline__ float wsgemm_activate_as(float x)
 {
-    if constexpr (kAct == WSGEMM_ACTIVATION_RELU) return fmaxf(x, 0.0f);
-    else if constexpr (kAct == WSGEMM_ACTIVATION_GELU) return wsgemm_gelu_tanh(x);
-    else return x;
+    if constexpr (kAct == WSGEMM_ACTIVATION_RELU)
+        return fmaxf(x, 0.0f);
+    else if constexpr (kAct == WSGEMM_ACTIVATION_GELU)
+        return wsgemm_gelu_tanh(x);
+    else
+        return x;
 }
 
 static __device__ __forceinline__ float wsgemm_activate(wsgemm_activation act, float x)

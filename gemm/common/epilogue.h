@@ -51,14 +51,26 @@ static inline wsgemm_fused_ops wsgemm_fused_ops_of(int epilogue)
 {
     wsgemm_fused_ops ops = {1, 0, 0, WSGEMM_ACTIVATION_NONE};
     switch (epilogue) {
-    case 1: break;                                                   /* DEFAULT */
-    case 2: ops.activation = WSGEMM_ACTIVATION_RELU; break;          /* RELU */
-    case 4: ops.bias = 1; break;                                     /* BIAS */
-    case 6: ops.bias = 1; ops.activation = WSGEMM_ACTIVATION_RELU; break;   /* RELU_BIAS */
-    case 32: ops.activation = WSGEMM_ACTIVATION_GELU; break;         /* GELU */
-    case 36: ops.bias = 1; ops.activation = WSGEMM_ACTIVATION_GELU; break;  /* GELU_BIAS */
-    case 160: ops.aux = 1; ops.activation = WSGEMM_ACTIVATION_GELU; break;  /* GELU_AUX */
-    case 164: ops.bias = ops.aux = 1; ops.activation = WSGEMM_ACTIVATION_GELU; break; /* GELU_AUX_BIAS */
+    case 1: break;                                          /* DEFAULT */
+    case 2: ops.activation = WSGEMM_ACTIVATION_RELU; break; /* RELU */
+    case 4: ops.bias = 1; break;                            /* BIAS */
+    case 6:
+        ops.bias = 1;
+        ops.activation = WSGEMM_ACTIVATION_RELU;
+        break;                                               /* RELU_BIAS */
+    case 32: ops.activation = WSGEMM_ACTIVATION_GELU; break; /* GELU */
+    case 36:
+        ops.bias = 1;
+        ops.activation = WSGEMM_ACTIVATION_GELU;
+        break; /* GELU_BIAS */
+    case 160:
+        ops.aux = 1;
+        ops.activation = WSGEMM_ACTIVATION_GELU;
+        break; /* GELU_AUX */
+    case 164:
+        ops.bias = ops.aux = 1;
+        ops.activation = WSGEMM_ACTIVATION_GELU;
+        break; /* GELU_AUX_BIAS */
     default: ops.valid = 0; break;
     }
     return ops;

@@ -55,8 +55,10 @@ static void cache_dir_from_env(char *dst, size_t size)
 {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     int n = -1;
-    if (xdg && xdg[0] == '/') n = snprintf(dst, size, "%s/wsgemm", xdg);
-    else if (home && home[0] == '/') n = snprintf(dst, size, "%s/.cache/wsgemm", home);
+    if (xdg && xdg[0] == '/')
+        n = snprintf(dst, size, "%s/wsgemm", xdg);
+    else if (home && home[0] == '/')
+        n = snprintf(dst, size, "%s/.cache/wsgemm", home);
     if (n < 0 || (size_t)n >= size) dst[0] = '\0';
 }
 
@@ -86,7 +88,9 @@ wsgemm_knobs wsgemm_knobs_from_env(void)
         .sm90_variant = wsgemm_env_int("WSGEMM_SM90_VARIANT", d.sm90_variant),
         .sm90_splitk = splitk > 0 ? splitk : 0,
         .sm90_group = wsgemm_env_int("WSGEMM_SM90_GROUP", d.sm90_group),
-        .sm90_hybrid = hybrid == 0 || hybrid == 1 ? 0 : hybrid >= 2 ? hybrid : d.sm90_hybrid,
+        .sm90_hybrid = hybrid == 0 || hybrid == 1 ? 0
+                       : hybrid >= 2              ? hybrid
+                                                  : d.sm90_hybrid,
         .sm90_epilogue = epilogue_from_env("WSGEMM_SM90_EPILOGUE"),
         .sm100_debug = wsgemm_env_int("WSGEMM_SM100_DEBUG", d.sm100_debug),
         .sm100_cta_group = cta_group == 1 || cta_group == 2 ? cta_group : 0,

@@ -1,12 +1,12 @@
 /*
  * gemm/common/knobs.h - the tuning knobs of the fast paths, read from the environment in one place. Host C.
  *
- * Every WSGEMM_SM90_* and WSGEMM_SM100_* tuning variable is read here, once, at the first call that asks (wsgemm_knobs_get), into one
- * struct that the plans take as an argument; docs/tuning.md lists them. None is needed for correctness:
- * they force a choice the plan would make by itself (for tuning runs and for tests that must reach a code
- * path a default run would not take). So are the WSGEMM_SM100_SELF_CHECK* variables of the sm100
- * self-check (gemm/sm100/self_check.h, docs/sm100.md), read here too with the cache folder it keeps its
- * verdicts in. A process that changes the environment after its first GEMM call (the tests,
+ * Every WSGEMM_SM90_* and WSGEMM_SM100_* tuning variable is read here, once, at the first call that asks
+ * (wsgemm_knobs_get), into one struct that the plans take as an argument; docs/tuning.md lists them. None is
+ * needed for correctness: they force a choice the plan would make by itself (for tuning runs and for tests
+ * that must reach a code path a default run would not take). So are the WSGEMM_SM100_SELF_CHECK* variables
+ * of the sm100 self-check (gemm/sm100/self_check.h, docs/sm100.md), read here too with the cache folder it
+ * keeps its verdicts in. A process that changes the environment after its first GEMM call (the tests,
  * tests/sm90/sm90_tune) calls wsgemm_knobs_reload to make the plans see it.
  */
 #ifndef WSGEMM_COMMON_KNOBS_H
@@ -46,18 +46,19 @@ typedef struct wsgemm_knobs {
     int sm90_hybrid;  /* WSGEMM_SM90_HYBRID: -1 (unset) the plan chooses; 0 (0 or 1) never; n >= 2 a split region
                          of n K splits wherever the last wave is ragged (common/scheduler.cuh) */
     wsgemm_epilogue_pref sm90_epilogue; /* WSGEMM_SM90_EPILOGUE=tma|direct|staged */
-    int sm100_debug;     /* WSGEMM_SM100_DEBUG=1: the sm100 launcher prints its plan to stderr */
+    int sm100_debug;                    /* WSGEMM_SM100_DEBUG=1: the sm100 launcher prints its plan to stderr */
     int sm100_cta_group; /* WSGEMM_SM100_CTA_GROUP=1|2: CTAs per MMA; 0 (unset or another value): chosen */
     int sm100_ctas;      /* WSGEMM_SM100_CTAS=n > 0: grid of n CTAs (rounded up to whole clusters); 0: chosen */
     int sm100_group;     /* WSGEMM_SM100_GROUP=g: rows per band of the grouped tile order (default 8) */
     int sm100_splitk;    /* WSGEMM_SM100_SPLITK=n > 0: exactly n K splits (clamped to the K blocks); 0: chosen */
-    wsgemm_epilogue_pref sm100_epilogue; /* WSGEMM_SM100_EPILOGUE=direct: per-element stores; else chosen */
+    wsgemm_epilogue_pref sm100_epilogue;     /* WSGEMM_SM100_EPILOGUE=direct: per-element stores; else chosen */
     wsgemm_self_check_mode sm100_self_check; /* WSGEMM_SM100_SELF_CHECK=cached|fresh|off|trust */
     int sm100_self_check_timeout_s;          /* WSGEMM_SM100_SELF_CHECK_TIMEOUT=s > 0 (default 120) */
     char sm100_self_check_helper[WSGEMM_KNOB_PATH_BYTES]; /* WSGEMM_SM100_SELF_CHECK_HELPER=path: this helper
                                                              and no other; "" (unset): looked up */
-    int sm100_auto_emulated; /* WSGEMM_SM100_AUTO_EMULATED=1: on Hopper, AUTO treats the emulated sm100
-                                path as Blackwell's AUTO treats sm100 (self-check first); verification only */
+    int sm100_auto_emulated;                /* WSGEMM_SM100_AUTO_EMULATED=1: on Hopper, AUTO treats the emulated sm100
+                                               path as Blackwell's AUTO treats sm100 (self-check first); verification
+                                               only */
     char cache_dir[WSGEMM_KNOB_PATH_BYTES]; /* $XDG_CACHE_HOME/wsgemm, else $HOME/.cache/wsgemm (an absolute
                                                XDG_CACHE_HOME / HOME only); "": no disk cache */
 } wsgemm_knobs;

@@ -81,7 +81,7 @@ static inline wsgemm_status wsgemm_fast_path_run(const wsgemm_fast_path *fp, con
 
     /* stage: the kernel reads the copies (launched below, once nothing can be declined any more) */
     wsgemm_operand *const staged[2] = {&plan.a, &plan.b};
-    wsgemm_operand src[2] = {}; /* the originals of the staged operands */
+    wsgemm_operand src[2] = {};                        /* the originals of the staged operands */
     const int fp8 = wsgemm_dtype_is_fp8(plan.ab_type); /* FP8 copies are K-major (staging.h) */
     wsgemm_use_staged_copies(staged, src, 2, ws, fp8, p->k);
 

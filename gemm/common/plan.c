@@ -27,8 +27,8 @@ wsgemm_status wsgemm_plan_check_tiles(long long tiles_p, long long tiles_q, int 
     return WSGEMM_STATUS_NOT_SUPPORTED;
 }
 
-wsgemm_status wsgemm_plan_lay_out_workspace(wsgemm_plan *plan, const wsgemm_problem *p, int fp8_k_major_only,
-                                            char *why, size_t why_size)
+wsgemm_status wsgemm_plan_lay_out_workspace(wsgemm_plan *plan, const wsgemm_problem *p, int fp8_k_major_only, char *why,
+                                            size_t why_size)
 {
     wsgemm_operand *const ops[2] = {&plan->a, &plan->b};
     static const char *const names[2] = {"A", "B"};
@@ -39,9 +39,9 @@ wsgemm_status wsgemm_plan_lay_out_workspace(wsgemm_plan *plan, const wsgemm_prob
             : wsgemm_operands_plan_staging(ops, names, 2, &offset, why, why_size);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
     plan->partials_offset = offset;
-    plan->partials_bytes = plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n *
-                                                  (size_t)p->batch_count * sizeof(float)
-                                            : 0;
+    plan->partials_bytes =
+        plan->splits > 1 ? (size_t)plan->splits * (size_t)p->m * (size_t)p->n * (size_t)p->batch_count * sizeof(float)
+                         : 0;
     if (plan->sched.sk_splits > 1) /* the split region: sk_splits partial tiles per slot */
         plan->partials_bytes = (size_t)wsgemm_sched_sk_slots(&plan->sched) * (size_t)plan->sched.sk_splits *
                                (size_t)plan->bm * (size_t)plan->bn * sizeof(float);
@@ -76,20 +76,18 @@ static const char *dtype_name(wsgemm_dtype t)
 void wsgemm_plan_describe(const wsgemm_plan *plan, const wsgemm_problem *p, char *buf, size_t size)
 {
     const wsgemm_operand *P = plan->swap ? &plan->b : &plan->a, *Q = plan->swap ? &plan->a : &plan->b;
-    snprintf(buf, size,
-             "m=%d n=%d k=%d batch=%d op=%c%c %s.%s->%s beta=%g | %s P=%s(%s-major) Q=%s(%s-major) %s %dx%dx%d "
-             "stages=%d cluster=%d variant=%d | tiles %dx%d units=%lld splits=%d (kb/split %d) hybrid=%lld+%dx%d group=%d "
-             "clusters=%lld of %d smem=%d | staged A=%d B=%d workspace=%zu epilogue=%s",
-             p->m, p->n, p->k, p->batch_count, p->transa == WSGEMM_OP_N ? 'N' : 'T',
-             p->transb == WSGEMM_OP_N ? 'N' : 'T', dtype_name(p->Atype), dtype_name(p->Btype), dtype_name(p->Ctype), (double)p->beta,
-             plan->swap ? "swapped" : "normal", plan->swap ? "B" : "A", P->k_major ? "K" : "MN",
-             plan->swap ? "A" : "B", Q->k_major ? "K" : "MN",
-             plan->schedule == WSGEMM_SCHEDULE_PINGPONG ? "pingpong" : "cooperative", plan->bm, plan->bn, plan->bk,
-             plan->stages,
-             plan->cluster, plan->variant, plan->tiles_p, plan->tiles_q, plan->sched.units, plan->splits,
-             plan->sched.k_blocks_per_split, plan->sched.sk_first,
-             plan->sched.sk_splits > 1 ? (int)((plan->sched.units - plan->sched.sk_first) / plan->sched.sk_splits) : 0,
-             plan->sched.sk_splits, plan->sched.group, plan->grid_clusters, plan->max_clusters,
-             plan->smem_bytes, plan->a.staged, plan->b.staged, plan->workspace_bytes,
-             wsgemm_epilogue_name(plan->epilogue));
+    snprintf(
+        buf, size,
+        "m=%d n=%d k=%d batch=%d op=%c%c %s.%s->%s beta=%g | %s P=%s(%s-major) Q=%s(%s-major) %s %dx%dx%d "
+        "stages=%d cluster=%d variant=%d | tiles %dx%d units=%lld splits=%d (kb/split %d) hybrid=%lld+%dx%d group=%d "
+        "clusters=%lld of %d smem=%d | staged A=%d B=%d workspace=%zu epilogue=%s",
+        p->m, p->n, p->k, p->batch_count, p->transa == WSGEMM_OP_N ? 'N' : 'T', p->transb == WSGEMM_OP_N ? 'N' : 'T',
+        dtype_name(p->Atype), dtype_name(p->Btype), dtype_name(p->Ctype), (double)p->beta,
+        plan->swap ? "swapped" : "normal", plan->swap ? "B" : "A", P->k_major ? "K" : "MN", plan->swap ? "A" : "B",
+        Q->k_major ? "K" : "MN", plan->schedule == WSGEMM_SCHEDULE_PINGPONG ? "pingpong" : "cooperative", plan->bm,
+        plan->bn, plan->bk, plan->stages, plan->cluster, plan->variant, plan->tiles_p, plan->tiles_q, plan->sched.units,
+        plan->splits, plan->sched.k_blocks_per_split, plan->sched.sk_first,
+        plan->sched.sk_splits > 1 ? (int)((plan->sched.units - plan->sched.sk_first) / plan->sched.sk_splits) : 0,
+        plan->sched.sk_splits, plan->sched.group, plan->grid_clusters, plan->max_clusters, plan->smem_bytes,
+        plan->a.staged, plan->b.staged, plan->workspace_bytes, wsgemm_epilogue_name(plan->epilogue));
 }

@@ -38,41 +38,41 @@ typedef struct wsgemm_operand {
     const void *ptr;
     long long ld, stride;
     long long inner, cols;
-    int nb;            /* matrices the tensor map addresses: batch_count, or 1 for an operand shared by all */
+    int nb; /* matrices the tensor map addresses: batch_count, or 1 for an operand shared by all */
     int k_major;
-    long long rows_dim; /* M for A, N for B */
-    int staged;        /* 1: copied (re-pitched to ld % 8 == 0) into the workspace before the kernel */
+    long long rows_dim;               /* M for A, N for B */
+    int staged;                       /* 1: copied (re-pitched to ld % 8 == 0) into the workspace before the kernel */
     size_t stage_offset, stage_bytes; /* where in the workspace */
 } wsgemm_operand;
 
 typedef struct wsgemm_plan {
     /* orientation */
-    int swap;                 /* 1: P = op(B)^T, Q = op(A) */
+    int swap; /* 1: P = op(B)^T, Q = op(A) */
     long long p_extent, q_extent;
-    wsgemm_operand a, b;      /* P is b when swapped, else a */
+    wsgemm_operand a, b; /* P is b when swapped, else a */
     /* kernel */
     wsgemm_schedule schedule;
-    int bm, bn, bk;           /* CTA tile (bm per CTA; sm100 cta_group 2 pairs two CTAs' bm) */
-    int cluster;              /* CTAs per cluster along P */
-    int stages;               /* operand ring depth */
-    int variant;              /* the path's kernel-table variant (sm90_plan.h) */
-    int p_mn, q_mn;           /* 1: that operand is MN-major */
+    int bm, bn, bk; /* CTA tile (bm per CTA; sm100 cta_group 2 pairs two CTAs' bm) */
+    int cluster;    /* CTAs per cluster along P */
+    int stages;     /* operand ring depth */
+    int variant;    /* the path's kernel-table variant (sm90_plan.h) */
+    int p_mn, q_mn; /* 1: that operand is MN-major */
     wsgemm_dtype ab_type;
-    int in;                   /* the kernels' input types (sm90: SM90_IN_*, sm90/sm90_tile.h) */
+    int in; /* the kernels' input types (sm90: SM90_IN_*, sm90/sm90_tile.h) */
     int smem_bytes;
     /* work */
-    int splits;               /* K splits (fp32 partials + a fixed-order reduction when > 1) */
-                              /* (the hybrid schedule's split region, if any, is in sched: sk_first, sk_splits) */
+    int splits; /* K splits (fp32 partials + a fixed-order reduction when > 1) */
+                /* (the hybrid schedule's split region, if any, is in sched: sk_first, sk_splits) */
     int tiles_p, tiles_q;
     wsgemm_sched sched;
-    int max_clusters;         /* co-resident clusters of that kernel on the device */
-    long long grid_clusters;  /* clusters launched: min(units, max_clusters) */
+    int max_clusters;        /* co-resident clusters of that kernel on the device */
+    long long grid_clusters; /* clusters launched: min(units, max_clusters) */
     /* epilogue */
     wsgemm_epilogue_kind epilogue;
     /* workspace: staged operands (a.stage_*, b.stage_*), then split-K partials or the split region's partial
      * tiles, each 256-byte aligned */
     size_t partials_offset, partials_bytes;
-    size_t workspace_bytes;   /* what the launcher reserves; 0: none */
+    size_t workspace_bytes; /* what the launcher reserves; 0: none */
 } wsgemm_plan;
 
 /* ---------------------------------------------------------------- the steps both planners take */
@@ -99,8 +99,8 @@ wsgemm_status wsgemm_plan_check_tiles(long long tiles_p, long long tiles_q, int 
  * region's partial tiles (its slots x sk_splits tiles of bm x bn), each 256-byte aligned. Sets the plan's
  * stage offsets, partials_offset, partials_bytes and workspace_bytes; NOT_SUPPORTED with the reason when a copy
  * is beyond what can be addressed. */
-wsgemm_status wsgemm_plan_lay_out_workspace(wsgemm_plan *plan, const wsgemm_problem *p, int fp8_k_major_only,
-                                            char *why, size_t why_size);
+wsgemm_status wsgemm_plan_lay_out_workspace(wsgemm_plan *plan, const wsgemm_problem *p, int fp8_k_major_only, char *why,
+                                            size_t why_size);
 
 /* One line describing the plan (the launcher's WSGEMM_SM90_DEBUG output). */
 void wsgemm_plan_describe(const wsgemm_plan *plan, const wsgemm_problem *p, char *buf, size_t size);

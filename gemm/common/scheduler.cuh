@@ -42,24 +42,24 @@
 #endif
 
 typedef struct wsgemm_sched {
-    int row_groups;       /* cluster rows: ceil(tiles along the first axis / cluster_rows) */
-    int cols;             /* tiles along the second axis */
-    int cluster_rows;     /* CTAs per cluster, adjacent along the first axis (sm90: 1, 2 or 4; sm100: 1 or 2) */
-    int group;            /* rows per band of the grouped order (>= 1) */
-    int splits;           /* split-K factor (>= 1) */
-    int batch;            /* problems of a strided batch (>= 1) */
-    int k_blocks;         /* K blocks of the whole reduction */
+    int row_groups;         /* cluster rows: ceil(tiles along the first axis / cluster_rows) */
+    int cols;               /* tiles along the second axis */
+    int cluster_rows;       /* CTAs per cluster, adjacent along the first axis (sm90: 1, 2 or 4; sm100: 1 or 2) */
+    int group;              /* rows per band of the grouped order (>= 1) */
+    int splits;             /* split-K factor (>= 1) */
+    int batch;              /* problems of a strided batch (>= 1) */
+    int k_blocks;           /* K blocks of the whole reduction */
     int k_blocks_per_split; /* the last split may get fewer; every split gets at least one */
-    long long units;      /* all units: row_groups * cols * splits * batch, plus the split region's extra units */
+    long long units;        /* all units: row_groups * cols * splits * batch, plus the split region's extra units */
     /* the hybrid's split region (wsgemm_sched_split_tail); none: sk_first == units, sk_splits == 1 */
-    long long sk_first;   /* first unit (and first tile unit) of the split region */
-    int sk_splits;        /* K splits of each of its tiles */
-    int sk_kb_per_split;  /* the last split may get fewer; every split gets at least one */
+    long long sk_first;  /* first unit (and first tile unit) of the split region */
+    int sk_splits;       /* K splits of each of its tiles */
+    int sk_kb_per_split; /* the last split may get fewer; every split gets at least one */
 } wsgemm_sched;
 
 typedef struct wsgemm_sched_unit {
-    int row;      /* tile index along the first axis, for this CTA (cluster row * cluster_rows + rank) */
-    int col;      /* tile index along the second axis */
+    int row; /* tile index along the first axis, for this CTA (cluster row * cluster_rows + rank) */
+    int col; /* tile index along the second axis */
     int batch;
     int split;
     int kb_begin; /* first K block (in units of the kernel's BK) */
@@ -134,10 +134,10 @@ static inline WSGEMM_HD wsgemm_sched_unit wsgemm_sched_decode_plain(const wsgemm
     w.split = (int)(problem % s->splits);
     w.batch = (int)(problem / s->splits);
 
-    int band_size = s->group * s->cols;          /* units per full band */
+    int band_size = s->group * s->cols; /* units per full band */
     int band = t / band_size;
     int first_row = band * s->group;
-    int rows_here = s->row_groups - first_row;   /* the last band may be shorter */
+    int rows_here = s->row_groups - first_row; /* the last band may be shorter */
     if (rows_here > s->group) rows_here = s->group;
     int in_band = t - band * band_size;
     int row_group = first_row + in_band % rows_here;

@@ -26,9 +26,9 @@
  * (A block row per column of C leaves most threads idle for small m, 192 of 256 at m = 64, where the
  * reduction then took a large part of the call: docs/perf-log.md, "Skinny shapes, split-K and the staging
  * copy".) */
-static __global__ void wsgemm_splitk_reduce_kernel(const float *part, int splits, long long m, long long n, int nb, void *c,
-                                                    int c_type, long long ldc, long long stride_c, float alpha,
-                                                    float beta)
+static __global__ void wsgemm_splitk_reduce_kernel(const float *part, int splits, long long m, long long n, int nb,
+                                                   void *c, int c_type, long long ldc, long long stride_c, float alpha,
+                                                   float beta)
 {
     const long long total = m * n * nb;
     const bool narrow = total <= 0xFFFFFFFFLL; /* 32-bit divisions: a 64-bit one costs ~70 instructions */
@@ -74,8 +74,8 @@ static inline cudaError_t wsgemm_splitk_reduce_launch(const float *part, int spl
     float alpha = p->alpha, beta = p->beta;
     void *c = p->C;
     void *args[] = {(void *)&part, &splits, &m, &n, &nb, &c, &c_type, &ldc, &stride_c, &alpha, &beta};
-    return cudaLaunchKernel((const void *)wsgemm_splitk_reduce_kernel, dim3(wsgemm_flat_grid(m * n * nb, 256, sm_count)),
-                            dim3(256), args, 0, stream);
+    return cudaLaunchKernel((const void *)wsgemm_splitk_reduce_kernel,
+                            dim3(wsgemm_flat_grid(m * n * nb, 256, sm_count)), dim3(256), args, 0, stream);
 }
 
 /* ---------------------------------------------------------------- the split region of a hybrid schedule */
@@ -110,7 +110,8 @@ static __global__ void wsgemm_sk_reduce_kernel(wsgemm_sk_tiles t, int chunks, lo
         const int b = e / inner, a = e - b * inner;
         if (i0 + a >= m || j0 + b >= n) continue;
         const float sum = wsgemm_sk_sum(part + e, t.sched.sk_splits, elems);
-        wsgemm_out_apply_any(c_type, c_tile + (b * ldc + a) * wsgemm_dtype_size((wsgemm_dtype)c_type), sum, alpha, beta);
+        wsgemm_out_apply_any(c_type, c_tile + (b * ldc + a) * wsgemm_dtype_size((wsgemm_dtype)c_type), sum, alpha,
+                             beta);
     }
 }
 
@@ -133,8 +134,8 @@ static inline cudaError_t wsgemm_sk_reduce_launch(const wsgemm_sk_tiles *t, cons
     float alpha = p->alpha, beta = p->beta;
     void *c = p->C;
     void *args[] = {&tiles, &chunks_i, &m, &n, &c, &c_type, &ldc, &stride_c, &alpha, &beta};
-    return cudaLaunchKernel((const void *)wsgemm_sk_reduce_kernel, dim3((unsigned)(slots * chunks)), dim3(threads), args,
-                            0, stream);
+    return cudaLaunchKernel((const void *)wsgemm_sk_reduce_kernel, dim3((unsigned)(slots * chunks)), dim3(threads),
+                            args, 0, stream);
 }
 
 #endif /* WSGEMM_COMMON_SPLITK_REDUCE_CUH */

@@ -114,8 +114,8 @@ wsgemm_status wsgemm_operands_plan_staging_fp8(wsgemm_operand *const *ops, const
     return plan_copies(ops, names, count, 1, k_major_only, k, end, why, why_size);
 }
 
-wsgemm_status wsgemm_operands_plan_staging(wsgemm_operand *const *ops, const char *const *names, int count,
-                                           size_t *end, char *why, size_t why_size)
+wsgemm_status wsgemm_operands_plan_staging(wsgemm_operand *const *ops, const char *const *names, int count, size_t *end,
+                                           char *why, size_t why_size)
 {
     return plan_copies(ops, names, count, 0, 0, 0, end, why, why_size);
 }

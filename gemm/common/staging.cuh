@@ -1,7 +1,7 @@
 /*
  * gemm/common/staging.cuh - the staging copy of an operand TMA cannot address (staging.h says which), shared
- * by the sm90 and sm100 launchers: the copy kernels (16-bit re-pitch; FP8 into K-major) and their launches. Included by each launcher's translation
- * unit (the kernel is static: one copy per path's object library and architectures).
+ * by the sm90 and sm100 launchers: the copy kernels (16-bit re-pitch; FP8 into K-major) and their launches. Included
+ * by each launcher's translation unit (the kernel is static: one copy per path's object library and architectures).
  */
 #ifndef WSGEMM_COMMON_STAGING_CUH
 #define WSGEMM_COMMON_STAGING_CUH
@@ -18,10 +18,34 @@ static __device__ __forceinline__ uint4 wsgemm_stage_window_bytes(uint4 lo, uint
 {
     uint32_t x0, x1, x2, x3, x4; /* the five words from word q on; q is uniform across a column */
     switch (mis >> 2) {
-    case 0: x0 = lo.x; x1 = lo.y; x2 = lo.z; x3 = lo.w; x4 = hi.x; break;
-    case 1: x0 = lo.y; x1 = lo.z; x2 = lo.w; x3 = hi.x; x4 = hi.y; break;
-    case 2: x0 = lo.z; x1 = lo.w; x2 = hi.x; x3 = hi.y; x4 = hi.z; break;
-    default: x0 = lo.w; x1 = hi.x; x2 = hi.y; x3 = hi.z; x4 = hi.w; break;
+    case 0:
+        x0 = lo.x;
+        x1 = lo.y;
+        x2 = lo.z;
+        x3 = lo.w;
+        x4 = hi.x;
+        break;
+    case 1:
+        x0 = lo.y;
+        x1 = lo.z;
+        x2 = lo.w;
+        x3 = hi.x;
+        x4 = hi.y;
+        break;
+    case 2:
+        x0 = lo.z;
+        x1 = lo.w;
+        x2 = hi.x;
+        x3 = hi.y;
+        x4 = hi.z;
+        break;
+    default:
+        x0 = lo.w;
+        x1 = hi.x;
+        x2 = hi.y;
+        x3 = hi.z;
+        x4 = hi.w;
+        break;
     }
     const uint32_t shift = (mis & 3u) * 8u;
     return make_uint4(__funnelshift_r(x0, x1, shift), __funnelshift_r(x1, x2, shift), __funnelshift_r(x2, x3, shift),
@@ -37,8 +61,9 @@ static __device__ __forceinline__ uint4 wsgemm_stage_window_bytes(uint4 lo, uint
  * operand is read), else element by element. That copies about twice as fast as one 2-byte element per
  * thread and iteration (measured at 4099^3 on the H200: docs/perf-log.md, "Skinny shapes, split-K and the
  * staging copy"). */
-static __global__ void wsgemm_stage_operand_kernel(uint16_t *dst, const uint16_t *src, long long rows, long long cols, int nb,
-                                   long long src_ld, long long src_stride, long long dst_ld, long long dst_stride)
+static __global__ void wsgemm_stage_operand_kernel(uint16_t *dst, const uint16_t *src, long long rows, long long cols,
+                                                   int nb, long long src_ld, long long src_stride, long long dst_ld,
+                                                   long long dst_stride)
 {
     const long long columns = cols * nb;
     const long long chunks = (rows + 7) / 8;
@@ -93,7 +118,8 @@ static inline void wsgemm_use_staged_copy(wsgemm_operand *o, wsgemm_operand *src
     o->staged = 1;
 }
 
-static inline cudaError_t wsgemm_launch_staging(const wsgemm_operand *src, const wsgemm_operand *staged, cudaStream_t stream)
+static inline cudaError_t wsgemm_launch_staging(const wsgemm_operand *src, const wsgemm_operand *staged,
+                                                cudaStream_t stream)
 {
     const int threads = 256;
     uint16_t *dst = (uint16_t *)staged->ptr;
@@ -102,8 +128,8 @@ static inline cudaError_t wsgemm_launch_staging(const wsgemm_operand *src, const
     long long dst_ld = staged->ld, dst_stride = staged->stride;
     int nb = src->nb;
     void *args[] = {&dst, &from, &rows, &cols, &nb, &src_ld, &src_stride, &dst_ld, &dst_stride};
-    return cudaLaunchKernel((const void *)wsgemm_stage_operand_kernel, wsgemm_stage_grid(rows, cols * nb, threads), dim3(threads),
-                            args, 0, stream);
+    return cudaLaunchKernel((const void *)wsgemm_stage_operand_kernel, wsgemm_stage_grid(rows, cols * nb, threads),
+                            dim3(threads), args, 0, stream);
 }
 
 /* The FP8 copy (staging.h): dst[kk + r * dst_ld + b * dst_stride] = element (r, kk) of matrix b of the operand
@@ -178,8 +204,10 @@ static inline void wsgemm_use_staged_copies(wsgemm_operand *const *ops, wsgemm_o
 {
     for (int i = 0; i < count; ++i) {
         if (!ops[i]->staged) continue;
-        if (fp8) wsgemm_use_staged_fp8_copy(ops[i], &src[i], ws + ops[i]->stage_offset, k);
-        else wsgemm_use_staged_copy(ops[i], &src[i], ws + ops[i]->stage_offset);
+        if (fp8)
+            wsgemm_use_staged_fp8_copy(ops[i], &src[i], ws + ops[i]->stage_offset, k);
+        else
+            wsgemm_use_staged_copy(ops[i], &src[i], ws + ops[i]->stage_offset);
     }
 }
 
@@ -189,7 +217,8 @@ static inline cudaError_t wsgemm_launch_stagings(const wsgemm_operand *src, wsge
     cudaError_t err = cudaSuccess;
     for (int i = 0; i < count && err == cudaSuccess; ++i) {
         if (!ops[i]->staged) continue;
-        err = fp8 ? wsgemm_launch_staging_fp8(&src[i], ops[i], k, stream) : wsgemm_launch_staging(&src[i], ops[i], stream);
+        err = fp8 ? wsgemm_launch_staging_fp8(&src[i], ops[i], k, stream)
+                  : wsgemm_launch_staging(&src[i], ops[i], stream);
     }
     return err;
 }

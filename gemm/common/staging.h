@@ -32,8 +32,8 @@ int wsgemm_operand_needs_staging(const wsgemm_operand *o);
  * offset 0, each 256-byte aligned. *end: the first free (256-byte aligned) offset after them. NOT_SUPPORTED
  * with the reason in why when a copy would exceed 2^62 bytes (an overlapping batch stride can make it far
  * larger than the operand). */
-wsgemm_status wsgemm_operands_plan_staging(wsgemm_operand *const *ops, const char *const *names, int count,
-                                           size_t *end, char *why, size_t why_size);
+wsgemm_status wsgemm_operands_plan_staging(wsgemm_operand *const *ops, const char *const *names, int count, size_t *end,
+                                           char *why, size_t why_size);
 
 /* FP8 operands (1-byte elements): one that TMA cannot address as stored is copied into a K-major matrix of
  * ld = k rounded up to 16 (transposed if it was MN-major). With k_major_only (the sm90 FP8 kernels, whose

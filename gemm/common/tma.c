@@ -15,11 +15,10 @@
 
 /* The driver function's type, spelled out here so cudaTypedefs.h is not needed (CUDA 12.0 ABI). */
 typedef CUresult (*encode_tiled_fn)(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
-                                    void *globalAddress, const cuuint64_t *globalDim,
-                                    const cuuint64_t *globalStrides, const cuuint32_t *boxDim,
-                                    const cuuint32_t *elementStrides, CUtensorMapInterleave interleave,
-                                    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
-                                    CUtensorMapFloatOOBfill oobFill);
+                                    void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides,
+                                    const cuuint32_t *boxDim, const cuuint32_t *elementStrides,
+                                    CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                    CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill);
 
 /* Looked up once per process. */
 static encode_tiled_fn encode_tiled;
@@ -65,8 +64,7 @@ static cudaError_t encode_map(CUtensorMap *map, const wsgemm_tma_2d16 *d, CUtens
                                                           : CU_TENSOR_MAP_DATA_TYPE_UINT8; /* FP8: bytes as they are */
     memset(map, 0, sizeof *map);
     CUresult r = encode(map, type, 3, (void *)d->base, dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                        swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                        swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         snprintf(msg, msg_size,
                  "cuTensorMapEncodeTiled failed (CUresult %d): dims %llu x %llu x %llu, strides %llu, %llu bytes, "

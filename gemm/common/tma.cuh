@@ -24,8 +24,8 @@ static __device__ __forceinline__ void tma_prefetch_tensormap(const void *map_gm
 
 /* PTX ISA "cp.async.bulk.tensor": 3D tiled load global -> this CTA's shared memory; completion counts the
  * box's bytes (including zero-filled out-of-bounds elements) as complete_tx on bar_smem. */
-static __device__ __forceinline__ void tma_load_3d(uint32_t dst_smem, const void *map_gmem, uint32_t bar_smem, int32_t c0,
-                                                   int32_t c1, int32_t c2)
+static __device__ __forceinline__ void tma_load_3d(uint32_t dst_smem, const void *map_gmem, uint32_t bar_smem,
+                                                   int32_t c0, int32_t c1, int32_t c2)
 {
     WSGEMM_HB(tmem_hb_tma_load(dst_smem, bar_smem)); /* the TMEM emulation build only: sync/hb_hook.cuh */
     asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"

@@ -27,13 +27,13 @@ extern "C" {
 #endif
 
 typedef struct wsgemm_tma_2d16 {
-    const void *base;       /* 16-byte aligned */
-    wsgemm_dtype dtype;     /* WSGEMM_R_16BF, WSGEMM_R_16F (operands and C), WSGEMM_R_32F (C only) or FP8 (operands,
-                               and an E4M3 D) */
+    const void *base;   /* 16-byte aligned */
+    wsgemm_dtype dtype; /* WSGEMM_R_16BF, WSGEMM_R_16F (operands and C), WSGEMM_R_32F (C only) or FP8 (operands,
+                           and an E4M3 D) */
     uint64_t inner, outer, depth;
-    uint64_t ld;            /* elements between rows; ld * element size % 16 == 0 */
-    uint64_t batch_stride;  /* elements between matrices; batch_stride * element size % 16 == 0 (ignored when
-                               depth == 1) */
+    uint64_t ld;           /* elements between rows; ld * element size % 16 == 0 */
+    uint64_t batch_stride; /* elements between matrices; batch_stride * element size % 16 == 0 (ignored when
+                              depth == 1) */
     uint32_t box_inner, box_outer;
 } wsgemm_tma_2d16;
 

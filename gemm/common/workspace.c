@@ -49,7 +49,8 @@ wsgemm_status wsgemm_workspace_source_set(wsgemm_workspace_source *src, int user
         if (current >= 0 && current != device) cudaSetDevice(current);
         if (err != cudaSuccess) {
             wsgemm_forget_cuda_error(err);
-            snprintf(msg, msg_size, "cudaEventCreateWithFlags on device %d failed: %s", device, cudaGetErrorString(err));
+            snprintf(msg, msg_size, "cudaEventCreateWithFlags on device %d failed: %s", device,
+                     cudaGetErrorString(err));
             return WSGEMM_STATUS_CUDA_ERROR;
         }
     }
@@ -144,9 +145,12 @@ static wsgemm_status reserve_user(wsgemm_launch_ctx *ctx, wsgemm_workspace *ws, 
     pthread_mutex_lock(&src->lock);
     const char *why = NULL;
     unsigned long long capture = 0;
-    if (src->user_bytes < bytes) why = "is too small";
-    else if (src->user_device != ws->device) why = "lives on another device";
-    else if (capture_state(ctx->stream, &capture) < 0) why = "cannot be ordered (capture state unreadable)";
+    if (src->user_bytes < bytes)
+        why = "is too small";
+    else if (src->user_device != ws->device)
+        why = "lives on another device";
+    else if (capture_state(ctx->stream, &capture) < 0)
+        why = "cannot be ordered (capture state unreadable)";
     else if (src->user_used && src->user_last_stream != ctx->stream) {
         if (capture != src->user_last_capture) {
             why = "was last used on another stream in another capture (or outside the capture), so this call "

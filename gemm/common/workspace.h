@@ -35,14 +35,14 @@ extern "C" {
 
 typedef struct wsgemm_workspace_source {
     pthread_mutex_t lock;
-    int user;                      /* 0: stream-ordered allocations; 1: the caller's memory below */
+    int user; /* 0: stream-ordered allocations; 1: the caller's memory below */
     void *user_ptr;
     size_t user_bytes;
     int user_device;
-    cudaEvent_t user_done;         /* recorded after the last call that used user_ptr */
-    int user_used;                 /* user_done has been recorded at least once */
+    cudaEvent_t user_done; /* recorded after the last call that used user_ptr */
+    int user_used;         /* user_done has been recorded at least once */
     cudaStream_t user_last_stream;
-    unsigned long long user_last_capture; /* capture id of that record; 0 outside capture */
+    unsigned long long user_last_capture;    /* capture id of that record; 0 outside capture */
     cudaMemPool_t pools[WSGEMM_MAX_DEVICES]; /* stream-ordered mode, created on first need per device */
 } wsgemm_workspace_source;
 
@@ -50,10 +50,10 @@ typedef struct wsgemm_workspace_source {
 struct wsgemm_workspace {
     wsgemm_workspace_source *source;
     int device;
-    void *ptr;          /* NULL until reserved */
-    size_t bytes;       /* reserved, or (plan_only) asked for */
-    int from_pool;      /* give back with cudaFreeAsync */
-    int holds_lock;     /* user memory: source->lock is held until release */
+    void *ptr;                  /* NULL until reserved */
+    size_t bytes;               /* reserved, or (plan_only) asked for */
+    int from_pool;              /* give back with cudaFreeAsync */
+    int holds_lock;             /* user memory: source->lock is held until release */
     unsigned long long capture; /* capture id of the call's stream (user memory) */
 };
 

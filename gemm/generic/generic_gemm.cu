@@ -38,7 +38,8 @@
 #include "common/status.h"
 #include "internal.h"
 
-namespace {
+namespace
+{
 
 constexpr int kBlockM = 128;
 constexpr int kBlockN = 128;
@@ -46,13 +47,13 @@ constexpr int kBlockK = 32;
 constexpr int kThreads = 256;
 constexpr int kWarpsM = 2;
 constexpr int kWarpsN = 4;
-constexpr int kWarpTileM = kBlockM / kWarpsM; /* 64 */
-constexpr int kWarpTileN = kBlockN / kWarpsN; /* 32 */
-constexpr int kMmaTilesM = kWarpTileM / 16;   /* 4 */
-constexpr int kMmaTilesN = kWarpTileN / 8;    /* 4 */
-constexpr int kSmemRowK = kBlockK + 8;        /* [row][k] layout: padded row, in elements */
-constexpr int kSmemRowMN = kBlockM + 8;       /* [k][row] layout: padded row, in elements */
-constexpr int kVec = 8;                       /* elements per 16-byte vector */
+constexpr int kWarpTileM = kBlockM / kWarpsM;                        /* 64 */
+constexpr int kWarpTileN = kBlockN / kWarpsN;                        /* 32 */
+constexpr int kMmaTilesM = kWarpTileM / 16;                          /* 4 */
+constexpr int kMmaTilesN = kWarpTileN / 8;                           /* 4 */
+constexpr int kSmemRowK = kBlockK + 8;                               /* [row][k] layout: padded row, in elements */
+constexpr int kSmemRowMN = kBlockM + 8;                              /* [k][row] layout: padded row, in elements */
+constexpr int kVec = 8;                                              /* elements per 16-byte vector */
 constexpr int kVecsPerOperand = kBlockM * kBlockK / kVec / kThreads; /* 2 per thread */
 
 /* The operand types a kernel instance reads; both FP8 kinds run the fp16 mma (their values widened). */
@@ -162,10 +163,16 @@ __device__ __forceinline__ void cp_async_16(void *dst_smem, const void *src_gmem
 }
 
 /* PTX ISA 9.7.9.25.3 "cp.async.commit_group": close the group of this thread's cp.async so far. */
-__device__ __forceinline__ void cp_async_commit_group() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_commit_group()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
 
 /* PTX ISA 9.7.9.25.3 "cp.async.wait_group 0": wait until all of this thread's groups completed. */
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait_all()
+{
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+}
 
 /* Where vector `v` (0..511) of a 128 x 32 tile sits: the tile row (m or n)
  * and k of its first element; its 8 elements run along the contiguous one. */
@@ -196,7 +203,8 @@ __device__ __forceinline__ void copy_vector(uint16_t *dst_smem, const uint16_t *
     const long long row_step = k_contiguous ? ld : 1;
     const long long k_step = k_contiguous ? 1 : ld;
     const uint16_t *first = base + row * row_step + k * k_step;
-    const bool whole = k_contiguous ? (row < rows && K - k >= kVec) : (k < K && rows - row >= kVec); /* no k + 8 overflow */
+    const bool whole =
+        k_contiguous ? (row < rows && K - k >= kVec) : (k < K && rows - row >= kVec); /* no k + 8 overflow */
     if (whole && (reinterpret_cast<uintptr_t>(first) & 15u) == 0) {
         cp_async_16(dst_smem, first);
         return;
@@ -257,11 +265,10 @@ __device__ __forceinline__ void copy_operand_tile(OperandTile &tile, const void 
         VectorSlot s = vector_slot(threadIdx.x + i * kThreads, k_contiguous);
         uint16_t *dst = k_contiguous ? &tile.by_k[s.row][s.k] : &tile.by_row[s.k][s.row];
         if constexpr (kOperands == kOperandsFp8)
-            copy_vector_fp8(dst, static_cast<const uint8_t *>(base), row0 + s.row, k0 + s.k, rows, K, ld,
-                            k_contiguous, fp8_type);
+            copy_vector_fp8(dst, static_cast<const uint8_t *>(base), row0 + s.row, k0 + s.k, rows, K, ld, k_contiguous,
+                            fp8_type);
         else
-            copy_vector(dst, static_cast<const uint16_t *>(base), row0 + s.row, k0 + s.k, rows, K, ld,
-                        k_contiguous);
+            copy_vector(dst, static_cast<const uint16_t *>(base), row0 + s.row, k0 + s.k, rows, K, ld, k_contiguous);
     }
 }
 
@@ -294,8 +301,8 @@ __device__ __forceinline__ void load_b_fragments(uint32_t (&r4)[4], const Operan
 
 template <int kOperands>
 __device__ __forceinline__ void mma_k_step(float (&acc)[kMmaTilesM][kMmaTilesN][4], const OperandTile &a,
-                                           const OperandTile &b, int warp_m, int warp_n, int lane,
-                                           int a_k_contiguous, int b_k_contiguous)
+                                           const OperandTile &b, int warp_m, int warp_n, int lane, int a_k_contiguous,
+                                           int b_k_contiguous)
 {
 #pragma unroll
     for (int kk = 0; kk < kBlockK; kk += 16) {
@@ -353,7 +360,8 @@ __device__ __forceinline__ void store_tile(const GemmParams &p, TOut *c, const f
                 const long long ci = i + (long long)j * p.ldc;
                 /* the shared output ops (common/epilogue.cuh): beta == 0 never reads C */
                 if (p.fused)
-                    wsgemm_fused_apply<wsgemm_dtype_of<TOut>::value>(p.ep, factors, c + ci, i, j, stage[lane][col], amax);
+                    wsgemm_fused_apply<wsgemm_dtype_of<TOut>::value>(p.ep, factors, c + ci, i, j, stage[lane][col],
+                                                                     amax);
                 else
                     wsgemm_out_apply<wsgemm_dtype_of<TOut>::value>(c + ci, stage[lane][col], p.alpha, p.beta);
             }
@@ -387,8 +395,10 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
         const int k0 = split * p.k_per_split;
         const int K = p.k - k0 < p.k_per_split ? p.k - k0 : p.k_per_split; /* this split's k; >= 1 */
         const int k_steps = (K - 1) / kBlockK + 1;
-        const char *A = static_cast<const char *>(p.A) + (batch * p.strideA + k0 * (kAKContiguous ? 1 : p.lda)) * kElemBytes;
-        const char *B = static_cast<const char *>(p.B) + (batch * p.strideB + k0 * (kBKContiguous ? 1 : p.ldb)) * kElemBytes;
+        const char *A =
+            static_cast<const char *>(p.A) + (batch * p.strideA + k0 * (kAKContiguous ? 1 : p.lda)) * kElemBytes;
+        const char *B =
+            static_cast<const char *>(p.B) + (batch * p.strideB + k0 * (kBKContiguous ? 1 : p.ldb)) * kElemBytes;
         TOut *C = static_cast<TOut *>(p.C) + batch * p.strideC + split * p.split_stride_c;
 
         float acc[kMmaTilesM][kMmaTilesN][4];
@@ -414,7 +424,8 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
                                              kBKContiguous, p.b_type);
                 cp_async_commit_group();
             }
-            mma_k_step<kOperands>(acc, smem.mainloop.a[buf], smem.mainloop.b[buf], warp_m, warp_n, lane, kAKContiguous, kBKContiguous);
+            mma_k_step<kOperands>(acc, smem.mainloop.a[buf], smem.mainloop.b[buf], warp_m, warp_n, lane, kAKContiguous,
+                                  kBKContiguous);
             cp_async_wait_all();
             __syncthreads();
         }
@@ -450,9 +461,9 @@ cudaError_t launch_generic(const GemmParams &p, cudaStream_t stream)
     /* the operand layouts are template arguments: one set of shared-memory
      * addresses per kernel keeps the accumulators in registers */
     const void *kernel = p.a_k_contiguous && p.b_k_contiguous ? (const void *)generic_gemm_kernel<kOperands, TOut, 1, 1>
-                         : p.a_k_contiguous                    ? (const void *)generic_gemm_kernel<kOperands, TOut, 1, 0>
-                         : p.b_k_contiguous                    ? (const void *)generic_gemm_kernel<kOperands, TOut, 0, 1>
-                                                               : (const void *)generic_gemm_kernel<kOperands, TOut, 0, 0>;
+                         : p.a_k_contiguous                   ? (const void *)generic_gemm_kernel<kOperands, TOut, 1, 0>
+                         : p.b_k_contiguous                   ? (const void *)generic_gemm_kernel<kOperands, TOut, 0, 1>
+                                            : (const void *)generic_gemm_kernel<kOperands, TOut, 0, 0>;
     void *args[] = {const_cast<GemmParams *>(&p)};
     return cudaLaunchKernel(kernel, grid, dim3(kThreads), args, 0, stream);
 }
@@ -486,8 +497,8 @@ cudaError_t launch_scale(const wsgemm_problem *p, cudaStream_t stream)
     long long ldc = p->ldc, stride = p->strideC;
     float beta = p->beta;
     void *args[] = {&c, &m, &n, &ldc, &stride, &batch_count, &beta};
-    return cudaLaunchKernel((const void *)scale_c_kernel<TOut>, dim3(static_cast<unsigned>(blocks < 65536 ? blocks : 65536)),
-                            dim3(256), args, 0, stream);
+    return cudaLaunchKernel((const void *)scale_c_kernel<TOut>,
+                            dim3(static_cast<unsigned>(blocks < 65536 ? blocks : 65536)), dim3(256), args, 0, stream);
 }
 
 /* The longest K one accumulator of a GEMM takes: the tensor cores do not add into fp32 with round-to-nearest,
@@ -566,8 +577,7 @@ extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_lau
         g.split_stride_c = g.strideC * p->batch_count;
         err = p->Atype == WSGEMM_R_16BF ? launch_generic<kOperandsBf16, float>(g, ctx->stream)
                                         : launch_generic<kOperandsF16, float>(g, ctx->stream);
-        if (err == cudaSuccess)
-            err = wsgemm_splitk_reduce_launch(part, splits, p, ctx->device->sm_count, ctx->stream);
+        if (err == cudaSuccess) err = wsgemm_splitk_reduce_launch(part, splits, p, ctx->device->sm_count, ctx->stream);
     } else {
         err = launch_for_operands(g, p->Atype, p->Ctype, ctx->stream);
     }

@@ -99,8 +99,10 @@ static void scan_end_line(line_scan *s, wsgemm_self_check_run_outcome *out)
 static void scan_bytes(line_scan *s, const char *bytes, size_t n, wsgemm_self_check_run_outcome *out)
 {
     for (size_t i = 0; i < n; ++i) {
-        if (bytes[i] == '\n') scan_end_line(s, out);
-        else if (s->len + 1 < sizeof s->line) s->line[s->len++] = bytes[i]; /* a longer line is cut */
+        if (bytes[i] == '\n')
+            scan_end_line(s, out);
+        else if (s->len + 1 < sizeof s->line)
+            s->line[s->len++] = bytes[i]; /* a longer line is cut */
     }
 }
 
@@ -178,8 +180,10 @@ void wsgemm_self_check_spawn(const char *helper, char *const argv[], double time
         if (ready < 0 && errno != EINTR) eof = 1;
         if (ready <= 0) continue;
         const ssize_t n = read(fds[0], buf, sizeof buf);
-        if (n > 0) scan_bytes(&scan, buf, (size_t)n, out);
-        else if (n == 0 || (errno != EINTR && errno != EAGAIN)) eof = 1;
+        if (n > 0)
+            scan_bytes(&scan, buf, (size_t)n, out);
+        else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+            eof = 1;
     }
     close(fds[0]);
     if (scan.len > 0) scan_end_line(&scan, out);
@@ -233,12 +237,12 @@ wsgemm_self_check_verdict wsgemm_self_check_judge(const wsgemm_self_check_run_ou
     }
     if (o->timed_out) {
         text(detail, detail_size, "the helper was still running after %.0f s (a hang): killed; last output: %s%s%s",
-                 o->seconds, o->last_line[0] ? o->last_line : "(none)", wd_sep, o->watchdog_line);
+             o->seconds, o->last_line[0] ? o->last_line : "(none)", wd_sep, o->watchdog_line);
         return WSGEMM_SELF_CHECK_FAIL;
     }
     if (o->signal) {
-        text(detail, detail_size, "the helper died of signal %d (%s); last output: %s", o->signal,
-                 strsignal(o->signal), o->last_line[0] ? o->last_line : "(none)");
+        text(detail, detail_size, "the helper died of signal %d (%s); last output: %s", o->signal, strsignal(o->signal),
+             o->last_line[0] ? o->last_line : "(none)");
         return WSGEMM_SELF_CHECK_FAIL;
     }
     if (!o->exited) {
@@ -257,8 +261,7 @@ wsgemm_self_check_verdict wsgemm_self_check_judge(const wsgemm_self_check_run_ou
         text(detail, detail_size, "the helper could not check: %s", telling_line(o));
         return WSGEMM_SELF_CHECK_UNKNOWN;
     }
-    text(detail, detail_size, "the helper exited %d without a matching result line: %s", o->exit_code,
-             telling_line(o));
+    text(detail, detail_size, "the helper exited %d without a matching result line: %s", o->exit_code, telling_line(o));
     return WSGEMM_SELF_CHECK_UNKNOWN;
 }
 
@@ -284,8 +287,10 @@ static wsgemm_self_check_verdict cache_read(const char *cache_file, const char *
         strcmp(lines[1] + 4, key) != 0 || strncmp(lines[3], "detail ", 7) != 0)
         return WSGEMM_SELF_CHECK_UNKNOWN;
     wsgemm_self_check_verdict v = WSGEMM_SELF_CHECK_UNKNOWN;
-    if (strcmp(lines[2], "verdict pass") == 0) v = WSGEMM_SELF_CHECK_PASS;
-    else if (strcmp(lines[2], "verdict fail") == 0) v = WSGEMM_SELF_CHECK_FAIL;
+    if (strcmp(lines[2], "verdict pass") == 0)
+        v = WSGEMM_SELF_CHECK_PASS;
+    else if (strcmp(lines[2], "verdict fail") == 0)
+        v = WSGEMM_SELF_CHECK_FAIL;
     if (v != WSGEMM_SELF_CHECK_UNKNOWN) copy_text(detail, size, lines[3] + 7);
     return v;
 }
@@ -298,7 +303,7 @@ static int make_parent_dirs(const char *file)
     char *slash = strrchr(dir, '/');
     if (slash == NULL || slash == dir) return 0;
     *slash = '\0';
-    for (char *p = dir + 1; ; ++p) {
+    for (char *p = dir + 1;; ++p) {
         if (*p == '/' || *p == '\0') {
             const char c = *p;
             *p = '\0';
@@ -379,8 +384,8 @@ static int is_executable_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-int wsgemm_self_check_find_helper(const char *override_path, const char *loaded_object, char *out,
-                                  size_t out_size, char *note, size_t note_size)
+int wsgemm_self_check_find_helper(const char *override_path, const char *loaded_object, char *out, size_t out_size,
+                                  char *note, size_t note_size)
 {
     if (override_path && override_path[0]) {
         if (is_executable_file(override_path)) {
@@ -395,7 +400,7 @@ int wsgemm_self_check_find_helper(const char *override_path, const char *loaded_
         char *slash = strrchr(real, '/');
         if (slash) *slash = '\0';
         text(installed, sizeof installed, "%s/%s/%s", real, WSGEMM_SELF_CHECK_LIBEXEC_FROM_LIBDIR,
-                 WSGEMM_SELF_CHECK_HELPER_NAME);
+             WSGEMM_SELF_CHECK_HELPER_NAME);
         if (is_executable_file(installed)) {
             copy_text(out, out_size, installed);
             return 1;
@@ -411,7 +416,7 @@ int wsgemm_self_check_find_helper(const char *override_path, const char *loaded_
         }
     }
     text(note, note_size, "%s is missing (install it with the library, or set WSGEMM_SM100_SELF_CHECK_HELPER)",
-             installed);
+         installed);
     return 0;
 }
 
@@ -511,11 +516,11 @@ wsgemm_status wsgemm_self_check_request_for(int ordinal, wsgemm_path path, const
         helper_mtime = (long long)st.st_mtime;
     }
     text(rq->key, sizeof rq->key, "gpu=%s driver=%s cuda-driver=%d wsgemm=%d.%d.%d path=%s helper=%lld:%lld", uuid,
-             kernel_driver[0] ? kernel_driver : "unknown", cuda_driver, WSGEMM_VERSION_MAJOR, WSGEMM_VERSION_MINOR,
-             WSGEMM_VERSION_PATCH, rq->path_name, helper_size, helper_mtime);
+         kernel_driver[0] ? kernel_driver : "unknown", cuda_driver, WSGEMM_VERSION_MAJOR, WSGEMM_VERSION_MINOR,
+         WSGEMM_VERSION_PATCH, rq->path_name, helper_size, helper_mtime);
     if (knobs->cache_dir[0]) {
-        const int n = snprintf(rq->cache_file, sizeof rq->cache_file, "%s/%s-%s.verdict", knobs->cache_dir,
-                               rq->path_name, uuid);
+        const int n =
+            snprintf(rq->cache_file, sizeof rq->cache_file, "%s/%s-%s.verdict", knobs->cache_dir, rq->path_name, uuid);
         if (n < 0 || (size_t)n >= sizeof rq->cache_file) rq->cache_file[0] = '\0'; /* no cut file names */
     }
     return WSGEMM_STATUS_SUCCESS;

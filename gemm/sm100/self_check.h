@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 /* The helper's file name, and the line prefix of its one result line. */
-#define WSGEMM_SELF_CHECK_HELPER_NAME "wsgemm-sm100-selfcheck"
+#define WSGEMM_SELF_CHECK_HELPER_NAME   "wsgemm-sm100-selfcheck"
 #define WSGEMM_SELF_CHECK_RESULT_PREFIX "wsgemm-self-check: "
 
 /* Helper exit codes. */
@@ -47,7 +47,7 @@ enum { WSGEMM_SELF_CHECK_PATH_BYTES = 1024, WSGEMM_SELF_CHECK_TEXT_BYTES = 512 }
 
 /* What to check and where to keep the verdict. */
 typedef struct wsgemm_self_check_request {
-    char helper[WSGEMM_SELF_CHECK_PATH_BYTES];     /* the helper to run; "" when none was found */
+    char helper[WSGEMM_SELF_CHECK_PATH_BYTES];      /* the helper to run; "" when none was found */
     char helper_note[WSGEMM_SELF_CHECK_TEXT_BYTES]; /* where it was looked for (the message when "") */
     int device;                                     /* the ordinal the helper checks */
     char path_name[32];                             /* "sm100" or "sm100-emulated" (wsgemm_path_name) */
@@ -55,27 +55,27 @@ typedef struct wsgemm_self_check_request {
     char key[WSGEMM_SELF_CHECK_TEXT_BYTES];         /* GPU UUID, driver, library version, path, helper */
     char cache_file[WSGEMM_SELF_CHECK_PATH_BYTES];  /* the verdict file; "" for no disk cache */
     double timeout_s;
-    int fresh;                                      /* run the helper even when the cache has a verdict */
+    int fresh; /* run the helper even when the cache has a verdict */
 } wsgemm_self_check_request;
 
 /* What one helper run did (wsgemm_self_check_spawn). */
 typedef struct wsgemm_self_check_run_outcome {
-    int started;      /* 0: it could not be started (error says why) */
-    int exited;       /* it exited by itself with exit_code */
+    int started; /* 0: it could not be started (error says why) */
+    int exited;  /* it exited by itself with exit_code */
     int exit_code;
-    int signal;       /* it was killed by this signal (and not by us) */
-    int timed_out;    /* still running at the timeout: we killed its process group */
-    double seconds;   /* wall time from the spawn to its end */
-    char result_line[WSGEMM_SELF_CHECK_TEXT_BYTES]; /* the last line starting with the prefix, or "" */
-    char last_line[WSGEMM_SELF_CHECK_TEXT_BYTES];   /* the last non-empty line of its output */
+    int signal;                                       /* it was killed by this signal (and not by us) */
+    int timed_out;                                    /* still running at the timeout: we killed its process group */
+    double seconds;                                   /* wall time from the spawn to its end */
+    char result_line[WSGEMM_SELF_CHECK_TEXT_BYTES];   /* the last line starting with the prefix, or "" */
+    char last_line[WSGEMM_SELF_CHECK_TEXT_BYTES];     /* the last non-empty line of its output */
     char watchdog_line[WSGEMM_SELF_CHECK_TEXT_BYTES]; /* the first "wsgemm watchdog:" line, or "" */
     char error[WSGEMM_SELF_CHECK_TEXT_BYTES];
 } wsgemm_self_check_run_outcome;
 
 typedef struct wsgemm_self_check_result {
     wsgemm_self_check_verdict verdict;
-    int from_cache;   /* the verdict was read from cache_file; no helper ran */
-    int cached;       /* the verdict was written to cache_file */
+    int from_cache;                                /* the verdict was read from cache_file; no helper ran */
+    int cached;                                    /* the verdict was written to cache_file */
     char detail[2 * WSGEMM_SELF_CHECK_TEXT_BYTES]; /* the result line, or why there is no verdict */
 } wsgemm_self_check_result;
 
@@ -107,8 +107,8 @@ void wsgemm_self_check_loaded_object(char *out, size_t size);
  * of `loaded_object`, the file the library was loaded from), else, only when loaded_object lies inside the
  * build tree it was built in, the build tree's helper. 1 when found (out = its path); 0 with note saying
  * where it looked. No CUDA. */
-int wsgemm_self_check_find_helper(const char *override_path, const char *loaded_object, char *out,
-                                  size_t out_size, char *note, size_t note_size);
+int wsgemm_self_check_find_helper(const char *override_path, const char *loaded_object, char *out, size_t out_size,
+                                  char *note, size_t note_size);
 
 /* A GPU's UUID (cudaDeviceProp.uuid.bytes) as nvidia-smi writes it: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx". */
 void wsgemm_self_check_uuid(const char bytes[16], char *out, size_t size);

@@ -165,15 +165,18 @@ static uint8_t fp8_from_quarter(float v, int mant_bits, int bias)
 static float fp8_value(uint8_t b, int mant_bits, int bias)
 {
     const int exp = (b & 0x7F) >> mant_bits;
-    const float v = exp == 0 ? 0.0f : ldexpf(1.0f + (float)(b & ((1 << mant_bits) - 1)) / (float)(1 << mant_bits),
-                                             exp - bias);
+    const float v =
+        exp == 0 ? 0.0f : ldexpf(1.0f + (float)(b & ((1 << mant_bits) - 1)) / (float)(1 << mant_bits), exp - bias);
     return b & 0x80 ? -v : v;
 }
 
 static const char *dtype_name(wsgemm_dtype t)
 {
-    return t == WSGEMM_R_32F ? "f32" : t == WSGEMM_R_16F ? "f16" : t == WSGEMM_R_8F_E4M3 ? "e4m3"
-           : t == WSGEMM_R_8F_E5M2 ? "e5m2" : "bf16";
+    return t == WSGEMM_R_32F       ? "f32"
+           : t == WSGEMM_R_16F     ? "f16"
+           : t == WSGEMM_R_8F_E4M3 ? "e4m3"
+           : t == WSGEMM_R_8F_E5M2 ? "e5m2"
+                                   : "bf16";
 }
 
 /* Element i of a host buffer of type t, as bits (8, 16 or 32) and as a float. */
@@ -204,9 +207,12 @@ static uint32_t bits_of(float v, wsgemm_dtype t)
 
 static void store_bits(void *buf, wsgemm_dtype t, size_t i, uint32_t b)
 {
-    if (t == WSGEMM_R_32F) ((uint32_t *)buf)[i] = b;
-    else if (wsgemm_dtype_size(t) == 1) ((uint8_t *)buf)[i] = (uint8_t)b;
-    else ((uint16_t *)buf)[i] = (uint16_t)b;
+    if (t == WSGEMM_R_32F)
+        ((uint32_t *)buf)[i] = b;
+    else if (wsgemm_dtype_size(t) == 1)
+        ((uint8_t *)buf)[i] = (uint8_t)b;
+    else
+        ((uint16_t *)buf)[i] = (uint16_t)b;
 }
 
 /* ---------------------------------------------------------------- one case */
@@ -236,8 +242,8 @@ static void set_launch_knobs(int cg, int ctas)
     wsgemm_knobs_reload();
 }
 
-static case_result run_case(wsgemm_handle h, wsgemm_path path, const check_case *c, int cg, uint64_t seed,
-                            char *why, size_t why_size)
+static case_result run_case(wsgemm_handle h, wsgemm_path path, const check_case *c, int cg, uint64_t seed, char *why,
+                            size_t why_size)
 {
     const int a_rows = c->ta == WSGEMM_OP_N ? c->m : c->k, a_cols = c->ta == WSGEMM_OP_N ? c->k : c->m;
     const int b_rows = c->tb == WSGEMM_OP_N ? c->k : c->n, b_cols = c->tb == WSGEMM_OP_N ? c->n : c->k;
@@ -268,7 +274,7 @@ static case_result run_case(wsgemm_handle h, wsgemm_path path, const check_case 
         for (size_t i = 0; i < nc; ++i) store_bits(hC0, c->c, i, bits_of(quarter_in_unit(&state), c->c));
     else
         memset(hC0, 0xFF, nc * (size_t)ec); /* NaN in every type: C must not be read */
-    const float scales[2] = {0.5f, 2.0f}; /* a_scale, b_scale of the matmul cases */
+    const float scales[2] = {0.5f, 2.0f};   /* a_scale, b_scale of the matmul cases */
     if (cudaMemcpy(dA, hA, na * (size_t)ea, cudaMemcpyHostToDevice) != cudaSuccess ||
         cudaMemcpy(dB, hB, nb * (size_t)eb, cudaMemcpyHostToDevice) != cudaSuccess ||
         cudaMemcpy(dC, hC0, nc * (size_t)ec, cudaMemcpyHostToDevice) != cudaSuccess ||
@@ -298,8 +304,8 @@ static case_result run_case(wsgemm_handle h, wsgemm_path path, const check_case 
     if (s != WSGEMM_STATUS_SUCCESS) {
         snprintf(why, why_size, "%s: %s", wsgemm_status_string(s), wsgemm_get_last_error_message(h));
         res = s == WSGEMM_STATUS_ARCH_MISMATCH || s == WSGEMM_STATUS_ALLOC_FAILED ? CASE_CANNOT
-              : s == WSGEMM_STATUS_CUDA_ERROR                                       ? CASE_CUDA
-                                                                                    : CASE_WRONG;
+              : s == WSGEMM_STATUS_CUDA_ERROR                                     ? CASE_CUDA
+                                                                                  : CASE_WRONG;
         goto done;
     }
     cudaError_t err = cudaDeviceSynchronize();
@@ -374,7 +380,8 @@ done:
 
 static int usage(void)
 {
-    result_line("error", "usage: " WSGEMM_SELF_CHECK_HELPER_NAME " --device N [--path sm100|sm100-emulated] [--uuid GPU-...]");
+    result_line("error",
+                "usage: " WSGEMM_SELF_CHECK_HELPER_NAME " --device N [--path sm100|sm100-emulated] [--uuid GPU-...]");
     return WSGEMM_SELF_CHECK_EXIT_CANNOT;
 }
 
@@ -387,15 +394,22 @@ int main(int argc, char **argv)
     const char *path_name = "sm100", *uuid = NULL;
     for (int i = 1; i < argc; ++i) {
         if (i + 1 >= argc) return usage();
-        if (strcmp(argv[i], "--device") == 0) device = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--path") == 0) path_name = argv[++i];
-        else if (strcmp(argv[i], "--uuid") == 0) uuid = argv[++i];
-        else return usage();
+        if (strcmp(argv[i], "--device") == 0)
+            device = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--path") == 0)
+            path_name = argv[++i];
+        else if (strcmp(argv[i], "--uuid") == 0)
+            uuid = argv[++i];
+        else
+            return usage();
     }
     wsgemm_path path;
-    if (strcmp(path_name, wsgemm_path_name(WSGEMM_PATH_SM100)) == 0) path = WSGEMM_PATH_SM100;
-    else if (strcmp(path_name, wsgemm_path_name(WSGEMM_PATH_SM100_EMULATED)) == 0) path = WSGEMM_PATH_SM100_EMULATED;
-    else return usage();
+    if (strcmp(path_name, wsgemm_path_name(WSGEMM_PATH_SM100)) == 0)
+        path = WSGEMM_PATH_SM100;
+    else if (strcmp(path_name, wsgemm_path_name(WSGEMM_PATH_SM100_EMULATED)) == 0)
+        path = WSGEMM_PATH_SM100_EMULATED;
+    else
+        return usage();
     if (device < 0) return usage();
 
     int count = 0;
@@ -431,8 +445,8 @@ int main(int argc, char **argv)
             describe(&kCases[i], cg, what, sizeof what);
             struct timespec t0, t1;
             clock_gettime(CLOCK_MONOTONIC, &t0);
-            const case_result r = run_case(h, path, &kCases[i], cg, 1000u + 10u * (unsigned)i + (unsigned)cg, why,
-                                           sizeof why);
+            const case_result r =
+                run_case(h, path, &kCases[i], cg, 1000u + 10u * (unsigned)i + (unsigned)cg, why, sizeof why);
             clock_gettime(CLOCK_MONOTONIC, &t1);
             const double ms = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
             printf("case %d/%d: %s: %s (%.0f ms)\n", ++done, 2 * kCaseCount, what, r == CASE_OK ? "ok" : why, ms);
@@ -448,8 +462,9 @@ int main(int argc, char **argv)
         }
     }
     wsgemm_destroy(h);
-    result_line("pass", "%s on device %d (%s, %s): %d cases: cta_group 1 and 2 x ops TN NN TT NT, m/n/k off the tile "
-                "grid, beta != 0, several tiles per CTA, FP8 matmuls with scales and bias+ReLU, bit-exact", path_name,
-                device, prop.name, own, done);
+    result_line("pass",
+                "%s on device %d (%s, %s): %d cases: cta_group 1 and 2 x ops TN NN TT NT, m/n/k off the tile "
+                "grid, beta != 0, several tiles per CTA, FP8 matmuls with scales and bias+ReLU, bit-exact",
+                path_name, device, prop.name, own, done);
     return WSGEMM_SELF_CHECK_EXIT_PASS;
 }

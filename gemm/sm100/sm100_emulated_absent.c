@@ -8,7 +8,10 @@
 #include "internal.h"
 #include "sm100/sm100_probe.h"
 
-int wsgemm_sm100_emulated_available(void) { return 0; }
+int wsgemm_sm100_emulated_available(void)
+{
+    return 0;
+}
 wsgemm_status wsgemm_sm100_emulated_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
     (void)p;
@@ -16,8 +19,14 @@ wsgemm_status wsgemm_sm100_emulated_gemm(const wsgemm_problem *p, wsgemm_launch_
                        "this library has no emulated sm100 kernel (it is in wsgemm_verify, of a build with 90a and "
                        "WSGEMM_SM100_EMULATION=ON)");
 }
-int wsgemm_sm100_emulated_planted_faults(void) { return 0; }
-int wsgemm_sm100_emulated_tmem_leaked_columns(void) { return WSGEMM_EMULATION_ABSENT; }
+int wsgemm_sm100_emulated_planted_faults(void)
+{
+    return 0;
+}
+int wsgemm_sm100_emulated_tmem_leaked_columns(void)
+{
+    return WSGEMM_EMULATION_ABSENT;
+}
 int wsgemm_sm100_emulated_last_launch(wsgemm_sm100_launch_probe *out)
 {
     (void)out;

@@ -11,8 +11,9 @@
  * aux, amax, an E4M3 D) the epilogue applies that op in place of alpha/beta. A stage is 128 bytes of K
  * whatever the input: 64 16-bit or 128 FP8 elements, four instructions of 32 bytes of K each, so the ring,
  * the swizzle and the descriptors are the same for both kinds; only the tensor maps' element size, the
- * instruction's kind and its instruction descriptor differ (run-time parameters, one kernel for both). What TMA cannot address (a leading dimension or batch stride that is not
- * a multiple of 16 bytes, a base address not 16-byte aligned, overlapping batch members) is copied into
+ * instruction's kind and its instruction descriptor differ (run-time parameters, one kernel for both). What TMA
+ * cannot address (a leading dimension or batch stride that is not a multiple of 16 bytes, a base address not 16-byte
+ * aligned, overlapping batch members) is copied into
  * the workspace first (gemm/common/staging.h, the same copy as the sm90 path's), so the path runs it.
  *
  * Three rooms: this kernel; the plan (sm100_plan.c: cta_group, split-K, grid from the co-resident
@@ -182,15 +183,16 @@
 #define SM100_PLANTED_FAULTS 0
 #endif
 
-namespace {
+namespace
+{
 
 /* ---------------------------------------------------------------- constants */
 
-constexpr int kBlockM = 128;       /* A rows per CTA = TMEM lanes = accumulator rows per CTA */
-constexpr int kBlockN = 256;       /* accumulator columns per tile (UMMA N) */
-constexpr int kSwizzleBytes = 128; /* CU_TENSOR_MAP_SWIZZLE_128B / UMMA_SWIZZLE_128B */
+constexpr int kBlockM = 128;                /* A rows per CTA = TMEM lanes = accumulator rows per CTA */
+constexpr int kBlockN = 256;                /* accumulator columns per tile (UMMA N) */
+constexpr int kSwizzleBytes = 128;          /* CU_TENSOR_MAP_SWIZZLE_128B / UMMA_SWIZZLE_128B */
 constexpr int kStageKBytes = kSwizzleBytes; /* K per stage and operand row: one 128-byte swizzle row */
-constexpr int kUmmaKBytes = 32;    /* K bytes per instruction: 16 16-bit elements (kind::f16), 32 FP8 (f8f6f4) */
+constexpr int kUmmaKBytes = 32; /* K bytes per instruction: 16 16-bit elements (kind::f16), 32 FP8 (f8f6f4) */
 constexpr int kUmmasPerStage = kStageKBytes / kUmmaKBytes;
 constexpr int kSwizzleAtomBytes = 8 * kSwizzleBytes; /* 8 rows of 128 B: the 1024-B alignment unit */
 constexpr int kMinRowElems = kSwizzleBytes / 2;      /* elements per 128-B row: 64 (16-bit) or 128 (FP8) */
@@ -203,14 +205,15 @@ constexpr int kTmaWarp = 0;
 constexpr int kMmaWarp = 1;
 constexpr int kFirstEpilogueWarp = 2;
 constexpr int kThreads = (kFirstEpilogueWarp + kEpilogueWarps) * 32; /* 192 */
-constexpr int kEpilogueChunk = 32; /* columns per tcgen05.ld.32x32b.x32 */
-constexpr int kCWarpBytes = 8192;  /* each epilogue warp's chunk buffers: 2 fp32 or 4 16-bit chunks of 32 x 32 */
+constexpr int kEpilogueChunk = 32;                                   /* columns per tcgen05.ld.32x32b.x32 */
+constexpr int kCWarpBytes = 8192; /* each epilogue warp's chunk buffers: 2 fp32 or 4 16-bit chunks of 32 x 32 */
 constexpr int kCMaxBuffers = kCWarpBytes / (32 * kEpilogueChunk * 2);
-constexpr uint32_t kTmemAddrBarrier = 1; /* named barrier id (0 is __syncthreads) */
+constexpr uint32_t kTmemAddrBarrier = 1;                     /* named barrier id (0 is __syncthreads) */
 constexpr uint32_t kTmemAddrThreads = 32 + kEpilogueThreads; /* MMA warp + epilogue warps */
 constexpr int kSmemLimit = 227 * 1024;
 
-static_assert(kBlockM == SM100_BM && kBlockN == SM100_BN && SM100_BK * 2 == kStageKBytes && SM100_BK_FP8 == kStageKBytes,
+static_assert(kBlockM == SM100_BM && kBlockN == SM100_BN && SM100_BK * 2 == kStageKBytes &&
+                  SM100_BK_FP8 == kStageKBytes,
               "the planner's tile (sm100_plan.h): 128 bytes of K per stage");
 static_assert(UMMA_F16_K * 2 == kUmmaKBytes && UMMA_F8F6F4_K * 1 == kUmmaKBytes, "32 bytes of K per instruction");
 static_assert(kStageKBytes % kUmmaKBytes == 0, "whole UMMA K steps per stage");
@@ -222,16 +225,17 @@ static_assert(kFirstEpilogueWarp + kEpilogueWarps == kThreads / 32, "warp roles 
 static_assert(kBlockN % kEpilogueChunk == 0, "the epilogue reads whole 32-column chunks");
 static_assert(kCWarpBytes % (32 * kEpilogueChunk * 4) == 0 && kCWarpBytes / (32 * kEpilogueChunk * 4) >= 2,
               "at least two fp32 chunks per warp: one is filled while the other's TMA store reads");
-static_assert(kEpilogueThreads == (int)DEALLOC_BARRIER_EPILOGUE_THREADS, "dealloc barrier counts every epilogue thread");
+static_assert(kEpilogueThreads == (int)DEALLOC_BARRIER_EPILOGUE_THREADS,
+              "dealloc barrier counts every epilogue thread");
 
 template <int kCtaGroup>
 struct Config {
     static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
-    static constexpr int kTileM = kBlockM * kCtaGroup;    /* rows of C per (pair) tile = UMMA M */
-    static constexpr int kBRows = kBlockN / kCtaGroup;    /* rows of B (N) this CTA loads per stage */
+    static constexpr int kTileM = kBlockM * kCtaGroup;     /* rows of C per (pair) tile = UMMA M */
+    static constexpr int kBRows = kBlockN / kCtaGroup;     /* rows of B (N) this CTA loads per stage */
     static constexpr int kABytes = kBlockM * kStageKBytes; /* 16 KB */
     static constexpr int kBBytes = kBRows * kStageKBytes;  /* 32 KB (cg 1) / 16 KB (cg 2) */
-    static constexpr int kStageBytes = kABytes + kBBytes;          /* bytes THIS CTA's TMA lands per stage */
+    static constexpr int kStageBytes = kABytes + kBBytes;  /* bytes THIS CTA's TMA lands per stage */
     static constexpr int kStages = kCtaGroup == 1 ? 4 : 6; /* as many as fit in 227 KB beside the C chunks */
     /* full[s] arrivals: the local TMA lane; EMULATION with a pair: the leader also receives P's relay */
     static __device__ __forceinline__ uint32_t full_count(uint32_t rank)
@@ -263,13 +267,13 @@ struct SharedStorage {
     /* the epilogue's output chunks (TMA epilogue): warp w's 32 rows x 32 columns of C, column-major without
      * swizzle (column j at j * 32 elements), C's old values loaded into them by TMA when beta != 0 */
     alignas(1024) uint8_t c_chunk[kEpilogueWarps][kCWarpBytes];
-    uint64_t full[C::kStages];      /* stage s holds A and B (TMA complete_tx) */
-    uint64_t empty[C::kStages];     /* stage s may be overwritten (tcgen05.commit) */
-    uint64_t acc_full[kAccStages];  /* accumulator a holds a finished tile (tcgen05.commit) */
-    uint64_t acc_empty[kAccStages]; /* accumulator a was read by every epilogue thread (leader's copy) */
+    uint64_t full[C::kStages];                     /* stage s holds A and B (TMA complete_tx) */
+    uint64_t empty[C::kStages];                    /* stage s may be overwritten (tcgen05.commit) */
+    uint64_t acc_full[kAccStages];                 /* accumulator a holds a finished tile (tcgen05.commit) */
+    uint64_t acc_empty[kAccStages];                /* accumulator a was read by every epilogue thread (leader's copy) */
     uint64_t c_full[kEpilogueWarps][kCMaxBuffers]; /* chunk buffer b of warp w holds C (TMA complete_tx) */
-    uint64_t dealloc;               /* the dealloc barrier, phase 0 only */
-    uint32_t tmem_base;             /* written by tcgen05.alloc */
+    uint64_t dealloc;                              /* the dealloc barrier, phase 0 only */
+    uint32_t tmem_base;                            /* written by tcgen05.alloc */
 };
 
 template <int kCtaGroup>
@@ -308,7 +312,8 @@ __device__ int wsgemm_sm100_report_stages_cg1 = Config<1>::kStages;
 __device__ int wsgemm_sm100_report_stages_cg2 = Config<2>::kStages;
 #endif
 
-namespace {
+namespace
+{
 
 /* ---------------------------------------------------------------- parameters */
 
@@ -321,20 +326,20 @@ struct KernelParams {
     void *c;            /* the output: C, or (split K) the fp32 partials [split][batch][n][m] in the workspace */
     long long ldc, stride_c, stride_split; /* elements between columns, batch members, splits of the output */
     int m, n;
-    float alpha, beta;  /* 1 and 0 for partials: the reduction applies C's */
-    int epilogue;       /* wsgemm_epilogue_kind: DIRECT, or TMA / STAGED through the c_chunk buffers */
-    int has_fused;      /* 1: the epilogue applies `fused` (wsgemm_matmul's output op) in place of alpha/beta */
+    float alpha, beta; /* 1 and 0 for partials: the reduction applies C's */
+    int epilogue;      /* wsgemm_epilogue_kind: DIRECT, or TMA / STAGED through the c_chunk buffers */
+    int has_fused;     /* 1: the epilogue applies `fused` (wsgemm_matmul's output op) in place of alpha/beta */
     wsgemm_fused_epilogue fused;
     int out_batches;    /* batch members per split of the output: its z coordinate is split * out_batches + batch */
     CUtensorMap tmap_c; /* the output, 3-D {m, n, splits x batch}, 32 x 32 boxes without swizzle (TMA epilogue) */
-    int kind;                /* umma_kind: UMMA_KIND_F16 (16-bit operands) or UMMA_KIND_F8F6F4 (FP8) */
-    int row_elems;           /* elements per 128-byte row: K per stage, and M or N per MN-major box (64 or 128) */
-    uint32_t idesc;          /* tcgen05 instruction descriptor of the kind */
-    uint64_t a_desc, b_desc; /* smem descriptors with start address 0 (the stage address is added) */
+    int kind;           /* umma_kind: UMMA_KIND_F16 (16-bit operands) or UMMA_KIND_F8F6F4 (FP8) */
+    int row_elems;      /* elements per 128-byte row: K per stage, and M or N per MN-major box (64 or 128) */
+    uint32_t idesc;     /* tcgen05 instruction descriptor of the kind */
+    uint64_t a_desc, b_desc;                 /* smem descriptors with start address 0 (the stage address is added) */
     uint32_t a_k_step_bytes, b_k_step_bytes; /* start-address advance per UMMA K step */
     int a_mn_major, b_mn_major;
     int a_batched, b_batched; /* 0: the operand is shared by every batch (stride 0 or one batch) */
-    int fault;               /* a planted teardown bug (Fault); read only through planted_fault() */
+    int fault;                /* a planted teardown bug (Fault); read only through planted_fault() */
 };
 
 /* The planted fault of this launch: a compile-time FAULT_NONE in every build but the emulated kernel with
@@ -442,8 +447,8 @@ __device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
             const int k0 = kb * p.row_elems;
             load_operand<kCtaGroup, kBlockM>(s.a[st.stage], &p.tmap_a, p.a_mn_major, p.row_elems, a_row0, k0, a_batch,
                                              full, full_cluster);
-            load_operand<kCtaGroup, C::kBRows>(s.b[st.stage], &p.tmap_b, p.b_mn_major, p.row_elems, b_row0, k0,
-                                               b_batch, full, full_cluster);
+            load_operand<kCtaGroup, C::kBRows>(s.b[st.stage], &p.tmap_b, p.b_mn_major, p.row_elems, b_row0, k0, b_batch,
+                                               full, full_cluster);
 #if SM100_EMULATION
             if (kCtaGroup == 2 && rank != 0) {
                 /* EMULATION: this lane issued the copies, so it forwards their completion to the leader's
@@ -607,7 +612,7 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
         const int z = tile.split * p.out_batches + tile.batch;
         const int cols = min(kBlockN, p.n - tile.n0);
         const int chunks = (cols + kEpilogueChunk - 1) / kEpilogueChunk;
-        if (load_c && lane == 0) { /* the tile's first chunks of C, under its main loop */
+        if (load_c && lane == 0) {     /* the tile's first chunks of C, under its main loop */
             bulk_wait_group_read<0>(); /* every buffer's last store has read it */
             for (int c = 0; c < chunks && c < CC::kBuffers; ++c)
                 c_chunk_load<kCtaGroup, TOut>(p, s, ew, seq + (uint32_t)c, r0, tile.n0 + c * kEpilogueChunk, z);
@@ -617,7 +622,8 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
         if (planted_fault(p) != FAULT_NONE && u + unit_step >= p.sched.units) fault_hold_back(p, rank);
 
         const int i = tile.m0 + row;
-        TOut *c = static_cast<TOut *>(p.c) + (long long)tile.split * p.stride_split + (long long)tile.batch * p.stride_c;
+        TOut *c =
+            static_cast<TOut *>(p.c) + (long long)tile.split * p.stride_split + (long long)tile.batch * p.stride_c;
         const uint32_t taddr = tmem_base + tmem_addr((uint32_t)(quarter * 32), (uint32_t)(acc.stage * kBlockN));
         for (int ch = 0; ch < chunks; ++ch) {
             const int j0 = tile.n0 + ch * kEpilogueChunk;
@@ -648,8 +654,9 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
                     TOut *elem = chunk + e * 32 + lane;
                     const float old = load_c ? wsgemm_out_load<kOut>(elem) : 0.0f;
                     const float x = __uint_as_float(v[e]);
-                    wsgemm_out_store<kOut>(elem, p.has_fused ? fused_chunk_value(p, factors, x, load_c, old, i, j0 + e, amax)
-                                                             : wsgemm_out_value(x, p.alpha, p.beta, old));
+                    wsgemm_out_store<kOut>(elem, p.has_fused
+                                                     ? fused_chunk_value(p, factors, x, load_c, old, i, j0 + e, amax)
+                                                     : wsgemm_out_value(x, p.alpha, p.beta, old));
                 }
                 fence_proxy_async_shared_cta(); /* our generic smem writes before the TMA store reads them */
                 __syncwarp();
@@ -705,10 +712,15 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
     const int warp = threadIdx.x / 32;
     const uint32_t rank = kCtaGroup == 2 ? cluster_ctarank() : 0u;
     const long long first_unit = (long long)(blockIdx.x / kCtaGroup); /* the cluster's index */
-    const long long unit_step = (long long)(gridDim.x / kCtaGroup);     /* the number of clusters */
+    const long long unit_step = (long long)(gridDim.x / kCtaGroup);   /* the number of clusters */
 
-    const PipelineRing ring = {s.full,    s.empty,      (uint32_t)C::kStages, kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA,
-                               kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA, "full", "empty"};
+    const PipelineRing ring = {s.full,
+                               s.empty,
+                               (uint32_t)C::kStages,
+                               kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA,
+                               kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA,
+                               "full",
+                               "empty"};
     if (threadIdx.x == 0) {
         tma_prefetch_tensormap(&p.tmap_a);
         tma_prefetch_tensormap(&p.tmap_b);
@@ -734,8 +746,8 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
      * barrier 1 (160 threads), also when this CTA gets zero tiles (tmem/tmem.cuh hand-off helpers). */
     uint32_t tmem_base = 0;
     if (warp == kMmaWarp)
-        tmem_base = tmem_alloc_and_publish<kCtaGroup>(&s.tmem_base, (uint32_t)kTmemCols, kTmemAddrBarrier,
-                                                      kTmemAddrThreads);
+        tmem_base =
+            tmem_alloc_and_publish<kCtaGroup>(&s.tmem_base, (uint32_t)kTmemCols, kTmemAddrBarrier, kTmemAddrThreads);
     else if (warp != kTmaWarp)
         tmem_base = tmem_receive_address(&s.tmem_base, kTmemAddrBarrier, kTmemAddrThreads);
     if (kCtaGroup == 2) {

@@ -26,7 +26,8 @@
 #include "sm100/sm100_plan.h"
 #include "sm100/sm100_probe.h"
 
-namespace {
+namespace
+{
 
 /* ---------------------------------------------------------------- host: tensor maps */
 
@@ -145,8 +146,9 @@ wsgemm_status query_kernel(void *launch_ctx, int cta_group, wsgemm_dtype out_typ
         cudaError_t err = wsgemm_kernel_set_max_dynamic_smem(fn, smem);
         if (err != cudaSuccess) {
             wsgemm_forget_cuda_error(err);
-            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s: cudaFuncSetAttribute(max dynamic smem %d) failed: %s",
-                               SM100_PATH_NAME, smem, cudaGetErrorString(err));
+            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR,
+                               "%s: cudaFuncSetAttribute(max dynamic smem %d) failed: %s", SM100_PATH_NAME, smem,
+                               cudaGetErrorString(err));
         }
         cudaLaunchConfig_t cfg = {};
         cudaLaunchAttribute attr[1];
@@ -238,13 +240,13 @@ void set_params(KernelParams *k, const wsgemm_plan *plan, const wsgemm_problem *
         k->kind = UMMA_KIND_F8F6F4;
         const umma_f8_dtype a = p->Atype == WSGEMM_R_8F_E5M2 ? UMMA_E5M2 : UMMA_E4M3;
         const umma_f8_dtype b = p->Btype == WSGEMM_R_8F_E5M2 ? UMMA_E5M2 : UMMA_E4M3;
-        k->idesc = umma_idesc_f8f6f4_encode(UMMA_ACC_F32, a, b, a_major, b_major, 0, 0, (uint32_t)tile_m,
-                                            (uint32_t)kBlockN);
+        k->idesc =
+            umma_idesc_f8f6f4_encode(UMMA_ACC_F32, a, b, a_major, b_major, 0, 0, (uint32_t)tile_m, (uint32_t)kBlockN);
     } else {
         k->kind = UMMA_KIND_F16;
         const umma_dtype ab = p->Atype == WSGEMM_R_16BF ? UMMA_BF16 : UMMA_F16;
-        k->idesc = umma_idesc_f16_encode(UMMA_ACC_F32, ab, ab, a_major, b_major, 0, 0, (uint32_t)tile_m,
-                                         (uint32_t)kBlockN);
+        k->idesc =
+            umma_idesc_f16_encode(UMMA_ACC_F32, ab, ab, a_major, b_major, 0, 0, (uint32_t)tile_m, (uint32_t)kBlockN);
     }
     k->row_elems = plan->bk; /* the plan's K per block: 128 bytes of the input type (sm100_plan.h) */
     /* K step inside a stage, one instruction's K (32 bytes of K-major rows): K-major moves 32 B along the
@@ -280,8 +282,7 @@ wsgemm_status sm100_plan(void *self, const wsgemm_problem *p, int lean, wsgemm_l
     return sm100_plan_make(p, call->knobs, query_kernel, ctx, plan, why, why_size);
 }
 
-wsgemm_status sm100_encode(void *self, wsgemm_plan *plan, const wsgemm_problem *p, uint8_t *ws,
-                           wsgemm_launch_ctx *ctx)
+wsgemm_status sm100_encode(void *self, wsgemm_plan *plan, const wsgemm_problem *p, uint8_t *ws, wsgemm_launch_ctx *ctx)
 {
     Sm100Call *call = (Sm100Call *)self;
     KernelParams &k = call->k;
@@ -291,8 +292,10 @@ wsgemm_status sm100_encode(void *self, wsgemm_plan *plan, const wsgemm_problem *
     cudaError_t err = make_operand_map(&k.tmap_a, &plan->a, p->Atype, p->k, kBlockM, plan->bk, msg, sizeof msg);
     if (err == cudaSuccess)
         err = make_operand_map(&k.tmap_b, &plan->b, p->Btype, p->k, kBlockN / plan->cluster, plan->bk, msg, sizeof msg);
-    if (err != cudaSuccess) return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "%s tensor map: %s", SM100_PATH_NAME, msg);
-    if (plan->epilogue != WSGEMM_EPILOGUE_DIRECT && make_output_map(&k.tmap_c, &k, plan, p, msg, sizeof msg) != cudaSuccess) {
+    if (err != cudaSuccess)
+        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "%s tensor map: %s", SM100_PATH_NAME, msg);
+    if (plan->epilogue != WSGEMM_EPILOGUE_DIRECT &&
+        make_output_map(&k.tmap_c, &k, plan, p, msg, sizeof msg) != cudaSuccess) {
         if (call->knobs->sm100_debug) fprintf(stderr, "wsgemm %s: no TMA epilogue: %s\n", SM100_PATH_NAME, msg);
         plan->epilogue = WSGEMM_EPILOGUE_DIRECT; /* the driver refused the map: per-element stores serve any output */
         k.epilogue = WSGEMM_EPILOGUE_DIRECT;
@@ -322,8 +325,8 @@ wsgemm_status sm100_launch(void *self, const wsgemm_plan *plan, const wsgemm_pro
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s kernel launch (cta_group %d, %lld CTAs) failed: %s",
                            SM100_PATH_NAME, plan->cluster, ctas, cudaGetErrorString(err));
     }
-    last_launch = wsgemm_sm100_launch_probe{plan->cluster, plan->splits, (int)plan->epilogue, plan->a.staged,
-                                            plan->b.staged, ctas, k.kind, k.has_fused};
+    last_launch = wsgemm_sm100_launch_probe{
+        plan->cluster, plan->splits, (int)plan->epilogue, plan->a.staged, plan->b.staged, ctas, k.kind, k.has_fused};
     last_launched = 1;
     return WSGEMM_STATUS_SUCCESS;
 }
@@ -334,8 +337,12 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const w
     Sm100Call call;
     call.knobs = knobs;
     call.fault = fault;
-    const wsgemm_fast_path path = {.name = SM100_PATH_NAME, .debug = knobs->sm100_debug, .self = &call,
-                                   .plan = sm100_plan, .encode = sm100_encode, .launch = sm100_launch};
+    const wsgemm_fast_path path = {.name = SM100_PATH_NAME,
+                                   .debug = knobs->sm100_debug,
+                                   .self = &call,
+                                   .plan = sm100_plan,
+                                   .encode = sm100_encode,
+                                   .launch = sm100_launch};
     return wsgemm_fast_path_run(&path, p, ctx);
 }
 

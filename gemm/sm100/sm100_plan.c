@@ -105,8 +105,10 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
     const int bk = fp8 ? SM100_BK_FP8 : SM100_BK;
     if (fp8 != wsgemm_dtype_is_fp8(p->Btype) || (!fp8 && p->Btype != p->Atype) ||
         (p->Atype == WSGEMM_R_8F_E5M2 && p->Btype == WSGEMM_R_8F_E5M2)) {
-        snprintf(why, why_size, "A type %d with B type %d: the kernel takes 16-bit A and B of one type, or FP8 "
-                 "(E4M3/E5M2, not both E5M2)", (int)p->Atype, (int)p->Btype);
+        snprintf(why, why_size,
+                 "A type %d with B type %d: the kernel takes 16-bit A and B of one type, or FP8 "
+                 "(E4M3/E5M2, not both E5M2)",
+                 (int)p->Atype, (int)p->Btype);
         return WSGEMM_STATUS_NOT_SUPPORTED;
     }
     if ((p->a_scale || p->b_scale) && p->fused == NULL) {
@@ -136,8 +138,10 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
     wsgemm_plan_split_range(k_blocks, knobs->sm100_splitk, (double)p->m * p->n * nb * 4.0, &min_splits, &max_splits);
     if (p->fused) { /* the fused op runs on the accumulators: one chain */
         if (k_blocks > WSGEMM_MAX_CHAIN_BLOCKS) {
-            snprintf(why, why_size, "k = %d is %d K blocks: a fused output op runs on one accumulator chain of at "
-                     "most %d", p->k, k_blocks, (int)WSGEMM_MAX_CHAIN_BLOCKS);
+            snprintf(why, why_size,
+                     "k = %d is %d K blocks: a fused output op runs on one accumulator chain of at "
+                     "most %d",
+                     p->k, k_blocks, (int)WSGEMM_MAX_CHAIN_BLOCKS);
             return WSGEMM_STATUS_NOT_SUPPORTED;
         }
         min_splits = max_splits = 1;
@@ -146,7 +150,8 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
     /* cta_group candidates: 2 first (fewer operand bytes per FLOP: it wins ties), but only with two rows of
      * tiles (one row would leave the second CTA of every pair without rows), then 1; or the forced one */
     int groups[2], n_groups = 0;
-    if (knobs->sm100_cta_group == 1 || knobs->sm100_cta_group == 2) groups[n_groups++] = knobs->sm100_cta_group;
+    if (knobs->sm100_cta_group == 1 || knobs->sm100_cta_group == 2)
+        groups[n_groups++] = knobs->sm100_cta_group;
     else {
         if (tiles_m >= 2) groups[n_groups++] = 2;
         groups[n_groups++] = 1;
@@ -163,8 +168,8 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
             if (s != WSGEMM_STATUS_SUCCESS) return s;
             if (!f.exists || f.max_clusters <= 0) continue;
             const wsgemm_sched sch = wsgemm_sched_make((int)tiles_m, (int)tiles_n, cg, 1, sp, nb, k_blocks);
-            const double cost = sm100_plan_estimate_us(p, cg, sch.units, f.max_clusters, sch.k_blocks_per_split,
-                                                       sch.splits);
+            const double cost =
+                sm100_plan_estimate_us(p, cg, sch.units, f.max_clusters, sch.k_blocks_per_split, sch.splits);
             if (!chosen.exists || cost < best * 0.95) {
                 best = cost;
                 chosen = f;
@@ -184,8 +189,8 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
     plan->variant = 0;
     plan->tiles_p = (int)tiles_m;
     plan->tiles_q = (int)tiles_n;
-    plan->sched = wsgemm_sched_make(plan->tiles_p, plan->tiles_q, plan->cluster, knobs->sm100_group, splits, nb,
-                                    k_blocks);
+    plan->sched =
+        wsgemm_sched_make(plan->tiles_p, plan->tiles_q, plan->cluster, knobs->sm100_group, splits, nb, k_blocks);
     plan->splits = plan->sched.splits;
     plan->grid_clusters = plan->sched.units < plan->max_clusters ? plan->sched.units : plan->max_clusters;
     if (knobs->sm100_ctas > 0) /* forced grid (tests: more CTAs than units, zero-tile teardown) */

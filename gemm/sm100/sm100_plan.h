@@ -26,7 +26,7 @@ enum { SM100_BM = 128, SM100_BN = 256, SM100_BK = 64, SM100_BK_FP8 = 128 };
 
 /* What the kernel room and the device say about the kernel of (cta_group, C element type). */
 typedef struct sm100_kernel_facts {
-    int exists;       /* 0: not instantiated, or the device cannot give it its shared memory */
+    int exists; /* 0: not instantiated, or the device cannot give it its shared memory */
     int cta_group;
     int stages;
     int smem_bytes;

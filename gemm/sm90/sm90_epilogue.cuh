@@ -44,9 +44,12 @@ static __device__ __forceinline__ void sm90_bias_load_as(const Sm90Params &prm, 
 template <int kBn>
 static __device__ __forceinline__ void sm90_bias_load(const Sm90Params &prm, int q0, float (&b)[kBn / 32])
 {
-    if (prm.fused.bias_type == WSGEMM_R_16BF) sm90_bias_load_as<kBn, WSGEMM_R_16BF>(prm, q0, b);
-    else if (prm.fused.bias_type == WSGEMM_R_16F) sm90_bias_load_as<kBn, WSGEMM_R_16F>(prm, q0, b);
-    else sm90_bias_load_as<kBn, WSGEMM_R_32F>(prm, q0, b);
+    if (prm.fused.bias_type == WSGEMM_R_16BF)
+        sm90_bias_load_as<kBn, WSGEMM_R_16BF>(prm, q0, b);
+    else if (prm.fused.bias_type == WSGEMM_R_16F)
+        sm90_bias_load_as<kBn, WSGEMM_R_16F>(prm, q0, b);
+    else
+        sm90_bias_load_as<kBn, WSGEMM_R_32F>(prm, q0, b);
 }
 
 /* The bias of fragment column 8 j + 2 (lane % 4) + e of the tile (sm90_epilogue's fragment layout), fetched
@@ -143,17 +146,17 @@ static __device__ __forceinline__ void sm90_chunk_store(const CUtensorMap *map_c
 template <int kBn, int kOutType, int kFused>
 static __device__ __forceinline__ void sm90_epilogue_tma(const float (&acc)[kBn / 2], const Sm90Params &prm,
                                                          const wsgemm_sched_unit &w, int half, uint32_t barrier_id,
-                                                         const CUtensorMap *map_c, uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
-                                                         uint32_t &chunk_count)
+                                                         const CUtensorMap *map_c,
+                                                         uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES], uint32_t &chunk_count)
 {
     constexpr int kBytes = wsgemm_out_bytes<kOutType>::value;
-    constexpr int kChunkElems = 128 / kBytes;      /* q elements per chunk row */
+    constexpr int kChunkElems = 128 / kBytes; /* q elements per chunk row */
     constexpr int kChunks = kBn / kChunkElems;
-    constexpr int kJPerChunk = kChunkElems / 8;    /* fragment column groups (8 wide) per chunk */
+    constexpr int kJPerChunk = kChunkElems / 8; /* fragment column groups (8 wide) per chunk */
     static_assert(kBn % kChunkElems == 0, "whole chunks per tile");
     const int lane = threadIdx.x % 32;
     const int warp_in_wg = (threadIdx.x / 32) % 4;
-    const int row0 = warp_in_wg * 16 + lane / 4;       /* p row inside the 64-row slice (and row0 + 8) */
+    const int row0 = warp_in_wg * 16 + lane / 4; /* p row inside the 64-row slice (and row0 + 8) */
     const int p_tile = w.row * SM90_BM + half * 64;
     const int q_tile = w.col * kBn;
     const uint8_t *c_old = (const uint8_t *)prm.out + w.batch * prm.out_batch * kBytes;
@@ -230,8 +233,10 @@ static __device__ __forceinline__ void sm90_fused_tile(float (&acc)[kBn / 2], co
                  * one aligned vector store */
                 const int qq = q + 8 * j;
                 uint8_t *at = row + 8 * j * kBytes;
-                if (qq + 1 < prm.q_extent) wsgemm_out_store2<kOutType>(at, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-                else if (qq < prm.q_extent) wsgemm_out_store<kOutType>(at, acc[4 * j + 2 * h]);
+                if (qq + 1 < prm.q_extent)
+                    wsgemm_out_store2<kOutType>(at, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+                else if (qq < prm.q_extent)
+                    wsgemm_out_store<kOutType>(at, acc[4 * j + 2 * h]);
             }
         }
     }
@@ -247,7 +252,8 @@ static __device__ __forceinline__ void sm90_fused_tile(float (&acc)[kBn / 2], co
         for (int j = 0; j < kBn / 8; ++j)
 #pragma unroll
             for (int r = 0; r < 4; ++r)
-                if (p + 8 * (r / 2) < prm.p_extent && q + 8 * j + r % 2 < prm.q_extent) amax = fmaxf(amax, fabsf(acc[4 * j + r]));
+                if (p + 8 * (r / 2) < prm.p_extent && q + 8 * j + r % 2 < prm.q_extent)
+                    amax = fmaxf(amax, fabsf(acc[4 * j + r]));
     }
     if (prm.fused.d_scale) {
         const float d_scale = *prm.fused.d_scale;
@@ -291,11 +297,9 @@ typedef struct Sm90PendingTile {
  * The chunk index is a run-time value; the unrolled compare keeps every packed[] index a constant, so the
  * packed tile stays in registers (a run-time index would move it to local memory). */
 template <int kBn>
-static __device__ __forceinline__ void sm90_store_packed_chunk(const uint32_t (&packed)[kBn / 4], int c,
-                                                               const Sm90PendingTile &t, int consumer,
-                                                               const CUtensorMap *map_c,
-                                                               uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
-                                                               uint32_t &chunk_count)
+static __device__ __forceinline__ void
+sm90_store_packed_chunk(const uint32_t (&packed)[kBn / 4], int c, const Sm90PendingTile &t, int consumer,
+                        const CUtensorMap *map_c, uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES], uint32_t &chunk_count)
 {
     const int lane = threadIdx.x % 32;
     const int r = lane % 8, i = lane / 8;
@@ -318,10 +322,9 @@ static __device__ __forceinline__ void sm90_store_packed_chunk(const uint32_t (&
 
 /* The next chunk of the pending slice, if any. */
 template <int kBn>
-static __device__ __forceinline__ void sm90_store_next_chunk(const uint32_t (&packed)[kBn / 4], Sm90PendingTile &t,
-                                                             int consumer, const CUtensorMap *map_c,
-                                                             uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
-                                                             uint32_t &chunk_count)
+static __device__ __forceinline__ void
+sm90_store_next_chunk(const uint32_t (&packed)[kBn / 4], Sm90PendingTile &t, int consumer, const CUtensorMap *map_c,
+                      uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES], uint32_t &chunk_count)
 {
     if (t.chunks_left == 0) return;
     sm90_store_packed_chunk<kBn>(packed, kBn / 64 - t.chunks_left, t, consumer, map_c, bufs, chunk_count);
@@ -337,13 +340,12 @@ static __device__ __forceinline__ void sm90_store_next_chunk(const uint32_t (&pa
  * layout of the C map's boxes: 16-byte unit u of row r at u ^ (r % 8)), and the leader stores every chunk by
  * TMA as one bulk group; the caller goes on with the next tile's main loop while they run. */
 template <int kBn, int kOutType>
-static __device__ __forceinline__ void sm90_epilogue_staged(const float (&acc)[kBn / 2], const Sm90Params &prm,
-                                                            const wsgemm_sched_unit &w, int consumer,
-                                                            const CUtensorMap *map_c,
-                                                            uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES], bool read_c)
+static __device__ __forceinline__ void
+sm90_epilogue_staged(const float (&acc)[kBn / 2], const Sm90Params &prm, const wsgemm_sched_unit &w, int consumer,
+                     const CUtensorMap *map_c, uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES], bool read_c)
 {
     constexpr int kBytes = wsgemm_out_bytes<kOutType>::value;
-    constexpr int kChunkElems = 128 / kBytes;   /* q elements per chunk row */
+    constexpr int kChunkElems = 128 / kBytes; /* q elements per chunk row */
     constexpr int kChunks = kBn / kChunkElems;
     constexpr int kJPerChunk = kChunkElems / 8; /* fragment column groups (8 wide) per chunk */
     const int lane = threadIdx.x % 32;
@@ -375,7 +377,8 @@ static __device__ __forceinline__ void sm90_epilogue_staged(const float (&acc)[k
     if (threadIdx.x % 128 == 0) {
         const int p_tile = w.row * SM90_BM + consumer * 64, q_tile = w.col * kBn;
 #pragma unroll
-        for (int c = 0; c < kChunks; ++c) tma_store_3d(map_c, smem_u32(bufs[c]), q_tile + c * kChunkElems, p_tile, w.batch);
+        for (int c = 0; c < kChunks; ++c)
+            tma_store_3d(map_c, smem_u32(bufs[c]), q_tile + c * kChunkElems, p_tile, w.batch);
         bulk_commit_group();
     }
 }
@@ -391,8 +394,10 @@ static __device__ __forceinline__ void sm90_epilogue_staged_dispatch(const float
     if constexpr (kCBytes == 4) {
         sm90_epilogue_staged<kBn, WSGEMM_R_32F>(acc, prm, w, consumer, map_c, bufs, read_c);
     } else {
-        if (prm.out_type == WSGEMM_R_16BF) sm90_epilogue_staged<kBn, WSGEMM_R_16BF>(acc, prm, w, consumer, map_c, bufs, read_c);
-        else sm90_epilogue_staged<kBn, WSGEMM_R_16F>(acc, prm, w, consumer, map_c, bufs, read_c);
+        if (prm.out_type == WSGEMM_R_16BF)
+            sm90_epilogue_staged<kBn, WSGEMM_R_16BF>(acc, prm, w, consumer, map_c, bufs, read_c);
+        else
+            sm90_epilogue_staged<kBn, WSGEMM_R_16F>(acc, prm, w, consumer, map_c, bufs, read_c);
     }
 }
 
@@ -440,11 +445,10 @@ static __device__ __forceinline__ void sm90_store_partial(const float (&acc)[kBn
 
 /* The tile-end TMA-store epilogue of C's type kOutType; in a FUSED kernel the fused ops first, in place. */
 template <int kBn, int kOutType, int kFused>
-static __device__ __forceinline__ void sm90_epilogue_tma_of(float (&acc)[kBn / 2], const Sm90Params &prm,
-                                                            const wsgemm_sched_unit &w, int half, uint32_t barrier_id,
-                                                            const CUtensorMap *map_c,
-                                                            uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES], uint32_t &chunk_count,
-                                                            const float (&b)[kBn / 32], float &amax)
+static __device__ __forceinline__ void
+sm90_epilogue_tma_of(float (&acc)[kBn / 2], const Sm90Params &prm, const wsgemm_sched_unit &w, int half,
+                     uint32_t barrier_id, const CUtensorMap *map_c, uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
+                     uint32_t &chunk_count, const float (&b)[kBn / 32], float &amax)
 {
     if constexpr (kFused) sm90_fused_tile<kBn, kOutType>(acc, prm, w.row * SM90_BM + half * 64, w.col * kBn, b, amax);
     sm90_epilogue_tma<kBn, kOutType, kFused>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count);
@@ -457,29 +461,32 @@ static __device__ __forceinline__ void sm90_epilogue_tma_of(float (&acc)[kBn / 2
  * leave acc holding the stored values, and only they store an E4M3 D (128 elements per chunk row); b is their
  * tile's bias and amax their running maximum (sm90_fused_tile). */
 template <int kBn, int kFused>
-static __device__ __forceinline__ void sm90_epilogue_tile_end(float (&acc)[kBn / 2], const Sm90Params &prm,
-                                                              const wsgemm_sched_unit &w, int half,
-                                                              uint32_t barrier_id, const CUtensorMap *map_c,
-                                                              uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
-                                                              uint32_t &chunk_count, const float (&b)[kBn / 32],
-                                                              float &amax)
+static __device__ __forceinline__ void
+sm90_epilogue_tile_end(float (&acc)[kBn / 2], const Sm90Params &prm, const wsgemm_sched_unit &w, int half,
+                       uint32_t barrier_id, const CUtensorMap *map_c, uint8_t (*bufs)[SM90_EPI_CHUNK_BYTES],
+                       uint32_t &chunk_count, const float (&b)[kBn / 32], float &amax)
 {
     constexpr int kByteOut = kFused ? WSGEMM_R_8F_E4M3 : WSGEMM_R_32F; /* no 1-byte code in the other kernels */
     if (kFused || prm.epilogue == WSGEMM_EPILOGUE_TMA) {
         if (prm.out_type == WSGEMM_R_16BF)
             sm90_epilogue_tma_of<kBn, WSGEMM_R_16BF, kFused>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b,
-                                                           amax);
+                                                             amax);
         else if (prm.out_type == WSGEMM_R_16F)
             sm90_epilogue_tma_of<kBn, WSGEMM_R_16F, kFused>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b,
-                                                          amax);
+                                                            amax);
         else if (kFused && prm.out_type == WSGEMM_R_8F_E4M3)
-            sm90_epilogue_tma_of<kBn, kByteOut, kFused>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b, amax);
-        else sm90_epilogue_tma_of<kBn, WSGEMM_R_32F, kFused>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b,
-                                                           amax);
+            sm90_epilogue_tma_of<kBn, kByteOut, kFused>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b,
+                                                        amax);
+        else
+            sm90_epilogue_tma_of<kBn, WSGEMM_R_32F, kFused>(acc, prm, w, half, barrier_id, map_c, bufs, chunk_count, b,
+                                                            amax);
     } else {
-        if (prm.out_type == WSGEMM_R_16BF) sm90_epilogue<kBn, WSGEMM_R_16BF>(acc, prm, w, half);
-        else if (prm.out_type == WSGEMM_R_16F) sm90_epilogue<kBn, WSGEMM_R_16F>(acc, prm, w, half);
-        else sm90_epilogue<kBn, WSGEMM_R_32F>(acc, prm, w, half);
+        if (prm.out_type == WSGEMM_R_16BF)
+            sm90_epilogue<kBn, WSGEMM_R_16BF>(acc, prm, w, half);
+        else if (prm.out_type == WSGEMM_R_16F)
+            sm90_epilogue<kBn, WSGEMM_R_16F>(acc, prm, w, half);
+        else
+            sm90_epilogue<kBn, WSGEMM_R_32F>(acc, prm, w, half);
     }
 }
 

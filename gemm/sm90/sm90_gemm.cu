@@ -39,12 +39,14 @@ Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int i
     if (in == SM90_IN_E5M2_E4M3) return sm90_kernels_e5m2_e4m3(bn, variant, p_mn, q_mn);
     const int bf16 = in == SM90_IN_BF16;
     if (variant == SM90_VARIANT_STAGED16 || variant == SM90_VARIANT_STAGED32)
-        return bf16 ? sm90_kernels_bf16_staged(bn, variant, p_mn, q_mn) : sm90_kernels_f16_staged(bn, variant, p_mn, q_mn);
+        return bf16 ? sm90_kernels_bf16_staged(bn, variant, p_mn, q_mn)
+                    : sm90_kernels_f16_staged(bn, variant, p_mn, q_mn);
     if (variant == SM90_VARIANT_PINGPONG)
         return bf16 ? sm90_kernels_bf16_pingpong(bn, variant, p_mn, q_mn)
                     : sm90_kernels_f16_pingpong(bn, variant, p_mn, q_mn);
     if (variant == SM90_VARIANT_FUSED)
-        return bf16 ? sm90_kernels_bf16_fused(bn, variant, p_mn, q_mn) : sm90_kernels_f16_fused(bn, variant, p_mn, q_mn);
+        return bf16 ? sm90_kernels_bf16_fused(bn, variant, p_mn, q_mn)
+                    : sm90_kernels_f16_fused(bn, variant, p_mn, q_mn);
     switch (bn) {
     case 256: return bf16 ? sm90_kernels_bf16_n256(variant, p_mn, q_mn) : sm90_kernels_f16_n256(variant, p_mn, q_mn);
     case 192: return bf16 ? sm90_kernels_bf16_n192(variant, p_mn, q_mn) : sm90_kernels_f16_n192(variant, p_mn, q_mn);
@@ -86,7 +88,8 @@ static int prep_insert(const void *fn, int dev, int max_clusters)
     int stored = 0;
     pthread_mutex_lock(&prep_lock);
     for (int i = 0; i < kPrepPerDevice && !stored; ++i) {
-        if (prep_table[dev][i].fn == fn) stored = 1;
+        if (prep_table[dev][i].fn == fn)
+            stored = 1;
         else if (prep_table[dev][i].fn == NULL) {
             prep_table[dev][i].fn = fn;
             prep_table[dev][i].max_clusters = max_clusters;
@@ -102,8 +105,9 @@ static wsgemm_status prepare_kernel(const Sm90KernelInfo *info, wsgemm_launch_ct
     int dev = ctx->device->ordinal;
     if (prep_lookup(info->fn, dev, max_clusters)) return WSGEMM_STATUS_SUCCESS;
     if (info->smem_bytes > ctx->device->smem_optin_bytes)
-        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "sm90 kernel needs %d bytes of shared memory; device has %d",
-                           info->smem_bytes, ctx->device->smem_optin_bytes);
+        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
+                           "sm90 kernel needs %d bytes of shared memory; device has %d", info->smem_bytes,
+                           ctx->device->smem_optin_bytes);
     cudaError_t err = wsgemm_kernel_set_max_dynamic_smem(info->fn, info->smem_bytes);
     if (err != cudaSuccess) {
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "cudaFuncSetAttribute(max dynamic smem %d) failed: %s",
@@ -266,7 +270,7 @@ static Sm90Params kernel_params(const wsgemm_plan *plan, const wsgemm_problem *p
     }
     prm.epilogue = plan->epilogue;
     if (p->fused) prm.fused = *p->fused; /* its plan is swapped and unsplit (sm90_plan.c) */
-    prm.a_scale = p->a_scale; /* FP8 plans only (sm90_plan.c) */
+    prm.a_scale = p->a_scale;            /* FP8 plans only (sm90_plan.c) */
     prm.b_scale = p->b_scale;
     if (plan->sched.sk_splits > 1) { /* the hybrid's split region: partial tiles, C's contiguous side contiguous */
         prm.sk_part = (float *)(ws + plan->partials_offset);
@@ -285,8 +289,8 @@ typedef struct sm90_call {
     Sm90Params prm;
 } sm90_call;
 
-static wsgemm_status sm90_plan(void *self, const wsgemm_problem *p, int lean, wsgemm_launch_ctx *ctx,
-                               wsgemm_plan *plan, char *why, size_t why_size)
+static wsgemm_status sm90_plan(void *self, const wsgemm_problem *p, int lean, wsgemm_launch_ctx *ctx, wsgemm_plan *plan,
+                               char *why, size_t why_size)
 {
     const sm90_call *call = (const sm90_call *)self;
     wsgemm_knobs knobs = *call->knobs;
@@ -301,8 +305,8 @@ static wsgemm_status sm90_encode(void *self, wsgemm_plan *plan, const wsgemm_pro
     char msg[256] = "";
     memset(&call->map_c, 0, sizeof call->map_c);
     const wsgemm_dtype p_type = plan->swap ? p->Btype : p->Atype, q_type = plan->swap ? p->Atype : p->Btype;
-    cudaError_t err = encode_operand(&call->map_p, sm90_plan_p(plan), p_type, p->k, SM90_BM, SM90_BK, plan->bk, msg,
-                                     sizeof msg);
+    cudaError_t err =
+        encode_operand(&call->map_p, sm90_plan_p(plan), p_type, p->k, SM90_BM, SM90_BK, plan->bk, msg, sizeof msg);
     if (err == cudaSuccess)
         err = encode_operand(&call->map_q, sm90_plan_q(plan), q_type, p->k, plan->bn / plan->cluster,
                              SM90_BK / plan->cluster, plan->bk, msg, sizeof msg);
@@ -317,8 +321,7 @@ static wsgemm_status sm90_encode(void *self, wsgemm_plan *plan, const wsgemm_pro
     return WSGEMM_STATUS_SUCCESS;
 }
 
-static wsgemm_status sm90_launch(void *self, const wsgemm_plan *plan, const wsgemm_problem *p,
-                                 wsgemm_launch_ctx *ctx)
+static wsgemm_status sm90_launch(void *self, const wsgemm_plan *plan, const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
     (void)p;
     sm90_call *call = (sm90_call *)self;
@@ -348,7 +351,11 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
 {
     sm90_call call;
     call.knobs = wsgemm_knobs_get();
-    const wsgemm_fast_path path = {.name = "sm90", .debug = call.knobs->sm90_debug, .self = &call,
-                                   .plan = sm90_plan, .encode = sm90_encode, .launch = sm90_launch};
+    const wsgemm_fast_path path = {.name = "sm90",
+                                   .debug = call.knobs->sm90_debug,
+                                   .self = &call,
+                                   .plan = sm90_plan,
+                                   .encode = sm90_encode,
+                                   .launch = sm90_launch};
     return wsgemm_fast_path_run(&path, p, ctx);
 }

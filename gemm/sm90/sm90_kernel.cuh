@@ -107,11 +107,11 @@
  * swizzle row) and SM90_BK_FP8 (128 K of 1-byte elements in the same row) are in sm90_tile.h, which the plan
  * shares. */
 enum {
-    SM90_THREADS = 384,    /* producer warpgroup + two consumer warpgroups */
+    SM90_THREADS = 384, /* producer warpgroup + two consumer warpgroups */
     SM90_PRODUCER_REGS = 40,
     SM90_CONSUMER_REGS = 232,
-    SM90_SWIZZLE_ATOM = 1024,   /* 8 rows x 128 B */
-    SM90_MN_BOX_BYTES = 64 * 128, /* one MN-major box: 64 K rows of 64 elements */
+    SM90_SWIZZLE_ATOM = 1024,       /* 8 rows x 128 B */
+    SM90_MN_BOX_BYTES = 64 * 128,   /* one MN-major box: 64 K rows of 64 elements */
     SM90_EPI_CHUNK_BYTES = 64 * 128 /* one TMA-store chunk: 64 p rows x 128 bytes of q */
 };
 
@@ -127,10 +127,10 @@ typedef struct Sm90Params {
     int p_batched, q_batched; /* 1: the map's third coordinate is the batch index; 0: always 0 */
     void *out;                /* D(p, q) of batch b, split s at out + b*out_batch + s*out_split + p*out_sp + q*out_sq */
     long long out_sp, out_sq, out_batch, out_split;
-    int out_type;             /* wsgemm_dtype */
-    float alpha, beta;        /* beta == 0: out is never read */
-    int epilogue;             /* wsgemm_epilogue_kind (sm90_epilogue.cuh); TMA and DEFERRED use map_c and need
-                               * out_sq == 1, no split; DEFERRED also beta == 0 and C of the input type */
+    int out_type;      /* wsgemm_dtype */
+    float alpha, beta; /* beta == 0: out is never read */
+    int epilogue;      /* wsgemm_epilogue_kind (sm90_epilogue.cuh); TMA and DEFERRED use map_c and need
+                          out_sq == 1, no split; DEFERRED also beta == 0 and C of the input type */
     /* the split region of a hybrid schedule (sched.sk_splits > 1; common/scheduler.cuh): the units with a
      * partial slot write their fp32 tile, whole and unscaled, to sk_part + (slot * sk_splits + split) *
      * SM90_BM * BN, element (p, q) of the tile at p * sk_sp + q * sk_sq (C's contiguous dimension is the
@@ -182,18 +182,26 @@ static __device__ __forceinline__ void sm90_mma(float (&acc)[kBn / 2], uint64_t 
 {
     static_assert(kIn < SM90_IN_E4M3, "FP8 kernels issue sm90_mma_fp8");
     if constexpr (kBn == 256) {
-        if constexpr (kIn == SM90_IN_BF16) wgmma_m64n256k16_f32_bf16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
-        else wgmma_m64n256k16_f32_f16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
+        if constexpr (kIn == SM90_IN_BF16)
+            wgmma_m64n256k16_f32_bf16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
+        else
+            wgmma_m64n256k16_f32_f16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
     } else if constexpr (kBn == 192) {
-        if constexpr (kIn == SM90_IN_BF16) wgmma_m64n192k16_f32_bf16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
-        else wgmma_m64n192k16_f32_f16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
+        if constexpr (kIn == SM90_IN_BF16)
+            wgmma_m64n192k16_f32_bf16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
+        else
+            wgmma_m64n192k16_f32_f16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
     } else if constexpr (kBn == 128) {
-        if constexpr (kIn == SM90_IN_BF16) wgmma_m64n128k16_f32_bf16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
-        else wgmma_m64n128k16_f32_f16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
+        if constexpr (kIn == SM90_IN_BF16)
+            wgmma_m64n128k16_f32_bf16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
+        else
+            wgmma_m64n128k16_f32_f16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
     } else {
         static_assert(kBn == 64, "BN must be 64, 128, 192 or 256");
-        if constexpr (kIn == SM90_IN_BF16) wgmma_m64n64k16_f32_bf16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
-        else wgmma_m64n64k16_f32_f16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
+        if constexpr (kIn == SM90_IN_BF16)
+            wgmma_m64n64k16_f32_bf16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
+        else
+            wgmma_m64n64k16_f32_f16<kPMn, kQMn>(acc, a_desc, b_desc, scale_d);
     }
 }
 
@@ -201,9 +209,12 @@ static __device__ __forceinline__ void sm90_mma(float (&acc)[kBn / 2], uint64_t 
 template <int kIn, int kAccumulate>
 static __device__ __forceinline__ void sm90_mma_fp8(float (&acc)[64], uint64_t a_desc, uint64_t b_desc)
 {
-    if constexpr (kIn == SM90_IN_E4M3) wgmma_m64n128k32_f32_e4m3_e4m3<kAccumulate>(acc, a_desc, b_desc);
-    else if constexpr (kIn == SM90_IN_E4M3_E5M2) wgmma_m64n128k32_f32_e4m3_e5m2<kAccumulate>(acc, a_desc, b_desc);
-    else wgmma_m64n128k32_f32_e5m2_e4m3<kAccumulate>(acc, a_desc, b_desc);
+    if constexpr (kIn == SM90_IN_E4M3)
+        wgmma_m64n128k32_f32_e4m3_e4m3<kAccumulate>(acc, a_desc, b_desc);
+    else if constexpr (kIn == SM90_IN_E4M3_E5M2)
+        wgmma_m64n128k32_f32_e4m3_e5m2<kAccumulate>(acc, a_desc, b_desc);
+    else
+        wgmma_m64n128k32_f32_e5m2_e4m3<kAccumulate>(acc, a_desc, b_desc);
 }
 
 /* The descriptor of a 128-byte-swizzled operand slice starting at start_smem (see wgmma.cuh for LBO/SBO). */
@@ -232,7 +243,7 @@ static __device__ __forceinline__ void sm90_producer(Sm90Smem<kBn, kStages, kCBy
                                                      const Sm90Params &prm, uint32_t rank)
 {
     constexpr uint32_t kStageBytes = (SM90_BM + kBn) * SM90_BK * 2;
-    constexpr int kQRowsPerCta = kBn / kCluster;     /* K-major Q: rows this CTA loads */
+    constexpr int kQRowsPerCta = kBn / kCluster;      /* K-major Q: rows this CTA loads */
     constexpr int kQKRowsPerCta = SM90_BK / kCluster; /* MN-major Q: K rows of each box this CTA loads */
     static_assert(kQRowsPerCta * 128 % SM90_SWIZZLE_ATOM == 0 && kQKRowsPerCta * 128 % SM90_SWIZZLE_ATOM == 0,
                   "each CTA's share of the Q tile must start on a swizzle atom");
@@ -252,7 +263,8 @@ static __device__ __forceinline__ void sm90_producer(Sm90Smem<kBn, kStages, kCBy
          * the buffer (they do at their K block kb_begin + 2, see sm90_consumer_loop), early enough to land
          * before the unit's end; never before the unit's first K block, so no wait here can hold back a
          * stage the consumers need to get there */
-        const int kb_c = w.kb_begin + (w.kb_end - w.kb_begin - 1 < kStages + 2 ? w.kb_end - w.kb_begin - 1 : kStages + 2);
+        const int kb_c =
+            w.kb_begin + (w.kb_end - w.kb_begin - 1 < kStages + 2 ? w.kb_end - w.kb_begin - 1 : kStages + 2);
         for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
             const int k0 = kb * SM90_BK_OF(kIn);
             producer_acquire(ring, st);
@@ -271,14 +283,18 @@ static __device__ __forceinline__ void sm90_producer(Sm90Smem<kBn, kStages, kCBy
                 for (int c = 0; c < kBn / 64; ++c) {
                     const uint32_t dst = q_smem + c * SM90_MN_BOX_BYTES + rank * kQKRowsPerCta * 128;
                     const int kk = k0 + (int)rank * kQKRowsPerCta;
-                    if constexpr (kCluster > 1) tma_load_3d_multicast(dst, map_q, bar, q0 + 64 * c, kk, bq, cta_mask);
-                    else tma_load_3d(dst, map_q, bar, q0 + 64 * c, kk, bq);
+                    if constexpr (kCluster > 1)
+                        tma_load_3d_multicast(dst, map_q, bar, q0 + 64 * c, kk, bq, cta_mask);
+                    else
+                        tma_load_3d(dst, map_q, bar, q0 + 64 * c, kk, bq);
                 }
             } else {
                 const uint32_t dst = q_smem + rank * kQRowsPerCta * 128;
                 const int qq = q0 + (int)rank * kQRowsPerCta;
-                if constexpr (kCluster > 1) tma_load_3d_multicast(dst, map_q, bar, k0, qq, bq, cta_mask);
-                else tma_load_3d(dst, map_q, bar, k0, qq, bq);
+                if constexpr (kCluster > 1)
+                    tma_load_3d_multicast(dst, map_q, bar, k0, qq, bq, cta_mask);
+                else
+                    tma_load_3d(dst, map_q, bar, k0, qq, bq);
             }
             pipeline_state_advance(&st, kStages);
             if constexpr (kCBytes != 0) {
@@ -329,15 +345,18 @@ static __device__ __forceinline__ void sm90_issue_stage(float (&acc)[kBn / 2], S
     const uint64_t b_desc = sm90_operand_desc<kQMn>(smem_u32(sm->q[st.stage]));
     wgmma_fence();
     if constexpr (kIn >= SM90_IN_E4M3) {
-        if (first) sm90_mma_fp8<kIn, 0>(acc, a_desc, b_desc);
-        else sm90_mma_fp8<kIn, 1>(acc, a_desc, b_desc);
+        if (first)
+            sm90_mma_fp8<kIn, 0>(acc, a_desc, b_desc);
+        else
+            sm90_mma_fp8<kIn, 1>(acc, a_desc, b_desc);
 #pragma unroll
-        for (int ks = 1; ks < 4; ++ks) sm90_mma_fp8<kIn, 1>(acc, a_desc + sm90_k_step<0>(ks), b_desc + sm90_k_step<0>(ks));
+        for (int ks = 1; ks < 4; ++ks)
+            sm90_mma_fp8<kIn, 1>(acc, a_desc + sm90_k_step<0>(ks), b_desc + sm90_k_step<0>(ks));
     } else {
 #pragma unroll
         for (int ks = 0; ks < SM90_BK / 16; ++ks)
             sm90_mma<kBn, kPMn, kQMn, kIn>(acc, a_desc + sm90_k_step<kPMn>(ks), b_desc + sm90_k_step<kQMn>(ks),
-                                         (!first || ks != 0) ? 1 : 0);
+                                           (!first || ks != 0) ? 1 : 0);
     }
     wgmma_commit_group();
 }
@@ -376,10 +395,9 @@ static __device__ __forceinline__ void sm90_fp8_issue(float (&t)[kBn / 2], Sm90S
  * into one while block j's sums, in the other, wait for it and go into acc, so the tensor cores have a group
  * queued while the adds run. Straight-line code that ends with nothing in flight (see sm90_fp8_unit). */
 template <int kR, int kBn, int kStages, int kCluster, int kIn>
-static __device__ __forceinline__ void sm90_fp8_round(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2], float (&tmp1)[kBn / 2],
-                                                      Sm90Smem<kBn, kStages, 0> *sm, const PipelineRing *ring,
-                                                      PipelineState &st, float scale, int consumer, uint32_t rank,
-                                                      bool signals)
+static __device__ __forceinline__ void
+sm90_fp8_round(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2], float (&tmp1)[kBn / 2], Sm90Smem<kBn, kStages, 0> *sm,
+               const PipelineRing *ring, PipelineState &st, float scale, int consumer, uint32_t rank, bool signals)
 {
     static_assert(kR >= 2 && kR % 2 == 0, "rounds of whole buffer pairs");
     PipelineState prev = st;
@@ -387,12 +405,16 @@ static __device__ __forceinline__ void sm90_fp8_round(float (&acc)[kBn / 2], flo
 #pragma unroll
     for (int j = 1; j < kR; ++j) { /* unrolled: which buffer is a constant in each copy */
         const PipelineState cur = st;
-        if (j % 2) sm90_fp8_issue<kBn, kStages, kIn>(tmp1, sm, ring, st, consumer);
-        else sm90_fp8_issue<kBn, kStages, kIn>(tmp0, sm, ring, st, consumer);
+        if (j % 2)
+            sm90_fp8_issue<kBn, kStages, kIn>(tmp1, sm, ring, st, consumer);
+        else
+            sm90_fp8_issue<kBn, kStages, kIn>(tmp0, sm, ring, st, consumer);
         wgmma_wait_group<1>(); /* block j - 1 is complete */
         if (signals) sm90_release<kCluster>(ring, prev, rank);
-        if (j % 2) sm90_promote(acc, tmp0, scale);
-        else sm90_promote(acc, tmp1, scale);
+        if (j % 2)
+            sm90_promote(acc, tmp0, scale);
+        else
+            sm90_promote(acc, tmp1, scale);
         prev = cur;
     }
     wgmma_wait_group<0>(); /* block kR - 1, in tmp1 */
@@ -412,16 +434,16 @@ static __device__ __forceinline__ void sm90_fp8_round(float (&acc)[kBn / 2], flo
 enum { SM90_FP8_ROUND = 16 };
 
 template <int kBn, int kStages, int kCluster, int kIn>
-static __device__ __forceinline__ void sm90_fp8_unit(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2], float (&tmp1)[kBn / 2],
-                                                     Sm90Smem<kBn, kStages, 0> *sm, const PipelineRing *ring,
-                                                     PipelineState &st, int blocks, float scale, int consumer,
-                                                     uint32_t rank, bool signals)
+static __device__ __forceinline__ void sm90_fp8_unit(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2],
+                                                     float (&tmp1)[kBn / 2], Sm90Smem<kBn, kStages, 0> *sm,
+                                                     const PipelineRing *ring, PipelineState &st, int blocks,
+                                                     float scale, int consumer, uint32_t rank, bool signals)
 {
 #pragma unroll
     for (int i = 0; i < kBn / 2; ++i) acc[i] = 0.0f;
     for (; blocks >= SM90_FP8_ROUND; blocks -= SM90_FP8_ROUND)
-        sm90_fp8_round<SM90_FP8_ROUND, kBn, kStages, kCluster, kIn>(acc, tmp0, tmp1, sm, ring, st, scale, consumer, rank,
-                                                                signals);
+        sm90_fp8_round<SM90_FP8_ROUND, kBn, kStages, kCluster, kIn>(acc, tmp0, tmp1, sm, ring, st, scale, consumer,
+                                                                    rank, signals);
     for (; blocks > 0; --blocks) {
         const PipelineState cur = st;
         sm90_fp8_issue<kBn, kStages, kIn>(tmp0, sm, ring, st, consumer);
@@ -463,7 +485,7 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<kBn, kStages,
     const float scale = kFp8 ? sm90_operand_scale(prm) : 1.0f;
     const bool signals = threadIdx.x % 128 == 0; /* one release per warpgroup and destination CTA */
     uint32_t chunks = 0;                         /* TMA-store epilogue chunks written so far */
-    uint32_t packed[kDefer ? kBn / 4 : 1];         /* DEFER: the previous tile, converted */
+    uint32_t packed[kDefer ? kBn / 4 : 1];       /* DEFER: the previous tile, converted */
     Sm90PendingTile pending = {0, 0, 0, 0};
     const bool load_c = kCBytes != 0 && prm.beta != 0.0f; /* STAGED: the producer loads each C tile */
     PipelineState st_c = pipeline_consumer_start();
@@ -478,17 +500,19 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<kBn, kStages,
         const wsgemm_sched_unit w = wsgemm_sched_decode_plain(&prm.sched, u, (int)rank);
         PipelineState prev = st;
         if constexpr (kFp8) {
-            sm90_fp8_unit<kBn, kStages, kCluster, kIn>(acc, tmp0, tmp1, sm, ring, st, w.kb_end - w.kb_begin, scale, consumer,
-                                                   rank, signals);
+            sm90_fp8_unit<kBn, kStages, kCluster, kIn>(acc, tmp0, tmp1, sm, ring, st, w.kb_end - w.kb_begin, scale,
+                                                       consumer, rank, signals);
         } else {
             for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
                 sm90_issue_stage<kBn, kStages, kPMn, kQMn, kIn, kCBytes>(acc, sm, ring, st, consumer, kb == w.kb_begin);
                 /* the tensor cores now have this K block (and maybe the previous one) queued: store a chunk */
-                if constexpr (kDefer) sm90_store_next_chunk<kBn>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
+                if constexpr (kDefer)
+                    sm90_store_next_chunk<kBn>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
                 if constexpr (kCBytes != 0) {
                     /* STAGED: two K blocks into the tile, the previous tile's stores have long read the buffer;
                      * hand it to the producer for this tile's C (it loads it after K block kb_c >= this one) */
-                    if (c_release_pending && kb == w.kb_begin + (w.kb_end - w.kb_begin - 1 < 2 ? w.kb_end - w.kb_begin - 1 : 2)) {
+                    if (c_release_pending &&
+                        kb == w.kb_begin + (w.kb_end - w.kb_begin - 1 < 2 ? w.kb_end - w.kb_begin - 1 : 2)) {
                         if (signals) {
                             bulk_wait_group_read<0>();
                             consumer_release(ring_c, c_to_release);
@@ -521,7 +545,7 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<kBn, kStages,
             pending.p = w.row * SM90_BM + consumer * 64;
             pending.q = w.col * kBn;
             sm90_pack_tile<kBn, kIn == SM90_IN_F16 ? WSGEMM_R_16F : WSGEMM_R_16BF, kFused>(packed, acc, prm, pending.p,
-                                                                                     pending.q, bias, amax);
+                                                                                           pending.q, bias, amax);
             pending.batch = w.batch;
             pending.chunks_left = kBn / 64;
         } else if constexpr (kCBytes != 0) {
@@ -533,8 +557,8 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<kBn, kStages,
                 pipeline_state_advance(&st_c, 1);
             }
         } else {
-            sm90_epilogue_tile_end<kBn, kFused>(acc, prm, w, consumer, 1 + (uint32_t)consumer, map_c, sm->c_stage[consumer],
-                                              chunks, bias, amax);
+            sm90_epilogue_tile_end<kBn, kFused>(acc, prm, w, consumer, 1 + (uint32_t)consumer, map_c,
+                                                sm->c_stage[consumer], chunks, bias, amax);
         }
     }
     /* A hybrid's split region (common/scheduler.cuh): this CTA's units there come after all its others. Each
@@ -543,25 +567,27 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<kBn, kStages,
      * loop of its own, so the tile-end branches above stay as they are (one more live value there made
      * ptxas spill the BN 256 consumer). FUSED and FP8 plans have no split region (sm90_plan.c), so their
      * kernels have no such loop (its partial-tile addresses made ptxas spill the FP8 consumers). */
-    if constexpr (!kFused && !kFp8) for (; u < prm.sched.units; u += nclusters) {
-        const wsgemm_sched_unit w = wsgemm_sched_decode(&prm.sched, u, (int)rank);
-        PipelineState prev = st;
-        for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
-            sm90_issue_stage<kBn, kStages, kPMn, kQMn, kIn, kCBytes>(acc, sm, ring, st, consumer, kb == w.kb_begin);
-            if constexpr (kDefer) sm90_store_next_chunk<kBn>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
-            if (kb != w.kb_begin) {
-                wgmma_wait_group<1>(); /* the previous stage has been read */
-                if (signals) sm90_release<kCluster>(ring, prev, rank);
+    if constexpr (!kFused && !kFp8)
+        for (; u < prm.sched.units; u += nclusters) {
+            const wsgemm_sched_unit w = wsgemm_sched_decode(&prm.sched, u, (int)rank);
+            PipelineState prev = st;
+            for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
+                sm90_issue_stage<kBn, kStages, kPMn, kQMn, kIn, kCBytes>(acc, sm, ring, st, consumer, kb == w.kb_begin);
+                if constexpr (kDefer)
+                    sm90_store_next_chunk<kBn>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
+                if (kb != w.kb_begin) {
+                    wgmma_wait_group<1>(); /* the previous stage has been read */
+                    if (signals) sm90_release<kCluster>(ring, prev, rank);
+                }
+                prev = st;
+                pipeline_state_advance(&st, kStages);
             }
-            prev = st;
-            pipeline_state_advance(&st, kStages);
-        }
-        wgmma_wait_group<0>();
-        if (signals) sm90_release<kCluster>(ring, prev, rank);
+            wgmma_wait_group<0>();
+            if (signals) sm90_release<kCluster>(ring, prev, rank);
 #pragma unroll
-        for (int i = 0; i < kBn / 2; ++i) wgmma_fence_operand(acc[i]);
-        sm90_store_partial<kBn>(acc, prm, w, consumer);
-    }
+            for (int i = 0; i < kBn / 2; ++i) wgmma_fence_operand(acc[i]);
+            sm90_store_partial<kBn>(acc, prm, w, consumer);
+        }
     if constexpr (kDefer) {
         while (pending.chunks_left > 0) /* the last tile */
             sm90_store_next_chunk<kBn>(packed, pending, consumer, map_c, sm->c_stage[consumer], chunks);
@@ -578,15 +604,17 @@ static __device__ __forceinline__ void sm90_consumer(Sm90Smem<kBn, kStages, kCBy
 {
     if constexpr (kCBytes != 0) { /* a STAGED kernel runs only that epilogue */
         sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes, 0, 0>(sm, ring, ring_c, prm, map_c, rank,
-                                                                                 consumer);
+                                                                                   consumer);
     } else if constexpr (kIn >= SM90_IN_E4M3) { /* FP8 kernels store at the tile end */
-        sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, 0, 0, kFused>(sm, ring, ring_c, prm, map_c, rank, consumer);
+        sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, 0, 0, kFused>(sm, ring, ring_c, prm, map_c, rank,
+                                                                                  consumer);
     } else {
         if (prm.epilogue == WSGEMM_EPILOGUE_DEFERRED)
-            sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, 0, 1, kFused>(sm, ring, ring_c, prm, map_c, rank,
-                                                                                   consumer);
-        else sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, 0, 0, kFused>(sm, ring, ring_c, prm, map_c, rank,
-                                                                                    consumer);
+            sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, 0, 1, kFused>(sm, ring, ring_c, prm, map_c,
+                                                                                      rank, consumer);
+        else
+            sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, 0, 0, kFused>(sm, ring, ring_c, prm, map_c,
+                                                                                      rank, consumer);
     }
 }
 
@@ -615,8 +643,8 @@ static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<kBn, kSta
 {
     static_assert(kBn <= 128, "two 64 x BN accumulators per warpgroup must fit in 128 registers");
     float acc[2][kBn / 2];
-    const float no_bias[kBn / 32] = {}; /* the plain tile-end epilogue adds none */
-    float no_amax = 0.0f; /* and raises no amax_d */
+    const float no_bias[kBn / 32] = {};          /* the plain tile-end epilogue adds none */
+    float no_amax = 0.0f;                        /* and raises no amax_d */
     const bool signals = threadIdx.x % 128 == 0; /* one release per warpgroup and destination CTA */
     const uint32_t barrier_id = 1 + (uint32_t)wg;
     uint32_t chunks = 0;
@@ -666,9 +694,11 @@ static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<kBn, kSta
             for (int j = 0; j < kBn / 2; ++j) wgmma_fence_operand(acc[h][j]);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            if (w.slot >= 0) sm90_store_partial<kBn>(acc[h], prm, w, h); /* a split-region unit */
-            else sm90_epilogue_tile_end<kBn, 0>(acc[h], prm, w, h, barrier_id, map_c, sm->c_stage[wg], chunks, no_bias,
-                                                no_amax);
+            if (w.slot >= 0)
+                sm90_store_partial<kBn>(acc[h], prm, w, h); /* a split-region unit */
+            else
+                sm90_epilogue_tile_end<kBn, 0>(acc[h], prm, w, h, barrier_id, map_c, sm->c_stage[wg], chunks, no_bias,
+                                               no_amax);
         }
     }
     /* the smem of the last chunks must stay valid until their stores have read it */
@@ -685,8 +715,9 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ uint8_t smem_raw[];
     /* the swizzle pattern is a function of the smem address: every stage must start 1024-aligned */
-    Sm90Smem<kBn, kStages, kCBytes> *sm = (Sm90Smem<kBn, kStages, kCBytes> *)(((uintptr_t)smem_raw + SM90_SWIZZLE_ATOM - 1) &
-                                                        ~(uintptr_t)(SM90_SWIZZLE_ATOM - 1));
+    Sm90Smem<kBn, kStages, kCBytes> *sm =
+        (Sm90Smem<kBn, kStages, kCBytes> *)(((uintptr_t)smem_raw + SM90_SWIZZLE_ATOM - 1) &
+                                            ~(uintptr_t)(SM90_SWIZZLE_ATOM - 1));
     const int warp = threadIdx.x / 32;
     const uint32_t rank = kCluster > 1 ? cluster_ctarank() : 0;
     /* Both rings wait at CTA scope, even though empty[] hears from the peer CTA: what the producer needs
@@ -707,23 +738,25 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             mbarrier_init(&sm->turn[0], 1);
             mbarrier_init(&sm->turn[1], 1);
         }
-        fence_mbarrier_init();           /* the inits are visible to the peer's multicast and arrivals */
-        fence_proxy_async_shared_cta();  /* ... and to TMA complete_tx on this CTA's barriers */
+        fence_mbarrier_init();          /* the inits are visible to the peer's multicast and arrivals */
+        fence_proxy_async_shared_cta(); /* ... and to TMA complete_tx on this CTA's barriers */
     }
     if (warp == 0) {
         tma_prefetch_tensormap(&map_p);
         tma_prefetch_tensormap(&map_q);
         if (prm.epilogue != WSGEMM_EPILOGUE_DIRECT) tma_prefetch_tensormap(&map_c);
     }
-    if constexpr (kCluster > 1) cluster_sync(); /* no multicast or remote arrive before the peer's init */
-    else __syncthreads();
+    if constexpr (kCluster > 1)
+        cluster_sync(); /* no multicast or remote arrive before the peer's init */
+    else
+        __syncthreads();
 
     if (warp < 4) {
         setmaxnreg_dec<SM90_PRODUCER_REGS>();
         if (warp == 0) {
             if (elect_one_sync())
-                sm90_producer<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes>(sm, &ring, &ring_c, &map_p, &map_q, &map_c, prm,
-                                                                             rank);
+                sm90_producer<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes>(sm, &ring, &ring_c, &map_p, &map_q,
+                                                                                &map_c, prm, rank);
             __syncwarp();
         }
     } else {
@@ -733,8 +766,8 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             sm90_consumer_pingpong<kBn, kStages, kCluster, kPMn, kQMn, kIn>(sm, &ring, prm, &map_c, rank, warp / 4 - 1);
         } else {
             static_assert(!kFused || kCBytes == 0, "the fused ops run in the DEFERRED, TMA and DIRECT epilogues");
-            sm90_consumer<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes, kFused>(sm, &ring, &ring_c, prm, &map_c, rank,
-                                                                                  warp / 4 - 1);
+            sm90_consumer<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes, kFused>(sm, &ring, &ring_c, prm, &map_c,
+                                                                                    rank, warp / 4 - 1);
         }
     }
 
@@ -743,7 +776,8 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 #endif
 }
 
-template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int kCBytes = 0, int kSched = 0, int kFused = 0>
+template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int kCBytes = 0, int kSched = 0,
+          int kFused = 0>
 static Sm90KernelInfo sm90_kernel_info(void)
 {
     static_assert(sizeof(Sm90Smem<kBn, kStages, kCBytes>) + SM90_SWIZZLE_ATOM <= 227 * 1024,
@@ -812,9 +846,9 @@ static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
     {                                                                                                       \
         constexpr int S = SM90_STAGES_FOR(BN);                                                              \
         Sm90KernelInfo none = {};                                                                           \
-        if (variant == 0) return sm90_kernel_for_majorness<BN, S, 2, IN>(p_mn, q_mn);                     \
+        if (variant == 0) return sm90_kernel_for_majorness<BN, S, 2, IN>(p_mn, q_mn);                       \
         if constexpr (WITH_CLUSTER4) {                                                                      \
-            if (variant == 3) return sm90_kernel_for_majorness<BN, S, 4, IN>(p_mn, q_mn);                 \
+            if (variant == 3) return sm90_kernel_for_majorness<BN, S, 4, IN>(p_mn, q_mn);                   \
         }                                                                                                   \
         if constexpr (WITH_TUNING) {                                                                        \
             if (variant == 1 || variant == 2) return sm90_tuning_kernels_##TY##_n##BN(variant, p_mn, q_mn); \
@@ -825,70 +859,69 @@ static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
 /* Defines sm90_tuning_kernels_<TY>_n<BN>, the tuning variants 1 and 2, for the files that
  * SM90_DEFINE_KERNELS(..., WITH_TUNING = 1, ...) forwards to: they are a file of their own so the build
  * compiles them beside the default kernels (the slowest file would otherwise hold both). */
-#define SM90_DEFINE_TUNING_KERNELS(TY, IN, BN)                                                              \
-    Sm90KernelInfo sm90_tuning_kernels_##TY##_n##BN(int variant, int p_mn, int q_mn)                        \
-    {                                                                                                       \
-        constexpr int S = SM90_STAGES_FOR(BN);                                                              \
-        Sm90KernelInfo none = {};                                                                           \
-        if (variant == 1 && !p_mn) {                                                                        \
-            if (!q_mn) return sm90_kernel_info<BN, S, 1, 0, 0, IN>();                                     \
-            return sm90_kernel_info<BN, S, 1, 0, 1, IN>();                                                \
-        }                                                                                                   \
-        if (variant == 2 && !p_mn) {                                                                        \
-            if (!q_mn) return sm90_kernel_info<BN, 3, 2, 0, 0, IN>();                                     \
-            return sm90_kernel_info<BN, 3, 2, 0, 1, IN>();                                                \
-        }                                                                                                   \
-        return none;                                                                                        \
+#define SM90_DEFINE_TUNING_KERNELS(TY, IN, BN)                                       \
+    Sm90KernelInfo sm90_tuning_kernels_##TY##_n##BN(int variant, int p_mn, int q_mn) \
+    {                                                                                \
+        constexpr int S = SM90_STAGES_FOR(BN);                                       \
+        Sm90KernelInfo none = {};                                                    \
+        if (variant == 1 && !p_mn) {                                                 \
+            if (!q_mn) return sm90_kernel_info<BN, S, 1, 0, 0, IN>();                \
+            return sm90_kernel_info<BN, S, 1, 0, 1, IN>();                           \
+        }                                                                            \
+        if (variant == 2 && !p_mn) {                                                 \
+            if (!q_mn) return sm90_kernel_info<BN, 3, 2, 0, 0, IN>();                \
+            return sm90_kernel_info<BN, 3, 2, 0, 1, IN>();                           \
+        }                                                                            \
+        return none;                                                                 \
     }
 
 /* Defines sm90_kernels_<TY>_staged: the STAGED epilogue's kernels, variant 4 (16-bit C, BN 256, 3 stages:
  * 3 x 48 KB + a 64 KB C tile) and 5 (fp32 C, BN 128, 5 stages: 5 x 32 KB + a 64 KB C tile). */
-#define SM90_DEFINE_STAGED_KERNELS(TY, IN)                                                                  \
-    Sm90KernelInfo sm90_kernels_##TY##_staged(int bn, int variant, int p_mn, int q_mn)                      \
-    {                                                                                                       \
-        Sm90KernelInfo none = {};                                                                           \
-        if (variant == SM90_VARIANT_STAGED16 && bn == 256)                                                  \
-            return sm90_kernel_for_majorness<256, 3, 2, IN, 2>(p_mn, q_mn);                               \
-        if (variant == SM90_VARIANT_STAGED32 && bn == 128)                                                  \
-            return sm90_kernel_for_majorness<128, 5, 2, IN, 4>(p_mn, q_mn);                               \
-        return none;                                                                                        \
+#define SM90_DEFINE_STAGED_KERNELS(TY, IN)                                             \
+    Sm90KernelInfo sm90_kernels_##TY##_staged(int bn, int variant, int p_mn, int q_mn) \
+    {                                                                                  \
+        Sm90KernelInfo none = {};                                                      \
+        if (variant == SM90_VARIANT_STAGED16 && bn == 256)                             \
+            return sm90_kernel_for_majorness<256, 3, 2, IN, 2>(p_mn, q_mn);            \
+        if (variant == SM90_VARIANT_STAGED32 && bn == 128)                             \
+            return sm90_kernel_for_majorness<128, 5, 2, IN, 4>(p_mn, q_mn);            \
+        return none;                                                                   \
     }
 
 /* Defines sm90_kernels_<TY>_pingpong: the pingpong schedule's kernels, variant 6 (BN 128, 6 stages). */
-#define SM90_DEFINE_PINGPONG_KERNELS(TY, IN)                                                                \
-    Sm90KernelInfo sm90_kernels_##TY##_pingpong(int bn, int variant, int p_mn, int q_mn)                    \
-    {                                                                                                       \
-        Sm90KernelInfo none = {};                                                                           \
-        if (variant == SM90_VARIANT_PINGPONG && bn == 128)                                                  \
-            return sm90_kernel_for_majorness<128, 6, 2, IN, 0, 1>(p_mn, q_mn);                            \
-        return none;                                                                                        \
+#define SM90_DEFINE_PINGPONG_KERNELS(TY, IN)                                             \
+    Sm90KernelInfo sm90_kernels_##TY##_pingpong(int bn, int variant, int p_mn, int q_mn) \
+    {                                                                                    \
+        Sm90KernelInfo none = {};                                                        \
+        if (variant == SM90_VARIANT_PINGPONG && bn == 128)                               \
+            return sm90_kernel_for_majorness<128, 6, 2, IN, 0, 1>(p_mn, q_mn);           \
+        return none;                                                                     \
     }
 
 /* Defines sm90_kernels_<TY>_fused: the kernels with wsgemm_matmul's ops in their output op, variant 7
  * (BN 256 and 128, the default ring and 2-CTA cluster; DEFERRED and TMA stores). */
-#define SM90_DEFINE_FUSED_KERNELS(TY, IN)                                                                   \
-    Sm90KernelInfo sm90_kernels_##TY##_fused(int bn, int variant, int p_mn, int q_mn)                       \
-    {                                                                                                       \
-        Sm90KernelInfo none = {};                                                                           \
-        if (variant != SM90_VARIANT_FUSED) return none;                                                     \
+#define SM90_DEFINE_FUSED_KERNELS(TY, IN)                                                                       \
+    Sm90KernelInfo sm90_kernels_##TY##_fused(int bn, int variant, int p_mn, int q_mn)                           \
+    {                                                                                                           \
+        Sm90KernelInfo none = {};                                                                               \
+        if (variant != SM90_VARIANT_FUSED) return none;                                                         \
         if (bn == 256) return sm90_kernel_for_majorness<256, SM90_STAGES_FOR(256), 2, IN, 0, 0, 1>(p_mn, q_mn); \
         if (bn == 128) return sm90_kernel_for_majorness<128, SM90_STAGES_FOR(128), 2, IN, 0, 0, 1>(p_mn, q_mn); \
-        return none;                                                                                        \
+        return none;                                                                                            \
     }
 
 /* Defines sm90_kernels_<TY>: the FP8 kernels of one input pair IN (SM90_IN_E4M3 ...), BN 128 (each consumer
  * warpgroup holds its 64 x 128 slice of the tile three times, 64 registers a thread each: the fp32 sums, acc,
  * and two buffers of K-block wgmma results, tmp0 and tmp1; sm90_consumer_loop), the default ring, 2-CTA
  * cluster, K-major P and Q: variant 0 and the FUSED variant 7. */
-#define SM90_DEFINE_FP8_KERNELS(TY, IN)                                                                     \
-    Sm90KernelInfo sm90_kernels_##TY(int bn, int variant, int p_mn, int q_mn)                               \
-    {                                                                                                       \
-        Sm90KernelInfo none = {};                                                                           \
-        if (bn != 128 || p_mn || q_mn) return none;                                                         \
-        if (variant == SM90_VARIANT_DEFAULT) return sm90_kernel_info<128, SM90_STAGES_FOR(128), 2, 0, 0, IN>(); \
-        if (variant == SM90_VARIANT_FUSED)                                                                  \
-            return sm90_kernel_info<128, SM90_STAGES_FOR(128), 2, 0, 0, IN, 0, 0, 1>();                     \
-        return none;                                                                                        \
+#define SM90_DEFINE_FP8_KERNELS(TY, IN)                                                                                \
+    Sm90KernelInfo sm90_kernels_##TY(int bn, int variant, int p_mn, int q_mn)                                          \
+    {                                                                                                                  \
+        Sm90KernelInfo none = {};                                                                                      \
+        if (bn != 128 || p_mn || q_mn) return none;                                                                    \
+        if (variant == SM90_VARIANT_DEFAULT) return sm90_kernel_info<128, SM90_STAGES_FOR(128), 2, 0, 0, IN>();        \
+        if (variant == SM90_VARIANT_FUSED) return sm90_kernel_info<128, SM90_STAGES_FOR(128), 2, 0, 0, IN, 0, 0, 1>(); \
+        return none;                                                                                                   \
     }
 
 #endif /* WSGEMM_SM90_KERNEL_CUH */

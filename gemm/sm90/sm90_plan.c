@@ -132,8 +132,8 @@ static int max_region_splits(int k_blocks)
  * regions that are the whole grid lost to plain split-K, while 4 to 16 splits after whole waves won. */
 enum { kMinRegionSplits = 4 };
 
-static double choose_split_region(long long units, int max_clusters, int cluster, int k_blocks, int max_splits,
-                                  int bn, const wsgemm_problem *p, const wsgemm_knobs *knobs, long long *dp_units,
+static double choose_split_region(long long units, int max_clusters, int cluster, int k_blocks, int max_splits, int bn,
+                                  const wsgemm_problem *p, const wsgemm_knobs *knobs, long long *dp_units,
                                   int *sk_splits)
 {
     const long long full = units / max_clusters * max_clusters;
@@ -335,9 +335,11 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
         const int aux_bytes = wsgemm_dtype_size(p->Ctype);
         if (p->fused->ops.aux && (p->fused->aux_type != (int)p->Ctype || (uintptr_t)p->fused->aux % 16 != 0 ||
                                   (p->fused->ldaux * aux_bytes) % 16 != 0)) {
-            snprintf(why, why_size, "the fused epilogue stores aux as D's type in 16-byte aligned columns: aux type "
-                     "%d, address %% 16 = %d, ldaux * %d bytes %% 16 = %d", p->fused->aux_type,
-                     (int)((uintptr_t)p->fused->aux % 16), aux_bytes, (int)((p->fused->ldaux * aux_bytes) % 16));
+            snprintf(why, why_size,
+                     "the fused epilogue stores aux as D's type in 16-byte aligned columns: aux type "
+                     "%d, address %% 16 = %d, ldaux * %d bytes %% 16 = %d",
+                     p->fused->aux_type, (int)((uintptr_t)p->fused->aux % 16), aux_bytes,
+                     (int)((p->fused->ldaux * aux_bytes) % 16));
             return WSGEMM_STATUS_NOT_SUPPORTED;
         }
         const int bk = SM90_BK_OF(input_kind(p->Btype, p->Atype)); /* fused plans are swapped: P is B */
@@ -389,9 +391,12 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     const int narrow = p->fused == NULL;
     const int offer_192 = narrow && knobs->sm90_variant == SM90_VARIANT_DEFAULT && p->beta == 0.0f;
     int bn_candidates[4], n_candidates = 0;
-    if (fp8) bn_candidates[n_candidates++] = 128; /* the FP8 kernels' one width (sm90_kernel.cuh) */
-    else if (knobs->sm90_bn) bn_candidates[n_candidates++] = knobs->sm90_bn;
-    else if (plan->q_extent <= 64 && narrow) bn_candidates[n_candidates++] = 64;
+    if (fp8)
+        bn_candidates[n_candidates++] = 128; /* the FP8 kernels' one width (sm90_kernel.cuh) */
+    else if (knobs->sm90_bn)
+        bn_candidates[n_candidates++] = knobs->sm90_bn;
+    else if (plan->q_extent <= 64 && narrow)
+        bn_candidates[n_candidates++] = 64;
     else if (plan->q_extent <= 128) {
         bn_candidates[n_candidates++] = 128;
         if (narrow) bn_candidates[n_candidates++] = 64;
@@ -431,12 +436,13 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
             splits = sp;
         }
         /* the hybrid, where K needs no split of its own (no forced split-K, no long chain) and it is allowed */
-        const int min_splits = knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks - 1) / WSGEMM_MAX_CHAIN_BLOCKS + 1;
+        const int min_splits =
+            knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks - 1) / WSGEMM_MAX_CHAIN_BLOCKS + 1;
         if (hybrid_allowed && min_splits == 1) {
             long long dp = 0;
             int sk = 1;
-            const double cost = choose_split_region(units, f.max_clusters, f.cluster, k_blocks, max_region_splits(k_blocks),
-                                                    bn, p, knobs, &dp, &sk);
+            const double cost = choose_split_region(units, f.max_clusters, f.cluster, k_blocks,
+                                                    max_region_splits(k_blocks), bn, p, knobs, &dp, &sk);
             if (sk > 1 && (!chosen_hybrid.exists || cost < best_hybrid * 0.95)) {
                 best_hybrid = cost;
                 chosen_hybrid = f;
@@ -481,8 +487,10 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
     set_grid(plan, knobs->sm90_group, splits, nb, k_blocks, 0, 1);
     plan->epilogue = choose_epilogue(p, knobs, swap, plan->splits);
     if (p->fused && plan->epilogue == WSGEMM_EPILOGUE_DIRECT) {
-        snprintf(why, why_size, "the fused epilogue stores D by TMA: m * %d bytes, ldd * %d bytes and D's address "
-                 "must be multiples of 16", wsgemm_dtype_size(p->Ctype), wsgemm_dtype_size(p->Ctype));
+        snprintf(why, why_size,
+                 "the fused epilogue stores D by TMA: m * %d bytes, ldd * %d bytes and D's address "
+                 "must be multiples of 16",
+                 wsgemm_dtype_size(p->Ctype), wsgemm_dtype_size(p->Ctype));
         return WSGEMM_STATUS_NOT_SUPPORTED;
     }
     if (plan->variant == SM90_VARIANT_PINGPONG) {

@@ -22,8 +22,8 @@ extern "C" {
 
 /* What the kernel room and the device say about one instantiation. */
 typedef struct sm90_kernel_facts {
-    int exists;       /* 0: (bn, variant, majorness, type) is not instantiated */
-    int variant;      /* set by the planner: the variant these facts are of */
+    int exists;  /* 0: (bn, variant, majorness, type) is not instantiated */
+    int variant; /* set by the planner: the variant these facts are of */
     int bn, stages, cluster;
     int smem_bytes;
     int max_clusters; /* clusters of it that fit on the device at once (> 0) */

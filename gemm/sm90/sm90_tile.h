@@ -6,8 +6,8 @@
 #define WSGEMM_SM90_TILE_H
 
 enum {
-    SM90_BM = 128, /* P rows per CTA tile: two consumer warpgroups x 64 */
-    SM90_BK = 64,  /* K per stage of 16-bit inputs: 64 x 2 B = one 128-byte swizzle row */
+    SM90_BM = 128,    /* P rows per CTA tile: two consumer warpgroups x 64 */
+    SM90_BK = 64,     /* K per stage of 16-bit inputs: 64 x 2 B = one 128-byte swizzle row */
     SM90_BK_FP8 = 128 /* K per stage of FP8 inputs: 128 x 1 B, the same 128-byte row */
 };
 

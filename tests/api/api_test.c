@@ -57,8 +57,28 @@ static int c_untouched(void)
 
 static call valid_call(wsgemm_handle h)
 {
-    call c = {h, WSGEMM_OP_N, WSGEMM_OP_N, 64, 64, 64, &one, &zero, host_a, host_b, host_c,
-              WSGEMM_R_16BF, WSGEMM_R_16BF, WSGEMM_R_16BF, 64, 64, 64, 4096, 4096, 4096, 1, 0};
+    call c = {h,
+              WSGEMM_OP_N,
+              WSGEMM_OP_N,
+              64,
+              64,
+              64,
+              &one,
+              &zero,
+              host_a,
+              host_b,
+              host_c,
+              WSGEMM_R_16BF,
+              WSGEMM_R_16BF,
+              WSGEMM_R_16BF,
+              64,
+              64,
+              64,
+              4096,
+              4096,
+              4096,
+              1,
+              0};
     return c;
 }
 
@@ -74,14 +94,14 @@ static wsgemm_status issue(const call *c)
 
 static int failures = 0;
 
-#define EXPECT(cond, ...)                                                                                     \
-    do {                                                                                                      \
-        if (!(cond)) {                                                                                        \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                            \
-            printf(__VA_ARGS__);                                                                              \
-            printf("\n");                                                                                     \
-            failures++;                                                                                       \
-        }                                                                                                     \
+#define EXPECT(cond, ...)                                          \
+    do {                                                           \
+        if (!(cond)) {                                             \
+            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+            printf(__VA_ARGS__);                                   \
+            printf("\n");                                          \
+            failures++;                                            \
+        }                                                          \
     } while (0)
 
 /* Issue c, expect `want` with `word` in the message and C untouched. */
@@ -109,14 +129,54 @@ static void case_null_handle(wsgemm_handle h)
     EXPECT(wsgemm_create(NULL) == WSGEMM_STATUS_INVALID_VALUE, "create(NULL)");
 }
 
-static void case_null_alpha(wsgemm_handle h) { call c = valid_call(h); c.alpha = NULL; expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "alpha"); }
-static void case_null_beta(wsgemm_handle h) { call c = valid_call(h); c.beta = NULL; expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "beta"); }
-static void case_null_a(wsgemm_handle h) { call c = valid_call(h); c.A = NULL; expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "A is NULL"); }
-static void case_null_b(wsgemm_handle h) { call c = valid_call(h); c.B = NULL; expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "B is NULL"); }
-static void case_null_c(wsgemm_handle h) { call c = valid_call(h); c.C = NULL; expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "C is NULL"); }
-static void case_negative_m(wsgemm_handle h) { call c = valid_call(h); c.m = -1; expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "m = -1"); }
-static void case_negative_n(wsgemm_handle h) { call c = valid_call(h); c.n = -3; expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "n = -3"); }
-static void case_negative_k(wsgemm_handle h) { call c = valid_call(h); c.k = -2; expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "k = -2"); }
+static void case_null_alpha(wsgemm_handle h)
+{
+    call c = valid_call(h);
+    c.alpha = NULL;
+    expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "alpha");
+}
+static void case_null_beta(wsgemm_handle h)
+{
+    call c = valid_call(h);
+    c.beta = NULL;
+    expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "beta");
+}
+static void case_null_a(wsgemm_handle h)
+{
+    call c = valid_call(h);
+    c.A = NULL;
+    expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "A is NULL");
+}
+static void case_null_b(wsgemm_handle h)
+{
+    call c = valid_call(h);
+    c.B = NULL;
+    expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "B is NULL");
+}
+static void case_null_c(wsgemm_handle h)
+{
+    call c = valid_call(h);
+    c.C = NULL;
+    expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "C is NULL");
+}
+static void case_negative_m(wsgemm_handle h)
+{
+    call c = valid_call(h);
+    c.m = -1;
+    expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "m = -1");
+}
+static void case_negative_n(wsgemm_handle h)
+{
+    call c = valid_call(h);
+    c.n = -3;
+    expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "n = -3");
+}
+static void case_negative_k(wsgemm_handle h)
+{
+    call c = valid_call(h);
+    c.k = -2;
+    expect_rejected(&c, WSGEMM_STATUS_INVALID_VALUE, "k = -2");
+}
 
 static void case_negative_batch(wsgemm_handle h)
 {
@@ -231,7 +291,8 @@ static void case_quick_return(wsgemm_handle h)
         wsgemm_status s = issue(&c);
         wsgemm_path p = WSGEMM_PATH_AUTO;
         wsgemm_get_last_path(h, &p);
-        printf("  m=%d n=%d batch=%d -> %s, path %s\n", c.m, c.n, c.batch, wsgemm_status_string(s), wsgemm_path_name(p));
+        printf("  m=%d n=%d batch=%d -> %s, path %s\n", c.m, c.n, c.batch, wsgemm_status_string(s),
+               wsgemm_path_name(p));
         EXPECT(s == WSGEMM_STATUS_SUCCESS, "quick return %d", i);
         EXPECT(p == WSGEMM_PATH_NONE, "no kernel ran");
         EXPECT(c_untouched(), "C untouched");
@@ -395,8 +456,8 @@ static void case_edge_semantics(wsgemm_handle h)
     }
     /* beta == 0 through a real product on every path AUTO may pick: NaN in C
      * must not leak (testing_case_against_cublas poisons C with NaN). */
-    testing_gemm g = {WSGEMM_OP_N, WSGEMM_OP_N, 200, 136, 72, 0, 0, 0, -1, -1, -1, 1, 1.0f, 0.0f,
-                      WSGEMM_R_16BF, WSGEMM_R_16BF, 0};
+    testing_gemm g = {WSGEMM_OP_N, WSGEMM_OP_N, 200,           136,           72, 0, 0, 0, -1, -1, -1, 1,
+                      1.0f,        0.0f,        WSGEMM_R_16BF, WSGEMM_R_16BF, 0};
     EXPECT(testing_case_against_cublas(h, &g, WSGEMM_PATH_AUTO, 7, 1), "beta == 0 product with NaN-poisoned C");
     printf("  edge semantics checked for bf16, f16, f32 outputs\n");
 }
@@ -404,18 +465,30 @@ static void case_edge_semantics(wsgemm_handle h)
 /* ---------------------------------------------------------------- driver */
 
 static const testing_handle_case cases[] = {
-    {"null_handle", case_null_handle},       {"null_alpha", case_null_alpha},
-    {"null_beta", case_null_beta},           {"null_a", case_null_a},
-    {"null_b", case_null_b},                 {"null_c", case_null_c},
-    {"negative_m", case_negative_m},         {"negative_n", case_negative_n},
-    {"negative_k", case_negative_k},         {"negative_batch", case_negative_batch},
-    {"lda_too_small", case_lda_too_small},   {"ldb_too_small", case_ldb_too_small},
-    {"ldc_too_small", case_ldc_too_small},   {"invalid_op", case_invalid_op},
-    {"invalid_dtype", case_invalid_dtype},   {"unsupported_types", case_unsupported_types},
-    {"bad_strides", case_bad_strides},       {"invalid_path", case_invalid_path},
-    {"quick_return", case_quick_return},     {"no_device", case_no_device},
-    {"names", case_names},                   {"host_pointer", case_host_pointer},
-    {"arch_mismatch", case_arch_mismatch},   {"edge_semantics", case_edge_semantics},
+    {"null_handle", case_null_handle},
+    {"null_alpha", case_null_alpha},
+    {"null_beta", case_null_beta},
+    {"null_a", case_null_a},
+    {"null_b", case_null_b},
+    {"null_c", case_null_c},
+    {"negative_m", case_negative_m},
+    {"negative_n", case_negative_n},
+    {"negative_k", case_negative_k},
+    {"negative_batch", case_negative_batch},
+    {"lda_too_small", case_lda_too_small},
+    {"ldb_too_small", case_ldb_too_small},
+    {"ldc_too_small", case_ldc_too_small},
+    {"invalid_op", case_invalid_op},
+    {"invalid_dtype", case_invalid_dtype},
+    {"unsupported_types", case_unsupported_types},
+    {"bad_strides", case_bad_strides},
+    {"invalid_path", case_invalid_path},
+    {"quick_return", case_quick_return},
+    {"no_device", case_no_device},
+    {"names", case_names},
+    {"host_pointer", case_host_pointer},
+    {"arch_mismatch", case_arch_mismatch},
+    {"edge_semantics", case_edge_semantics},
 };
 
 int main(int argc, char **argv)

@@ -15,14 +15,14 @@
 #include "testing.h"
 
 static int failures = 0;
-#define EXPECT(cond, what)                                                     \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            printf("FAIL %s:%d: %s (%s)\n", __FILE__, __LINE__, what, #cond);  \
-            failures++;                                                        \
-        } else {                                                               \
-            printf("  ok: %s\n", what);                                        \
-        }                                                                      \
+#define EXPECT(cond, what)                                                    \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            printf("FAIL %s:%d: %s (%s)\n", __FILE__, __LINE__, what, #cond); \
+            failures++;                                                       \
+        } else {                                                              \
+            printf("  ok: %s\n", what);                                       \
+        }                                                                     \
     } while (0)
 
 static void case_conversions(void)
@@ -50,14 +50,14 @@ static void case_conversions(void)
 static void case_reference(void)
 {
     /* op(A) = A^T with A stored 3 x 2 (k x m), B stored 3 x 2 (k x n), lda = 4 */
-    const float a_vals[8] = {1, 2, 3, 0, -1, 0.5f, 2, 0};  /* column i of A = row i of op(A) */
+    const float a_vals[8] = {1, 2, 3, 0, -1, 0.5f, 2, 0}; /* column i of A = row i of op(A) */
     const float b_vals[6] = {1, 0, -1, 2, 1, 0.25f};
     const float c_vals[4] = {1, -1, 2, 0.5f};
     uint16_t A[8], B[6], C[4];
     for (int i = 0; i < 8; ++i) A[i] = testing_float_to_bf16(a_vals[i]);
     for (int i = 0; i < 6; ++i) B[i] = testing_float_to_bf16(b_vals[i]);
     for (int i = 0; i < 4; ++i) C[i] = testing_float_to_bf16(c_vals[i]);
-    testing_gemm g = {WSGEMM_OP_T, WSGEMM_OP_N, 2, 2, 3, 4, 3, 2, -1, -1, -1, 1, 2.0f, -1.0f,
+    testing_gemm g = {WSGEMM_OP_T,   WSGEMM_OP_N,   2, 2, 3, 4, 3, 2, -1, -1, -1, 1, 2.0f, -1.0f,
                       WSGEMM_R_16BF, WSGEMM_R_16BF, 0};
     testing_gemm_resolve(&g);
     double ref[4];
@@ -72,7 +72,7 @@ static void case_reference(void)
 /* Build a correct bf16 result for a random problem, then plant faults. */
 static void case_planted_fault(void)
 {
-    testing_gemm g = {WSGEMM_OP_N, WSGEMM_OP_T, 67, 45, 130, 70, 0, 71, -1, -1, -1, 2, 1.0f, 0.5f,
+    testing_gemm g = {WSGEMM_OP_N,   WSGEMM_OP_T,   67, 45, 130, 70, 0, 71, -1, -1, -1, 2, 1.0f, 0.5f,
                       WSGEMM_R_16BF, WSGEMM_R_16BF, 0};
     testing_gemm_resolve(&g);
     size_t ea = testing_gemm_elems_a(&g), eb = testing_gemm_elems_b(&g), ec = testing_gemm_elems_c(&g);
@@ -134,9 +134,12 @@ static void case_planted_fault(void)
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "";
-    if (!strcmp(which, "conversions")) case_conversions();
-    else if (!strcmp(which, "reference")) case_reference();
-    else if (!strcmp(which, "planted_fault")) case_planted_fault();
+    if (!strcmp(which, "conversions"))
+        case_conversions();
+    else if (!strcmp(which, "reference"))
+        case_reference();
+    else if (!strcmp(which, "planted_fault"))
+        case_planted_fault();
     else {
         fprintf(stderr, "usage: %s conversions|reference|planted_fault\n", argv[0]);
         return 2;

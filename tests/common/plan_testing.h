@@ -22,11 +22,25 @@ static inline wsgemm_problem plan_testing_problem(wsgemm_op ta, wsgemm_op tb, in
     const int lda = ra + pad, ldb = rb + pad, ldc = m + (pad ? 8 : 0);
     const uintptr_t base = (uintptr_t)1 << 32;
     wsgemm_problem p = {
-        .transa = ta, .transb = tb, .m = m, .n = n, .k = k, .alpha = 1.0f, .beta = beta,
-        .A = (const void *)(base + 2u * (unsigned)misalign), .Atype = ab, .lda = lda,
+        .transa = ta,
+        .transb = tb,
+        .m = m,
+        .n = n,
+        .k = k,
+        .alpha = 1.0f,
+        .beta = beta,
+        .A = (const void *)(base + 2u * (unsigned)misalign),
+        .Atype = ab,
+        .lda = lda,
         .strideA = (long long)lda * ca,
-        .B = (const void *)(base * 3), .Btype = ab, .ldb = ldb, .strideB = batch > 2 ? 0 : (long long)ldb * cb,
-        .C = (void *)(base * 5), .Ctype = c, .ldc = ldc, .strideC = (long long)ldc * n,
+        .B = (const void *)(base * 3),
+        .Btype = ab,
+        .ldb = ldb,
+        .strideB = batch > 2 ? 0 : (long long)ldb * cb,
+        .C = (void *)(base * 5),
+        .Ctype = c,
+        .ldc = ldc,
+        .strideC = (long long)ldc * n,
         .batch_count = batch,
     };
     return p;

@@ -12,8 +12,7 @@
 
 /* ---------------------------------------------------------------- devices */
 
-int testing_run_handle_case(int argc, char **argv, const testing_handle_case *cases, size_t ncases,
-                            const int *failures)
+int testing_run_handle_case(int argc, char **argv, const testing_handle_case *cases, size_t ncases, const int *failures)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: %s <case>\n", argv[0]);
@@ -156,7 +155,7 @@ float testing_fp8_to_float(uint8_t v, wsgemm_dtype format)
     if (format == WSGEMM_R_8F_E5M2) return testing_half_to_float((uint16_t)(v << 8)); /* the top byte of a half */
     const float sign = (v & 0x80u) ? -1.0f : 1.0f;
     const int exp = (v >> 3) & 0xF, mant = v & 0x7;
-    if (exp == 0xF && mant == 0x7) return NAN; /* E4M3's only NaN; it has no infinities */
+    if (exp == 0xF && mant == 0x7) return NAN;                 /* E4M3's only NaN; it has no infinities */
     if (exp == 0) return sign * (float)mant * (1.0f / 512.0f); /* subnormal: mant * 2^-9 */
     return sign * ldexpf(1.0f + (float)mant / 8.0f, exp - 7);
 }
@@ -180,8 +179,10 @@ uint8_t testing_float_to_fp8(float f, wsgemm_dtype format)
     int lo = 0, hi = max_code;
     while (hi - lo > 1) { /* values[lo] <= a < values[hi], or a at or beyond the ends */
         const int mid = (lo + hi) / 2;
-        if (values[e5][mid] <= a) lo = mid;
-        else hi = mid;
+        if (values[e5][mid] <= a)
+            lo = mid;
+        else
+            hi = mid;
     }
     if (a >= values[e5][hi]) return (uint8_t)(sign | hi);
     const float dl = a - values[e5][lo], dh = values[e5][hi] - a;
@@ -230,11 +231,26 @@ int testing_dtype_bytes(wsgemm_dtype t)
 
 /* ---------------------------------------------------------------- problem geometry */
 
-static int rows_a(const testing_gemm *g) { return g->transa == WSGEMM_OP_N ? g->m : g->k; }
-static int cols_a(const testing_gemm *g) { return g->transa == WSGEMM_OP_N ? g->k : g->m; }
-static int rows_b(const testing_gemm *g) { return g->transb == WSGEMM_OP_N ? g->k : g->n; }
-static int cols_b(const testing_gemm *g) { return g->transb == WSGEMM_OP_N ? g->n : g->k; }
-static int at_least_1(int x) { return x > 1 ? x : 1; }
+static int rows_a(const testing_gemm *g)
+{
+    return g->transa == WSGEMM_OP_N ? g->m : g->k;
+}
+static int cols_a(const testing_gemm *g)
+{
+    return g->transa == WSGEMM_OP_N ? g->k : g->m;
+}
+static int rows_b(const testing_gemm *g)
+{
+    return g->transb == WSGEMM_OP_N ? g->k : g->n;
+}
+static int cols_b(const testing_gemm *g)
+{
+    return g->transb == WSGEMM_OP_N ? g->n : g->k;
+}
+static int at_least_1(int x)
+{
+    return x > 1 ? x : 1;
+}
 
 testing_gemm testing_gemm_make(wsgemm_op ta, wsgemm_op tb, int m, int n, int k)
 {
@@ -270,9 +286,18 @@ static size_t operand_elems(long long stride, int batch, int ld, int cols)
     return (size_t)stride * (size_t)(batch - 1) + (size_t)ld * (size_t)cols + 8; /* +8: room for a misaligned base */
 }
 
-size_t testing_gemm_elems_a(const testing_gemm *g) { return operand_elems(g->strideA, g->batch, g->lda, cols_a(g)); }
-size_t testing_gemm_elems_b(const testing_gemm *g) { return operand_elems(g->strideB, g->batch, g->ldb, cols_b(g)); }
-size_t testing_gemm_elems_c(const testing_gemm *g) { return operand_elems(g->strideC, g->batch, g->ldc, g->n); }
+size_t testing_gemm_elems_a(const testing_gemm *g)
+{
+    return operand_elems(g->strideA, g->batch, g->lda, cols_a(g));
+}
+size_t testing_gemm_elems_b(const testing_gemm *g)
+{
+    return operand_elems(g->strideB, g->batch, g->ldb, cols_b(g));
+}
+size_t testing_gemm_elems_c(const testing_gemm *g)
+{
+    return operand_elems(g->strideC, g->batch, g->ldc, g->n);
+}
 
 void testing_gemm_describe(const testing_gemm *g, char *buf, size_t size)
 {
@@ -318,7 +343,8 @@ void testing_reference_host(const testing_gemm *g, const void *A, const void *B,
             int b = (int)(col / n), j = (int)(col % n);
             if (b != cached_batch) { /* op(A) of this batch, row-major so the k loop is contiguous */
                 for (int i = 0; i < m; ++i)
-                    for (int kk = 0; kk < k; ++kk) arow[(size_t)i * k + kk] = testing_load(g->ab_type, A, index_a(g, b, i, kk));
+                    for (int kk = 0; kk < k; ++kk)
+                        arow[(size_t)i * k + kk] = testing_load(g->ab_type, A, index_a(g, b, i, kk));
                 cached_batch = b;
             }
             for (int kk = 0; kk < k; ++kk) bcol[kk] = testing_load(g->ab_type, B, index_b(g, b, kk, j));
@@ -346,9 +372,21 @@ testing_tolerance testing_tolerance_for(wsgemm_dtype c_type)
      * reference, absorbs accumulation-order noise near zero. */
     testing_tolerance t;
     switch (c_type) {
-    case WSGEMM_R_16BF: t.rtol = 1.0 / 128; t.atol_rel_rms = 1.0 / 512; t.max_rel_fro = 6e-3; break;
-    case WSGEMM_R_16F: t.rtol = 1.0 / 1024; t.atol_rel_rms = 1.0 / 4096; t.max_rel_fro = 1e-3; break;
-    default: t.rtol = 1.0 / 65536; t.atol_rel_rms = 1.0 / 65536; t.max_rel_fro = 1e-4; break;
+    case WSGEMM_R_16BF:
+        t.rtol = 1.0 / 128;
+        t.atol_rel_rms = 1.0 / 512;
+        t.max_rel_fro = 6e-3;
+        break;
+    case WSGEMM_R_16F:
+        t.rtol = 1.0 / 1024;
+        t.atol_rel_rms = 1.0 / 4096;
+        t.max_rel_fro = 1e-3;
+        break;
+    default:
+        t.rtol = 1.0 / 65536;
+        t.atol_rel_rms = 1.0 / 65536;
+        t.max_rel_fro = 1e-4;
+        break;
     }
     return t;
 }
@@ -387,7 +425,8 @@ testing_report testing_check(const testing_gemm *g, const void *got, const void 
                 if (bad) {
                     r.mismatches++;
                     if (printed < 8) {
-                        fprintf(stderr, "  mismatch [%s] %s: batch %d C(%d,%d) = %.7g, reference %.7g, |err| %.3g > %.3g\n",
+                        fprintf(stderr,
+                                "  mismatch [%s] %s: batch %d C(%d,%d) = %.7g, reference %.7g, |err| %.3g > %.3g\n",
                                 label, shape, b, i, j, out, want, err, atol + tol.rtol * fabs(want));
                         printed++;
                     }
@@ -406,9 +445,11 @@ testing_report testing_check(const testing_gemm *g, const void *got, const void 
     if (r.nan_count) r.rel_fro = NAN;
     r.passed = r.mismatches == 0 && r.nan_count == 0 && r.padding_touched == 0 && r.rel_fro <= tol.max_rel_fro;
     if (r.padding_touched)
-        fprintf(stderr, "  [%s] %s: %zu elements outside the C matrices were written\n", label, shape, r.padding_touched);
+        fprintf(stderr, "  [%s] %s: %zu elements outside the C matrices were written\n", label, shape,
+                r.padding_touched);
     if (!r.passed && r.mismatches == 0 && r.padding_touched == 0)
-        fprintf(stderr, "  [%s] %s: relative Frobenius error %.3g above %.3g\n", label, shape, r.rel_fro, tol.max_rel_fro);
+        fprintf(stderr, "  [%s] %s: relative Frobenius error %.3g above %.3g\n", label, shape, r.rel_fro,
+                tol.max_rel_fro);
     return r;
 }
 
@@ -508,8 +549,8 @@ void testing_reference_cublas(const testing_gemm *g, const testing_buffers *b, d
     CUBLAS_CHECK(cublasGemmStridedBatchedEx(
         cublas_handle(), (cublasOperation_t)g->transa, (cublasOperation_t)g->transb, m, n, g->k, &g->alpha,
         shifted(b->A, g->offset, g->ab_type), cuda_type(g->ab_type), g->lda, g->strideA,
-        shifted(b->B, g->offset, g->ab_type), cuda_type(g->ab_type), g->ldb, g->strideB, &g->beta, dc,
-        CUDA_R_32F, m, (long long)m * n, g->batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        shifted(b->B, g->offset, g->ab_type), cuda_type(g->ab_type), g->ldb, g->strideB, &g->beta, dc, CUDA_R_32F, m,
+        (long long)m * n, g->batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(hc, dc, total * sizeof(float), cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < total; ++i) ref[i] = hc[i];
@@ -524,9 +565,9 @@ wsgemm_status testing_run_wsgemm(wsgemm_handle h, const testing_gemm *g, const t
     if (g->batch == 1)
         return wsgemm_gemm_ex(h, g->transa, g->transb, g->m, g->n, g->k, &g->alpha, A, g->ab_type, g->lda, B,
                               g->ab_type, g->ldb, &g->beta, C, g->c_type, g->ldc);
-    return wsgemm_gemm_strided_batched_ex(h, g->transa, g->transb, g->m, g->n, g->k, &g->alpha, A, g->ab_type,
-                                          g->lda, g->strideA, B, g->ab_type, g->ldb, g->strideB, &g->beta, C,
-                                          g->c_type, g->ldc, g->strideC, g->batch);
+    return wsgemm_gemm_strided_batched_ex(h, g->transa, g->transb, g->m, g->n, g->k, &g->alpha, A, g->ab_type, g->lda,
+                                          g->strideA, B, g->ab_type, g->ldb, g->strideB, &g->beta, C, g->c_type, g->ldc,
+                                          g->strideC, g->batch);
 }
 
 int testing_case_against_cublas(wsgemm_handle h, const testing_gemm *g_in, wsgemm_path expected_path, uint64_t seed,
@@ -575,8 +616,8 @@ int testing_case_against_cublas(wsgemm_handle h, const testing_gemm *g_in, wsgem
         }
     }
     if (verbose || !ok)
-        printf("%s path=%-14s %s rel_fro=%.2e max_abs=%.2e checked=%zu\n", ok ? "PASS" : "FAIL",
-               wsgemm_path_name(ran), shape, r.rel_fro, r.max_abs_err, r.checked);
+        printf("%s path=%-14s %s rel_fro=%.2e max_abs=%.2e checked=%zu\n", ok ? "PASS" : "FAIL", wsgemm_path_name(ran),
+               shape, r.rel_fro, r.max_abs_err, r.checked);
     free(got);
     free(again);
     free(ref);
@@ -660,8 +701,10 @@ int testing_time_interleaved(const testing_timed_lib *libs, int nlibs, cudaStrea
         }
         out->rounds = r + 1;
         out->spin_us = spin_us;
-        if (held) out->held_rounds++;
-        else if (spin_us < 20000.0) spin_us *= 2.0; /* the host took longer than the hold: hold longer */
+        if (held)
+            out->held_rounds++;
+        else if (spin_us < 20000.0)
+            spin_us *= 2.0; /* the host took longer than the hold: hold longer */
     }
     if (opt->round_ms && !failed) memcpy(opt->round_ms, gpu, sizeof(double) * (size_t)rounds * (size_t)nlibs);
     for (int j = 0; j < nlibs && !failed; ++j) {

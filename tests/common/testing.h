@@ -23,46 +23,46 @@ extern "C" {
 enum { WSGEMM_TEST_SKIP = 77 };
 
 /* One macro per API family: print code, name, message and file:line, then exit. */
-#define CUDA_CHECK(call)                                                                                  \
-    do {                                                                                                  \
-        cudaError_t err_ = (call);                                                                        \
-        if (err_ != cudaSuccess) {                                                                        \
+#define CUDA_CHECK(call)                                                                                      \
+    do {                                                                                                      \
+        cudaError_t err_ = (call);                                                                            \
+        if (err_ != cudaSuccess) {                                                                            \
             fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call, cudaGetErrorName(err_), \
-                    cudaGetErrorString(err_));                                                            \
-            exit(1);                                                                                      \
-        }                                                                                                 \
+                    cudaGetErrorString(err_));                                                                \
+            exit(1);                                                                                          \
+        }                                                                                                     \
     } while (0)
 
-#define CUBLAS_CHECK(call)                                                                                \
-    do {                                                                                                  \
-        int st_ = (int)(call);                                                                            \
-        if (st_ != 0) {                                                                                   \
-            fprintf(stderr, "%s:%d: %s failed: cuBLAS status %d\n", __FILE__, __LINE__, #call, st_);        \
-            exit(1);                                                                                      \
-        }                                                                                                 \
+#define CUBLAS_CHECK(call)                                                                           \
+    do {                                                                                             \
+        int st_ = (int)(call);                                                                       \
+        if (st_ != 0) {                                                                              \
+            fprintf(stderr, "%s:%d: %s failed: cuBLAS status %d\n", __FILE__, __LINE__, #call, st_); \
+            exit(1);                                                                                 \
+        }                                                                                            \
     } while (0)
 
-#define WSGEMM_CHECK(call)                                                                                \
-    do {                                                                                                  \
-        wsgemm_status st_ = (call);                                                                       \
-        if (st_ != WSGEMM_STATUS_SUCCESS) {                                                               \
+#define WSGEMM_CHECK(call)                                                                                   \
+    do {                                                                                                     \
+        wsgemm_status st_ = (call);                                                                          \
+        if (st_ != WSGEMM_STATUS_SUCCESS) {                                                                  \
             fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, wsgemm_status_string(st_)); \
-            exit(1);                                                                                      \
-        }                                                                                                 \
+            exit(1);                                                                                         \
+        }                                                                                                    \
     } while (0)
 
 /* A CPU test's check: when cond is false, count it in `failures` (an int lvalue) and print the first 20
  * with file:line, the condition and a printf-style explanation. */
-#define TESTING_EXPECT(failures, cond, ...)                                                               \
-    do {                                                                                                  \
-        if (!(cond)) {                                                                                    \
-            if ((failures) < 20) {                                                                        \
-                fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                           \
-                fprintf(stderr, __VA_ARGS__);                                                             \
-                fprintf(stderr, "\n");                                                                    \
-            }                                                                                             \
-            (failures)++;                                                                                 \
-        }                                                                                                 \
+#define TESTING_EXPECT(failures, cond, ...)                                     \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            if ((failures) < 20) {                                              \
+                fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+                fprintf(stderr, __VA_ARGS__);                                   \
+                fprintf(stderr, "\n");                                          \
+            }                                                                   \
+            (failures)++;                                                       \
+        }                                                                       \
     } while (0)
 
 /* A test program of named cases, each run on a fresh handle: `prog <case>`. */
@@ -111,7 +111,7 @@ int testing_dtype_bytes(wsgemm_dtype t);
 typedef struct testing_gemm {
     wsgemm_op transa, transb;
     int m, n, k;
-    int lda, ldb, ldc; /* 0: the tight value max(1, rows) */
+    int lda, ldb, ldc;                   /* 0: the tight value max(1, rows) */
     long long strideA, strideB, strideC; /* -1: the tight value (ld * columns) */
     int batch;
     float alpha, beta;
@@ -144,9 +144,9 @@ typedef struct testing_tolerance {
 testing_tolerance testing_tolerance_for(wsgemm_dtype c_type);
 
 typedef struct testing_report {
-    double rel_fro;      /* ||got - ref||_F / ||ref||_F */
+    double rel_fro; /* ||got - ref||_F / ||ref||_F */
     double max_abs_err;
-    size_t mismatches;   /* elements outside atol + rtol*|ref| (NaN included) */
+    size_t mismatches; /* elements outside atol + rtol*|ref| (NaN included) */
     size_t nan_count;
     size_t checked;
     size_t padding_touched; /* elements of C outside the m x n matrices that changed */
@@ -162,8 +162,8 @@ testing_report testing_check(const testing_gemm *g, const void *got, const void 
 
 /* ---------------------------------------------------------------- device data and the cuBLAS harness */
 typedef struct testing_buffers {
-    void *A, *B, *C;           /* device */
-    void *hA, *hB, *hC0;       /* host: inputs and the C written before the call */
+    void *A, *B, *C;     /* device */
+    void *hA, *hB, *hC0; /* host: inputs and the C written before the call */
     size_t elems_a, elems_b, elems_c;
 } testing_buffers;
 
@@ -210,10 +210,10 @@ typedef struct testing_timed_lib {
 enum { TESTING_MAX_TIMED_LIBS = 4 };
 
 typedef struct testing_timing_options {
-    int warmup;      /* untimed calls per library first (workspace growth, cuBLAS heuristics, clocks) */
-    int rounds;      /* timed rounds: one call per library each */
-    int host_reps;   /* wall-clock timed calls per library (0: no host time) */
-    double spin_us;  /* initial hold (0: 200 us); doubled, up to 20 ms, after a round that was not held */
+    int warmup;       /* untimed calls per library first (workspace growth, cuBLAS heuristics, clocks) */
+    int rounds;       /* timed rounds: one call per library each */
+    int host_reps;    /* wall-clock timed calls per library (0: no host time) */
+    double spin_us;   /* initial hold (0: 200 us); doubled, up to 20 ms, after a round that was not held */
     double *round_ms; /* optional: filled with every round's GPU ms, library-major (lib * rounds + round) */
 } testing_timing_options;
 
@@ -261,8 +261,8 @@ testing_report testing_device_check(const testing_gemm *g, const void *c, const 
 /* The epilogue as a kernel of its own, after a plain GEMM (the baseline a fused epilogue is measured
  * against): d = act(d + bias[row]) in place, act GELU (tanh form) when gelu, else ReLU; bias NULL: none.
  * Queued on stream; returns the launch's error. */
-cudaError_t testing_bias_activation(wsgemm_dtype d_type, void *d, int m, int n, long long ld,
-                                    wsgemm_dtype bias_type, const void *bias, int gelu, cudaStream_t stream);
+cudaError_t testing_bias_activation(wsgemm_dtype d_type, void *d, int m, int n, long long ld, wsgemm_dtype bias_type,
+                                    const void *bias, int gelu, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -68,11 +68,15 @@ static __device__ __forceinline__ float load_any(int type, const void *p, size_t
 
 static __device__ __forceinline__ void store_any(int type, void *p, size_t i, float v)
 {
-    if (type == WSGEMM_R_32F) ((float *)p)[i] = v;
-    else if (type == WSGEMM_R_16BF) ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(v);
+    if (type == WSGEMM_R_32F)
+        ((float *)p)[i] = v;
+    else if (type == WSGEMM_R_16BF)
+        ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(v);
     else if (type == WSGEMM_R_8F_E4M3 || type == WSGEMM_R_8F_E5M2)
-        ((__nv_fp8_storage_t *)p)[i] = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, type == WSGEMM_R_8F_E4M3 ? __NV_E4M3 : __NV_E5M2);
-    else ((__half *)p)[i] = __float2half_rn(v);
+        ((__nv_fp8_storage_t *)p)[i] =
+            __nv_cvt_float_to_fp8(v, __NV_SATFINITE, type == WSGEMM_R_8F_E4M3 ? __NV_E4M3 : __NV_E5M2);
+    else
+        ((__half *)p)[i] = __float2half_rn(v);
 }
 
 __global__ void testing_fill_kernel(int type, void *dst, size_t count, unsigned long long seed)
@@ -108,8 +112,7 @@ __global__ void testing_c_to_f32_kernel(int type, const void *c, int m, int n, l
 extern "C" void testing_device_c_to_f32(const testing_gemm *g, const void *c, float *out)
 {
     const size_t total = (size_t)g->m * g->n * g->batch;
-    testing_c_to_f32_kernel<<<grid_for(total), 256>>>((int)g->c_type, c, g->m, g->n, g->ldc, g->strideC, g->batch,
-                                                       out);
+    testing_c_to_f32_kernel<<<grid_for(total), 256>>>((int)g->c_type, c, g->m, g->n, g->ldc, g->strideC, g->batch, out);
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -130,8 +133,8 @@ __global__ void testing_ref_sq_kernel(const float *ref, size_t total, check_sums
 
 /* Every element of C against the reference, with testing_check's rule: |got - ref| <= atol + rtol |ref|,
  * NaN never passes. */
-__global__ void testing_check_kernel(int type, const void *c, int m, int n, long long ldc, long long stride,
-                                     int batch, const float *ref, double atol, double rtol, check_sums *sums)
+__global__ void testing_check_kernel(int type, const void *c, int m, int n, long long ldc, long long stride, int batch,
+                                     const float *ref, double atol, double rtol, check_sums *sums)
 {
     const size_t total = (size_t)m * n * batch;
     double err_sq = 0.0;
@@ -217,8 +220,10 @@ __global__ void testing_bias_activation_kernel(int d_type, void *d, int m, int n
         const size_t j = e / (size_t)m, i = e - j * (size_t)m;
         float x = load_any(d_type, d, i + j * (size_t)ld);
         if (bias) x += load_any(bias_type, bias, i);
-        if (gelu) x = 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
-        else x = fmaxf(x, 0.0f);
+        if (gelu)
+            x = 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+        else
+            x = fmaxf(x, 0.0f);
         store_any(d_type, d, i + j * (size_t)ld, x);
     }
 }

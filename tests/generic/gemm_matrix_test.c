@@ -65,8 +65,8 @@ static const testing_gemm types[] = {
 static const testing_gemm batch[] = {
     {T_, N_, 65, 33, 47, 0, 0, 0, -1, -1, -1, 3, 1.0f, 0.0f, BF, BF, 0},
     {N_, T_, 128, 256, 192, 0, 0, 0, -1, -1, -1, 5, 1.0f, 0.5f, BF, F3, 0},
-    {T_, N_, 100, 90, 80, 0, 0, 0, 0, -1, -1, 4, 1.0f, 0.0f, BF, BF, 0},      /* A shared by all (strideA 0) */
-    {T_, N_, 64, 48, 96, 0, 0, 256, -1, -1, 64, 4, 1.0f, 0.0f, HF, HF, 0},    /* C interleaved inside columns */
+    {T_, N_, 100, 90, 80, 0, 0, 0, 0, -1, -1, 4, 1.0f, 0.0f, BF, BF, 0},   /* A shared by all (strideA 0) */
+    {T_, N_, 64, 48, 96, 0, 0, 256, -1, -1, 64, 4, 1.0f, 0.0f, HF, HF, 0}, /* C interleaved inside columns */
     {N_, N_, 17, 19, 23, 20, 30, 40, 1000, 1000, 1000, 7, 1.0f, -1.0f, BF, BF, 0},
     {T_, N_, 256, 256, 512, 0, 0, 0, -1, -1, -1, 24, 1.0f, 0.0f, BF, BF, 0},
 };
@@ -83,12 +83,12 @@ static const testing_gemm alpha_beta[] = {
 static const testing_gemm leading_dims[] = {
     {N_, N_, 100, 80, 60, 130, 70, 101, -1, -1, -1, 1, 1.0f, 0.0f, BF, BF, 0},
     {T_, T_, 100, 80, 60, 61, 97, 128, -1, -1, -1, 1, 1.0f, 0.5f, BF, BF, 0},
-    {T_, N_, 128, 128, 129, 129, 129, 129, -1, -1, -1, 1, 1.0f, 0.0f, BF, BF, 0},  /* odd ld: not 16-B aligned */
-    {T_, N_, 257, 255, 131, 0, 0, 0, -1, -1, -1, 1, 1.0f, 0.0f, BF, BF, 1},        /* bases 2 bytes off */
+    {T_, N_, 128, 128, 129, 129, 129, 129, -1, -1, -1, 1, 1.0f, 0.0f, BF, BF, 0}, /* odd ld: not 16-B aligned */
+    {T_, N_, 257, 255, 131, 0, 0, 0, -1, -1, -1, 1, 1.0f, 0.0f, BF, BF, 1},       /* bases 2 bytes off */
     {N_, T_, 512, 384, 320, 520, 400, 513, -1, -1, -1, 1, 1.0f, 0.0f, HF, F3, 3},
     {T_, N_, 1031, 1029, 1027, 1031, 1033, 1035, -1, -1, -1, 1, 1.0f, 0.0f, BF, BF, 0},
     {N_, N_, 17, 19, 23, 0, 0, 40, -1, -1, -1, 1, 1.0f, -1.0f, BF, BF, 0}, /* m*2 bytes not a multiple of 16,
-                                                                          padded ldc: TMA-store clipping */
+                                                                              padded ldc: TMA-store clipping */
 };
 
 typedef struct group {
@@ -97,9 +97,12 @@ typedef struct group {
     size_t count;
 } group;
 
-#define GROUP(x) {#x, x, sizeof x / sizeof x[0]}
-static const group groups[] = {GROUP(shapes), GROUP(ops), GROUP(types), GROUP(batch), GROUP(alpha_beta),
-                               GROUP(leading_dims)};
+#define GROUP(x)                      \
+    {                                 \
+#x, x, sizeof x / sizeof x[0] \
+    }
+static const group groups[] = {GROUP(shapes), GROUP(ops),        GROUP(types),
+                               GROUP(batch),  GROUP(alpha_beta), GROUP(leading_dims)};
 
 static int parse_path(const char *name, wsgemm_path *path)
 {

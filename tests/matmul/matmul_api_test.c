@@ -31,7 +31,10 @@ static float one = 1.0f, zero = 0.0f;
 static float host_a[ELEMS], host_b[ELEMS], host_c[ELEMS], host_bias[64], host_scale[4];
 static uint32_t host_d[ELEMS], host_aux[ELEMS], host_amax;
 
-static uint32_t sentinel(int i) { return 0xA5A5A5A5u ^ (uint32_t)i; }
+static uint32_t sentinel(int i)
+{
+    return 0xA5A5A5A5u ^ (uint32_t)i;
+}
 
 static void fill_sentinel(void)
 {
@@ -50,8 +53,20 @@ static int outputs_untouched(void)
  * CPU cases never get past the checks with it). */
 static call valid_call(wsgemm_handle h)
 {
-    call c = {.h = h, .m = 64, .n = 64, .k = 64, .alpha = &one, .beta = &one, .A = host_a, .B = host_b,
-              .C = host_c, .D = host_d, .lda = 64, .ldb = 64, .ldc = 64, .ldd = 64};
+    call c = {.h = h,
+              .m = 64,
+              .n = 64,
+              .k = 64,
+              .alpha = &one,
+              .beta = &one,
+              .A = host_a,
+              .B = host_b,
+              .C = host_c,
+              .D = host_d,
+              .lda = 64,
+              .ldb = 64,
+              .ldc = 64,
+              .ldd = 64};
     wsgemm_matmul_desc_init(&c.d, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF);
     c.d.epilogue = WSGEMM_MATMUL_EPILOGUE_GELU_AUX_BIAS;
     c.d.bias = host_bias;
@@ -69,8 +84,8 @@ static call valid_call(wsgemm_handle h)
 
 static wsgemm_status issue(call *c)
 {
-    return wsgemm_matmul(c->h, c->null_desc ? NULL : &c->d, c->m, c->n, c->k, c->alpha, c->A, c->lda, c->B, c->ldb, c->beta, c->C, c->ldc,
-                         c->D, c->ldd);
+    return wsgemm_matmul(c->h, c->null_desc ? NULL : &c->d, c->m, c->n, c->k, c->alpha, c->A, c->lda, c->B, c->ldb,
+                         c->beta, c->C, c->ldc, c->D, c->ldd);
 }
 
 static int failures = 0;
@@ -88,11 +103,11 @@ static void expect_rejected(call *c, wsgemm_status want, const char *word)
     EXPECT(outputs_untouched(), "%s: an output was modified by a rejected call", word);
 }
 
-#define REJECT(status, word, ...)                                                                         \
-    do {                                                                                                  \
-        call c = valid_call(h);                                                                           \
-        __VA_ARGS__;                                                                                      \
-        expect_rejected(&c, WSGEMM_STATUS_##status, word);                                                \
+#define REJECT(status, word, ...)                          \
+    do {                                                   \
+        call c = valid_call(h);                            \
+        __VA_ARGS__;                                       \
+        expect_rejected(&c, WSGEMM_STATUS_##status, word); \
     } while (0)
 
 /* ---------------------------------------------------------------- cases */
@@ -107,10 +122,14 @@ static void case_null_handle(wsgemm_handle h)
     fill_sentinel();
     EXPECT(issue(&c) == WSGEMM_STATUS_NOT_INITIALIZED, "a destroyed handle is refused");
     EXPECT(wsgemm_matmul_desc_init(NULL, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF) ==
-               WSGEMM_STATUS_INVALID_VALUE, "desc_init(NULL)");
+               WSGEMM_STATUS_INVALID_VALUE,
+           "desc_init(NULL)");
 }
 
-static void case_null_desc(wsgemm_handle h) { REJECT(INVALID_VALUE, "desc is NULL", c.null_desc = 1); }
+static void case_null_desc(wsgemm_handle h)
+{
+    REJECT(INVALID_VALUE, "desc is NULL", c.null_desc = 1);
+}
 
 static void case_invalid_op(wsgemm_handle h)
 {
@@ -129,18 +148,18 @@ static void case_invalid_dtype(wsgemm_handle h)
 static void case_invalid_epilogue(wsgemm_handle h)
 {
     REJECT(INVALID_VALUE, "desc->epilogue", c.d.epilogue = (wsgemm_matmul_epilogue)0);
-    REJECT(INVALID_VALUE, "desc->epilogue", c.d.epilogue = (wsgemm_matmul_epilogue)8); /* cuBLASLt's BGRADA */
+    REJECT(INVALID_VALUE, "desc->epilogue", c.d.epilogue = (wsgemm_matmul_epilogue)8);   /* cuBLASLt's BGRADA */
     REJECT(INVALID_VALUE, "desc->epilogue", c.d.epilogue = (wsgemm_matmul_epilogue)130); /* RELU_AUX */
 }
 
 static void case_unsupported_types(wsgemm_handle h)
 {
-    REJECT(NOT_SUPPORTED, "desc->Btype", c.d.Btype = WSGEMM_R_16F);                          /* bf16 x f16 */
-    REJECT(NOT_SUPPORTED, "desc->Atype", c.d.Atype = c.d.Btype = WSGEMM_R_32F);              /* fp32 inputs */
-    REJECT(NOT_SUPPORTED, "desc->Atype", c.d.Atype = c.d.Btype = WSGEMM_R_8F_E5M2);          /* e5m2 x e5m2 */
-    REJECT(NOT_SUPPORTED, "desc->Btype", c.d.Btype = WSGEMM_R_8F_E4M3);                      /* bf16 x e4m3 */
-    REJECT(NOT_SUPPORTED, "desc->Dtype", c.d.Dtype = WSGEMM_R_8F_E5M2);                      /* e5m2 D */
-    REJECT(NOT_SUPPORTED, "desc->Ctype", c.d.Ctype = WSGEMM_R_32F);                          /* C != D type */
+    REJECT(NOT_SUPPORTED, "desc->Btype", c.d.Btype = WSGEMM_R_16F);                 /* bf16 x f16 */
+    REJECT(NOT_SUPPORTED, "desc->Atype", c.d.Atype = c.d.Btype = WSGEMM_R_32F);     /* fp32 inputs */
+    REJECT(NOT_SUPPORTED, "desc->Atype", c.d.Atype = c.d.Btype = WSGEMM_R_8F_E5M2); /* e5m2 x e5m2 */
+    REJECT(NOT_SUPPORTED, "desc->Btype", c.d.Btype = WSGEMM_R_8F_E4M3);             /* bf16 x e4m3 */
+    REJECT(NOT_SUPPORTED, "desc->Dtype", c.d.Dtype = WSGEMM_R_8F_E5M2);             /* e5m2 D */
+    REJECT(NOT_SUPPORTED, "desc->Ctype", c.d.Ctype = WSGEMM_R_32F);                 /* C != D type */
     REJECT(NOT_SUPPORTED, "desc->Ctype", c.d.Dtype = WSGEMM_R_8F_E4M3; c.d.Ctype = WSGEMM_R_32F);
     REJECT(NOT_SUPPORTED, "desc->Ctype", c.d.Dtype = WSGEMM_R_8F_E4M3; c.d.Ctype = WSGEMM_R_8F_E4M3);
     REJECT(NOT_SUPPORTED, "desc->bias_type", c.d.bias_type = WSGEMM_R_8F_E4M3);
@@ -200,7 +219,8 @@ static void case_misaligned(wsgemm_handle h)
     REJECT(INVALID_VALUE, "a_scale = ", c.d.a_scale = (const float *)((const char *)host_scale + 1));
     REJECT(INVALID_VALUE, "d_scale = ", c.d.d_scale = (const float *)((const char *)host_scale + 2));
     REJECT(INVALID_VALUE, "amax_d = ", c.d.amax_d = (float *)((char *)&host_amax + 1));
-    REJECT(INVALID_VALUE, "D spans more than 2^63", c.ldd = c.n = 0x7fffffff; c.d.Dtype = c.d.Ctype = WSGEMM_R_32F; c.C = NULL; c.beta = &zero; c.d.epilogue = WSGEMM_MATMUL_EPILOGUE_DEFAULT);
+    REJECT(INVALID_VALUE, "D spans more than 2^63", c.ldd = c.n = 0x7fffffff; c.d.Dtype = c.d.Ctype = WSGEMM_R_32F;
+           c.C = NULL; c.beta = &zero; c.d.epilogue = WSGEMM_MATMUL_EPILOGUE_DEFAULT);
 }
 
 /* m == 0 or n == 0 succeeds without touching anything (not even CUDA); k == 0, alpha == 0 and beta == 0 drop
@@ -209,8 +229,10 @@ static void case_quick_return(wsgemm_handle h)
 {
     for (int i = 0; i < 2; ++i) {
         call c = valid_call(h);
-        if (i == 0) c.m = 0;
-        else c.n = 0;
+        if (i == 0)
+            c.m = 0;
+        else
+            c.n = 0;
         c.A = c.B = c.C = NULL;
         fill_sentinel();
         wsgemm_status s = issue(&c);
@@ -229,26 +251,28 @@ static void case_no_device(wsgemm_handle h)
 {
     setenv("CUDA_VISIBLE_DEVICES", "", 1);
     REJECT(NO_DEVICE, "no CUDA device", (void)0);
-    REJECT(NO_DEVICE, "no CUDA device", c.beta = &zero; c.C = NULL; c.ldc = 0);     /* C unread */
-    REJECT(NO_DEVICE, "no CUDA device", c.k = 0; c.A = c.B = NULL);                  /* no product */
+    REJECT(NO_DEVICE, "no CUDA device", c.beta = &zero; c.C = NULL; c.ldc = 0);           /* C unread */
+    REJECT(NO_DEVICE, "no CUDA device", c.k = 0; c.A = c.B = NULL);                       /* no product */
     REJECT(NO_DEVICE, "no CUDA device", c.alpha = &zero; c.A = (const char *)host_a + 1); /* A unread */
-    REJECT(NO_DEVICE, "no CUDA device", c.d.epilogue = WSGEMM_MATMUL_EPILOGUE_RELU; c.d.bias = NULL;
-           c.d.aux = NULL; c.d.ldaux = 0); /* no bias, no aux */
-    REJECT(NO_DEVICE, "no CUDA device", c.C = c.D);                                  /* in place */
-    REJECT(NO_DEVICE, "no CUDA device", c.n = 32; c.ldb = 64);                        /* B k x n, ldb = k > n */
+    REJECT(NO_DEVICE, "no CUDA device", c.d.epilogue = WSGEMM_MATMUL_EPILOGUE_RELU; c.d.bias = NULL; c.d.aux = NULL;
+           c.d.ldaux = 0);                                                               /* no bias, no aux */
+    REJECT(NO_DEVICE, "no CUDA device", c.C = c.D);                                      /* in place */
+    REJECT(NO_DEVICE, "no CUDA device", c.n = 32; c.ldb = 64);                           /* B k x n, ldb = k > n */
     REJECT(NO_DEVICE, "no CUDA device", c.d.transb = WSGEMM_OP_T; c.k = 32; c.ldb = 64); /* B n x k, ldb = n > k */
     REJECT(NO_DEVICE, "no CUDA device", c.d.Atype = WSGEMM_R_8F_E4M3; c.d.Btype = WSGEMM_R_8F_E5M2;
-           c.d.Dtype = WSGEMM_R_8F_E4M3; c.d.Ctype = WSGEMM_R_16F);                  /* FP8 in and out */
+           c.d.Dtype = WSGEMM_R_8F_E4M3; c.d.Ctype = WSGEMM_R_16F); /* FP8 in and out */
     REJECT(NO_DEVICE, "no CUDA device", c.d.Atype = c.d.Btype = WSGEMM_R_8F_E5M2; c.d.Btype = WSGEMM_R_8F_E4M3;
-           c.d.Ctype = c.d.Dtype = WSGEMM_R_32F; c.A = (const char *)host_a + 1);    /* FP8 A: 1-byte aligned */
+           c.d.Ctype = c.d.Dtype = WSGEMM_R_32F; c.A = (const char *)host_a + 1); /* FP8 A: 1-byte aligned */
 }
 
 /* wsgemm_gemm_ex knows the FP8 types and sends them to wsgemm_matmul. */
 static void case_gemm_ex_fp8(wsgemm_handle h)
 {
     float alpha = 1.0f, beta = 0.0f;
-    const struct { wsgemm_dtype a, c; const char *word; } cases[] = {
-        {WSGEMM_R_8F_E4M3, WSGEMM_R_16BF, "Atype = 28"}, {WSGEMM_R_16BF, WSGEMM_R_8F_E4M3, "Ctype = 28"}};
+    const struct {
+        wsgemm_dtype a, c;
+        const char *word;
+    } cases[] = {{WSGEMM_R_8F_E4M3, WSGEMM_R_16BF, "Atype = 28"}, {WSGEMM_R_16BF, WSGEMM_R_8F_E4M3, "Ctype = 28"}};
     for (size_t i = 0; i < 2; ++i) {
         fill_sentinel();
         wsgemm_status s = wsgemm_gemm_ex(h, WSGEMM_OP_N, WSGEMM_OP_N, 64, 64, 64, &alpha, host_a, cases[i].a, 64,
@@ -279,14 +303,22 @@ static void case_desc_init(wsgemm_handle h)
 }
 
 static const testing_handle_case cases[] = {
-    {"null_handle", case_null_handle},       {"null_desc", case_null_desc},
-    {"invalid_op", case_invalid_op},         {"invalid_dtype", case_invalid_dtype},
-    {"invalid_epilogue", case_invalid_epilogue}, {"unsupported_types", case_unsupported_types},
-    {"negative_sizes", case_negative_sizes}, {"null_scalars", case_null_scalars},
-    {"leading_dims", case_leading_dims},     {"in_place", case_in_place},
-    {"null_pointers", case_null_pointers},   {"misaligned", case_misaligned},
-    {"quick_return", case_quick_return},     {"no_device", case_no_device},
-    {"gemm_ex_fp8", case_gemm_ex_fp8},       {"desc_init", case_desc_init},
+    {"null_handle", case_null_handle},
+    {"null_desc", case_null_desc},
+    {"invalid_op", case_invalid_op},
+    {"invalid_dtype", case_invalid_dtype},
+    {"invalid_epilogue", case_invalid_epilogue},
+    {"unsupported_types", case_unsupported_types},
+    {"negative_sizes", case_negative_sizes},
+    {"null_scalars", case_null_scalars},
+    {"leading_dims", case_leading_dims},
+    {"in_place", case_in_place},
+    {"null_pointers", case_null_pointers},
+    {"misaligned", case_misaligned},
+    {"quick_return", case_quick_return},
+    {"no_device", case_no_device},
+    {"gemm_ex_fp8", case_gemm_ex_fp8},
+    {"desc_init", case_desc_init},
 };
 
 int main(int argc, char **argv)

@@ -1,7 +1,8 @@
 /*
  * matmul_matrix_test.c - wsgemm_matmul against cublasLtMatmul: `matmul_matrix_test <group> <path>`
- * (path: generic, sm90, sm100-emulated, sm100, auto). Groups: epilogues, fp8, shapes, fused, edges. `matmul_matrix_test layouts`
- * runs on the CPU: every case's arguments (as this file lays the case out) must pass wsgemm_matmul's checks.
+ * (path: generic, sm90, sm100-emulated, sm100, auto). Groups: epilogues, fp8, shapes, fused, edges.
+ * `matmul_matrix_test layouts` runs on the CPU: every case's arguments (as this file lays the case out) must pass
+ * wsgemm_matmul's checks.
  *
  * Every case: A, B, C and bias uniform [-1, 1] rounded to their types; D, aux and amax_d poisoned with NaN
  * before each run (C too when beta == 0, so a C that is read shows); the call runs on the forced path and
@@ -28,7 +29,8 @@
  * below 2^-20 * sqrt(k), under 2^-12 for every k here); GELU: wsgemm (and, by its results, cuBLASLt) takes
  * tanh from the tanh.approx.f32 instruction (relative error up to 2^-10.99, PTX ISA), so a GELU value can
  * differ by 0.5 |x| 2^-11 from the exact function of the host reference, x the GELU input (near 0 where
- * x << 0): the rtol_act term is 2^-11 |x| (x from the host reference) for the GELU epilogues, 0 otherwise. amax_d: relative 2^-10 (an fp32 maximum of values that carry the noise above).
+ * x << 0): the rtol_act term is 2^-11 |x| (x from the host reference) for the GELU epilogues, 0 otherwise. amax_d:
+ * relative 2^-10 (an fp32 maximum of values that carry the noise above).
  * Against cuBLASLt two terms more: 1 ulp of the output type at the largest term of the sum (|alpha AB|,
  * |beta C|, |bias|, scaled), because cuBLASLt's 16-bit epilogues round an intermediate to the output type
  * before adding the next term (seen on the H200: errors of 0.5 ulp of |AB| where C or the bias cancel most
@@ -60,13 +62,13 @@
 #define E4 WSGEMM_R_8F_E4M3
 #define E5 WSGEMM_R_8F_E5M2
 
-#define EP_NONE WSGEMM_MATMUL_EPILOGUE_DEFAULT
-#define EP_RELU WSGEMM_MATMUL_EPILOGUE_RELU
-#define EP_BIAS WSGEMM_MATMUL_EPILOGUE_BIAS
-#define EP_RELU_BIAS WSGEMM_MATMUL_EPILOGUE_RELU_BIAS
-#define EP_GELU WSGEMM_MATMUL_EPILOGUE_GELU
-#define EP_GELU_BIAS WSGEMM_MATMUL_EPILOGUE_GELU_BIAS
-#define EP_GELU_AUX WSGEMM_MATMUL_EPILOGUE_GELU_AUX
+#define EP_NONE          WSGEMM_MATMUL_EPILOGUE_DEFAULT
+#define EP_RELU          WSGEMM_MATMUL_EPILOGUE_RELU
+#define EP_BIAS          WSGEMM_MATMUL_EPILOGUE_BIAS
+#define EP_RELU_BIAS     WSGEMM_MATMUL_EPILOGUE_RELU_BIAS
+#define EP_GELU          WSGEMM_MATMUL_EPILOGUE_GELU
+#define EP_GELU_BIAS     WSGEMM_MATMUL_EPILOGUE_GELU_BIAS
+#define EP_GELU_AUX      WSGEMM_MATMUL_EPILOGUE_GELU_AUX
 #define EP_GELU_AUX_BIAS WSGEMM_MATMUL_EPILOGUE_GELU_AUX_BIAS
 
 /* Scale sets: none; a_scale 1.5, b_scale 0.75, c_scale 0.5, d_scale 4 (with amax_d); or a_scale and b_scale
@@ -99,7 +101,7 @@ static const mm_case epilogues[] = {
     {T_, N_, 320, 256, 512, BF, BF, F3, F3, EP_BIAS, F3, 1.0f, 1.0f, NO_SCALES, 0},
     {T_, N_, 320, 256, 512, BF, BF, F3, F3, EP_GELU_AUX_BIAS, F3, 1.0f, 0.0f, NO_SCALES, 0},
     {T_, N_, 320, 256, 512, HF, HF, F3, F3, EP_RELU, F3, 2.0f, 0.0f, NO_SCALES, 0},
-    {T_, N_, 256, 256, 256, BF, BF, BF, BF, EP_BIAS, F3, 1.0f, 0.0f, NO_SCALES, 0}, /* fp32 bias, bf16 D */
+    {T_, N_, 256, 256, 256, BF, BF, BF, BF, EP_BIAS, F3, 1.0f, 0.0f, NO_SCALES, 0},   /* fp32 bias, bf16 D */
     {T_, N_, 256, 256, 256, BF, BF, BF, BF, EP_GELU_BIAS, BF, 1.0f, 0.0f, SCALES, 0}, /* scales on bf16 */
 };
 
@@ -179,11 +181,11 @@ static const mm_case fused[] = {
 
 /* BLAS edges and in place. */
 static const mm_case edges[] = {
-    {T_, N_, 128, 64, 0, BF, BF, BF, BF, EP_GELU_BIAS, BF, 1.0f, 1.0f, NO_SCALES, 0},   /* k == 0 */
-    {T_, N_, 128, 64, 96, BF, BF, BF, BF, EP_RELU_BIAS, BF, 0.0f, 0.5f, NO_SCALES, 0},  /* alpha == 0 */
-    {T_, N_, 128, 64, 96, E4, E4, BF, E4, EP_GELU_AUX_BIAS, BF, 0.0f, 1.0f, SCALES, 0}, /* alpha == 0, FP8 */
-    {T_, N_, 256, 256, 128, BF, BF, BF, BF, EP_NONE, BF, 1.0f, 1.0f, NO_SCALES, 1},     /* in place, plain */
-    {T_, N_, 256, 256, 128, BF, BF, BF, BF, EP_NONE, BF, 1.0f, 0.0f, NO_SCALES, 0},     /* plain, beta 0 */
+    {T_, N_, 128, 64, 0, BF, BF, BF, BF, EP_GELU_BIAS, BF, 1.0f, 1.0f, NO_SCALES, 0},    /* k == 0 */
+    {T_, N_, 128, 64, 96, BF, BF, BF, BF, EP_RELU_BIAS, BF, 0.0f, 0.5f, NO_SCALES, 0},   /* alpha == 0 */
+    {T_, N_, 128, 64, 96, E4, E4, BF, E4, EP_GELU_AUX_BIAS, BF, 0.0f, 1.0f, SCALES, 0},  /* alpha == 0, FP8 */
+    {T_, N_, 256, 256, 128, BF, BF, BF, BF, EP_NONE, BF, 1.0f, 1.0f, NO_SCALES, 1},      /* in place, plain */
+    {T_, N_, 256, 256, 128, BF, BF, BF, BF, EP_NONE, BF, 1.0f, 0.0f, NO_SCALES, 0},      /* plain, beta 0 */
     {T_, N_, 256, 256, 128, HF, HF, F3, F3, EP_GELU_BIAS, F3, 1.0f, 1.0f, NO_SCALES, 1}, /* in place, GELU */
 };
 
@@ -192,7 +194,10 @@ typedef struct group {
     const mm_case *cases;
     size_t count;
 } group;
-#define GROUP(x) {#x, x, sizeof x / sizeof x[0]}
+#define GROUP(x)                      \
+    {                                 \
+#x, x, sizeof x / sizeof x[0] \
+    }
 static const group groups[] = {GROUP(epilogues), GROUP(fp8), GROUP(shapes), GROUP(fused), GROUP(edges)};
 
 /* ---------------------------------------------------------------- the case's data */
@@ -202,25 +207,55 @@ static const float kScales[4] = {1.5f, 0.75f, 0.5f, 4.0f}; /* a, b, c, d */
 typedef struct data {
     int lda, ldb, ldc, ldd, ldaux;
     size_t na, nb, nc, nd, naux;
-    void *hA, *hB, *hC, *hBias;              /* host inputs in their types */
-    void *A, *B, *C, *D, *bias, *aux;        /* device */
-    float *scales, *amax;                    /* device: 4 scales; amax */
-    void *D2, *aux2;                         /* device: cuBLASLt's outputs */
+    void *hA, *hB, *hC, *hBias;       /* host inputs in their types */
+    void *A, *B, *C, *D, *bias, *aux; /* device */
+    float *scales, *amax;             /* device: 4 scales; amax */
+    void *D2, *aux2;                  /* device: cuBLASLt's outputs */
     float *amax2;
 } data;
 
 /* A and B as stored (column-major): op(A) is m x k, so A is m x k (N) or k x m (T); op(B) is k x n, so B
  * is k x n (N) or n x k (T). */
-static int a_rows(const mm_case *c) { return c->ta == N_ ? c->m : c->k; }
-static int a_cols(const mm_case *c) { return c->ta == N_ ? c->k : c->m; }
-static int b_rows(const mm_case *c) { return c->tb == N_ ? c->k : c->n; }
-static int b_cols(const mm_case *c) { return c->tb == N_ ? c->n : c->k; }
-static int at_least_1(int x) { return x > 1 ? x : 1; }
-static int ep_bias(wsgemm_matmul_epilogue e) { return e == EP_BIAS || e == EP_RELU_BIAS || e == EP_GELU_BIAS || e == EP_GELU_AUX_BIAS; }
-static int ep_aux(wsgemm_matmul_epilogue e) { return e == EP_GELU_AUX || e == EP_GELU_AUX_BIAS; }
-static int is_fp8(wsgemm_dtype t) { return t == E4 || t == E5; }
-static int ep_gelu(wsgemm_matmul_epilogue e) { return e == EP_GELU || e == EP_GELU_BIAS || e == EP_GELU_AUX || e == EP_GELU_AUX_BIAS; }
-static int ep_relu(wsgemm_matmul_epilogue e) { return e == EP_RELU || e == EP_RELU_BIAS; }
+static int a_rows(const mm_case *c)
+{
+    return c->ta == N_ ? c->m : c->k;
+}
+static int a_cols(const mm_case *c)
+{
+    return c->ta == N_ ? c->k : c->m;
+}
+static int b_rows(const mm_case *c)
+{
+    return c->tb == N_ ? c->k : c->n;
+}
+static int b_cols(const mm_case *c)
+{
+    return c->tb == N_ ? c->n : c->k;
+}
+static int at_least_1(int x)
+{
+    return x > 1 ? x : 1;
+}
+static int ep_bias(wsgemm_matmul_epilogue e)
+{
+    return e == EP_BIAS || e == EP_RELU_BIAS || e == EP_GELU_BIAS || e == EP_GELU_AUX_BIAS;
+}
+static int ep_aux(wsgemm_matmul_epilogue e)
+{
+    return e == EP_GELU_AUX || e == EP_GELU_AUX_BIAS;
+}
+static int is_fp8(wsgemm_dtype t)
+{
+    return t == E4 || t == E5;
+}
+static int ep_gelu(wsgemm_matmul_epilogue e)
+{
+    return e == EP_GELU || e == EP_GELU_BIAS || e == EP_GELU_AUX || e == EP_GELU_AUX_BIAS;
+}
+static int ep_relu(wsgemm_matmul_epilogue e)
+{
+    return e == EP_RELU || e == EP_RELU_BIAS;
+}
 
 static void *host_random(wsgemm_dtype t, size_t n, testing_rng *rng)
 {
@@ -282,7 +317,10 @@ static void data_destroy(data *x)
 }
 
 /* NaN in every type: all-ones bytes (0xFF is E4M3's NaN, 0xFFFF bf16's and fp16's, 0xFFFFFFFF fp32's). */
-static void poison(void *dev, size_t bytes) { CUDA_CHECK(cudaMemset(dev, 0xFF, bytes)); }
+static void poison(void *dev, size_t bytes)
+{
+    CUDA_CHECK(cudaMemset(dev, 0xFF, bytes));
+}
 
 /* The outputs (and, for beta == 0, C: proof that it is not read) poisoned; an in-place C restored. */
 static void prepare_outputs(const mm_case *c, data *x, void *D, void *aux, float *amax)
@@ -290,8 +328,10 @@ static void prepare_outputs(const mm_case *c, data *x, void *D, void *aux, float
     poison(D, x->nd * testing_dtype_bytes(c->d));
     poison(aux, x->naux * testing_dtype_bytes(c->vec));
     poison(amax, sizeof(float));
-    if (c->beta == 0.0f) poison(x->C, x->nc * testing_dtype_bytes(c->c));
-    else CUDA_CHECK(cudaMemcpy(x->C, x->hC, x->nc * testing_dtype_bytes(c->c), cudaMemcpyHostToDevice));
+    if (c->beta == 0.0f)
+        poison(x->C, x->nc * testing_dtype_bytes(c->c));
+    else
+        CUDA_CHECK(cudaMemcpy(x->C, x->hC, x->nc * testing_dtype_bytes(c->c), cudaMemcpyHostToDevice));
     if (c->in_place) CUDA_CHECK(cudaMemcpy(D, x->hC, x->nd * testing_dtype_bytes(c->d), cudaMemcpyHostToDevice));
 }
 
@@ -327,7 +367,10 @@ static wsgemm_status run_wsgemm(wsgemm_handle h, const mm_case *c, data *x)
                          x->ldd);
 }
 
-static cudaDataType_t cuda_type(wsgemm_dtype t) { return (cudaDataType_t)t; } /* equal values */
+static cudaDataType_t cuda_type(wsgemm_dtype t)
+{
+    return (cudaDataType_t)t;
+} /* equal values */
 
 /* How the case's scales reach cuBLASLt. cuBLASLt (13.1, on the H200) takes a D scale and amax only for an FP8
  * D and a C scale only for an FP8 C (INVALID_VALUE from the heuristic otherwise), and returns NOT_SUPPORTED
@@ -431,7 +474,9 @@ static int run_cublaslt(cublasLtHandle_t lt, void *ws, size_t ws_bytes, const mm
 {
     /* no scales: nothing to fold; an FP8 D: its scale must act before the rounding, so never on the host */
     const lt_scaling first = c->scales != SCALES || c->d == E4 ? LT_POINTERS : LT_FOLDED_ALL;
-    const lt_scaling last = !c->scales ? LT_POINTERS : c->scales == AB_SCALES || c->d == E4 ? LT_FOLDED_AB : LT_FOLDED_ALL;
+    const lt_scaling last = !c->scales                             ? LT_POINTERS
+                            : c->scales == AB_SCALES || c->d == E4 ? LT_FOLDED_AB
+                                                                   : LT_FOLDED_ALL;
     for (lt_scaling w = first; w <= last; w = (lt_scaling)(w + 1)) {
         if (run_cublaslt_as(lt, ws, ws_bytes, c, x, w, why, why_size)) {
             *how = w;
@@ -459,7 +504,10 @@ static size_t b_index(const mm_case *c, const data *x, int l, int j)
     return c->tb == N_ ? (size_t)l + (size_t)j * x->ldb : (size_t)j + (size_t)l * x->ldb;
 }
 
-static double gelu(double x) { return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
+static double gelu(double x)
+{
+    return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
 
 static void host_reference(const mm_case *c, const data *x, reference *r)
 {
@@ -527,8 +575,8 @@ typedef struct verdict {
  * (reference.terms), the factor from them to the output (d_scale for D, 1 for aux) and the relative
  * accumulation allowance of that library (the "against cuBLASLt" terms of the tolerance in the header). */
 static verdict compare(const mm_case *c, wsgemm_dtype t, const void *got, int ld, const double *ref,
-                       const double *act_in, double rtol_act, const double *other, double other_scale,
-                       double other_acc, const char *what)
+                       const double *act_in, double rtol_act, const double *other, double other_scale, double other_acc,
+                       const char *what)
 {
     verdict v = {0, 0, 0.0, 0.0, 0};
     const size_t mn = (size_t)c->m * c->n;
@@ -547,7 +595,9 @@ static verdict compare(const mm_case *c, wsgemm_dtype t, const void *got, int ld
                 if (v.nan++ < 3) printf("    %s (%d, %d): got %g, reference %g\n", what, i, j, g, r);
                 v.bad++;
             } else if (!(err <= tol)) {
-                if (v.bad++ < 3) printf("    %s (%d, %d): got %.8g, reference %.8g (err %.3g > tol %.3g)\n", what, i, j, g, r, err, tol);
+                if (v.bad++ < 3)
+                    printf("    %s (%d, %d): got %.8g, reference %.8g (err %.3g > tol %.3g)\n", what, i, j, g, r, err,
+                           tol);
             }
             if (err > v.max_err) v.max_err = err;
         }
@@ -584,7 +634,10 @@ static void describe(const mm_case *c, char *buf, size_t size)
              c->ta == N_ ? 'N' : 'T', c->tb == N_ ? 'N' : 'T', c->m, c->n, c->k, testing_dtype_name(c->a),
              testing_dtype_name(c->b), testing_dtype_name(c->c), testing_dtype_name(c->d), (int)c->ep,
              testing_dtype_name(c->vec), c->alpha, c->beta,
-             c->scales == SCALES ? " scales+amax" : c->scales ? " a/b scales" : "", c->in_place ? " in-place" : "");
+             c->scales == SCALES ? " scales+amax"
+             : c->scales         ? " a/b scales"
+                                 : "",
+             c->in_place ? " in-place" : "");
 }
 
 /* What docs/api.md says the sm90 path runs (AUTO takes it on an sm_90 device): 16-bit A and B without scales,
@@ -603,8 +656,14 @@ static int sm90_runs(const mm_case *c)
 
 /* What docs/api.md says the sm100 kernel runs: every matmul with a product, the fused output op in its epilogue
  * when the call is more than alpha/beta on D (an epilogue, scales, amax, an E4M3 D, C not D). */
-static int is_sm100(wsgemm_path p) { return p == WSGEMM_PATH_SM100 || p == WSGEMM_PATH_SM100_EMULATED; }
-static int sm100_runs(const mm_case *c) { return c->k > 0 && c->alpha != 0.0f; }
+static int is_sm100(wsgemm_path p)
+{
+    return p == WSGEMM_PATH_SM100 || p == WSGEMM_PATH_SM100_EMULATED;
+}
+static int sm100_runs(const mm_case *c)
+{
+    return c->k > 0 && c->alpha != 0.0f;
+}
 static int sm100_fused(const mm_case *c)
 {
     return c->ep != EP_NONE || c->scales != NO_SCALES || c->d == E4 || (c->beta != 0.0f && !c->in_place);
@@ -637,7 +696,7 @@ static int run_case(wsgemm_handle h, cublasLtHandle_t lt, void *ws, size_t ws_by
     const int forced_runs = forced == WSGEMM_PATH_SM90 ? sm90 : is_sm100(forced) ? sm100_runs(c) : 1;
     wsgemm_path expected = forced;
     if (forced == WSGEMM_PATH_AUTO) /* AUTO: the GEMM's AUTO path where it runs the call (docs/api.md) */
-        expected = is_sm100(gemm_auto) ? (sm100_runs(c) ? gemm_auto : WSGEMM_PATH_GENERIC)
+        expected = is_sm100(gemm_auto)                     ? (sm100_runs(c) ? gemm_auto : WSGEMM_PATH_GENERIC)
                    : gemm_auto == WSGEMM_PATH_SM90 && sm90 ? WSGEMM_PATH_SM90
                                                            : WSGEMM_PATH_GENERIC;
     int ok = 1;
@@ -673,7 +732,8 @@ static int run_case(wsgemm_handle h, cublasLtHandle_t lt, void *ws, size_t ws_by
 
     reference r;
     host_reference(c, &x, &r);
-    const double rtol_act = ep_gelu(c->ep) ? ldexp(1.0, -11) * (c->scales == SCALES ? kScales[3] : 1.0) : 0.0; /* x -> D */
+    const double rtol_act =
+        ep_gelu(c->ep) ? ldexp(1.0, -11) * (c->scales == SCALES ? kScales[3] : 1.0) : 0.0; /* x -> D */
     /* FP8 operands on the sm90 path: its FP8 tensor-core sums (header) */
     const double tc_acc = is_fp8(c->a) && ran == WSGEMM_PATH_SM90 ? ldexp(1.0, -9) : 0.0;
     verdict vh = compare(c, c->d, hD, x.ldd, r.d, r.aux, rtol_act, NULL, 0.0, tc_acc, "D vs host");
@@ -799,8 +859,8 @@ static int check_layouts(void)
                                (a_index(c, &x, c->m - 1, c->k - 1) < x.na && b_index(c, &x, c->k - 1, c->n - 1) < x.nb);
             const int ok = s == WSGEMM_STATUS_NO_DEVICE && inside;
             failed += !ok;
-            printf("%s %s %s (lda %d, ldb %d, ldc %d): %s%s%s%s\n", ok ? "PASS" : "FAIL", groups[gi].name, shape,
-                   x.lda, x.ldb, x.ldc, wsgemm_status_string(s), s == WSGEMM_STATUS_NO_DEVICE ? "" : ": ",
+            printf("%s %s %s (lda %d, ldb %d, ldc %d): %s%s%s%s\n", ok ? "PASS" : "FAIL", groups[gi].name, shape, x.lda,
+                   x.ldb, x.ldc, wsgemm_status_string(s), s == WSGEMM_STATUS_NO_DEVICE ? "" : ": ",
                    s == WSGEMM_STATUS_NO_DEVICE ? "" : wsgemm_get_last_error_message(h),
                    inside ? "" : "; the reference reads past A or B");
         }
@@ -818,7 +878,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; argc == 3 && i < sizeof groups / sizeof groups[0]; ++i)
         if (!strcmp(argv[1], groups[i].name)) g = &groups[i];
     if (g == NULL || !parse_path(argv[2], &path)) {
-        fprintf(stderr, "usage: %s <epilogues|fp8|shapes|fused|edges> <generic|sm90|sm100-emulated|sm100|auto>, or %s "
+        fprintf(stderr,
+                "usage: %s <epilogues|fp8|shapes|fused|edges> <generic|sm90|sm100-emulated|sm100|auto>, or %s "
                 "layouts (CPU)\n",
                 argv[0], argv[0]);
         return 2;

@@ -165,9 +165,9 @@ typedef struct config {
     int tiles;  /* tiles of this CTA (pair) */
     int epi;    /* epilogue warps per CTA */
     mutant mut;
-    int relay;  /* cta_group 2, the emulation build's variant: the peer's TMA completes on the PEER's
-                   full[s]; the peer's producer waits on it and forwards one remote arrival to the
-                   leader's full[s] (count 2) */
+    int relay; /* cta_group 2, the emulation build's variant: the peer's TMA completes on the PEER's
+                  full[s]; the peer's producer waits on it and forwards one remote arrival to the
+                  leader's full[s] (count 2) */
     epilogue_kind epilogue;
     int chunks;     /* TMA, STAGED: 32-column chunks per tile (8 in the kernel, fewer at the n edge) */
     int cbufs;      /* TMA, STAGED: chunk buffers per warp, 2 (fp32 output) or 4 (16-bit) */
@@ -190,8 +190,26 @@ static const char *const bar_names[] = {"full", "empty", "acc_full", "acc_empty"
 
 enum { P_INIT, P_SYNC1_A, P_SYNC1_W, P_SYNC2_A, P_SYNC2_W, P_LOOP, P_RELAY, P_TAIL, P_DONE };
 enum { M_SYNC1_A, M_SYNC1_W, M_ALLOC, M_ADDR_A, M_SYNC2_A, M_SYNC2_W, M_TILE, M_K, M_DEALLOC, M_DONE };
-enum { E_SYNC1_A, E_SYNC1_W, E_ADDR_A, E_ADDR_W, E_SYNC2_A, E_SYNC2_W, E_C_FIRST, E_TILE, E_LD, E_REL, E_COMBINE,
-       E_STORE, E_REFILL, E_LD_LATE, E_DRAIN, E_SIG_PEER, E_SIG_SELF, E_DONE };
+enum {
+    E_SYNC1_A,
+    E_SYNC1_W,
+    E_ADDR_A,
+    E_ADDR_W,
+    E_SYNC2_A,
+    E_SYNC2_W,
+    E_C_FIRST,
+    E_TILE,
+    E_LD,
+    E_REL,
+    E_COMBINE,
+    E_STORE,
+    E_REFILL,
+    E_LD_LATE,
+    E_DRAIN,
+    E_SIG_PEER,
+    E_SIG_SELF,
+    E_DONE
+};
 enum { TMEM_NONE, TMEM_ALLOCATED, TMEM_FREED };
 
 /* One epilogue warp. */
@@ -243,12 +261,12 @@ static uint16_t op_commit(int kind, int idx, int mask)
 /* ---------------------------------------------------------------- violations */
 static char viol[512];
 static int violated;
-#define VIOLATION(...)                                                                                     \
-    do {                                                                                                   \
-        if (!violated) {                                                                                   \
-            snprintf(viol, sizeof(viol), __VA_ARGS__);                                                     \
-            violated = 1;                                                                                  \
-        }                                                                                                  \
+#define VIOLATION(...)                                 \
+    do {                                               \
+        if (!violated) {                               \
+            snprintf(viol, sizeof(viol), __VA_ARGS__); \
+            violated = 1;                              \
+        }                                              \
     } while (0)
 
 /* ---------------------------------------------------------------- barrier semantics */
@@ -259,20 +277,14 @@ static int bar_count(int kind, int cta)
         /* the expect_tx arrival; relay: the leader's also counts the peer's forward */
         return C.relay && cta == 0 && C.mut != MUT_RELAY_FULL_COUNT_1 ? 2 : 1;
     case B_EMPTY:
-    case B_ACC_FULL:
-        return 1; /* one commit (multicast: one in each CTA) */
-    case B_ACC_EMPTY:
-        return C.mut == MUT_ACC_EMPTY_COUNT_NO_CG ? C.epi : C.epi * C.cg;
+    case B_ACC_FULL: return 1; /* one commit (multicast: one in each CTA) */
+    case B_ACC_EMPTY: return C.mut == MUT_ACC_EMPTY_COUNT_NO_CG ? C.epi : C.epi * C.cg;
     case B_DEALLOC:
-        if (C.mut == MUT_DEALLOC_COUNT_LOW)
-            return C.epi * C.cg - 1;
-        if (C.mut == MUT_DEALLOC_COUNT_NO_CG)
-            return C.epi;
-        if (C.mut == MUT_DEALLOC_COUNT_HIGH)
-            return C.epi * C.cg + 1;
+        if (C.mut == MUT_DEALLOC_COUNT_LOW) return C.epi * C.cg - 1;
+        if (C.mut == MUT_DEALLOC_COUNT_NO_CG) return C.epi;
+        if (C.mut == MUT_DEALLOC_COUNT_HIGH) return C.epi * C.cg + 1;
         return C.epi * C.cg;
-    case B_C_FULL:
-        return 1; /* the warp's lane 0: arrive.expect_tx with the chunk's bytes */
+    case B_C_FULL: return 1; /* the warp's lane 0: arrive.expect_tx with the chunk's bytes */
     }
     return 1;
 }
@@ -317,16 +329,14 @@ static int bar_usable(const state *st, int kind, int cta, int idx, const char *w
 static void bar_maybe_complete(bar *b, int kind, int cta)
 {
     if (b->pend == 0 && b->tx == 0) {
-        if (b->done < 250)
-            b->done++;
+        if (b->done < 250) b->done++;
         b->pend = (uint8_t)bar_count(kind, cta);
     }
 }
 
 static void arrive(state *st, int kind, int cta, int idx)
 {
-    if (!bar_usable(st, kind, cta, idx, "arrive"))
-        return;
+    if (!bar_usable(st, kind, cta, idx, "arrive")) return;
     bar *b = bar_ref(st, kind, cta, idx);
     if (b->pend == 0) {
         char l[32];
@@ -339,15 +349,13 @@ static void arrive(state *st, int kind, int cta, int idx)
 
 static void expect_tx(state *st, int kind, int cta, int idx, int n)
 {
-    if (!bar_usable(st, kind, cta, idx, "expect_tx"))
-        return;
+    if (!bar_usable(st, kind, cta, idx, "expect_tx")) return;
     bar_ref(st, kind, cta, idx)->tx = (int8_t)(bar_ref(st, kind, cta, idx)->tx + n);
 }
 
 static void complete_tx(state *st, int kind, int cta, int idx)
 {
-    if (!bar_usable(st, kind, cta, idx, "TMA complete_tx"))
-        return;
+    if (!bar_usable(st, kind, cta, idx, "TMA complete_tx")) return;
     bar *b = bar_ref(st, kind, cta, idx);
     b->tx--;
     bar_maybe_complete(b, kind, cta);
@@ -399,8 +407,7 @@ static int accp_p0(void)
 /* where a role goes after the set-up */
 static int mma_after_setup(int cta)
 {
-    if (C.tiles == 0)
-        return M_DEALLOC;
+    if (C.tiles == 0) return M_DEALLOC;
     return cta == 0 ? M_TILE : M_DEALLOC;
 }
 static int via_smem(void)
@@ -448,8 +455,7 @@ static void init_barriers(state *st, int c)
     /* all kCBufMax per warp, as the kernel, whatever the output type; DIRECT never uses them, and the
      * model's DIRECT states leave them out */
     for (int e = 0; e < (via_smem() ? C.epi : 0); ++e)
-        for (int b = 0; b < kCBufMax; ++b)
-            st->cb[e][c].c_full[b].pend = (uint8_t)bar_count(B_C_FULL, c);
+        for (int b = 0; b < kCBufMax; ++b) st->cb[e][c].c_full[b].pend = (uint8_t)bar_count(B_C_FULL, c);
 }
 
 /* Each step function: returns 0, with `st` untouched, if the step is not enabled in `st`, else applies it. */
@@ -466,8 +472,7 @@ static int step_producer(state *st, int c)
         st->prod_pc[c] = P_SYNC1_W;
         return 1;
     case P_SYNC1_W:
-        if (st->sync1 != C.cg * procs_per_cta())
-            return 0;
+        if (st->sync1 != C.cg * procs_per_cta()) return 0;
         st->prod_pc[c] = use_sync2() ? P_SYNC2_A : (total > 0 ? P_LOOP : P_TAIL);
         return 1;
     case P_SYNC2_A:
@@ -475,14 +480,12 @@ static int step_producer(state *st, int c)
         st->prod_pc[c] = P_SYNC2_W;
         return 1;
     case P_SYNC2_W:
-        if (st->sync2 != C.cg * procs_per_cta())
-            return 0;
+        if (st->sync2 != C.cg * procs_per_cta()) return 0;
         st->prod_pc[c] = total > 0 ? P_LOOP : P_TAIL;
         return 1;
     case P_LOOP: {
         const int i = st->prod_i[c], s = i % C.stages;
-        if (C.mut != MUT_NO_EMPTY_WAIT && !passes(&st->empty[c][s], ring_parity(i, C.stages, prod_p0())))
-            return 0;
+        if (C.mut != MUT_NO_EMPTY_WAIT && !passes(&st->empty[c][s], ring_parity(i, C.stages, prod_p0()))) return 0;
         if (C.relay) { /* every CTA announces its own bytes on its own full[s] */
             expect_tx(st, B_FULL, c, s, 1);
             arrive(st, B_FULL, c, s);
@@ -504,19 +507,16 @@ static int step_producer(state *st, int c)
     case P_RELAY: { /* the peer's producer (relay variant): wait own full[s] for the copy it just issued,
                        forward one arrival to the leader's full[s] */
         const int i = st->prod_i[c] - 1, s = i % C.stages;
-        if (C.mut != MUT_RELAY_NO_WAIT && !passes(&st->full[c][s], ring_parity(i, C.stages, cons_p0())))
-            return 0;
+        if (C.mut != MUT_RELAY_NO_WAIT && !passes(&st->full[c][s], ring_parity(i, C.stages, cons_p0()))) return 0;
         arrive(st, B_FULL, 0, s);
         st->prod_pc[c] = st->prod_i[c] == total ? P_TAIL : P_LOOP;
         return 1;
     }
     case P_TAIL: { /* producer_tail: one more acquire of each stage */
         const int i = st->prod_i[c], s = i % C.stages;
-        if (!passes(&st->empty[c][s], ring_parity(i, C.stages, prod_p0())))
-            return 0;
+        if (!passes(&st->empty[c][s], ring_parity(i, C.stages, prod_p0()))) return 0;
         st->prod_i[c]++;
-        if (st->prod_i[c] == total + C.stages)
-            st->prod_pc[c] = P_DONE;
+        if (st->prod_i[c] == total + C.stages) st->prod_pc[c] = P_DONE;
         return 1;
     }
     }
@@ -531,8 +531,7 @@ static int step_mma(state *st, int c)
         st->mma_pc[c] = M_SYNC1_W;
         return 1;
     case M_SYNC1_W:
-        if (st->sync1 != C.cg * procs_per_cta())
-            return 0;
+        if (st->sync1 != C.cg * procs_per_cta()) return 0;
         st->mma_pc[c] = M_ALLOC;
         return 1;
     case M_ALLOC:
@@ -548,8 +547,7 @@ static int step_mma(state *st, int c)
         st->mma_pc[c] = M_SYNC2_W;
         return 1;
     case M_SYNC2_W:
-        if (st->sync2 != C.cg * procs_per_cta())
-            return 0;
+        if (st->sync2 != C.cg * procs_per_cta()) return 0;
         st->mma_pc[c] = mma_after_setup(c);
         return 1;
     case M_TILE: {
@@ -561,8 +559,7 @@ static int step_mma(state *st, int c)
     }
     case M_K: {
         const int i = st->mma_i[c], s = i % C.stages, j = st->mma_j[c], k = st->mma_k[c], a = j % kAccStages;
-        if (!passes(&st->full[0][s], ring_parity(i, C.stages, cons_p0())))
-            return 0;
+        if (!passes(&st->full[0][s], ring_parity(i, C.stages, cons_p0()))) return 0;
         if (st->pipe_len + 3 > kPipeMax) {
             fprintf(stderr, "model: tensor pipe overflow (raise kPipeMax)\n");
             exit(2);
@@ -570,16 +567,14 @@ static int step_mma(state *st, int c)
         st->pipe[st->pipe_len++] = op_mma(j, k, s, a);
         if (C.mut == MUT_ARRIVE_NOT_COMMIT_EMPTY) {
             for (int d = 0; d < C.cg; ++d)
-                if (commit_mask() >> d & 1)
-                    arrive(st, B_EMPTY, d, s);
+                if (commit_mask() >> d & 1) arrive(st, B_EMPTY, d, s);
         } else {
             st->pipe[st->pipe_len++] = op_commit(B_EMPTY, s, commit_mask());
         }
         if (k == C.kb - 1) {
             if (C.mut == MUT_ARRIVE_NOT_COMMIT_ACC) {
                 for (int d = 0; d < C.cg; ++d)
-                    if (commit_mask() >> d & 1)
-                        arrive(st, B_ACC_FULL, d, a);
+                    if (commit_mask() >> d & 1) arrive(st, B_ACC_FULL, d, a);
             } else {
                 st->pipe[st->pipe_len++] = op_commit(B_ACC_FULL, a, commit_mask());
             }
@@ -593,8 +588,7 @@ static int step_mma(state *st, int c)
         return 1;
     }
     case M_DEALLOC: /* relinquish (no effect in the model), wait, dealloc */
-        if (C.mut != MUT_DEALLOC_NO_WAIT && !passes(&st->dealloc[c], 0))
-            return 0;
+        if (C.mut != MUT_DEALLOC_NO_WAIT && !passes(&st->dealloc[c], 0)) return 0;
         if (C.cg == 2 && st->tmem[c ^ 1] == TMEM_NONE)
             VIOLATION("CTA %d deallocates TMEM before the peer CTA %d allocated", c, c ^ 1);
         for (int d = 0; d < C.cg; ++d)
@@ -643,8 +637,9 @@ static void epi_load(state *st, int c, int e)
         VIOLATION("epilogue warp %d of CTA %d reads TMEM %s", e, c,
                   st->tmem[c] == TMEM_FREED ? "after the dealloc" : "before the alloc");
     else if (st->acc_tile[c][a] != j + 1 || st->acc_k[c][a] != C.kb)
-        VIOLATION("epilogue warp %d of CTA %d reads accumulator %d for tile %d but it holds tile %d after %d of %d MMAs",
-                  e, c, a, j, st->acc_tile[c][a] - 1, st->acc_k[c][a], C.kb);
+        VIOLATION(
+            "epilogue warp %d of CTA %d reads accumulator %d for tile %d but it holds tile %d after %d of %d MMAs", e,
+            c, a, j, st->acc_tile[c][a] - 1, st->acc_k[c][a], C.kb);
 }
 
 /* How many stores back the store still pending on buffer b was issued (0: the newest). The warp's lane 0
@@ -664,8 +659,7 @@ static int store_chunk(const epi_warp *w, int b)
 static int stores_read(const epi_warp *w, const chunk_bufs *q, int n)
 {
     for (int b = 0; b < C.cbufs; ++b)
-        if ((q->stores >> b & 1) && store_age(w, b) >= n)
-            return 0;
+        if ((q->stores >> b & 1) && store_age(w, b) >= n) return 0;
     return 1;
 }
 
@@ -713,18 +707,15 @@ static int step_epilogue(state *st, int c, int e)
         w->pc = E_SYNC1_W;
         return 1;
     case E_SYNC1_W:
-        if (st->sync1 != C.cg * procs_per_cta())
-            return 0;
+        if (st->sync1 != C.cg * procs_per_cta()) return 0;
         w->pc = E_ADDR_A;
         return 1;
     case E_ADDR_A:
-        if (C.mut != MUT_NO_ADDR_BARRIER)
-            st->addr_arrived[c]++;
+        if (C.mut != MUT_NO_ADDR_BARRIER) st->addr_arrived[c]++;
         w->pc = E_ADDR_W;
         return 1;
     case E_ADDR_W: /* bar.sync: every receiver and the allocating warp arrived; then read the slot */
-        if (C.mut != MUT_NO_ADDR_BARRIER && st->addr_arrived[c] != 1 + C.epi)
-            return 0;
+        if (C.mut != MUT_NO_ADDR_BARRIER && st->addr_arrived[c] != 1 + C.epi) return 0;
         if (st->tmem[c] != TMEM_ALLOCATED)
             VIOLATION("epilogue warp %d of CTA %d reads the TMEM address before tcgen05.alloc wrote it", e, c);
         w->pc = use_sync2() ? E_SYNC2_A : epi_after_setup();
@@ -734,22 +725,18 @@ static int step_epilogue(state *st, int c, int e)
         w->pc = E_SYNC2_W;
         return 1;
     case E_SYNC2_W:
-        if (st->sync2 != C.cg * procs_per_cta())
-            return 0;
+        if (st->sync2 != C.cg * procs_per_cta()) return 0;
         w->pc = epi_after_setup();
         return 1;
     case E_C_FIRST: /* STAGED, lane 0, before the acc_full wait (under the tile's main loop): wait_group.read 0,
                        then the C of the tile's first min(chunks, cbufs) chunks */
-        if (C.mut != MUT_C_FIRST_NO_READ_WAIT && !stores_read(w, q, 0))
-            return 0;
-        for (int k = 0; k < chunks_of(w->j) && k < C.cbufs; ++k)
-            c_load(st, c, e, w->seq + k);
+        if (C.mut != MUT_C_FIRST_NO_READ_WAIT && !stores_read(w, q, 0)) return 0;
+        for (int k = 0; k < chunks_of(w->j) && k < C.cbufs; ++k) c_load(st, c, e, w->seq + k);
         w->pc = E_TILE;
         return 1;
     case E_TILE: { /* wait acc_full[a] (own CTA), then tcgen05.ld + wait::ld of chunk 0 (DIRECT: of all) */
         const int a = w->j % kAccStages;
-        if (!passes(&st->acc_full[c][a], ring_parity(w->j, kAccStages, 0)))
-            return 0;
+        if (!passes(&st->acc_full[c][a], ring_parity(w->j, kAccStages, 0))) return 0;
         if (C.mut == MUT_RELEASE_BEFORE_LD) { /* the mutant releases first, loads later */
             arrive(st, B_ACC_EMPTY, 0, a);
             w->pc = E_LD_LATE;
@@ -779,8 +766,7 @@ static int step_epilogue(state *st, int c, int e)
                          cbufs - 1 (the store cbufs chunks back, the buffer's last, has read it), __syncwarp. */
         const int b = w->seq % C.cbufs;
         if (C.epilogue == EPI_STAGED) {
-            if (C.mut != MUT_C_NO_FULL_WAIT && !passes(&q->c_full[b], c_full_parity(w->seq)))
-                return 0;
+            if (C.mut != MUT_C_NO_FULL_WAIT && !passes(&q->c_full[b], c_full_parity(w->seq))) return 0;
         } else if (C.mut != MUT_STORE_NO_READ_WAIT && !stores_read(w, q, C.cbufs - 1)) {
             return 0;
         }
@@ -808,20 +794,17 @@ static int step_epilogue(state *st, int c, int e)
     case E_REFILL: { /* STAGED, lane 0: wait_group.read 1 (every store but the one just issued, so chunk ch - 1's,
                         has read its buffer), then the C of chunk ch - 1 + cbufs into chunk ch - 1's buffer */
         const int newest = C.mut == MUT_C_REFILL_WAIT_BUFS ? C.cbufs - 1 : 1;
-        if (C.mut != MUT_C_REFILL_NO_READ_WAIT && !stores_read(w, q, newest))
-            return 0;
+        if (C.mut != MUT_C_REFILL_NO_READ_WAIT && !stores_read(w, q, newest)) return 0;
         c_load(st, c, e, w->seq - 2 + C.cbufs); /* seq counts the store just issued: chunk ch - 1 is seq - 2 */
         epi_next_chunk(w);
         return 1;
     }
     case E_DRAIN: /* lane 0: wait_group 0, every store done before the CTA's shared memory goes away */
-        if (C.mut != MUT_NO_STORE_DRAIN && q->stores)
-            return 0;
+        if (C.mut != MUT_NO_STORE_DRAIN && q->stores) return 0;
         w->pc = E_SIG_PEER;
         return 1;
     case E_SIG_PEER:
-        if (C.cg == 2 && C.mut != MUT_NO_SIGNAL_PEER)
-            arrive(st, B_DEALLOC, c ^ 1, 0);
+        if (C.cg == 2 && C.mut != MUT_NO_SIGNAL_PEER) arrive(st, B_DEALLOC, c ^ 1, 0);
         w->pc = E_SIG_SELF;
         return 1;
     case E_SIG_SELF:
@@ -838,8 +821,7 @@ static int step_c_land(state *st, int c, int e, int b)
 {
     const epi_warp *w = &st->epi[c][e];
     chunk_bufs *q = &st->cb[e][c];
-    if (!q->cleft[b])
-        return 0;
+    if (!q->cleft[b]) return 0;
     if (st->exited[c])
         VIOLATION("TMA writes buffer %d of epilogue warp %d of CTA %d after that CTA exited", b, e, c);
     else if (q->stores >> b & 1)
@@ -852,8 +834,7 @@ static int step_c_land(state *st, int c, int e, int b)
                   q->cload[b] - 1, b, e, c, w->seq);
     q->cleft[b]--;
     q->cdata[b] = q->cleft[b] ? 0 : q->cload[b];
-    if (!q->cleft[b])
-        q->cload[b] = 0;
+    if (!q->cleft[b]) q->cload[b] = 0;
     complete_tx(st, B_C_FULL, c, e * kCBufMax + b);
     return 1;
 }
@@ -863,8 +844,7 @@ static int step_c_land(state *st, int c, int e, int b)
 static int step_store_read(state *st, int c, int e, int b)
 {
     chunk_bufs *q = &st->cb[e][c];
-    if (!(q->stores >> b & 1))
-        return 0;
+    if (!(q->stores >> b & 1)) return 0;
     if (st->exited[c])
         VIOLATION("a TMA store reads buffer %d of epilogue warp %d of CTA %d after that CTA exited", b, e, c);
     q->stores = (uint8_t)(q->stores & ~(1u << b));
@@ -874,10 +854,8 @@ static int step_store_read(state *st, int c, int e, int b)
 /* A TMA copy into stage s of CTA c lands: the data is written, complete_tx on the leader's full[s]. */
 static int step_land(state *st, int c, int s)
 {
-    if (!st->inflight[c][s])
-        return 0;
-    if (st->exited[c])
-        VIOLATION("TMA writes stage %d of CTA %d after that CTA exited", s, c);
+    if (!st->inflight[c][s]) return 0;
+    if (st->exited[c]) VIOLATION("TMA writes stage %d of CTA %d after that CTA exited", s, c);
     for (int p = 0; p < st->pipe_len; ++p) {
         uint16_t op = st->pipe[p];
         if (!(op & OP_COMMIT) && ((op >> 8) & 7) == s)
@@ -894,34 +872,28 @@ static int step_land(state *st, int c, int s)
 static int epi_has_read(const state *st, int d, int e, int t)
 {
     const epi_warp *w = &st->epi[d][e];
-    if (w->j != t)
-        return w->j > t;
-    if (!via_smem())
-        return w->pc == E_REL && C.mut != MUT_RELEASE_BEFORE_LD;
+    if (w->j != t) return w->j > t;
+    if (!via_smem()) return w->pc == E_REL && C.mut != MUT_RELEASE_BEFORE_LD;
     return w->ch == chunks_of(t) - 1 && (w->pc == E_REL || w->pc == E_COMBINE || w->pc == E_STORE);
 }
 
 /* The head of the in-order tensor pipe completes. */
 static int step_pipe(state *st)
 {
-    if (st->pipe_len == 0)
-        return 0;
+    if (st->pipe_len == 0) return 0;
     const uint16_t op = st->pipe[0];
     memmove(&st->pipe[0], &st->pipe[1], sizeof(st->pipe[0]) * (size_t)(st->pipe_len - 1));
     st->pipe[--st->pipe_len] = 0;
     if (op & OP_COMMIT) {
         int kind = op & 7, idx = (op >> 3) & 7, mask = (op >> 6) & 3;
         for (int d = 0; d < C.cg; ++d)
-            if (mask >> d & 1)
-                arrive(st, kind, d, idx);
+            if (mask >> d & 1) arrive(st, kind, d, idx);
         return 1;
     }
     const int j = op & 31, k = (op >> 5) & 7, s = (op >> 8) & 7, a = (op >> 11) & 1;
     for (int d = 0; d < C.cg; ++d) {
-        if (!(group_mask() >> d & 1))
-            continue;
-        if (st->exited[d])
-            VIOLATION("MMA (tile %d, k %d) touches CTA %d after it exited", j, k, d);
+        if (!(group_mask() >> d & 1)) continue;
+        if (st->exited[d]) VIOLATION("MMA (tile %d, k %d) touches CTA %d after it exited", j, k, d);
         if (st->tmem[d] != TMEM_ALLOCATED)
             VIOLATION("MMA (tile %d, k %d) writes TMEM of CTA %d %s", j, k, d,
                       st->tmem[d] == TMEM_FREED ? "after its dealloc" : "before its alloc");
@@ -950,26 +922,20 @@ static int step_pipe(state *st)
 
 static int cta_roles_done(const state *st, int c)
 {
-    if (st->prod_pc[c] != P_DONE || st->mma_pc[c] != M_DONE)
-        return 0;
+    if (st->prod_pc[c] != P_DONE || st->mma_pc[c] != M_DONE) return 0;
     for (int e = 0; e < C.epi; ++e)
-        if (st->epi[c][e].pc != E_DONE)
-            return 0;
+        if (st->epi[c][e].pc != E_DONE) return 0;
     return 1;
 }
 
 static int step_exit(state *st, int c)
 {
-    if (st->exited[c] || !cta_roles_done(st, c))
-        return 0;
+    if (st->exited[c] || !cta_roles_done(st, c)) return 0;
     st->exited[c] = 1;
-    if (st->tmem[c] == TMEM_ALLOCATED)
-        VIOLATION("CTA %d exits with its TMEM allocation not freed", c);
+    if (st->tmem[c] == TMEM_ALLOCATED) VIOLATION("CTA %d exits with its TMEM allocation not freed", c);
     for (int s = 0; s < C.stages; ++s)
-        if (st->inflight[c][s])
-            VIOLATION("CTA %d exits with a TMA copy into stage %d in flight", c, s);
-    if (c == 0 && st->pipe_len)
-        VIOLATION("CTA %d exits with %d tensor-pipe operations in flight", c, st->pipe_len);
+        if (st->inflight[c][s]) VIOLATION("CTA %d exits with a TMA copy into stage %d in flight", c, s);
+    if (c == 0 && st->pipe_len) VIOLATION("CTA %d exits with %d tensor-pipe operations in flight", c, st->pipe_len);
     for (int e = 0; e < C.epi; ++e) {
         const epi_warp *w = &st->epi[c][e];
         const chunk_bufs *q = &st->cb[e][c];
@@ -992,8 +958,8 @@ static void check_not_behind(const state *st)
         if (st->prod_pc[c] == P_LOOP || st->prod_pc[c] == P_TAIL) {
             int i = st->prod_i[c], k = i / C.stages - 1;
             if (st->empty[c][i % C.stages].done > k + 1)
-                VIOLATION("producer of CTA %d waits for phase %d of empty[%d], which already completed %d phases", c,
-                          k, i % C.stages, st->empty[c][i % C.stages].done);
+                VIOLATION("producer of CTA %d waits for phase %d of empty[%d], which already completed %d phases", c, k,
+                          i % C.stages, st->empty[c][i % C.stages].done);
         }
         if (c == 0 && st->mma_pc[c] == M_TILE) {
             int j = st->mma_j[c], k = j / kAccStages - 1;
@@ -1004,8 +970,8 @@ static void check_not_behind(const state *st)
         if (c == 0 && st->mma_pc[c] == M_K) {
             int i = st->mma_i[c], k = i / C.stages;
             if (st->full[0][i % C.stages].done > k + 1)
-                VIOLATION("MMA warp waits for phase %d of full[%d], which already completed %d phases", k,
-                          i % C.stages, st->full[0][i % C.stages].done);
+                VIOLATION("MMA warp waits for phase %d of full[%d], which already completed %d phases", k, i % C.stages,
+                          st->full[0][i % C.stages].done);
         }
         if (st->prod_pc[c] == P_RELAY) {
             int i = st->prod_i[c] - 1, k = i / C.stages;
@@ -1045,8 +1011,7 @@ static uint32_t epi_key(const epi_warp *w)
 static int epi_order(const state *st, int c, int x, int y)
 {
     const uint32_t kx = epi_key(&st->epi[c][x]), ky = epi_key(&st->epi[c][y]);
-    if (kx != ky)
-        return kx < ky ? -1 : 1;
+    if (kx != ky) return kx < ky ? -1 : 1;
     return via_smem() ? memcmp(&st->cb[x][c], &st->cb[y][c], sizeof(chunk_bufs)) : 0;
 }
 static void canonicalize(state *st)
@@ -1078,47 +1043,57 @@ static int apply_step(state *st, int id)
 {
     if (id >= kStepChunk) {
         const int x = id - kStepChunk, c = x / (8 * kEpiMax), e = x / 8 % kEpiMax, b = x % 4;
-        if (c >= C.cg || e >= C.epi || b >= C.cbufs)
-            return 0;
+        if (c >= C.cg || e >= C.epi || b >= C.cbufs) return 0;
         return x % 8 < 4 ? step_c_land(st, c, e, b) : step_store_read(st, c, e, b);
     }
-    if (id == 32)
-        return step_pipe(st);
+    if (id == 32) return step_pipe(st);
     int c = id / 16, r = id % 16;
-    if (c >= C.cg)
-        return 0;
-    if (r == 0)
-        return step_producer(st, c);
-    if (r == 1)
-        return step_mma(st, c);
-    if (r >= 2 && r < 2 + C.epi)
-        return step_epilogue(st, c, r - 2);
-    if (r >= 8 && r < 8 + C.stages)
-        return step_land(st, c, r - 8);
-    if (r == 14)
-        return step_exit(st, c);
+    if (c >= C.cg) return 0;
+    if (r == 0) return step_producer(st, c);
+    if (r == 1) return step_mma(st, c);
+    if (r >= 2 && r < 2 + C.epi) return step_epilogue(st, c, r - 2);
+    if (r >= 8 && r < 8 + C.stages) return step_land(st, c, r - 8);
+    if (r == 14) return step_exit(st, c);
     return 0;
 }
 
-static const char *const prod_pc_names[] = {"thread 0: init barriers, fence.mbarrier_init", "cluster sync #1 arrive",
-                                           "cluster sync #1 wait", "cluster sync #2 arrive",
-                                           "cluster sync #2 wait", "wait empty, expect_tx, issue TMA copy",
-                                           "relay: wait own full, forward to the leader's full",
-                                           "producer_tail: wait empty", "done"};
-static const char *const mma_pc_names[] = {"cluster sync #1 arrive", "cluster sync #1 wait", "tcgen05.alloc",
-                                          "address barrier arrive (bar.arrive)", "cluster sync #2 arrive",
-                                          "cluster sync #2 wait", "wait acc_empty",
-                                          "wait full, issue MMA + commit(s)",
-                                          "relinquish, wait dealloc barrier, dealloc", "done"};
-static const char *const epi_pc_names[] = {"cluster sync #1 arrive", "cluster sync #1 wait", "address barrier arrive",
-                                          "address barrier wait (bar.sync), read TMEM address",
-                                          "cluster sync #2 arrive", "cluster sync #2 wait",
-                                          "wait_group.read 0, load the C of the tile's first chunks",
-                                          "wait acc_full, tcgen05.ld + wait::ld", "tcgen05.ld + wait::ld",
-                                          "arrive acc_empty", "output op into the chunk buffer",
-                                          "TMA store of the chunk, commit_group", "wait_group.read 1, load C ahead",
-                                          "(mutant) tcgen05.ld after release", "wait_group 0 (every store done)",
-                                          "signal_peer", "signal_self", "done"};
+static const char *const prod_pc_names[] = {"thread 0: init barriers, fence.mbarrier_init",
+                                            "cluster sync #1 arrive",
+                                            "cluster sync #1 wait",
+                                            "cluster sync #2 arrive",
+                                            "cluster sync #2 wait",
+                                            "wait empty, expect_tx, issue TMA copy",
+                                            "relay: wait own full, forward to the leader's full",
+                                            "producer_tail: wait empty",
+                                            "done"};
+static const char *const mma_pc_names[] = {"cluster sync #1 arrive",
+                                           "cluster sync #1 wait",
+                                           "tcgen05.alloc",
+                                           "address barrier arrive (bar.arrive)",
+                                           "cluster sync #2 arrive",
+                                           "cluster sync #2 wait",
+                                           "wait acc_empty",
+                                           "wait full, issue MMA + commit(s)",
+                                           "relinquish, wait dealloc barrier, dealloc",
+                                           "done"};
+static const char *const epi_pc_names[] = {"cluster sync #1 arrive",
+                                           "cluster sync #1 wait",
+                                           "address barrier arrive",
+                                           "address barrier wait (bar.sync), read TMEM address",
+                                           "cluster sync #2 arrive",
+                                           "cluster sync #2 wait",
+                                           "wait_group.read 0, load the C of the tile's first chunks",
+                                           "wait acc_full, tcgen05.ld + wait::ld",
+                                           "tcgen05.ld + wait::ld",
+                                           "arrive acc_empty",
+                                           "output op into the chunk buffer",
+                                           "TMA store of the chunk, commit_group",
+                                           "wait_group.read 1, load C ahead",
+                                           "(mutant) tcgen05.ld after release",
+                                           "wait_group 0 (every store done)",
+                                           "signal_peer",
+                                           "signal_self",
+                                           "done"};
 _Static_assert(sizeof(prod_pc_names) / sizeof(prod_pc_names[0]) == P_DONE + 1, "a name per producer step");
 _Static_assert(sizeof(mma_pc_names) / sizeof(mma_pc_names[0]) == M_DONE + 1, "a name per MMA warp step");
 _Static_assert(sizeof(epi_pc_names) / sizeof(epi_pc_names[0]) == E_DONE + 1, "a name per epilogue step");
@@ -1190,8 +1165,7 @@ static uint64_t hash_state(const void *st)
         h = (h ^ w) * 0xff51afd7ed558ccdull;
         h ^= h >> 32;
     }
-    for (; i < state_bytes; ++i)
-        h = (h ^ p[i]) * 0x100000001b3ull;
+    for (; i < state_bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
     h ^= h >> 29;
     return h;
 }
@@ -1216,8 +1190,7 @@ static void table_insert_index(store *S, uint32_t idx)
 {
     const uint64_t hash = hash_state(stored(S, idx));
     size_t m = S->table_cap - 1, h = (size_t)hash & m;
-    while (S->table[h])
-        h = (h + 1) & m;
+    while (S->table[h]) h = (h + 1) & m;
     S->table[h] = table_entry(hash, idx);
 }
 
@@ -1228,8 +1201,7 @@ static int store_add(store *S, const state *st, uint32_t parent, uint8_t via, si
     size_t m = S->table_cap - 1, h = (size_t)hash & m;
     while (S->table[h]) {
         const uint64_t t = S->table[h];
-        if ((t >> 32) == (hash >> 32) && memcmp(stored(S, (uint32_t)t - 1), st, state_bytes) == 0)
-            return 0;
+        if ((t >> 32) == (hash >> 32) && memcmp(stored(S, (uint32_t)t - 1), st, state_bytes) == 0) return 0;
         h = (h + 1) & m;
     }
     if (S->count == limit) {
@@ -1259,8 +1231,7 @@ static int store_add(store *S, const state *st, uint32_t parent, uint8_t via, si
             fprintf(stderr, "model: out of memory\n");
             exit(2);
         }
-        for (size_t i = 0; i < S->count; ++i)
-            table_insert_index(S, (uint32_t)i);
+        for (size_t i = 0; i < S->count; ++i) table_insert_index(S, (uint32_t)i);
     }
     return 1;
 }
@@ -1271,13 +1242,14 @@ static void print_where(const state *st)
         printf("      CTA %d%s: producer [%s, i %d], MMA warp [%s, i %d tile %d k %d], TMEM %s\n", c,
                st->exited[c] ? " (exited)" : "", prod_pc_names[st->prod_pc[c]], st->prod_i[c],
                mma_pc_names[st->mma_pc[c]], st->mma_i[c], st->mma_j[c], st->mma_k[c],
-               st->tmem[c] == TMEM_NONE ? "none" : st->tmem[c] == TMEM_ALLOCATED ? "allocated" : "freed");
+               st->tmem[c] == TMEM_NONE        ? "none"
+               : st->tmem[c] == TMEM_ALLOCATED ? "allocated"
+                                               : "freed");
         for (int e = 0; e < C.epi; ++e) {
             const epi_warp *w = &st->epi[c][e];
             const chunk_bufs *q = &st->cb[e][c];
             printf("        epilogue warp %d [%s, tile %d", e, epi_pc_names[w->pc], w->j);
-            if (via_smem())
-                printf(" chunk %d, %d stored", w->ch, w->seq);
+            if (via_smem()) printf(" chunk %d, %d stored", w->ch, w->seq);
             printf("]\n");
             for (int b = 0; b < (via_smem() ? C.cbufs : 0); ++b) {
                 char h[96];
@@ -1299,15 +1271,13 @@ static void print_trace(const store *S, uint32_t idx, int last_step)
     enum { MAXT = 4096, SHOW = 40 };
     static uint32_t path[MAXT];
     int n = 0;
-    for (uint32_t i = idx; i != UINT32_MAX && n < MAXT; i = S->parent[i])
-        path[n++] = i;
+    for (uint32_t i = idx; i != UINT32_MAX && n < MAXT; i = S->parent[i]) path[n++] = i;
     const int steps = n - 1;
     printf("    trace: %d steps%s\n", steps + (last_step >= 0), steps > SHOW ? " (the last 40 shown)" : "");
     char name[160];
     state st;
     for (int t = n - 2; t >= 0; --t) {
-        if (t >= SHOW)
-            continue;
+        if (t >= SHOW) continue;
         load_state(S, path[t + 1], &st);
         step_name(&st, S->via[path[t]], name, sizeof(name));
         printf("      %s\n", name);
@@ -1322,9 +1292,9 @@ static void print_trace(const store *S, uint32_t idx, int last_step)
 }
 
 typedef struct result {
-    int ok;                    /* no violation */
+    int ok; /* no violation */
     size_t states, transitions;
-    size_t finals;             /* states in which every CTA exited (must be > 0: the protocol can finish) */
+    size_t finals; /* states in which every CTA exited (must be > 0: the protocol can finish) */
     char message[512];
 } result;
 
@@ -1353,17 +1323,14 @@ static result explore(const config *cfg, size_t limit, int verbose_trace)
          * (and what the configuration leaves out stays zero) */
         memcpy(&next, stored(&S, cur), state_bytes);
         for (int id = 0; id < steps; ++id) {
-            if (!apply_step(&next, id))
-                continue;
+            if (!apply_step(&next, id)) continue;
             enabled++;
             R.transitions++;
-            if (!violated)
-                check_not_behind(&next);
+            if (!violated) check_not_behind(&next);
             if (violated) {
                 R.ok = 0;
                 snprintf(R.message, sizeof(R.message), "%s", viol);
-                if (verbose_trace)
-                    print_trace(&S, (uint32_t)cur, id);
+                if (verbose_trace) print_trace(&S, (uint32_t)cur, id);
                 goto done;
             }
             canonicalize(&next);
@@ -1372,15 +1339,12 @@ static result explore(const config *cfg, size_t limit, int verbose_trace)
         }
         if (!enabled) {
             int all_exited = 1;
-            for (int c = 0; c < C.cg; ++c)
-                all_exited &= next.exited[c];
-            if (all_exited)
-                R.finals++;
+            for (int c = 0; c < C.cg; ++c) all_exited &= next.exited[c];
+            if (all_exited) R.finals++;
             if (!all_exited) {
                 R.ok = 0;
                 snprintf(R.message, sizeof(R.message), "deadlock: no step is enabled and not every CTA exited");
-                if (verbose_trace)
-                    print_trace(&S, (uint32_t)cur, -1);
+                if (verbose_trace) print_trace(&S, (uint32_t)cur, -1);
                 goto done;
             }
         }
@@ -1400,30 +1364,47 @@ done:
  * interleavings of the pair beyond what a CI test should spend: 3.1 million states for 2-2-2-3). */
 static const config correct_configs[] = {
     /* cg stages kb tiles epi mutant relay: zero-tile CTAs, one trip, several trips around both rings */
-    {1, 1, 1, 0, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {1, 1, 1, 1, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {1, 1, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {1, 2, 1, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {1, 2, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {1, 3, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {1, 2, 3, 2, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {1, 2, 2, 5, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {1, 4, 1, 5, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {2, 1, 1, 0, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {2, 1, 1, 1, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {2, 1, 2, 2, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {2, 2, 1, 3, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {2, 2, 2, 3, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {2, 3, 2, 2, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0}, {2, 2, 2, 5, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {1, 1, 1, 0, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {1, 1, 1, 1, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {1, 1, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {1, 2, 1, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {1, 2, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {1, 3, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {1, 2, 3, 2, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {1, 2, 2, 5, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {1, 4, 1, 5, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {2, 1, 1, 0, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {2, 1, 1, 1, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {2, 1, 2, 2, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {2, 2, 1, 3, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {2, 2, 2, 3, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {2, 3, 2, 2, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {2, 2, 2, 5, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
     /* cta_group 2, relay variant (the sm_90a emulation build of the sm100 kernel) */
-    {2, 1, 1, 1, 4, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0}, {2, 2, 1, 3, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0},
-    {2, 2, 2, 3, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0}, {2, 3, 2, 2, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0},
+    {2, 1, 1, 1, 4, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0},
+    {2, 2, 1, 3, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0},
+    {2, 2, 2, 3, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0},
+    {2, 3, 2, 2, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0},
     /* STAGED (beta != 0): c_full, the loads ahead and the stores; the last three fields are chunks per
      * tile, buffers per warp (2: an fp32 output, 4: a 16-bit one) and the chunks of the odd tiles (8 are
      * a whole tile, fewer one at the n edge). One warp per CTA mostly: each warp's buffers and barriers
      * are its own, and two warps' traffic multiplies (two warps of four buffers: 4.5 million states) */
-    {1, 1, 1, 0, 4, MUT_NONE, 0, EPI_STAGED, 3, 2, 0}, {1, 2, 2, 3, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 0},
-    {1, 2, 1, 5, 1, MUT_NONE, 0, EPI_STAGED, 3, 2, 0}, {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 1, 2, 0},
-    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 2, 2, 0}, {1, 2, 1, 3, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 1},
-    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 8, 2, 3}, {1, 2, 1, 2, 1, MUT_NONE, 0, EPI_STAGED, 5, 4, 0},
+    {1, 1, 1, 0, 4, MUT_NONE, 0, EPI_STAGED, 3, 2, 0},
+    {1, 2, 2, 3, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 0},
+    {1, 2, 1, 5, 1, MUT_NONE, 0, EPI_STAGED, 3, 2, 0},
+    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 1, 2, 0},
+    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 2, 2, 0},
+    {1, 2, 1, 3, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 1},
+    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 8, 2, 3},
+    {1, 2, 1, 2, 1, MUT_NONE, 0, EPI_STAGED, 5, 4, 0},
     {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 8, 4, 3},
-    {2, 1, 1, 0, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 0}, {2, 1, 1, 2, 1, MUT_NONE, 0, EPI_STAGED, 3, 2, 0},
-    {2, 1, 1, 2, 1, MUT_NONE, 0, EPI_STAGED, 2, 2, 1}, {2, 1, 1, 1, 1, MUT_NONE, 1, EPI_STAGED, 3, 2, 0},
+    {2, 1, 1, 0, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 0},
+    {2, 1, 1, 2, 1, MUT_NONE, 0, EPI_STAGED, 3, 2, 0},
+    {2, 1, 1, 2, 1, MUT_NONE, 0, EPI_STAGED, 2, 2, 1},
+    {2, 1, 1, 1, 1, MUT_NONE, 1, EPI_STAGED, 3, 2, 0},
     /* TMA (beta 0): the stores alone, a buffer rewritten after wait_group.read cbufs - 1 */
-    {1, 2, 2, 3, 2, MUT_NONE, 0, EPI_TMA, 3, 2, 0}, {1, 2, 1, 2, 1, MUT_NONE, 0, EPI_TMA, 5, 4, 0},
+    {1, 2, 2, 3, 2, MUT_NONE, 0, EPI_TMA, 3, 2, 0},
+    {1, 2, 1, 2, 1, MUT_NONE, 0, EPI_TMA, 5, 4, 0},
     {2, 1, 1, 2, 1, MUT_NONE, 0, EPI_TMA, 3, 2, 0},
 };
 
@@ -1435,15 +1416,11 @@ static int mutant_variants(mutant m)
     case MUT_DEALLOC_COUNT_NO_CG:
     case MUT_ACC_EMPTY_COUNT_NO_CG:
     case MUT_NO_SIGNAL_PEER:
-    case MUT_NO_MULTICAST:
-        return 2 | 4;
-    case MUT_EXPECT_TX_NOT_DOUBLED:
-        return 2;
-    case MUT_NO_CLUSTER_SYNC2: /* cta_group 2 only: with one CTA there is no sync #2 to remove */
-        return 2 | 4;
+    case MUT_NO_MULTICAST: return 2 | 4;
+    case MUT_EXPECT_TX_NOT_DOUBLED: return 2;
+    case MUT_NO_CLUSTER_SYNC2: /* cta_group 2 only: with one CTA there is no sync #2 to remove */ return 2 | 4;
     case MUT_RELAY_FULL_COUNT_1:
-    case MUT_RELAY_NO_WAIT:
-        return 4;
+    case MUT_RELAY_NO_WAIT: return 4;
     case MUT_C_REFILL_WAIT_BUFS: /* four buffers: the pair's two warps' traffic multiplies to 0.9 million
                                     states; the buffers are each warp's own in either cta_group */
         return 1;
@@ -1454,10 +1431,8 @@ static int mutant_variants(mutant m)
     case MUT_C_EXPECT_TX_LONG:
     case MUT_C_FULL_PHASE_1:
     case MUT_STORE_NO_READ_WAIT:
-    case MUT_NO_STORE_DRAIN:
-        return 1 | 2;
-    default:
-        return 1 | 2 | 4;
+    case MUT_NO_STORE_DRAIN: return 1 | 2;
+    default: return 1 | 2 | 4;
     }
 }
 
@@ -1469,8 +1444,7 @@ static void describe(const config *c, char *buf, size_t n)
         len += snprintf(buf + len, n - (size_t)len, ", %s, %d chunks", epilogue_names[c->epilogue], c->chunks);
         if (c->chunks_odd && len > 0 && (size_t)len < n)
             len += snprintf(buf + len, n - (size_t)len, " (odd tiles %d)", c->chunks_odd);
-        if (len > 0 && (size_t)len < n)
-            snprintf(buf + len, n - (size_t)len, " of %d buffers", c->cbufs);
+        if (len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, " of %d buffers", c->cbufs);
     }
 }
 
@@ -1517,8 +1491,7 @@ static int run_mutants(void)
     char d[160];
     for (int m = 1; m < MUT_COUNT; ++m) {
         for (int v = 0; v < 3; ++v) {
-            if (!(mutant_variants((mutant)m) >> v & 1))
-                continue;
+            if (!(mutant_variants((mutant)m) >> v & 1)) continue;
             config cfg = mutant_config((mutant)m, v);
             describe(&cfg, d, sizeof(d));
             result R = explore(&cfg, state_limit, 0);
@@ -1536,8 +1509,8 @@ static int self_check(void)
 {
     int bad = 0;
     bar b = {1, 0, 0};
-    bad |= !passes(&b, 1);                                    /* fresh barrier: the pre-phase (parity 1) is done */
-    bad |= passes(&b, 0);                                     /* phase 0 is not */
+    bad |= !passes(&b, 1); /* fresh barrier: the pre-phase (parity 1) is done */
+    bad |= passes(&b, 0);  /* phase 0 is not */
     config saved = C;
     C.cg = 1, C.epi = 1, C.mut = MUT_NONE, C.relay = 0;
     state st;
@@ -1546,7 +1519,7 @@ static int self_check(void)
     st.full[0][0].pend = 1;
     expect_tx(&st, B_FULL, 0, 0, 1);
     arrive(&st, B_FULL, 0, 0);
-    bad |= st.full[0][0].done != 0;                           /* arrivals in, one transaction pending */
+    bad |= st.full[0][0].done != 0; /* arrivals in, one transaction pending */
     complete_tx(&st, B_FULL, 0, 0);
     bad |= st.full[0][0].done != 1 || !passes(&st.full[0][0], 0) || passes(&st.full[0][0], 1);
     bad |= ring_parity(0, 3, 1) != 1 || ring_parity(2, 3, 1) != 1 || ring_parity(3, 3, 1) != 0;
@@ -1561,13 +1534,10 @@ static int self_check(void)
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
-    if (getenv("WSGEMM_MODEL_STATE_LIMIT"))
-        state_limit = (size_t)strtoull(getenv("WSGEMM_MODEL_STATE_LIMIT"), NULL, 0);
+    if (getenv("WSGEMM_MODEL_STATE_LIMIT")) state_limit = (size_t)strtoull(getenv("WSGEMM_MODEL_STATE_LIMIT"), NULL, 0);
     int fails = self_check();
-    if (strcmp(which, "correct") == 0 || strcmp(which, "all") == 0)
-        fails += run_correct();
-    if (strcmp(which, "mutants") == 0 || strcmp(which, "all") == 0)
-        fails += run_mutants();
+    if (strcmp(which, "correct") == 0 || strcmp(which, "all") == 0) fails += run_correct();
+    if (strcmp(which, "mutants") == 0 || strcmp(which, "all") == 0) fails += run_mutants();
     if (strcmp(which, "one") == 0) {
         /* one configuration with a trace */
         if (argc < 7) {
@@ -1579,19 +1549,24 @@ int main(int argc, char **argv)
         if (argc > 7) { /* a mutant by name or number */
             mut = (mutant)atoi(argv[7]);
             for (int m = 0; m < MUT_COUNT; ++m)
-                if (strcmp(argv[7], mutant_names[m]) == 0)
-                    mut = (mutant)m;
+                if (strcmp(argv[7], mutant_names[m]) == 0) mut = (mutant)m;
         }
         epilogue_kind epilogue = EPI_DIRECT;
         if (argc > 9)
             for (int k = 0; k < 3; ++k)
-                if (strcmp(argv[9], epilogue_names[k]) == 0)
-                    epilogue = (epilogue_kind)k;
-        config cfg = {atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), mut,
-                      argc > 8 ? atoi(argv[8]) : 0, epilogue, argc > 10 ? atoi(argv[10]) : 3,
-                      argc > 11 ? atoi(argv[11]) : 2, argc > 12 ? atoi(argv[12]) : 0};
-        if (epilogue == EPI_DIRECT)
-            cfg.chunks = cfg.cbufs = cfg.chunks_odd = 0;
+                if (strcmp(argv[9], epilogue_names[k]) == 0) epilogue = (epilogue_kind)k;
+        config cfg = {atoi(argv[2]),
+                      atoi(argv[3]),
+                      atoi(argv[4]),
+                      atoi(argv[5]),
+                      atoi(argv[6]),
+                      mut,
+                      argc > 8 ? atoi(argv[8]) : 0,
+                      epilogue,
+                      argc > 10 ? atoi(argv[10]) : 3,
+                      argc > 11 ? atoi(argv[11]) : 2,
+                      argc > 12 ? atoi(argv[12]) : 0};
+        if (epilogue == EPI_DIRECT) cfg.chunks = cfg.cbufs = cfg.chunks_odd = 0;
         if (cfg.relay && cfg.cg != 2) {
             fprintf(stderr, "protocol_model: relay needs cta_group 2\n");
             return 2;

@@ -14,16 +14,16 @@
 static wsgemm_status call_with(wsgemm_handle h, const rel_problem *p, const void *A, const void *B, void *C)
 {
     const testing_gemm *g = &p->g;
-    return wsgemm_gemm_ex(h, g->transa, g->transb, g->m, g->n, g->k, &g->alpha, A, g->ab_type, g->lda, B,
-                          g->ab_type, g->ldb, &g->beta, C, g->c_type, g->ldc);
+    return wsgemm_gemm_ex(h, g->transa, g->transb, g->m, g->n, g->k, &g->alpha, A, g->ab_type, g->lda, B, g->ab_type,
+                          g->ldb, &g->beta, C, g->c_type, g->ldc);
 }
 
 static wsgemm_status batched_call_with(wsgemm_handle h, const rel_problem *p, const void *A, const void *B, void *C)
 {
     const testing_gemm *g = &p->g;
     return wsgemm_gemm_strided_batched_ex(h, g->transa, g->transb, g->m, g->n, g->k, &g->alpha, A, g->ab_type, g->lda,
-                                          g->strideA, B, g->ab_type, g->ldb, g->strideB, &g->beta, C, g->c_type,
-                                          g->ldc, g->strideC, 1);
+                                          g->strideA, B, g->ab_type, g->ldb, g->strideB, &g->beta, C, g->c_type, g->ldc,
+                                          g->strideC, 1);
 }
 
 /* The problem runs right on h: the context is alive. */
@@ -32,7 +32,8 @@ static void expect_valid_call_right(wsgemm_handle h, rel_problem *p, const char 
     rel_problem_repoison(p);
     rel_problem_reference(p);
     wsgemm_status s = rel_problem_run(h, p);
-    REL_EXPECT(s == WSGEMM_STATUS_SUCCESS, "%s: %s (%s)", label, wsgemm_status_string(s), wsgemm_get_last_error_message(h));
+    REL_EXPECT(s == WSGEMM_STATUS_SUCCESS, "%s: %s (%s)", label, wsgemm_status_string(s),
+               wsgemm_get_last_error_message(h));
     CUDA_CHECK(cudaDeviceSynchronize());
     REL_EXPECT(rel_problem_check(p, label), "%s: wrong result", label);
 }
@@ -79,10 +80,22 @@ static void misaligned_case(char which, wsgemm_dtype ab_type, wsgemm_dtype c_typ
     rel_problem_destroy(&p);
 }
 
-void alignment_a_odd(void) { misaligned_case('A', WSGEMM_R_16BF, WSGEMM_R_16BF, 1); }
-void alignment_b_odd(void) { misaligned_case('B', WSGEMM_R_16BF, WSGEMM_R_32F, 3); }
-void alignment_c_f32_2byte(void) { misaligned_case('C', WSGEMM_R_16BF, WSGEMM_R_32F, 2); }
-void alignment_c_f16_odd(void) { misaligned_case('C', WSGEMM_R_16F, WSGEMM_R_16F, 1); }
+void alignment_a_odd(void)
+{
+    misaligned_case('A', WSGEMM_R_16BF, WSGEMM_R_16BF, 1);
+}
+void alignment_b_odd(void)
+{
+    misaligned_case('B', WSGEMM_R_16BF, WSGEMM_R_32F, 3);
+}
+void alignment_c_f32_2byte(void)
+{
+    misaligned_case('C', WSGEMM_R_16BF, WSGEMM_R_32F, 2);
+}
+void alignment_c_f16_odd(void)
+{
+    misaligned_case('C', WSGEMM_R_16F, WSGEMM_R_16F, 1);
+}
 
 /* Replace a device buffer by a managed one with the same bytes. */
 static void *to_managed(void *device, size_t bytes)
@@ -128,8 +141,10 @@ void alignment_host_memory(void)
     for (int pinned = 0; pinned < 2; ++pinned) {
         for (int which = 0; which < 3; ++which) {
             void *host = NULL;
-            if (pinned) CUDA_CHECK(cudaMallocHost(&host, bytes));
-            else host = malloc(bytes);
+            if (pinned)
+                CUDA_CHECK(cudaMallocHost(&host, bytes));
+            else
+                host = malloc(bytes);
             memcpy(host, which == 0 ? p.b.hA : which == 1 ? p.b.hB : p.b.hC0, bytes);
             const void *A = which == 0 ? host : p.b.A, *B = which == 1 ? host : p.b.B;
             void *C = which == 2 ? host : p.b.C;
@@ -138,8 +153,10 @@ void alignment_host_memory(void)
             snprintf(what, sizeof what, "%s in %s host memory", word, pinned ? "pinned" : "malloc'd");
             expect_rejected(h, &p, call_with(h, &p, A, B, C), word, what);
             if (which == 2) REL_EXPECT(memcmp(host, p.b.hC0, bytes) == 0, "%s: the host C was written", what);
-            if (pinned) CUDA_CHECK(cudaFreeHost(host));
-            else free(host);
+            if (pinned)
+                CUDA_CHECK(cudaFreeHost(host));
+            else
+                free(host);
         }
     }
     expect_valid_call_right(h, &p, "valid call after the host pointers");

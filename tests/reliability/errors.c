@@ -33,9 +33,10 @@ static void call_with_pending_error(wsgemm_handle h, rel_problem *p, wsgemm_path
     cudaError_t after = cudaGetLastError();
     printf("  %s: %s, path %s, cudaGetLastError() afterwards: %s\n", label, wsgemm_status_string(s),
            wsgemm_path_name(p->path), cudaGetErrorName(after));
-    REL_EXPECT(s == WSGEMM_STATUS_SUCCESS, "%s: %s (%s)", label, wsgemm_status_string(s), wsgemm_get_last_error_message(h));
-    REL_EXPECT(after == cudaErrorMemoryAllocation, "%s: the caller's pending error was consumed or replaced (%s)", label,
-               cudaGetErrorName(after));
+    REL_EXPECT(s == WSGEMM_STATUS_SUCCESS, "%s: %s (%s)", label, wsgemm_status_string(s),
+               wsgemm_get_last_error_message(h));
+    REL_EXPECT(after == cudaErrorMemoryAllocation, "%s: the caller's pending error was consumed or replaced (%s)",
+               label, cudaGetErrorName(after));
     REL_EXPECT(expect == WSGEMM_PATH_AUTO || p->path == expect, "%s: path %s, expected %s", label,
                wsgemm_path_name(p->path), wsgemm_path_name(expect));
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -73,7 +74,8 @@ static void expect_failure(wsgemm_handle h, rel_problem *p, wsgemm_status s, wsg
 {
     cudaError_t after = cudaGetLastError();
     const char *msg = wsgemm_get_last_error_message(h);
-    printf("  %s -> %s: \"%s\"; cudaGetLastError(): %s\n", label, wsgemm_status_string(s), msg, cudaGetErrorName(after));
+    printf("  %s -> %s: \"%s\"; cudaGetLastError(): %s\n", label, wsgemm_status_string(s), msg,
+           cudaGetErrorName(after));
     REL_EXPECT(s == want, "%s: %s, expected %s", label, wsgemm_status_string(s), wsgemm_status_string(want));
     REL_EXPECT(rel_mentions(msg, word), "%s: the message does not say %s", label, word);
     REL_EXPECT(after == pending, "%s: cudaGetLastError() returned %s, expected %s", label, cudaGetErrorName(after),

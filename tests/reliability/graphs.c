@@ -100,9 +100,18 @@ static void graphs_case(wsgemm_path path, enum cudaStreamCaptureMode mode)
     for (int i = 0; i < count; ++i) rel_problem_destroy(&ps[i]);
 }
 
-void graphs_global_auto(void) { graphs_case(WSGEMM_PATH_AUTO, cudaStreamCaptureModeGlobal); }
-void graphs_thread_local_auto(void) { graphs_case(WSGEMM_PATH_AUTO, cudaStreamCaptureModeThreadLocal); }
-void graphs_global_sm90(void) { graphs_case(WSGEMM_PATH_SM90, cudaStreamCaptureModeGlobal); }
+void graphs_global_auto(void)
+{
+    graphs_case(WSGEMM_PATH_AUTO, cudaStreamCaptureModeGlobal);
+}
+void graphs_thread_local_auto(void)
+{
+    graphs_case(WSGEMM_PATH_AUTO, cudaStreamCaptureModeThreadLocal);
+}
+void graphs_global_sm90(void)
+{
+    graphs_case(WSGEMM_PATH_SM90, cudaStreamCaptureModeGlobal);
+}
 
 /* One eager call of p on `stream` (set as h's stream), waited for and checked. */
 static void eager_call(wsgemm_handle h, cudaStream_t stream, rel_problem *p, wsgemm_path expect, uint64_t seed,
@@ -188,7 +197,8 @@ void graphs_user_workspace(void)
     CUDA_CHECK(cudaMalloc(&workspace, bytes + 256));
     WSGEMM_CHECK(wsgemm_set_workspace(h, workspace, bytes));
 
-    cudaGraphExec_t g = capture(h, s, cudaStreamCaptureModeGlobal, ps, 2, expect, "capture with a fresh user workspace");
+    cudaGraphExec_t g =
+        capture(h, s, cudaStreamCaptureModeGlobal, ps, 2, expect, "capture with a fresh user workspace");
     char label[96];
     for (int r = 0; r < kReplays; ++r) {
         snprintf(label, sizeof label, "user-workspace graph, replay %d", r);
@@ -197,11 +207,11 @@ void graphs_user_workspace(void)
     eager_call(h, s, &ps[0], expect, 80, "eager call on the capture's stream");
     eager_call(h, other, &ps[0], expect, 81, "eager call on another stream (ordered by the handle's event)");
     WSGEMM_CHECK(wsgemm_set_stream(h, s));
-    cudaGraphExec_t g_other = capture(h, s, cudaStreamCaptureModeGlobal, &ps[0], 1, without,
-                                      "capture after a last use on another stream");
+    cudaGraphExec_t g_other =
+        capture(h, s, cudaStreamCaptureModeGlobal, &ps[0], 1, without, "capture after a last use on another stream");
     eager_call(h, s, &ps[0], expect, 82, "eager call on the capture's stream again");
-    cudaGraphExec_t g_same = capture(h, s, cudaStreamCaptureModeGlobal, &ps[0], 1, expect,
-                                     "capture after a last use on its own stream");
+    cudaGraphExec_t g_same =
+        capture(h, s, cudaStreamCaptureModeGlobal, &ps[0], 1, expect, "capture after a last use on its own stream");
     replay_and_check(g_other, s, &ps[0], 1, 83, "graph captured without workspace, replay");
     replay_and_check(g_same, s, &ps[0], 1, 84, "graph captured after a use on its stream, replay");
     replay_and_check(g, s, ps, 2, 85, "first graph replayed after the eager uses");

@@ -12,7 +12,8 @@
 
 #include "reliability.h"
 
-namespace {
+namespace
+{
 
 constexpr int kThreads = 256;
 constexpr long long kMinChunk = 1 << 16; /* k elements per block of the small-C reference, at least */
@@ -116,8 +117,9 @@ __global__ void check_c_kernel(Operands o, int m, long long mn, int k, double al
         for (int kk = 0; kk < k; ++kk) acc += a_at(o, i, kk) * b_at(o, kk, j);
         const double want = alpha * acc;
         const long long ci = i + j * ldc;
-        const double got = c_type == WSGEMM_R_32F ? (double)static_cast<const float *>(C)[ci]
-                                                  : load16(static_cast<const uint16_t *>(C), ci, c_type == WSGEMM_R_16F);
+        const double got = c_type == WSGEMM_R_32F
+                               ? (double)static_cast<const float *>(C)[ci]
+                               : load16(static_cast<const uint16_t *>(C), ci, c_type == WSGEMM_R_16F);
         const double err = fabs(got - want);
         if (isnan(got)) nans++;
         if (!(err <= atol + rtol * fabs(want))) { /* NaN compares false: never passes */
@@ -154,7 +156,7 @@ extern "C" void rel_device_reference_small_c(const testing_gemm *g, const void *
     double *partials = NULL;
     CUDA_CHECK(cudaMalloc((void **)&partials, sizeof(double) * (size_t)chunks * (size_t)outputs));
     dot_partials_kernel<<<dim3((unsigned)chunks, (unsigned)outputs), kThreads>>>(operands_of(g, A, B), g->m, g->k,
-                                                                                   chunk, partials);
+                                                                                 chunk, partials);
     CUDA_CHECK(cudaGetLastError());
     double *host = (double *)malloc(sizeof(double) * (size_t)chunks * (size_t)outputs);
     CUDA_CHECK(cudaMemcpy(host, partials, sizeof(double) * (size_t)chunks * (size_t)outputs, cudaMemcpyDeviceToHost));

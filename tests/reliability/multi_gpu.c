@@ -93,7 +93,8 @@ void multi_gpu_switch(void)
         int d = round % kDevices;
         CUDA_CHECK(cudaSetDevice(d));
         WSGEMM_CHECK(wsgemm_set_stream(h, sets[d].stream));
-        for (int j = 0; j < per_round; ++j) run_expect(h, &sets[d].ps[(round / kDevices) * per_round + j], sets[d].expect, d);
+        for (int j = 0; j < per_round; ++j)
+            run_expect(h, &sets[d].ps[(round / kDevices) * per_round + j], sets[d].expect, d);
     }
     check_and_free(sets);
     WSGEMM_CHECK(wsgemm_destroy(h));

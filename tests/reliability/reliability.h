@@ -23,14 +23,14 @@ extern "C" {
 extern atomic_int rel_failures;
 
 /* Count a failure and say where, with a printf-style explanation. Safe from any thread. */
-#define REL_EXPECT(cond, ...)                                                                                  \
-    do {                                                                                                       \
-        if (!(cond)) {                                                                                         \
-            char rel_msg_[512];                                                                                \
-            snprintf(rel_msg_, sizeof rel_msg_, __VA_ARGS__);                                                  \
-            printf("FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #cond, rel_msg_);                               \
-            atomic_fetch_add(&rel_failures, 1);                                                                \
-        }                                                                                                      \
+#define REL_EXPECT(cond, ...)                                                    \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            char rel_msg_[512];                                                  \
+            snprintf(rel_msg_, sizeof rel_msg_, __VA_ARGS__);                    \
+            printf("FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #cond, rel_msg_); \
+            atomic_fetch_add(&rel_failures, 1);                                  \
+        }                                                                        \
     } while (0)
 #endif
 
@@ -53,12 +53,12 @@ cudaStream_t rel_stream_create(void);
 /* ---------------------------------------------------------------- one problem, its buffers, its reference */
 
 typedef struct rel_problem {
-    testing_gemm g;          /* resolved: every leading dimension and stride filled in */
-    testing_buffers b;       /* device A, B, C of the current device; C NaN-poisoned when beta == 0 */
-    int splitk;              /* > 0: WSGEMM_SM90_SPLITK=splitk during the call (forces split-K partials) */
-    double *ref;             /* the cuBLAS result for the current inputs, tight m x n per batch */
-    wsgemm_status status;    /* of the last rel_problem_run */
-    wsgemm_path path;        /* wsgemm_get_last_path after it (this thread) */
+    testing_gemm g;       /* resolved: every leading dimension and stride filled in */
+    testing_buffers b;    /* device A, B, C of the current device; C NaN-poisoned when beta == 0 */
+    int splitk;           /* > 0: WSGEMM_SM90_SPLITK=splitk during the call (forces split-K partials) */
+    double *ref;          /* the cuBLAS result for the current inputs, tight m x n per batch */
+    wsgemm_status status; /* of the last rel_problem_run */
+    wsgemm_path path;     /* wsgemm_get_last_path after it (this thread) */
 } rel_problem;
 
 /* Buffers on the current device with inputs from seed; ends with a device synchronize so that work on
@@ -118,8 +118,8 @@ typedef struct rel_device_report {
 } rel_device_report;
 /* Compare C (ldc, c_type) with alpha * op(A) op(B) computed per element in fp64 on the device:
  * |got - want| <= rtol |want| + atol; NaN never passes. */
-rel_device_report rel_device_check_c(const testing_gemm *g, const void *A, const void *B, const void *C,
-                                     double rtol, double atol);
+rel_device_report rel_device_check_c(const testing_gemm *g, const void *A, const void *B, const void *C, double rtol,
+                                     double atol);
 
 /* ---------------------------------------------------------------- the cases (one ctest entry each) */
 

@@ -62,7 +62,8 @@ static void expect_accepted(wsgemm_handle h, const testing_gemm *g, const char *
     wsgemm_status s = issue(h, g, host_a, host_b, host_c);
     const char *msg = wsgemm_get_last_error_message(h);
     printf("  %s -> %s: \"%s\"\n", what, wsgemm_status_string(s), msg);
-    REL_EXPECT(s == WSGEMM_STATUS_NO_DEVICE, "%s: %s, expected NO_DEVICE (accepted, no GPU)", what, wsgemm_status_string(s));
+    REL_EXPECT(s == WSGEMM_STATUS_NO_DEVICE, "%s: %s, expected NO_DEVICE (accepted, no GPU)", what,
+               wsgemm_status_string(s));
     REL_EXPECT(c_untouched(), "%s: C was written", what);
 }
 
@@ -75,8 +76,8 @@ static void expect_rejected_with(wsgemm_handle h, const testing_gemm *g, const v
     const char *msg = wsgemm_get_last_error_message(h);
     printf("  %s -> %s: \"%s\"\n", what, wsgemm_status_string(s), msg);
     REL_EXPECT(s == WSGEMM_STATUS_INVALID_VALUE, "%s: %s, expected INVALID_VALUE", what, wsgemm_status_string(s));
-    REL_EXPECT(rel_mentions(msg, word) || (also_word && rel_mentions(msg, also_word)), "%s: the message does not name %s", what,
-           word);
+    REL_EXPECT(rel_mentions(msg, word) || (also_word && rel_mentions(msg, also_word)),
+               "%s: the message does not name %s", what, word);
     REL_EXPECT(c_untouched(), "%s: C was written", what);
 }
 
@@ -94,8 +95,9 @@ static void expect_no_overflow(wsgemm_handle h, const testing_gemm *g, const cha
     wsgemm_status s = issue(h, g, host_a, host_b, host_c);
     const char *msg = wsgemm_get_last_error_message(h);
     printf("  %s -> %s: \"%s\"\n", what, wsgemm_status_string(s), msg);
-    REL_EXPECT(s == WSGEMM_STATUS_NO_DEVICE || (s == WSGEMM_STATUS_INVALID_VALUE && (rel_mentions(msg, word) || rel_mentions(msg, also_word))),
-           "%s: %s \"%s\"", what, wsgemm_status_string(s), msg);
+    REL_EXPECT(s == WSGEMM_STATUS_NO_DEVICE ||
+                   (s == WSGEMM_STATUS_INVALID_VALUE && (rel_mentions(msg, word) || rel_mentions(msg, also_word))),
+               "%s: %s \"%s\"", what, wsgemm_status_string(s), msg);
     REL_EXPECT(c_untouched(), "%s: C was written", what);
 }
 
@@ -109,7 +111,7 @@ static void case_destroy_twice(void)
     REL_EXPECT(wsgemm_destroy(h) == WSGEMM_STATUS_SUCCESS, "first destroy");
     REL_EXPECT(wsgemm_destroy(h) == WSGEMM_STATUS_NOT_INITIALIZED, "second destroy");
     REL_EXPECT(rel_mentions(wsgemm_get_last_error_message(h), "handle"), "the message of a destroyed handle: \"%s\"",
-           wsgemm_get_last_error_message(h));
+               wsgemm_get_last_error_message(h));
     testing_gemm g = base_problem(1);
     fill_sentinel();
     REL_EXPECT(issue(h, &g, host_a, host_b, host_c) == WSGEMM_STATUS_NOT_INITIALIZED, "GEMM on a destroyed handle");
@@ -121,10 +123,10 @@ static void case_destroy_twice(void)
     REL_EXPECT(wsgemm_get_last_path(h, &path) == WSGEMM_STATUS_NOT_INITIALIZED, "get_last_path");
     REL_EXPECT(wsgemm_set_workspace(h, NULL, 0) == WSGEMM_STATUS_NOT_INITIALIZED, "set_workspace");
     REL_EXPECT(wsgemm_reset_workspace(h) == WSGEMM_STATUS_NOT_INITIALIZED, "reset_workspace");
-    REL_EXPECT(wsgemm_gemm_workspace_size(h, g.transa, g.transb, g.m, g.n, g.k, host_a, g.ab_type, g.lda, g.strideA, host_b,
-                                      g.ab_type, g.ldb, g.strideB, host_c, g.c_type, g.ldc, g.strideC, 1,
-                                      &bytes) == WSGEMM_STATUS_NOT_INITIALIZED,
-           "workspace_size");
+    REL_EXPECT(wsgemm_gemm_workspace_size(h, g.transa, g.transb, g.m, g.n, g.k, host_a, g.ab_type, g.lda, g.strideA,
+                                          host_b, g.ab_type, g.ldb, g.strideB, host_c, g.c_type, g.ldc, g.strideC, 1,
+                                          &bytes) == WSGEMM_STATUS_NOT_INITIALIZED,
+               "workspace_size");
     /* the other handle is unaffected, also once this one's memory is reused */
     wsgemm_handle fresh;
     WSGEMM_CHECK(wsgemm_create(&fresh));
@@ -153,11 +155,11 @@ static void case_misaligned_pointers(void)
     g.ab_type = WSGEMM_R_16BF;
     expect_rejected_with(h, &g, host_a, host_b, host_c + 1, "C", NULL, "bf16 C at an odd address");
     size_t bytes = 1;
-    wsgemm_status s = wsgemm_gemm_workspace_size(h, g.transa, g.transb, g.m, g.n, g.k, host_a + 1, g.ab_type, g.lda,
-                                                 g.strideA, host_b, g.ab_type, g.ldb, g.strideB, host_c, g.c_type,
-                                                 g.ldc, g.strideC, 1, &bytes);
+    wsgemm_status s =
+        wsgemm_gemm_workspace_size(h, g.transa, g.transb, g.m, g.n, g.k, host_a + 1, g.ab_type, g.lda, g.strideA,
+                                   host_b, g.ab_type, g.ldb, g.strideB, host_c, g.c_type, g.ldc, g.strideC, 1, &bytes);
     REL_EXPECT(s == WSGEMM_STATUS_INVALID_VALUE && rel_mentions(wsgemm_get_last_error_message(h), "A"),
-           "workspace_size with an odd A: %s \"%s\"", wsgemm_status_string(s), wsgemm_get_last_error_message(h));
+               "workspace_size with an odd A: %s \"%s\"", wsgemm_status_string(s), wsgemm_get_last_error_message(h));
     WSGEMM_CHECK(wsgemm_destroy(h));
 }
 
@@ -242,31 +244,31 @@ static void case_workspace_arguments(void)
     REL_EXPECT(wsgemm_set_workspace(NULL, host_a, 256) == WSGEMM_STATUS_NOT_INITIALIZED, "set_workspace(NULL handle)");
     REL_EXPECT(wsgemm_reset_workspace(NULL) == WSGEMM_STATUS_NOT_INITIALIZED, "reset_workspace(NULL handle)");
     REL_EXPECT(wsgemm_gemm_workspace_size(NULL, g.transa, g.transb, g.m, g.n, g.k, host_a, g.ab_type, g.lda, g.strideA,
-                                      host_b, g.ab_type, g.ldb, g.strideB, host_c, g.c_type, g.ldc, g.strideC, 1,
-                                      &bytes) == WSGEMM_STATUS_NOT_INITIALIZED,
-           "workspace_size(NULL handle)");
+                                          host_b, g.ab_type, g.ldb, g.strideB, host_c, g.c_type, g.ldc, g.strideC, 1,
+                                          &bytes) == WSGEMM_STATUS_NOT_INITIALIZED,
+               "workspace_size(NULL handle)");
     wsgemm_handle h;
     WSGEMM_CHECK(wsgemm_create(&h));
     REL_EXPECT(wsgemm_set_workspace(h, NULL, 0) == WSGEMM_STATUS_SUCCESS, "(NULL, 0): no workspace, no device needed");
     REL_EXPECT(wsgemm_reset_workspace(h) == WSGEMM_STATUS_SUCCESS, "reset needs no device");
     wsgemm_status s = wsgemm_set_workspace(h, host_a + 1, 4096);
     printf("  workspace at an odd address -> %s: \"%s\"\n", wsgemm_status_string(s), wsgemm_get_last_error_message(h));
-    REL_EXPECT(s == WSGEMM_STATUS_NO_DEVICE || (s == WSGEMM_STATUS_INVALID_VALUE &&
-                                            rel_mentions(wsgemm_get_last_error_message(h), "workspace")),
-           "an odd workspace address: %s", wsgemm_status_string(s));
+    REL_EXPECT(s == WSGEMM_STATUS_NO_DEVICE ||
+                   (s == WSGEMM_STATUS_INVALID_VALUE && rel_mentions(wsgemm_get_last_error_message(h), "workspace")),
+               "an odd workspace address: %s", wsgemm_status_string(s));
     s = wsgemm_gemm_workspace_size(h, g.transa, g.transb, g.m, g.n, g.k, host_a, g.ab_type, g.lda, g.strideA, host_b,
                                    g.ab_type, g.ldb, g.strideB, host_c, g.c_type, g.ldc, g.strideC, 1, NULL);
     REL_EXPECT(s == WSGEMM_STATUS_INVALID_VALUE && rel_mentions(wsgemm_get_last_error_message(h), "bytes"),
-           "workspace_size(bytes = NULL): %s \"%s\"", wsgemm_status_string(s), wsgemm_get_last_error_message(h));
+               "workspace_size(bytes = NULL): %s \"%s\"", wsgemm_status_string(s), wsgemm_get_last_error_message(h));
     s = wsgemm_gemm_workspace_size(h, g.transa, g.transb, g.m, g.n, g.k, host_a, g.ab_type, 63, g.strideA, host_b,
                                    g.ab_type, g.ldb, g.strideB, host_c, g.c_type, g.ldc, g.strideC, 1, &bytes);
     REL_EXPECT(s == WSGEMM_STATUS_INVALID_VALUE && rel_mentions(wsgemm_get_last_error_message(h), "lda"),
-           "workspace_size(lda 63): %s \"%s\"", wsgemm_status_string(s), wsgemm_get_last_error_message(h));
+               "workspace_size(lda 63): %s \"%s\"", wsgemm_status_string(s), wsgemm_get_last_error_message(h));
     bytes = 1;
     s = wsgemm_gemm_workspace_size(h, g.transa, g.transb, 0, g.n, g.k, host_a, g.ab_type, g.lda, g.strideA, host_b,
                                    g.ab_type, g.ldb, g.strideB, host_c, g.c_type, g.ldc, g.strideC, 1, &bytes);
     REL_EXPECT(s == WSGEMM_STATUS_SUCCESS && bytes == 0, "workspace_size of an empty problem: %s, %zu bytes",
-           wsgemm_status_string(s), bytes);
+               wsgemm_status_string(s), bytes);
     WSGEMM_CHECK(wsgemm_destroy(h));
 }
 
@@ -290,7 +292,8 @@ static void *failing_thread(void *arg)
         REL_EXPECT(s == WSGEMM_STATUS_INVALID_VALUE, "round %d: %s", r, wsgemm_status_string(s));
         pthread_barrier_wait(t->step);
         const char *msg = wsgemm_get_last_error_message(t->h);
-        REL_EXPECT(rel_mentions(msg, "lda") && !rel_mentions(msg, "device"), "round %d: the failing thread reads \"%s\"", r, msg);
+        REL_EXPECT(rel_mentions(msg, "lda") && !rel_mentions(msg, "device"),
+                   "round %d: the failing thread reads \"%s\"", r, msg);
         pthread_barrier_wait(t->step);
     }
     return NULL;
@@ -306,11 +309,14 @@ static void *other_thread(void *arg)
         if (r % 2 == 0) call.m = 0;
         wsgemm_status s = issue(t->h, &call, host_a, host_b, host_c);
         REL_EXPECT(s == (r % 2 == 0 ? WSGEMM_STATUS_SUCCESS : WSGEMM_STATUS_NO_DEVICE), "round %d: %s", r,
-               wsgemm_status_string(s));
+                   wsgemm_status_string(s));
         pthread_barrier_wait(t->step);
         const char *msg = wsgemm_get_last_error_message(t->h);
-        if (r % 2 == 0) REL_EXPECT(msg[0] == '\0', "round %d: after a success this thread reads \"%s\"", r, msg);
-        else REL_EXPECT(!rel_mentions(msg, "lda"), "round %d: this thread reads the other thread's message \"%s\"", r, msg);
+        if (r % 2 == 0)
+            REL_EXPECT(msg[0] == '\0', "round %d: after a success this thread reads \"%s\"", r, msg);
+        else
+            REL_EXPECT(!rel_mentions(msg, "lda"), "round %d: this thread reads the other thread's message \"%s\"", r,
+                       msg);
         pthread_barrier_wait(t->step);
     }
     return NULL;
@@ -331,7 +337,7 @@ static void case_per_thread_messages(void)
     pthread_join(x, NULL);
     pthread_join(y, NULL);
     REL_EXPECT(wsgemm_get_last_error_message(h)[0] == '\0', "the main thread, which made no call, reads \"%s\"",
-           wsgemm_get_last_error_message(h));
+               wsgemm_get_last_error_message(h));
     pthread_barrier_destroy(&step);
     WSGEMM_CHECK(wsgemm_destroy(h));
     printf("  %d rounds done\n", kRounds);
@@ -345,9 +351,12 @@ typedef struct test_case {
 } test_case;
 
 static const test_case cases[] = {
-    {"destroy_twice", case_destroy_twice},         {"misaligned_pointers", case_misaligned_pointers},
-    {"overlap_boundaries", case_overlap_boundaries}, {"absurd_sizes", case_absurd_sizes},
-    {"workspace_arguments", case_workspace_arguments}, {"per_thread_messages", case_per_thread_messages},
+    {"destroy_twice", case_destroy_twice},
+    {"misaligned_pointers", case_misaligned_pointers},
+    {"overlap_boundaries", case_overlap_boundaries},
+    {"absurd_sizes", case_absurd_sizes},
+    {"workspace_arguments", case_workspace_arguments},
+    {"per_thread_messages", case_per_thread_messages},
 };
 
 int main(int argc, char **argv)

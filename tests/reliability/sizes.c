@@ -126,8 +126,8 @@ static void huge_case(testing_gemm g, wsgemm_path path, uint64_t seed, int may_d
     WSGEMM_CHECK(wsgemm_set_path(h, path));
     const testing_gemm *r = &p.g;
     double t0 = rel_now_ms();
-    wsgemm_status s = wsgemm_gemm_ex(h, r->transa, r->transb, r->m, r->n, r->k, &r->alpha, p.A, r->ab_type, r->lda,
-                                     p.B, r->ab_type, r->ldb, &r->beta, p.C, r->c_type, r->ldc);
+    wsgemm_status s = wsgemm_gemm_ex(h, r->transa, r->transb, r->m, r->n, r->k, &r->alpha, p.A, r->ab_type, r->lda, p.B,
+                                     r->ab_type, r->ldb, &r->beta, p.C, r->c_type, r->ldc);
     cudaError_t err = cudaDeviceSynchronize();
     double seconds = (rel_now_ms() - t0) / 1e3;
     wsgemm_path ran = WSGEMM_PATH_NONE;
@@ -149,8 +149,10 @@ static void huge_case(testing_gemm g, wsgemm_path path, uint64_t seed, int may_d
         REL_EXPECT(s == WSGEMM_STATUS_SUCCESS, "path %s: %s", wsgemm_path_name(path), wsgemm_get_last_error_message(h));
         if (path != WSGEMM_PATH_AUTO)
             REL_EXPECT(ran == path, "ran %s, forced %s", wsgemm_path_name(ran), wsgemm_path_name(path));
-        if (s == WSGEMM_STATUS_SUCCESS && (long long)r->m * r->n <= 65535) check_small_c(&p, rtol, atol);
-        else if (s == WSGEMM_STATUS_SUCCESS) check_huge_c(&p, rtol, atol);
+        if (s == WSGEMM_STATUS_SUCCESS && (long long)r->m * r->n <= 65535)
+            check_small_c(&p, rtol, atol);
+        else if (s == WSGEMM_STATUS_SUCCESS)
+            check_huge_c(&p, rtol, atol);
     }
     if (seconds > 60.0)
         printf("NOTE: path %s took %.0f s for this problem (more than 60 s)\n", wsgemm_path_name(ran), seconds);
@@ -164,9 +166,18 @@ static testing_gemm k_int_max_shape(void)
     return testing_gemm_make(WSGEMM_OP_N, WSGEMM_OP_N, 1, 1, INT_MAX);
 }
 
-void sizes_k_int_max_auto(void) { huge_case(k_int_max_shape(), WSGEMM_PATH_AUTO, 11, 0); }
-void sizes_k_int_max_sm90(void) { huge_case(k_int_max_shape(), WSGEMM_PATH_SM90, 11, 0); }
-void sizes_k_int_max_generic(void) { huge_case(k_int_max_shape(), WSGEMM_PATH_GENERIC, 11, 0); }
+void sizes_k_int_max_auto(void)
+{
+    huge_case(k_int_max_shape(), WSGEMM_PATH_AUTO, 11, 0);
+}
+void sizes_k_int_max_sm90(void)
+{
+    huge_case(k_int_max_shape(), WSGEMM_PATH_SM90, 11, 0);
+}
+void sizes_k_int_max_generic(void)
+{
+    huge_case(k_int_max_shape(), WSGEMM_PATH_GENERIC, 11, 0);
+}
 
 /* op T on A: both operands K-major with leading dimension k = 2^31 - 16 (16-byte aligned), m = n = 2, fp32
  * C: 17 GB of operands on AUTO. */
@@ -183,8 +194,14 @@ static testing_gemm c_over_2g_shape(void)
     return testing_gemm_make(WSGEMM_OP_N, WSGEMM_OP_N, 65536, 32769, 16);
 }
 
-void sizes_c_over_2g_auto(void) { huge_case(c_over_2g_shape(), WSGEMM_PATH_AUTO, 13, 0); }
-void sizes_c_over_2g_generic(void) { huge_case(c_over_2g_shape(), WSGEMM_PATH_GENERIC, 13, 0); }
+void sizes_c_over_2g_auto(void)
+{
+    huge_case(c_over_2g_shape(), WSGEMM_PATH_AUTO, 13, 0);
+}
+void sizes_c_over_2g_generic(void)
+{
+    huge_case(c_over_2g_shape(), WSGEMM_PATH_GENERIC, 13, 0);
+}
 
 /* A of lda * k = 65536 * 40000 > 2^31 elements (5.2 GB), m = n = 64. */
 static testing_gemm a_over_2g_shape(void)
@@ -194,8 +211,14 @@ static testing_gemm a_over_2g_shape(void)
     return g;
 }
 
-void sizes_a_over_2g_auto(void) { huge_case(a_over_2g_shape(), WSGEMM_PATH_AUTO, 14, 0); }
-void sizes_a_over_2g_generic(void) { huge_case(a_over_2g_shape(), WSGEMM_PATH_GENERIC, 14, 0); }
+void sizes_a_over_2g_auto(void)
+{
+    huge_case(a_over_2g_shape(), WSGEMM_PATH_AUTO, 14, 0);
+}
+void sizes_a_over_2g_generic(void)
+{
+    huge_case(a_over_2g_shape(), WSGEMM_PATH_GENERIC, 14, 0);
+}
 
 /* 100000 small matrices: past the 65535 limit of a grid's z dimension. */
 static void batch_case(wsgemm_path path)
@@ -210,15 +233,20 @@ static void batch_case(wsgemm_path path)
     WSGEMM_CHECK(wsgemm_destroy(h));
 }
 
-void sizes_batch_100000_auto(void) { batch_case(WSGEMM_PATH_AUTO); }
-void sizes_batch_100000_generic(void) { batch_case(WSGEMM_PATH_GENERIC); }
+void sizes_batch_100000_auto(void)
+{
+    batch_case(WSGEMM_PATH_AUTO);
+}
+void sizes_batch_100000_generic(void)
+{
+    batch_case(WSGEMM_PATH_GENERIC);
+}
 
 /* ---------------------------------------------------------------- declines (child processes) */
 
 /* The call must return INVALID_VALUE naming one of the words, leave every byte of C as it was, and leave
  * no CUDA error behind. */
-static void expect_declined(wsgemm_handle h, rel_problem *p, const char *word, const char *other_word,
-                            const char *what)
+static void expect_declined(wsgemm_handle h, rel_problem *p, const char *word, const char *other_word, const char *what)
 {
     rel_problem_repoison(p);
     wsgemm_status s = rel_problem_run(h, p);

@@ -55,8 +55,8 @@ static void streams_case(wsgemm_path path, int stream_count, int user_workspace)
     double done_ms = rel_now_ms() - t0;
     printf("%d calls on %d streams, path %s, %s workspace (largest need %zu bytes): queued in %.1f ms, done after "
            "%.1f ms\n",
-           kStreamCalls, stream_count, wsgemm_path_name(path), user_workspace ? "user" : "stream-ordered",
-           most_bytes, queued_ms, done_ms);
+           kStreamCalls, stream_count, wsgemm_path_name(path), user_workspace ? "user" : "stream-ordered", most_bytes,
+           queued_ms, done_ms);
     rel_check_all(ps, kStreamCalls, wsgemm_path_name(path));
 
     WSGEMM_CHECK(wsgemm_destroy(h));
@@ -65,7 +65,19 @@ static void streams_case(wsgemm_path path, int stream_count, int user_workspace)
     for (int i = 0; i < kStreamCalls; ++i) rel_problem_destroy(&ps[i]);
 }
 
-void streams_auto(void) { streams_case(WSGEMM_PATH_AUTO, 2, 0); }
-void streams_sm90(void) { streams_case(WSGEMM_PATH_SM90, 3, 0); }
-void streams_user_workspace_auto(void) { streams_case(WSGEMM_PATH_AUTO, 2, 1); }
-void streams_user_workspace_sm90(void) { streams_case(WSGEMM_PATH_SM90, 4, 1); }
+void streams_auto(void)
+{
+    streams_case(WSGEMM_PATH_AUTO, 2, 0);
+}
+void streams_sm90(void)
+{
+    streams_case(WSGEMM_PATH_SM90, 3, 0);
+}
+void streams_user_workspace_auto(void)
+{
+    streams_case(WSGEMM_PATH_AUTO, 2, 1);
+}
+void streams_user_workspace_sm90(void)
+{
+    streams_case(WSGEMM_PATH_SM90, 4, 1);
+}

@@ -3,7 +3,7 @@
  * device, the workspace-needing shapes, the child-process runner. Host C11.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, posix_spawn, clock_gettime */
-#include "common/knobs.h" /* wsgemm_knobs_reload */
+#include "common/knobs.h"       /* wsgemm_knobs_reload */
 #include "reliability.h"
 
 #include <ctype.h>
@@ -159,8 +159,9 @@ void rel_problem_reference(rel_problem *p)
         for (int bt = 0; bt < g->batch; ++bt)
             for (size_t j = 0; j < n; ++j)
                 for (size_t i = 0; i < m; ++i)
-                    hc[(size_t)bt * m * n + i + j * m] = testing_load(
-                        g->c_type, p->b.hC0, (size_t)g->offset + (size_t)bt * (size_t)g->strideC + i + j * (size_t)g->ldc);
+                    hc[(size_t)bt * m * n + i + j * m] =
+                        testing_load(g->c_type, p->b.hC0,
+                                     (size_t)g->offset + (size_t)bt * (size_t)g->strideC + i + j * (size_t)g->ldc);
     float *dc = NULL;
     CUDA_CHECK(cudaMalloc((void **)&dc, (total ? total : 1) * sizeof(float)));
     CUDA_CHECK(cudaMemcpy(dc, hc, total * sizeof(float), cudaMemcpyHostToDevice));
@@ -230,8 +231,8 @@ int rel_problem_check(const rel_problem *p, const char *label)
     if (!r.passed) {
         char shape[256];
         testing_gemm_describe(&p->g, shape, sizeof shape);
-        printf("  wrong [%s] %s splitk=%d: %zu of %zu elements off, %zu NaN, rel_fro %.2e\n", label, shape,
-               p->splitk, r.mismatches, r.checked, r.nan_count, r.rel_fro);
+        printf("  wrong [%s] %s splitk=%d: %zu of %zu elements off, %zu NaN, rel_fro %.2e\n", label, shape, p->splitk,
+               r.mismatches, r.checked, r.nan_count, r.rel_fro);
     }
     return r.passed;
 }
@@ -260,7 +261,8 @@ size_t rel_problem_workspace_size(wsgemm_handle h, const rel_problem *p)
         at_offset(p->b.C, g->offset, g->c_type), g->c_type, g->ldc, g->strideC, g->batch, &bytes);
     clear_splitk(p->splitk);
     if (s != WSGEMM_STATUS_SUCCESS) {
-        printf("FAIL: wsgemm_gemm_workspace_size: %s (%s)\n", wsgemm_status_string(s), wsgemm_get_last_error_message(h));
+        printf("FAIL: wsgemm_gemm_workspace_size: %s (%s)\n", wsgemm_status_string(s),
+               wsgemm_get_last_error_message(h));
         exit(1);
     }
     return bytes;
@@ -340,6 +342,8 @@ int rel_run_child(const char *case_name)
     }
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
     printf("child process for %s exited with %d (%s)\n", case_name, code,
-           code == 0 ? "passed" : code == WSGEMM_TEST_SKIP ? "skipped" : "failed");
+           code == 0                  ? "passed"
+           : code == WSGEMM_TEST_SKIP ? "skipped"
+                                      : "failed");
     return code == 0 ? 0 : code == WSGEMM_TEST_SKIP ? WSGEMM_TEST_SKIP : 1;
 }

@@ -21,10 +21,10 @@ enum { kWorkers = 8, kCallsPerWorker = 20, kMessageRounds = 50 };
 typedef enum sharing { ONE_HANDLE_OWN_STREAMS, ONE_HANDLE_SHARED_STREAM, HANDLE_PER_THREAD } sharing;
 
 typedef struct worker {
-    wsgemm_handle h;      /* the shared handle, or NULL: the worker creates its own */
-    cudaStream_t stream;  /* set before every call on a shared handle; the own handle's stream */
-    int set_stream;       /* 1: wsgemm_set_stream(h, stream) before every call */
-    rel_problem *ps;      /* kCallsPerWorker problems of this worker */
+    wsgemm_handle h;     /* the shared handle, or NULL: the worker creates its own */
+    cudaStream_t stream; /* set before every call on a shared handle; the own handle's stream */
+    int set_stream;      /* 1: wsgemm_set_stream(h, stream) before every call */
+    rel_problem *ps;     /* kCallsPerWorker problems of this worker */
     wsgemm_path expect;
     pthread_barrier_t *start;
 } worker;
@@ -43,8 +43,8 @@ static void *worker_main(void *arg)
         wsgemm_status s = rel_problem_run(h, &w->ps[i]); /* splitk 0: the environment is left alone */
         REL_EXPECT(s == WSGEMM_STATUS_SUCCESS, "call %d: %s (%s)", i, wsgemm_status_string(s),
                    wsgemm_get_last_error_message(h));
-        REL_EXPECT(w->expect == WSGEMM_PATH_AUTO || w->ps[i].path == w->expect, "call %d: last path %s, expected %s",
-                   i, wsgemm_path_name(w->ps[i].path), wsgemm_path_name(w->expect));
+        REL_EXPECT(w->expect == WSGEMM_PATH_AUTO || w->ps[i].path == w->expect, "call %d: last path %s, expected %s", i,
+                   wsgemm_path_name(w->ps[i].path), wsgemm_path_name(w->expect));
     }
     if (w->h == NULL) WSGEMM_CHECK(wsgemm_destroy(h)); /* without waiting: queued kernels own their memory */
     return NULL;
@@ -100,9 +100,18 @@ static void threads_case(sharing mode, const char *label)
     free(ps);
 }
 
-void threads_one_handle_own_streams(void) { threads_case(ONE_HANDLE_OWN_STREAMS, "one handle, a stream per thread"); }
-void threads_one_handle_shared_stream(void) { threads_case(ONE_HANDLE_SHARED_STREAM, "one handle, one stream, split-K"); }
-void threads_handle_per_thread(void) { threads_case(HANDLE_PER_THREAD, "a handle per thread"); }
+void threads_one_handle_own_streams(void)
+{
+    threads_case(ONE_HANDLE_OWN_STREAMS, "one handle, a stream per thread");
+}
+void threads_one_handle_shared_stream(void)
+{
+    threads_case(ONE_HANDLE_SHARED_STREAM, "one handle, one stream, split-K");
+}
+void threads_handle_per_thread(void)
+{
+    threads_case(HANDLE_PER_THREAD, "a handle per thread");
+}
 
 /* ---------------------------------------------------------------- per-thread messages and paths */
 
@@ -154,8 +163,10 @@ static void *failing_thread(void *arg)
         WSGEMM_CHECK(wsgemm_get_last_path(m->h, &path));
         msg = wsgemm_get_last_error_message(m->h);
         REL_EXPECT(rel_mentions(msg, "lda"), "round %d: the failing thread's message became \"%s\"", r, msg);
-        REL_EXPECT(path == WSGEMM_PATH_NONE, "round %d: the failing thread's last path reads %s (its last success "
-                   "launched nothing)", r, wsgemm_path_name(path));
+        REL_EXPECT(path == WSGEMM_PATH_NONE,
+                   "round %d: the failing thread's last path reads %s (its last success "
+                   "launched nothing)",
+                   r, wsgemm_path_name(path));
     }
     return NULL;
 }

@@ -34,8 +34,8 @@ static void expect_run(wsgemm_handle h, rel_problem *p, wsgemm_status want, wsge
                        "%s: the message does not say workspace", label);
         return;
     }
-    REL_EXPECT(path == WSGEMM_PATH_AUTO || p->path == path, "%s: path %s, expected %s", label, wsgemm_path_name(p->path),
-               wsgemm_path_name(path));
+    REL_EXPECT(path == WSGEMM_PATH_AUTO || p->path == path, "%s: path %s, expected %s", label,
+               wsgemm_path_name(p->path), wsgemm_path_name(path));
     REL_EXPECT(rel_problem_check(p, label), "%s: wrong result", label);
 }
 
@@ -194,7 +194,10 @@ void workspace_bad_pointer(void)
     void *host = aligned_alloc(256, kBytes), *pinned = NULL, *device = NULL;
     CUDA_CHECK(cudaMallocHost(&pinned, kBytes));
     CUDA_CHECK(cudaMalloc(&device, kBytes));
-    struct { void *ptr; const char *what; } bad[4] = {
+    struct {
+        void *ptr;
+        const char *what;
+    } bad[4] = {
         {host, "malloc'd host memory"},
         {pinned, "pinned host memory"},
         {(char *)device + 1, "device memory + 1 byte"},

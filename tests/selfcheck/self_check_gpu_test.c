@@ -54,8 +54,8 @@ static wsgemm_self_check_verdict run_helper(const char *helper, const target *t,
     wsgemm_self_check_spawn(helper, argv, 550.0, o);
     char detail[1024];
     const wsgemm_self_check_verdict v = wsgemm_self_check_judge(o, detail, sizeof detail);
-    printf("helper: exit %d, signal %d, timed out %d, %.1f s: %s\n", o->exit_code, o->signal, o->timed_out,
-           o->seconds, detail);
+    printf("helper: exit %d, signal %d, timed out %d, %.1f s: %s\n", o->exit_code, o->signal, o->timed_out, o->seconds,
+           detail);
     return v;
 }
 
@@ -135,7 +135,8 @@ static int matmul_child(wsgemm_handle h, wsgemm_path expect)
     uint64_t r = 12345u;
     for (size_t i = 0; i < na; ++i) ha[i] = kCodes[(r = r * 6364136223846793005ull + 1442695040888963407ull) >> 61];
     for (size_t i = 0; i < nb; ++i) hb[i] = kCodes[(r = r * 6364136223846793005ull + 1442695040888963407ull) >> 61];
-    for (int i = 0; i < m; ++i) hbias[i] = (uint16_t)(i % 3 == 0 ? 0x3E80u : i % 3 == 1 ? 0xBF00u : 0u); /* 1/4, -1/2, 0 */
+    for (int i = 0; i < m; ++i)
+        hbias[i] = (uint16_t)(i % 3 == 0 ? 0x3E80u : i % 3 == 1 ? 0xBF00u : 0u); /* 1/4, -1/2, 0 */
     void *a, *b, *bias, *d;
     CUDA_CHECK(cudaMalloc(&a, na));
     CUDA_CHECK(cudaMalloc(&b, nb));
@@ -278,10 +279,14 @@ int main(int argc, char **argv)
     snprintf(work, sizeof work, "%s/wsgemm-self-check-gpu.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
     if (!mkdtemp(work)) return 1;
     const char *helper = argv[2];
-    if (strcmp(argv[1], "helper") == 0) case_helper(helper);
-    else if (strcmp(argv[1], "auto_chain") == 0) case_auto_chain(helper);
-    else if (strcmp(argv[1], "planted_fault") == 0) case_planted_fault(helper);
-    else return 2;
+    if (strcmp(argv[1], "helper") == 0)
+        case_helper(helper);
+    else if (strcmp(argv[1], "auto_chain") == 0)
+        case_auto_chain(helper);
+    else if (strcmp(argv[1], "planted_fault") == 0)
+        case_planted_fault(helper);
+    else
+        return 2;
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", work);

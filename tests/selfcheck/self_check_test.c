@@ -126,7 +126,8 @@ static void expect_run(const wsgemm_self_check_request *rq, wsgemm_self_check_ve
     EXPECT(v == want, "%s: verdict %s, want %s (%s)", what, verdict_name(v), verdict_name(want), r.detail);
     EXPECT(r.from_cache == want_from_cache, "%s: from_cache %d, want %d", what, r.from_cache, want_from_cache);
     EXPECT(r.cached == want_cached, "%s: cached %d, want %d", what, r.cached, want_cached);
-    if (detail_has) EXPECT(strstr(r.detail, detail_has) != NULL, "%s: detail '%s' lacks '%s'", what, r.detail, detail_has);
+    if (detail_has)
+        EXPECT(strstr(r.detail, detail_has) != NULL, "%s: detail '%s' lacks '%s'", what, r.detail, detail_has);
 }
 
 static void remove_cache(const wsgemm_self_check_request *rq)
@@ -139,8 +140,10 @@ static void remove_cache(const wsgemm_self_check_request *rq)
 static void case_pass(void)
 {
     char h[512], args[512];
-    write_script("pass", "echo \"$@\" >> \"$0.calls\"\necho chatter before the verdict\n"
-                         "echo 'wsgemm-self-check: pass fake helper'\nexit 0", h, sizeof h);
+    write_script("pass",
+                 "echo \"$@\" >> \"$0.calls\"\necho chatter before the verdict\n"
+                 "echo 'wsgemm-self-check: pass fake helper'\nexit 0",
+                 h, sizeof h);
     wsgemm_self_check_request rq = request(h, "key-pass", 20.0);
     remove_cache(&rq);
     expect_run(&rq, WSGEMM_SELF_CHECK_PASS, 0, 1, "pass fake helper", "pass: first run");
@@ -282,9 +285,11 @@ static void case_missing(void)
 static void case_flood(void)
 {
     char h[512];
-    write_script("flood", "i=0\nwhile [ $i -lt 2048 ]; do\n"
-                          "  printf '%1023s\\n' x\n  i=$((i+1))\ndone\n"
-                          "echo 'wsgemm-self-check: pass after 2 MB'\nexit 0", h, sizeof h);
+    write_script("flood",
+                 "i=0\nwhile [ $i -lt 2048 ]; do\n"
+                 "  printf '%1023s\\n' x\n  i=$((i+1))\ndone\n"
+                 "echo 'wsgemm-self-check: pass after 2 MB'\nexit 0",
+                 h, sizeof h);
     wsgemm_self_check_request rq = request(h, "key-flood", 30.0);
     remove_cache(&rq);
     expect_run(&rq, WSGEMM_SELF_CHECK_PASS, 0, 1, "after 2 MB", "flood");
@@ -442,10 +447,20 @@ static const struct {
     const char *name;
     void (*run)(void);
 } kCases[] = {
-    {"pass", case_pass},       {"fail", case_fail},         {"long_detail", case_long_detail},         {"crash", case_crash},   {"hang", case_hang},
-    {"closed_hang", case_closed_hang}, {"garbage", case_garbage}, {"cannot", case_cannot},
-    {"missing", case_missing}, {"flood", case_flood},       {"lost_status", case_lost_status},
-    {"cache", case_cache},     {"judge", case_judge},       {"lookup", case_lookup},
+    {"pass", case_pass},
+    {"fail", case_fail},
+    {"long_detail", case_long_detail},
+    {"crash", case_crash},
+    {"hang", case_hang},
+    {"closed_hang", case_closed_hang},
+    {"garbage", case_garbage},
+    {"cannot", case_cannot},
+    {"missing", case_missing},
+    {"flood", case_flood},
+    {"lost_status", case_lost_status},
+    {"cache", case_cache},
+    {"judge", case_judge},
+    {"lookup", case_lookup},
 };
 
 int main(int argc, char **argv)

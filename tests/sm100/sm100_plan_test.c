@@ -87,8 +87,9 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan, c
     if (fp8) /* FP8 copies: K-major, k rounded up to 16 bytes per row */
         for (int i = 0; i < 2; ++i) {
             const wsgemm_operand *o = i ? &plan->b : &plan->a;
-            EXPECT(!o->staged || (o->stage_offset % 256 == 0 &&
-                                  o->stage_bytes == (size_t)((p->k + 15) / 16 * 16) * (size_t)o->rows_dim * (size_t)o->nb),
+            EXPECT(!o->staged ||
+                       (o->stage_offset % 256 == 0 &&
+                        o->stage_bytes == (size_t)((p->k + 15) / 16 * 16) * (size_t)o->rows_dim * (size_t)o->nb),
                    "%s: FP8 copy of %c misplaced or mis-sized", shape, i ? 'B' : 'A');
         }
     else
@@ -127,8 +128,8 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan, c
     EXPECT(plan->cluster == 1 || plan->cluster == 2, "%s: cta_group %d", shape, plan->cluster);
     EXPECT(plan->cluster == 1 || plan->tiles_p >= 2 || kn->sm100_cta_group == 2,
            "%s: cta_group 2 with %d rows of tiles", shape, plan->tiles_p);
-    EXPECT(plan->sched.k_blocks_per_split <= 4096 || kn->sm100_splitk > 0,
-           "%s: a chain of %d K blocks", shape, plan->sched.k_blocks_per_split);
+    EXPECT(plan->sched.k_blocks_per_split <= 4096 || kn->sm100_splitk > 0, "%s: a chain of %d K blocks", shape,
+           plan->sched.k_blocks_per_split);
     EXPECT((long long)(plan->splits - 1) * plan->sched.k_blocks_per_split < plan->sched.k_blocks,
            "%s: an empty split (%d of %d K blocks)", shape, plan->sched.k_blocks_per_split, plan->sched.k_blocks);
     EXPECT(plan->tiles_p == (p->m + 127) / 128 && plan->tiles_q == (p->n + 255) / 256 &&
@@ -142,10 +143,11 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan, c
                                     (p->batch_count == 1 || p->strideC == (long long)p->ldc * p->n)),
                "%s: TMA stores into a C TMA cannot address", shape);
         EXPECT((plan->epilogue == WSGEMM_EPILOGUE_STAGED) == (plan->splits == 1 && p->beta != 0.0f),
-               "%s: epilogue %s with beta %g, %d splits", shape, wsgemm_epilogue_name(plan->epilogue),
-               (double)p->beta, plan->splits);
+               "%s: epilogue %s with beta %g, %d splits", shape, wsgemm_epilogue_name(plan->epilogue), (double)p->beta,
+               plan->splits);
         EXPECT(p->Ctype != WSGEMM_R_8F_E4M3, "%s: TMA stores of an E4M3 D", shape);
-        EXPECT(!p->fused || p->beta == 0.0f || p->fused->c == p->C, "%s: the fused op's C (not D) in the chunks", shape);
+        EXPECT(!p->fused || p->beta == 0.0f || p->fused->c == p->C, "%s: the fused op's C (not D) in the chunks",
+               shape);
     }
     EXPECT(sm100_plan_out_type(plan, p) == (plan->splits > 1 ? WSGEMM_R_32F : p->Ctype), "%s: output type", shape);
 }
@@ -314,8 +316,8 @@ static void case_fp8_fused(void)
     p.Btype = E4;
     plan = plan_of(&p, &kn, &b200);
     check_invariants(&p, &plan, &kn);
-    EXPECT(plan.p_mn && !plan.q_mn && !plan.a.staged && !plan.b.staged, "FP8 NN: majors %d %d staged %d %d",
-           plan.p_mn, plan.q_mn, plan.a.staged, plan.b.staged);
+    EXPECT(plan.p_mn && !plan.q_mn && !plan.a.staged && !plan.b.staged, "FP8 NN: majors %d %d staged %d %d", plan.p_mn,
+           plan.q_mn, plan.a.staged, plan.b.staged);
     /* an MN-major FP8 A with an odd leading dimension: a K-major copy */
     p = plan_testing_problem(N, T, 1000, 520, 300, 1, E4, BF, 0.0f, 3, 0);
     plan = plan_of(&p, &kn, &b200);
@@ -413,9 +415,12 @@ static void case_sweep(void)
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "choices";
-    if (strcmp(which, "choices") == 0) case_choices();
-    else if (strcmp(which, "sweep") == 0) case_sweep();
-    else if (strcmp(which, "fp8_fused") == 0) case_fp8_fused();
+    if (strcmp(which, "choices") == 0)
+        case_choices();
+    else if (strcmp(which, "sweep") == 0)
+        case_sweep();
+    else if (strcmp(which, "fp8_fused") == 0)
+        case_fp8_fused();
     else {
         fprintf(stderr, "unknown case '%s'\n", which);
         return 2;

@@ -39,8 +39,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/knobs.h" /* wsgemm_knobs_reload after each knob change */
-#include "internal.h"     /* wsgemm_sm100_emulated_available */
+#include "common/knobs.h"      /* wsgemm_knobs_reload after each knob change */
+#include "internal.h"          /* wsgemm_sm100_emulated_available */
 #include "sm100/sm100_probe.h" /* what the launcher ran (cta_group, splits, epilogue, staging); the
                                   emulation's TMEM columns and checker error */
 #include "testing.h"
@@ -60,8 +60,10 @@ static void set_knob(const char *name, int value)
 {
     char v[16];
     snprintf(v, sizeof v, "%d", value);
-    if (value >= 0) setenv(name, v, 1);
-    else unsetenv(name);
+    if (value >= 0)
+        setenv(name, v, 1);
+    else
+        unsetenv(name);
     wsgemm_knobs_reload();
 }
 
@@ -157,7 +159,7 @@ static int case_batch(wsgemm_handle h)
 
         testing_gemm b0 = make_case(WSGEMM_OP_T, WSGEMM_OP_T, 96, 70, 40);
         b0.batch = 2;
-        b0.strideB = 0; /* one B shared by every batch */
+        b0.strideB = 0;                            /* one B shared by every batch */
         b0.strideA = (long long)b0.lda * b0.m + 8; /* gaps between matrices, still 16-B aligned */
         ok &= run_case(h, &b0, cg, 320 + cg);
     }
@@ -256,8 +258,10 @@ static int case_epilogue(wsgemm_handle h)
     int ok = 1;
     set_knob("WSGEMM_SM100_DEBUG", 1);
     for (int direct = 0; direct <= 1; ++direct) {
-        if (direct) setenv("WSGEMM_SM100_EPILOGUE", "direct", 1);
-        else unsetenv("WSGEMM_SM100_EPILOGUE");
+        if (direct)
+            setenv("WSGEMM_SM100_EPILOGUE", "direct", 1);
+        else
+            unsetenv("WSGEMM_SM100_EPILOGUE");
         wsgemm_knobs_reload();
         for (int c = 0; c < 3; ++c)
             for (int b = 0; b < 2; ++b)
@@ -442,7 +446,8 @@ int main(int argc, char **argv)
         kPath = WSGEMM_PATH_SM100; /* Blackwell: the real tcgen05 kernel, same cases */
     } else if (cc != 90) {
         printf("SKIPPED: the sm100 kernel runs emulated on compute capability 9.0 or natively on 10.0 "
-               "(device is %d)\n", cc);
+               "(device is %d)\n",
+               cc);
         return WSGEMM_TEST_SKIP;
     }
     printf("path under test: %s\n", wsgemm_path_name(kPath));
@@ -452,7 +457,8 @@ int main(int argc, char **argv)
         return WSGEMM_TEST_SKIP;
     }
     if (is_fault && !wsgemm_sm100_emulated_planted_faults()) {
-        printf("SKIPPED: this build's emulated kernel has no planted faults (configure with -DWSGEMM_PLANTED_FAULTS=ON)\n");
+        printf("SKIPPED: this build's emulated kernel has no planted faults (configure with "
+               "-DWSGEMM_PLANTED_FAULTS=ON)\n");
         return WSGEMM_TEST_SKIP;
     }
     if (strcmp(name, "fault_early_dealloc") == 0) {

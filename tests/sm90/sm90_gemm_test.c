@@ -121,8 +121,8 @@ static void case_batch(wsgemm_handle h)
     run(h, &g);
     g = gemm(T, T, 129, 257, 65);
     g.batch = 3;
-    g.strideA = (long long)65 * 129 + 64;  /* padded, aligned */
-    g.strideB = (long long)257 * 65 + 3;   /* unaligned: staged */
+    g.strideA = (long long)65 * 129 + 64; /* padded, aligned */
+    g.strideB = (long long)257 * 65 + 3;  /* unaligned: staged */
     g.strideC = (long long)129 * 257 + 11;
     run(h, &g);
     g = gemm(N, T, 64, 3000, 512); /* small M with batch */
@@ -433,7 +433,8 @@ static void case_pingpong(wsgemm_handle h)
 {
     knob_set("WSGEMM_SM90_VARIANT", "6");
     knob_set("WSGEMM_SM90_BN", "128");
-    const int shapes[][3] = {{4096, 4096, 64}, {4096, 4096, 1000}, {1000, 3000, 1000}, {2056, 1100, 130}, {304, 260, 100}};
+    const int shapes[][3] = {
+        {4096, 4096, 64}, {4096, 4096, 1000}, {1000, 3000, 1000}, {2056, 1100, 130}, {304, 260, 100}};
     run_shapes_all_ops(h, shapes, sizeof shapes / sizeof shapes[0], 1.0f, WSGEMM_EPILOGUE_TMA);
     const wsgemm_dtype ct[] = {WSGEMM_R_32F, WSGEMM_R_16F};
     for (int c = 0; c < 2; ++c) {
@@ -685,13 +686,24 @@ typedef struct test_case {
 } test_case;
 
 static const test_case cases[] = {
-    {"ops", case_ops},       {"odd", case_odd},       {"ld", case_ld},
-    {"unaligned", case_unaligned}, {"batch", case_batch}, {"alphabeta", case_alphabeta},
-    {"ctypes", case_ctypes}, {"fp16", case_fp16},     {"smallm", case_smallm},
-    {"ktail", case_ktail},   {"splitk", case_splitk}, {"variants", case_variants},
-    {"tmastore", case_tmastore}, {"deferred", case_deferred},
-    {"staged", case_staged},     {"pingpong", case_pingpong},
-    {"cluster4", case_cluster4}, {"hybrid", case_hybrid},
+    {"ops", case_ops},
+    {"odd", case_odd},
+    {"ld", case_ld},
+    {"unaligned", case_unaligned},
+    {"batch", case_batch},
+    {"alphabeta", case_alphabeta},
+    {"ctypes", case_ctypes},
+    {"fp16", case_fp16},
+    {"smallm", case_smallm},
+    {"ktail", case_ktail},
+    {"splitk", case_splitk},
+    {"variants", case_variants},
+    {"tmastore", case_tmastore},
+    {"deferred", case_deferred},
+    {"staged", case_staged},
+    {"pingpong", case_pingpong},
+    {"cluster4", case_cluster4},
+    {"hybrid", case_hybrid},
     {"bn192", case_bn192},
 };
 

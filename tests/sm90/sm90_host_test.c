@@ -95,8 +95,7 @@ static void test_sched(void)
                                 EXPECT(bad == 0,
                                        "rows %d cols %d cluster %d group %d splits %d batch %d k_blocks %d: %d "
                                        "problems",
-                                       rows[a], cols[b], clusters[c], groups[g], splits[sp], batches[bt], kbs[kb],
-                                       bad);
+                                       rows[a], cols[b], clusters[c], groups[g], splits[sp], batches[bt], kbs[kb], bad);
                                 configs++;
                             }
     printf("sched: %d configurations cover every (row, col, batch, K block) exactly once\n", configs);
@@ -258,8 +257,8 @@ static void test_hybrid(void)
     float reversed = 0.0f;
     for (int i = 3; i >= 0; --i) reversed += part[2 * i];
     const float got = wsgemm_sk_sum(part, 4, 2);
-    EXPECT(memcmp(&got, &in_order, sizeof got) == 0 && in_order == 1.0f,
-           "wsgemm_sk_sum %g, split order gives %g", (double)got, (double)in_order);
+    EXPECT(memcmp(&got, &in_order, sizeof got) == 0 && in_order == 1.0f, "wsgemm_sk_sum %g, split order gives %g",
+           (double)got, (double)in_order);
     EXPECT(memcmp(&reversed, &in_order, sizeof got) != 0, "the order test cannot tell orders apart (%g, %g)",
            (double)reversed, (double)in_order);
 
@@ -284,8 +283,8 @@ static void test_desc(void)
     wgmma_desc_fields f = wgmma_desc_decode(d);
     EXPECT(f.start_smem == 0x12340 && f.lbo_bytes == 8192 && f.sbo_bytes == 1024 && f.base_offset == 0 &&
                f.swizzle == 1,
-           "decode: start %x lbo %u sbo %u base %u swizzle %u", f.start_smem, f.lbo_bytes, f.sbo_bytes,
-           f.base_offset, f.swizzle);
+           "decode: start %x lbo %u sbo %u base %u swizzle %u", f.start_smem, f.lbo_bytes, f.sbo_bytes, f.base_offset,
+           f.swizzle);
     /* the K-step arithmetic of the kernel adds (bytes >> 4) to the descriptor: it must move only the start */
     uint64_t k3 = d + ((3 * 32) >> 4);
     wgmma_desc_fields g = wgmma_desc_decode(k3);

@@ -9,8 +9,9 @@
  *            the deferred one; the tile-end stores with WSGEMM_SM90_EPILOGUE=tma),
  *            forced split-K sizes its partials, 4099^3 stages both operands, the pingpong kernel when asked for;
  *            BN 192 at 3072^3 with beta 0 (2.9 waves of its tiles against 2.2 of BN 256's), the hybrid there
- *            with beta 1 (132 data-parallel cluster units with the staged C tile, 12 split 5 ways), none with it off or split-K forced, forced where asked, none on the big
- *            squares, 2048^3, 1000^3 and m = 128, 256 decode (full waves, or no gain in the model).
+ *            with beta 1 (132 data-parallel cluster units with the staged C tile, 12 split 5 ways), none with it off
+ *            or split-K forced, forced where asked, none on the big squares, 2048^3, 1000^3 and m = 128, 256 decode
+ *            (full waves, or no gain in the model).
  *   sweep    on 24276 problem x knob combinations (shapes 1..8192, K 1..14336, ops, types, beta, batch,
  *            padded, shared and misaligned operands, variant/BN/split/epilogue/hybrid knobs, two device sizes):
  *            the workspace holds the staged copies and the partials without overlap, 256-byte aligned, and is
@@ -32,8 +33,8 @@
  *            wgmma takes and (fused) the fused rules hold; an operand is copied (K-major, ld = k rounded up to
  *            16) exactly when it is not K-major (a one-row operand read as a K-major row aside) or not 16-byte
  *            aligned as TMA reads it; then on the FP8 kernels (BN 128,
- *            the input pair as P x Q, 128 K per block), no split region, tile-end stores (TMA or per element); and 16-bit
- *            problems with operand scales are declined.
+ *            the input pair as P x Q, 128 K per block), no split region, tile-end stores (TMA or per element); and
+ *            16-bit problems with operand scales are declined.
  * Prints what it checked; exits 1 on failure.
  */
 #include <stdint.h>
@@ -72,16 +73,23 @@ static wsgemm_status model_query(void *ctx, int bn, int variant, int p_mn, int q
     if (in >= SM90_IN_E4M3) {
         if ((variant == 0 || variant == 7) && bn == 128 && !p_mn && !q_mn)
             *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 2};
-    } else if (variant == 0) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 2};
+    } else if (variant == 0)
+        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 2};
     else if (bn == 192) { /* the default variant only */
-    } else if (variant == 3 && bn != 256) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 4};
+    } else if (variant == 3 && bn != 256)
+        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 4};
     else if (variant == 1 && bf16 && bn == 256 && !p_mn)
         *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 1};
-    else if (variant == 2 && bf16 && bn == 256 && !p_mn) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 3, .cluster = 2};
-    else if (variant == 4 && bn == 256) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 3, .cluster = 2};
-    else if (variant == 5 && bn == 128) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 5, .cluster = 2};
-    else if (variant == 6 && bn == 128) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 6, .cluster = 2};
-    else if (variant == 7 && bn != 64) *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 2};
+    else if (variant == 2 && bf16 && bn == 256 && !p_mn)
+        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 3, .cluster = 2};
+    else if (variant == 4 && bn == 256)
+        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 3, .cluster = 2};
+    else if (variant == 5 && bn == 128)
+        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 5, .cluster = 2};
+    else if (variant == 6 && bn == 128)
+        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 6, .cluster = 2};
+    else if (variant == 7 && bn != 64)
+        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 2};
     if (f->exists) {
         f->smem_bytes = (SM90_BM + bn) * SM90_BK * 2 * f->stages + 32768 + 1024;
         f->max_clusters = m->sm_count / f->cluster;
@@ -138,22 +146,23 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan)
            plan->partials_offset + plan->partials_bytes);
     EXPECT(plan->sched.units >= 1 && plan->grid_clusters >= 1 && plan->grid_clusters <= plan->max_clusters &&
                plan->grid_clusters <= plan->sched.units,
-           "%s: %lld clusters for %lld units, %d fit", shape, plan->grid_clusters, plan->sched.units, plan->max_clusters);
+           "%s: %lld clusters for %lld units, %d fit", shape, plan->grid_clusters, plan->sched.units,
+           plan->max_clusters);
     const int fp8 = p->Atype == WSGEMM_R_8F_E4M3 || p->Atype == WSGEMM_R_8F_E5M2;
-    EXPECT(plan->epilogue != WSGEMM_EPILOGUE_DEFERRED ||
-               (p->beta == 0.0f && !fp8 && p->Ctype == p->Atype),
+    EXPECT(plan->epilogue != WSGEMM_EPILOGUE_DEFERRED || (p->beta == 0.0f && !fp8 && p->Ctype == p->Atype),
            "%s: deferred epilogue with beta %g or C of another type", shape, (double)p->beta);
     EXPECT(plan->splits == 1 || plan->epilogue == WSGEMM_EPILOGUE_DIRECT, "%s: split-K with a TMA-store epilogue",
            shape);
     EXPECT(plan->epilogue != WSGEMM_EPILOGUE_STAGED ||
                (plan->swap && (p->Ctype == WSGEMM_R_32F ? plan->bn == 128 && plan->variant == 5
-                                                          : plan->bn == 256 && plan->variant == 4)),
+                                                        : plan->bn == 256 && plan->variant == 4)),
            "%s: the staged epilogue on bn %d variant %d", shape, plan->bn, plan->variant);
-    EXPECT((plan->schedule == WSGEMM_SCHEDULE_PINGPONG) == (plan->variant == SM90_VARIANT_PINGPONG) &&
-               (plan->schedule != WSGEMM_SCHEDULE_PINGPONG ||
-                (plan->bn == 128 && (plan->epilogue == WSGEMM_EPILOGUE_TMA || plan->epilogue == WSGEMM_EPILOGUE_DIRECT))),
-           "%s: schedule %d on variant %d bn %d epilogue %s", shape, (int)plan->schedule, plan->variant, plan->bn,
-           wsgemm_epilogue_name(plan->epilogue));
+    EXPECT(
+        (plan->schedule == WSGEMM_SCHEDULE_PINGPONG) == (plan->variant == SM90_VARIANT_PINGPONG) &&
+            (plan->schedule != WSGEMM_SCHEDULE_PINGPONG ||
+             (plan->bn == 128 && (plan->epilogue == WSGEMM_EPILOGUE_TMA || plan->epilogue == WSGEMM_EPILOGUE_DIRECT))),
+        "%s: schedule %d on variant %d bn %d epilogue %s", shape, (int)plan->schedule, plan->variant, plan->bn,
+        wsgemm_epilogue_name(plan->epilogue));
     /* the hybrid: only on an unsplit schedule, its data-parallel part whole waves of the grid, its split region
      * the ragged wave (and at most one wave before it), every split region tile split the same way */
     const long long tiles = (long long)sc->row_groups * sc->cols * sc->batch;
@@ -164,8 +173,8 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan)
            "%s: split region from tile unit %lld of %lld, %d splits of %d K blocks (%d), %d clusters", shape,
            sc->sk_first, tiles, sc->sk_splits, sc->sk_kb_per_split, sc->k_blocks, plan->max_clusters);
     EXPECT(region || (sc->sk_first == sc->units && sc->sk_splits == 1), "%s: a half-made split region", shape);
-    EXPECT(plan->tiles_q == (int)((plan->q_extent + plan->bn - 1) / plan->bn) &&
-               plan->sched.cols == plan->tiles_q && plan->sched.cluster_rows == plan->cluster,
+    EXPECT(plan->tiles_q == (int)((plan->q_extent + plan->bn - 1) / plan->bn) && plan->sched.cols == plan->tiles_q &&
+               plan->sched.cluster_rows == plan->cluster,
            "%s: the schedule is not of the plan's tile (%d cols for %d tiles)", shape, plan->sched.cols, plan->tiles_q);
 }
 
@@ -187,8 +196,8 @@ static void case_choices(void)
         EXPECT(plan.cluster == want && plan.swap == 1 && plan.q_extent == ms[i],
                "m=%d n=k=8192: cluster %d swap %d (want cluster %d, the small side on Q)", ms[i], plan.cluster,
                plan.swap, want);
-        EXPECT(ms[i] > 64 || (plan.bn == 64 && plan.variant == 3 && plan.splits == 1), "m=%d: bn %d variant %d splits %d",
-               ms[i], plan.bn, plan.variant, plan.splits);
+        EXPECT(ms[i] > 64 || (plan.bn == 64 && plan.variant == 3 && plan.splits == 1),
+               "m=%d: bn %d variant %d splits %d", ms[i], plan.bn, plan.variant, plan.splits);
         /* the mirror (small n) with m = 4096, k = 14336: 32 P tiles are 8 units of the 4-CTA cluster (16 of the
          * 2-CTA one), so the cost model splits K to fill the SMs (plain split-K, or the hybrid with every tile in
          * its split region); one 64-wide Q tile keeps the 4-CTA cluster */
@@ -324,10 +333,11 @@ static void case_choices(void)
            plan.sched.sk_splits, plan.sched.sk_first);
     /* where every wave is full or the model sees no gain, the plan is data-parallel as before: the big squares,
      * 2048^3 (64 units: one wave), 1000^3 and m = 128, 256 decode (BN 64 and 128 fill the SMs) */
-    const int plain_shapes[][3] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {2048, 2048, 2048}, {1000, 1000, 1000},
-                                   {128, 8192, 8192}, {256, 8192, 8192}};
+    const int plain_shapes[][3] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {2048, 2048, 2048},
+                                   {1000, 1000, 1000}, {128, 8192, 8192},  {256, 8192, 8192}};
     for (int i = 0; i < 6; ++i) {
-        p = plan_testing_problem(N, N, plain_shapes[i][0], plain_shapes[i][1], plain_shapes[i][2], 1, BF, BF, 0.0f, 0, 0);
+        p = plan_testing_problem(N, N, plain_shapes[i][0], plain_shapes[i][1], plain_shapes[i][2], 1, BF, BF, 0.0f, 0,
+                                 0);
         plan = plan_of(&p, &kn, &h200);
         check_invariants(&p, &plan);
         EXPECT(plan.sched.sk_splits == 1 && plan.splits == 1, "%dx%dx%d: split region of %d, %d splits",
@@ -390,13 +400,12 @@ static void case_sweep(void)
                     wsgemm_knobs off = knob_sets[kn];
                     off.sm90_hybrid = 0;
                     wsgemm_plan plain = plan_of(&p, &off, md);
-                    EXPECT(plain.bn == plan.bn && plain.variant == plan.variant && plain.cluster == plan.cluster &&
-                               plain.splits == plan.splits && plain.epilogue == plan.epilogue &&
-                               plain.swap == plan.swap && plain.stages == plan.stages &&
-                               plain.sched.units == plan.sched.units && plain.grid_clusters == plan.grid_clusters &&
-                               plain.workspace_bytes == plan.workspace_bytes,
-                           "%s: knob set %d without a split region differs from the plan with the hybrid off", shape,
-                           kn);
+                    EXPECT(
+                        plain.bn == plan.bn && plain.variant == plan.variant && plain.cluster == plan.cluster &&
+                            plain.splits == plan.splits && plain.epilogue == plan.epilogue && plain.swap == plan.swap &&
+                            plain.stages == plan.stages && plain.sched.units == plan.sched.units &&
+                            plain.grid_clusters == plan.grid_clusters && plain.workspace_bytes == plan.workspace_bytes,
+                        "%s: knob set %d without a split region differs from the plan with the hybrid off", shape, kn);
                 }
             }
     printf("sweep: %lld plans hold the workspace, split, hybrid, grid and epilogue invariants (%lld with a split "
@@ -435,8 +444,8 @@ static void case_fused(void)
                     char shape[256], why[256] = "";
                     plan_testing_describe(&p, shape, sizeof shape);
                     wsgemm_plan plan;
-                    const wsgemm_status s = sm90_plan_make(&p, &knob_sets[kn], model_query, (r >> 20) & 1 ? &small : &h200,
-                                                           &plan, why, sizeof why);
+                    const wsgemm_status s = sm90_plan_make(&p, &knob_sets[kn], model_query,
+                                                           (r >> 20) & 1 ? &small : &h200, &plan, why, sizeof why);
                     checked++;
                     /* D stored by TMA: m and ldc in whole 16-byte units, the batch without gaps */
                     const int cb = wsgemm_dtype_size(p.Ctype);
@@ -444,10 +453,11 @@ static void case_fused(void)
                                       wsgemm_tma_layout_ok(p.C, p.ldc, p.strideC, p.batch_count > 1, cb) &&
                                       (p.batch_count == 1 || p.strideC == (long long)p.ldc * p.n);
                     if (knob_sets[kn].sm90_bn == 64 || !tma_d || p.beta != 0.0f) {
-                        EXPECT(s == WSGEMM_STATUS_NOT_SUPPORTED, "%s: knob set %d: fused call planned with %s",
-                               shape, kn, knob_sets[kn].sm90_bn == 64 ? "BN 64 forced"
-                                          : p.beta != 0.0f            ? "beta != 0"
-                                                                      : "a D TMA cannot store");
+                        EXPECT(s == WSGEMM_STATUS_NOT_SUPPORTED, "%s: knob set %d: fused call planned with %s", shape,
+                               kn,
+                               knob_sets[kn].sm90_bn == 64 ? "BN 64 forced"
+                               : p.beta != 0.0f            ? "beta != 0"
+                                                           : "a D TMA cannot store");
                         declined += s == WSGEMM_STATUS_NOT_SUPPORTED;
                         continue;
                     }
@@ -467,20 +477,21 @@ static void case_fused(void)
                 }
             }
     /* one accumulator chain: 4096 K blocks pass, one more is declined */
-    wsgemm_problem p = plan_testing_problem(WSGEMM_OP_T, WSGEMM_OP_N, 256, 256, 262144, 1, WSGEMM_R_16BF,
-                                            WSGEMM_R_16BF, 0.0f, 0, 0);
+    wsgemm_problem p =
+        plan_testing_problem(WSGEMM_OP_T, WSGEMM_OP_N, 256, 256, 262144, 1, WSGEMM_R_16BF, WSGEMM_R_16BF, 0.0f, 0, 0);
     p.fused = &ops;
     const wsgemm_knobs kn = wsgemm_knobs_defaults();
     wsgemm_plan plan;
     char why[256] = "";
     EXPECT(sm90_plan_make(&p, &kn, model_query, &h200, &plan, why, sizeof why) == WSGEMM_STATUS_SUCCESS &&
-               plan.splits == 1, "k = 262144 fused: %s", why);
+               plan.splits == 1,
+           "k = 262144 fused: %s", why);
     p.k = 262145;
     EXPECT(sm90_plan_make(&p, &kn, model_query, &h200, &plan, why, sizeof why) == WSGEMM_STATUS_NOT_SUPPORTED,
            "k = 262145 fused: not declined");
     printf("fused: %lld plans on the FUSED kernels, swapped, unsplit, TMA stores (%lld deferred); %lld declined "
-           "(BN 64 forced, beta != 0, or a D TMA cannot store); k = 262144 planned, 262145 declined: %s\n", plans, deferred,
-           declined, why);
+           "(BN 64 forced, beta != 0, or a D TMA cannot store); k = 262144 planned, 262145 declined: %s\n",
+           plans, deferred, declined, why);
 }
 
 /* ---------------------------------------------------------------- FP8 */
@@ -504,8 +515,10 @@ static void case_fp8(void)
     enum { D = (int)(sizeof dims / sizeof dims[0]) };
     static const int ks[] = {1, 96, 4096, 14336};
     static const int pads[] = {0, 16, 32, 5};
-    static const wsgemm_dtype pairs[][2] = {{WSGEMM_R_8F_E4M3, WSGEMM_R_8F_E4M3}, {WSGEMM_R_8F_E4M3, WSGEMM_R_8F_E5M2},
-                                            {WSGEMM_R_8F_E5M2, WSGEMM_R_8F_E4M3}, {WSGEMM_R_8F_E5M2, WSGEMM_R_8F_E5M2}};
+    static const wsgemm_dtype pairs[][2] = {{WSGEMM_R_8F_E4M3, WSGEMM_R_8F_E4M3},
+                                            {WSGEMM_R_8F_E4M3, WSGEMM_R_8F_E5M2},
+                                            {WSGEMM_R_8F_E5M2, WSGEMM_R_8F_E4M3},
+                                            {WSGEMM_R_8F_E5M2, WSGEMM_R_8F_E5M2}};
     static const wsgemm_dtype dtypes[] = {WSGEMM_R_16BF, WSGEMM_R_16F, WSGEMM_R_32F, WSGEMM_R_8F_E4M3};
     model h200 = {132};
     enum { kKnobSets = 6 };
@@ -533,8 +546,8 @@ static void case_fp8(void)
                 const wsgemm_dtype *pair = pairs[(r >> 20) % 4];
                 const wsgemm_dtype dt = dtypes[(r >> 22) % 4];
                 const float beta = (r >> 24) % 4 == 0 ? 1.0f : 0.0f;
-                wsgemm_problem p = plan_testing_problem(ta, tb, dims[mi], dims[ni], ks[ki], batch, pair[0], dt, beta,
-                                                        pad, 0);
+                wsgemm_problem p =
+                    plan_testing_problem(ta, tb, dims[mi], dims[ni], ks[ki], batch, pair[0], dt, beta, pad, 0);
                 p.Btype = pair[1];
                 p.A = (const char *)p.A + (misalign ? 8 : 0); /* 8 bytes: an FP8 element, not a 16-byte unit */
                 p.a_scale = &scale;
@@ -552,13 +565,17 @@ static void case_fp8(void)
                     char shape[256], why[256] = "";
                     plan_testing_describe(&p, shape, sizeof shape);
                     wsgemm_plan plan;
-                    const wsgemm_status s = sm90_plan_make(&p, &knob_sets[kn], model_query, &h200, &plan, why, sizeof why);
+                    const wsgemm_status s =
+                        sm90_plan_make(&p, &knob_sets[kn], model_query, &h200, &plan, why, sizeof why);
                     checked++;
                     /* an E4M3 D only through the fused op (the FUSED kernels' TMA stores) */
-                    const int want = pair_ok && (!fused || (tma_d && beta == 0.0f)) && (fused || dt != WSGEMM_R_8F_E4M3);
+                    const int want =
+                        pair_ok && (!fused || (tma_d && beta == 0.0f)) && (fused || dt != WSGEMM_R_8F_E4M3);
                     if (!want) {
-                        EXPECT(s == WSGEMM_STATUS_NOT_SUPPORTED, "%s B=%d fused=%d: knob set %d: FP8 call planned "
-                               "(pair ok %d, D by TMA %d)", shape, (int)p.Btype, fused, kn, pair_ok, tma_d);
+                        EXPECT(s == WSGEMM_STATUS_NOT_SUPPORTED,
+                               "%s B=%d fused=%d: knob set %d: FP8 call planned "
+                               "(pair ok %d, D by TMA %d)",
+                               shape, (int)p.Btype, fused, kn, pair_ok, tma_d);
                         declined += s == WSGEMM_STATUS_NOT_SUPPORTED;
                         continue;
                     }
@@ -572,8 +589,10 @@ static void case_fp8(void)
                     const int want_in = pt == WSGEMM_R_8F_E5M2   ? SM90_IN_E5M2_E4M3
                                         : qt == WSGEMM_R_8F_E5M2 ? SM90_IN_E4M3_E5M2
                                                                  : SM90_IN_E4M3;
-                    EXPECT(plan.a.staged == !a_ok && plan.b.staged == !b_ok, "%s: knob set %d: FP8 copies A %d B %d, "
-                           "want %d %d", shape, kn, plan.a.staged, plan.b.staged, !a_ok, !b_ok);
+                    EXPECT(plan.a.staged == !a_ok && plan.b.staged == !b_ok,
+                           "%s: knob set %d: FP8 copies A %d B %d, "
+                           "want %d %d",
+                           shape, kn, plan.a.staged, plan.b.staged, !a_ok, !b_ok);
                     staged += plan.a.staged + plan.b.staged;
                     EXPECT(plan.bn == 128 && plan.bk == SM90_BK_FP8 && plan.in == want_in && !plan.p_mn && !plan.q_mn &&
                                plan.variant == (fused ? SM90_VARIANT_FUSED : SM90_VARIANT_DEFAULT) &&
@@ -581,35 +600,43 @@ static void case_fp8(void)
                                plan.sched.k_blocks_per_split * plan.splits >= (p.k + 127) / 128 &&
                                plan.sched.k_blocks_per_split * (plan.splits - 1) < (p.k + 127) / 128,
                            "%s B=%d: knob set %d: FP8 plan bn %d bk %d in %d (want %d) variant %d, %d splits of %d "
-                           "K blocks", shape, (int)p.Btype, kn, plan.bn, plan.bk, plan.in, want_in, plan.variant,
-                           plan.splits, plan.sched.k_blocks_per_split);
+                           "K blocks",
+                           shape, (int)p.Btype, kn, plan.bn, plan.bk, plan.in, want_in, plan.variant, plan.splits,
+                           plan.sched.k_blocks_per_split);
                     EXPECT(plan.epilogue == WSGEMM_EPILOGUE_TMA || (plan.epilogue == WSGEMM_EPILOGUE_DIRECT && !fused),
-                           "%s: knob set %d: FP8 plan with epilogue %s", shape, kn, wsgemm_epilogue_name(plan.epilogue));
+                           "%s: knob set %d: FP8 plan with epilogue %s", shape, kn,
+                           wsgemm_epilogue_name(plan.epilogue));
                 }
             }
     /* operand scales are the FP8 kernels' alone */
-    wsgemm_problem p = plan_testing_problem(WSGEMM_OP_T, WSGEMM_OP_N, 256, 256, 256, 1, WSGEMM_R_16BF,
-                                            WSGEMM_R_16BF, 0.0f, 0, 0);
+    wsgemm_problem p =
+        plan_testing_problem(WSGEMM_OP_T, WSGEMM_OP_N, 256, 256, 256, 1, WSGEMM_R_16BF, WSGEMM_R_16BF, 0.0f, 0, 0);
     p.a_scale = &scale;
     const wsgemm_knobs kn = wsgemm_knobs_defaults();
     wsgemm_plan plan;
     char why[256] = "";
     EXPECT(sm90_plan_make(&p, &kn, model_query, &h200, &plan, why, sizeof why) == WSGEMM_STATUS_NOT_SUPPORTED,
            "bf16 with a_scale: not declined");
-    EXPECT(plans > 100 && declined > 100 && tma > 10 && staged > 100, "the sweep reached too few cases: %lld plans "
-           "(%lld TMA stores, %lld copies), %lld declined", plans, tma, staged, declined);
+    EXPECT(plans > 100 && declined > 100 && tma > 10 && staged > 100,
+           "the sweep reached too few cases: %lld plans "
+           "(%lld TMA stores, %lld copies), %lld declined",
+           plans, tma, staged, declined);
     printf("fp8: %lld plans on the FP8 kernels (%lld with TMA stores, %lld K-major copies of MN-major or unaligned "
-           "operands), %lld declined (E5M2 x E5M2, fused rules); bf16 with a_scale declined: %s\n", plans, tma, staged,
-           declined, why);
+           "operands), %lld declined (E5M2 x E5M2, fused rules); bf16 with a_scale declined: %s\n",
+           plans, tma, staged, declined, why);
 }
 
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "choices";
-    if (strcmp(which, "choices") == 0) case_choices();
-    else if (strcmp(which, "sweep") == 0) case_sweep();
-    else if (strcmp(which, "fused") == 0) case_fused();
-    else if (strcmp(which, "fp8") == 0) case_fp8();
+    if (strcmp(which, "choices") == 0)
+        case_choices();
+    else if (strcmp(which, "sweep") == 0)
+        case_sweep();
+    else if (strcmp(which, "fused") == 0)
+        case_fused();
+    else if (strcmp(which, "fp8") == 0)
+        case_fp8();
     else {
         fprintf(stderr, "unknown case '%s'\n", which);
         return 2;

@@ -65,12 +65,13 @@ static const config small_configs[] = {
     {"cluster 4", {{"WSGEMM_SM90_VARIANT", "3"}, {NULL, NULL}}},
     {"cluster 4 splitk 1", {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_SPLITK", "1"}, {NULL, NULL}}},
     {"cluster 4 splitk 2", {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_SPLITK", "2"}, {NULL, NULL}}},
-    {"cluster 4 BN128 splitk 1", {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "1"}}},
-    {"cluster 4 BN128 splitk 2", {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "2"}}},
+    {"cluster 4 BN128 splitk 1",
+     {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "1"}}},
+    {"cluster 4 BN128 splitk 2",
+     {{"WSGEMM_SM90_VARIANT", "3"}, {"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "2"}}},
     {"pingpong BN128", {{"WSGEMM_SM90_VARIANT", "6"}, {"WSGEMM_SM90_BN", "128"}, {NULL, NULL}}},
     {"pingpong BN128 splitk 2", {{"WSGEMM_SM90_VARIANT", "6"}, {"WSGEMM_SM90_BN", "128"}, {"WSGEMM_SM90_SPLITK", "2"}}},
 };
-
 
 static const char *vars[] = {"WSGEMM_SM90_VARIANT", "WSGEMM_SM90_SWAP",  "WSGEMM_SM90_BN",       "WSGEMM_SM90_GROUP",
                              "WSGEMM_SM90_SPLITK",  "WSGEMM_SM90_DEBUG", "WSGEMM_SM90_EPILOGUE", "WSGEMM_SM90_HYBRID"};
@@ -141,10 +142,10 @@ static int call(int use_cublas, wsgemm_op ta, wsgemm_op tb, const shape *sh, con
     int lda = ta == WSGEMM_OP_N ? sh->m : sh->k;
     int ldb = tb == WSGEMM_OP_N ? sh->k : sh->n;
     if (use_cublas) {
-        cublasStatus_t r = cublasGemmEx(cublas, (cublasOperation_t)ta, (cublasOperation_t)tb, sh->m, sh->n, sh->k,
-                                        &alpha, st->A[s], CUDA_R_16BF, lda, st->B[s], CUDA_R_16BF, ldb, &beta,
-                                        st->C_cublas[s], (cudaDataType_t)c_type, sh->m, CUBLAS_COMPUTE_32F,
-                                        CUBLAS_GEMM_DEFAULT);
+        cublasStatus_t r =
+            cublasGemmEx(cublas, (cublasOperation_t)ta, (cublasOperation_t)tb, sh->m, sh->n, sh->k, &alpha, st->A[s],
+                         CUDA_R_16BF, lda, st->B[s], CUDA_R_16BF, ldb, &beta, st->C_cublas[s], (cudaDataType_t)c_type,
+                         sh->m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         return r != CUBLAS_STATUS_SUCCESS;
     }
     wsgemm_status r = wsgemm_gemm_ex(handle, ta, tb, sh->m, sh->n, sh->k, &alpha, st->A[s], WSGEMM_R_16BF, lda,
@@ -287,12 +288,16 @@ int main(int argc, char **argv)
     shape user[16];
     int nuser = 0;
     for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--all") == 0) all = 1;
-        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--beta") == 0 && i + 1 < argc) beta_arg = (float)atof(argv[++i]);
+        if (strcmp(argv[i], "--all") == 0)
+            all = 1;
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--beta") == 0 && i + 1 < argc)
+            beta_arg = (float)atof(argv[++i]);
         else if (strcmp(argv[i], "--c") == 0 && i + 1 < argc)
             c_type = strcmp(argv[++i], "f32") == 0 ? WSGEMM_R_32F : WSGEMM_R_16BF;
-        else if (strcmp(argv[i], "--nn") == 0) nn_only = 1;
+        else if (strcmp(argv[i], "--nn") == 0)
+            nn_only = 1;
         else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
             if (parse_config(argv[++i]) != 0) {
                 fprintf(stderr,

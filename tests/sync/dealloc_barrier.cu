@@ -76,8 +76,7 @@ static int run(uint32_t rounds, uint32_t ticks, int low_count, uint32_t seed, in
     for (int c = 0; c < ctas; ++c) {
         const DeallocResult *r = &res[c];
         early += r->early_passes;
-        if (r->rounds_done != rounds)
-            ++incomplete;
+        if (r->rounds_done != rounds) ++incomplete;
         if (r->smid < 4096 && !seen[r->smid]) {
             seen[r->smid] = 1;
             ++distinct;
@@ -108,18 +107,12 @@ int main(int argc, char **argv)
     uint32_t seed = (uint32_t)arg_long(argc, argv, 3, 4242);
     int ctas = (int)arg_long(argc, argv, 4, 0);
     testing_require_gpu("dealloc_barrier");
-    if (strcmp(which, "cg1_spin") == 0)
-        return run<1>(rounds, 0, 0, seed, ctas);
-    if (strcmp(which, "cg1_ticks") == 0)
-        return run<1>(rounds, DEALLOC_BARRIER_TICKS_DEFAULT, 0, seed, ctas);
-    if (strcmp(which, "cg2_spin") == 0)
-        return run<2>(rounds, 0, 0, seed, ctas);
-    if (strcmp(which, "cg2_ticks") == 0)
-        return run<2>(rounds, DEALLOC_BARRIER_TICKS_DEFAULT, 0, seed, ctas);
-    if (strcmp(which, "cg1_low_count_caught") == 0)
-        return run<1>(rounds, 0, 1, seed, ctas);
-    if (strcmp(which, "cg2_low_count_caught") == 0)
-        return run<2>(rounds, 0, 1, seed, ctas);
+    if (strcmp(which, "cg1_spin") == 0) return run<1>(rounds, 0, 0, seed, ctas);
+    if (strcmp(which, "cg1_ticks") == 0) return run<1>(rounds, DEALLOC_BARRIER_TICKS_DEFAULT, 0, seed, ctas);
+    if (strcmp(which, "cg2_spin") == 0) return run<2>(rounds, 0, 0, seed, ctas);
+    if (strcmp(which, "cg2_ticks") == 0) return run<2>(rounds, DEALLOC_BARRIER_TICKS_DEFAULT, 0, seed, ctas);
+    if (strcmp(which, "cg1_low_count_caught") == 0) return run<1>(rounds, 0, 1, seed, ctas);
+    if (strcmp(which, "cg2_low_count_caught") == 0) return run<2>(rounds, 0, 1, seed, ctas);
     fprintf(stderr, "dealloc_barrier: unknown case '%s'\n", which);
     return 2;
 }

@@ -30,14 +30,14 @@ enum { DB_SIGNALLERS = 128, DB_THREADS = DB_SIGNALLERS + 32, DB_SHORT_DELAY_NS =
 
 struct DeallocSmem {
     uint64_t bar;
-    uint32_t counter;                      /* own signallers + (CG 2) the peer's signallers */
-    uint32_t flags[DB_SIGNALLERS];         /* written by own signaller t before its arrival */
-    uint32_t peer_flags[DB_SIGNALLERS];    /* CG 2: written by the peer's signaller t before its arrival */
+    uint32_t counter;                   /* own signallers + (CG 2) the peer's signallers */
+    uint32_t flags[DB_SIGNALLERS];      /* written by own signaller t before its arrival */
+    uint32_t peer_flags[DB_SIGNALLERS]; /* CG 2: written by the peer's signaller t before its arrival */
 };
 
 struct DeallocResult {
     uint32_t rounds_done;
-    uint32_t early_passes;                 /* rounds in which the waiter saw fewer records than arrivals */
+    uint32_t early_passes; /* rounds in which the waiter saw fewer records than arrivals */
     uint32_t first_round, first_counter, first_missing_flag;
     uint32_t smid, cluster_rank;
 };
@@ -52,8 +52,7 @@ __global__ void __launch_bounds__(DB_THREADS, 1)
     DeallocResult *res = &results[cta];
     uint32_t rng = rng_seed(seed, cta, threadIdx.x);
     DeallocSmem *peer = NULL;
-    if (kCtaGroup == 2)
-        peer = (DeallocSmem *)__cluster_map_shared_rank(&smem, cluster_ctarank() ^ 1u);
+    if (kCtaGroup == 2) peer = (DeallocSmem *)__cluster_map_shared_rank(&smem, cluster_ctarank() ^ 1u);
 
     for (uint32_t round = 0; round < rounds; ++round) {
         if (threadIdx.x == 0) {
@@ -93,8 +92,7 @@ __global__ void __launch_bounds__(DB_THREADS, 1)
             uint32_t seen = *(volatile uint32_t *)&smem.counter;
             uint32_t missing = 0xFFFFFFFFu;
             for (uint32_t t = lane; t < DB_SIGNALLERS; t += 32) {
-                if (((volatile uint32_t *)smem.flags)[t] != round + 1)
-                    missing = t;
+                if (((volatile uint32_t *)smem.flags)[t] != round + 1) missing = t;
                 if (kCtaGroup == 2 && ((volatile uint32_t *)smem.peer_flags)[t] != round + 1)
                     missing = DB_SIGNALLERS + t;
             }

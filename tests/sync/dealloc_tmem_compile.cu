@@ -18,8 +18,7 @@ __global__ void teardown_compile_kernel(uint32_t *out, uint32_t ticks)
         fence_mbarrier_init();
     }
     cluster_sync();
-    if (threadIdx.x < 32)
-        tmem_alloc<kCtaGroup>(&tmem_slot, 512);
+    if (threadIdx.x < 32) tmem_alloc<kCtaGroup>(&tmem_slot, 512);
     tcgen05_fence_before_thread_sync();
     named_barrier_sync(1, 160);
     tcgen05_fence_after_thread_sync();

@@ -51,8 +51,7 @@ static __device__ __forceinline__ void sync_headers_body(uint32_t *out)
                        mapa_shared_cluster(smem_u32(&dealloc2), 0u) + (uint32_t)globaltimer_ns();
     cluster_arrive_relaxed();
     cluster_wait_acquire();
-    if (threadIdx.x == 0)
-        mbarrier_inval(&dealloc1);
+    if (threadIdx.x == 0) mbarrier_inval(&dealloc1);
 }
 
 #endif /* WSGEMM_TESTS_SYNC_HEADERS_COMPILE_KERNEL_CUH */

@@ -44,12 +44,17 @@ __global__ void handoff_kernel(int variant, unsigned *spin_word, int *errors)
             *(volatile uint32_t *)&slot = 0xC0DE0000u + blockIdx.x;
         }
         __syncwarp();
-        if (variant == TWO_SITE_SYNC) named_barrier_sync(1, 160);
-        else if (variant == ARRIVE_SYNC) named_barrier_arrive(1, 160);
-        else barrier_sync_unaligned(1, 160);
+        if (variant == TWO_SITE_SYNC)
+            named_barrier_sync(1, 160);
+        else if (variant == ARRIVE_SYNC)
+            named_barrier_arrive(1, 160);
+        else
+            barrier_sync_unaligned(1, 160);
     } else if (warp >= 2) {
-        if (variant == UNALIGNED_SYNC) barrier_sync_unaligned(1, 160);
-        else named_barrier_sync(1, 160);
+        if (variant == UNALIGNED_SYNC)
+            barrier_sync_unaligned(1, 160);
+        else
+            named_barrier_sync(1, 160);
         if (*(volatile uint32_t *)&slot != 0xC0DE0000u + blockIdx.x) atomicAdd(errors, 1);
     }
 }
@@ -70,8 +75,10 @@ int main(int argc, char **argv)
             cluster = cases[i].cluster;
         }
     if (variant < 0) {
-        fprintf(stderr, "named_barrier_handoff: unknown case '%s' (two_site_sync|arrive_sync|unaligned_sync, each "
-                        "also with _cluster2)\n", which);
+        fprintf(stderr,
+                "named_barrier_handoff: unknown case '%s' (two_site_sync|arrive_sync|unaligned_sync, each "
+                "also with _cluster2)\n",
+                which);
         return 2;
     }
     testing_require_gpu("named_barrier_handoff");

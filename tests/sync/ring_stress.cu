@@ -50,7 +50,8 @@ struct RingResult {
 /* EarlyRelease plants a fault: the consumer releases the stage between its two reads, so the producer
  * may overwrite it while it is still being read; the checker must then report errors. */
 template <int Stages, int EarlyRelease>
-__global__ void __launch_bounds__(THREADS, 1) ring_stress_kernel(RingResult *results, uint32_t iterations, uint32_t seed)
+__global__ void __launch_bounds__(THREADS, 1)
+    ring_stress_kernel(RingResult *results, uint32_t iterations, uint32_t seed)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     RingSmem<Stages> *smem = (RingSmem<Stages> *)smem_raw;
@@ -78,8 +79,7 @@ __global__ void __launch_bounds__(THREADS, 1) ring_stress_kernel(RingResult *res
             pipeline_state_advance(&st, Stages);
         }
         producer_tail(&ring, st);
-        if (lane == 0)
-            res->produced = iterations;
+        if (lane == 0) res->produced = iterations;
     } else {
         PipelineState st = pipeline_consumer_start();
         uint32_t checked = 0;
@@ -88,8 +88,7 @@ __global__ void __launch_bounds__(THREADS, 1) ring_stress_kernel(RingResult *res
             consumer_wait(&ring, st);
             const uint32_t expected = payload_word(cta, it, lane);
             uint32_t got = ((volatile uint32_t *)smem->payload[st.stage])[lane];
-            if (EarlyRelease)
-                consumer_release(&ring, st);
+            if (EarlyRelease) consumer_release(&ring, st);
             random_delay(&rng, MAX_DELAY_NS);
             uint32_t again = ((volatile uint32_t *)smem->payload[st.stage])[lane];
             if (got != expected || again != expected) {
@@ -101,13 +100,11 @@ __global__ void __launch_bounds__(THREADS, 1) ring_stress_kernel(RingResult *res
                     res->first_expected = expected;
                 }
             }
-            if (!EarlyRelease)
-                consumer_release(&ring, st);
+            if (!EarlyRelease) consumer_release(&ring, st);
             pipeline_state_advance(&st, Stages);
             ++checked;
         }
-        if (lane == 0)
-            res->consumed[warp - 1] = checked;
+        if (lane == 0) res->consumed[warp - 1] = checked;
     }
 }
 
@@ -119,14 +116,12 @@ static int run(uint32_t iterations, uint32_t seed, int ctas_arg)
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
     const int all_sms = sms;
-    if (ctas_arg > 0 && ctas_arg < sms)
-        sms = ctas_arg; /* from here on: the number of CTAs */
+    if (ctas_arg > 0 && ctas_arg < sms) sms = ctas_arg; /* from here on: the number of CTAs */
     /* Over half an SM's shared memory: at most one CTA per SM, so every SM hosts exactly one ring. */
     size_t smem_bytes = (size_t)smem_per_sm / 2 + 1024;
-    if (smem_bytes < sizeof(RingSmem<Stages>))
-        smem_bytes = sizeof(RingSmem<Stages>);
-    CUDA_CHECK(cudaFuncSetAttribute(ring_stress_kernel<Stages, EarlyRelease>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)smem_bytes));
+    if (smem_bytes < sizeof(RingSmem<Stages>)) smem_bytes = sizeof(RingSmem<Stages>);
+    CUDA_CHECK(cudaFuncSetAttribute(ring_stress_kernel<Stages, EarlyRelease>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_bytes));
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ring_stress_kernel<Stages, EarlyRelease>, THREADS,
                                                              smem_bytes));
@@ -175,8 +170,7 @@ static int run(uint32_t iterations, uint32_t seed, int ctas_arg)
     if (EarlyRelease)
         printf("ring_stress: planted early release: the checker %s\n",
                errors > 0 ? "caught it (errors above are expected)" : "did NOT notice it");
-    if (distinct != sms)
-        printf("ring_stress: WARNING: the CTAs ran on %d distinct SMs, not all %d\n", distinct, sms);
+    if (distinct != sms) printf("ring_stress: WARNING: the CTAs ran on %d distinct SMs, not all %d\n", distinct, sms);
     printf("ring_stress: %s: stages %d, %d CTAs on %d distinct SMs, %llu stage reads checked (x32 lanes), %llu "
            "errors, %d bad CTAs, %.1f ms\n",
            pass ? "PASS" : "FAIL", Stages, sms, distinct, checked, errors, bad_ctas, ms);
@@ -193,16 +187,11 @@ int main(int argc, char **argv)
     uint32_t seed = (uint32_t)arg_long(argc, argv, 3, 12345);
     int ctas = (int)arg_long(argc, argv, 4, 0);
     testing_require_gpu("ring_stress");
-    if (strcmp(which, "stages1") == 0)
-        return run<1, 0>(iterations, seed, ctas);
-    if (strcmp(which, "stages2") == 0)
-        return run<2, 0>(iterations, seed, ctas);
-    if (strcmp(which, "stages4") == 0)
-        return run<4, 0>(iterations, seed, ctas);
-    if (strcmp(which, "stages8") == 0)
-        return run<8, 0>(iterations, seed, ctas);
-    if (strcmp(which, "stages2_early_release_caught") == 0)
-        return run<2, 1>(iterations, seed, ctas);
+    if (strcmp(which, "stages1") == 0) return run<1, 0>(iterations, seed, ctas);
+    if (strcmp(which, "stages2") == 0) return run<2, 0>(iterations, seed, ctas);
+    if (strcmp(which, "stages4") == 0) return run<4, 0>(iterations, seed, ctas);
+    if (strcmp(which, "stages8") == 0) return run<8, 0>(iterations, seed, ctas);
+    if (strcmp(which, "stages2_early_release_caught") == 0) return run<2, 1>(iterations, seed, ctas);
     fprintf(stderr, "ring_stress: unknown case '%s' (stages1|stages2|stages4|stages8|stages2_early_release_caught)\n",
             which);
     return 2;

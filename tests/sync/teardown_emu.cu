@@ -66,8 +66,7 @@ __global__ void __launch_bounds__(TD_THREADS, 1) teardown_kernel(uint32_t *sink,
     named_barrier_sync(TD_ADDR_BARRIER, TD_THREADS);
     tcgen05_fence_after_thread_sync();
     const uint32_t tmem_base = tmem_slot;
-    if (kCtaGroup == 2)
-        cluster_sync(); /* both allocations done before any dealloc in the pair (docs/protocol.md) */
+    if (kCtaGroup == 2) cluster_sync(); /* both allocations done before any dealloc in the pair (docs/protocol.md) */
 
     if (warp == 0) {
         if (EarlyDealloc) { /* the mutant: no wait on the dealloc barrier */
@@ -90,8 +89,7 @@ __global__ void __launch_bounds__(TD_THREADS, 1) teardown_kernel(uint32_t *sink,
             const uint32_t lane_quarter = 32u * (warp % 4);
             tmem_ld_32x32b_x32(tmem_base + (lane_quarter << 16) + 32u * (l + 4u * (warp % 4)), regs);
             tmem_wait_ld();
-            for (int r = 0; r < 32; ++r)
-                acc += regs[r];
+            for (int r = 0; r < 32; ++r) acc += regs[r];
         }
         if (acc == 0x9E3779B9u) /* keeps the loads; practically never true */
             sink[blockIdx.x] = acc;
@@ -133,12 +131,11 @@ static int run(int launches, uint32_t ticks, uint32_t seed, int ctas_arg)
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     int ctas = ctas_arg > 0 && ctas_arg < sms ? ctas_arg : sms;
-    if (kCtaGroup == 2)
-        ctas = ctas < 2 ? 2 : ctas / 2 * 2;
+    if (kCtaGroup == 2) ctas = ctas < 2 ? 2 : ctas / 2 * 2;
     printf("teardown_emu: cta_group %d, %s (ticks %u), launches %d, CTAs %d (%d clusters of %d) on %d SMs, 512 TMEM "
            "columns per CTA (emulated), %d epilogue threads x %d loads each\n",
-           kCtaGroup, ticks ? "wait with suspend hint" : "spin wait", ticks, launches, ctas, ctas / kCtaGroup, kCtaGroup,
-           sms, 128, TD_LOADS);
+           kCtaGroup, ticks ? "wait with suspend hint" : "spin wait", ticks, launches, ctas, ctas / kCtaGroup,
+           kCtaGroup, sms, 128, TD_LOADS);
     uint32_t *d_sink = NULL;
     CUDA_CHECK(cudaMalloc(&d_sink, sizeof(uint32_t) * (size_t)ctas));
     int bad = 0;
@@ -148,8 +145,7 @@ static int run(int launches, uint32_t ticks, uint32_t seed, int ctas_arg)
         if (leaked != 0) {
             printf("  launch %d: %s %s\n", l, leaked < 0 ? "FAILED:" : "leaked columns:", msg);
             ++bad;
-            if (leaked < 0)
-                break; /* the context is gone after a trap */
+            if (leaked < 0) break; /* the context is gone after a trap */
         }
     }
     printf("teardown_emu: %s: cta_group %d, ticks %u, %d launches x %d CTAs, %d bad launches\n", bad ? "FAIL" : "PASS",
@@ -173,8 +169,7 @@ static int early_dealloc_caught(void)
 {
     char self[4096];
     ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n <= 0)
-        return 1;
+    if (n <= 0) return 1;
     self[n] = 0;
     int fails = 0;
     for (int cg = 1; cg <= 2; ++cg) {
@@ -191,7 +186,10 @@ static int early_dealloc_caught(void)
         int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
         int ok = rc == 3;
         printf("teardown_emu: cta_group %d dealloc without wait: child exit %d (%s), use-after-dealloc named: %s: %s\n",
-               cg, rc, rc == 3 ? "emulation error" : rc == 0 ? "NOT CAUGHT" : "other failure",
+               cg, rc,
+               rc == 3   ? "emulation error"
+               : rc == 0 ? "NOT CAUGHT"
+                         : "other failure",
                saw_use_after_free ? "yes" : "no", ok ? "ok" : "FAIL");
         fails += !ok;
     }
@@ -202,22 +200,16 @@ static int early_dealloc_caught(void)
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "cg1";
-    if (strncmp(which, "child_early_cg", 14) == 0)
-        return child_early(which[14] == '2' ? 2 : 1);
+    if (strncmp(which, "child_early_cg", 14) == 0) return child_early(which[14] == '2' ? 2 : 1);
     int launches = (int)arg_long(argc, argv, 2, 20);
     uint32_t seed = (uint32_t)arg_long(argc, argv, 3, 777);
     int ctas = (int)arg_long(argc, argv, 4, 0);
     testing_require_gpu("teardown_emu");
-    if (strcmp(which, "cg1") == 0)
-        return run<1>(launches, 0, seed, ctas);
-    if (strcmp(which, "cg2") == 0)
-        return run<2>(launches, 0, seed, ctas);
-    if (strcmp(which, "cg1_ticks") == 0)
-        return run<1>(launches, DEALLOC_BARRIER_TICKS_DEFAULT, seed, ctas);
-    if (strcmp(which, "cg2_ticks") == 0)
-        return run<2>(launches, DEALLOC_BARRIER_TICKS_DEFAULT, seed, ctas);
-    if (strcmp(which, "early_dealloc_caught") == 0)
-        return early_dealloc_caught();
+    if (strcmp(which, "cg1") == 0) return run<1>(launches, 0, seed, ctas);
+    if (strcmp(which, "cg2") == 0) return run<2>(launches, 0, seed, ctas);
+    if (strcmp(which, "cg1_ticks") == 0) return run<1>(launches, DEALLOC_BARRIER_TICKS_DEFAULT, seed, ctas);
+    if (strcmp(which, "cg2_ticks") == 0) return run<2>(launches, DEALLOC_BARRIER_TICKS_DEFAULT, seed, ctas);
+    if (strcmp(which, "early_dealloc_caught") == 0) return early_dealloc_caught();
     fprintf(stderr, "teardown_emu: unknown case '%s'\n", which);
     return 2;
 }

@@ -30,8 +30,7 @@ static __device__ __forceinline__ uint32_t rng_seed(uint32_t seed, uint32_t bloc
 static __device__ __forceinline__ void random_delay(uint32_t *rng, uint32_t max_ns)
 {
     uint32_t x = rng_next(rng);
-    if ((x & 7u) == 0 && max_ns > 0)
-        __nanosleep((x >> 3) % max_ns);
+    if ((x & 7u) == 0 && max_ns > 0) __nanosleep((x >> 3) % max_ns);
 }
 
 /* Sleep about ns nanoseconds (nanosleep alone is capped near 1 ms and is only a hint). */
@@ -66,8 +65,7 @@ static __host__ __device__ __forceinline__ uint32_t payload_word(uint32_t cta, u
 /* argv[i] as a positive integer, or dflt when absent. */
 static inline long arg_long(int argc, char **argv, int i, long dflt)
 {
-    if (argc <= i)
-        return dflt;
+    if (argc <= i) return dflt;
     long v = strtol(argv[i], NULL, 0);
     return v > 0 ? v : dflt;
 }

@@ -17,7 +17,7 @@
 #define WSGEMM_WATCHDOG 1
 #undef WSGEMM_WATCHDOG_NS /* this test's own limits, whatever the build sets */
 #undef WSGEMM_WATCHDOG_TRAP_NS
-#define WSGEMM_WATCHDOG_NS 300000000ull
+#define WSGEMM_WATCHDOG_NS      300000000ull
 #define WSGEMM_WATCHDOG_TRAP_NS 300000000ull
 
 #include <stdint.h>
@@ -57,11 +57,11 @@ static int child(int cg, int wrong)
     cudaError_t sync = launch == cudaSuccess ? cudaDeviceSynchronize() : launch;
     double elapsed = now_s() - t0;
     fflush(stdout);
-    printf("child: cta_group %d, init count %d x %d, arrivals %d: %s (%s) after %.3f s\n", cg, DB_SIGNALLERS + (int)delta,
-           cg, DB_SIGNALLERS * cg, cudaGetErrorName(sync), cudaGetErrorString(sync), elapsed);
+    printf("child: cta_group %d, init count %d x %d, arrivals %d: %s (%s) after %.3f s\n", cg,
+           DB_SIGNALLERS + (int)delta, cg, DB_SIGNALLERS * cg, cudaGetErrorName(sync), cudaGetErrorString(sync),
+           elapsed);
     fflush(stdout);
-    if (sync == cudaSuccess)
-        return CHILD_OK;
+    if (sync == cudaSuccess) return CHILD_OK;
     if (sync == cudaErrorLaunchFailure || sync == cudaErrorIllegalInstruction)
         return elapsed >= 0.9 * 1e-9 * (double)WSGEMM_WATCHDOG_NS ? CHILD_TRAPPED : CHILD_TOO_EARLY;
     return CHILD_OTHER_ERROR;
@@ -81,8 +81,7 @@ static int spawn(const char *self, const char *args, int *saw_watchdog_line)
     *saw_watchdog_line = 0;
     while (fgets(line, sizeof(line), p)) {
         printf("    | %s", line);
-        if (strstr(line, "wsgemm watchdog: wait on dealloc_barrier[0]"))
-            *saw_watchdog_line = 1;
+        if (strstr(line, "wsgemm watchdog: wait on dealloc_barrier[0]")) *saw_watchdog_line = 1;
     }
     int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -121,8 +120,7 @@ int main(int argc, char **argv)
                : rc == CHILD_OK        ? "NOT CAUGHT: the launch succeeded"
                : rc == CHILD_TOO_EARLY ? "trapped BEFORE the budget: not the watchdog"
                                        : "other error",
-               saw ? "seen" : "not seen (device printf may be lost with the trap)", now_s() - t0,
-               ok ? "ok" : "FAIL");
+               saw ? "seen" : "not seen (device printf may be lost with the trap)", now_s() - t0, ok ? "ok" : "FAIL");
         fails += !ok;
         snprintf(args, sizeof(args), "child_cg%d_right", cg);
         rc = spawn(self, args, &saw);

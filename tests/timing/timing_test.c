@@ -65,8 +65,8 @@ int main(void)
     }
     expect_near("30 us kernel behind 400 us of host work", t.lib[1].gpu_ms * 1e3, 30.0);
     printf("%s slow host call: %.0f us on the host, %d of %d rounds held, hold %.0f us at the end\n",
-           t.lib[1].host_us >= 400.0 && t.held_rounds * 2 > t.rounds ? "ok  " : "FAIL", t.lib[1].host_us,
-           t.held_rounds, t.rounds, t.spin_us);
+           t.lib[1].host_us >= 400.0 && t.held_rounds * 2 > t.rounds ? "ok  " : "FAIL", t.lib[1].host_us, t.held_rounds,
+           t.rounds, t.spin_us);
     if (!(t.lib[1].host_us >= 400.0 && t.held_rounds * 2 > t.rounds)) failures++;
 
     fake_lib broken = {10.0, 0.0, 5}; /* call 5 is its call in round 0 (calls are counted over both libraries) */

@@ -24,21 +24,21 @@ _Static_assert(TMEM_NCOLS_IS_LEGAL(512) && !TMEM_NCOLS_IS_LEGAL(96) && !TMEM_NCO
 static int g_failures;
 static int g_planted; /* set while checking mutants: their failures are expected, printed as such */
 
-#define EXPECT(cond, ...)                                                                                  \
-    do {                                                                                                   \
-        if (!(cond)) {                                                                                     \
-            printf(g_planted ? "  (planted) check fails as it should: %s:%d: %s: " : "  FAIL %s:%d: %s: ", \
-                   __FILE__, __LINE__, #cond);                                                             \
-            printf(__VA_ARGS__);                                                                           \
-            printf("\n");                                                                                  \
-            g_failures++;                                                                                  \
-        }                                                                                                  \
+#define EXPECT(cond, ...)                                                                                            \
+    do {                                                                                                             \
+        if (!(cond)) {                                                                                               \
+            printf(g_planted ? "  (planted) check fails as it should: %s:%d: %s: " : "  FAIL %s:%d: %s: ", __FILE__, \
+                   __LINE__, #cond);                                                                                 \
+            printf(__VA_ARGS__);                                                                                     \
+            printf("\n");                                                                                            \
+            g_failures++;                                                                                            \
+        }                                                                                                            \
     } while (0)
 
 /* ---------------------------------------------------------------- encoders under test (real + mutants) */
 
-typedef uint32_t (*idesc_encoder)(umma_acc_dtype, umma_dtype, umma_dtype, umma_major, umma_major, int, int,
-                                  uint32_t, uint32_t);
+typedef uint32_t (*idesc_encoder)(umma_acc_dtype, umma_dtype, umma_dtype, umma_major, umma_major, int, int, uint32_t,
+                                  uint32_t);
 typedef uint64_t (*smem_encoder)(uint32_t, uint32_t, uint32_t, umma_swizzle);
 typedef uint32_t (*idesc_f8_encoder)(umma_acc_dtype, umma_f8_dtype, umma_f8_dtype, umma_major, umma_major, int, int,
                                      uint32_t, uint32_t);
@@ -74,7 +74,10 @@ static uint64_t mutant_smem_sm90(uint32_t addr, uint32_t lbo, uint32_t sbo, umma
     uint64_t d = umma_smem_desc_encode(addr, lbo, sbo, layout);
     d &= ~((uint64_t)7 << SMEM_DESC_VERSION_SHIFT);
     d &= ~((uint64_t)7 << SMEM_DESC_LAYOUT_SHIFT);
-    uint64_t sm90 = layout == UMMA_SWIZZLE_128B ? 1 : layout == UMMA_SWIZZLE_64B ? 2 : layout == UMMA_SWIZZLE_32B ? 3 : 0;
+    uint64_t sm90 = layout == UMMA_SWIZZLE_128B  ? 1
+                    : layout == UMMA_SWIZZLE_64B ? 2
+                    : layout == UMMA_SWIZZLE_32B ? 3
+                                                 : 0;
     return d | sm90 << 62;
 }
 
@@ -216,8 +219,7 @@ static void case_round_trip(void)
         int ok = f.start_addr == addr && f.lbo_bytes == lbo && f.sbo_bytes == sbo && f.layout == (uint32_t)layout &&
                  f.version == 1 && f.base_offset == 0 && f.lbo_mode == 0 && f.reserved == 0;
         EXPECT(ok, "smem round trip addr 0x%x lbo %u sbo %u layout %d", addr, lbo, sbo, (int)layout);
-        if (!ok)
-            return;
+        if (!ok) return;
         checked++;
     }
     for (uint32_t d = 0; d < 2; d++)
@@ -229,8 +231,7 @@ static void case_round_trip(void)
                             for (uint32_t cg = 1; cg <= 2; cg++)
                                 for (uint32_t m = 64; m <= 256; m += 64)
                                     for (uint32_t n = 8; n <= 256; n += 8) {
-                                        if (!umma_f16_shape_is_legal((int)cg, m, n))
-                                            continue;
+                                        if (!umma_f16_shape_is_legal((int)cg, m, n)) continue;
                                         uint32_t w = umma_idesc_f16_encode((umma_acc_dtype)d, (umma_dtype)a,
                                                                            (umma_dtype)b, (umma_major)am,
                                                                            (umma_major)bm, neg & 1, neg >> 1, m, n);
@@ -240,8 +241,7 @@ static void case_round_trip(void)
                                                  f.negate_b == (neg >> 1) && f.m == m && f.n == n && f.sparse == 0 &&
                                                  f.reserved == 0 && f.max_shift == 0;
                                         EXPECT(ok, "idesc round trip 0x%08x m %u n %u", w, m, n);
-                                        if (!ok)
-                                            return;
+                                        if (!ok) return;
                                         checked++;
                                     }
     printf("  %d encode/decode round trips agree field by field\n", checked);
@@ -263,8 +263,7 @@ static void case_legal_shapes(void)
                 EXPECT(got == want, "cg %d M %u N %u: got %d want %d", cg, m, n, got, want);
                 legal += got;
             }
-    printf("  %d legal (cta_group, M, N) triples; 1 x 128 x 256 and 2 x 256 x 256 among them; N=264 rejected\n",
-           legal);
+    printf("  %d legal (cta_group, M, N) triples; 1 x 128 x 256 and 2 x 256 x 256 among them; N=264 rejected\n", legal);
     EXPECT(legal == 2 * 32 + 2 * 16, "count %d", legal);
     for (uint32_t c = 0; c <= 1024; c++) {
         int want = c == 32 || c == 64 || c == 128 || c == 256 || c == 512;
@@ -323,12 +322,13 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         void (*fn)(void);
-    } cases[] = {{"known_good", case_known_good}, {"known_good_f8f6f4", case_known_good_f8f6f4}, {"k_step", case_k_step},         {"round_trip", case_round_trip},
-                 {"legal_shapes", case_legal_shapes}, {"tmem_addr", case_tmem_addr}, {"mutants", case_mutants}};
+    } cases[] = {
+        {"known_good", case_known_good}, {"known_good_f8f6f4", case_known_good_f8f6f4}, {"k_step", case_k_step},
+        {"round_trip", case_round_trip}, {"legal_shapes", case_legal_shapes},           {"tmem_addr", case_tmem_addr},
+        {"mutants", case_mutants}};
     int ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (argc > 1 && strcmp(argv[1], cases[i].name) != 0 && strcmp(argv[1], "all") != 0)
-            continue;
+        if (argc > 1 && strcmp(argv[1], cases[i].name) != 0 && strcmp(argv[1], "all") != 0) continue;
         printf("test_desc %s\n", cases[i].name);
         int before = g_failures;
         cases[i].fn();

@@ -34,14 +34,14 @@
 
 static int g_failures;
 
-#define EXPECT(cond, ...)                                                    \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            printf("  FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);         \
-            printf(__VA_ARGS__);                                             \
-            printf("\n");                                                    \
-            g_failures++;                                                    \
-        }                                                                    \
+#define EXPECT(cond, ...)                                            \
+    do {                                                             \
+        if (!(cond)) {                                               \
+            printf("  FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+            printf(__VA_ARGS__);                                     \
+            printf("\n");                                            \
+            g_failures++;                                            \
+        }                                                            \
     } while (0)
 
 /* ================================================================ a small world to replay traces in */
@@ -52,7 +52,7 @@ typedef struct world {
     hb_agent ag[MAX_AGENTS];
     hb_sync bar[MAX_BARS];
     hb_cell cells[2][HB_CELLS]; /* TMEM of cluster ranks 0 and 1 */
-    int raced;                   /* the first race stops the replay, as the emulation's trap does */
+    int raced;                  /* the first race stops the replay, as the emulation's trap does */
     hb_site earlier, later;
     unsigned cell_cta, cell_lane, cell_col;
 } world;
@@ -65,8 +65,7 @@ static world *world_new(void)
         exit(2);
     }
     for (int c = 0; c < 2; c++)
-        for (int i = 0; i < HB_CELLS; i++)
-            hb_cell_clear(&w->cells[c][i]);
+        for (int i = 0; i < HB_CELLS; i++) hb_cell_clear(&w->cells[c][i]);
     return w;
 }
 
@@ -86,8 +85,7 @@ static void bar_init(world *w, int b, uint32_t count)
 
 static void access(world *w, unsigned tmem_cta, enum hb_op op, const hb_vc *start, hb_site me)
 {
-    if (w->raced)
-        return;
+    if (w->raced) return;
     hb_site earlier;
     unsigned lane = 0, col = 0;
     me.tmem_cta = (uint8_t)tmem_cta;
@@ -117,8 +115,7 @@ static void dealloc_(world *w, int a, unsigned col, unsigned ncols, int pair)
     uint32_t t = hb_sync_access_issue(&w->ag[a], &start);
     hb_site me = hb_agent_site(&w->ag[a], HB_DEALLOC, w->ag[a].self, t, w->ag[a].cta, 0, 128, col, ncols);
     access(w, w->ag[a].cta, HB_OP_FREE, &start, me);
-    if (pair)
-        access(w, w->ag[a].cta ^ 1u, HB_OP_FREE, &start, me);
+    if (pair) access(w, w->ag[a].cta ^ 1u, HB_OP_FREE, &start, me);
 }
 
 /* tcgen05.mma writing all 128 lanes of columns [col, col + n), in both CTAs of the pair when pair */
@@ -128,8 +125,7 @@ static void mma(world *w, int a, unsigned col, unsigned n, int pair)
     uint32_t t = hb_mma_issue(&w->ag[a], &start);
     hb_site me = hb_agent_site(&w->ag[a], HB_MMA, w->ag[a].mma_pipe, t, w->ag[a].cta, 0, 128, col, n);
     access(w, w->ag[a].cta, HB_OP_WRITE, &start, me);
-    if (pair)
-        access(w, w->ag[a].cta ^ 1u, HB_OP_WRITE, &start, me);
+    if (pair) access(w, w->ag[a].cta ^ 1u, HB_OP_WRITE, &start, me);
 }
 
 /* tcgen05.ld of lane quarter q, columns [col, col + n) of the agent's own CTA */
@@ -141,9 +137,18 @@ static void ld(world *w, int a, unsigned q, unsigned col, unsigned n)
            hb_agent_site(&w->ag[a], HB_LD, w->ag[a].ld_pipe, t, w->ag[a].cta, 32 * q, 32, col, n));
 }
 
-static void wait_ld(world *w, int a) { hb_wait_ld(&w->ag[a]); }
-static void fence_before(world *w, int a) { hb_fence_before_thread_sync(&w->ag[a]); }
-static void fence_after(world *w, int a) { hb_fence_after_thread_sync(&w->ag[a]); }
+static void wait_ld(world *w, int a)
+{
+    hb_wait_ld(&w->ag[a]);
+}
+static void fence_before(world *w, int a)
+{
+    hb_fence_before_thread_sync(&w->ag[a]);
+}
+static void fence_after(world *w, int a)
+{
+    hb_fence_after_thread_sync(&w->ag[a]);
+}
 
 /* n arrivals of the agent's warp on barrier b (an mbarrier arrive, local or remote) */
 static uint32_t arrive(world *w, int a, int b, uint32_t n)
@@ -159,8 +164,7 @@ static void commit(world *w, int a, int b0, int b1)
     hb_vc rel;
     hb_commit(&w->ag[a], &rel);
     hb_sync_note_async_arrival(&w->bar[b0], hb_sync_arrive(&w->bar[b0], 1, &rel));
-    if (b1 >= 0)
-        hb_sync_note_async_arrival(&w->bar[b1], hb_sync_arrive(&w->bar[b1], 1, &rel));
+    if (b1 >= 0) hb_sync_note_async_arrival(&w->bar[b1], hb_sync_arrive(&w->bar[b1], 1, &rel));
 }
 
 /* try_wait.parity succeeded on b */
@@ -190,29 +194,24 @@ static void print_race(const world *w)
            w->cell_lane + 31, w->cell_col, w->cell_col + 31);
     for (int i = 0; i < 2; i++) {
         char wait[48] = "none";
-        if (s[i]->wait_name)
-            snprintf(wait, sizeof wait, "barrier %u parity %u", s[i]->wait_index, s[i]->wait_parity);
+        if (s[i]->wait_name) snprintf(wait, sizeof wait, "barrier %u parity %u", s[i]->wait_index, s[i]->wait_parity);
         printf("    %s: CTA rank %u warp %u %s lanes %u..%u columns %u..%u [epoch %u@%u] (last wait: %s)\n",
                i ? "later  " : "earlier", s[i]->cta, s[i]->warp, hb_kind_name(s[i]->kind), s[i]->lane0,
-               s[i]->lane0 + s[i]->nlanes - 1, s[i]->col0, s[i]->col0 + s[i]->ncols - 1, s[i]->comp, s[i]->clock,
-               wait);
+               s[i]->lane0 + s[i]->nlanes - 1, s[i]->col0, s[i]->col0 + s[i]->ncols - 1, s[i]->comp, s[i]->clock, wait);
     }
 }
 
 static void expect_clean(const world *w, const char *what)
 {
-    if (w->raced)
-        print_race(w);
+    if (w->raced) print_race(w);
     EXPECT(!w->raced, "%s: a race was reported in a correct protocol", what);
-    if (!w->raced)
-        printf("  %s: nothing reported\n", what);
+    if (!w->raced) printf("  %s: nothing reported\n", what);
 }
 
 static void expect_race(const world *w, const char *what, unsigned earlier_kind, unsigned later_kind)
 {
     EXPECT(w->raced, "%s: the race was NOT reported", what);
-    if (!w->raced)
-        return;
+    if (!w->raced) return;
     print_race(w);
     EXPECT(w->earlier.kind == earlier_kind && w->later.kind == later_kind,
            "%s: sites are %s then %s, expected %s then %s", what, hb_kind_name(w->earlier.kind),
@@ -225,17 +224,17 @@ static void expect_race(const world *w, const char *what, unsigned earlier_kind,
  * accumulators of 256 columns, 32-column tcgen05.ld chunks, four tiles of two k-blocks. Each planted
  * deviation is one field. */
 typedef struct cg1_bugs {
-    int release_early;          /* epilogue: arrive on acc_empty before the last ld */
-    int no_wait_ld;             /* epilogue: no tcgen05.wait::ld */
-    int no_fence_before;        /* epilogue: no fence::before_thread_sync before acc_empty */
-    int no_fence_after_epi;     /* epilogue: no fence::after_thread_sync after acc_full */
-    int no_fence_after_empty;   /* MMA warp: no fence after the acc_empty wait */
-    int no_fence_after_full;    /* MMA warp: no fence after the full[s] waits */
-    int plain_arrive;           /* MMA warp: fence::before_thread_sync + arrive instead of tcgen05.commit */
-    int no_dealloc_wait;        /* MMA warp: dealloc without the dealloc barrier */
+    int release_early;        /* epilogue: arrive on acc_empty before the last ld */
+    int no_wait_ld;           /* epilogue: no tcgen05.wait::ld */
+    int no_fence_before;      /* epilogue: no fence::before_thread_sync before acc_empty */
+    int no_fence_after_epi;   /* epilogue: no fence::after_thread_sync after acc_full */
+    int no_fence_after_empty; /* MMA warp: no fence after the acc_empty wait */
+    int no_fence_after_full;  /* MMA warp: no fence after the full[s] waits */
+    int plain_arrive;         /* MMA warp: fence::before_thread_sync + arrive instead of tcgen05.commit */
+    int no_dealloc_wait;      /* MMA warp: dealloc without the dealloc barrier */
 } cg1_bugs;
 
-enum { M = 0, E = 1 };                                      /* agent ids: M, then E .. E+3 */
+enum { M = 0, E = 1 };                                       /* agent ids: M, then E .. E+3 */
 enum { ACC_FULL = 0, ACC_EMPTY = 2, DEALLOC = 4, ADDR = 5 }; /* barrier ids */
 enum { CHUNKS = 8, KBLOCKS = 2, TILES = 4 };
 
@@ -244,8 +243,7 @@ static const cg1_bugs kNoBugs;
 static void cg1_setup(world *w)
 {
     agent(w, M, 0, 1);
-    for (int e = 0; e < 4; e++)
-        agent(w, E + e, 0, 2 + (unsigned)e);
+    for (int e = 0; e < 4; e++) agent(w, E + e, 0, 2 + (unsigned)e);
     bar_init(w, ACC_FULL, 1);
     bar_init(w, ACC_FULL + 1, 1);
     bar_init(w, ACC_EMPTY, 128);
@@ -257,8 +255,7 @@ static void cg1_setup(world *w)
     fence_before(w, M);
     arrive(w, M, ADDR, 32);
     fence_after(w, M);
-    for (int e = 0; e < 4; e++)
-        arrive(w, E + e, ADDR, 32);
+    for (int e = 0; e < 4; e++) arrive(w, E + e, ADDR, 32);
     for (int e = 0; e < 4; e++) {
         barrier_sync(w, E + e, ADDR, 32, 0);
         fence_after(w, E + e);
@@ -269,14 +266,11 @@ static void cg1_mma_tile(world *w, int t, const cg1_bugs *b)
 {
     int a = t % 2;
     wait_(w, M, ACC_EMPTY + a, (unsigned)((t / 2) & 1) ^ 1u); /* producer side: starts at phase 1 */
-    if (!b->no_fence_after_empty)
-        fence_after(w, M);
+    if (!b->no_fence_after_empty) fence_after(w, M);
     for (int kb = 0; kb < KBLOCKS; kb++) {
         /* (the full[s] wait brings nothing TMEM-related; its fence is what matters) */
-        if (!b->no_fence_after_full)
-            fence_after(w, M);
-        for (int k = 0; k < 4; k++)
-            mma(w, M, 256u * (unsigned)a, 256, 0);
+        if (!b->no_fence_after_full) fence_after(w, M);
+        for (int k = 0; k < 4; k++) mma(w, M, 256u * (unsigned)a, 256, 0);
     }
     if (b->plain_arrive) {
         fence_before(w, M);
@@ -288,8 +282,7 @@ static void cg1_mma_tile(world *w, int t, const cg1_bugs *b)
 
 static void cg1_release(world *w, int e, int a, const cg1_bugs *b)
 {
-    if (!b->no_fence_before)
-        fence_before(w, E + e);
+    if (!b->no_fence_before) fence_before(w, E + e);
     arrive(w, E + e, ACC_EMPTY + a, 32);
 }
 
@@ -300,24 +293,19 @@ static void cg1_epi_chunks(world *w, int e, int t, int ch0, int ch1, const cg1_b
     unsigned q = (unsigned)(2 + e) % 4;
     if (ch0 == 0) {
         wait_(w, E + e, ACC_FULL + a, (unsigned)(t / 2) & 1u);
-        if (!b->no_fence_after_epi)
-            fence_after(w, E + e);
+        if (!b->no_fence_after_epi) fence_after(w, E + e);
     }
     for (int ch = ch0; ch < ch1; ch++) {
-        if (ch == CHUNKS - 1 && b->release_early)
-            cg1_release(w, e, a, b);
+        if (ch == CHUNKS - 1 && b->release_early) cg1_release(w, e, a, b);
         ld(w, E + e, q, 256u * (unsigned)a + 32u * (unsigned)ch, 32);
-        if (!b->no_wait_ld)
-            wait_ld(w, E + e);
-        if (ch == CHUNKS - 1 && !b->release_early)
-            cg1_release(w, e, a, b);
+        if (!b->no_wait_ld) wait_ld(w, E + e);
+        if (ch == CHUNKS - 1 && !b->release_early) cg1_release(w, e, a, b);
     }
 }
 
 static void cg1_epi_tile(world *w, int t, const cg1_bugs *b)
 {
-    for (int e = 0; e < 4; e++)
-        cg1_epi_chunks(w, e, t, 0, CHUNKS, b);
+    for (int e = 0; e < 4; e++) cg1_epi_chunks(w, e, t, 0, CHUNKS, b);
 }
 
 static void cg1_teardown(world *w, const cg1_bugs *b)
@@ -326,8 +314,7 @@ static void cg1_teardown(world *w, const cg1_bugs *b)
         fence_before(w, E + e);
         arrive(w, E + e, DEALLOC, 32);
     }
-    if (!b->no_dealloc_wait)
-        wait_(w, M, DEALLOC, 0);
+    if (!b->no_dealloc_wait) wait_(w, M, DEALLOC, 0);
     fence_after(w, M);
     dealloc_(w, M, 0, 512, 0);
 }
@@ -342,8 +329,7 @@ static world *cg1_run(const cg1_bugs *b)
     cg1_mma_tile(w, 1, b);
     for (int t = 0; t < TILES; t++) {
         cg1_epi_tile(w, t, b);
-        if (t + 2 < TILES)
-            cg1_mma_tile(w, t + 2, b);
+        if (t + 2 < TILES) cg1_mma_tile(w, t + 2, b);
     }
     cg1_teardown(w, b);
     return w;
@@ -385,8 +371,7 @@ static void case_release_early_mma_first(void)
     /* ... the MMA warp overwrites accumulator 0 for tile 2 ... */
     cg1_mma_tile(w, 2, &b);
     /* ... and only then the last reads */
-    for (int e = 0; e < 4; e++)
-        ld(w, E + e, (unsigned)(2 + e) % 4, 224, 32);
+    for (int e = 0; e < 4; e++) ld(w, E + e, (unsigned)(2 + e) % 4, 224, 32);
     expect_race(w, "acc_empty arrive before the last tcgen05.ld (MMA replayed before the ld)", HB_MMA, HB_LD);
     free(w);
 }
@@ -436,8 +421,7 @@ static void case_dealloc_before_last_ld(void)
     world *w = world_new();
     cg1_setup(w);
     cg1_mma_tile(w, 0, &b);
-    for (int e = 0; e < 4; e++)
-        cg1_epi_chunks(w, e, 0, 0, CHUNKS, &b);
+    for (int e = 0; e < 4; e++) cg1_epi_chunks(w, e, 0, 0, CHUNKS, &b);
     /* the MMA warp knows its MMAs completed (it observed its own commit), then frees without the dealloc
      * barrier; the reads all happened earlier in the replay */
     wait_(w, M, ACC_FULL, 0);
@@ -466,8 +450,7 @@ static void cg2_mma_tile(world *w, int t)
     int a = t % 2;
     wait_(w, ML, C_EMPTY + a, (unsigned)((t / 2) & 1) ^ 1u);
     fence_after(w, ML);
-    for (int k = 0; k < 8; k++)
-        mma(w, ML, 256u * (unsigned)a, 256, 1);
+    for (int k = 0; k < 8; k++) mma(w, ML, 256u * (unsigned)a, 256, 1);
     commit(w, ML, C_FULL + a, 8 + C_FULL + a); /* multicast 0b11 */
 }
 
@@ -517,15 +500,13 @@ static world *cg2_run(const cg2_bugs *b)
     for (int t = 0; t < 3; t++) {
         cg2_epi_tile(w, EL, t);
         cg2_epi_tile(w, EP, t);
-        if (t + 2 < 3)
-            cg2_mma_tile(w, t + 2);
+        if (t + 2 < 3) cg2_mma_tile(w, t + 2);
     }
     /* teardown: each epilogue warp signals the peer's dealloc barrier (remote) and its own */
     for (int e = EL; e <= EP; e += 2) {
         unsigned cta = w->ag[e].cta;
         fence_before(w, e);
-        if (!b->missing_peer_signal)
-            arrive(w, e, 8 * (int)(cta ^ 1u) + C_DEALLOC, 1);
+        if (!b->missing_peer_signal) arrive(w, e, 8 * (int)(cta ^ 1u) + C_DEALLOC, 1);
         arrive(w, e, 8 * (int)cta + C_DEALLOC, 1);
     }
     for (int m = ML; m <= MP; m += 2) {
@@ -548,8 +529,8 @@ static void case_missing_peer_signal(void)
 {
     cg2_bugs b = {1, 0};
     world *w = cg2_run(&b);
-    expect_race(w, "cta_group 2 without signal_peer: the leader frees the pair's TMEM before the peer's reads",
-                HB_LD, HB_DEALLOC);
+    expect_race(w, "cta_group 2 without signal_peer: the leader frees the pair's TMEM before the peer's reads", HB_LD,
+                HB_DEALLOC);
     EXPECT(w->earlier.cta == 1 && w->later.cta == 0, "the peer's ld (rank %u) vs the leader's dealloc (rank %u)",
            w->earlier.cta, w->later.cta);
     free(w);
@@ -578,8 +559,7 @@ static void case_address_handoff(void)
         arrive(w, 0, 0, 32); /* bar.arrive */
         arrive(w, 1, 0, 32); /* bar.sync */
         barrier_sync(w, 1, 0, 32, 0);
-        if (with_fence)
-            fence_after(w, 1);
+        if (with_fence) fence_after(w, 1);
         ld(w, 1, 2, 0, 32); /* fresh columns: ordered after the alloc only through the fence */
         if (with_fence)
             expect_clean(w, "alloc, fence, bar.arrive -> bar.sync, fence, ld");
@@ -596,15 +576,13 @@ static void case_mma_pipeline(void)
     agent(w, 1, 0, 3);
     alloc_(w, 0, 0, 256);
     fence_after(w, 0);
-    for (int k = 0; k < 4; k++)
-        mma(w, 0, 0, 128, 0);
+    for (int k = 0; k < 4; k++) mma(w, 0, 0, 128, 0);
     expect_clean(w, "four MMAs of one thread into one accumulator (a pipelined pair)");
     /* another warp's MMA into the same accumulator, ordered after nothing the first one did */
     fence_after(w, 1);
     mma(w, 1, 0, 128, 0);
     EXPECT(w->raced, "two threads' MMAs into one accumulator, unordered: not reported");
-    if (w->raced)
-        print_race(w);
+    if (w->raced) print_race(w);
     free(w);
 }
 
@@ -678,20 +656,16 @@ static void case_producer_tail(void)
         world *w = world_new();
         agent(w, 0, 0, 0); /* producer */
         agent(w, 1, 0, 1); /* MMA warp: commits stage releases */
-        for (int st = 0; st < 4; st++)
-            bar_init(w, st, 1);
+        for (int st = 0; st < 4; st++) bar_init(w, st, 1);
         for (int fill = 0; fill < 8; fill++) {
             int st = fill % 4;
-            if (fill >= 4)
-                wait_(w, 0, st, (unsigned)((fill / 4) & 1) ^ 1u); /* producer_acquire */
+            if (fill >= 4) wait_(w, 0, st, (unsigned)((fill / 4) & 1) ^ 1u); /* producer_acquire */
             commit(w, 1, st, -1); /* the stage's release after the MMAs read fill `fill` (phase fill / 4) */
         }
         if (tail)
-            for (int st = 0; st < 4; st++)
-                wait_(w, 0, st, 1u); /* producer_tail: one more acquire per stage, phase 1 */
+            for (int st = 0; st < 4; st++) wait_(w, 0, st, 1u); /* producer_tail: one more acquire per stage, phase 1 */
         int unobserved = 0;
-        for (int st = 0; st < 4; st++)
-            unobserved += hb_sync_unobserved_async(&w->bar[st]);
+        for (int st = 0; st < 4; st++) unobserved += hb_sync_unobserved_async(&w->bar[st]);
         if (tail) {
             EXPECT(unobserved == 0, "with the producer tail %d stages still have an unobserved commit", unobserved);
             printf("  with the producer tail: every commit arrival observed before the exit\n");
@@ -718,8 +692,7 @@ static void case_tma_operands(void)
         hb_site copy = hb_agent_site(&w->ag[0], HB_TMA, w->ag[0].tma_pipe, t, 0, 0, 0, 4, 1);
         hb_sync_join_latest_phase(&w->bar[0], w->ag[0].tma_pipe, t);
         wait_(w, 1, 0, 0);
-        if (fence)
-            fence_after(w, 1);
+        if (fence) fence_after(w, 1);
         hb_vc start;
         hb_mma_issue(&w->ag[1], &start);
         int ordered = hb_site_ordered(&copy, &start);
@@ -758,8 +731,7 @@ int main(int argc, char **argv)
     };
     int ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (argc > 1 && strcmp(argv[1], cases[i].name) != 0 && strcmp(argv[1], "all") != 0)
-            continue;
+        if (argc > 1 && strcmp(argv[1], cases[i].name) != 0 && strcmp(argv[1], "all") != 0) continue;
         printf("test_tmem_hb %s\n", cases[i].name);
         int before = g_failures;
         cases[i].run();
@@ -767,8 +739,7 @@ int main(int argc, char **argv)
         ran++;
     }
     for (size_t i = 0; i < sizeof kCg1Cases / sizeof kCg1Cases[0]; i++) {
-        if (argc > 1 && strcmp(argv[1], kCg1Cases[i].name) != 0 && strcmp(argv[1], "all") != 0)
-            continue;
+        if (argc > 1 && strcmp(argv[1], kCg1Cases[i].name) != 0 && strcmp(argv[1], "all") != 0) continue;
         printf("test_tmem_hb %s\n", kCg1Cases[i].name);
         int before = g_failures;
         run_cg1_case(&kCg1Cases[i]);

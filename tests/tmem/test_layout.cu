@@ -2,8 +2,9 @@
  * test_layout.cu - CPU test (no GPU needed) of the emulation's operand addressing: for every layout the
  * emulation models (K-major and MN-major; no swizzle, 32B, 64B, 128B), both element sizes (16-bit operands of
  * kind::f16, FP8 of kind::f8f6f4), tile heights 32..256 and every instruction step of a tile 128 bytes deep
- * in K (four steps of 32 bytes: K = 64 16-bit or 128 FP8 elements), the address the emulation derives from the descriptor bits alone
- * (tmem_emu_operand_geometry + tmem_emu_k_major_chunk / tmem_emu_mn_major_elem, the code the GPU runs)
+ * in K (four steps of 32 bytes: K = 64 16-bit or 128 FP8 elements), the address the emulation derives from the
+ * descriptor bits alone (tmem_emu_operand_geometry + tmem_emu_k_major_chunk / tmem_emu_mn_major_elem, the code the GPU
+ * runs)
  * must equal the address where the TMA-style tile model (tile_layout.h) put that element. A second pass
  * runs the same check on planted descriptor bugs (LBO/SBO swapped, SBO off by 16 B, wrong swizzle code,
  * K step not advanced) and requires each to be caught, so the check can fail.
@@ -75,24 +76,26 @@ static long check_all(desc_fn fn, int verbose, int *layouts_checked)
                     for (uint32_t i = 0; i < rows; i++) {
                         for (uint32_t j = 0; j < ks; j++) {
                             const uint32_t per_chunk = 16 / eb;
-                            int32_t rel = L.major == MAJ_K
-                                              ? tmem_emu_k_major_chunk(&op, i, j / per_chunk) + (int32_t)((j % per_chunk) * eb)
-                                              : tmem_emu_mn_major_elem(&op, i, j);
+                            int32_t rel = L.major == MAJ_K ? tmem_emu_k_major_chunk(&op, i, j / per_chunk) +
+                                                                 (int32_t)((j % per_chunk) * eb)
+                                                           : tmem_emu_mn_major_elem(&op, i, j);
                             uint32_t emu = op.start_addr + (uint32_t)rel;
                             uint32_t want = TILE_SADDR + tile_offset_eb(L, i, ks * s + j, rows, K, eb);
                             if (emu != want) {
                                 if (verbose && bad_here < 3)
-                                    printf("    %u-byte %s-major swizzle %d rows %u step %u: element (%u, %u) emulation "
-                                           "reads 0x%x, tile has it at 0x%x\n",
-                                           eb, L.major ? "MN" : "K", L.swizzle, rows, s, i, ks * s + j, emu, want);
+                                    printf(
+                                        "    %u-byte %s-major swizzle %d rows %u step %u: element (%u, %u) emulation "
+                                        "reads 0x%x, tile has it at 0x%x\n",
+                                        eb, L.major ? "MN" : "K", L.swizzle, rows, s, i, ks * s + j, emu, want);
                                 bad_here++;
                             }
                         }
                     }
                 }
                 if (verbose)
-                    printf("  %u-byte, %s-major, swizzle %3d, %3u rows, K=%u in 4 steps: %s\n", eb, L.major ? "MN" : "K ",
-                           L.swizzle, rows, K, bad_here ? "MISMATCH" : "every element where the tile has it");
+                    printf("  %u-byte, %s-major, swizzle %3d, %3u rows, K=%u in 4 steps: %s\n", eb,
+                           L.major ? "MN" : "K ", L.swizzle, rows, K,
+                           bad_here ? "MISMATCH" : "every element where the tile has it");
                 bad += bad_here;
                 (*layouts_checked)++;
             }

@@ -49,10 +49,10 @@
 
 typedef struct umma_params {
     operand_layout a, b;
-    uint32_t n;         /* instruction N (whole pair for cta_group 2) */
-    uint32_t k;         /* total K, a multiple of 16 */
+    uint32_t n; /* instruction N (whole pair for cta_group 2) */
+    uint32_t k; /* total K, a multiple of 16 */
     uint32_t idesc;
-    uint32_t d_col;     /* accumulator column offset inside the 512-column allocation */
+    uint32_t d_col; /* accumulator column offset inside the 512-column allocation */
     uint32_t use_16x256b;
 } umma_params;
 
@@ -93,14 +93,11 @@ __global__ void __launch_bounds__(128, 1)
     }
     fence_proxy_async_shared_cta(); /* ordinary smem stores, read by the tensor core */
     cta_barrier_sync();
-    if (CG == 2)
-        cluster_sync(); /* barriers initialised and tiles written in both CTAs */
-    if (warp == 0)
-        tmem_alloc<CG>(&tmem_slot, 512);
+    if (CG == 2) cluster_sync(); /* barriers initialised and tiles written in both CTAs */
+    if (warp == 0) tmem_alloc<CG>(&tmem_slot, 512);
     tcgen05_fence_before_thread_sync();
     cta_barrier_sync();
-    if (CG == 2)
-        cluster_sync(); /* the peer's alloc completed before the leader's MMA writes its TMEM */
+    if (CG == 2) cluster_sync(); /* the peer's alloc completed before the leader's MMA writes its TMEM */
     tcgen05_fence_after_thread_sync();
     uint32_t tmem_base = tmem_slot;
     uint32_t d_tmem = tmem_base + p.d_col;
@@ -124,8 +121,7 @@ __global__ void __launch_bounds__(128, 1)
         uint32_t regs[32];
         tmem_ld_32x32b_x32(d_tmem + ((32 * warp) << 16) + c, regs);
         tmem_wait_ld_regs<32>(regs);
-        for (uint32_t i = 0; i < 32 && c + i < p.n; i++)
-            D[(size_t)(m0 + row) * p.n + c + i] = __uint_as_float(regs[i]);
+        for (uint32_t i = 0; i < 32 && c + i < p.n; i++) D[(size_t)(m0 + row) * p.n + c + i] = __uint_as_float(regs[i]);
     }
     if (p.use_16x256b && D16) {
         for (uint32_t half = 0; half < 2; half++) {
@@ -137,16 +133,14 @@ __global__ void __launch_bounds__(128, 1)
                 for (uint32_t i = 0; i < 32; i++) {
                     uint32_t r = lane0 + lane / 4 + 8 * ((i / 2) % 2);
                     uint32_t col = c + 2 * (lane % 4) + i % 2 + 8 * (i / 4);
-                    if (col < p.n)
-                        D16[(size_t)(m0 + r) * p.n + col] = __uint_as_float(regs[i]);
+                    if (col < p.n) D16[(size_t)(m0 + r) * p.n + col] = __uint_as_float(regs[i]);
                 }
             }
         }
     }
     tcgen05_fence_before_thread_sync();
     cta_barrier_sync();
-    if (CG == 2)
-        cluster_sync(); /* both CTAs done with TMEM and with each other's smem */
+    if (CG == 2) cluster_sync(); /* both CTAs done with TMEM and with each other's smem */
     if (warp == 0) {
         tmem_relinquish_alloc_permit<CG>();
         tcgen05_fence_after_thread_sync();
@@ -222,10 +216,12 @@ static int run_umma_case(const umma_case *c)
     if (c->cg == 2) {
         cluster_launch_config(&cfg, attr, 2u);
         CHECK_CUDA(cudaFuncSetAttribute(umma_test_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-        CHECK_CUDA(cudaLaunchKernelEx(&cfg, umma_test_kernel<2>, (const uint16_t *)dA, (const uint16_t *)dB, dD, dD16, p));
+        CHECK_CUDA(
+            cudaLaunchKernelEx(&cfg, umma_test_kernel<2>, (const uint16_t *)dA, (const uint16_t *)dB, dD, dD16, p));
     } else {
         CHECK_CUDA(cudaFuncSetAttribute(umma_test_kernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-        CHECK_CUDA(cudaLaunchKernelEx(&cfg, umma_test_kernel<1>, (const uint16_t *)dA, (const uint16_t *)dB, dD, dD16, p));
+        CHECK_CUDA(
+            cudaLaunchKernelEx(&cfg, umma_test_kernel<1>, (const uint16_t *)dA, (const uint16_t *)dB, dD, dD16, p));
     }
     char msg[1024];
     int leaked = tmem_host_leak_check(0, msg, sizeof msg);
@@ -241,19 +237,15 @@ static int run_umma_case(const umma_case *c)
     for (uint32_t m = 0; m < M; m++) {
         for (uint32_t n = 0; n < N; n++) {
             double ref = 0;
-            for (uint32_t k = 0; k < K; k++)
-                ref += (double)fA[(size_t)m * K + k] * (double)fB[(size_t)n * K + k];
-            if (c->negate_a)
-                ref = -ref;
+            for (uint32_t k = 0; k < K; k++) ref += (double)fA[(size_t)m * K + k] * (double)fB[(size_t)n * K + k];
+            if (c->negate_a) ref = -ref;
             double got = hD[(size_t)m * N + n];
             double err = fabs(got - ref);
             if (!(err <= 1e-4 + 1e-4 * fabs(ref))) {
-                if (bad < 5)
-                    printf("  mismatch D[%u][%u] = %.6f, reference %.6f\n", m, n, got, ref);
+                if (bad < 5) printf("  mismatch D[%u][%u] = %.6f, reference %.6f\n", m, n, got, ref);
                 bad++;
             }
-            if (err > max_err || err != err)
-                max_err = err;
+            if (err > max_err || err != err) max_err = err;
             if (c->use_16x256b && memcmp(&hD16[(size_t)m * N + n], &hD[(size_t)m * N + n], 4) != 0) {
                 if (bad16 < 5)
                     printf("  16x256b mismatch at [%u][%u]: %.6f vs 32x32b %.6f\n", m, n, hD16[(size_t)m * N + n],
@@ -289,21 +281,18 @@ __global__ void __launch_bounds__(128) alloc_kernel(uint32_t *bad, uint32_t *max
 {
     __shared__ uint32_t tmem_slot;
     uint32_t warp = threadIdx.x / 32;
-    if (warp == 0)
-        tmem_alloc<1>(&tmem_slot, 256);
+    if (warp == 0) tmem_alloc<1>(&tmem_slot, 256);
     tcgen05_fence_before_thread_sync();
     cta_barrier_sync();
     tcgen05_fence_after_thread_sync();
     uint32_t base = tmem_slot;
-    if (threadIdx.x == 0)
-        atomicMax(max_col, tmem_addr_column(base));
+    if (threadIdx.x == 0) atomicMax(max_col, tmem_addr_column(base));
     for (uint32_t c = 0; c < 256; c += 64) {
         uint32_t regs[64];
         tmem_ld_32x32b_x64(base + ((32 * warp) << 16) + c, regs);
         tmem_wait_ld();
         for (int i = 0; i < 64; i++)
-            if (regs[i] != TMEM_EMU_POISON)
-                atomicAdd(bad, 1u);
+            if (regs[i] != TMEM_EMU_POISON) atomicAdd(bad, 1u);
     }
     __nanosleep(20000); /* hold the columns a while so co-resident CTAs really block */
     tcgen05_fence_before_thread_sync();
@@ -361,16 +350,14 @@ __global__ void __launch_bounds__(128, 1)
         fence_mbarrier_init();
     }
     cta_barrier_sync();
-    if (CG == 2)
-        cluster_sync();
+    if (CG == 2) cluster_sync();
     /* The address hand-off through named barrier 1 (all 128 threads), as the sm100 kernel does it. */
-    uint32_t d_tmem = (warp == 0) ? tmem_alloc_and_publish<CG>(&tmem_slot, 256, 1, 128)
-                                  : tmem_receive_address(&tmem_slot, 1, 128);
-    if (CG == 2)
-        cluster_sync(); /* the peer's alloc completed before the leader's first MMA */
+    uint32_t d_tmem =
+        (warp == 0) ? tmem_alloc_and_publish<CG>(&tmem_slot, 256, 1, 128) : tmem_receive_address(&tmem_slot, 1, 128);
+    if (CG == 2) cluster_sync(); /* the peer's alloc completed before the leader's first MMA */
     tcgen05_fence_after_thread_sync();
-    const uint32_t idesc = umma_idesc_f16_encode(UMMA_ACC_F32, UMMA_BF16, UMMA_BF16, UMMA_K_MAJOR, UMMA_K_MAJOR, 0, 0,
-                                                 128 * CG, TN);
+    const uint32_t idesc =
+        umma_idesc_f16_encode(UMMA_ACC_F32, UMMA_BF16, UMMA_BF16, UMMA_K_MAJOR, UMMA_K_MAJOR, 0, 0, 128 * CG, TN);
     uint32_t phase = 0;
     for (uint32_t kb = 0; kb < K / BK; kb++) {
         for (uint32_t idx = threadIdx.x; idx < 128 * BK / 8; idx += blockDim.x) { /* 8 elements = 16 B at a time */
@@ -385,8 +372,7 @@ __global__ void __launch_bounds__(128, 1)
         }
         fence_proxy_async_shared_cta();
         cta_barrier_sync();
-        if (CG == 2)
-            cluster_sync(); /* the peer's tiles are written too */
+        if (CG == 2) cluster_sync(); /* the peer's tiles are written too */
         if (warp == 0 && rank == 0) {
             tcgen05_fence_after_thread_sync();
             uint32_t a_saddr = (uint32_t)__cvta_generic_to_shared(a_tile);
@@ -410,13 +396,11 @@ __global__ void __launch_bounds__(128, 1)
         uint32_t regs[32];
         tmem_ld_32x32b_x32(d_tmem + ((32 * warp) << 16) + c, regs);
         tmem_wait_ld();
-        for (uint32_t i = 0; i < 32; i++)
-            C[(size_t)row * N + n0 + c + i] = __uint_as_float(regs[i]);
+        for (uint32_t i = 0; i < 32; i++) C[(size_t)row * N + n0 + c + i] = __uint_as_float(regs[i]);
     }
     tcgen05_fence_before_thread_sync();
     cta_barrier_sync();
-    if (CG == 2)
-        cluster_sync();
+    if (CG == 2) cluster_sync();
     if (warp == 0) {
         tmem_relinquish_alloc_permit<CG>();
         tcgen05_fence_after_thread_sync();
@@ -476,16 +460,13 @@ static int case_gemm_1024(int cg)
     size_t bad = 0, checked = 0;
     for (uint32_t m = 0; m < M; m++) {
         for (uint32_t n = 0; n < N; n++) {
-            if (m % 16 != 3 && n % 16 != 11)
-                continue;
+            if (m % 16 != 3 && n % 16 != 11) continue;
             double ref = 0;
-            for (uint32_t k = 0; k < K; k++)
-                ref += (double)fA[(size_t)m * K + k] * (double)fB[(size_t)n * K + k];
+            for (uint32_t k = 0; k < K; k++) ref += (double)fA[(size_t)m * K + k] * (double)fB[(size_t)n * K + k];
             double got = hC[(size_t)m * N + n];
             checked++;
             if (!(fabs(got - ref) <= 2e-3 + 1e-4 * fabs(ref))) {
-                if (bad < 5)
-                    printf("  mismatch C[%u][%u] = %.6f, reference %.6f\n", m, n, got, ref);
+                if (bad < 5) printf("  mismatch C[%u][%u] = %.6f, reference %.6f\n", m, n, got, ref);
                 bad++;
             }
         }
@@ -530,8 +511,7 @@ __global__ void __launch_bounds__(128) misuse_kernel(int kind, uint32_t *sink)
     __shared__ uint64_t mma_done;
     __shared__ uint32_t tmem_slot;
     uint32_t warp = threadIdx.x / 32;
-    for (uint32_t i = threadIdx.x; i < sizeof tile / 4; i += blockDim.x)
-        ((uint32_t *)tile)[i] = 0;
+    for (uint32_t i = threadIdx.x; i < sizeof tile / 4; i += blockDim.x) ((uint32_t *)tile)[i] = 0;
     if (threadIdx.x == 0) {
         mbarrier_init(&mma_done, 1); /* the commit of warp 0's MMA */
         fence_mbarrier_init();
@@ -539,8 +519,7 @@ __global__ void __launch_bounds__(128) misuse_kernel(int kind, uint32_t *sink)
     fence_proxy_async_shared_cta();
     cta_barrier_sync();
     uint32_t ncols = (kind == MISUSE_BAD_NCOLS) ? 96 : 128;
-    if (warp == 0)
-        tmem_alloc<1>(&tmem_slot, ncols);
+    if (warp == 0) tmem_alloc<1>(&tmem_slot, ncols);
     tcgen05_fence_before_thread_sync();
     cta_barrier_sync();
     tcgen05_fence_after_thread_sync();
@@ -566,8 +545,7 @@ __global__ void __launch_bounds__(128) misuse_kernel(int kind, uint32_t *sink)
     __syncwarp();
     tcgen05_fence_after_thread_sync();
     cta_barrier_sync();
-    if (kind == MISUSE_DEALLOC_BEFORE_LD && warp == 0)
-        tmem_dealloc<1>(base, ncols); /* before the epilogue's last ld */
+    if (kind == MISUSE_DEALLOC_BEFORE_LD && warp == 0) tmem_dealloc<1>(base, ncols); /* before the epilogue's last ld */
     if (kind == MISUSE_MMA_AFTER_DEALLOC && warp == 0) {
         tmem_dealloc<1>(base, ncols);
         umma_f16_warp<1>(base, a_desc, a_desc, idesc, 0);
@@ -577,15 +555,12 @@ __global__ void __launch_bounds__(128) misuse_kernel(int kind, uint32_t *sink)
         uint32_t regs[32];
         /* wrong warp: warp 1 may only read lanes 32..63, not lane quarter 0 */
         uint32_t lane_base = (kind == MISUSE_WRONG_WARP_LD) ? 0u : 32u;
-        for (int i = 0; i < 32; i++)
-            regs[i] = 0;
+        for (int i = 0; i < 32; i++) regs[i] = 0;
         /* part of a warp: lanes 16..31 skip the .sync.aligned load (undefined on hardware) */
-        if (kind != MISUSE_PART_OF_WARP_LD || threadIdx.x % 32 < 16)
-            tmem_ld_32x32b_x32(base + (lane_base << 16), regs);
+        if (kind != MISUSE_PART_OF_WARP_LD || threadIdx.x % 32 < 16) tmem_ld_32x32b_x32(base + (lane_base << 16), regs);
         tmem_wait_ld();
         uint32_t s = 0;
-        for (int i = 0; i < 32; i++)
-            s += regs[i];
+        for (int i = 0; i < 32; i++) s += regs[i];
         sink[threadIdx.x] = s;
     }
     tcgen05_fence_before_thread_sync();
@@ -595,13 +570,11 @@ __global__ void __launch_bounds__(128) misuse_kernel(int kind, uint32_t *sink)
             tmem_relinquish_alloc_permit<2>();
         else
             tmem_relinquish_alloc_permit<1>();
-        if (kind == MISUSE_ALLOC_AFTER_RELINQUISH)
-            tmem_alloc<1>(&tmem_slot, 32);
+        if (kind == MISUSE_ALLOC_AFTER_RELINQUISH) tmem_alloc<1>(&tmem_slot, 32);
         tcgen05_fence_after_thread_sync();
         if (kind != MISUSE_LEAK && kind != MISUSE_DEALLOC_BEFORE_LD && kind != MISUSE_MMA_AFTER_DEALLOC)
             tmem_dealloc<1>(base, ncols);
-        if (kind == MISUSE_DOUBLE_DEALLOC)
-            tmem_dealloc<1>(base, ncols);
+        if (kind == MISUSE_DOUBLE_DEALLOC) tmem_dealloc<1>(base, ncols);
     }
 }
 
@@ -621,8 +594,7 @@ __global__ void __launch_bounds__(128) misuse_pair_kernel(uint32_t *sink)
     __shared__ uint32_t tmem_slot;
     uint32_t warp = threadIdx.x / 32, rank = cluster_ctarank();
     cluster_sync();
-    if (warp == 0)
-        tmem_alloc<2>(&tmem_slot, 128);
+    if (warp == 0) tmem_alloc<2>(&tmem_slot, 128);
     tcgen05_fence_before_thread_sync();
     cta_barrier_sync();
     cluster_sync(); /* both allocations complete */
@@ -669,8 +641,8 @@ __global__ void __launch_bounds__(64) hb_kernel(int kind, uint32_t *out)
     }
     fence_proxy_async_shared_cta();
     cta_barrier_sync();
-    const uint32_t base = warp == 0 ? tmem_alloc_and_publish<1>(&tmem_slot, 128, 1, 64)
-                                    : tmem_receive_address(&tmem_slot, 1, 64);
+    const uint32_t base =
+        warp == 0 ? tmem_alloc_and_publish<1>(&tmem_slot, 128, 1, 64) : tmem_receive_address(&tmem_slot, 1, 64);
     const uint64_t desc = umma_smem_desc_k_major((uint32_t)__cvta_generic_to_shared(tile), UMMA_SWIZZLE_128B);
     const uint32_t idesc =
         umma_idesc_f16_encode(UMMA_ACC_F32, UMMA_BF16, UMMA_BF16, UMMA_K_MAJOR, UMMA_K_MAJOR, 0, 0, 128, 128);
@@ -685,8 +657,7 @@ __global__ void __launch_bounds__(64) hb_kernel(int kind, uint32_t *out)
             const bool early = kind == HB_RELEASE_EARLY && round == 0;
             mbarrier_wait(&full, round, WAIT_CTA, 0, "full", 0);
             __syncwarp();
-            if (kind != HB_NO_FENCE_AFTER)
-                tcgen05_fence_after_thread_sync();
+            if (kind != HB_NO_FENCE_AFTER) tcgen05_fence_after_thread_sync();
             if (early) { /* planted: released before the read */
                 tcgen05_fence_before_thread_sync();
                 mbarrier_arrive(&empty);
@@ -696,8 +667,7 @@ __global__ void __launch_bounds__(64) hb_kernel(int kind, uint32_t *out)
             if (kind == HB_LD_POISON && round == 0)
                 out[lane] = regs[0]; /* before the wait: must be the poison pattern */
             tmem_wait_ld_regs<32>(regs);
-            if (kind == HB_LD_POISON && round == 0)
-                out[32 + lane] = regs[0]; /* after: the MMA's result */
+            if (kind == HB_LD_POISON && round == 0) out[32 + lane] = regs[0]; /* after: the MMA's result */
             if (!early) {
                 tcgen05_fence_before_thread_sync();
                 mbarrier_arrive(&empty);
@@ -787,7 +757,7 @@ static int run_misuse(const char *name, int kind, int expect_code)
         return 1;
     }
     if (pid == 0) {
-        alarm(120); /* a hang (e.g. a checker that blocks instead of trapping) kills the child */
+        alarm(120);                       /* a hang (e.g. a checker that blocks instead of trapping) kills the child */
         setvbuf(stdout, NULL, _IOLBF, 0); /* each line out as it is printed: a killed child shows how far it got */
         int rc = misuse_child(name, kind, expect_code);
         fflush(stdout);
@@ -798,8 +768,7 @@ static int run_misuse(const char *name, int kind, int expect_code)
         perror("waitpid");
         return 1;
     }
-    if (WIFEXITED(status))
-        return WEXITSTATUS(status);
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
     printf("  %s: child died with signal %d\n", name, WIFSIGNALED(status) ? WTERMSIG(status) : -1);
     return 1;
 }
@@ -860,12 +829,10 @@ int main(int argc, char **argv)
 
     /* Misuse cases first: the parent must not touch CUDA before fork(). */
     for (size_t i = 0; i < sizeof misuse_cases / sizeof misuse_cases[0]; i++) {
-        if (!all && strcmp(name, misuse_cases[i].name) != 0)
-            continue;
+        if (!all && strcmp(name, misuse_cases[i].name) != 0) continue;
         printf("test_tmem_emu %s\n", misuse_cases[i].name);
         int rc = run_misuse(misuse_cases[i].name, misuse_cases[i].kind, misuse_cases[i].expect);
-        if (rc == WSGEMM_TEST_SKIP)
-            return WSGEMM_TEST_SKIP;
+        if (rc == WSGEMM_TEST_SKIP) return WSGEMM_TEST_SKIP;
         printf("  %s\n", rc == 0 ? "PASS" : "FAILED");
         failed += rc != 0;
         ran++;
@@ -883,8 +850,7 @@ int main(int argc, char **argv)
         }
     }
     for (size_t i = 0; i < sizeof umma_cases / sizeof umma_cases[0]; i++) {
-        if (!all && strcmp(name, umma_cases[i].name) != 0)
-            continue;
+        if (!all && strcmp(name, umma_cases[i].name) != 0) continue;
         printf("test_tmem_emu %s\n", umma_cases[i].name);
         int rc = run_umma_case(&umma_cases[i]);
         printf("  %s\n", rc == 0 ? "PASS" : "FAILED");
@@ -907,8 +873,7 @@ int main(int argc, char **argv)
     }
     for (int cg = 1; cg <= 2; cg++) {
         const char *n = cg == 1 ? "gemm_1024" : "gemm_1024_cg2";
-        if (!all && strcmp(name, n) != 0)
-            continue;
+        if (!all && strcmp(name, n) != 0) continue;
         printf("test_tmem_emu %s\n", n);
         int rc = case_gemm_1024(cg);
         printf("  %s\n", rc == 0 ? "PASS" : "FAILED");

@@ -20,7 +20,7 @@ typedef struct operand_layout {
 
 static inline __host__ __device__ umma_swizzle swizzle_code(int swizzle)
 {
-    return swizzle == 128 ? UMMA_SWIZZLE_128B
+    return swizzle == 128  ? UMMA_SWIZZLE_128B
            : swizzle == 64 ? UMMA_SWIZZLE_64B
            : swizzle == 32 ? UMMA_SWIZZLE_32B
                            : UMMA_SWIZZLE_NONE;
@@ -54,7 +54,8 @@ static inline __host__ __device__ uint32_t tile_offset_eb(operand_layout L, uint
     return off ^ (((off >> 7) & mask) << 4);
 }
 
-static inline __host__ __device__ uint32_t tile_offset(operand_layout L, uint32_t i, uint32_t k, uint32_t rows, uint32_t K)
+static inline __host__ __device__ uint32_t tile_offset(operand_layout L, uint32_t i, uint32_t k, uint32_t rows,
+                                                       uint32_t K)
 {
     return tile_offset_eb(L, i, k, rows, K, 2);
 }
@@ -81,19 +82,19 @@ static inline __host__ __device__ uint64_t tile_desc_eb(operand_layout L, uint32
     } else {
         if (L.swizzle == 0) {
             start = tile_saddr + (ks * s / 8) * 128;
-            lbo = 128;            /* next 8 K rows */
-            sbo = (K / 8) * 128;  /* next core matrix along M/N */
+            lbo = 128;           /* next 8 K rows */
+            sbo = (K / 8) * 128; /* next core matrix along M/N */
         } else {
             start = tile_saddr + ks * s * L.swizzle;
-            lbo = K * L.swizzle;  /* next swizzle atom along M/N */
-            sbo = 8 * L.swizzle;  /* next 8 K rows */
+            lbo = K * L.swizzle; /* next swizzle atom along M/N */
+            sbo = 8 * L.swizzle; /* next 8 K rows */
         }
     }
     return umma_smem_desc_encode(start, lbo, sbo, swizzle_code(L.swizzle));
 }
 
 static inline __host__ __device__ uint64_t tile_desc(operand_layout L, uint32_t tile_saddr, uint32_t rows, uint32_t K,
-                                              uint32_t s)
+                                                     uint32_t s)
 {
     return tile_desc_eb(L, tile_saddr, rows, K, s, 2);
 }

@@ -14,8 +14,7 @@ static __device__ __forceinline__ void probe_body(uint32_t *out, uint64_t a_desc
     __shared__ uint64_t bar;
     uint32_t warp = threadIdx.x / 32;
     uint32_t regs[128];
-    if (warp == 0)
-        tmem_alloc<kCtaGroup>(&tmem_slot, 512);
+    if (warp == 0) tmem_alloc<kCtaGroup>(&tmem_slot, 512);
     tcgen05_fence_before_thread_sync();
     __syncthreads();
     tcgen05_fence_after_thread_sync();
@@ -31,24 +30,19 @@ static __device__ __forceinline__ void probe_body(uint32_t *out, uint64_t a_desc
     uint32_t sum = 0;
     tmem_ld_32x32b_x16(taddr, regs);
     tmem_wait_ld();
-    for (int i = 0; i < 16; i++)
-        sum += regs[i];
+    for (int i = 0; i < 16; i++) sum += regs[i];
     tmem_ld_32x32b_x32(taddr, regs);
     tmem_wait_ld_regs<32>(regs);
-    for (int i = 0; i < 32; i++)
-        sum += regs[i];
+    for (int i = 0; i < 32; i++) sum += regs[i];
     tmem_ld_32x32b_x64(taddr, regs);
     tmem_wait_ld();
-    for (int i = 0; i < 64; i++)
-        sum += regs[i];
+    for (int i = 0; i < 64; i++) sum += regs[i];
     tmem_ld_32x32b_x128(taddr, regs);
     tmem_wait_ld();
-    for (int i = 0; i < 128; i++)
-        sum += regs[i];
+    for (int i = 0; i < 128; i++) sum += regs[i];
     tmem_ld_16x256b_x8(taddr, regs);
     tmem_wait_ld();
-    for (int i = 0; i < 32; i++)
-        sum += regs[i];
+    for (int i = 0; i < 32; i++) sum += regs[i];
     out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
     tcgen05_fence_before_thread_sync();
     __syncthreads();

@@ -16,13 +16,13 @@
 #include <cuda_runtime_api.h>
 #include <wsgemm.h>
 
-#define CHECK_CUDA(call)                                                                                  \
-    do {                                                                                                  \
-        cudaError_t e_ = (call);                                                                          \
-        if (e_ != cudaSuccess) {                                                                          \
-            fprintf(stderr, "consumer.c:%d: %s: %s\n", __LINE__, #call, cudaGetErrorString(e_));           \
-            return 1;                                                                                     \
-        }                                                                                                 \
+#define CHECK_CUDA(call)                                                                         \
+    do {                                                                                         \
+        cudaError_t e_ = (call);                                                                 \
+        if (e_ != cudaSuccess) {                                                                 \
+            fprintf(stderr, "consumer.c:%d: %s: %s\n", __LINE__, #call, cudaGetErrorString(e_)); \
+            return 1;                                                                            \
+        }                                                                                        \
     } while (0)
 
 /* Uniform in [-1, 1] on a grid of 1/128: exactly representable in bf16 (8 significant bits). */
@@ -43,8 +43,8 @@ int main(void)
 {
     int version[3] = {0, 0, 0};
     wsgemm_get_version(&version[0], &version[1], &version[2]);
-    printf("consumer.c: wsgemm %d.%d.%d (header %d.%d.%d)\n", version[0], version[1], version[2],
-           WSGEMM_VERSION_MAJOR, WSGEMM_VERSION_MINOR, WSGEMM_VERSION_PATCH);
+    printf("consumer.c: wsgemm %d.%d.%d (header %d.%d.%d)\n", version[0], version[1], version[2], WSGEMM_VERSION_MAJOR,
+           WSGEMM_VERSION_MINOR, WSGEMM_VERSION_PATCH);
     if (version[0] != WSGEMM_VERSION_MAJOR || version[1] != WSGEMM_VERSION_MINOR) {
         printf("FAIL: the library is not the version of the header\n");
         return 1;
@@ -110,7 +110,7 @@ int main(void)
         if (!(fabs((double)c[i] - ref[i]) <= tol) && bad++ < 5)
             printf("  C[%d,%d] = %.8g, expected %.8g (tolerance %.3g)\n", i % M, i / M, c[i], ref[i], tol);
     }
-    printf("consumer.c: %s: %dx%dx%d bf16 NT -> fp32 on the %s path, %d of %d elements wrong\n",
-           bad ? "FAIL" : "PASS", M, N, K, wsgemm_path_name(path), bad, M * N);
+    printf("consumer.c: %s: %dx%dx%d bf16 NT -> fp32 on the %s path, %d of %d elements wrong\n", bad ? "FAIL" : "PASS",
+           M, N, K, wsgemm_path_name(path), bad, M * N);
     return bad ? 1 : 0;
 }
