@@ -255,25 +255,37 @@ static wsgemm_status gemm_call(wsgemm_handle h, const char *fn, wsgemm_problem *
     return wsgemm_call_execute(h, &c);
 }
 
+/* The problem of a GEMM call as its arguments give it (wsgemm_gemm_ex: strides 0, one matrix). */
+static wsgemm_problem problem_of(wsgemm_op transa, wsgemm_op transb, int m, int n, int k, const void *A,
+                                 wsgemm_dtype Atype, int lda, long long strideA, const void *B, wsgemm_dtype Btype,
+                                 int ldb, long long strideB, void *C, wsgemm_dtype Ctype, int ldc, long long strideC,
+                                 int batch_count)
+{
+    return (wsgemm_problem){.transa = transa,
+                            .transb = transb,
+                            .m = m,
+                            .n = n,
+                            .k = k,
+                            .A = A,
+                            .Atype = Atype,
+                            .lda = lda,
+                            .strideA = strideA,
+                            .B = B,
+                            .Btype = Btype,
+                            .ldb = ldb,
+                            .strideB = strideB,
+                            .C = C,
+                            .Ctype = Ctype,
+                            .ldc = ldc,
+                            .strideC = strideC,
+                            .batch_count = batch_count};
+}
+
 wsgemm_status wsgemm_gemm_ex(wsgemm_handle h, wsgemm_op transa, wsgemm_op transb, int m, int n, int k,
                              const float *alpha, const void *A, wsgemm_dtype Atype, int lda, const void *B,
                              wsgemm_dtype Btype, int ldb, const float *beta, void *C, wsgemm_dtype Ctype, int ldc)
 {
-    wsgemm_problem p = {.transa = transa,
-                        .transb = transb,
-                        .m = m,
-                        .n = n,
-                        .k = k,
-                        .A = A,
-                        .Atype = Atype,
-                        .lda = lda,
-                        .B = B,
-                        .Btype = Btype,
-                        .ldb = ldb,
-                        .C = C,
-                        .Ctype = Ctype,
-                        .ldc = ldc,
-                        .batch_count = 1};
+    wsgemm_problem p = problem_of(transa, transb, m, n, k, A, Atype, lda, 0, B, Btype, ldb, 0, C, Ctype, ldc, 0, 1);
     return gemm_call(h, "wsgemm_gemm_ex", &p, alpha, beta, 0, NULL);
 }
 
@@ -283,24 +295,8 @@ wsgemm_status wsgemm_gemm_strided_batched_ex(wsgemm_handle h, wsgemm_op transa, 
                                              long long strideB, const float *beta, void *C, wsgemm_dtype Ctype, int ldc,
                                              long long strideC, int batch_count)
 {
-    wsgemm_problem p = {.transa = transa,
-                        .transb = transb,
-                        .m = m,
-                        .n = n,
-                        .k = k,
-                        .A = A,
-                        .Atype = Atype,
-                        .lda = lda,
-                        .strideA = strideA,
-                        .B = B,
-                        .Btype = Btype,
-                        .ldb = ldb,
-                        .strideB = strideB,
-                        .C = C,
-                        .Ctype = Ctype,
-                        .ldc = ldc,
-                        .strideC = strideC,
-                        .batch_count = batch_count};
+    wsgemm_problem p = problem_of(transa, transb, m, n, k, A, Atype, lda, strideA, B, Btype, ldb, strideB, C, Ctype,
+                                  ldc, strideC, batch_count);
     return gemm_call(h, "wsgemm_gemm_strided_batched_ex", &p, alpha, beta, 1, NULL);
 }
 
@@ -315,24 +311,8 @@ wsgemm_status wsgemm_gemm_workspace_size(wsgemm_handle h, wsgemm_op transa, wsge
     if (!wsgemm_handle_is_valid(h)) return wsgemm_handle_invalid(fn);
     if (bytes == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: bytes is NULL", fn);
     const float one = 1.0f, zero = 0.0f; /* a product is formed; beta does not change the workspace */
-    wsgemm_problem p = {.transa = transa,
-                        .transb = transb,
-                        .m = m,
-                        .n = n,
-                        .k = k,
-                        .A = A,
-                        .Atype = Atype,
-                        .lda = lda,
-                        .strideA = strideA,
-                        .B = B,
-                        .Btype = Btype,
-                        .ldb = ldb,
-                        .strideB = strideB,
-                        .C = (void *)C,
-                        .Ctype = Ctype,
-                        .ldc = ldc,
-                        .strideC = strideC,
-                        .batch_count = batch_count};
+    wsgemm_problem p = problem_of(transa, transb, m, n, k, A, Atype, lda, strideA, B, Btype, ldb, strideB, (void *)C,
+                                  Ctype, ldc, strideC, batch_count);
     return gemm_call(h, fn, &p, &one, &zero, 1, bytes);
 }
 
