@@ -81,7 +81,7 @@ MUTANTS = [
      [(KERNEL, r"mbarrier_arrive_remote\(&s\.acc_empty\[([^\]]+)\], 0\);", r"mbarrier_arrive(&s.acc_empty[\1]) /*MUTANT*/;", 1)]),
     # ---- teardown order
     ("dealloc_before_wait", "kill", "ops_cg1",
-     [("tmem/dealloc_barrier_tmem.cuh", r"dealloc_barrier_wait<CtaGroup>\(bar_smem, ticks\);", r"/*MUTANT*/;", 1)]),
+     [("tmem/dealloc_barrier_tmem.cuh", r"dealloc_barrier_wait<kCtaGroup>\(bar_smem, ticks\);", r"/*MUTANT*/;", 1)]),
     ("no_producer_tail", "kill", "ops_cg1",
      [(KERNEL, r"producer_tail\(&ring, st\);", r"/*MUTANT*/;", 1)]),
     # ---- cluster syncs
