@@ -166,7 +166,7 @@ static int has_epilogue_ops(const wsgemm_call *c)
     return c->output.ops.bias || c->output.ops.aux || c->output.ops.activation != WSGEMM_ACTIVATION_NONE;
 }
 
-/* 1 when `path` runs c; else 0 with the reason in why. */
+/* 1 when `path` runs c; else 0 with the reason in why (when why is not NULL). */
 static int path_takes(wsgemm_path path, const wsgemm_call *c, char *why, size_t why_size)
 {
     if (c->kind == WSGEMM_CALL_GEMM || path == WSGEMM_PATH_GENERIC) return 1;
@@ -177,13 +177,13 @@ static int path_takes(wsgemm_path path, const wsgemm_call *c, char *why, size_t 
         const int takes = (wsgemm_dtype_is_16bit(p->Atype) || fp8) &&
                           (fp8 || (c->output.a_scale == NULL && c->output.b_scale == NULL)) && product &&
                           (p->beta == 0.0f || (c_is_d(c) && c->output.c_scale == NULL));
-        if (!takes)
+        if (!takes && why)
             snprintf(why, why_size,
                      "the sm90 kernel runs a matmul with 16-bit A and B (no scales) or FP8 A and B, "
                      "k > 0, alpha != 0, and beta == 0 or C == D without c_scale");
         return takes;
     }
-    if (!product) snprintf(why, why_size, "the sm100 kernel runs a matmul with k > 0 and alpha != 0");
+    if (!product && why) snprintf(why, why_size, "the sm100 kernel runs a matmul with k > 0 and alpha != 0");
     return product;
 }
 
@@ -208,8 +208,7 @@ wsgemm_path wsgemm_path_choose(const wsgemm_call *c, wsgemm_path forced, const w
     if (c->kind == WSGEMM_CALL_GEMM && !wsgemm_call_has_product(c)) return WSGEMM_PATH_GENERIC;
     if (forced != WSGEMM_PATH_AUTO) return forced;
     const wsgemm_path fastest = auto_path(d, stream);
-    char why[8];
-    return path_takes(fastest, c, why, sizeof why) ? fastest : WSGEMM_PATH_GENERIC;
+    return path_takes(fastest, c, NULL, 0) ? fastest : WSGEMM_PATH_GENERIC;
 }
 
 /* ---------------------------------------------------------------- the dispatch */

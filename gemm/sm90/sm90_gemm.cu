@@ -293,9 +293,10 @@ static wsgemm_status sm90_plan(void *self, const wsgemm_problem *p, int lean, ws
                                char *why, size_t why_size)
 {
     const sm90_call *call = (const sm90_call *)self;
-    wsgemm_knobs knobs = *call->knobs;
-    if (lean) knobs.sm90_hybrid = 0; /* the hybrid-off plan: no split region's partial tiles */
-    return sm90_plan_make(p, &knobs, query_kernel, ctx, plan, why, why_size);
+    if (!lean) return sm90_plan_make(p, call->knobs, query_kernel, ctx, plan, why, why_size);
+    wsgemm_knobs off = *call->knobs; /* the hybrid-off plan: no split region's partial tiles */
+    off.sm90_hybrid = 0;
+    return sm90_plan_make(p, &off, query_kernel, ctx, plan, why, why_size);
 }
 
 static wsgemm_status sm90_encode(void *self, wsgemm_plan *plan, const wsgemm_problem *p, uint8_t *ws,
