@@ -79,9 +79,9 @@ def _project_root():
                        "repository (pip install ./python) or from the sdist")
 
 
-def _run(cmd):
+def _run(cmd, quiet=False):
     print("wsgemm_build: " + " ".join(cmd), file=sys.stderr, flush=True)
-    subprocess.run(cmd, check=True, stdout=sys.stderr)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL if quiet else sys.stderr)
 
 
 def _cache(build_dir):
@@ -138,7 +138,7 @@ def _native_files(config_settings):
                                f"one (configure with -D{name}={'lib' if 'LIBDIR' in name else 'libexec'})")
     files = {}
     with tempfile.TemporaryDirectory(prefix="wsgemm-stage-") as stage:
-        _run(["cmake", "--install", build_dir, "--prefix", stage])
+        _run(["cmake", "--install", build_dir, "--prefix", stage], quiet=True)
         lib_stage = os.path.join(stage, libdir)
         for name in sorted(os.listdir(lib_stage)):
             path = os.path.join(lib_stage, name)
@@ -221,7 +221,9 @@ def build_sdist(sdist_directory, config_settings=None):
 
     def skip(path):
         parts = path.split(os.sep)
-        return "__pycache__" in parts or path.endswith(".pyc") or parts[0] == "build"
+        # no build output: the project's build/ folders, the native files an editable install put into wsgemm/
+        return "__pycache__" in parts or path.endswith(".pyc") or "build" in parts[:2] or \
+            (parts[0] == NAME and len(parts) > 1 and not path.endswith(".py"))
 
     entries = [(os.path.join(ROOT, p), p) for p in PACKAGE_FILES]
     entries += [(os.path.join(project, p), os.path.join("native", p)) for p in NATIVE]

@@ -336,6 +336,8 @@ def matmul_from_api(a, b, out, *, alpha, beta, stream, path, epilogue, bias, aux
     if scale_c is not None:
         raise NotImplementedError("wsgemm: scale_c (it scales out's old value) takes out= outside torch.compile")
     out_dtype = out.dtype if out is not None and beta == 0.0 else (torch.float32 if out is not None else None)
+    if grad and epilogue in ("gelu", "gelu_bias") and aux is None:
+        epilogue = epilogue.replace("gelu", "gelu_aux")  # keep GELU's input for the backward (no GEMM again)
     if not fused:
         result = torch.ops.wsgemm.mm(a, b, alpha=alpha, out_dtype=out_dtype, path=path or "auto")
     else:
@@ -359,5 +361,5 @@ def _in_place(a, b, out, extras, *, alpha, beta, epilogue, path):
     given = {name: t for name, t in extras.items() if t is not None}
     if epilogue is not None and (epilogue not in _binding.EPILOGUES):
         raise ValueError(f"wsgemm: epilogue {epilogue!r} is not one of {sorted(k for k in _binding.EPILOGUES if k)}")
-    _launch_cuda(a, b, out, given, epilogue=epilogue, alpha=alpha, beta=beta, path=path or "auto")
+    _launch(a, b, out, given, epilogue=epilogue, alpha=alpha, beta=beta, path=path or "auto")
     return out
