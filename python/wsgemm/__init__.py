@@ -10,7 +10,10 @@ column-major and transposed views map onto the one column-major call (see _layou
 
 Argument errors raise TypeError / ValueError before any CUDA call; a status other than SUCCESS from
 the library raises wsgemm.Error with the library's message. The library is found through
-WSGEMM_LIBRARY, next to this package, or the loader's path (see _binding.py).
+WSGEMM_LIBRARY, in this package (what the wheel carries), or the loader's path (see _binding.py).
+Where torch is installed, importing the package registers torch.ops.wsgemm.mm and .matmul (torch_ops.py),
+and matmul on torch tensors goes through them (autograd, torch.compile, torch.export). JAX arrays are
+inputs only: wsgemm writes out, aux and amax in place, and JAX arrays are immutable.
 """
 from __future__ import annotations
 
@@ -46,7 +49,9 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None, path=None, epilo
 
     a: (M, K) or (batch, M, K); b: (K, N) or (batch, K, N); both bfloat16 or both float16.
     out: (M, N) or (batch, M, N), bfloat16, float16 or float32; without it a new array of a's dtype
-      is made (torch tensors and cupy arrays only) and beta must be 0.
+      (bfloat16 for FP8 a) is made (torch tensors and cupy arrays only) and beta must be 0.
+    torch tensors a and b go through torch.ops.wsgemm (torch_ops.py): the result is differentiable and the
+      call compiles and exports as one op; out= writes in place outside torch.compile and takes no autograd.
     Each operand may be row-major, column-major or a transposed view of either (one unit stride in the
       last two dimensions). Accumulation is fp32.
     stream: where the GEMM runs: an int cudaStream_t, or an object with __cuda_stream__, .cuda_stream
@@ -94,7 +99,8 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None, path=None, epilo
         if arr.cai_stream is not None and arr.cai_stream != stream_value:
             err = _binding.cudart().cudaStreamSynchronize(arr.cai_stream)
             if err:
-                raise Error(_binding.STATUS_CUDA_ERROR, "WSGEMM_STATUS_CUDA_ERROR", f"cudaStreamSynchronize on {arr.name}'s stream: "
+                raise Error(_binding.STATUS_CUDA_ERROR, "WSGEMM_STATUS_CUDA_ERROR",
+                            f"cudaStreamSynchronize on {arr.name}'s stream: "
                             + _binding.cudart().cudaGetErrorString(err).decode())
     launch(prepared, da, dc, alpha=alpha, beta=beta, stream=stream_value, path=path)
     return out
