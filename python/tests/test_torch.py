@@ -159,7 +159,7 @@ class TorchOpsTest(unittest.TestCase):
         y = wsgemm.matmul(a, b, epilogue="gelu_bias", bias=bias)          # fp16 in: fp16 out
         self.assertEqual(y.dtype, torch.float16)
         want = torch.nn.functional.gelu(a.float() @ b.float() + bias.float(), approximate="tanh")
-        self.close(y, want, 2e-3, "fp16 gelu_bias")
+        self.close(y, want, 4e-3, "fp16 gelu_bias")  # fp16 rounding and tanh.approx, 2^-11 each
         self.assertEqual(torch.ops.wsgemm.mm(a, b, out_dtype=torch.float32).dtype, torch.float32)
         self.assertEqual(wsgemm.matmul(a.bfloat16(), b.bfloat16()).dtype, torch.bfloat16)
         a8, b8 = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
