@@ -5,9 +5,10 @@
     run.py cpu   the CPU tests (test_cpu.py) against the module in this source tree
     run.py gpu   the GPU tests (test_gpu.py: ctypes device arrays + NumPy; test_torch.py: PyTorch/CuPy
                  where installed) against the source tree; exit 77 without a GPU (or without NumPy)
-    run.py pip   `pip install` of python/ into <work>/site (offline: the build backend needs nothing),
-                 then the CPU tests (and the GPU ones where a GPU exists) against that installed copy;
-                 exit 77 when pip is missing
+    run.py pip   `pip install` of python/ into <work>/site (offline: the build backend needs nothing but
+                 CMake), packaging the build tree WSGEMM_BUILD_DIR (no second build), then the CPU tests
+                 (and the GPU ones where a GPU exists) against that installed copy and the library it
+                 carries (WSGEMM_LIBRARY is dropped); exit 77 when pip is missing
     [--work DIR] scratch folder for `pip` (default: a temporary one)
 The library comes from WSGEMM_LIBRARY (or the loader's path). With WSGEMM_REQUIRE_GPU=1 in the
 environment, a missing GPU or NumPy is a failure (exit 1) instead of a skip; PyTorch and CuPy tests
@@ -71,14 +72,21 @@ def main():
             return SKIP
         cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--upgrade",
                "--target", site, PACKAGE_ROOT]
+        if os.environ.get("WSGEMM_BUILD_DIR"):
+            cmd[4:4] = ["--config-settings", "build-dir=" + os.path.abspath(os.environ["WSGEMM_BUILD_DIR"])]
         print("+ " + " ".join(cmd), flush=True)
         subprocess.run(cmd, check=True)
+        os.environ.pop("WSGEMM_LIBRARY", None)  # the installed copy's own library, nothing else
         sys.path.insert(0, site)
         import wsgemm
         if not os.path.abspath(wsgemm.__file__).startswith(os.path.abspath(site)):
             print(f"FAIL: imported {wsgemm.__file__}, not the installed copy in {site}")
             return 1
-        print(f"installed copy: {wsgemm.__file__}")
+        wsgemm.version()
+        if not os.path.realpath(wsgemm.library_path()).startswith(os.path.realpath(site)):
+            print(f"FAIL: loaded {wsgemm.library_path()}, not the library the installed copy carries")
+            return 1
+        print(f"installed copy: {wsgemm.__file__}, library {wsgemm.library_path()}")
         modules = gpu_modules()
         return run(["test_cpu"] + (modules if isinstance(modules, list) else []))
 

@@ -349,7 +349,8 @@ def header_version():
     return tuple(int(re.search(rf"#define WSGEMM_VERSION_{p} (\d+)", text).group(1)) for p in ("MAJOR", "MINOR", "PATCH"))
 
 
-@unittest.skipUnless(os.environ.get("WSGEMM_LIBRARY"), "WSGEMM_LIBRARY is not set")
+@unittest.skipUnless(os.environ.get("WSGEMM_LIBRARY") or _binding.bundled_libraries(os.path.dirname(wsgemm.__file__)),
+                     "WSGEMM_LIBRARY is not set and the package holds no library")
 class LibraryTest(unittest.TestCase):
     def test_versions_agree(self):
         self.assertEqual(wsgemm.version(), header_version())
@@ -365,6 +366,288 @@ class LibraryTest(unittest.TestCase):
         self.assertIn(e.status_name, ("WSGEMM_STATUS_NO_DEVICE", "WSGEMM_STATUS_INVALID_VALUE"))
         self.assertIn("wsgemm_gemm_ex", e.message)
         self.assertEqual(str(e), f"{e.status_name}: {e.message}")
+
+
+# ---------------------------------------------------------------- the package: wheel, sdist, installs
+
+BUILD_DIR = os.environ.get("WSGEMM_BUILD_DIR")
+PYTHON_ROOT = os.path.join(REPO, "python")
+
+
+def backend():
+    """The build backend of python/pyproject.toml (python/_build/wsgemm_build.py), imported as pip does."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("wsgemm_build", os.path.join(PYTHON_ROOT, "_build", "wsgemm_build.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def build_cache():
+    with open(os.path.join(BUILD_DIR, "CMakeCache.txt")) as f:
+        return dict(m.groups() for m in re.finditer(r"^([A-Za-z0-9_]+):[A-Z]+=(.*)$", f.read(), re.M))
+
+
+def run_python(code, env_extra=None, path=None):
+    """`python -c code` in a fresh interpreter (no WSGEMM_LIBRARY: the library must come from the package)."""
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k not in ("WSGEMM_LIBRARY", "PYTHONPATH")}
+    if path:
+        env["PYTHONPATH"] = path
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd="/")
+
+
+class ImportTest(unittest.TestCase):
+    def test_import_without_torch_and_gpu(self):
+        # torch made unimportable: `import wsgemm` works, imports no torch, and registers nothing
+        code = ("import sys\nclass Block:\n    def find_spec(self, name, path=None, target=None):\n"
+                "        if name == 'torch' or name.startswith('torch.'): raise ImportError('blocked')\n"
+                "sys.meta_path.insert(0, Block())\nimport importlib.util\nimportlib.util.find_spec = "
+                "lambda name, *a: None if name == 'torch' else None\n"
+                "import wsgemm\nprint('torch' in sys.modules, hasattr(wsgemm, 'matmul'))")
+        r = run_python(code, {"CUDA_VISIBLE_DEVICES": ""}, PYTHON_ROOT)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split(), ["False", "True"])
+
+
+@unittest.skipUnless(BUILD_DIR, "WSGEMM_BUILD_DIR (a built CMake tree to package) is not set")
+class PackageTest(unittest.TestCase):
+    """The wheel of a built tree (WSGEMM_BUILD_DIR: what ctest passes), its tags and files, the sdist, and
+    offline installs of both kinds."""
+
+    @classmethod
+    def setUpClass(cls):
+        import tempfile
+        cls.work = tempfile.mkdtemp(prefix="wsgemm-package-test-")
+        cls.backend = backend()
+        cls.settings = {"build-dir": os.path.abspath(BUILD_DIR)}
+        cls.wheel = os.path.join(cls.work, cls.backend.build_wheel(cls.work, cls.settings))
+        cls.has_sm100 = "100a" in build_cache().get("WSGEMM_CUDA_ARCHS", "").split(";")
+
+    @classmethod
+    def tearDownClass(cls):
+        import shutil
+        shutil.rmtree(cls.work, ignore_errors=True)
+
+    def test_wheel_tags_and_files(self):
+        import base64
+        import hashlib
+        import zipfile
+        name = os.path.basename(self.wheel)
+        self.assertRegex(name, r"^wsgemm-[0-9.]+-py3-none-linux_x86_64\.whl$")
+        with zipfile.ZipFile(self.wheel) as whl:
+            names = whl.namelist()
+            info = [n for n in names if n.endswith(".dist-info/WHEEL")]
+            wheel_file = whl.read(info[0]).decode()
+            self.assertIn("Root-Is-Purelib: false", wheel_file)
+            self.assertIn("Tag: py3-none-linux_x86_64", wheel_file)
+            for module in ("__init__", "_arrays", "_binding", "_layout", "torch_ops"):
+                self.assertIn(f"wsgemm/{module}.py", names)
+            libs = [n for n in names if re.fullmatch(r"wsgemm/lib(64)?/libwsgemm\.so(\.[0-9]+)*", n)]
+            self.assertEqual(len(libs), 1, names)
+            self.assertGreater(whl.getinfo(libs[0]).file_size, 100000)
+            helpers = [n for n in names if n.endswith("/wsgemm-sm100-selfcheck")]
+            self.assertEqual(len(helpers), 1 if self.has_sm100 else 0, names)
+            if helpers:
+                self.assertTrue((whl.getinfo(helpers[0]).external_attr >> 16) & 0o111, "the helper is not executable")
+                # where the library looks for it: <its folder>/<libexec-from-libdir>/wsgemm-sm100-selfcheck,
+                # the relative path compiled into it (gemm/CMakeLists.txt)
+                rel = os.path.relpath(os.path.dirname(helpers[0]), os.path.dirname(libs[0]))
+                self.assertIn(b"\0" + rel.encode() + b"\0", whl.read(libs[0]), f"the library does not look in {rel}")
+            record = whl.read([n for n in names if n.endswith("/RECORD")][0]).decode().split()
+            for line in record:
+                path, digest, size = line.rsplit(",", 2)
+                if digest:
+                    data = whl.read(path)
+                    want = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+                    self.assertEqual((digest, int(size)), ("sha256=" + want, len(data)), path)
+            self.assertEqual(len(record), len(names))
+
+    def test_sdist_holds_the_sources(self):
+        import subprocess
+        import tarfile
+        name = self.backend.build_sdist(self.work)
+        with tarfile.open(os.path.join(self.work, name)) as tar:
+            names = set(tar.getnames())
+        base = name[:-len(".tar.gz")]
+        for path in ("PKG-INFO", "pyproject.toml", "_build/wsgemm_build.py", "wsgemm/torch_ops.py",
+                     "native/CMakeLists.txt", "native/include/wsgemm.h", "native/gemm/api.c",
+                     "native/cmake/WsgemmInstall.cmake"):
+            self.assertIn(f"{base}/{path}", names)
+        tracked = subprocess.run(["git", "-C", REPO, "ls-files", *self.backend.NATIVE], capture_output=True, text=True)
+        if tracked.returncode == 0 and tracked.stdout:  # every tracked file the CMake build may read
+            missing = [p for p in tracked.stdout.split() if f"{base}/native/{p}" not in names]
+            self.assertEqual(missing, [])
+        self.assertFalse([n for n in names if "/build/" in n or n.endswith((".so", ".pyc"))])
+
+    def test_offline_install_into_a_target_dir(self):
+        import subprocess
+        import sys
+        target = os.path.join(self.work, "site")
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", "--target",
+                        target, self.wheel], check=True)
+        if self.has_sm100:
+            helper = os.path.join(target, "wsgemm", "libexec", "wsgemm", "wsgemm-sm100-selfcheck")
+            self.assertTrue(os.access(helper, os.X_OK), f"{helper} is not executable after the install")
+            r = subprocess.run([helper], capture_output=True, text=True)  # loads and runs: its usage, status 2
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn("usage: wsgemm-sm100-selfcheck", r.stdout + r.stderr)
+        r = run_python("import wsgemm, os; print(wsgemm.version(), os.path.realpath(wsgemm.library_path()))",
+                       {"CUDA_VISIBLE_DEVICES": ""}, target)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split(") ")[0] + ")", str(header_version()))
+        self.assertTrue(r.stdout.split(") ")[1].strip().startswith(os.path.realpath(target) + "/wsgemm/lib"), r.stdout)
+
+    def test_editable_install(self):
+        import shutil
+        import subprocess
+        import sys
+        import venv
+        bundled = [os.path.join(PYTHON_ROOT, "wsgemm", d) for d in ("lib", "lib64", "libexec")]
+        if any(os.path.exists(d) for d in bundled):
+            self.skipTest("python/wsgemm already holds an editable install's library")
+        env_dir = os.path.join(self.work, "venv")
+        venv.create(env_dir, system_site_packages=False, with_pip=False)
+        py = os.path.join(env_dir, "bin", "python")
+        try:
+            subprocess.run([sys.executable, "-m", "pip", "--python", py, "install", "--quiet", "--no-index",
+                            "--no-deps", "--config-settings", f"build-dir={self.settings['build-dir']}", "-e",
+                            PYTHON_ROOT], check=True)
+            r = subprocess.run([py, "-c", "import wsgemm, os; print(wsgemm.__file__, wsgemm.version(), "
+                                "os.path.realpath(wsgemm.library_path()))"], capture_output=True, text=True,
+                               env={k: v for k, v in os.environ.items() if k != "WSGEMM_LIBRARY"}, cwd="/")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(r.stdout.startswith(os.path.join(PYTHON_ROOT, "wsgemm", "__init__.py")), r.stdout)
+            self.assertIn(os.path.realpath(os.path.join(PYTHON_ROOT, "wsgemm", "lib")), r.stdout)
+        finally:
+            for d in bundled:
+                shutil.rmtree(d, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- the torch ops without a GPU
+
+try:
+    import torch
+    import torch_reference as tr
+    from wsgemm import torch_ops
+    HAVE_TORCH = True
+except ImportError:
+    HAVE_TORCH = False
+
+
+@unittest.skipUnless(HAVE_TORCH, "torch is not installed")
+class TorchOpsCpuTest(unittest.TestCase):
+    """The ops' schemas and fakes on meta tensors, and, with the library call replaced by its torch reference
+    (torch_reference.py), autograd, opcheck, torch.compile and torch.export around it, on the CPU."""
+
+    def setUp(self):
+        self.gen = torch.Generator().manual_seed(11)
+
+    def u(self, *shape, dtype=None, grad=False, device="cpu"):
+        return tr.uniform(shape, dtype or torch.bfloat16, self.gen, device, grad)
+
+    def test_schemas(self):
+        self.assertEqual(str(torch.ops.wsgemm.mm.default._schema),
+                         'wsgemm::mm(Tensor a, Tensor b, *, float alpha=1., ScalarType? out_dtype=None, '
+                         'str path="auto") -> Tensor')
+        self.assertTrue(str(torch.ops.wsgemm.matmul.default._schema).startswith(
+            "wsgemm::matmul(Tensor a, Tensor b, Tensor? bias=None, Tensor? scale_a=None, Tensor? scale_b=None, "
+            'Tensor? scale_d=None, *, str epilogue="none"'))
+
+    def test_fake_shapes_and_dtypes(self):
+        meta = dict(device="meta")
+        a, b = torch.empty(5, 7, dtype=torch.float16, **meta), torch.empty(7, 3, dtype=torch.float16, **meta)
+        self.assertEqual(torch.ops.wsgemm.mm(a, b).dtype, torch.float16)
+        self.assertEqual(torch.ops.wsgemm.mm(a, b, out_dtype=torch.float32).dtype, torch.float32)
+        batched = torch.ops.wsgemm.mm(torch.empty(4, 5, 7, dtype=torch.bfloat16, **meta),
+                                      torch.empty(1, 7, 3, dtype=torch.bfloat16, **meta))
+        self.assertEqual((tuple(batched.shape), batched.dtype), ((4, 5, 3), torch.bfloat16))
+        bias16 = torch.empty(3, dtype=torch.float16, **meta)
+        out, aux, amax = torch.ops.wsgemm.matmul(a, b, bias16, epilogue="gelu_bias")  # fp16 in: fp16 out
+        self.assertEqual((out.dtype, tuple(out.shape), aux.numel(), amax.numel()), (torch.float16, (5, 3), 0, 0))
+        out, aux, amax = torch.ops.wsgemm.matmul(a, b, bias16, epilogue="gelu_aux_bias", amax=True)
+        self.assertEqual((tuple(aux.shape), aux.dtype, tuple(amax.shape)), ((5, 3), torch.float16, (1,)))
+        a8 = torch.empty(5, 7, dtype=torch.float8_e4m3fn, **meta)
+        b8 = torch.empty(7, 3, dtype=torch.float8_e4m3fn, **meta)
+        self.assertEqual(torch.ops.wsgemm.matmul(a8, b8)[0].dtype, torch.bfloat16)
+        self.assertEqual(torch.ops.wsgemm.matmul(a8, b8, out_dtype=torch.float8_e4m3fn)[0].dtype, torch.float8_e4m3fn)
+        with self.assertRaisesRegex(ValueError, "inner dimensions"):
+            torch.ops.wsgemm.mm(a, a)
+        with self.assertRaisesRegex(TypeError, "must both be bfloat16 or both float16"):
+            torch.ops.wsgemm.mm(a, b.to(torch.bfloat16))
+        with self.assertRaisesRegex(ValueError, "needs bias"):
+            torch.ops.wsgemm.matmul(a, b, epilogue="bias")
+        with self.assertRaisesRegex(ValueError, "epilogue 'swish'"):
+            torch.ops.wsgemm.matmul(a, b, epilogue="swish")
+        with self.assertRaisesRegex(ValueError, "path 'fast'"):
+            torch.ops.wsgemm.mm(a, b, path="fast")
+
+    def test_cpu_tensors_are_refused_by_the_library_call(self):
+        with self.assertRaisesRegex(TypeError, "a is on cpu"):
+            torch.ops.wsgemm.mm(self.u(4, 4), self.u(4, 4))
+
+    def test_opcheck(self):
+        with tr.reference_kernel():
+            a, b, bias = self.u(5, 7, grad=True), self.u(7, 3, grad=True), self.u(3, grad=True)
+            cases = [(torch.ops.wsgemm.mm.default, (a, b), {"alpha": 0.5}),
+                     (torch.ops.wsgemm.mm.default, (self.u(2, 5, 7, grad=True), b), {"out_dtype": torch.float32}),
+                     (torch.ops.wsgemm.mm.default, (a, self.u(2, 7, 3, grad=True)), {})]
+            for epilogue in torch_ops.EPILOGUES:
+                cases.append((torch.ops.wsgemm.matmul.default, (a, b, bias if "bias" in epilogue else None),
+                              {"epilogue": epilogue}))
+            for op, args, kwargs in cases:
+                result = torch.library.opcheck(op, args, kwargs)
+                self.assertEqual(set(result.values()), {"SUCCESS"}, f"{op} {kwargs}: {result}")
+
+    def test_gradients_match_torch(self):
+        with tr.reference_kernel():
+            for epilogue in ("none", "relu_bias", "gelu_bias", "gelu_aux_bias"):
+                a, b = self.u(6, 8, dtype=torch.float32, grad=True), self.u(8, 5, dtype=torch.float32, grad=True)
+                a.data, b.data = a.data.to(torch.bfloat16).float(), b.data.to(torch.bfloat16).float()
+                bias = self.u(5, dtype=torch.float32, grad=True) if "bias" in epilogue else None
+                ab = [a.detach().to(torch.bfloat16).requires_grad_(), b.detach().to(torch.bfloat16).requires_grad_()]
+                bias16 = bias.detach().requires_grad_() if bias is not None else None
+                got = torch.ops.wsgemm.matmul(*ab, bias16, epilogue=epilogue, alpha=0.75, out_dtype=torch.float32)[0]
+                z = 0.75 * (a @ b) + (bias if bias is not None else 0)
+                want = torch.relu(z) if "relu" in epilogue else \
+                    torch.nn.functional.gelu(z, approximate="tanh") if "gelu" in epilogue else z
+                g = self.u(6, 5, dtype=torch.float32)
+                got.backward(g)
+                want.backward(g)
+                for mine, ref, what in ((ab[0].grad, a.grad, "dA"), (ab[1].grad, b.grad, "dB")) + \
+                        (((bias16.grad, bias.grad, "dbias"),) if bias is not None else ()):
+                    self.assertLess(tr.relative_error(mine, ref), 2e-2, f"{epilogue} {what}")
+
+    def test_api_on_tensors_that_require_grad_and_compile_and_export(self):
+        with tr.reference_kernel():
+            w = torch.nn.Parameter(self.u(32, 16))
+            x = self.u(8, 16, grad=True)
+            y = wsgemm.matmul(x, w.mT)                       # a Parameter: no BufferError, a graph for backward
+            y.float().sum().backward()
+            self.assertEqual((w.grad.shape, x.grad.shape), (w.shape, x.shape))
+            compiled = torch.compile(lambda p, q: wsgemm.matmul(p, q) * 2, fullgraph=True, backend="aot_eager")
+            self.assertLess(tr.relative_error(compiled(x, w.mT), 2 * (x.float() @ w.float().mT)), 1e-2)
+
+            class Layer(torch.nn.Module):
+                def __init__(self, w, b):
+                    super().__init__()
+                    self.w, self.b = torch.nn.Parameter(w), torch.nn.Parameter(b)
+
+                def forward(self, x):
+                    return wsgemm.matmul(x, self.w.mT, epilogue="gelu_bias", bias=self.b)
+            program = torch.export.export(Layer(self.u(32, 16), self.u(32)), (self.u(8, 16),))
+            ops = [str(n.target) for n in program.graph.nodes if n.op == "call_function"]
+            self.assertIn("wsgemm.matmul.default", ops)
+            self.assertFalse([o for o in ops if "aten.mm" in o or "aten.addmm" in o], ops)
+
+    def test_out_refuses_autograd_and_jax_like_outputs(self):
+        with tr.reference_kernel():
+            with self.assertRaisesRegex(RuntimeError, "out= writes in place"):
+                wsgemm.matmul(self.u(4, 4, grad=True), self.u(4, 4), out=self.u(4, 4))
+        with self.assertRaisesRegex(TypeError, "JAX array"):
+            _arrays.describe(type("ArrayImpl", (), {"__module__": "jaxlib.xla_extension"})(), "out", 1)
 
 
 if __name__ == "__main__":

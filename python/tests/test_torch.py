@@ -1,6 +1,11 @@
-"""The Python module on PyTorch tensors (DLPack: PyTorch's only protocol for bfloat16) and, where
-installed, CuPy arrays (__cuda_array_interface__), against a float64 reference on the GPU. Skipped
-without torch or a GPU."""
+"""The Python module on PyTorch tensors (through torch.ops.wsgemm) and, where installed, CuPy arrays
+(__cuda_array_interface__), against float64 / float32 references on the GPU; the torch ops under opcheck,
+autograd, torch.compile, torch.export, CUDA graph capture and side streams; the MLP acceptance check
+(mlp_check.py). Every test asserts that the library ran on one of its own paths. Skipped without torch or a
+GPU."""
+import os
+import subprocess
+import sys
 import unittest
 
 try:
@@ -11,6 +16,11 @@ except ImportError:
 
 import wsgemm
 
+if HAVE_TORCH:
+    import torch_reference as tr
+    from wsgemm import torch_ops
+
+WSGEMM_PATHS = {"generic", "sm90", "sm100", "sm100-emulated"}
 ROUNDING = {"bfloat16": 2.0**-8, "float16": 2.0**-11, "float32": 0.0}
 
 
@@ -22,6 +32,7 @@ def uniform(shape, dtype, gen):
 class TorchTest(unittest.TestCase):
     def setUp(self):
         self.gen = torch.Generator(device="cuda").manual_seed(3)
+        torch_ops.reset_path_counts()
 
     def expect_close(self, got, a, b, alpha=1.0, beta=0.0, c0=None, what=""):
         want = alpha * (a.double() @ b.double())
@@ -32,6 +43,7 @@ class TorchTest(unittest.TestCase):
         tol = ROUNDING[str(got.dtype).split(".")[1]] * want.abs() + k * 2.0**-23 * mag + 1e-30
         bad = ~((got.double() - want).abs() <= tol)
         self.assertFalse(bool(bad.any()), f"{what}: {int(bad.sum())} of {bad.numel()} elements wrong")
+        assert_wsgemm_ran(self)
 
     def test_row_major_bf16_allocates_out(self):
         a, b = uniform((129, 64), torch.bfloat16, self.gen), uniform((64, 77), torch.bfloat16, self.gen)
@@ -77,14 +89,208 @@ class TorchTest(unittest.TestCase):
 
     def test_errors(self):
         a, b = uniform((16, 32), torch.bfloat16, self.gen), uniform((32, 8), torch.bfloat16, self.gen)
-        with self.assertRaisesRegex(TypeError, "a is in CPU"):
-            wsgemm.matmul(a.cpu(), b)
-        with self.assertRaisesRegex(TypeError, "DLPack dtype"):
+        with self.assertRaisesRegex(TypeError, "a is on cpu"):
+            wsgemm.matmul(a.cpu(), b.cpu())
+        with self.assertRaisesRegex(TypeError, "a is in CPU"):  # mixed frameworks: the DLPack path
+            wsgemm.matmul(a.cpu(), FakeCudaArray())
+        with self.assertRaisesRegex(TypeError, "must both be bfloat16 or both float16"):
             wsgemm.matmul(a.double(), b.double())
         with self.assertRaisesRegex(ValueError, "one of the last two must be 1"):
             wsgemm.matmul(uniform((16, 64), torch.bfloat16, self.gen)[:, ::2], b)
         with self.assertRaisesRegex(ValueError, "inner dimensions"):
             wsgemm.matmul(a, a)
+
+
+class FakeCudaArray:
+    """A CUDA array of another framework, as far as __cuda_array_interface__ goes (never dereferenced)."""
+    dtype = "bfloat16"
+    __cuda_array_interface__ = dict(shape=(32, 8), typestr="<V2", data=(0x7F0000000000, False), version=3)
+
+
+def assert_wsgemm_ran(test, at_least=1):
+    """The library ran (the ops count its calls by path) on its own paths: nothing fell back to torch."""
+    counts = torch_ops.path_counts()
+    test.assertGreaterEqual(sum(counts.values()), at_least, f"library calls by path: {counts}")
+    test.assertFalse(set(counts) - WSGEMM_PATHS, f"library calls by path: {counts}")
+
+
+@unittest.skipUnless(HAVE_TORCH, "torch with CUDA is not available")
+class TorchOpsTest(unittest.TestCase):
+    """torch.ops.wsgemm.mm / .matmul as PyTorch sees them."""
+
+    def setUp(self):
+        self.gen = torch.Generator(device="cuda").manual_seed(5)
+        torch_ops.reset_path_counts()
+
+    def u(self, *shape, dtype=torch.bfloat16 if HAVE_TORCH else None, grad=False):
+        return tr.uniform(shape, dtype, self.gen, "cuda", grad)
+
+    def close(self, got, want, tol, what):
+        err = tr.relative_error(got, want)
+        self.assertLess(err, tol, f"{what}: relative error {err:.3e}")
+
+    def test_opcheck(self):
+        a, b, bias = self.u(96, 64, grad=True), self.u(64, 80, grad=True), self.u(80, grad=True)
+        h16 = [self.u(64, 48, dtype=torch.float16, grad=True), self.u(48, 32, dtype=torch.float16, grad=True),
+               self.u(32, dtype=torch.float16, grad=True)]
+        scale = torch.full((1,), 0.5, device="cuda")
+        cases = [(torch.ops.wsgemm.mm.default, (a, b), {}),
+                 (torch.ops.wsgemm.mm.default, (a, b), {"alpha": -0.5, "out_dtype": torch.float32}),
+                 (torch.ops.wsgemm.mm.default, (self.u(3, 96, 64, grad=True), b), {}),
+                 (torch.ops.wsgemm.mm.default, (h16[0], h16[1]), {}),
+                 (torch.ops.wsgemm.matmul.default, (h16[0], h16[1], h16[2]), {"epilogue": "gelu_bias"}),
+                 (torch.ops.wsgemm.matmul.default, (a.detach().to(torch.float8_e4m3fn),
+                                                    b.detach().to(torch.float8_e4m3fn), None, scale, scale), {})]
+        for epilogue in torch_ops.EPILOGUES:
+            cases.append((torch.ops.wsgemm.matmul.default, (a, b, bias if "bias" in epilogue else None),
+                          {"epilogue": epilogue}))
+        for i, (op, args, kwargs) in enumerate(cases):
+            # test_schema compares the inputs before and after with arithmetic torch lacks for float8; the
+            # same op's schema is tested by the other cases
+            utils = ("test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic") if i == 5 else \
+                ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")
+            result = torch.library.opcheck(op, args, kwargs, test_utils=utils, raise_exception=False)
+            self.assertEqual(set(result.values()), {"SUCCESS"}, f"{op} {kwargs}: {result}")
+        assert_wsgemm_ran(self, len(cases))
+
+    def test_output_dtypes(self):
+        a, b, bias = self.u(64, 32, dtype=torch.float16), self.u(32, 48, dtype=torch.float16), \
+            self.u(48, dtype=torch.float16)
+        y = wsgemm.matmul(a, b, epilogue="gelu_bias", bias=bias)          # fp16 in: fp16 out
+        self.assertEqual(y.dtype, torch.float16)
+        want = torch.nn.functional.gelu(a.float() @ b.float() + bias.float(), approximate="tanh")
+        self.close(y, want, 4e-3, "fp16 gelu_bias")  # fp16 rounding and tanh.approx, 2^-11 each
+        self.assertEqual(torch.ops.wsgemm.mm(a, b, out_dtype=torch.float32).dtype, torch.float32)
+        self.assertEqual(wsgemm.matmul(a.bfloat16(), b.bfloat16()).dtype, torch.bfloat16)
+        a8, b8 = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
+        y8 = wsgemm.matmul(a8, b8)
+        self.assertEqual(y8.dtype, torch.bfloat16)                         # FP8 in: bf16 unless out_dtype
+        self.close(y8, a8.float() @ b8.float(), 1e-2, "fp8")
+        assert_wsgemm_ran(self, 4)
+
+    def test_requires_grad_and_gradients_match_torch(self):
+        for epilogue in ("none", "bias", "relu_bias", "gelu", "gelu_bias", "gelu_aux_bias"):
+            a, b = self.u(128, 96, grad=True), self.u(96, 64, grad=True)
+            bias = torch.nn.Parameter(self.u(64)) if "bias" in epilogue else None
+            torch_ops.reset_path_counts()
+            y = torch.ops.wsgemm.matmul(a, b, bias, epilogue=epilogue, alpha=0.5)[0]
+            f = [t.detach().float().requires_grad_() for t in (a, b)]
+            fb = bias.detach().float().requires_grad_() if bias is not None else None
+            z = 0.5 * (f[0] @ f[1]) + (fb if fb is not None else 0)
+            want = torch.relu(z) if "relu" in epilogue else \
+                torch.nn.functional.gelu(z, approximate="tanh") if "gelu" in epilogue else z
+            g = self.u(128, 64)
+            y.backward(g)
+            want.backward(g.float())
+            self.close(y, want, 1e-2, f"{epilogue} out")
+            for mine, ref, what in ((a.grad, f[0].grad, "dA"), (b.grad, f[1].grad, "dB")) + \
+                    (((bias.grad, fb.grad, "dbias"),) if bias is not None else ()):
+                self.close(mine, ref, 2e-2, f"{epilogue} {what}")
+            assert_wsgemm_ran(self, 3)
+        a3, b2 = self.u(4, 32, 64, grad=True), self.u(64, 16, grad=True)   # batched, b shared
+        y = wsgemm.matmul(a3, b2)
+        f = [t.detach().float().requires_grad_() for t in (a3, b2)]
+        g = self.u(4, 32, 16)
+        y.backward(g)
+        (f[0] @ f[1]).backward(g.float())
+        self.close(a3.grad, f[0].grad, 2e-2, "batched dA")
+        self.close(b2.grad, f[1].grad, 2e-2, "batched dB")
+
+    def test_compile_fullgraph(self):
+        x, w = self.u(256, 128), torch.nn.Parameter(self.u(192, 128))
+        f = torch.compile(lambda x, y: wsgemm.matmul(x, y) * 2, fullgraph=True)
+        self.close(f(x, w.mT), 2 * (x.float() @ w.float().mT), 1e-2, "compiled")
+        layer = torch.compile(lambda x, w, b: wsgemm.matmul(x, w.mT, epilogue="gelu_bias", bias=b), fullgraph=True)
+        b = torch.nn.Parameter(self.u(192))
+        layer(x, w, b).float().sum().backward()
+        self.assertEqual((w.grad.shape, b.grad.shape), (w.shape, b.shape))
+        assert_wsgemm_ran(self, 3)
+
+    def test_export(self):
+        class Layer(torch.nn.Module):
+            def __init__(self, w, b):
+                super().__init__()
+                self.w, self.b = torch.nn.Parameter(w), torch.nn.Parameter(b)
+
+            def forward(self, x):
+                return wsgemm.matmul(x, self.w.mT, epilogue="relu_bias", bias=self.b)
+        layer, x = Layer(self.u(96, 64), self.u(96)), self.u(32, 64)
+        program = torch.export.export(layer, (x,))
+        ops = [str(n.target) for n in program.graph.nodes if n.op == "call_function"]
+        self.assertIn("wsgemm.matmul.default", ops)
+        want = torch.relu(x.float() @ layer.w.float().mT + layer.b.float())
+        self.close(program.module()(x), want, 1e-2, "exported")
+        assert_wsgemm_ran(self)
+
+    def test_cuda_graph_capture_cold(self):
+        # a fresh process: the first library call of all is the captured one
+        code = """
+import json, torch, wsgemm
+from wsgemm import torch_ops
+a = torch.rand(256, 128, device="cuda").bfloat16(); b = torch.rand(128, 192, device="cuda").bfloat16()
+bias = torch.rand(192, device="cuda").bfloat16()
+graph = torch.cuda.CUDAGraph()
+with torch.cuda.graph(graph):
+    c = wsgemm.matmul(a, b)
+    d = wsgemm.matmul(a, b, epilogue="gelu_bias", bias=bias)
+counts = torch_ops.path_counts()
+a.copy_(torch.rand(256, 128, device="cuda") * 2 - 1)
+c.fill_(float("nan")); d.fill_(float("nan"))
+graph.replay(); graph.replay()
+torch.cuda.synchronize()
+e1 = ((c.float() - a.float() @ b.float()).norm() / (a.float() @ b.float()).norm()).item()
+ref = torch.nn.functional.gelu(a.float() @ b.float() + bias.float(), approximate="tanh")
+e2 = ((d.float() - ref).norm() / ref.norm()).item()
+print(json.dumps(dict(calls=sum(counts.values()), paths=sorted(counts), e1=e1, e2=e2)))
+"""
+        package = os.path.dirname(os.path.dirname(os.path.abspath(wsgemm.__file__)))
+        env = dict(os.environ, PYTHONPATH=package + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        import json
+        got = json.loads(r.stdout.strip().splitlines()[-1])
+        self.assertEqual(got["calls"], 2, r.stdout)                 # counted once, at capture
+        self.assertTrue(got["paths"] and not set(got["paths"]) - WSGEMM_PATHS, r.stdout)
+        self.assertLess(got["e1"], 1e-2, r.stdout)                  # NaN fails too
+        self.assertLess(got["e2"], 1e-2, r.stdout)
+
+    def test_side_streams(self):
+        a, b = self.u(512, 256), self.u(256, 384)
+        want = a.float() @ b.float()
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):                     # the op runs on the current stream: s
+            c1 = torch.ops.wsgemm.mm(a, b)
+            c2 = wsgemm.matmul(a, b, epilogue="relu")
+        s.synchronize()
+        self.close(c1, want, 1e-2, "mm on a side stream")
+        self.close(c2, torch.relu(want), 1e-2, "matmul on a side stream")
+        for stream in (s, s.cuda_stream):               # stream= as an object and as an int handle
+            out = torch.full((512, 384), float("nan"), dtype=torch.bfloat16, device="cuda")
+            c3 = wsgemm.matmul(a, b, stream=stream)
+            wsgemm.matmul(a, b, out=out, stream=stream)
+            s.synchronize()
+            self.close(c3, want, 1e-2, f"stream={type(stream).__name__}")
+            self.close(out, want, 1e-2, f"out=, stream={type(stream).__name__}")
+        assert_wsgemm_ran(self, 6)
+
+    def test_out_in_place(self):
+        a, b = self.u(128, 64), self.u(64, 96)
+        out = torch.full((128, 96), float("nan"), device="cuda")
+        c0 = self.u(128, 96, dtype=torch.float32)
+        out.copy_(c0)
+        ptr = out.data_ptr()
+        wsgemm.matmul(a, b, out=out, alpha=2.0, beta=-1.0)
+        self.assertEqual(out.data_ptr(), ptr)
+        self.close(out, 2 * (a.float() @ b.float()) - c0, 1e-5, "out=, beta")
+        with self.assertRaisesRegex(RuntimeError, "out= writes in place"):
+            wsgemm.matmul(a.requires_grad_(), b, out=out)
+        assert_wsgemm_ran(self)
+
+    def test_mlp_acceptance(self):
+        import mlp_check
+        failures = mlp_check.run(log=lambda line: None)
+        self.assertEqual(failures, [])
 
 
 try:

@@ -10,11 +10,16 @@ column-major and transposed views map onto the one column-major call (see _layou
 
 Argument errors raise TypeError / ValueError before any CUDA call; a status other than SUCCESS from
 the library raises wsgemm.Error with the library's message. The library is found through
-WSGEMM_LIBRARY, next to this package, or the loader's path (see _binding.py).
+WSGEMM_LIBRARY, in this package (what the wheel carries), or the loader's path (see _binding.py).
+Where torch is installed, importing the package registers torch.ops.wsgemm.mm and .matmul (torch_ops.py),
+and matmul on torch tensors goes through them (autograd, torch.compile, torch.export). JAX arrays are
+inputs only: wsgemm writes out, aux and amax in place, and JAX arrays are immutable.
 """
 from __future__ import annotations
 
 import ctypes
+import importlib.util
+import warnings
 
 from . import _arrays, _binding, _layout
 from ._binding import Error, library_path
@@ -44,7 +49,9 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None, path=None, epilo
 
     a: (M, K) or (batch, M, K); b: (K, N) or (batch, K, N); both bfloat16 or both float16.
     out: (M, N) or (batch, M, N), bfloat16, float16 or float32; without it a new array of a's dtype
-      is made (torch tensors and cupy arrays only) and beta must be 0.
+      (bfloat16 for FP8 a) is made (torch tensors and cupy arrays only) and beta must be 0.
+    torch tensors a and b go through torch.ops.wsgemm (torch_ops.py): the result is differentiable and the
+      call compiles and exports as one op; out= writes in place outside torch.compile and takes no autograd.
     Each operand may be row-major, column-major or a transposed view of either (one unit stride in the
       last two dimensions). Accumulation is fp32.
     stream: where the GEMM runs: an int cudaStream_t, or an object with __cuda_stream__, .cuda_stream
@@ -65,38 +72,68 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None, path=None, epilo
     alpha, beta = float(alpha), float(beta)
     if path is not None and path not in _binding.PATHS:
         raise ValueError(f"wsgemm: path {path!r} is not one of {sorted(_binding.PATHS)}")
+    if epilogue not in _binding.EPILOGUES:
+        raise ValueError(f"wsgemm: epilogue {epilogue!r} is not one of {sorted(k for k in _binding.EPILOGUES if k)}")
+    extras = {"bias": bias, "aux": aux, "scale_a": scale_a, "scale_b": scale_b, "scale_c": scale_c,
+              "scale_d": scale_d, "amax": amax}
+    if _arrays.framework(a) == "torch" and _arrays.framework(b) == "torch":
+        # torch.ops.wsgemm.* (torch_ops.py): one op that autograd, torch.compile and torch.export see
+        from . import torch_ops
+        return torch_ops.matmul_from_api(a, b, out, alpha=alpha, beta=beta, stream=stream, path=path,
+                                         epilogue=epilogue, **extras)
     stream_value = _arrays.stream_handle(stream, a)
     dlpack_stream = stream_value if stream_value != 0 else 1  # DLPack spells the legacy default stream 1
     # The DLPack capsules in da, db, dc live until this function returns; the memory is the caller's.
-    if epilogue not in _binding.EPILOGUES:
-        raise ValueError(f"wsgemm: epilogue {epilogue!r} is not one of {sorted(k for k in _binding.EPILOGUES if k)}")
     da = _arrays.describe(a, "a", dlpack_stream)
     db = _arrays.describe(b, "b", dlpack_stream)
-    extras = {"bias": bias, "aux": aux, "scale_a": scale_a, "scale_b": scale_b, "scale_c": scale_c,
-              "scale_d": scale_d, "amax": amax}
-    fused = epilogue is not None or any(v is not None for v in extras.values()) or \
-        da.dtype in _layout.FP8 or db.dtype in _layout.FP8
+    fused = _fused(da, db, epilogue, extras)
     if out is None:
         if beta != 0.0:
             raise ValueError("wsgemm: beta != 0 reads out: pass out=")
         M, N, _, batch = _layout.inputs(da, db, fused)
-        out = _arrays.allocate_like(a, ((batch,) if batch else ()) + (M, N), "bfloat16" if fused else da.dtype)
+        out = _arrays.allocate_like(a, ((batch,) if batch else ()) + (M, N), default_out_dtype(da.dtype))
     dc = _arrays.describe(out, "out", dlpack_stream)
-    call = _layout.plan(da, db, dc, fused)
     dx = {name: _arrays.describe(v, name, dlpack_stream) for name, v in extras.items() if v is not None}
-    if dc.dtype == "float8_e4m3fn" and beta != 0.0:
-        raise ValueError("wsgemm: a float8 out is not read: beta must be 0")
-    desc = _matmul_desc(call, da, db, dc, epilogue, dx) if fused else None
-
-    h = _binding.handle()
-    lib = h._lib
+    prepared = prepare(da, db, dc, dx, beta=beta, epilogue=epilogue)
     for arr in (da, db, dc, *dx.values()):  # __cuda_array_interface__ v3: order the producer's stream before ours
         if arr.cai_stream is not None and arr.cai_stream != stream_value:
             err = _binding.cudart().cudaStreamSynchronize(arr.cai_stream)
             if err:
-                raise Error(_binding.STATUS_CUDA_ERROR, "WSGEMM_STATUS_CUDA_ERROR", f"cudaStreamSynchronize on {arr.name}'s stream: "
+                raise Error(_binding.STATUS_CUDA_ERROR, "WSGEMM_STATUS_CUDA_ERROR",
+                            f"cudaStreamSynchronize on {arr.name}'s stream: "
                             + _binding.cudart().cudaGetErrorString(err).decode())
-    h.check(lib.wsgemm_set_stream(h.ptr, stream_value))
+    launch(prepared, da, dc, alpha=alpha, beta=beta, stream=stream_value, path=path)
+    return out
+
+
+def default_out_dtype(ab_dtype):
+    """The dtype of a new out: a's own for 16-bit a and b (as torch.matmul), bfloat16 for FP8 ones."""
+    return "bfloat16" if ab_dtype in _layout.FP8 else ab_dtype
+
+
+def _fused(da, db, epilogue, extras):
+    """Whether the call needs wsgemm_matmul (an epilogue, a bias, aux, scale or amax, or FP8 operands)."""
+    return epilogue is not None or any(v is not None for v in extras.values()) or \
+        da.dtype in _layout.FP8 or db.dtype in _layout.FP8
+
+
+def prepare(da, db, dc, dx, *, beta=0.0, epilogue=None):
+    """The planned library call of dc = alpha * da @ db + beta * dc on described arrays (_arrays.Array),
+    with the extras dx (name -> Array: bias, aux, scale_a .. scale_d, amax): (call, desc or None).
+    TypeError / ValueError naming the argument; no CUDA call."""
+    fused = _fused(da, db, epilogue, dx)
+    call = _layout.plan(da, db, dc, fused)
+    if dc.dtype == "float8_e4m3fn" and beta != 0.0:
+        raise ValueError("wsgemm: a float8 out is not read: beta must be 0")
+    return call, (_matmul_desc(call, da, db, dc, epilogue, dx) if fused else None)
+
+
+def launch(prepared, da, dc, *, alpha=1.0, beta=0.0, stream=0, path=None):
+    """Runs a prepare()d call on the stream handle `stream`; wsgemm.Error for a status other than SUCCESS."""
+    call, desc = prepared
+    h = _binding.handle()
+    lib = h._lib
+    h.check(lib.wsgemm_set_stream(h.ptr, stream))
     h.check(lib.wsgemm_set_path(h.ptr, _binding.PATHS[path or "auto"]))
     alpha_c, beta_c = ctypes.c_float(alpha), ctypes.c_float(beta)
     ta, tc = _binding.DTYPES[da.dtype], _binding.DTYPES[dc.dtype]
@@ -113,7 +150,6 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None, path=None, epilo
             call.strideA, call.B, ta, call.ldb, call.strideB, ctypes.byref(beta_c), call.C, tc, call.ldc,
             call.strideC, call.batch)
     h.check(status)
-    return out
 
 
 def _matmul_desc(call, da, db, dc, epilogue, dx):
@@ -160,3 +196,17 @@ def _matmul_desc(call, da, db, dc, epilogue, dx):
     if call.swapped:  # C^T = b^T a^T: the scales of a and b trade places with the operands
         d.a_scale, d.b_scale = d.b_scale, d.a_scale
     return d
+
+
+def _register_torch_ops():
+    """torch.ops.wsgemm.mm / .matmul (torch_ops.py) are registered on import where torch is installed, so that
+    a compiled or exported program that holds them finds them; without torch, nothing is imported."""
+    if importlib.util.find_spec("torch") is None:
+        return
+    try:
+        from . import torch_ops  # noqa: F401
+    except Exception as e:  # a broken torch install must not break the CuPy / ctypes uses of the module
+        warnings.warn(f"wsgemm: torch is installed but torch.ops.wsgemm could not be registered: {e!r}")
+
+
+_register_torch_ops()

@@ -68,9 +68,20 @@ def _dtype_name(obj):
     return str(getattr(dt, "name", dt)) if dt is not None else ""
 
 
+# What wsgemm writes; an immutable array (JAX's) is refused there, since writing into its buffer would
+# change a value that JAX assumes never changes (and may share between arrays).
+WRITTEN = ("out", "aux", "amax")
+
+
 def describe(obj, name, dlpack_stream):
     """Array of `obj` (raises TypeError/ValueError with the operand's name before any CUDA call).
     dlpack_stream: the stream value to hand to __dlpack__ (1 for the legacy default stream)."""
+    fw = framework(obj)
+    if name in WRITTEN and fw in ("jax", "jaxlib"):
+        raise TypeError(f"wsgemm: {name} is a JAX array, which is immutable: wsgemm writes {name} in place, so "
+                        "pass a writable CUDA array there (torch, CuPy, ...); JAX arrays are taken as inputs only")
+    if fw == "torch" and getattr(obj, "requires_grad", False):
+        obj = obj.detach()  # the same memory; a tensor that requires grad refuses __dlpack__
     if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
         dev_type, _dev_id = obj.__dlpack_device__()
         if int(dev_type) not in (_DL_CUDA, _DL_CUDA_MANAGED):
@@ -165,4 +176,5 @@ def allocate_like(a, shape, dtype):
         cupy = sys.modules["cupy"]
         return cupy.empty(shape, dtype=dtype)
     raise TypeError(f"wsgemm: pass out= for {type(a).__name__} inputs of dtype {dtype} (wsgemm allocates outputs "
-                    "only as torch tensors, or as cupy arrays of float16 / float32)")
+                    "only as torch tensors, or as cupy arrays of float16 / float32; out must be writable, so not a "
+                    "JAX array)")

@@ -2,14 +2,18 @@
 
 Where the library comes from, first match wins:
   1. the environment variable WSGEMM_LIBRARY (the path of libwsgemm.so; nothing else is tried then),
-  2. libwsgemm.so.0 / libwsgemm.so bundled next to this file,
+  2. the libwsgemm.so* bundled in this package (lib/ or lib64/ next to this file: what the wheel carries, laid
+     out as `cmake --install` lays it out, so the library finds its sm100 self-check helper in libexec/wsgemm/),
+     or one right next to this file,
   3. the loader's search path (LD_LIBRARY_PATH, ldconfig), e.g. after `cmake --install` to /usr/local.
 Nothing is loaded until the first call that needs the library.
 """
 from __future__ import annotations
 
 import ctypes
+import glob
 import os
+import re
 import threading
 
 _c_int_p = ctypes.POINTER(ctypes.c_int)
@@ -36,7 +40,18 @@ def _candidates():
     if env:
         return [env]
     here = os.path.dirname(os.path.abspath(__file__))
-    return [os.path.join(here, "libwsgemm.so.0"), os.path.join(here, "libwsgemm.so"), "libwsgemm.so.0", "libwsgemm.so"]
+    return bundled_libraries(here) + ["libwsgemm.so.0", "libwsgemm.so"]
+
+
+def bundled_libraries(package_dir):
+    """The libwsgemm.so* files of the package folder, lib/ and lib64/ first; the file name's version part may be
+    anything (libwsgemm.so, .so.0, .so.0.1.0), the longest name first: the real file rather than a link to it."""
+    found = []
+    for folder in (os.path.join(package_dir, "lib"), os.path.join(package_dir, "lib64"), package_dir):
+        names = glob.glob(os.path.join(glob.escape(folder), "libwsgemm.so*"))
+        found += sorted((n for n in names if re.fullmatch(r"libwsgemm\.so(\.[0-9]+)*", os.path.basename(n))),
+                        key=lambda n: (-len(n), n))
+    return found
 
 
 def _declare(lib):
