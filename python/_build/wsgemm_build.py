@@ -39,7 +39,7 @@ NAME = "wsgemm"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # python/ (or the unpacked sdist)
 SUMMARY = "wsgemm, a warp-specialized GEMM library, for Python: matmul on CUDA arrays and torch.ops.wsgemm"
 # What the CMake build of the library needs, relative to the project root (the sdist carries these in native/)
-NATIVE = ("CMakeLists.txt", "cmake", "include", "gemm", "sync", "tmem", "emu")
+NATIVE = ("CMakeLists.txt", "LICENSE", "cmake", "include", "gemm", "sync", "tmem", "emu")
 # The package's Python files and what else the sdist carries from python/
 PACKAGE_FILES = ("pyproject.toml", "_build", "wsgemm", "tests")
 LIBRARY_GLOB = re.compile(r"^libwsgemm\.so(\.[0-9]+)*$")
@@ -53,7 +53,7 @@ def _version():
 
 def _metadata():
     return (f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {_version()}\nSummary: {SUMMARY}\n"
-            "Requires-Python: >=3.8\nProvides-Extra: torch\nRequires-Dist: torch>=2.6; extra == \"torch\"\n")
+            "License: MIT\nRequires-Python: >=3.8\nProvides-Extra: torch\nRequires-Dist: torch>=2.6; extra == \"torch\"\n")
 
 
 def _dist_info():
@@ -79,9 +79,28 @@ def _project_root():
                        "repository (pip install ./python) or from the sdist")
 
 
+def _tool_environment():
+    """The environment CMake runs in. pip's isolated build environment puts a folder of its own on PYTHONPATH
+    that hides every other site-packages, and a CMake installed from PyPI is a Python script that imports its
+    package from there: without PYTHONPATH it finds it again."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env.pop("PYTHONNOUSERSITE", None)
+    return env
+
+
 def _run(cmd, quiet=False):
     print("wsgemm_build: " + " ".join(cmd), file=sys.stderr, flush=True)
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL if quiet else sys.stderr)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL if quiet else sys.stderr, env=_tool_environment())
+
+
+def _build_targets(build_dir):
+    """Builds what the package carries (the install rules install them): the libraries and, with an sm100
+    path, the helper; nothing when they are up to date."""
+    targets = ["wsgemm", "wsgemm_shared"]
+    if "100a" in _cache(build_dir).get("WSGEMM_CUDA_ARCHS", "").split(";"):
+        targets.append("wsgemm_sm100_selfcheck_installed")
+    _run(["cmake", "--build", build_dir, "--target", *targets])
 
 
 def _cache(build_dir):
@@ -105,6 +124,7 @@ def _build_tree(config_settings):
     if given:
         path = given if os.path.isabs(given) else os.path.join(project, given)
         _cache(path)  # a build tree or an error
+        _build_targets(path)
         return path
     build_dir = os.path.join(project, "build", "python")
     cmd = ["cmake", "-S", project, "-B", build_dir,
@@ -119,10 +139,7 @@ def _build_tree(config_settings):
             and shutil.which("ninja"):
         cmd += ["-G", "Ninja"]
     _run(cmd)
-    targets = ["wsgemm", "wsgemm_shared"]
-    if "100a" in _cache(build_dir).get("WSGEMM_CUDA_ARCHS", "").split(";"):
-        targets.append("wsgemm_sm100_selfcheck_installed")
-    _run(["cmake", "--build", build_dir, "--target", *targets])
+    _build_targets(build_dir)
     return build_dir
 
 
@@ -171,6 +188,8 @@ def _write_wheel(wheel_directory, files):
     info = _dist_info()
     files = dict(files)
     files[f"{info}/METADATA"] = (_metadata().encode(), False)
+    with open(os.path.join(_project_root(), "LICENSE"), "rb") as f:
+        files[f"{info}/LICENSE"] = (f.read(), False)
     files[f"{info}/WHEEL"] = (f"Wheel-Version: 1.0\nGenerator: wsgemm_build\nRoot-Is-Purelib: false\nTag: {_tag()}\n"
                               .encode(), False)
     record = []
@@ -227,7 +246,7 @@ def build_sdist(sdist_directory, config_settings=None):
 
     entries = [(os.path.join(ROOT, p), p) for p in PACKAGE_FILES]
     entries += [(os.path.join(project, p), os.path.join("native", p)) for p in NATIVE]
-    entries += [(os.path.join(project, "README.md"), "README.md")]
+    entries += [(os.path.join(project, p), p) for p in ("README.md", "LICENSE")]
     name = base + ".tar.gz"
     with tarfile.open(os.path.join(sdist_directory, name), "w:gz", format=tarfile.PAX_FORMAT) as tar:
         def add(source, arcname):

@@ -443,6 +443,9 @@ class PackageTest(unittest.TestCase):
             wheel_file = whl.read(info[0]).decode()
             self.assertIn("Root-Is-Purelib: false", wheel_file)
             self.assertIn("Tag: py3-none-linux_x86_64", wheel_file)
+            metadata = whl.read(info[0].replace("/WHEEL", "/METADATA")).decode()
+            self.assertIn("License: MIT\n", metadata)
+            self.assertIn("MIT License", whl.read(info[0].replace("/WHEEL", "/LICENSE")).decode())
             for module in ("__init__", "_arrays", "_binding", "_layout", "torch_ops"):
                 self.assertIn(f"wsgemm/{module}.py", names)
             libs = [n for n in names if re.fullmatch(r"wsgemm/lib(64)?/libwsgemm\.so(\.[0-9]+)*", n)]
@@ -474,7 +477,7 @@ class PackageTest(unittest.TestCase):
         base = name[:-len(".tar.gz")]
         for path in ("PKG-INFO", "pyproject.toml", "_build/wsgemm_build.py", "wsgemm/torch_ops.py",
                      "native/CMakeLists.txt", "native/include/wsgemm.h", "native/gemm/api.c",
-                     "native/cmake/WsgemmInstall.cmake"):
+                     "native/cmake/WsgemmInstall.cmake", "LICENSE", "native/LICENSE"):
             self.assertIn(f"{base}/{path}", names)
         tracked = subprocess.run(["git", "-C", REPO, "ls-files", *self.backend.NATIVE], capture_output=True, text=True)
         if tracked.returncode == 0 and tracked.stdout:  # every tracked file the CMake build may read
@@ -555,6 +558,15 @@ class TorchOpsCpuTest(unittest.TestCase):
         self.assertTrue(str(torch.ops.wsgemm.matmul.default._schema).startswith(
             "wsgemm::matmul(Tensor a, Tensor b, Tensor? bias=None, Tensor? scale_a=None, Tensor? scale_b=None, "
             'Tensor? scale_d=None, *, str epilogue="none"'))
+
+    def test_inputs_in_any_layout_reach_the_library_readable(self):
+        base = self.u(6, 4)
+        for kept in (base, base.mT, self.u(3, 6, 4), self.u(6, 4)[:, :3]):
+            self.assertIs(torch_ops._readable(kept, "a"), kept)
+        for copied in (self.u(1, 1).expand(6, 4), self.u(6, 8)[:, ::2], self.u(4).expand(3, 6, 4)):
+            got = torch_ops._readable(copied, "a")
+            self.assertIsNot(got, copied)
+            self.assertTrue(got.is_contiguous() and torch.equal(got, copied))
 
     def test_fake_shapes_and_dtypes(self):
         meta = dict(device="meta")

@@ -31,7 +31,7 @@ import threading
 
 import torch
 
-from . import _arrays, _binding
+from . import _arrays, _binding, _layout
 
 __all__ = ["mm", "matmul", "path_counts", "reset_path_counts"]
 
@@ -132,10 +132,26 @@ def _array(t, name):
     return _arrays.Array(name, t.data_ptr(), tuple(t.shape), tuple(t.stride()), _DTYPE_NAMES[t.dtype])
 
 
+def _readable(t, name):
+    """t where the library can read its layout, else a contiguous copy of it: the ops take any strides, as
+    torch.matmul does (autograd hands them expanded gradients with zero strides, for one)."""
+    if t.dim() < 2:
+        return t.contiguous()
+    try:
+        _layout.stored(_arrays.Array(name, 0, tuple(t.shape), tuple(t.stride()), _DTYPE_NAMES[t.dtype]), t.shape[-2],
+                       t.shape[-1])
+        return t
+    except ValueError:
+        return t.contiguous()
+
+
 def _launch_cuda(a, b, out, extras, *, epilogue=None, alpha=1.0, beta=0.0, path="auto"):
     """out = alpha * a @ b + beta * out (with the extras: name -> tensor) by the library, on out's device and
-    that device's current stream; counts the path that ran."""
+    that device's current stream; counts the path that ran. Inputs in layouts the library cannot read are
+    copied first; out (and aux, amax) are written where they are."""
     from . import launch, prepare  # the package's own call pipeline (wsgemm/__init__.py)
+    a, b = _readable(a, "a"), _readable(b, "b")
+    extras = {name: (t if name in ("aux", "amax") else _readable(t, name)) for name, t in extras.items()}
     arrays = {name: _array(t, name) for name, t in (("a", a), ("b", b), ("out", out), *extras.items())}
     for name, t in (("a", a), ("b", b), *extras.items()):
         if t.device != out.device:
