@@ -39,7 +39,7 @@ extern "C" {
  * files). wsgemm_get_version() reports the version of the library actually linked or loaded.
  * WSGEMM_VERSION is one number for #if: 10000 * major + 100 * minor + patch. */
 #define WSGEMM_VERSION_MAJOR 0
-#define WSGEMM_VERSION_MINOR 1
+#define WSGEMM_VERSION_MINOR 2
 #define WSGEMM_VERSION_PATCH 0
 #define WSGEMM_VERSION       (WSGEMM_VERSION_MAJOR * 10000 + WSGEMM_VERSION_MINOR * 100 + WSGEMM_VERSION_PATCH)
 

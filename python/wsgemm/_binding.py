@@ -2,7 +2,8 @@
 
 Where the library comes from, first match wins:
   1. the environment variable WSGEMM_LIBRARY (the path of libwsgemm.so; nothing else is tried then),
-  2. libwsgemm.so.0 / libwsgemm.so bundled next to this file,
+  2. libwsgemm.so.0.2 (the SONAME of the 0.2 ABI this module declares) / libwsgemm.so bundled next to
+     this file,
   3. the loader's search path (LD_LIBRARY_PATH, ldconfig), e.g. after `cmake --install` to /usr/local.
 Nothing is loaded until the first call that needs the library.
 """
@@ -36,7 +37,8 @@ def _candidates():
     if env:
         return [env]
     here = os.path.dirname(os.path.abspath(__file__))
-    return [os.path.join(here, "libwsgemm.so.0"), os.path.join(here, "libwsgemm.so"), "libwsgemm.so.0", "libwsgemm.so"]
+    return [os.path.join(here, "libwsgemm.so.0.2"), os.path.join(here, "libwsgemm.so"), "libwsgemm.so.0.2",
+            "libwsgemm.so"]
 
 
 def _declare(lib):
