@@ -82,8 +82,9 @@ struct GemmParams {
     int b_k_contiguous; /* op(B) = B:   consecutive k are consecutive in memory */
     float alpha, beta;
     /* device pointer mode: alpha and beta read from these device floats when the kernel starts (NULL: the
-     * values above) */
-    const float *alpha_dev, *beta_dev;
+     * values above); product_dev: a device alpha whose 0 means no product while `alpha` above is applied
+     * (split-K partials, whose reduction applies the device alpha) */
+    const float *alpha_dev, *beta_dev, *product_dev;
     /* split-K: split s takes k in [s * k_per_split, (s + 1) * k_per_split) and writes C + s * split_stride_c
      * (then C is the fp32 partials, alpha 1, beta 0); splits = 1 is the plain product */
     int splits, k_per_split;
@@ -390,8 +391,9 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
     const float alpha = p.alpha_dev ? *p.alpha_dev : p.alpha;
     const float beta = p.beta_dev ? *p.beta_dev : p.beta;
     /* alpha == 0 (only a device alpha or a matmul without a product gets here): no product, A and B unread,
-     * the accumulators stay 0 as host mode's alpha == 0 leaves them; uniform over the grid */
-    const bool product = alpha != 0.0f;
+     * the accumulators stay 0 as host mode's alpha == 0 leaves them (split-K partials: 0, and the reduction's
+     * alpha * 0 + beta * C is host mode's C = beta * C); uniform over the grid */
+    const bool product = alpha != 0.0f && (p.product_dev == NULL || *p.product_dev != 0.0f);
     wsgemm_fused_factors factors = {alpha, beta, 1.0f};
     if (p.fused) factors = wsgemm_fused_factors_load(p.ep, alpha, beta);
     float amax = 0.0f; /* this thread's max |x| over its elements (fused, ep.amax set) */
@@ -552,6 +554,7 @@ GemmParams params_of(const wsgemm_problem *p)
     g.beta = p->beta;
     g.alpha_dev = p->alpha_dev;
     g.beta_dev = p->beta_dev;
+    g.product_dev = NULL;
     g.splits = 1;
     g.k_per_split = p->k;
     g.split_stride_c = 0;
@@ -591,6 +594,7 @@ extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_lau
         g.alpha = 1.0f; /* the partials; the reduction applies alpha and beta (also device ones) */
         g.beta = 0.0f;
         g.alpha_dev = g.beta_dev = NULL;
+        g.product_dev = p->alpha_dev;
         g.splits = splits;
         g.k_per_split = kMaxChainK;
         g.split_stride_c = g.strideC * p->batch_count;
