@@ -107,7 +107,7 @@ static wsgemm_status check_types(wsgemm_handle h, const wsgemm_matmul_desc *d, c
         if (!wsgemm_dtype_is_valid(types[i].t))
             return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: desc->%s = %d is not a wsgemm_dtype", kFn,
                                       types[i].name, (int)types[i].t);
-    if (!ops->valid && ops->known)
+    if (!ops->valid && wsgemm_epilogue_is_cublaslt_only((int)d->epilogue))
         return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
                                   "%s: desc->epilogue = %d is a cublasLtEpilogue_t that wsgemm does not compute (it "
                                   "has DEFAULT, RELU, BIAS, RELU_BIAS, GELU, GELU_BIAS, GELU_AUX, GELU_AUX_BIAS)",

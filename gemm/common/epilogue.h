@@ -40,18 +40,16 @@ typedef enum wsgemm_activation {
     WSGEMM_ACTIVATION_GELU = 2  /* 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) */
 } wsgemm_activation;
 
-/* A wsgemm_matmul_epilogue taken apart; valid == 0 for a value that names no epilogue, and known == 1 with
- * valid == 0 for a cublasLtEpilogue_t value wsgemm does not compute (the backward and bias-gradient ones). */
+/* A wsgemm_matmul_epilogue taken apart; valid == 0 for a value that names no epilogue wsgemm computes. */
 typedef struct wsgemm_fused_ops {
     int valid, bias, aux;
     wsgemm_activation activation;
-    int known;
 } wsgemm_fused_ops;
 
 /* The one place where a wsgemm_matmul_epilogue (include/wsgemm.h; cublasLtEpilogue_t's values) is decoded. */
 static inline wsgemm_fused_ops wsgemm_fused_ops_of(int epilogue)
 {
-    wsgemm_fused_ops ops = {1, 0, 0, WSGEMM_ACTIVATION_NONE, 1};
+    wsgemm_fused_ops ops = {1, 0, 0, WSGEMM_ACTIVATION_NONE};
     switch (epilogue) {
     case 1: break;                                          /* DEFAULT */
     case 2: ops.activation = WSGEMM_ACTIVATION_RELU; break; /* RELU */
@@ -73,8 +71,17 @@ static inline wsgemm_fused_ops wsgemm_fused_ops_of(int epilogue)
         ops.bias = ops.aux = 1;
         ops.activation = WSGEMM_ACTIVATION_GELU;
         break; /* GELU_AUX_BIAS */
-    /* the cublasLtEpilogue_t values wsgemm does not compute: RELU_AUX, RELU_AUX_BIAS, DRELU, DRELU_BGRAD, DGELU,
-     * DGELU_BGRAD, BGRADA, BGRADB (cublasLt.h) */
+    default: ops.valid = 0; break;
+    }
+    return ops;
+}
+
+/* 1 for a cublasLtEpilogue_t value that wsgemm_fused_ops_of does not take: RELU_AUX, RELU_AUX_BIAS, DRELU,
+ * DRELU_BGRAD, DGELU, DGELU_BGRAD, BGRADA, BGRADB (cublasLt.h). A call naming one is NOT_SUPPORTED, not
+ * INVALID_VALUE: it is a valid epilogue, only not one of wsgemm's. */
+static inline int wsgemm_epilogue_is_cublaslt_only(int epilogue)
+{
+    switch (epilogue) {
     case 130:
     case 134:
     case 136:
@@ -82,10 +89,9 @@ static inline wsgemm_fused_ops wsgemm_fused_ops_of(int epilogue)
     case 192:
     case 208:
     case 256:
-    case 512: ops.valid = 0; break;
-    default: ops.valid = ops.known = 0; break;
+    case 512: return 1;
+    default: return 0;
     }
-    return ops;
 }
 
 /* Everything the fused output op reads besides the accumulator: the call's pointers, types (wsgemm_dtype
