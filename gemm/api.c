@@ -274,12 +274,14 @@ static int scalar_operands(const float *alpha, const float *beta, wsgemm_call_op
     return 2;
 }
 
-/* device_scalars: the handle is in WSGEMM_POINTER_MODE_DEVICE: alpha and beta are device floats, read by the
- * kernel. The workspace query (workspace_bytes set) passes its own host values and launches nothing: it
- * plans the call as device mode runs it, without the scalars. */
+/* In WSGEMM_POINTER_MODE_DEVICE (device_scalars) alpha and beta are device floats, read by the kernel. The
+ * workspace query (workspace_bytes set) passes its own host values and launches nothing: it plans the call as
+ * device mode runs it, without the scalars. */
 static wsgemm_status gemm_call(wsgemm_handle h, const char *fn, wsgemm_problem *p, const float *alpha,
-                               const float *beta, int batched, int device_scalars, size_t *workspace_bytes)
+                               const float *beta, int batched, size_t *workspace_bytes)
 {
+    const wsgemm_handle_settings set = wsgemm_handle_settings_get(h); /* once per call */
+    const int device_scalars = set.pointer_mode == WSGEMM_POINTER_MODE_DEVICE;
     wsgemm_status s = check_arguments(h, fn, p, alpha, beta, batched, device_scalars);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
     const int scalars_on_device = device_scalars && workspace_bytes == NULL;
@@ -304,13 +306,7 @@ static wsgemm_status gemm_call(wsgemm_handle h, const char *fn, wsgemm_problem *
     wsgemm_call c = {.fn = fn, .kind = WSGEMM_CALL_GEMM, .problem = *p, .workspace_bytes = workspace_bytes};
     c.operand_count = gemm_operands(p, p->alpha, c.operands);
     for (int i = 0; i < scalar_count; ++i) c.operands[c.operand_count++] = scalars[i];
-    return wsgemm_call_execute(h, &c);
-}
-
-/* 1 when h's calls read alpha and beta from device memory (h valid). */
-static int device_pointer_mode(wsgemm_handle h)
-{
-    return wsgemm_handle_settings_get(h).pointer_mode == WSGEMM_POINTER_MODE_DEVICE;
+    return wsgemm_call_execute(h, &c, &set);
 }
 
 /* The problem of a GEMM call as its arguments give it (wsgemm_gemm_ex: strides 0, one matrix). */
@@ -346,7 +342,7 @@ wsgemm_status wsgemm_gemm_ex(wsgemm_handle h, wsgemm_op transa, wsgemm_op transb
     static const char fn[] = "wsgemm_gemm_ex";
     if (wsgemm_handle_begin(h, fn) != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
     wsgemm_problem p = problem_of(transa, transb, m, n, k, A, Atype, lda, 0, B, Btype, ldb, 0, C, Ctype, ldc, 0, 1);
-    return gemm_call(h, fn, &p, alpha, beta, 0, device_pointer_mode(h), NULL);
+    return gemm_call(h, fn, &p, alpha, beta, 0, NULL);
 }
 
 wsgemm_status wsgemm_gemm_strided_batched_ex(wsgemm_handle h, wsgemm_op transa, wsgemm_op transb, int m, int n, int k,
@@ -359,7 +355,7 @@ wsgemm_status wsgemm_gemm_strided_batched_ex(wsgemm_handle h, wsgemm_op transa, 
     if (wsgemm_handle_begin(h, fn) != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
     wsgemm_problem p = problem_of(transa, transb, m, n, k, A, Atype, lda, strideA, B, Btype, ldb, strideB, C, Ctype,
                                   ldc, strideC, batch_count);
-    return gemm_call(h, fn, &p, alpha, beta, 1, device_pointer_mode(h), NULL);
+    return gemm_call(h, fn, &p, alpha, beta, 1, NULL);
 }
 
 /* ---------------------------------------------------------------- workspace */
@@ -375,7 +371,7 @@ wsgemm_status wsgemm_gemm_workspace_size(wsgemm_handle h, wsgemm_op transa, wsge
     const float one = 1.0f, zero = 0.0f; /* a product is formed; beta does not change the workspace */
     wsgemm_problem p = problem_of(transa, transb, m, n, k, A, Atype, lda, strideA, B, Btype, ldb, strideB, (void *)C,
                                   Ctype, ldc, strideC, batch_count);
-    return gemm_call(h, fn, &p, &one, &zero, 1, device_pointer_mode(h), bytes);
+    return gemm_call(h, fn, &p, &one, &zero, 1, bytes);
 }
 
 wsgemm_status wsgemm_set_workspace(wsgemm_handle h, void *workspace, size_t bytes)

@@ -128,10 +128,10 @@ static wsgemm_status check_operand_memory(wsgemm_handle h, const char *fn, const
 
 /* ---------------------------------------------------------------- the pipeline */
 
-wsgemm_status wsgemm_call_execute(wsgemm_handle h, const wsgemm_call *c)
+wsgemm_status wsgemm_call_execute(wsgemm_handle h, const wsgemm_call *c, const wsgemm_handle_settings *settings)
 {
     const char *fn = c->fn;
-    const wsgemm_handle_settings set = wsgemm_handle_settings_get(h);
+    const wsgemm_handle_settings set = *settings;
     const wsgemm_device_info *dev = NULL;
     wsgemm_status s = current_device(h, fn, &dev);
     if (s == WSGEMM_STATUS_SUCCESS) s = check_stream(h, fn, set.stream, set.stream_device, dev->ordinal);

@@ -309,7 +309,8 @@ wsgemm_status wsgemm_matmul(wsgemm_handle h, const wsgemm_matmul_desc *desc, int
     wsgemm_matmul_desc d; /* the caller's desc->size bytes of it, the defaults beyond */
     s = desc_read(h, desc, &d);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
-    const int device_scalars = wsgemm_handle_settings_get(h).pointer_mode == WSGEMM_POINTER_MODE_DEVICE;
+    const wsgemm_handle_settings set = wsgemm_handle_settings_get(h); /* once per call */
+    const int device_scalars = set.pointer_mode == WSGEMM_POINTER_MODE_DEVICE;
     matmul_call c = {.d = &d,
                      .ops = wsgemm_fused_ops_of((int)d.epilogue),
                      .m = m,
@@ -334,5 +335,5 @@ wsgemm_status wsgemm_matmul(wsgemm_handle h, const wsgemm_matmul_desc *desc, int
         return WSGEMM_STATUS_SUCCESS;
     }
     const wsgemm_call call = call_of(&c);
-    return wsgemm_call_execute(h, &call);
+    return wsgemm_call_execute(h, &call, &set);
 }
