@@ -44,9 +44,15 @@ install(EXPORT wsgemmTargets NAMESPACE wsgemm:: DESTINATION ${WSGEMM_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/wsgemmConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/package/wsgemmConfig.cmake
                               INSTALL_DESTINATION ${WSGEMM_CMAKE_DIR})
-# 0.x: a minor release may change the API, so only the same major.minor is compatible.
+# 0.x: a minor release may change the API and the ABI, so only the same major.minor is compatible (the
+# SONAME, libwsgemm.so.0.<minor>, says the same: CMakeLists.txt); from 1.0 on, the same major.
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(_wsgemm_compatibility SameMinorVersion)
+else()
+  set(_wsgemm_compatibility SameMajorVersion)
+endif()
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/package/wsgemmConfigVersion.cmake
-                                 COMPATIBILITY SameMinorVersion)
+                                 COMPATIBILITY ${_wsgemm_compatibility})
 install(FILES ${PROJECT_BINARY_DIR}/package/wsgemmConfig.cmake ${PROJECT_BINARY_DIR}/package/wsgemmConfigVersion.cmake
         DESTINATION ${WSGEMM_CMAKE_DIR})
 

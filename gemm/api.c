@@ -36,12 +36,14 @@ wsgemm_status wsgemm_create(wsgemm_handle *handle)
     if (handle == NULL)
         return wsgemm_handle_fail(NULL, WSGEMM_STATUS_INVALID_VALUE,
                                   "wsgemm_create: handle (the output pointer) is NULL");
-    return wsgemm_handle_register(handle, "wsgemm_create");
+    wsgemm_status s = wsgemm_handle_register(handle, "wsgemm_create");
+    return s == WSGEMM_STATUS_SUCCESS ? wsgemm_handle_succeed_without_handle() : s;
 }
 
 wsgemm_status wsgemm_destroy(wsgemm_handle h)
 {
-    return wsgemm_handle_unregister(h) ? WSGEMM_STATUS_SUCCESS : wsgemm_handle_invalid("wsgemm_destroy");
+    return wsgemm_handle_unregister(h) ? wsgemm_handle_succeed_without_handle()
+                                       : wsgemm_handle_invalid("wsgemm_destroy");
 }
 
 /* The device of a stream created by the caller, or -1. Queried here, not per call: cudaStreamGetDevice is
@@ -63,7 +65,7 @@ static int stream_device_of(cudaStream_t stream)
 
 wsgemm_status wsgemm_set_stream(wsgemm_handle h, cudaStream_t stream)
 {
-    if (!wsgemm_handle_is_valid(h)) return wsgemm_handle_invalid("wsgemm_set_stream");
+    if (wsgemm_handle_begin(h, "wsgemm_set_stream") != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
     const int device = stream_device_of(stream);
     pthread_mutex_lock(&h->lock);
     h->stream = stream;
@@ -74,7 +76,7 @@ wsgemm_status wsgemm_set_stream(wsgemm_handle h, cudaStream_t stream)
 
 wsgemm_status wsgemm_get_stream(wsgemm_handle h, cudaStream_t *stream)
 {
-    if (!wsgemm_handle_is_valid(h)) return wsgemm_handle_invalid("wsgemm_get_stream");
+    if (wsgemm_handle_begin(h, "wsgemm_get_stream") != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
     if (stream == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_stream: stream is NULL");
     pthread_mutex_lock(&h->lock);
     *stream = h->stream;
@@ -84,7 +86,7 @@ wsgemm_status wsgemm_get_stream(wsgemm_handle h, cudaStream_t *stream)
 
 wsgemm_status wsgemm_set_path(wsgemm_handle h, wsgemm_path path)
 {
-    if (!wsgemm_handle_is_valid(h)) return wsgemm_handle_invalid("wsgemm_set_path");
+    if (wsgemm_handle_begin(h, "wsgemm_set_path") != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
     if (path < WSGEMM_PATH_AUTO || path > WSGEMM_PATH_SM100_EMULATED)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
                                   "wsgemm_set_path: path = %d is not a wsgemm_path that can be forced", (int)path);
@@ -96,7 +98,7 @@ wsgemm_status wsgemm_set_path(wsgemm_handle h, wsgemm_path path)
 
 wsgemm_status wsgemm_get_path(wsgemm_handle h, wsgemm_path *path)
 {
-    if (!wsgemm_handle_is_valid(h)) return wsgemm_handle_invalid("wsgemm_get_path");
+    if (wsgemm_handle_begin(h, "wsgemm_get_path") != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
     if (path == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_path: path is NULL");
     pthread_mutex_lock(&h->lock);
     *path = h->forced_path;
@@ -106,9 +108,36 @@ wsgemm_status wsgemm_get_path(wsgemm_handle h, wsgemm_path *path)
 
 wsgemm_status wsgemm_get_last_path(wsgemm_handle h, wsgemm_path *path)
 {
-    if (!wsgemm_handle_is_valid(h)) return wsgemm_handle_invalid("wsgemm_get_last_path");
+    if (wsgemm_handle_begin(h, "wsgemm_get_last_path") != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
     if (path == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_last_path: path is NULL");
     *path = wsgemm_handle_last_path(h);
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+wsgemm_status wsgemm_set_pointer_mode(wsgemm_handle h, wsgemm_pointer_mode mode)
+{
+    if (wsgemm_handle_begin(h, "wsgemm_set_pointer_mode") != WSGEMM_STATUS_SUCCESS)
+        return WSGEMM_STATUS_NOT_INITIALIZED;
+    if (mode != WSGEMM_POINTER_MODE_HOST && mode != WSGEMM_POINTER_MODE_DEVICE)
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                  "wsgemm_set_pointer_mode: mode = %d is not WSGEMM_POINTER_MODE_HOST (0) or "
+                                  "WSGEMM_POINTER_MODE_DEVICE (1)",
+                                  (int)mode);
+    pthread_mutex_lock(&h->lock);
+    h->pointer_mode = mode;
+    pthread_mutex_unlock(&h->lock);
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+wsgemm_status wsgemm_get_pointer_mode(wsgemm_handle h, wsgemm_pointer_mode *mode)
+{
+    if (wsgemm_handle_begin(h, "wsgemm_get_pointer_mode") != WSGEMM_STATUS_SUCCESS)
+        return WSGEMM_STATUS_NOT_INITIALIZED;
+    if (mode == NULL)
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_pointer_mode: mode is NULL");
+    pthread_mutex_lock(&h->lock);
+    *mode = h->pointer_mode;
+    pthread_mutex_unlock(&h->lock);
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -161,7 +190,7 @@ static int gemm_operands(const wsgemm_problem *p, float alpha, wsgemm_call_opera
  * argument list expects. Returns SUCCESS or the status of the first
  * failing argument, with its message in h. */
 static wsgemm_status check_arguments(wsgemm_handle h, const char *fn, const wsgemm_problem *p, const float *alpha,
-                                     const float *beta, int batched)
+                                     const float *beta, int batched, int device_scalars)
 {
     if (!op_is_valid(p->transa))
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
@@ -216,14 +245,16 @@ static wsgemm_status check_arguments(wsgemm_handle h, const char *fn, const wsge
                 "= %lld, or strideC >= m with all of them inside ldc = %d rows)",
                 fn, p->strideC, p->batch_count, (long long)(p->n - 1) * p->ldc + p->m, p->ldc);
     }
+    /* device pointer mode: alpha's value is unknown here, so A and B are needed whenever k > 0 */
+    const float alpha_value = device_scalars ? 1.0f : *alpha;
     int empty = p->m == 0 || p->n == 0 || p->batch_count == 0;
-    int needs_ab = !empty && p->k > 0 && *alpha != 0.0f;
+    int needs_ab = !empty && p->k > 0 && alpha_value != 0.0f;
     if (needs_ab && p->A == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: A is NULL", fn);
     if (needs_ab && p->B == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: B is NULL", fn);
     if (!empty && p->C == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: C is NULL", fn);
     if (!empty) {
         wsgemm_call_operand ops[3];
-        const int count = gemm_operands(p, *alpha, ops);
+        const int count = gemm_operands(p, alpha_value, ops);
         for (int i = 0; i < count; ++i) {
             wsgemm_status s = wsgemm_call_check_layout(h, fn, &ops[i]);
             if (s != WSGEMM_STATUS_SUCCESS) return s;
@@ -234,15 +265,37 @@ static wsgemm_status check_arguments(wsgemm_handle h, const char *fn, const wsge
 
 /* ---------------------------------------------------------------- the GEMM calls */
 
+/* alpha and beta as operands of a device pointer mode call: one float each, checked as the matrices are
+ * (aligned, device or managed memory of the current device). */
+static int scalar_operands(const float *alpha, const float *beta, wsgemm_call_operand *ops)
+{
+    ops[0] = wsgemm_call_operand_of("alpha", alpha, 4, 1, 1, 1);
+    ops[1] = wsgemm_call_operand_of("beta", beta, 4, 1, 1, 1);
+    return 2;
+}
+
+/* In WSGEMM_POINTER_MODE_DEVICE (device_scalars) alpha and beta are device floats, read by the kernel. The
+ * workspace query (workspace_bytes set) passes its own host values and launches nothing: it plans the call as
+ * device mode runs it, without the scalars. */
 static wsgemm_status gemm_call(wsgemm_handle h, const char *fn, wsgemm_problem *p, const float *alpha,
                                const float *beta, int batched, size_t *workspace_bytes)
 {
-    wsgemm_status s = wsgemm_handle_begin(h, fn);
+    const wsgemm_handle_settings set = wsgemm_handle_settings_get(h); /* once per call */
+    const int device_scalars = set.pointer_mode == WSGEMM_POINTER_MODE_DEVICE;
+    wsgemm_status s = check_arguments(h, fn, p, alpha, beta, batched, device_scalars);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
-    s = check_arguments(h, fn, p, alpha, beta, batched);
-    if (s != WSGEMM_STATUS_SUCCESS) return s;
-    p->alpha = *alpha;
-    p->beta = *beta;
+    const int scalars_on_device = device_scalars && workspace_bytes == NULL;
+    wsgemm_call_operand scalars[2];
+    const int scalar_count = scalars_on_device ? scalar_operands(alpha, beta, scalars) : 0;
+    for (int i = 0; i < scalar_count; ++i) {
+        s = wsgemm_call_check_layout(h, fn, &scalars[i]);
+        if (s != WSGEMM_STATUS_SUCCESS) return s;
+    }
+    p->alpha = device_scalars ? 1.0f : *alpha; /* device mode: the general variant of every host decision */
+    p->beta = device_scalars ? 1.0f : *beta;
+    p->device_scalars = device_scalars;
+    p->alpha_dev = scalars_on_device ? alpha : NULL;
+    p->beta_dev = scalars_on_device ? beta : NULL;
     if (p->m == 0 || p->n == 0 || p->batch_count == 0) { /* BLAS quick return: nothing to compute */
         if (workspace_bytes)
             *workspace_bytes = 0;
@@ -252,7 +305,8 @@ static wsgemm_status gemm_call(wsgemm_handle h, const char *fn, wsgemm_problem *
     }
     wsgemm_call c = {.fn = fn, .kind = WSGEMM_CALL_GEMM, .problem = *p, .workspace_bytes = workspace_bytes};
     c.operand_count = gemm_operands(p, p->alpha, c.operands);
-    return wsgemm_call_execute(h, &c);
+    for (int i = 0; i < scalar_count; ++i) c.operands[c.operand_count++] = scalars[i];
+    return wsgemm_call_execute(h, &c, &set);
 }
 
 /* The problem of a GEMM call as its arguments give it (wsgemm_gemm_ex: strides 0, one matrix). */
@@ -285,8 +339,10 @@ wsgemm_status wsgemm_gemm_ex(wsgemm_handle h, wsgemm_op transa, wsgemm_op transb
                              const float *alpha, const void *A, wsgemm_dtype Atype, int lda, const void *B,
                              wsgemm_dtype Btype, int ldb, const float *beta, void *C, wsgemm_dtype Ctype, int ldc)
 {
+    static const char fn[] = "wsgemm_gemm_ex";
+    if (wsgemm_handle_begin(h, fn) != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
     wsgemm_problem p = problem_of(transa, transb, m, n, k, A, Atype, lda, 0, B, Btype, ldb, 0, C, Ctype, ldc, 0, 1);
-    return gemm_call(h, "wsgemm_gemm_ex", &p, alpha, beta, 0, NULL);
+    return gemm_call(h, fn, &p, alpha, beta, 0, NULL);
 }
 
 wsgemm_status wsgemm_gemm_strided_batched_ex(wsgemm_handle h, wsgemm_op transa, wsgemm_op transb, int m, int n, int k,
@@ -295,9 +351,11 @@ wsgemm_status wsgemm_gemm_strided_batched_ex(wsgemm_handle h, wsgemm_op transa, 
                                              long long strideB, const float *beta, void *C, wsgemm_dtype Ctype, int ldc,
                                              long long strideC, int batch_count)
 {
+    static const char fn[] = "wsgemm_gemm_strided_batched_ex";
+    if (wsgemm_handle_begin(h, fn) != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
     wsgemm_problem p = problem_of(transa, transb, m, n, k, A, Atype, lda, strideA, B, Btype, ldb, strideB, C, Ctype,
                                   ldc, strideC, batch_count);
-    return gemm_call(h, "wsgemm_gemm_strided_batched_ex", &p, alpha, beta, 1, NULL);
+    return gemm_call(h, fn, &p, alpha, beta, 1, NULL);
 }
 
 /* ---------------------------------------------------------------- workspace */
@@ -308,7 +366,7 @@ wsgemm_status wsgemm_gemm_workspace_size(wsgemm_handle h, wsgemm_op transa, wsge
                                          wsgemm_dtype Ctype, int ldc, long long strideC, int batch_count, size_t *bytes)
 {
     static const char fn[] = "wsgemm_gemm_workspace_size";
-    if (!wsgemm_handle_is_valid(h)) return wsgemm_handle_invalid(fn);
+    if (wsgemm_handle_begin(h, fn) != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
     if (bytes == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: bytes is NULL", fn);
     const float one = 1.0f, zero = 0.0f; /* a product is formed; beta does not change the workspace */
     wsgemm_problem p = problem_of(transa, transb, m, n, k, A, Atype, lda, strideA, B, Btype, ldb, strideB, (void *)C,
@@ -352,7 +410,7 @@ wsgemm_status wsgemm_set_workspace(wsgemm_handle h, void *workspace, size_t byte
 
 wsgemm_status wsgemm_reset_workspace(wsgemm_handle h)
 {
-    if (!wsgemm_handle_is_valid(h)) return wsgemm_handle_invalid("wsgemm_reset_workspace");
+    if (wsgemm_handle_begin(h, "wsgemm_reset_workspace") != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
     char msg[64];
     return wsgemm_workspace_source_set(&h->workspace, 0, NULL, 0, -1, msg, sizeof msg);
 }

@@ -71,9 +71,7 @@ static wsgemm_status current_device(wsgemm_handle h, const char *fn, const wsgem
     int ordinal = -1;
     cudaError_t err = cudaGetDevice(&ordinal);
     if (err != cudaSuccess) wsgemm_forget_cuda_error(err);
-    if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || err == cudaErrorInitializationError)
-        return wsgemm_handle_fail(h, WSGEMM_STATUS_NO_DEVICE, "%s: no CUDA device is available (%s: %s)", fn,
-                                  cudaGetErrorName(err), cudaGetErrorString(err));
+    if (wsgemm_cuda_error_is_no_device(err)) return wsgemm_handle_no_device(h, fn, err);
     if (err != cudaSuccess) return wsgemm_handle_cuda_fail(h, fn, "cudaGetDevice", err);
     if (ordinal < 0 || ordinal >= WSGEMM_MAX_DEVICES)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
@@ -130,10 +128,10 @@ static wsgemm_status check_operand_memory(wsgemm_handle h, const char *fn, const
 
 /* ---------------------------------------------------------------- the pipeline */
 
-wsgemm_status wsgemm_call_execute(wsgemm_handle h, const wsgemm_call *c)
+wsgemm_status wsgemm_call_execute(wsgemm_handle h, const wsgemm_call *c, const wsgemm_handle_settings *settings)
 {
     const char *fn = c->fn;
-    const wsgemm_handle_settings set = wsgemm_handle_settings_get(h);
+    const wsgemm_handle_settings set = *settings;
     const wsgemm_device_info *dev = NULL;
     wsgemm_status s = current_device(h, fn, &dev);
     if (s == WSGEMM_STATUS_SUCCESS) s = check_stream(h, fn, set.stream, set.stream_device, dev->ordinal);

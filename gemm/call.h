@@ -14,6 +14,7 @@
 #ifndef WSGEMM_CALL_H
 #define WSGEMM_CALL_H
 
+#include "handle.h"
 #include "problem.h"
 #include "wsgemm.h"
 
@@ -29,8 +30,9 @@ wsgemm_status wsgemm_call_check_ab_ld(wsgemm_handle h, const char *fn, wsgemm_op
 /* Alignment to the element size and an extent below 2^63 bytes (no CUDA call); INVALID_VALUE naming it. */
 wsgemm_status wsgemm_call_check_layout(wsgemm_handle h, const char *fn, const wsgemm_call_operand *op);
 
-/* Run c on h (valid; c's arguments checked, the problem not empty). */
-wsgemm_status wsgemm_call_execute(wsgemm_handle h, const wsgemm_call *c);
+/* Run c on h (valid; c's arguments checked, the problem not empty) with h's settings as the call read them,
+once, before its checks (the pointer mode decides some of them). */
+wsgemm_status wsgemm_call_execute(wsgemm_handle h, const wsgemm_call *c, const wsgemm_handle_settings *set);
 
 #ifdef __cplusplus
 }

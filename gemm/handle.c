@@ -73,6 +73,7 @@ wsgemm_status wsgemm_handle_register(wsgemm_handle *out, const char *fn)
     h->id = atomic_fetch_add(&next_handle_id, 1);
     pthread_mutex_init(&h->lock, NULL);
     h->forced_path = WSGEMM_PATH_AUTO;
+    h->pointer_mode = WSGEMM_POINTER_MODE_HOST;
     h->stream_device = -1;
     wsgemm_workspace_source_init(&h->workspace);
     *out = h;
@@ -116,6 +117,12 @@ wsgemm_status wsgemm_handle_begin(wsgemm_handle h, const char *fn)
     return WSGEMM_STATUS_SUCCESS;
 }
 
+wsgemm_status wsgemm_handle_succeed_without_handle(void)
+{
+    thread_message[0] = '\0';
+    return WSGEMM_STATUS_SUCCESS;
+}
+
 wsgemm_status wsgemm_handle_fail(wsgemm_handle h, wsgemm_status status, const char *fmt, ...)
 {
     va_list args;
@@ -125,8 +132,20 @@ wsgemm_status wsgemm_handle_fail(wsgemm_handle h, wsgemm_status status, const ch
     return status;
 }
 
+int wsgemm_cuda_error_is_no_device(cudaError_t err)
+{
+    return err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || err == cudaErrorInitializationError;
+}
+
+wsgemm_status wsgemm_handle_no_device(wsgemm_handle h, const char *fn, cudaError_t err)
+{
+    return wsgemm_handle_fail(h, WSGEMM_STATUS_NO_DEVICE, "%s: no CUDA device is available (%s: %s)", fn,
+                              cudaGetErrorName(err), cudaGetErrorString(err));
+}
+
 wsgemm_status wsgemm_handle_cuda_fail(wsgemm_handle h, const char *fn, const char *what, cudaError_t err)
 {
+    if (wsgemm_cuda_error_is_no_device(err)) return wsgemm_handle_no_device(h, fn, err);
     return wsgemm_handle_fail(h, WSGEMM_STATUS_CUDA_ERROR, "%s: %s failed: %s (%s)", fn, what, cudaGetErrorName(err),
                               cudaGetErrorString(err));
 }
@@ -156,6 +175,7 @@ wsgemm_handle_settings wsgemm_handle_settings_get(wsgemm_handle h)
     s.stream = h->stream;
     s.stream_device = h->stream_device;
     s.forced = h->forced_path;
+    s.pointer_mode = h->pointer_mode;
     pthread_mutex_unlock(&h->lock);
     return s;
 }

@@ -3,8 +3,8 @@
  * and what each path promises back. C linkage; included by C and CUDA (the launchers).
  *
  * The public calls (api.c, matmul.c) have already checked every argument when a launcher runs: m, n, k,
- * batch_count > 0, alpha != 0, the types are a supported combination, the
- * leading dimensions are legal, the pointers are device memory aligned to
+ * batch_count > 0, alpha != 0 (in device pointer mode: alpha's value is the kernel's to read), the types
+ * are a supported combination, the leading dimensions are legal, the pointers are device memory aligned to
  * their element size, and every operand's footprint (all batch members) lies
  * inside its allocation, so it is below 2^63 bytes and no index of it
  * overflows 64 bits. Each of m, n, k, ld and batch_count is below 2^31. A
@@ -49,6 +49,12 @@ typedef struct wsgemm_problem {
     /* wsgemm_matmul's per-tensor scales of A and B (device floats; NULL: 1): the product is
      * alpha * a_scale * b_scale * op(A) op(B). NULL for a GEMM; a path that cannot apply them declines. */
     const float *a_scale, *b_scale;
+    /* WSGEMM_POINTER_MODE_DEVICE: alpha and beta are device floats the kernels read when they run, and alpha
+     * and beta above are 1, so that every host decision (a product to form, C read) takes its general
+     * variant. Only the generic path takes such a call (paths.c). alpha_dev and beta_dev are NULL in host
+     * mode and in a plan-only call (wsgemm_gemm_workspace_size), which launches nothing. */
+    int device_scalars;
+    const float *alpha_dev, *beta_dev;
 } wsgemm_problem;
 
 /* Devices a process may use with wsgemm (ordinals 0 .. WSGEMM_MAX_DEVICES - 1); every per-device table
@@ -87,7 +93,8 @@ wsgemm_status wsgemm_workspace_reserve(wsgemm_launch_ctx *ctx, size_t bytes, voi
 /* gemm/generic: runs every valid problem. */
 wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
 /* gemm/generic: C = beta * C (beta == 0: C = 0 without reading C), for k == 0
- * or alpha == 0. */
+ * or alpha == 0. The generic kernels read p->alpha_dev and p->beta_dev where they are set; a device alpha
+ * of 0 skips the product (A and B are then not read), as host mode's alpha == 0 does. */
 wsgemm_status wsgemm_generic_scale_c(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
 
 /* gemm/generic: runs every valid matmul: p->fused is its output op (fp32 accumulation, FP8 operands widened

@@ -8,6 +8,7 @@
  *   -> the call pipeline (call.c): device, stream, the memory of every pointer the call uses, the path and
  *      which of its kernels apply the output op (paths.c), the launch.
  * On any failure D, aux and amax_d have not been touched. Which path runs which matmul: paths.c.
+ * The descriptor is read through desc->size (wsgemm.h): the caller's bytes of it, defaults beyond them.
  */
 #include <stdint.h>
 #include <string.h>
@@ -24,18 +25,63 @@ static int max1(int x)
     return x > 1 ? x : 1;
 }
 
-wsgemm_status wsgemm_matmul_desc_init(wsgemm_matmul_desc *desc, wsgemm_op transa, wsgemm_op transb,
-                                      wsgemm_dtype ab_type, wsgemm_dtype cd_type)
+/* The bytes of this version's wsgemm_matmul_desc: the smallest size a caller may give (0.2 was the first
+ * version with a size field), and the most this library reads. */
+static const size_t kDescBytes = sizeof(wsgemm_matmul_desc);
+
+static wsgemm_matmul_desc desc_defaults(wsgemm_op transa, wsgemm_op transb, wsgemm_dtype ab_type, wsgemm_dtype cd_type)
 {
-    if (desc == NULL) return WSGEMM_STATUS_INVALID_VALUE;
-    memset(desc, 0, sizeof *desc);
-    desc->transa = transa;
-    desc->transb = transb;
-    desc->Atype = desc->Btype = ab_type;
-    desc->Ctype = desc->Dtype = cd_type;
-    desc->epilogue = WSGEMM_MATMUL_EPILOGUE_DEFAULT;
-    desc->bias_type = WSGEMM_R_16BF;
-    desc->aux_type = wsgemm_dtype_is_fp8(cd_type) ? WSGEMM_R_16BF : cd_type;
+    wsgemm_matmul_desc d;
+    memset(&d, 0, sizeof d);
+    d.size = sizeof d;
+    d.transa = transa;
+    d.transb = transb;
+    d.Atype = d.Btype = ab_type;
+    d.Ctype = d.Dtype = cd_type;
+    d.epilogue = WSGEMM_MATMUL_EPILOGUE_DEFAULT;
+    d.bias_type = WSGEMM_R_16BF;
+    d.aux_type = wsgemm_dtype_is_fp8(cd_type) ? WSGEMM_R_16BF : cd_type;
+    return d;
+}
+
+wsgemm_status wsgemm_matmul_desc_init_sized(wsgemm_matmul_desc *desc, size_t size, wsgemm_op transa, wsgemm_op transb,
+                                            wsgemm_dtype ab_type, wsgemm_dtype cd_type)
+{
+    static const char fn[] = "wsgemm_matmul_desc_init";
+    if (desc == NULL) return wsgemm_handle_fail(NULL, WSGEMM_STATUS_INVALID_VALUE, "%s: desc is NULL", fn);
+    if (size < kDescBytes)
+        return wsgemm_handle_fail(NULL, WSGEMM_STATUS_INVALID_VALUE,
+                                  "%s: desc's size = %zu is below the %zu bytes of wsgemm_matmul_desc (pass "
+                                  "sizeof(wsgemm_matmul_desc): the wsgemm_matmul_desc_init macro does)",
+                                  fn, size, kDescBytes);
+    if (size > kDescBytes)
+        return wsgemm_handle_fail(NULL, WSGEMM_STATUS_NOT_SUPPORTED,
+                                  "%s: desc's size = %zu is above the %zu bytes this library's wsgemm_matmul_desc "
+                                  "has: the caller was built against a newer wsgemm.h",
+                                  fn, size, kDescBytes);
+    *desc = desc_defaults(transa, transb, ab_type, cd_type);
+    return wsgemm_handle_succeed_without_handle();
+}
+
+/* The caller's descriptor as this library's struct: the desc->size bytes the caller holds, and the defaults
+ * for fields beyond them (none yet: 0.2's struct is the smallest accepted). INVALID_VALUE for a size below
+ * it, NOT_SUPPORTED above it (fields this library does not know could change the result). */
+static wsgemm_status desc_read(wsgemm_handle h, const wsgemm_matmul_desc *desc, wsgemm_matmul_desc *out)
+{
+    if (desc == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: desc is NULL", kFn);
+    const size_t size = desc->size;
+    if (size < kDescBytes)
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                  "%s: desc->size = %zu is below the %zu bytes of wsgemm_matmul_desc (set it with "
+                                  "wsgemm_matmul_desc_init, or .size = sizeof(wsgemm_matmul_desc))",
+                                  kFn, size, kDescBytes);
+    if (size > kDescBytes)
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
+                                  "%s: desc->size = %zu is above the %zu bytes this library's wsgemm_matmul_desc "
+                                  "has: the caller was built against a newer wsgemm.h",
+                                  kFn, size, kDescBytes);
+    *out = desc_defaults(WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF);
+    memcpy(out, desc, size < sizeof *out ? size : sizeof *out);
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -44,7 +90,8 @@ typedef struct matmul_call {
     const wsgemm_matmul_desc *d;
     wsgemm_fused_ops ops;
     int m, n, k;
-    float alpha, beta;
+    float alpha, beta;                 /* the host values; 1 and 1 in device pointer mode (the general variant) */
+    const float *alpha_dev, *beta_dev; /* device pointer mode: the device floats (NULL in host mode) */
     const void *A, *B, *C;
     void *D;
     int lda, ldb, ldc, ldd;
@@ -60,6 +107,11 @@ static wsgemm_status check_types(wsgemm_handle h, const wsgemm_matmul_desc *d, c
         if (!wsgemm_dtype_is_valid(types[i].t))
             return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: desc->%s = %d is not a wsgemm_dtype", kFn,
                                       types[i].name, (int)types[i].t);
+    if (!ops->valid && wsgemm_epilogue_is_cublaslt_only((int)d->epilogue))
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
+                                  "%s: desc->epilogue = %d is a cublasLtEpilogue_t that wsgemm does not compute (it "
+                                  "has DEFAULT, RELU, BIAS, RELU_BIAS, GELU, GELU_BIAS, GELU_AUX, GELU_AUX_BIAS)",
+                                  kFn, (int)d->epilogue);
     if (!ops->valid)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
                                   "%s: desc->epilogue = %d is not a wsgemm_matmul_epilogue (DEFAULT is 1; "
@@ -126,6 +178,8 @@ static int used_operands(const matmul_call *c, wsgemm_call_operand *ops)
                    {"amax_d", d->amax_d}};
     for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; ++i)
         if (scalars[i].p) ops[n++] = wsgemm_call_operand_of(scalars[i].name, scalars[i].p, 4, 1, 1, 1);
+    if (c->alpha_dev) ops[n++] = wsgemm_call_operand_of("alpha", c->alpha_dev, 4, 1, 1, 1);
+    if (c->beta_dev) ops[n++] = wsgemm_call_operand_of("beta", c->beta_dev, 4, 1, 1, 1);
     return n;
 }
 
@@ -133,7 +187,6 @@ static int used_operands(const matmul_call *c, wsgemm_call_operand *ops)
 static wsgemm_status check_arguments(wsgemm_handle h, const matmul_call *c, const float *alpha, const float *beta)
 {
     const wsgemm_matmul_desc *d = c->d;
-    if (d == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: desc is NULL", kFn);
     if (d->transa != WSGEMM_OP_N && d->transa != WSGEMM_OP_T)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
                                   "%s: desc->transa = %d is not WSGEMM_OP_N (0) or WSGEMM_OP_T (1)", kFn,
@@ -151,7 +204,9 @@ static wsgemm_status check_arguments(wsgemm_handle h, const matmul_call *c, cons
     if (beta == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: beta is NULL", kFn);
     s = wsgemm_call_check_ab_ld(h, kFn, d->transa, d->transb, c->m, c->n, c->k, c->lda, c->ldb);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
-    const int c_read = *beta != 0.0f;
+    const int device_scalars = c->alpha_dev != NULL; /* alpha's and beta's values are the kernel's to read */
+    const float alpha_value = device_scalars ? 1.0f : *alpha, beta_value = device_scalars ? 1.0f : *beta;
+    const int c_read = beta_value != 0.0f;
     if (c_read && c->ldc < max1(c->m))
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: ldc = %d is below max(1, m) = %d", kFn, c->ldc,
                                   max1(c->m));
@@ -167,11 +222,13 @@ static wsgemm_status check_arguments(wsgemm_handle h, const matmul_call *c, cons
                                   "Ctype = %d, Dtype = %d",
                                   kFn, c->ldc, c->ldd, (int)d->Ctype, (int)d->Dtype);
     if (c->m == 0 || c->n == 0) return WSGEMM_STATUS_SUCCESS; /* quick return: nothing else is read */
-    const int product = c->k > 0 && *alpha != 0.0f;
+    const int product = c->k > 0 && alpha_value != 0.0f;
     if (product && c->A == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: A is NULL", kFn);
     if (product && c->B == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: B is NULL", kFn);
     if (c_read && c->C == NULL)
-        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: C is NULL but beta != 0", kFn);
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: C is NULL but %s", kFn,
+                                  device_scalars ? "WSGEMM_POINTER_MODE_DEVICE reads C unless *beta == 0 on the device"
+                                                 : "beta != 0");
     if (c->D == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: D is NULL", kFn);
     if (c->ops.bias && d->bias == NULL)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: desc->bias is NULL but epilogue %d adds a bias",
@@ -180,8 +237,8 @@ static wsgemm_status check_arguments(wsgemm_handle h, const matmul_call *c, cons
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: desc->aux is NULL but epilogue %d writes aux",
                                   kFn, (int)d->epilogue);
     matmul_call with_values = *c;
-    with_values.alpha = *alpha;
-    with_values.beta = *beta;
+    with_values.alpha = alpha_value;
+    with_values.beta = beta_value;
     wsgemm_call_operand ops[WSGEMM_CALL_MAX_OPERANDS];
     const int count = used_operands(&with_values, ops);
     for (int i = 0; i < count; ++i) {
@@ -220,7 +277,10 @@ static wsgemm_call call_of(const matmul_call *c)
                     .ldc = c->ldd,
                     .batch_count = 1,
                     .a_scale = d->a_scale,
-                    .b_scale = d->b_scale},
+                    .b_scale = d->b_scale,
+                    .device_scalars = c->alpha_dev != NULL,
+                    .alpha_dev = c->alpha_dev,
+                    .beta_dev = c->beta_dev},
         .output = {.ops = c->ops,
                    .c = c->C,
                    .c_type = d->Ctype,
@@ -246,11 +306,18 @@ wsgemm_status wsgemm_matmul(wsgemm_handle h, const wsgemm_matmul_desc *desc, int
 {
     wsgemm_status s = wsgemm_handle_begin(h, kFn);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
-    matmul_call c = {.d = desc,
-                     .ops = desc ? wsgemm_fused_ops_of((int)desc->epilogue) : (wsgemm_fused_ops){0},
+    wsgemm_matmul_desc d; /* the caller's desc->size bytes of it, the defaults beyond */
+    s = desc_read(h, desc, &d);
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
+    const wsgemm_handle_settings set = wsgemm_handle_settings_get(h); /* once per call */
+    const int device_scalars = set.pointer_mode == WSGEMM_POINTER_MODE_DEVICE;
+    matmul_call c = {.d = &d,
+                     .ops = wsgemm_fused_ops_of((int)d.epilogue),
                      .m = m,
                      .n = n,
                      .k = k,
+                     .alpha_dev = device_scalars ? alpha : NULL,
+                     .beta_dev = device_scalars ? beta : NULL,
                      .A = A,
                      .B = B,
                      .C = C,
@@ -261,12 +328,12 @@ wsgemm_status wsgemm_matmul(wsgemm_handle h, const wsgemm_matmul_desc *desc, int
                      .ldd = ldd};
     s = check_arguments(h, &c, alpha, beta);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
-    c.alpha = *alpha;
-    c.beta = *beta;
+    c.alpha = device_scalars ? 1.0f : *alpha; /* device mode: the general variant of every host decision */
+    c.beta = device_scalars ? 1.0f : *beta;
     if (m == 0 || n == 0) { /* BLAS quick return */
         wsgemm_handle_record_path(h, WSGEMM_PATH_NONE);
         return WSGEMM_STATUS_SUCCESS;
     }
     const wsgemm_call call = call_of(&c);
-    return wsgemm_call_execute(h, &call);
+    return wsgemm_call_execute(h, &call, &set);
 }

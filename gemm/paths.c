@@ -14,7 +14,9 @@
  *            in its epilogue whenever the call is more than alpha and beta on D (an epilogue, a scale or amax,
  *            an E4M3 D, a C that is not D).
  * AUTO takes the device's fastest path (sm100 once the device passed its self-check, sm90 on Hopper) where
- * that path takes the call, generic otherwise.
+ * that path takes the call, generic otherwise. A call in WSGEMM_POINTER_MODE_DEVICE (alpha and beta device
+ * floats) runs generic only: its kernels read the two values when they run; the fast kernels take them by
+ * value and their plans branch on them (beta == 0: C unread, deferred or staged epilogue).
  */
 #include "paths.h"
 
@@ -169,7 +171,16 @@ static int has_epilogue_ops(const wsgemm_call *c)
 /* 1 when `path` runs c; else 0 with the reason in why (when why is not NULL). */
 static int path_takes(wsgemm_path path, const wsgemm_call *c, char *why, size_t why_size)
 {
-    if (c->kind == WSGEMM_CALL_GEMM || path == WSGEMM_PATH_GENERIC) return 1;
+    if (path == WSGEMM_PATH_GENERIC) return 1;
+    if (c->problem.device_scalars) { /* the fast kernels take alpha and beta by value, and plan on them */
+        if (why)
+            snprintf(why, why_size,
+                     "the %s kernel reads alpha and beta on the host; WSGEMM_POINTER_MODE_DEVICE runs the generic "
+                     "path (AUTO takes it)",
+                     wsgemm_path_name(path));
+        return 0;
+    }
+    if (c->kind == WSGEMM_CALL_GEMM) return 1;
     const wsgemm_problem *p = &c->problem;
     const int product = wsgemm_call_has_product(c);
     if (path == WSGEMM_PATH_SM90) {
@@ -207,6 +218,7 @@ wsgemm_path wsgemm_path_choose(const wsgemm_call *c, wsgemm_path forced, const w
 {
     if (c->kind == WSGEMM_CALL_GEMM && !wsgemm_call_has_product(c)) return WSGEMM_PATH_GENERIC;
     if (forced != WSGEMM_PATH_AUTO) return forced;
+    if (c->problem.device_scalars) return WSGEMM_PATH_GENERIC; /* no fast path takes it: no self-check asked */
     const wsgemm_path fastest = auto_path(d, stream);
     return path_takes(fastest, c, NULL, 0) ? fastest : WSGEMM_PATH_GENERIC;
 }

@@ -40,7 +40,7 @@ static inline wsgemm_call_operand wsgemm_call_operand_of(const char *name, const
                                  .matrices = 1};
 }
 
-enum { WSGEMM_CALL_MAX_OPERANDS = 11 };
+enum { WSGEMM_CALL_MAX_OPERANDS = 13 };
 
 typedef enum wsgemm_call_kind {
     WSGEMM_CALL_GEMM = 0,  /* gemm_ex, strided batched, workspace size: alpha, beta on C; 16-bit A and B */
@@ -56,7 +56,8 @@ typedef struct wsgemm_call {
      * beta on C alone. Which kernels apply `output` is the paths' decision (paths.c). */
     wsgemm_problem problem;
     wsgemm_fused_epilogue output;
-    /* the memory the call touches, for the device and allocation checks */
+    /* the memory the call touches, for the device and allocation checks (device pointer mode: alpha and beta
+     * too) */
     wsgemm_call_operand operands[WSGEMM_CALL_MAX_OPERANDS];
     int operand_count;
     /* wsgemm_gemm_workspace_size: plan the call on its path and report the workspace it would take here,

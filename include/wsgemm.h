@@ -3,7 +3,8 @@
  *
  * A drop-in replacement for cublasGemmEx / cublasGemmStridedBatchedEx: same
  * argument order, column-major storage, C = alpha * op(A) * op(B) + beta * C
- * with fp32 accumulation, alpha and beta read from host memory.
+ * with fp32 accumulation, alpha and beta read from host memory (or, after
+ * wsgemm_set_pointer_mode(h, WSGEMM_POINTER_MODE_DEVICE), from device memory).
  *
  * Swapping a cuBLAS call is mechanical:
  *   cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &alpha, A, CUDA_R_16BF, lda,
@@ -39,7 +40,7 @@ extern "C" {
  * files). wsgemm_get_version() reports the version of the library actually linked or loaded.
  * WSGEMM_VERSION is one number for #if: 10000 * major + 100 * minor + patch. */
 #define WSGEMM_VERSION_MAJOR 0
-#define WSGEMM_VERSION_MINOR 1
+#define WSGEMM_VERSION_MINOR 2
 #define WSGEMM_VERSION_PATCH 0
 #define WSGEMM_VERSION       (WSGEMM_VERSION_MAJOR * 10000 + WSGEMM_VERSION_MINOR * 100 + WSGEMM_VERSION_PATCH)
 
@@ -54,6 +55,13 @@ typedef enum wsgemm_status {
     WSGEMM_STATUS_CUDA_ERROR = 7,      /* a CUDA call or a kernel launch failed */
     WSGEMM_STATUS_INTERNAL_ERROR = 8   /* a self-check of wsgemm failed */
 } wsgemm_status;
+
+/* The cublasStatus_t value (as an int: this header does not include cublas_api.h) a cuBLAS caller expects
+ * for status: SUCCESS, NOT_INITIALIZED, ALLOC_FAILED, ARCH_MISMATCH, NOT_SUPPORTED and INTERNAL_ERROR map to
+ * the cuBLAS status of the same name, INVALID_VALUE to CUBLAS_STATUS_INVALID_VALUE (7), NO_DEVICE to
+ * CUBLAS_STATUS_NOT_INITIALIZED (what cublasCreate returns without a device), CUDA_ERROR to
+ * CUBLAS_STATUS_EXECUTION_FAILED; a value that is no wsgemm_status to CUBLAS_STATUS_INTERNAL_ERROR. */
+int wsgemm_status_to_cublas(wsgemm_status status);
 
 /* Values equal cublasOperation_t's. */
 typedef enum wsgemm_op {
@@ -82,6 +90,12 @@ typedef enum wsgemm_path {
     WSGEMM_PATH_NONE = 5            /* reported only: the last call launched no kernel */
 } wsgemm_path;
 
+/* Where alpha and beta live; values equal cublasPointerMode_t's. */
+typedef enum wsgemm_pointer_mode {
+    WSGEMM_POINTER_MODE_HOST = 0,  /* host floats, read during the call (the default) */
+    WSGEMM_POINTER_MODE_DEVICE = 1 /* device floats, read by the kernels in stream order (docs/api.md) */
+} wsgemm_pointer_mode;
+
 typedef struct wsgemm_context *wsgemm_handle;
 
 /* Handle life cycle. create needs no GPU; the device is looked up per call.
@@ -100,13 +114,22 @@ wsgemm_status wsgemm_get_path(wsgemm_handle handle, wsgemm_path *path);
 /* The path the last successful GEMM call of this thread on this handle ran. */
 wsgemm_status wsgemm_get_last_path(wsgemm_handle handle, wsgemm_path *path);
 
+/* As cublasSetPointerMode / cublasGetPointerMode: where the GEMM calls (gemm_ex, strided batched, matmul)
+ * read alpha and beta. DEVICE: alpha and beta point to device (or managed) floats of the current device,
+ * read by the kernels when they run (stream-ordered, capturable, no host synchronization); the results are
+ * those of HOST mode with the same values (*beta == 0 still never reads C). DEVICE mode runs the generic
+ * kernel: AUTO takes it, a forced fast path returns NOT_SUPPORTED (docs/api.md, "Pointer mode"). */
+wsgemm_status wsgemm_set_pointer_mode(wsgemm_handle handle, wsgemm_pointer_mode mode);
+wsgemm_status wsgemm_get_pointer_mode(wsgemm_handle handle, wsgemm_pointer_mode *mode);
+
 /* C = alpha * op(A) * op(B) + beta * C, column-major; op(A) is m x k, op(B)
  * is k x n, C is m x n. A, B and C: device or managed memory of the current
  * device, aligned to their element size, each matrix (all batch members)
  * inside its allocation. A and B: both WSGEMM_R_16BF or both WSGEMM_R_16F.
  * C: WSGEMM_R_16BF, WSGEMM_R_16F or WSGEMM_R_32F. alpha and beta point to
- * host floats. m == 0 or n == 0 is a successful no-op; k == 0 or
- * *alpha == 0 gives C = beta * C; *beta == 0 writes C without reading it. */
+ * host floats (device floats in WSGEMM_POINTER_MODE_DEVICE). m == 0 or n == 0
+ * is a successful no-op; k == 0 or *alpha == 0 gives C = beta * C; *beta == 0
+ * writes C without reading it. */
 wsgemm_status wsgemm_gemm_ex(wsgemm_handle handle, wsgemm_op transa, wsgemm_op transb, int m, int n, int k,
                              const float *alpha, const void *A, wsgemm_dtype Atype, int lda, const void *B,
                              wsgemm_dtype Btype, int ldb, const float *beta, void *C, wsgemm_dtype Ctype, int ldc);
@@ -125,7 +148,9 @@ wsgemm_status wsgemm_gemm_strided_batched_ex(wsgemm_handle handle, wsgemm_op tra
 /* ---------------------------------------------------------------- matmul: epilogues and FP8
  *
  * D = epilogue(alpha * a_scale * b_scale * op(A) op(B) + beta * c_scale * C) * d_scale, as cublasLtMatmul
- * computes it (docs/api.md, "Matmul"). The epilogue values equal cublasLtEpilogue_t's. */
+ * computes it (docs/api.md, "Matmul"). The epilogue values equal cublasLtEpilogue_t's; a cublasLtEpilogue_t
+ * value not listed here (DRELU, DGELU, BGRADA, ...) is NOT_SUPPORTED, a value that is no epilogue at all
+ * INVALID_VALUE. */
 typedef enum wsgemm_matmul_epilogue {
     WSGEMM_MATMUL_EPILOGUE_DEFAULT = 1,        /* nothing after the sum */
     WSGEMM_MATMUL_EPILOGUE_RELU = 2,           /* max(x, 0) */
@@ -138,8 +163,14 @@ typedef enum wsgemm_matmul_epilogue {
 } wsgemm_matmul_epilogue;
 
 /* What a matmul computes besides the shape and the operands (cublasLtMatmulDesc_t plus the matrix types).
- * wsgemm_matmul_desc_init fills in the defaults; set fields after it (designated initializers work too). */
+ * The struct can grow in a later version without breaking binaries built against this one: `size` says how
+ * many bytes of it the caller has (sizeof(wsgemm_matmul_desc) of the caller's header), and the library reads
+ * only those, giving fields beyond them their defaults. wsgemm_matmul_desc_init sets size and the defaults;
+ * set fields after it. A designated initializer must set .size = sizeof(wsgemm_matmul_desc) itself (and
+ * .epilogue: 0 is no epilogue). */
 typedef struct wsgemm_matmul_desc {
+    size_t size; /* bytes of this struct the caller holds: sizeof(wsgemm_matmul_desc); 0 or less than the
+                    0.2 struct is INVALID_VALUE */
     wsgemm_op transa, transb;
     wsgemm_dtype Atype, Btype; /* both 16BF, both 16F, or both FP8 (E4M3/E5M2, not both E5M2) */
     wsgemm_dtype Ctype, Dtype; /* Ctype == Dtype (16BF, 16F, 32F); or Dtype 8F_E4M3 with Ctype 16BF or 16F */
@@ -153,14 +184,19 @@ typedef struct wsgemm_matmul_desc {
     float *amax_d; /* device float: max |value| of D before d_scale; NULL: not computed */
 } wsgemm_matmul_desc;
 
-/* desc = {transa, transb, ab_type, ab_type, cd_type, cd_type, DEFAULT, no bias (bias_type 16BF), no aux
- * (aux_type cd_type, or 16BF for an FP8 cd_type), no scales, no amax}. INVALID_VALUE only for desc NULL. */
-wsgemm_status wsgemm_matmul_desc_init(wsgemm_matmul_desc *desc, wsgemm_op transa, wsgemm_op transb,
-                                      wsgemm_dtype ab_type, wsgemm_dtype cd_type);
+/* *desc = {size, transa, transb, ab_type, ab_type, cd_type, cd_type, DEFAULT, no bias (bias_type 16BF), no aux
+ * (aux_type cd_type, or 16BF for an FP8 cd_type), no scales, no amax}, writing `size` bytes of it (the
+ * caller's sizeof(wsgemm_matmul_desc), which the macro passes). INVALID_VALUE for desc NULL or a size below
+ * this version's struct; NOT_SUPPORTED for a size above it (a newer header than this library). */
+wsgemm_status wsgemm_matmul_desc_init_sized(wsgemm_matmul_desc *desc, size_t size, wsgemm_op transa, wsgemm_op transb,
+                                            wsgemm_dtype ab_type, wsgemm_dtype cd_type);
+#define wsgemm_matmul_desc_init(desc, transa, transb, ab_type, cd_type) \
+    wsgemm_matmul_desc_init_sized((desc), sizeof(wsgemm_matmul_desc), (transa), (transb), (ab_type), (cd_type))
 
 /* D = (the desc's formula), column-major; op(A) is m x k, op(B) k x n, C and D m x n. alpha and beta are
- * host floats. C is read only when beta != 0 (it may then be NULL); C == D (with ldc == ldd and
- * Ctype == Dtype) updates in place. Checks, statuses and "D untouched on error" as wsgemm_gemm_ex. */
+ * host floats (device floats in WSGEMM_POINTER_MODE_DEVICE). C is read only when beta != 0 (in HOST mode it
+ * may then be NULL; DEVICE mode needs C); C == D (with ldc == ldd and Ctype == Dtype) updates in place.
+ * desc->size as wsgemm_matmul_desc says. Checks, statuses and "D untouched on error" as wsgemm_gemm_ex. */
 wsgemm_status wsgemm_matmul(wsgemm_handle handle, const wsgemm_matmul_desc *desc, int m, int n, int k,
                             const float *alpha, const void *A, int lda, const void *B, int ldb, const float *beta,
                             const void *C, int ldc, void *D, int ldd);
@@ -193,8 +229,10 @@ wsgemm_status wsgemm_gemm_workspace_size(wsgemm_handle handle, wsgemm_op transa,
                                          size_t *bytes);
 
 /* Diagnostics. The message of this thread's last failed call on this handle
- * (for a null or destroyed handle: this thread's last message); "" after a
- * successful call. */
+ * (for a null or destroyed handle: this thread's last message of a call
+ * without a usable handle); "" after a successful call: every call that
+ * returns SUCCESS clears it (a call without a handle, such as
+ * wsgemm_matmul_desc_init, clears the message of calls without a handle). */
 const char *wsgemm_status_string(wsgemm_status status);
 const char *wsgemm_path_name(wsgemm_path path);
 const char *wsgemm_get_last_error_message(wsgemm_handle handle);

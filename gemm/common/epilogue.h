@@ -40,7 +40,7 @@ typedef enum wsgemm_activation {
     WSGEMM_ACTIVATION_GELU = 2  /* 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) */
 } wsgemm_activation;
 
-/* A wsgemm_matmul_epilogue taken apart; valid == 0 for a value that names no epilogue. */
+/* A wsgemm_matmul_epilogue taken apart; valid == 0 for a value that names no epilogue wsgemm computes. */
 typedef struct wsgemm_fused_ops {
     int valid, bias, aux;
     wsgemm_activation activation;
@@ -74,6 +74,24 @@ static inline wsgemm_fused_ops wsgemm_fused_ops_of(int epilogue)
     default: ops.valid = 0; break;
     }
     return ops;
+}
+
+/* 1 for a cublasLtEpilogue_t value that wsgemm_fused_ops_of does not take: RELU_AUX, RELU_AUX_BIAS, DRELU,
+ * DRELU_BGRAD, DGELU, DGELU_BGRAD, BGRADA, BGRADB (cublasLt.h). A call naming one is NOT_SUPPORTED, not
+ * INVALID_VALUE: it is a valid epilogue, only not one of wsgemm's. */
+static inline int wsgemm_epilogue_is_cublaslt_only(int epilogue)
+{
+    switch (epilogue) {
+    case 130:
+    case 134:
+    case 136:
+    case 152:
+    case 192:
+    case 208:
+    case 256:
+    case 512: return 1;
+    default: return 0;
+    }
 }
 
 /* Everything the fused output op reads besides the accumulator: the call's pointers, types (wsgemm_dtype

@@ -32,3 +32,32 @@ const char *wsgemm_path_name(wsgemm_path path)
     }
     return "<unknown path>";
 }
+
+/* cublasStatus_t's values (cublas_api.h), written out so that this file needs no cuBLAS header; the CPU test
+ * tests/api/api_contract_test.c compares them with cublas_api.h's constants. */
+enum {
+    kCublasSuccess = 0,
+    kCublasNotInitialized = 1,
+    kCublasAllocFailed = 3,
+    kCublasInvalidValue = 7,
+    kCublasArchMismatch = 8,
+    kCublasExecutionFailed = 13,
+    kCublasInternalError = 14,
+    kCublasNotSupported = 15
+};
+
+int wsgemm_status_to_cublas(wsgemm_status status)
+{
+    switch (status) {
+    case WSGEMM_STATUS_SUCCESS: return kCublasSuccess;
+    case WSGEMM_STATUS_NOT_INITIALIZED: return kCublasNotInitialized;
+    case WSGEMM_STATUS_INVALID_VALUE: return kCublasInvalidValue;
+    case WSGEMM_STATUS_NOT_SUPPORTED: return kCublasNotSupported;
+    case WSGEMM_STATUS_ARCH_MISMATCH: return kCublasArchMismatch;
+    case WSGEMM_STATUS_NO_DEVICE: return kCublasNotInitialized; /* cublasCreate without a device */
+    case WSGEMM_STATUS_ALLOC_FAILED: return kCublasAllocFailed;
+    case WSGEMM_STATUS_CUDA_ERROR: return kCublasExecutionFailed;
+    case WSGEMM_STATUS_INTERNAL_ERROR: return kCublasInternalError;
+    }
+    return kCublasInternalError;
+}

@@ -20,7 +20,8 @@
 #include "internal.h"
 
 /* C(i, j, b) = alpha * sum_{s = 0 .. splits-1, in order} part[s][b][i + j*m] + beta * C (beta == 0: C is
- * not read). A fixed order, so the bits depend only on the shape and the split count.
+ * not read); alpha_dev and beta_dev (device pointer mode, the generic path) replace alpha and beta when set.
+ * A fixed order, so the bits depend only on the shape and the split count.
  * One flat grid-stride loop over e = (b*n + j)*m + i, the partials' own order: every warp reads 32
  * consecutive floats of each split and writes consecutive elements of a column of C, whatever m is.
  * (A block row per column of C leaves most threads idle for small m, 192 of 256 at m = 64, where the
@@ -28,8 +29,10 @@
  * copy".) */
 static __global__ void wsgemm_splitk_reduce_kernel(const float *part, int splits, long long m, long long n, int nb,
                                                    void *c, int c_type, long long ldc, long long stride_c, float alpha,
-                                                   float beta)
+                                                   float beta, const float *alpha_dev, const float *beta_dev)
 {
+    if (alpha_dev) alpha = *alpha_dev;
+    if (beta_dev) beta = *beta_dev;
     const long long total = m * n * nb;
     const bool narrow = total <= 0xFFFFFFFFLL; /* 32-bit divisions: a 64-bit one costs ~70 instructions */
     for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
@@ -72,8 +75,10 @@ static inline cudaError_t wsgemm_splitk_reduce_launch(const float *part, int spl
     long long m = p->m, n = p->n, ldc = p->ldc, stride_c = p->strideC;
     int nb = p->batch_count, c_type = p->Ctype;
     float alpha = p->alpha, beta = p->beta;
+    const float *alpha_dev = p->alpha_dev, *beta_dev = p->beta_dev;
     void *c = p->C;
-    void *args[] = {(void *)&part, &splits, &m, &n, &nb, &c, &c_type, &ldc, &stride_c, &alpha, &beta};
+    void *args[] = {(void *)&part, &splits,   &m,     &n,    &nb,        &c,       &c_type,
+                    &ldc,          &stride_c, &alpha, &beta, &alpha_dev, &beta_dev};
     return cudaLaunchKernel((const void *)wsgemm_splitk_reduce_kernel,
                             dim3(wsgemm_flat_grid(m * n * nb, 256, sm_count)), dim3(256), args, 0, stream);
 }

@@ -81,6 +81,10 @@ struct GemmParams {
     int a_k_contiguous; /* op(A) = A^T: consecutive k are consecutive in memory */
     int b_k_contiguous; /* op(B) = B:   consecutive k are consecutive in memory */
     float alpha, beta;
+    /* device pointer mode: alpha and beta read from these device floats when the kernel starts (NULL: the
+     * values above); product_dev: a device alpha whose 0 means no product while `alpha` above is applied
+     * (split-K partials, whose reduction applies the device alpha) */
+    const float *alpha_dev, *beta_dev, *product_dev;
     /* split-K: split s takes k in [s * k_per_split, (s + 1) * k_per_split) and writes C + s * split_stride_c
      * (then C is the fp32 partials, alpha 1, beta 0); splits = 1 is the plain product */
     int splits, k_per_split;
@@ -363,7 +367,8 @@ __device__ __forceinline__ void store_tile(const GemmParams &p, TOut *c, const f
                     wsgemm_fused_apply<wsgemm_dtype_of<TOut>::value>(p.ep, factors, c + ci, i, j, stage[lane][col],
                                                                      amax);
                 else
-                    wsgemm_out_apply<wsgemm_dtype_of<TOut>::value>(c + ci, stage[lane][col], p.alpha, p.beta);
+                    wsgemm_out_apply<wsgemm_dtype_of<TOut>::value>(c + ci, stage[lane][col], factors.alpha,
+                                                                   factors.beta);
             }
         }
         __syncwarp();
@@ -382,8 +387,15 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
 
     /* one work item = (batch, split, tile); the grid may hold fewer of them than the problem has */
     const long long items = tiles * p.batch_count * p.splits;
-    wsgemm_fused_factors factors = {p.alpha, p.beta, 1.0f};
-    if (p.fused) factors = wsgemm_fused_factors_load(p.ep, p.alpha, p.beta);
+    /* the call's alpha and beta: by value, or (device pointer mode) read here, in stream order */
+    const float alpha = p.alpha_dev ? *p.alpha_dev : p.alpha;
+    const float beta = p.beta_dev ? *p.beta_dev : p.beta;
+    /* alpha == 0 (only a device alpha or a matmul without a product gets here): no product, A and B unread,
+     * the accumulators stay 0 as host mode's alpha == 0 leaves them (split-K partials: 0, and the reduction's
+     * alpha * 0 + beta * C is host mode's C = beta * C); uniform over the grid */
+    const bool product = alpha != 0.0f && (p.product_dev == NULL || *p.product_dev != 0.0f);
+    wsgemm_fused_factors factors = {alpha, beta, 1.0f};
+    if (p.fused) factors = wsgemm_fused_factors_load(p.ep, alpha, beta);
     float amax = 0.0f; /* this thread's max |x| over its elements (fused, ep.amax set) */
     for (long long item = blockIdx.z * (long long)gridDim.x + blockIdx.x; item < items;
          item += (long long)gridDim.x * gridDim.z) {
@@ -394,7 +406,7 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
         const int n0 = (int)(tile / tiles_m) * kBlockN;
         const int k0 = split * p.k_per_split;
         const int K = p.k - k0 < p.k_per_split ? p.k - k0 : p.k_per_split; /* this split's k; >= 1 */
-        const int k_steps = (K - 1) / kBlockK + 1;
+        const int k_steps = product ? (K - 1) / kBlockK + 1 : 0;
         const char *A =
             static_cast<const char *>(p.A) + (batch * p.strideA + k0 * (kAKContiguous ? 1 : p.lda)) * kElemBytes;
         const char *B =
@@ -409,11 +421,13 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
 #pragma unroll
                 for (int r = 0; r < 4; ++r) acc[tm][tn][r] = 0.0f;
 
-        copy_operand_tile<kOperands>(smem.mainloop.a[0], A, m0, 0, p.m, K, p.lda, kAKContiguous, p.a_type);
-        copy_operand_tile<kOperands>(smem.mainloop.b[0], B, n0, 0, p.n, K, p.ldb, kBKContiguous, p.b_type);
-        cp_async_commit_group();
-        cp_async_wait_all();
-        __syncthreads();
+        if (k_steps > 0) {
+            copy_operand_tile<kOperands>(smem.mainloop.a[0], A, m0, 0, p.m, K, p.lda, kAKContiguous, p.a_type);
+            copy_operand_tile<kOperands>(smem.mainloop.b[0], B, n0, 0, p.n, K, p.ldb, kBKContiguous, p.b_type);
+            cp_async_commit_group();
+            cp_async_wait_all();
+            __syncthreads();
+        }
 
         for (int ks = 0; ks < k_steps; ++ks) {
             const int buf = ks & 1;
@@ -435,10 +449,13 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
     if (p.fused) wsgemm_fused_amax_commit(p.ep, amax); /* every lane of the warp takes the same items */
 }
 
-/* C = beta * C over every batch; beta == 0 writes zeros without reading C. */
+/* C = beta * C over every batch; beta == 0 writes zeros without reading C. beta_dev (device pointer mode):
+ * beta read from it. */
 template <typename TOut>
-__global__ void scale_c_kernel(TOut *c, int m, int n, long long ldc, long long stride, int batch_count, float beta)
+__global__ void scale_c_kernel(TOut *c, int m, int n, long long ldc, long long stride, int batch_count, float beta,
+                               const float *beta_dev)
 {
+    if (beta_dev) beta = *beta_dev;
     const long long per_batch = (long long)m * n;
     const long long total = per_batch * batch_count;
     for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < total;
@@ -496,7 +513,8 @@ cudaError_t launch_scale(const wsgemm_problem *p, cudaStream_t stream)
     int m = p->m, n = p->n, batch_count = p->batch_count;
     long long ldc = p->ldc, stride = p->strideC;
     float beta = p->beta;
-    void *args[] = {&c, &m, &n, &ldc, &stride, &batch_count, &beta};
+    const float *beta_dev = p->beta_dev;
+    void *args[] = {&c, &m, &n, &ldc, &stride, &batch_count, &beta, &beta_dev};
     return cudaLaunchKernel((const void *)scale_c_kernel<TOut>,
                             dim3(static_cast<unsigned>(blocks < 65536 ? blocks : 65536)), dim3(256), args, 0, stream);
 }
@@ -534,6 +552,9 @@ GemmParams params_of(const wsgemm_problem *p)
     g.b_k_contiguous = p->transb == WSGEMM_OP_N;
     g.alpha = p->alpha;
     g.beta = p->beta;
+    g.alpha_dev = p->alpha_dev;
+    g.beta_dev = p->beta_dev;
+    g.product_dev = NULL;
     g.splits = 1;
     g.k_per_split = p->k;
     g.split_stride_c = 0;
@@ -570,8 +591,10 @@ extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_lau
         g.C = part;
         g.ldc = p->m;
         g.strideC = (long long)p->m * p->n;
-        g.alpha = 1.0f;
+        g.alpha = 1.0f; /* the partials; the reduction applies alpha and beta (also device ones) */
         g.beta = 0.0f;
+        g.alpha_dev = g.beta_dev = NULL;
+        g.product_dev = p->alpha_dev;
         g.splits = splits;
         g.k_per_split = kMaxChainK;
         g.split_stride_c = g.strideC * p->batch_count;

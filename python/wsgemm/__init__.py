@@ -25,7 +25,7 @@ from . import _arrays, _binding, _layout
 from ._binding import Error, library_path
 
 __all__ = ["matmul", "Error", "version", "last_path", "library_path"]
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def version():

@@ -40,7 +40,8 @@ def _candidates():
     if env:
         return [env]
     here = os.path.dirname(os.path.abspath(__file__))
-    return bundled_libraries(here) + ["libwsgemm.so.0", "libwsgemm.so"]
+    # libwsgemm.so.0.2: the SONAME of the 0.2 ABI this module declares
+    return bundled_libraries(here) + ["libwsgemm.so.0.2", "libwsgemm.so"]
 
 
 def bundled_libraries(package_dir):
@@ -150,12 +151,17 @@ def cudart():
 
 
 class MatmulDesc(ctypes.Structure):
-    """wsgemm_matmul_desc (include/wsgemm.h), field for field."""
-    _fields_ = [("transa", ctypes.c_int), ("transb", ctypes.c_int), ("Atype", ctypes.c_int), ("Btype", ctypes.c_int),
+    """wsgemm_matmul_desc (include/wsgemm.h), field for field; `size` is set to the struct's own size, as
+    wsgemm_matmul_desc_init sets it (the library reads that many bytes of it)."""
+    _fields_ = [("size", ctypes.c_size_t), ("transa", ctypes.c_int), ("transb", ctypes.c_int), ("Atype", ctypes.c_int), ("Btype", ctypes.c_int),
                 ("Ctype", ctypes.c_int), ("Dtype", ctypes.c_int), ("epilogue", ctypes.c_int), ("bias", ctypes.c_void_p),
                 ("bias_type", ctypes.c_int), ("aux", ctypes.c_void_p), ("aux_type", ctypes.c_int), ("ldaux", ctypes.c_int),
                 ("a_scale", ctypes.c_void_p), ("b_scale", ctypes.c_void_p), ("c_scale", ctypes.c_void_p),
                 ("d_scale", ctypes.c_void_p), ("amax_d", ctypes.c_void_p)]
+
+    def __init__(self, **fields):
+        fields.setdefault("size", ctypes.sizeof(MatmulDesc))
+        super().__init__(**fields)
 
 
 class Error(RuntimeError):
