@@ -35,6 +35,7 @@ if(TARGET wsgemm_sm100_selfcheck_installed)
   install(TARGETS wsgemm_sm100_selfcheck_installed RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/wsgemm)
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/include/wsgemm.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 foreach(dir sync tmem emu)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/wsgemm/${dir}
           FILES_MATCHING PATTERN "*.cuh" PATTERN "*.h")

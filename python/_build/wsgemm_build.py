@@ -39,7 +39,7 @@ NAME = "wsgemm"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # python/ (or the unpacked sdist)
 SUMMARY = "wsgemm, a warp-specialized GEMM library, for Python: matmul on CUDA arrays and torch.ops.wsgemm"
 # What the CMake build of the library needs, relative to the project root (the sdist carries these in native/)
-NATIVE = ("CMakeLists.txt", "LICENSE", "cmake", "include", "gemm", "sync", "tmem", "emu")
+NATIVE = ("CMakeLists.txt", "LICENSE", "CHANGELOG.md", "cmake", "include", "gemm", "sync", "tmem", "emu")
 # The package's Python files and what else the sdist carries from python/
 PACKAGE_FILES = ("pyproject.toml", "_build", "wsgemm", "tests")
 LIBRARY_GLOB = re.compile(r"^libwsgemm\.so(\.[0-9]+)*$")

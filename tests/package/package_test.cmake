@@ -62,7 +62,7 @@ if(MODE STREQUAL "install")
             ${LIBDIR}/libwsgemm.a ${LIBDIR}/libwsgemm.so
             ${LIBDIR}/cmake/wsgemm/wsgemmConfig.cmake ${LIBDIR}/cmake/wsgemm/wsgemmConfigVersion.cmake
             ${LIBDIR}/cmake/wsgemm/wsgemmTargets.cmake ${LIBDIR}/pkgconfig/wsgemm.pc
-            ${LIBDIR}/pkgconfig/wsgemm-static.pc)
+            ${LIBDIR}/pkgconfig/wsgemm-static.pc share/doc/wsgemm/LICENSE share/doc/wsgemm/CHANGELOG.md)
     if(NOT EXISTS ${prefix}/${f})
       message(FATAL_ERROR "FAIL: the install lacks ${f}")
     endif()
