@@ -54,13 +54,15 @@
  *   --wsgemm_seed=N            input seed (default 1)
  *   --wsgemm_context=KEY=VALUE add KEY to the report context (e.g. the driver)
  * Without a GPU, --benchmark_list_tests lists every benchmark the build holds;
- * asked to run, the program says there is no device and exits 77 (it has
- * measured nothing and written no report).
+ * asked to run, the program says on stderr that there is no device and exits
+ * 0 (it has measured nothing and written no report; tools/README.md).
  *
- * Exit status: 0; 1 bad arguments; 2 the filter matched nothing; 3 a wrong
- * result (ERROR rows say which); 4 the device failed (a kernel fault: every
- * row after it is an error, the JSON is still complete); 77 no CUDA device.
+ * Exit status: 0 (also: no CUDA device); 2 bad arguments (a malformed number,
+ * an unknown option, named on stderr); 3 a wrong result (ERROR rows say
+ * which); 4 the device failed (a kernel fault: every row after it is an
+ * error, the JSON is still complete); 5 the filter matched nothing.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +72,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "cli.h"
 #include "gbench_shim.h"
 #include "testing.h"
 
@@ -865,9 +868,12 @@ static bench_case *register_all(void)
 
 /* ---------------------------------------------------------------- main */
 
+static const char kProg[] = "wsgemm-bench";
+
 static void usage_extra(void)
 {
-    printf("wsgemm-bench: wsgemm vs cuBLAS / cuBLASLt, GPU time side by side. Suites: square llm decode beta1 f32c\n"
+    printf("usage: wsgemm-bench [--wsgemm_* options] [Google Benchmark options]\n"
+           "wsgemm-bench: wsgemm vs cuBLAS / cuBLASLt, GPU time side by side. Suites: square llm decode beta1 f32c\n"
            "  unaligned batched ops types grid\n"
            "  (select with --benchmark_filter='^square/' etc.; implementations with '/cublas/', '/wsgemm_auto/')\n"
            "  --wsgemm_rounds=N           timed rounds per benchmark (default %d)\n"
@@ -891,15 +897,14 @@ static int strip_own_options(int *argc, char **argv, const char **contexts, int 
         else if (!strcmp(a, "--wsgemm_plant_fault"))
             G.plant_fault = 1;
         else if (!strncmp(a, "--wsgemm_seed=", 14))
-            G.seed = strtoull(a + 14, NULL, 10);
-        else if (!strncmp(a, "--wsgemm_rounds=", 16) && atoi(a + 16) > 0)
-            G.rounds = atoi(a + 16);
+            G.seed = cli_u64(kProg, "--wsgemm_seed", a + 14);
+        else if (!strncmp(a, "--wsgemm_rounds=", 16))
+            G.rounds = cli_int(kProg, "--wsgemm_rounds", a + 16, 1, INT_MAX);
         else if (!strncmp(a, "--wsgemm_context=", 17) && strchr(a + 17, '='))
             contexts[(*ncontexts)++] = a + 17;
-        else if (!strncmp(a, "--wsgemm_", 9)) {
-            fprintf(stderr, "wsgemm-bench: unknown option %s (see --help)\n", a);
-            return 0;
-        } else
+        else if (!strncmp(a, "--wsgemm_", 9))
+            cli_fail(kProg, "unknown option %s", a);
+        else
             argv[out++] = argv[i];
     }
     *argc = out;
@@ -912,15 +917,18 @@ int main(int argc, char **argv)
     const char **contexts = calloc((size_t)argc, sizeof *contexts);
     int ncontexts = 0;
     if (!contexts || !strip_own_options(&argc, argv, contexts, &ncontexts)) return 1;
-    for (int i = 1; i < argc; ++i)
-        if (!strcmp(argv[i], "--help")) usage_extra();
+    if (cli_wants_help(argc, argv)) {
+        usage_extra();
+        /* and Google Benchmark's own flags; it exits 0 after them (-h is ours alone) */
+        char *help[] = {argv[0], "--help", NULL};
+        return gbench_main(2, help);
+    }
 
     const int list_only = gbench_wants_list_only(argc, argv);
     const int have_gpu = testing_gpu_count() > 0;
     if (!have_gpu && !list_only) {
-        fprintf(stderr, "wsgemm-bench: no CUDA device on this machine; nothing was run and no report written "
-                        "(--benchmark_list_tests lists the benchmarks)\n");
-        return 77;
+        return cli_no_gpu(kProg, "nothing was run and no report written (--benchmark_list_tests lists the "
+                                 "benchmarks)");
     }
     if (have_gpu) device_setup();
     for (int i = 0; i < ncontexts; ++i) {

@@ -11,14 +11,17 @@
  * idle:   the host time inside each call alone, with the stream synchronized after every call (outside the
  *         timed part), so every call starts on an idle GPU: what the call itself costs the calling thread.
  * Each number is the median of `rounds` rounds; wsgemm and cuBLAS rounds alternate. Both results are first
- * checked against cuBLAS (fp32 reference). Exit 0, 1 when a check or a call fails, 77 without a GPU.
+ * checked against cuBLAS (fp32 reference). Exit 0, 1 when a check or a call fails, 2 on bad arguments
+ * (bench/cli.h); without a GPU it says so on stderr and exits 0.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cublas_v2.h>
 
+#include "cli.h"
 #include "testing.h"
 
 enum { kWarmup = 200, kMaxRounds = 64 };
@@ -94,26 +97,34 @@ static result measure(const bench *b, int calls, int rounds, int sync_each)
     return out;
 }
 
-static void usage(const char *argv0)
+static const char kProg[] = "wsgemm-call-overhead";
+
+static void usage(void)
 {
-    fprintf(stderr, "usage: %s [--calls N] [--rounds R (1..%d)]\n", argv0, kMaxRounds);
-    exit(2);
+    printf("usage: %s [--calls N] [--rounds R (1..%d)]\n"
+           "       %s --help\n"
+           "Host microseconds per call of a small GEMM, wsgemm beside cublasGemmEx. Exit 0 (also without a CUDA\n"
+           "device: nothing run); 1: a check failed; 2: bad arguments.\n",
+           kProg, kMaxRounds, kProg);
 }
 
 int main(int argc, char **argv)
 {
     int calls = 20000, rounds = 5;
-    for (int i = 1; i < argc; ++i) {
-        if (i + 1 >= argc) usage(argv[0]);
-        if (!strcmp(argv[i], "--calls"))
-            calls = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--rounds"))
-            rounds = atoi(argv[++i]);
-        else
-            usage(argv[0]);
+    if (cli_wants_help(argc, argv)) {
+        usage();
+        return 0;
     }
-    if (calls < 1 || rounds < 1 || rounds > kMaxRounds) usage(argv[0]);
-    testing_require_gpu("wsgemm-call-overhead");
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v = cli_value(kProg, argc, argv, &i);
+        if (!strcmp(a, "--calls"))
+            calls = cli_int(kProg, a, v, 1, INT_MAX);
+        else if (!strcmp(a, "--rounds"))
+            rounds = cli_int(kProg, a, v, 1, kMaxRounds);
+        else
+            cli_fail(kProg, "unknown flag '%s'", a);
+    }
+    if (testing_gpu_count() == 0) return cli_no_gpu(kProg, "nothing to run");
 
     const int sizes[2] = {64, 128};
     int failed = 0;

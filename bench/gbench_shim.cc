@@ -236,10 +236,10 @@ int gbench_main(int argc, char **argv)
     std::vector<std::string> rewritten;
     normalize_min_time(argc, argv, rewritten);
     benchmark::Initialize(&argc, argv); // removes the --benchmark_* flags it knows; --help prints and exits
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2; // bad arguments (tools/README.md)
     const std::size_t matched = benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
-    return matched == 0 ? 2 : 0;
+    return matched == 0 ? 5 : 0;
 }
 
 } // extern "C"

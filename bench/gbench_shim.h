@@ -139,8 +139,8 @@ int gbench_wants_list_only(int argc, char **argv);
 /* Parse the --benchmark_* flags (Initialize), complain about any other
  * argument, run the benchmarks the filter selects (console output, plus the
  * file of --benchmark_out=PATH in --benchmark_out_format=json|console|csv),
- * and shut down. Returns 0 on success, 1 for an unknown argument, 2 when the
- * filter selected no benchmark. --benchmark_min_time takes seconds as "0.05"
+ * and shut down. Returns 0 on success, 2 for an unknown argument (the tools'
+ * usage status, tools/README.md), 5 when the filter selected no benchmark. --benchmark_min_time takes seconds as "0.05"
  * or "0.05s" with either library version (the shim rewrites it to the syntax
  * of the version it was built against). */
 int gbench_main(int argc, char **argv);

@@ -12,14 +12,16 @@
  * at 8192^3 in bf16, beside cuBLASLt's fused GELU_BIAS and beside cuBLASLt's GEMM followed by a separate bias+GELU
  * kernel; bias+GELU at an MLP's
  * up projection (14336 x 4096 x 4096) and 4096^3, bias+ReLU with a short K, GELU with its aux output. Prints
- * one table (ms: median GPU time of one call; ratio: TFLOP/s over cuBLASLt's). Without a GPU it says so and
- * exits 0.
- * Exit 1 when a check or a call failed.
+ * one table (ms: median GPU time of one call; ratio: TFLOP/s over cuBLASLt's). Without a GPU it says so on
+ * stderr and exits 0.
+ * Exit 1 when a check or a call failed, 2 on bad arguments (bench/cli.h).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "matmul_run.h"
 #include "testing.h"
 
@@ -47,20 +49,30 @@ static const matmul_problem kSuite[] = {
      WSGEMM_MATMUL_EPILOGUE_GELU_AUX_BIAS, BF, 0},
 };
 
-static void usage(const char *argv0)
+static const char kProg[] = "wsgemm-matmul-bench";
+
+static void usage(void)
 {
-    fprintf(stderr,
-            "usage: %s [--reps R] [--path P] [--m M --n N --k K [--ta N|T] [--tb N|T] [--a T] [--b T] "
-            "[--c T] [--d T] [--epilogue E] [--bias T] [--scales 0|1]]\n",
-            argv0);
-    exit(2);
+    printf("usage: %s [--reps R] [--path P] [--m M --n N --k K [--ta N|T] [--tb N|T] [--a T] [--b T] "
+           "[--c T] [--d T] [--epilogue E] [--bias T] [--scales 0|1]]\n"
+           "       %s --help\n"
+           "wsgemm_matmul beside cublasLtMatmul: the built-in suite, or one problem. Exit 0: every check passed (or\n"
+           "no CUDA device: nothing run); 1: a check or a call failed; 2: bad arguments.\n",
+           kProg, kProg);
 }
 
-static wsgemm_dtype dtype_arg(const char *v, const char *argv0)
+static wsgemm_dtype dtype_arg(const char *flag, const char *v)
 {
     int t = matmul_dtype_parse(v);
-    if (t < 0) usage(argv0);
+    if (t < 0) cli_fail(kProg, "%s: unknown type '%s'", flag, v);
     return (wsgemm_dtype)t;
+}
+
+static wsgemm_op op_arg(const char *flag, const char *v)
+{
+    if (!strcmp(v, "N") || !strcmp(v, "n")) return WSGEMM_OP_N;
+    if (!strcmp(v, "T") || !strcmp(v, "t")) return WSGEMM_OP_T;
+    cli_fail(kProg, "%s: '%s' is not N or T", flag, v);
 }
 
 int main(int argc, char **argv)
@@ -69,49 +81,49 @@ int main(int argc, char **argv)
         "problem", WSGEMM_OP_T, WSGEMM_OP_N, 0, 0, 0, BF, BF, BF, BF, WSGEMM_MATMUL_EPILOGUE_DEFAULT, BF, 0};
     wsgemm_path path = WSGEMM_PATH_AUTO;
     int reps = 20, single = 0;
+    if (cli_wants_help(argc, argv)) {
+        usage();
+        return 0;
+    }
     for (int i = 1; i < argc; ++i) {
-        if (i + 1 >= argc) usage(argv[0]);
-        const char *a = argv[i], *v = argv[++i];
+        const char *a = argv[i], *v = cli_value(kProg, argc, argv, &i);
         if (!strcmp(a, "--reps"))
-            reps = atoi(v);
+            reps = cli_int(kProg, a, v, 1, INT_MAX);
         else if (!strcmp(a, "--path")) {
             int found = 0;
             for (int p = WSGEMM_PATH_AUTO; p <= WSGEMM_PATH_SM100_EMULATED; ++p)
                 if (!strcmp(v, wsgemm_path_name((wsgemm_path)p))) path = (wsgemm_path)p, found = 1;
-            if (!found) usage(argv[0]);
+            if (!found) cli_fail(kProg, "--path: unknown path '%s'", v);
         } else if (!strcmp(a, "--m"))
-            one.m = atoi(v), single = 1;
+            one.m = cli_int(kProg, a, v, 1, INT_MAX), single = 1;
         else if (!strcmp(a, "--n"))
-            one.n = atoi(v), single = 1;
+            one.n = cli_int(kProg, a, v, 1, INT_MAX), single = 1;
         else if (!strcmp(a, "--k"))
-            one.k = atoi(v), single = 1;
+            one.k = cli_int(kProg, a, v, 1, INT_MAX), single = 1;
         else if (!strcmp(a, "--ta"))
-            one.ta = (v[0] == 'T' || v[0] == 't') ? WSGEMM_OP_T : WSGEMM_OP_N;
+            one.ta = op_arg(a, v);
         else if (!strcmp(a, "--tb"))
-            one.tb = (v[0] == 'T' || v[0] == 't') ? WSGEMM_OP_T : WSGEMM_OP_N;
+            one.tb = op_arg(a, v);
         else if (!strcmp(a, "--a"))
-            one.a = dtype_arg(v, argv[0]);
+            one.a = dtype_arg(a, v);
         else if (!strcmp(a, "--b"))
-            one.b = dtype_arg(v, argv[0]);
+            one.b = dtype_arg(a, v);
         else if (!strcmp(a, "--c"))
-            one.c = dtype_arg(v, argv[0]);
+            one.c = dtype_arg(a, v);
         else if (!strcmp(a, "--d"))
-            one.d = dtype_arg(v, argv[0]);
+            one.d = dtype_arg(a, v);
         else if (!strcmp(a, "--bias"))
-            one.bias_type = dtype_arg(v, argv[0]);
+            one.bias_type = dtype_arg(a, v);
         else if (!strcmp(a, "--scales"))
-            one.scales = atoi(v);
+            one.scales = cli_int(kProg, a, v, 0, 1);
         else if (!strcmp(a, "--epilogue")) {
             one.epilogue = matmul_epilogue_parse(v);
-            if (!one.epilogue) usage(argv[0]);
+            if (!one.epilogue) cli_fail(kProg, "--epilogue: unknown epilogue '%s'", v);
         } else
-            usage(argv[0]);
+            cli_fail(kProg, "unknown flag '%s'", a);
     }
-    if (reps < 1) reps = 1;
-    if (testing_gpu_count() == 0) {
-        printf("wsgemm-matmul-bench: no CUDA device on this machine; nothing to run\n");
-        return 0;
-    }
+    if (single && (!one.m || !one.n || !one.k)) cli_fail(kProg, "one problem needs all of --m, --n and --k");
+    if (testing_gpu_count() == 0) return cli_no_gpu(kProg, "nothing to run");
     const matmul_problem *problems = single ? &one : kSuite;
     const size_t count = single ? 1 : sizeof kSuite / sizeof kSuite[0];
     printf("%-22s %-16s %-8s %10s %9s %8s\n", "problem", "library", "path", "ms", "TFLOP/s", "ratio");

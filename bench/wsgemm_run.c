@@ -15,7 +15,8 @@
  * --self-check runs the sm100 self-check of the current device by hand (docs/sm100.md): the helper
  * program against the sm100 kernel on a Blackwell GPU, against the emulated one on a Hopper GPU, whatever
  * verdict is cached; it prints the helper, the cache key and file, and the verdict, writes the verdict to
- * the cache as AUTO would, and exits 0 on a pass, 1 on a fail, 2 without a verdict.
+ * the cache as AUTO would, and exits 0 on a pass, 1 on a fail, 2 without a verdict (a GPU this build has no
+ * sm100 path for); without a GPU it says so on stderr and exits 0, as every tool does (tools/README.md).
  *
  * Prints the path that ran, the error against cuBLAS, and for each library
  * the GPU time of one call (median of --reps rounds: a spin kernel holds the
@@ -23,13 +24,17 @@
  * alternating each round, so the events time the kernels alone; input sets
  * rotated past twice the L2), its TFLOP/s and ratio to cuBLAS, and the host
  * microseconds one call takes on the CPU, as its own column. Without a GPU it
- * says so in one line and exits 0. Exit 1 when the check fails.
+ * says so in one line on stderr and exits 0. Exit 1 when the check fails, 2 on bad arguments (a malformed
+ * number or an unknown flag, named on stderr; bench/cli.h).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cublas_v2.h>
+
+#include "cli.h"
 
 #include "common/knobs.h"
 #include "sm100/self_check.h"
@@ -45,31 +50,40 @@ typedef struct options {
     matmul_problem mm;
 } options;
 
-static void usage(const char *argv0)
+static const char kProg[] = "wsgemm-run";
+
+static void usage(void)
 {
-    fprintf(stderr,
-            "usage: %s [--m M] [--n N] [--k K] [--ta N|T] [--tb N|T] [--ab bf16|f16] [--c bf16|f16|f32]\n"
-            "          [--path auto|generic|sm90|sm100|sm100-emulated] [--batch B] [--alpha A] [--beta B]\n"
-            "          [--reps R] [--seed S]\n"
-            "          [--ab e4m3|e5m2] [--b T] [--d T] [--epilogue E] [--bias T] [--scales 0|1]  (wsgemm_matmul)\n"
-            "       %s --self-check\n",
-            argv0, argv0);
-    exit(2);
+    printf("usage: %s [--m M] [--n N] [--k K] [--ta N|T] [--tb N|T] [--ab bf16|f16] [--c bf16|f16|f32]\n"
+           "          [--path auto|generic|sm90|sm100|sm100-emulated] [--batch B] [--alpha A] [--beta B]\n"
+           "          [--reps R] [--seed S]\n"
+           "          [--ab e4m3|e5m2] [--b T] [--d T] [--epilogue E] [--bias T] [--scales 0|1]  (wsgemm_matmul)\n"
+           "       %s --self-check\n"
+           "       %s --help\n"
+           "One GEMM (default 8192^3 bf16, NN) checked against cuBLAS, then timed beside it. Exit 0: checked and\n"
+           "timed (or no CUDA device: nothing run); 1: the check or a call failed; 2: bad arguments.\n",
+           kProg, kProg, kProg);
 }
 
-static wsgemm_dtype parse_dtype(const char *s, const char *argv0)
+static wsgemm_dtype parse_dtype(const char *flag, const char *s)
 {
     const int t = matmul_dtype_parse(s);
-    if (t < 0) usage(argv0);
+    if (t < 0) cli_fail(kProg, "%s: unknown type '%s'", flag, s);
     return (wsgemm_dtype)t;
 }
 
-static wsgemm_path parse_path(const char *s, const char *argv0)
+static wsgemm_op parse_op(const char *flag, const char *s)
+{
+    if (!strcmp(s, "N") || !strcmp(s, "n")) return WSGEMM_OP_N;
+    if (!strcmp(s, "T") || !strcmp(s, "t")) return WSGEMM_OP_T;
+    cli_fail(kProg, "%s: '%s' is not N or T", flag, s);
+}
+
+static wsgemm_path parse_path(const char *s)
 {
     for (int p = WSGEMM_PATH_AUTO; p <= WSGEMM_PATH_SM100_EMULATED; ++p)
         if (!strcmp(s, wsgemm_path_name((wsgemm_path)p))) return (wsgemm_path)p;
-    usage(argv0);
-    return WSGEMM_PATH_AUTO;
+    cli_fail(kProg, "--path: unknown path '%s'", s);
 }
 
 static options parse(int argc, char **argv)
@@ -86,48 +100,48 @@ static options parse(int argc, char **argv)
     o.mm.epilogue = WSGEMM_MATMUL_EPILOGUE_DEFAULT;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
-        if (i + 1 >= argc) usage(argv[0]);
-        const char *v = argv[++i];
+        if (!strcmp(a, "--self-check")) cli_fail(kProg, "--self-check takes no other flag");
+        const char *v = cli_value(kProg, argc, argv, &i);
         if (!strcmp(a, "--m"))
-            o.g.m = atoi(v);
+            o.g.m = cli_int(kProg, a, v, 1, INT_MAX);
         else if (!strcmp(a, "--n"))
-            o.g.n = atoi(v);
+            o.g.n = cli_int(kProg, a, v, 1, INT_MAX);
         else if (!strcmp(a, "--k"))
-            o.g.k = atoi(v);
+            o.g.k = cli_int(kProg, a, v, 1, INT_MAX);
         else if (!strcmp(a, "--ta"))
-            o.g.transa = (v[0] == 'T' || v[0] == 't') ? WSGEMM_OP_T : WSGEMM_OP_N;
+            o.g.transa = parse_op(a, v);
         else if (!strcmp(a, "--tb"))
-            o.g.transb = (v[0] == 'T' || v[0] == 't') ? WSGEMM_OP_T : WSGEMM_OP_N;
+            o.g.transb = parse_op(a, v);
         else if (!strcmp(a, "--ab"))
-            o.g.ab_type = parse_dtype(v, argv[0]);
+            o.g.ab_type = parse_dtype(a, v);
         else if (!strcmp(a, "--c"))
-            o.g.c_type = parse_dtype(v, argv[0]);
+            o.g.c_type = parse_dtype(a, v);
         else if (!strcmp(a, "--path"))
-            o.path = parse_path(v, argv[0]);
+            o.path = parse_path(v);
         else if (!strcmp(a, "--batch"))
-            o.g.batch = atoi(v);
+            o.g.batch = cli_int(kProg, a, v, 1, INT_MAX);
         else if (!strcmp(a, "--alpha"))
-            o.g.alpha = (float)atof(v);
+            o.g.alpha = cli_float(kProg, a, v);
         else if (!strcmp(a, "--beta"))
-            o.g.beta = (float)atof(v);
+            o.g.beta = cli_float(kProg, a, v);
         else if (!strcmp(a, "--reps"))
-            o.reps = atoi(v);
+            o.reps = cli_int(kProg, a, v, 1, INT_MAX);
         else if (!strcmp(a, "--seed"))
-            o.seed = strtoull(v, NULL, 10);
+            o.seed = cli_u64(kProg, a, v);
         else if (!strcmp(a, "--b"))
-            o.mm.b = parse_dtype(v, argv[0]), b_set = o.matmul = 1;
+            o.mm.b = parse_dtype(a, v), b_set = o.matmul = 1;
         else if (!strcmp(a, "--d"))
-            o.mm.d = parse_dtype(v, argv[0]), d_set = o.matmul = 1;
+            o.mm.d = parse_dtype(a, v), d_set = o.matmul = 1;
         else if (!strcmp(a, "--bias"))
-            o.mm.bias_type = parse_dtype(v, argv[0]), o.matmul = 1;
+            o.mm.bias_type = parse_dtype(a, v), o.matmul = 1;
         else if (!strcmp(a, "--scales"))
-            o.mm.scales = atoi(v), o.matmul = 1;
+            o.mm.scales = cli_int(kProg, a, v, 0, 1), o.matmul = 1;
         else if (!strcmp(a, "--epilogue")) {
             o.mm.epilogue = matmul_epilogue_parse(v);
-            if (!o.mm.epilogue) usage(argv[0]);
+            if (!o.mm.epilogue) cli_fail(kProg, "--epilogue: unknown epilogue '%s'", v);
             o.matmul = 1;
         } else
-            usage(argv[0]);
+            cli_fail(kProg, "unknown flag '%s'", a);
     }
     if (o.g.ab_type == WSGEMM_R_8F_E4M3 || o.g.ab_type == WSGEMM_R_8F_E5M2) o.matmul = 1;
     o.mm = (matmul_problem){"wsgemm_matmul", o.g.transa,
@@ -137,7 +151,6 @@ static options parse(int argc, char **argv)
                             o.g.c_type,      d_set ? o.mm.d : o.g.c_type,
                             o.mm.epilogue,   o.mm.bias_type,
                             o.mm.scales};
-    if (o.reps < 1) o.reps = 1;
     testing_gemm_resolve(&o.g);
     return o;
 }
@@ -221,10 +234,7 @@ static int call_cublas(void *ctx, int i)
 /* wsgemm-run --self-check */
 static int self_check_command(void)
 {
-    if (testing_gpu_count() == 0) {
-        printf("wsgemm-run: no CUDA device on this machine; no self-check to run\n");
-        return 2;
-    }
+    if (testing_gpu_count() == 0) return cli_no_gpu(kProg, "no self-check to run");
     int dev = 0;
     struct cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDevice(&dev));
@@ -261,12 +271,13 @@ static int self_check_command(void)
 
 int main(int argc, char **argv)
 {
-    if (argc == 2 && strcmp(argv[1], "--self-check") == 0) return self_check_command();
-    options o = parse(argc, argv);
-    if (testing_gpu_count() == 0) {
-        printf("wsgemm-run: no CUDA device on this machine; nothing to run (build and CPU tests work without one)\n");
+    if (cli_wants_help(argc, argv)) {
+        usage();
         return 0;
     }
+    if (argc == 2 && strcmp(argv[1], "--self-check") == 0) return self_check_command();
+    options o = parse(argc, argv);
+    if (testing_gpu_count() == 0) return cli_no_gpu(kProg, "nothing to run (the build and the CPU tests need none)");
     char shape[256];
     testing_gemm_describe(&o.g, shape, sizeof shape);
     struct cudaDeviceProp prop;

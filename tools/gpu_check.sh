@@ -89,7 +89,11 @@ row build PASS $((SECONDS - t)) "$jobs jobs; $(grep -c 'ptxas info' "$logs/build
 for tp in "${tests[@]}"; do
     t=$SECONDS
     log=$logs/ctest_$tp.log
-    ctest --preset "$tp" -E "code_check|sm100_static" >"$log" 2>&1
+    # the everyday presets: one test per core (their GPU tests share the GPU by tests/resources.json); the
+    # long-check presets keep the job counts they set
+    par=()
+    case $tp in release | debug | ci | h200 | h200-watchdog) par=(-j "$(nproc)") ;; esac
+    ctest --preset "$tp" "${par[@]}" -E "code_check|sm100_static" >"$log" 2>&1
     rc=$?
     cp "$build/Testing/Temporary/LastTest.log" "$logs/LastTest_$tp.log" 2>/dev/null
     grep -E "^\s*[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess|Exception|Not Run|Child)" "$log" |

@@ -17,6 +17,7 @@
  * The configuration line of the sm90 launcher (WSGEMM_SM90_DEBUG=1) is printed once per configuration.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, strdup, strtok_r */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common/knobs.h" /* the library reads the knobs once: reload after each change */
+#include "cli.h"
 #include "testing.h"
 
 typedef struct config {
@@ -277,42 +279,66 @@ static void run_shape(const shape *sh, int reps, int small)
     }
 }
 
+static const char kProg[] = "sm90_tune";
+
+static void usage(void)
+{
+    printf("usage: %s [--all] [--reps N] [--beta B] [--c bf16|f32] [--nn] [--config LABEL=VAR=V,VAR=V ...] "
+           "[m n k ...]\n"
+           "       %s --help\n"
+           "sm90 kernel configurations timed against cuBLAS (docs/tuning.md). Exit 0 (also without a CUDA device\n"
+           "or without a compute capability 9.0 one: nothing run); 2: bad arguments.\n",
+           kProg, kProg);
+}
+
 int main(int argc, char **argv)
 {
-    testing_require_gpu("sm90_tune");
-    if (testing_device_cc() != 90) {
-        printf("SKIPPED: needs compute capability 9.0\n");
-        return WSGEMM_TEST_SKIP;
+    if (cli_wants_help(argc, argv)) {
+        usage();
+        return 0;
     }
     int reps = 20, all = 0;
     shape user[16];
     int nuser = 0;
     for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--all") == 0)
+        const char *a = argv[i];
+        if (strcmp(a, "--all") == 0)
             all = 1;
-        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
-            reps = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--beta") == 0 && i + 1 < argc)
-            beta_arg = (float)atof(argv[++i]);
-        else if (strcmp(argv[i], "--c") == 0 && i + 1 < argc)
-            c_type = strcmp(argv[++i], "f32") == 0 ? WSGEMM_R_32F : WSGEMM_R_16BF;
-        else if (strcmp(argv[i], "--nn") == 0)
+        else if (strcmp(a, "--reps") == 0)
+            reps = cli_int(kProg, a, cli_value(kProg, argc, argv, &i), 1, INT_MAX);
+        else if (strcmp(a, "--beta") == 0)
+            beta_arg = cli_float(kProg, a, cli_value(kProg, argc, argv, &i));
+        else if (strcmp(a, "--c") == 0) {
+            const char *v = cli_value(kProg, argc, argv, &i);
+            if (strcmp(v, "f32") && strcmp(v, "bf16")) cli_fail(kProg, "--c: '%s' is not bf16 or f32", v);
+            c_type = strcmp(v, "f32") == 0 ? WSGEMM_R_32F : WSGEMM_R_16BF;
+        } else if (strcmp(a, "--nn") == 0)
             nn_only = 1;
-        else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
-            if (parse_config(argv[++i]) != 0) {
-                fprintf(stderr,
-                        "sm90_tune: --config wants LABEL=VAR=V[,VAR=V[,VAR=V]], VAR a WSGEMM_SM90_ variable "
-                        "(at most %d configurations): %s\n",
-                        kMaxUserConfigs, argv[i]);
-                return 2;
-            }
-        } else if (i + 2 < argc && nuser < 16) {
-            user[nuser].m = atoi(argv[i]);
-            user[nuser].n = atoi(argv[i + 1]);
-            user[nuser].k = atoi(argv[i + 2]);
+        else if (strcmp(a, "--config") == 0) {
+            const char *v = cli_value(kProg, argc, argv, &i);
+            if (parse_config(v) != 0)
+                cli_fail(kProg,
+                         "--config wants LABEL=VAR=V[,VAR=V[,VAR=V]], VAR a WSGEMM_SM90_ variable (at most %d "
+                         "configurations): %s",
+                         kMaxUserConfigs, v);
+        } else if (a[0] == '-' && !(a[1] >= '0' && a[1] <= '9'))
+            cli_fail(kProg, "unknown flag '%s'", a);
+        else {
+            if (i + 2 >= argc)
+                cli_fail(kProg, "a shape is three numbers, m n k; got '%s' and %d more", a, argc - 1 - i);
+            if (nuser == 16) cli_fail(kProg, "at most 16 shapes");
+            user[nuser].m = cli_int(kProg, "m (of a shape)", argv[i], 1, INT_MAX);
+            user[nuser].n = cli_int(kProg, "n (of a shape)", argv[i + 1], 1, INT_MAX);
+            user[nuser].k = cli_int(kProg, "k (of a shape)", argv[i + 2], 1, INT_MAX);
             nuser++;
             i += 2;
         }
+    }
+    if (testing_gpu_count() == 0) return cli_no_gpu(kProg, "nothing to run");
+    if (testing_device_cc() != 90) {
+        fprintf(stderr, "%s: the sm90 path needs a compute capability 9.0 GPU, this one is %d.%d; nothing to run\n",
+                kProg, testing_device_cc() / 10, testing_device_cc() % 10);
+        return 0;
     }
     WSGEMM_CHECK(wsgemm_create(&handle));
     WSGEMM_CHECK(wsgemm_set_path(handle, WSGEMM_PATH_SM90));
