@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench_gemm.c - wsgemm side by side with cuBLAS and cuBLASLt, through Google
  * Benchmark (gbench_shim.h). Host C11.

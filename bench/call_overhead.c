@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * call_overhead.c - what one call of a tiny GEMM costs the host: wsgemm_gemm_ex beside cublasGemmEx on the
  * same data and the same stream (bf16 in and out, fp32 accumulation), for 64^3 and 128^3.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ctest bench.cli.<tool>: the command-line conventions of one tool (bench/cli.h, tools/README.md), no GPU used:
 #   <tool> --help           prints its usage ("usage: <name>") on stdout and exits 0
 #   <tool> BAD_ARGS         a malformed number: exits 2 and names the flag (BAD_FLAG) on stderr, runs nothing

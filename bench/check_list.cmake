@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ctest bench.list_suites: run `wsgemm-bench --benchmark_list_tests` (no GPU
 # needed) and check that every suite and the always-present implementations
 # are listed. Usage: cmake -DBENCH=<path to wsgemm-bench> -P check_list.cmake

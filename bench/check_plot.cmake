@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ctest bench.plot: plot.py on a synthetic report (testdata/plot_fixture.json,
 # made-up round numbers in wsgemm-bench's JSON shape) must write the table
 # with the medians and the host columns, take cuBLAS from the counters where a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ctest bench.shim: run shim_selftest with JSON output and check what the C
 # calls produced in Google Benchmark's report (no GPU needed).
 # Usage: cmake -DSELFTEST=<path> -DOUT=<json path> -P check_shim.cmake

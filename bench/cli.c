@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* cli.c - the tools' shared command-line helpers (cli.h). */
 #include "cli.h"
 

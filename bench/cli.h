@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cli.h - what the command lines of the tools share (wsgemm-run, wsgemm-matmul-bench, wsgemm-bench,
  * wsgemm-call-overhead, sm90_tune; the conventions are in tools/README.md, "Command lines"):

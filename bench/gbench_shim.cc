@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gbench_shim.cc - the C interface of gbench_shim.h over Google Benchmark.
 //
 // Only API present in both 1.7 and 1.8 is used: State::KeepRunning,

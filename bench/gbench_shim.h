@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gbench_shim.h - a C interface to Google Benchmark, so that benchmarks can
  * be written in C11 and still get its runner: iteration-count estimation,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * matmul_bench.c - wsgemm-matmul-bench: wsgemm_matmul side by side with cublasLtMatmul (matmul_run.c says
  * what is timed and how).

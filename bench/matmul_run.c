@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * matmul_run.c - one wsgemm_matmul problem, checked against cublasLtMatmul and timed beside it
  * (matmul_run.h).

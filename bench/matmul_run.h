@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * matmul_run.h - one wsgemm_matmul problem checked against and timed beside cublasLtMatmul (wsgemm-run's
  * matmul options and wsgemm-matmul-bench share it). Host C11.

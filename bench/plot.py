@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """plot.py - wsgemm-bench's JSON (--benchmark_out) -> PNG plots and a table.
 
     python3 bench/plot.py bench.json --out DIR [--peak 989] [--quiet]

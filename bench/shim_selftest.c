@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * shim_selftest.c - exercises every part of gbench_shim.h without a GPU, so
  * the CPU test (check_shim.cmake) can read the JSON it writes and confirm

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * wsgemm_run.c - the main job: one GEMM through the drop-in call, checked
  * against cuBLAS, then timed side by side with cuBLAS.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The public API of libwsgemm.so is what include/wsgemm.h declares, and nothing else.
 #
 # wsgemm_public_functions(<header> <out_var>): the names of the functions <header> declares. Comments and

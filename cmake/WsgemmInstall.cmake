@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Install rules and package files (included from the top-level CMakeLists.txt when WSGEMM_INSTALL is on).
 #
 #   <prefix>/include/wsgemm.h                      the public C header

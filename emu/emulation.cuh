@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * emu/emulation.cuh - the entry header of the verification wing: what a translation unit built with
  * WSGEMM_TMEM_EMULATION=1 (sm_90a) includes FIRST, before any sync/ or tmem/ header:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * emu/hb.h - happens-before tracking for Tensor Memory, in the manner of FastTrack (Flanagan and Freund,
  * PLDI 2009) and ThreadSanitizer: vector clocks for the agents and the synchronisation objects, epochs for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * emu/hb_emu.cuh - the happens-before tracking of emu/hb.h wired into the TMEM emulation on the GPU:
  * the state in global memory, one hook per synchronisation edge and per TMEM access. Emulation build only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * emu/tmem_emu.cuh - the sm_90a backend of tmem/tmem.cuh: Tensor Memory and tcgen05.mma (kind::f16 with
  * F16/BF16 operands, kind::f8f6f4 with E4M3/E5M2) emulated on CUDA cores, with a checker for the PTX rules.

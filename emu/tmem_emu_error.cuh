@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * emu/tmem_emu_error.cuh - the TMEM emulation's checker record: error codes, the record the device writes
  * into host-mapped memory before it traps (readable after the trap destroyed the context), and its text.

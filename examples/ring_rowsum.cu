@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ring_rowsum.cu - a warp-specialized kernel of one's own on wsgemm's device headers (wsgemm::device):
  * the row sums of a row-major fp32 matrix, streamed through shared memory by the TMA.

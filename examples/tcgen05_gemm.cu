@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tcgen05_gemm.cu - a Blackwell tcgen05 GEMM of one's own on wsgemm's device headers, small enough to read
  * top to bottom, and runnable on Hopper through the verification wing (docs/emulation.md).

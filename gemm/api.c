@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * api.c - the public entry points of the handle and the GEMM calls: the handle's life cycle and settings,
  * and the argument checks of wsgemm_gemm_ex, wsgemm_gemm_strided_batched_ex and wsgemm_gemm_workspace_size.

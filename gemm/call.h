@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/call.h - the call pipeline every public call goes through once its arguments are checked into a
  * wsgemm_call (problem.h), and the argument checks the public calls share. Host C.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/handle.h - the handle object behind wsgemm_handle: the registry of live handles, each handle's settings
  * (stream, forced path, workspace source) under its lock, and what each host thread last saw on it (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * internal.h - the launcher contract: what the call pipeline (call.c, paths.c) hands to each kernel path,
  * and what each path promises back. C linkage; included by C and CUDA (the launchers).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * matmul.c - wsgemm_matmul: the cublasLtMatmul-shaped call (epilogues, FP8, per-tensor scales, amax).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/paths.h - the kernel paths as the call pipeline sees them: which the build holds and the device runs,
  * AUTO's choice (with the sm100 self-check verdicts), which calls each path takes and with which output op,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * paths_absent.c - the entry points of kernel paths this build does not contain (WSGEMM_CUDA_ARCHS without
  * 90a or 100a). They report the path as unavailable; the call pipeline then answers a forced path with

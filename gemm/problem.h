@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/problem.h - the one description of a call that the call pipeline (call.c) and the paths (paths.c) act
  * on: wsgemm_gemm_ex, wsgemm_gemm_strided_batched_ex, wsgemm_gemm_workspace_size and wsgemm_matmul each check

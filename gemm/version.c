@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * version.c - wsgemm_get_version: the version this library was built as (the WSGEMM_VERSION_* macros
  * of include/wsgemm.h, which is also where CMake reads the project version from).

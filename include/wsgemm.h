@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * wsgemm.h - the one public header of wsgemm, a warp-specialized GEMM library.
  *

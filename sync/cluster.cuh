@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sync/cluster.cuh - thread-block-cluster wrappers: the CTA's rank and the cluster's id (special
  * registers), the cluster barrier split into arrive (release) and wait (acquire), and mapa (a local

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sync/dealloc_barrier.cuh - the TMEM dealloc barrier (after Modular's TmemDeallocBarrier[cta_group]),
  * the synchronisation half. The TMEM half (complete_dealloc: relinquish, wait, dealloc) is in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sync/elect.cuh - elect.sync: one thread of the warp is chosen, without a branch on the lane index.
  * Used for the single thread that issues TMA copies, tcgen05.mma and tcgen05.commit (a whole warp

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sync/hb_hook.cuh - where the sync/ wrappers report their synchronisation edges to the TMEM emulation's
  * happens-before tracking (emu/hb_emu.cuh). Only the emulation build (WSGEMM_TMEM_EMULATION, sm_90a)

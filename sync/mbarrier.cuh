@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sync/mbarrier.cuh - one wrapper per mbarrier PTX instruction variant.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sync/named_barrier.cuh - named CTA barriers with an id and a thread count, for barriers between a
  * subset of warps (e.g. the MMA warp handing the TMEM base address to the four epilogue warps: 160

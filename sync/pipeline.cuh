@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sync/pipeline.cuh - the phase bookkeeping and the protocol verbs of a full[s]/empty[s] ring.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sync/wait.cuh - the one blocking mbarrier wait every wsgemm kernel uses, with the watchdog.
  *

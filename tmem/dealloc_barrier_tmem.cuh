@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tmem/dealloc_barrier_tmem.cuh - the TMEM half of the dealloc barrier: complete_dealloc, the MMA-warp
  * side of the teardown. It composes sync/dealloc_barrier.cuh (the synchronisation half, which builds and is

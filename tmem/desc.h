@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tmem/desc.h - the two descriptors a tcgen05.mma instruction of .kind::f16
  * or .kind::f8f6f4 reads, as plain C usable on the host (tests, launchers)

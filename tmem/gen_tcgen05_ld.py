@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Prints the tcgen05.ld wrappers of tmem/tmem_hw.cuh (one per shape and repeat count).
 def wrapper(shape, n, regs_per_rep):
     nregs = n * regs_per_rep

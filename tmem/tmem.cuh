@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tmem/tmem.cuh - the one device API for Tensor Memory (TMEM) and the 5th-generation tensor core
  * (tcgen05, kind::f16 and kind::f8f6f4), cta_group 1 and 2, with two backends chosen at build time:

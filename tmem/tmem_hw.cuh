@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tmem/tmem_hw.cuh - the sm_100a backend of tmem/tmem.cuh: one inline-PTX
  * wrapper per tcgen05 instruction variant, named after the instruction.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tools/bench.sh - the performance numbers of one build: bring wsgemm-bench up to date in BUILD (every core),
 # run a selection of its suites (GPU time side by side with cuBLAS, each result checked first), and write
 # under the output folder ($WSGEMM_LOG_DIR, else BUILD/bench-out):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tools/compare_builds.sh OLD_BUILD NEW_BUILD [LOG_DIR] - two builds of wsgemm (e.g. before and after a change
 # that must not change speed) side by side on one GPU: for each shape below, OLD_BUILD/wsgemm-run and
 # NEW_BUILD/wsgemm-run in the order old, new, new, old, each checking its result against cuBLAS and then timing

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tools/gpu_check.sh - one command for a GPU machine: configure a preset and build it with every core, run its
 # tests (and the test presets named after it), the main job at 4096^3 and 8192^3, optionally the benchmarks,
 # and print a short summary table last.

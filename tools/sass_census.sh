@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tools/sass_census.sh [--check REVIEWED] [--write REVIEWED] FILE
 #   Counts, per kernel, the SASS instructions of the Blackwell tensor-core path in FILE (a cubin, an
 #   object or an executable): UTCHMMA (tcgen05.mma), UTCBAR (tcgen05.commit), LDTM (tcgen05.ld),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/device.h - facts about devices and memory that the API checks and the launchers use. Host C.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/dtype.h - the element types (wsgemm_dtype) as named data: which values are types, their
  * classes and sizes, in one place for the host code and the kernels. Header-only C (and CUDA: every function

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/epilogue.cuh - the per-element output operation every kernel's epilogue uses (generic, sm90;
  * sm100 can take it as is), and the fused one of wsgemm_matmul (bias, aux, activation, scales, amax; its

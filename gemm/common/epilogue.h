@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/epilogue.h - the epilogue kinds of the fast paths, as named data. Host C (and device).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/knobs.h - the tuning knobs of the fast paths, read from the environment in one place. Host C.
  *

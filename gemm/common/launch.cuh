@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/launch.cuh - the launch skeleton the fast paths share: one call of a fast path from its problem
  * to its launched kernels, in the order that lets every decline happen before anything runs:

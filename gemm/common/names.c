@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/names.c - the names of statuses and paths (wsgemm_status_string, wsgemm_path_name of
  * include/wsgemm.h): pure functions, below everything that prints them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/plan.c - the steps both planners take, names, and the one-line description of a plan (plan.h,
  * epilogue.h). Host C, no CUDA call.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/plan.h - the plan of one call on a fast path: every choice its launcher acts on, in one named
  * struct, made by plain C host code apart from launching and from the kernel. Host C.

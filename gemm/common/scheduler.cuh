@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/scheduler.cuh - the persistent tile scheduler shared by the sm90 and sm100 kernels.
  * Plain C, host + device (the launcher sizes the grid with the same arithmetic the kernel decodes with).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/splitk_reduce.cuh - the second half of split-K, shared by the generic and sm90 paths: the
  * fp32 partials of every split, tight m x n per batch member and split-major ([split][batch][n][m]), are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/staging.c - see staging.h.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/staging.cuh - the staging copy of an operand TMA cannot address (staging.h says which), shared
  * by the sm90 and sm100 launchers: the copy kernels (16-bit re-pitch; FP8 into K-major) and their launches. Included

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/staging.h - operands as the fast paths' tensor maps see them, and the staging copy of the ones
  * TMA cannot address (shared by the sm90 and sm100 planners). Host C, no CUDA call; the copy kernel and its

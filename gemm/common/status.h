@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/status.h - how a launcher or a service reports a failure: the explanation of a non-SUCCESS
  * status written into the call's context, and a CUDA error of ours taken out of the runtime's last-error slot.

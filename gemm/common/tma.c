@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/tma.c - tensor maps through the driver entry point (see tma.h for why not libcuda).
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/tma.cuh - device wrappers for the TMA (bulk tensor copy) instructions the fast kernels use.
  * One wrapper per PTX instruction variant; citations name PTX ISA 9.0 sections by title ("Data Movement

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/tma.h - TMA tensor-map creation for the fast paths (sm90, sm100). Host C.
  *

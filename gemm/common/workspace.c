@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/workspace.c - a call's device scratch (workspace.h says where it comes from and why).
  */

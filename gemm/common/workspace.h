@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/common/workspace.h - where a call's device scratch comes from. Host C.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * generic_gemm.cu - the always-correct path: mma.sync tensor cores, sm_80+.
  *

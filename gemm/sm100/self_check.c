@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm100/self_check.c - the out-of-process sm100 self-check: helper lookup, spawn with a timeout,
  * verdict, disk cache (self_check.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm100/self_check.h - the out-of-process self-check that stands between AUTO and the sm100 path.
  * Host C (POSIX), in the host object library.

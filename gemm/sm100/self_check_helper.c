@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * self_check_helper.c - wsgemm-sm100-selfcheck, the program the library starts before AUTO first uses the
  * sm100 path on a GPU (gemm/sm100/self_check.h). It runs in its own process and CUDA context, so a trap or a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm100/sm100_emulated_absent.c - the emulated sm100 path's entry points in a library without it: every
  * installed library (the emulated kernel belongs to the verification tier, wsgemm_verify), and wsgemm_verify

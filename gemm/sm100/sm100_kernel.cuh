@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm100/sm100_kernel.cuh - the Blackwell path's kernel: a persistent, warp-specialized TMA + tcgen05
  * (UMMA) GEMM whose teardown is the TMEM dealloc barrier (sync/dealloc_barrier.cuh). Device code; included

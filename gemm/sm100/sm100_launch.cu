@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm100/sm100_launch.cu - the Blackwell path's launcher: the sm100 kernel (sm100_kernel.cuh) run through
  * the launch skeleton the fast paths share (gemm/common/launch.cuh):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm100/sm100_plan.c - the Blackwell path's planner (sm100_plan.h). Host C, no CUDA call.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm100/sm100_plan.h - the Blackwell path's planner: cta_group, split-K, grid, epilogue, staging and
  * workspace of one call, as a wsgemm_plan (gemm/common/plan.h). Host C, no CUDA call: what it needs of the

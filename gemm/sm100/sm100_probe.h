@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm100/sm100_probe.h - the tests' view of what the sm100 launcher last ran on the calling thread: the
  * plan's cta_group, K splits, epilogue kind, staged operands, grid, the MMA kind and whether the fused output

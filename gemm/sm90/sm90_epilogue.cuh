@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm90/sm90_epilogue.cuh - the epilogues of the sm90 kernel (included by sm90_kernel.cuh), one section
  * per kind of wsgemm_epilogue_kind (common/epilogue.h), and the one place that dispatches on the kind at the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm90/sm90_gemm.cu - the launcher of the Hopper path, on the launch skeleton the fast paths share
  * (gemm/common/launch.cuh):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm90/sm90_kernel.cuh - the Hopper warp-specialized GEMM kernel (TMA + wgmma), sm_90a.
  *

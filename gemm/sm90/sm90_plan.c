@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm90/sm90_plan.c - the Hopper path's planner (sm90_plan.h). Host C, no CUDA call.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm90/sm90_plan.h - the Hopper path's planner: orientation, tile width, kernel variant, cluster,
  * split-K, epilogue, staging and workspace of one call, as a wsgemm_plan (gemm/common/plan.h). Host C,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm90/sm90_probe.h - the tests' view of what the sm90 launcher last ran on the calling thread: the
  * epilogue, the cluster size, the split region's K splits and the tile width. A test probe, not part of the

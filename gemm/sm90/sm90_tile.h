@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm90/sm90_tile.h - the tile constants every sm90 kernel shares, for the kernel (sm90_kernel.cuh) and
  * the plan (sm90_plan.c) alike. Plain C.

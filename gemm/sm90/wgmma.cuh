@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm/sm90/wgmma.cuh - the Hopper warpgroup MMA: shared-memory matrix descriptor (host + device, with a
  * decoder the CPU test uses), wgmma.mma_async wrappers (one per shape x input type, generated once and

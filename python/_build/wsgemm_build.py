@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The PEP 517 / PEP 660 build backend of the wsgemm Python package, with no dependencies: it drives the
 project's CMake build itself (no setuptools, wheel or scikit-build-core to fetch), so `pip install ./python`
 works offline.

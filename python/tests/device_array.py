@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A minimal CUDA array for the tests: cudaMalloc'd memory (through ctypes on the CUDA runtime that
 libwsgemm.so uses) exposing __cuda_array_interface__ v3, so the module is tested without any array
 library. Host data moves through NumPy; bfloat16 lives on the host as uint16 bit patterns.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The acceptance check of wsgemm's torch ops: one MLP layer, y = gelu(x W1^T + b1) W2^T + b2, in bfloat16
 through torch.ops.wsgemm (the GELU-and-bias epilogue fused into the first GEMM, the bias into the second),
 forward and backward under torch.compile(fullgraph=True), against torch in float32 on the same bf16 values.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Runs the Python module's tests (what ctest's python.* entries call; on a GPU machine
 `ctest --preset h200-package` runs them with WSGEMM_REQUIRE_GPU=1).
 

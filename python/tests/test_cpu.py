@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """CPU tests of the Python module (no GPU, no NumPy): the layout mapping checked by evaluating the
 planned column-major call on a flat list, every argument check before any CUDA call, the stream and
 call arguments handed to the library (a recording stand-in), and, with the real libwsgemm.so, the

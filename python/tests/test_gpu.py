@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """GPU tests of the Python module without any array library: operands are tests/device_array.py
 arrays (cudaMalloc through ctypes, __cuda_array_interface__ v3), results compared with a NumPy float64
 reference. Outputs are NaN-poisoned before a beta = 0 call; NaN never passes. Skipped without a GPU."""

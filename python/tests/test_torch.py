@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Python module on PyTorch tensors (through torch.ops.wsgemm) and, where installed, CuPy arrays
 (__cuda_array_interface__), against float64 / float32 references on the GPU; the torch ops under opcheck,
 autograd, torch.compile, torch.export, CUDA graph capture and side streams; the MLP acceptance check

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Helpers of the torch tests: a reference of the library call (in float64 with torch, on any device) that the
 CPU tests put where torch_ops calls the library, so that everything around the call (the ops' schemas, fakes,
 autograd, torch.compile, torch.export, opcheck) is tested on a machine without a GPU; and the tolerance

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """wsgemm for Python: matmul on any CUDA array (PyTorch, CuPy, JAX, or anything that exposes
 __dlpack__ or __cuda_array_interface__), through ctypes on libwsgemm.so. No copies: row-major,
 column-major and transposed views map onto the one column-major call (see _layout.py).

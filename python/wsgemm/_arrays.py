@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What wsgemm needs to know of a CUDA array: its pointer, shape, strides in elements and dtype, read
 from __dlpack__ (preferred: it is the only protocol PyTorch speaks for bfloat16) or
 __cuda_array_interface__ (versions 2 and 3). Nothing here calls CUDA; the DLPack export is asked for on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ctypes binding of libwsgemm.so (the C API of include/wsgemm.h) and of the CUDA runtime it uses.
 
 Where the library comes from, first match wins:

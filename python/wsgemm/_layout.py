@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """From arrays (any strides) to one column-major wsgemm call, without copies. Pure Python, no CUDA.
 
 A matrix X (rows x cols) with element strides (s_row, s_col) is, to a column-major BLAS:

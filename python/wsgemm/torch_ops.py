@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """wsgemm as PyTorch operators: torch.ops.wsgemm.mm and torch.ops.wsgemm.matmul (torch.library custom ops),
 with fake (meta) implementations for torch.compile and torch.export and autograd formulas whose GEMMs are
 these ops again. Imported (and so registered) by `import wsgemm` where torch is installed.

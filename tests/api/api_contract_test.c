@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * api_contract_test.c - the contract of the public API that needs no GPU, one ctest entry per case
  * (argv[1] names it):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * api_test.c - the argument checks and BLAS edge semantics of the public
  * API, one ctest entry per case (argv[1] names the case).

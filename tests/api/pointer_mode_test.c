@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * pointer_mode_test.c - WSGEMM_POINTER_MODE_DEVICE on the GPU (skipped without one), one ctest entry per case:
  *   gemm      gemm_ex and strided batched, several (alpha, beta) pairs, ops, edges and C types

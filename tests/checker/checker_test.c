@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * checker_test.c - the test support code must be able to fail.
  *

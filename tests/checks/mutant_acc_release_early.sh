@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/checks/mutant_acc_release_early.sh - the happens-before tracking reports the accumulator released early
 # in every run, not when the timing happens to expose it (ctest sm100_mutation.acc_release_early, label
 # mutation). The mutant (tools/mutation/mutants.py acc_release_early: the epilogue arrives on acc_empty right

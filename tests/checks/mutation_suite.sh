@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/checks/mutation_suite.sh - the protocol mutation suite of the sm100 kernel (ctest sm100_mutation_suite,
 # label mutation): every mutant of tools/mutation/mutants.py (an anchored substitution on a COPY of gemm/,
 # sync/, tmem/, emu/: a release point, a barrier count, a multicast mask, a missing fence, wait or commit, the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/checks/sanitize.sh SANITIZER TOOL RULE CCS PROGRAM [ARGS...] - one GPU test program under
 # compute-sanitizer (the ctest entries sanitize.<tool>.<test>, label sanitize, from tests/checks/CMakeLists.txt).
 #   SANITIZER  compute-sanitizer as CMake found it; $COMPUTE_SANITIZER overrides it, and PATH and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/common/plan_testing.h - what the planners' CPU tests (tests/sm90/sm90_plan_test.c,
  * tests/sm100/sm100_plan_test.c) share: problems with fake device addresses, a one-line description of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * testing.c - shared test support: see testing.h. Host C11 + OpenMP.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * testing.h - what every wsgemm test, the main job and the benchmarks share:
  * error-check macros, the GPU skip rule, a seeded generator, 16-bit float

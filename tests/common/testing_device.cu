@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * testing_device.cu - the device side of the test support (testing.h): the spin kernel that holds a
  * stream while the timing harness queues the calls it times, and device-resident data for shapes too large

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gemm_matrix_test.c - the cuBLAS test matrix of wsgemm, run on one kernel
  * path: `gemm_matrix_test <group> <path>` (path: generic, sm90,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * matmul_api_test.c - the argument checks of wsgemm_matmul, one ctest entry per case (argv[1] names it).
  *

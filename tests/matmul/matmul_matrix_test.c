@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * matmul_matrix_test.c - wsgemm_matmul against cublasLtMatmul: `matmul_matrix_test <group> <path>`
  * (path: generic, sm90, sm100-emulated, sm100, auto). Groups: epilogues, fp8, shapes, fused, edges.

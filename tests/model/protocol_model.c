@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * protocol_model.c - an exhaustive model of the SM100 (tcgen05) GEMM kernel protocol, explored on the
  * CPU: every interleaving of the roles, the asynchronous TMA copies and the in-order tensor pipe, for

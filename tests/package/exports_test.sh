@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # exports_test.sh - CPU test: libwsgemm.so exports exactly the functions include/wsgemm.h declares.
 #
 #   exports_test.sh <C compiler> <include dir> <CUDA include dir> <libwsgemm.so> <work dir>

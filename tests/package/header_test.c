@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * header_test.c - CPU test, compile only: include/wsgemm.h is self-contained and clean as C11 and as
  * C++ (compiled both ways with -Wall -Wextra -Wpedantic -Werror), and needs from CUDA nothing but

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # package_test.cmake - what a project that uses wsgemm goes through, one ctest entry per way in.
 #
 #   cmake -DMODE=<mode> -DBUILD=<wsgemm build dir> -DSOURCE=<wsgemm source dir> -DWORK=<dir>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # soname_test.cmake - CPU test: the shared library's SONAME, the CMake package's compatibility rule and the
 # Python module's library name say the same thing about which versions are one ABI.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * version_test.c - CPU test: wsgemm_get_version reports the header's WSGEMM_VERSION_* and the
  * project version the build was configured with (WSGEMM_TEST_PROJECT_VERSION, from CMake), and skips

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * alignment.c - pointers a kernel cannot use: A or B off their 2-byte element alignment, C off its
  * element size (fp32 at a 2-byte boundary, fp16 at an odd address), host memory (malloc'd or pinned).

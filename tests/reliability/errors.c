@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * errors.c - a caller's pending CUDA error belongs to the caller: a successful wsgemm call neither
  * consumes it nor reports it as its own, and cudaGetLastError() afterwards still returns it. wsgemm's own

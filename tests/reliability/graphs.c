@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * graphs.c - calls captured into a CUDA graph: the first call of a fresh handle inside
  * cudaStreamBeginCapture (global and thread-local modes), problems with and without a workspace, replays

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * huge_kernels.cu - device helpers for operands too large for host buffers: a hash-based uniform
  * generator, an fp64 reference for a small C with a huge k, and an element-wise check of a huge C with a

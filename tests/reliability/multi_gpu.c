@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * multi_gpu.c - two GPUs: one handle followed through cudaSetDevice(0/1/0/1) switches with calls still in
  * flight on both devices, and a handle per device driven from two threads at once. Every problem needs a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * reliability.h - what the reliability cases share: a problem with its own buffers and cuBLAS reference,
  * the shapes that need a workspace on the sm90 path, failure counting that threads may use, the

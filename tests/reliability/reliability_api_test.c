@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * reliability_api_test.c - the parts of drop-in safety that need no GPU, one ctest entry per case
  * (argv[1]): a handle destroyed twice, misaligned pointers refused before any CUDA call, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * reliability_test.c - drop-in safety of wsgemm under what code that calls cublasGemmEx already does:
  * several streams, CUDA graph capture, huge sizes, misaligned and foreign pointers, host threads, several

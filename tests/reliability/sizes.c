@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sizes.c - sizes past 32-bit indexing, which an H200's 141 GB makes valid: k = INT_MAX, K-major operands
  * with k = 2^31 - 16, a C of more than 2^31 elements, an A with lda * k beyond 2^31 elements, a batch

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * streams.c - one handle whose stream alternates between non-blocking streams while earlier calls are
  * still in flight. Every call owns its A, B and C, and all of them need a workspace on the sm90 path

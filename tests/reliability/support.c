@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * support.c - the helpers of reliability.h: problems with their own buffers and a cuBLAS reference per
  * device, the workspace-needing shapes, the child-process runner. Host C11.

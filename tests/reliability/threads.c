@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * threads.c - host threads calling wsgemm at once: eight threads on one handle (each setting its own
  * stream before every call, or all on one shared stream), a handle per thread, and the per-thread

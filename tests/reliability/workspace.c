@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * workspace.c - the workspace API: wsgemm_gemm_workspace_size (0 for an aligned problem, > 0 for a staged
  * one or forced split-K, on the sm90 path); a user workspace of exactly that size is used, one byte less

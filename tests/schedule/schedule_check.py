@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """schedule_check.py - CPU test: every test of a build can run under ctest -j without harming the others.
 
     schedule_check.py <ctest> <build dir> <source dir> <gpu slots>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * self_check_gpu_test.c - the sm100 self-check with the real helper, on a GPU (label gpu; exit 77 without
  * one). The path under test is the one the device can run: sm100 on a Blackwell (10.0) GPU, the emulated

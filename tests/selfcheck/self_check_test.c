@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * self_check_test.c - the sm100 self-check's machinery on the CPU (gemm/sm100/self_check.h): spawning the
  * helper with a timeout, judging what it did, the disk cache, the helper lookup. No GPU: the helpers here

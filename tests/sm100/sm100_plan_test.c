@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sm100_plan_test.c - CPU checks of the sm100 planner (gemm/sm100/sm100_plan.c) against a model of the B200:
  * 148 SMs, one CTA per SM (512 TMEM columns and ~226 KB of shared memory each), so 148 clusters of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # static_evidence.sh - static checks of the sm_100a build of the sm100 kernel (gemm/sm100/sm100_launch.cu, which includes sm100_kernel.cuh; no GPU needed):
 #   1. ptxas -v: every kernel has 0 spill bytes (printed);
 #   2. dynamic shared memory of both configurations within the 227 KB opt-in limit (printed);

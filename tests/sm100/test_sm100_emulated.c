@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_sm100_emulated.c - the sm100 kernel (gemm/sm100/sm100_kernel.cuh built for sm_90a against the
  * TMEM emulation) against cuBLAS on a Hopper GPU, one ctest entry per case:

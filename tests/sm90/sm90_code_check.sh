@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # sm90_code_check.sh - CPU tests: does the sm90 kernel compile to what we think it does? One ctest entry per
 # instantiation file checked (they compile side by side under ctest -j), and one entry for the SASS.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sm90_gemm_test.c - the cuBLAS matrix on the forced sm90 path (H100/H200 only).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sm90_host_test.c - CPU checks of the host+device pieces the sm90 (and sm100) kernels rely on.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sm90_plan_test.c - CPU checks of the sm90 planner (gemm/sm90/sm90_plan.c) against a model of the H200:
  * the kernel table of sm90_kernel.cuh (which (BN, variant, majorness, type) exist, their stages and cluster)

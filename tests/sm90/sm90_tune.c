@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sm90_tune.c - time sm90 kernel configurations against cuBLAS in one process, on the same data.
  *

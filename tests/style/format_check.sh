@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # format_check.sh SOURCE_DIR - the C, CUDA and C++ sources follow .clang-format, and no line is longer than the
 # 120 columns it sets (clang-format leaves long comments as they are). Pinned to clang-format 14, the one
 # Debian 12 ships: other versions lay some constructs out differently. Exit 0 pass, 1 fail, 77 skipped (no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * dealloc_barrier: the TMEM dealloc barrier's synchronisation half (sync/dealloc_barrier.cuh) on real
  * hardware; the kernel and what it checks are described in dealloc_kernels.cuh.

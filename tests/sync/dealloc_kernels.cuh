@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/sync/dealloc_kernels.cuh - the dealloc-barrier test kernel, shared by dealloc_barrier.cu (the
  * positive tests) and watchdog_negative.cu (the wrong-count test).

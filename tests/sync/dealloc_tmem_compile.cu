@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sync_dealloc_tmem_compile_hw: tmem/dealloc_barrier_tmem.cuh against the tcgen05 hardware backend
  * (sm_100a, WSGEMM_TMEM_HARDWARE=1), cta_group 1 and 2 in separate kernels (ptxas rejects a mix in one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sync_headers_compile: every sync/ header compiled for sm_90a and sm_100a (the target's ARCHS), here
  * with the watchdog as the build sets it and in headers_compile_watchdog.cu with it forced on. If this

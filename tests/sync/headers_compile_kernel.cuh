@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* One device function that calls every wrapper of sync/ once, so ptxas sees every instruction variant. */
 #ifndef WSGEMM_TESTS_SYNC_HEADERS_COMPILE_KERNEL_CUH
 #define WSGEMM_TESTS_SYNC_HEADERS_COMPILE_KERNEL_CUH

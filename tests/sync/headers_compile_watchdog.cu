@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The same header exercise as headers_compile.cu, with the watchdog compiled in. */
 #define WSGEMM_WATCHDOG 1
 #include "headers_compile_kernel.cuh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/sync/named_barrier_handoff.cu - the hand-off of one value from one warp to four others through a named
  * barrier, in the three forms the TMEM address hand-off of gemm/sm100 could take. One warp (the "allocator",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ring_stress: the full[s]/empty[s] ring of sync/pipeline.cuh under load on every SM.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * teardown_emu: the whole TMEM teardown, tmem/dealloc_barrier_tmem.cuh's complete_dealloc included,
  * against the TMEM emulation on sm_90a (emu/, WSGEMM_TMEM_EMULATION=1). The emulation checks every PTX

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/sync/test_util.cuh - what the sync GPU tests share: a per-thread xorshift generator, random
  * delays that widen race windows, %smid, and the argument helpers.

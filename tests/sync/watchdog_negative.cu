@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * watchdog_negative: proves the watchdog turns a hang into a diagnosable error.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * timing_test.c - the timing harness (testing_time_interleaved, tests/common) measures GPU time, not host
  * time, on a GPU: its "libraries" here are spin kernels of known length (testing_spin), one of which

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check_ptx.sh PTX - the sm_100a PTX of tests/tmem/tmem_hw_probe.cu holds every tcgen05 instruction the
 # tmem/ API wraps, in the kernel of the right cta_group, and neither kernel mixes cta_groups (ptxas
 # rejects a mix; this catches a wrapper that silently emits the other group). Exit 0 pass, 1 fail.

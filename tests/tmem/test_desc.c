@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_desc.c - CPU tests of tmem/desc.h: the SM100 shared-memory descriptor and the kind::f16 and
  * kind::f8f6f4 instruction descriptors against known-good values (the words CUTLASS's descriptor types and

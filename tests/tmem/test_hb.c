@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_hb.c - CPU tests of emu/hb.h, the happens-before tracking the TMEM emulation runs on the GPU.
  * Each case replays a small event trace of the sm100 kernel's protocol (one CTA, or the cta_group 2

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_layout.cu - CPU test (no GPU needed) of the emulation's operand addressing: for every layout the
  * emulation models (K-major and MN-major; no swizzle, 32B, 64B, 128B), both element sizes (16-bit operands of

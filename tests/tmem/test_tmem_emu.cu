@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_tmem_emu.cu - GPU tests of the TMEM emulation backend (emu/tmem_emu.cuh) on Hopper (sm_90a).
  *

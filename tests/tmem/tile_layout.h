@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tile_layout.h - the test's own model of operand tiles in shared memory, as TMA writes them, and the
  * descriptors a kernel author encodes for them (host + device). Shared by test_tmem_emu.cu (GPU) and

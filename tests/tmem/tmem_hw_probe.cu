@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tmem_hw_probe.cu - a small sm_100a translation unit that uses every tmem/ hardware wrapper through the
  * tmem.cuh API, compiled (never run) by the CPU tests: the PTX is grepped for each instruction

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tools/mutation/mutant_build.sh - sourced by the mutation checks (tests/checks/mutation_suite.sh,
 # tests/checks/mutant_acc_release_early.sh): build the emulated sm100 kernel of a mutated COPY of the sources
 # into private test binaries, reusing a configured and built tree.

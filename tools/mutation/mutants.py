@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tools/mutation/mutants.py - the protocol mutants of the sm100 kernel and sync/, as anchored substitutions.
 
 Each mutant is one protocol bug (a release point, a barrier count, a multicast mask, a missing fence, wait or

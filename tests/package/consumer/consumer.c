@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * consumer.c - a C program that uses an installed (or added) wsgemm the way a project would: one small
  * GEMM through wsgemm_gemm_ex, checked against a host reference in double.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // consumer.cpp - a C++ program that uses an installed (or added) wsgemm: the public header is included
 // from C++ (it wraps itself in extern "C"). One small GEMM checked against a host reference in double:
 // C = 0.5 * A^T * B - C0 with A (k x m) and B (k x n) fp16, column-major (ops T, N), C bf16 with a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // device_headers.cu - compile-only check of the installed device headers: every header of
 // <wsgemm/sync/...> and <wsgemm/tmem/...> included through the installed layout, and one kernel that
 // instantiates the dealloc barrier's teardown. Built twice: for sm_100a with the tcgen05 backend
