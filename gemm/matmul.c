@@ -45,21 +45,32 @@ static wsgemm_matmul_desc desc_defaults(wsgemm_op transa, wsgemm_op transb, wsge
     return d;
 }
 
+/* The one size rule of wsgemm_matmul_desc, for desc_init and for the call: INVALID_VALUE below this library's
+ * struct (the message says how to set it: `hint`), NOT_SUPPORTED above it (fields this library does not know
+ * could change the result). `what` names the size in the message. */
+static wsgemm_status desc_size_check(wsgemm_handle h, const char *fn, const char *what, size_t size, const char *hint)
+{
+    if (size < kDescBytes)
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                  "%s: %s = %zu is below the %zu bytes of "
+                                  "wsgemm_matmul_desc (%s)",
+                                  fn, what, size, kDescBytes, hint);
+    if (size > kDescBytes)
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
+                                  "%s: %s = %zu is above the %zu bytes this library's wsgemm_matmul_desc "
+                                  "has: the caller was built against a newer wsgemm.h",
+                                  fn, what, size, kDescBytes);
+    return WSGEMM_STATUS_SUCCESS;
+}
+
 wsgemm_status wsgemm_matmul_desc_init_sized(wsgemm_matmul_desc *desc, size_t size, wsgemm_op transa, wsgemm_op transb,
                                             wsgemm_dtype ab_type, wsgemm_dtype cd_type)
 {
     static const char fn[] = "wsgemm_matmul_desc_init";
     if (desc == NULL) return wsgemm_handle_fail(NULL, WSGEMM_STATUS_INVALID_VALUE, "%s: desc is NULL", fn);
-    if (size < kDescBytes)
-        return wsgemm_handle_fail(NULL, WSGEMM_STATUS_INVALID_VALUE,
-                                  "%s: desc's size = %zu is below the %zu bytes of wsgemm_matmul_desc (pass "
-                                  "sizeof(wsgemm_matmul_desc): the wsgemm_matmul_desc_init macro does)",
-                                  fn, size, kDescBytes);
-    if (size > kDescBytes)
-        return wsgemm_handle_fail(NULL, WSGEMM_STATUS_NOT_SUPPORTED,
-                                  "%s: desc's size = %zu is above the %zu bytes this library's wsgemm_matmul_desc "
-                                  "has: the caller was built against a newer wsgemm.h",
-                                  fn, size, kDescBytes);
+    const wsgemm_status st = desc_size_check(NULL, fn, "desc's size", size,
+                                             "pass sizeof(wsgemm_matmul_desc): the wsgemm_matmul_desc_init macro does");
+    if (st != WSGEMM_STATUS_SUCCESS) return st;
     *desc = desc_defaults(transa, transb, ab_type, cd_type);
     return wsgemm_handle_succeed_without_handle();
 }
@@ -71,16 +82,9 @@ static wsgemm_status desc_read(wsgemm_handle h, const wsgemm_matmul_desc *desc, 
 {
     if (desc == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: desc is NULL", kFn);
     const size_t size = desc->size;
-    if (size < kDescBytes)
-        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
-                                  "%s: desc->size = %zu is below the %zu bytes of wsgemm_matmul_desc (set it with "
-                                  "wsgemm_matmul_desc_init, or .size = sizeof(wsgemm_matmul_desc))",
-                                  kFn, size, kDescBytes);
-    if (size > kDescBytes)
-        return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
-                                  "%s: desc->size = %zu is above the %zu bytes this library's wsgemm_matmul_desc "
-                                  "has: the caller was built against a newer wsgemm.h",
-                                  kFn, size, kDescBytes);
+    const wsgemm_status st = desc_size_check(
+        h, kFn, "desc->size", size, "set it with wsgemm_matmul_desc_init, or .size = sizeof(wsgemm_matmul_desc)");
+    if (st != WSGEMM_STATUS_SUCCESS) return st;
     *out = desc_defaults(WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF);
     memcpy(out, desc, size < sizeof *out ? size : sizeof *out);
     return WSGEMM_STATUS_SUCCESS;
