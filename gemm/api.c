@@ -77,7 +77,7 @@ wsgemm_status wsgemm_set_stream(wsgemm_handle h, cudaStream_t stream)
 
 wsgemm_status wsgemm_get_stream(wsgemm_handle h, cudaStream_t *stream)
 {
-    if (wsgemm_handle_begin(h, "wsgemm_get_stream") != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
+    if (wsgemm_handle_query(h, "wsgemm_get_stream") != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
     if (stream == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_stream: stream is NULL");
     pthread_mutex_lock(&h->lock);
     *stream = h->stream;
@@ -99,7 +99,7 @@ wsgemm_status wsgemm_set_path(wsgemm_handle h, wsgemm_path path)
 
 wsgemm_status wsgemm_get_path(wsgemm_handle h, wsgemm_path *path)
 {
-    if (wsgemm_handle_begin(h, "wsgemm_get_path") != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
+    if (wsgemm_handle_query(h, "wsgemm_get_path") != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
     if (path == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_path: path is NULL");
     pthread_mutex_lock(&h->lock);
     *path = h->forced_path;
@@ -109,7 +109,7 @@ wsgemm_status wsgemm_get_path(wsgemm_handle h, wsgemm_path *path)
 
 wsgemm_status wsgemm_get_last_path(wsgemm_handle h, wsgemm_path *path)
 {
-    if (wsgemm_handle_begin(h, "wsgemm_get_last_path") != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
+    if (wsgemm_handle_query(h, "wsgemm_get_last_path") != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
     if (path == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_last_path: path is NULL");
     *path = wsgemm_handle_last_path(h);
     return WSGEMM_STATUS_SUCCESS;
@@ -132,7 +132,7 @@ wsgemm_status wsgemm_set_pointer_mode(wsgemm_handle h, wsgemm_pointer_mode mode)
 
 wsgemm_status wsgemm_get_pointer_mode(wsgemm_handle h, wsgemm_pointer_mode *mode)
 {
-    if (wsgemm_handle_begin(h, "wsgemm_get_pointer_mode") != WSGEMM_STATUS_SUCCESS)
+    if (wsgemm_handle_query(h, "wsgemm_get_pointer_mode") != WSGEMM_STATUS_SUCCESS)
         return WSGEMM_STATUS_NOT_INITIALIZED;
     if (mode == NULL)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_pointer_mode: mode is NULL");

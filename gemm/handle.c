@@ -118,6 +118,11 @@ wsgemm_status wsgemm_handle_begin(wsgemm_handle h, const char *fn)
     return WSGEMM_STATUS_SUCCESS;
 }
 
+wsgemm_status wsgemm_handle_query(wsgemm_handle h, const char *fn)
+{
+    return wsgemm_handle_is_valid(h) ? WSGEMM_STATUS_SUCCESS : wsgemm_handle_invalid(fn);
+}
+
 wsgemm_status wsgemm_handle_succeed_without_handle(void)
 {
     thread_message[0] = '\0';

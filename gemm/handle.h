@@ -56,6 +56,9 @@ int wsgemm_handle_is_valid(wsgemm_handle h);
 wsgemm_status wsgemm_handle_invalid(const char *fn);
 /* SUCCESS with this thread's message on h cleared, or NOT_INITIALIZED when h is not a live handle. */
 wsgemm_status wsgemm_handle_begin(wsgemm_handle h, const char *fn);
+/* The same for a query (wsgemm_get_*): SUCCESS leaves the message as it was, so that a failed call's message can
+ * still be read after asking for its path. */
+wsgemm_status wsgemm_handle_query(wsgemm_handle h, const char *fn);
 /* SUCCESS, clearing this thread's message of calls without a usable handle (the calls that take none). */
 wsgemm_status wsgemm_handle_succeed_without_handle(void);
 /* Write the message of h (valid, or NULL: the thread's record for calls without a handle) and return status. */

@@ -233,7 +233,11 @@ wsgemm_status wsgemm_gemm_workspace_size(wsgemm_handle handle, wsgemm_op transa,
  * (for a null or destroyed handle: this thread's last message of a call
  * without a usable handle); "" after a successful call: every call that
  * returns SUCCESS clears it (a call without a handle, such as
- * wsgemm_matmul_desc_init, clears the message of calls without a handle). */
+ * wsgemm_matmul_desc_init, clears the message of calls without a handle),
+ * except the queries, which leave it as it was so that a failed call's
+ * message can still be read after asking for its path: wsgemm_get_stream,
+ * wsgemm_get_path, wsgemm_get_last_path, wsgemm_get_pointer_mode,
+ * wsgemm_get_version and this function. */
 const char *wsgemm_status_string(wsgemm_status status);
 const char *wsgemm_path_name(wsgemm_path path);
 const char *wsgemm_get_last_error_message(wsgemm_handle handle);

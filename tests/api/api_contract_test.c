@@ -5,7 +5,8 @@
  *   status_to_cublas   wsgemm_status_to_cublas against cublas_api.h's constants, for every wsgemm_status
  *   pointer_mode       wsgemm_set/get_pointer_mode: the values of cublasPointerMode_t, bad values refused,
  *                      and the device-mode argument checks that come before any CUDA call
- *   message_cleared    after a failed call, every API function that succeeds leaves the message ""
+ *   message_cleared    after a failed call, every API function that succeeds leaves the message "", except the
+ *                      queries (wsgemm_get_*), which keep it
  *   no_device          every call that needs a device says NO_DEVICE without one (set_workspace included)
  *   epilogues          a cublasLtEpilogue_t wsgemm lacks is NOT_SUPPORTED, a value that is none INVALID_VALUE
  *   desc_size          wsgemm_matmul_desc's size field: set by the init macro, checked by wsgemm_matmul and
@@ -169,6 +170,15 @@ static void expect_cleared(wsgemm_handle h, wsgemm_status s, const char *what)
     printf("  %s: SUCCESS, message \"%s\"\n", what, msg);
 }
 
+/* A query (wsgemm_get_*) that succeeds leaves the failed call's message as it was. */
+static void expect_kept(wsgemm_handle h, wsgemm_status s, const char *what)
+{
+    const char *msg = wsgemm_get_last_error_message(h);
+    EXPECT(s == WSGEMM_STATUS_SUCCESS, "%s: %s (%s)", what, wsgemm_status_string(s), msg);
+    EXPECT(msg[0] != '\0', "the query %s cleared the message of the failed call before it", what);
+    printf("  %s: SUCCESS, message kept \"%s\"\n", what, msg);
+}
+
 static void case_message_cleared(wsgemm_handle h)
 {
     cudaStream_t stream;
@@ -179,12 +189,12 @@ static void case_message_cleared(wsgemm_handle h)
     WSGEMM_CHECK(wsgemm_matmul_desc_init(&d, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF));
     /* every call that takes a handle; the GEMM calls with m == 0 succeed without a device */
     provoke(h), expect_cleared(h, wsgemm_set_stream(h, NULL), "wsgemm_set_stream");
-    provoke(h), expect_cleared(h, wsgemm_get_stream(h, &stream), "wsgemm_get_stream");
+    provoke(h), expect_kept(h, wsgemm_get_stream(h, &stream), "wsgemm_get_stream");
     provoke(h), expect_cleared(h, wsgemm_set_path(h, WSGEMM_PATH_AUTO), "wsgemm_set_path");
-    provoke(h), expect_cleared(h, wsgemm_get_path(h, &path), "wsgemm_get_path");
-    provoke(h), expect_cleared(h, wsgemm_get_last_path(h, &path), "wsgemm_get_last_path");
+    provoke(h), expect_kept(h, wsgemm_get_path(h, &path), "wsgemm_get_path");
+    provoke(h), expect_kept(h, wsgemm_get_last_path(h, &path), "wsgemm_get_last_path");
     provoke(h), expect_cleared(h, wsgemm_set_pointer_mode(h, WSGEMM_POINTER_MODE_HOST), "wsgemm_set_pointer_mode");
-    provoke(h), expect_cleared(h, wsgemm_get_pointer_mode(h, &mode), "wsgemm_get_pointer_mode");
+    provoke(h), expect_kept(h, wsgemm_get_pointer_mode(h, &mode), "wsgemm_get_pointer_mode");
     provoke(h), expect_cleared(h, wsgemm_set_workspace(h, NULL, 0), "wsgemm_set_workspace(NULL, 0)");
     provoke(h), expect_cleared(h, wsgemm_reset_workspace(h), "wsgemm_reset_workspace");
     provoke(h), expect_cleared(h, gemm_64(h, &one, &zero, 0), "wsgemm_gemm_ex (m = 0)");
@@ -206,7 +216,7 @@ static void case_message_cleared(wsgemm_handle h)
 
     /* the calls without a handle clear the message of calls without a handle */
     int major;
-    provoke_without_handle(), expect_cleared(NULL, wsgemm_get_version(&major, NULL, NULL), "wsgemm_get_version");
+    provoke_without_handle(), expect_kept(NULL, wsgemm_get_version(&major, NULL, NULL), "wsgemm_get_version");
     provoke_without_handle(),
         expect_cleared(NULL, wsgemm_matmul_desc_init(&d, WSGEMM_OP_T, WSGEMM_OP_N, WSGEMM_R_16F, WSGEMM_R_32F),
                        "wsgemm_matmul_desc_init");
