@@ -978,7 +978,7 @@ static __device__ __noinline__ void tmem_hb_smem_blocks_access(tmem_hb_cluster *
  * on the mbarrier at bar_smem (both shared::cta addresses): by the issuing thread (its TMA wrapper, e.g.
  * gemm/common/tma.cuh). Its writes join the barrier's phase; it must be issued after the retirement of the
  * last TMA store reading its blocks and after their last generic accesses. */
-static __device__ __noinline__ void tmem_hb_tma_load_bytes(uint32_t dst_smem, uint32_t bar_smem, uint32_t bytes)
+static __device__ __noinline__ void tmem_hb_tma_load_do(uint32_t dst_smem, uint32_t bar_smem, uint32_t bytes)
 {
     tmem_hb_cluster *cl;
     tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 3);
@@ -999,6 +999,11 @@ static __device__ __noinline__ void tmem_hb_tma_load_bytes(uint32_t dst_smem, ui
     }
 }
 
+static __device__ __forceinline__ void tmem_hb_tma_load_bytes(uint32_t dst_smem, uint32_t bar_smem, uint32_t bytes)
+{
+    if (c_tmem_hb.enabled) tmem_hb_tma_load_do(dst_smem, bar_smem, bytes);
+}
+
 /* The same for a copy whose size the wrapper does not know: the block dst_smem is in. */
 static __device__ __forceinline__ void tmem_hb_tma_load(uint32_t dst_smem, uint32_t bar_smem)
 {
@@ -1007,7 +1012,7 @@ static __device__ __forceinline__ void tmem_hb_tma_load(uint32_t dst_smem, uint3
 
 /* A TMA store reading `bytes` (0: the block it starts in) of this CTA's shared memory at src_smem, by the
  * issuing thread: it joins the bulk async-group that the thread's next commit_group closes. */
-static __device__ __noinline__ void tmem_hb_tma_store(uint32_t src_smem, uint32_t bytes)
+static __device__ __noinline__ void tmem_hb_tma_store_do(uint32_t src_smem, uint32_t bytes)
 {
     tmem_hb_cluster *cl;
     tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
@@ -1022,6 +1027,11 @@ static __device__ __noinline__ void tmem_hb_tma_store(uint32_t src_smem, uint32_
         return;
     }
     tmem_hb_smem_blocks_access(cl, 3, block0, nblocks, &start, &me, group);
+}
+
+static __device__ __forceinline__ void tmem_hb_tma_store(uint32_t src_smem, uint32_t bytes)
+{
+    if (c_tmem_hb.enabled) tmem_hb_tma_store_do(src_smem, bytes);
 }
 
 static __device__ __noinline__ void tmem_hb_bulk_commit_do(void)
