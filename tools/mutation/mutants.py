@@ -23,9 +23,9 @@ KERNEL = "gemm/sm100/sm100_kernel.cuh"
 
 # name, expectation ("kill", or "equivalent: why"), tests (fastest killer first), [(file, pattern, replacement,
 # expected matches)]; expected matches None = at least one. Replacements start with /*MUTANT*/ so a build log
-# shows the mutated line. Accumulator reuse is tested with several_tiles_beta0 (both cta_groups, no C loads):
-# with the happens-before tracking on, a pair whose epilogue loads C by TMA does not finish (docs/tmem.md),
-# so several_tiles (beta != 0) would fail the unmutated baseline.
+# shows the mutated line. Accumulator reuse is tested with several_tiles_beta0 (both cta_groups, no C loads).
+# The epilogue's C loads are exercised by epilogue and several_tiles (beta != 0), which tracked runs pass since
+# mbarrier_wait's lanes meet at one site (docs/emulation.md, "Happens-before tracking: status").
 MUTANTS = [
     # ---- release points
     ("acc_release_early", "kill", "several_tiles_beta0,ops_cg1",
