@@ -119,8 +119,42 @@ static int try_reap(pid_t pid, int *status)
     }
 }
 
+/* The emulation's verification switches (read per call by the emulated build): the one kind of WSGEMM_*
+ * variable the helper gets, and only on the verification path. */
+static const char *const kEmulationSwitches[] = {"WSGEMM_SM100_FAULT", "WSGEMM_SM100_EMU_DELAY_NS", "WSGEMM_TMEM_HB"};
+
+int wsgemm_self_check_keeps_variable(const char *entry, const char *path_name)
+{
+    if (strncmp(entry, "WSGEMM_", 7) != 0) return 1;
+    if (path_name == NULL || strcmp(path_name, "sm100-emulated") != 0) return 0;
+    for (size_t i = 0; i < sizeof kEmulationSwitches / sizeof kEmulationSwitches[0]; ++i) {
+        const size_t n = strlen(kEmulationSwitches[i]);
+        if (strncmp(entry, kEmulationSwitches[i], n) == 0 && entry[n] == '=') return 1;
+    }
+    return 0;
+}
+
+char **wsgemm_self_check_environment(char *const env[], const char *path_name)
+{
+    size_t n = 0;
+    while (env && env[n]) ++n;
+    char **out = malloc((n + 1) * sizeof *out);
+    if (out == NULL) return NULL;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (wsgemm_self_check_keeps_variable(env[i], path_name)) out[kept++] = env[i];
+    out[kept] = NULL;
+    return out;
+}
+
 void wsgemm_self_check_spawn(const char *helper, char *const argv[], double timeout_s,
                              wsgemm_self_check_run_outcome *out)
+{
+    wsgemm_self_check_spawn_env(helper, argv, environ, timeout_s, out);
+}
+
+void wsgemm_self_check_spawn_env(const char *helper, char *const argv[], char *const envp[], double timeout_s,
+                                 wsgemm_self_check_run_outcome *out)
 {
     memset(out, 0, sizeof *out);
     int fds[2];
@@ -144,7 +178,7 @@ void wsgemm_self_check_spawn(const char *helper, char *const argv[], double time
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
     pid_t pid = -1;
     const double start = monotonic_s();
-    const int rc = posix_spawn(&pid, helper, &actions, &attr, argv, environ);
+    const int rc = posix_spawn(&pid, helper, &actions, &attr, argv, envp);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     close(fds[1]);
@@ -370,7 +404,13 @@ wsgemm_self_check_verdict wsgemm_self_check_run(const wsgemm_self_check_request 
         argv[6] = (char *)rq->uuid;
     }
     wsgemm_self_check_run_outcome o;
-    wsgemm_self_check_spawn(rq->helper, argv, rq->timeout_s, &o);
+    char **env = wsgemm_self_check_environment(environ, rq->path_name);
+    if (env == NULL) {
+        text(r->detail, sizeof r->detail, "no memory for the helper's environment");
+        return r->verdict = WSGEMM_SELF_CHECK_UNKNOWN;
+    }
+    wsgemm_self_check_spawn_env(rq->helper, argv, env, rq->timeout_s, &o);
+    free(env);
     r->verdict = wsgemm_self_check_judge(&o, r->detail, sizeof r->detail);
     if (r->verdict != WSGEMM_SELF_CHECK_UNKNOWN && rq->cache_file[0])
         r->cached = cache_write(rq->cache_file, rq->key, r->verdict, r->detail) == 0;

@@ -11,6 +11,14 @@
  * driver version, library version and the helper file itself, so later processes skip the helper.
  * docs/sm100.md "The self-check before AUTO uses sm100" is the user-facing description.
  *
+ * The helper's environment is the caller's without any WSGEMM_* variable (wsgemm_self_check_environment): a
+ * tuning or debug knob of the caller (WSGEMM_SM100_CTA_GROUP, _SPLITK, _EPILOGUE, ...) must not shape a
+ * verdict that later processes take for the GPU's; the key does not record them. The helper gets all it
+ * needs through its arguments (--device, --path, --uuid), and itself drops any WSGEMM_* variable it finds
+ * (it sets its own cta_group and grid per case). CUDA_VISIBLE_DEVICES and the rest stay: the ordinal is the
+ * caller's. Only the verification path (sm100-emulated, never installed) also passes the emulation's
+ * switches WSGEMM_SM100_FAULT, WSGEMM_SM100_EMU_DELAY_NS and WSGEMM_TMEM_HB, so a test can plant a fault.
+ *
  * Outcome of one helper run -> verdict:
  *   exit 0 and a "wsgemm-self-check: pass" line                        PASS     (cached)
  *   exit 1 and a "wsgemm-self-check: fail" line (wrong C, CUDA error)  FAIL     (cached)
@@ -85,6 +93,18 @@ typedef struct wsgemm_self_check_result {
  * the group. Never leaves a zombie or a descriptor behind. Pure POSIX, no CUDA. */
 void wsgemm_self_check_spawn(const char *helper, char *const argv[], double timeout_s,
                              wsgemm_self_check_run_outcome *out);
+/* The same with the environment envp (NULL-terminated) instead of the caller's. */
+void wsgemm_self_check_spawn_env(const char *helper, char *const argv[], char *const envp[], double timeout_s,
+                                 wsgemm_self_check_run_outcome *out);
+
+/* The helper's environment (the rule above): the entries of env without WSGEMM_* ones, except, for path_name
+ * "sm100-emulated", the emulation's switches. A malloc'ed NULL-terminated array of env's own strings (free the
+ * array only), or NULL when out of memory. */
+char **wsgemm_self_check_environment(char *const env[], const char *path_name);
+
+/* 1 when a WSGEMM_* variable "NAME=value" is one the helper keeps for path_name (the emulation's switches on
+ * sm100-emulated), 0 when it must be dropped. */
+int wsgemm_self_check_keeps_variable(const char *entry, const char *path_name);
 
 /* The verdict of one outcome (table above), with its explanation in detail. */
 wsgemm_self_check_verdict wsgemm_self_check_judge(const wsgemm_self_check_run_outcome *o, char *detail,

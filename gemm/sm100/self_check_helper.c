@@ -21,6 +21,10 @@
  * wsgemm_matmul with FP8 operands (tcgen05.mma kind::f8f6f4), their scales and bias + ReLU (the kernel's fused
  * output op), the calls AUTO gives the sm100 path once this check passed.
  *
+ * It ignores every WSGEMM_* variable of its environment (the tuning knobs: a verdict is about the GPU, not
+ * one configuration), but for the emulation's verification switches with --path sm100-emulated; it sets the
+ * cta_group, grid and split knobs of each case itself.
+ *
  * Output: one line per case, then exactly one result line, "wsgemm-self-check: pass ..." (exit 0),
  * "wsgemm-self-check: fail ..." (exit 1: wrong C, a CUDA error such as a trap, the path declining a problem
  * it must run) or "wsgemm-self-check: error ..." (exit 2: it could not check: arguments, no such device,
@@ -379,6 +383,28 @@ done:
 
 /* ---------------------------------------------------------------- main */
 
+extern char **environ;
+
+/* A verdict is about the GPU, never about one configuration: every WSGEMM_* variable is dropped (the library
+ * starts this program without them; self_check.h), but for the emulation's verification switches on the
+ * emulated path. Each one dropped is named in the output. */
+static void drop_knobs(const char *path_name)
+{
+    for (int dropped = 0; dropped < 4096; ++dropped) { /* bounded: a name unsetenv cannot remove stops it */
+        char name[256] = "";
+        for (char **e = environ; *e; ++e) {
+            if (wsgemm_self_check_keeps_variable(*e, path_name)) continue;
+            const size_t n = strcspn(*e, "=");
+            snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), *e);
+            printf("%s: ignoring %s (a verdict is about the GPU, not one configuration)\n",
+                   WSGEMM_SELF_CHECK_HELPER_NAME, *e);
+            break;
+        }
+        if (name[0] == '\0' || unsetenv(name) != 0) break;
+    }
+    wsgemm_knobs_reload();
+}
+
 static int usage(void)
 {
     result_line("error",
@@ -412,6 +438,7 @@ int main(int argc, char **argv)
     else
         return usage();
     if (device < 0) return usage();
+    drop_knobs(path_name);
 
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);

@@ -10,6 +10,8 @@
  *   crash         killed by SIGSEGV -> FAIL, cached
  *   hang          sleeps past the 1 s timeout -> FAIL within seconds; the process it started is killed too
  *   closed_hang   closes its output and then hangs -> still FAIL at the timeout
+ *   environment   the helper gets no WSGEMM_* variable of the caller (the tuning knobs), keeps the rest
+ *                 (CUDA_VISIBLE_DEVICES); the emulated path keeps the emulation's verification switches only
  *   garbage       exit 0 without a result line, a pass line with exit 1, a fail line with exit 0 -> UNKNOWN,
  *                 not cached
  *   cannot        exit 2 + error line -> UNKNOWN, not cached
@@ -244,6 +246,50 @@ static void case_closed_hang(void)
     check_hang("closed_hang", "exec >/dev/null 2>&1\nsleep 30 &\necho $! > \"$0.pid\"\nwait", "closed_hang");
 }
 
+static void case_environment(void)
+{
+    char h[512];
+    write_script("env",
+                 "echo \"wsgemm-self-check: pass env=<$(env | grep '^WSGEMM_' | sort | tr '\\n' ' ')> "
+                 "cvd=$CUDA_VISIBLE_DEVICES\"\nexit 0",
+                 h, sizeof h);
+    setenv("WSGEMM_SM100_CTA_GROUP", "2", 1);
+    setenv("WSGEMM_SM100_SPLITK", "3", 1);
+    setenv("WSGEMM_SM100_EPILOGUE", "direct", 1);
+    setenv("WSGEMM_SM100_SELF_CHECK", "fresh", 1);
+    setenv("WSGEMM_SM100_FAULT", "early_dealloc", 1);
+    setenv("CUDA_VISIBLE_DEVICES", "5", 1);
+    wsgemm_self_check_request rq = request(h, "key-env", 20.0);
+    rq.cache_file[0] = '\0';
+    expect_run(&rq, WSGEMM_SELF_CHECK_PASS, 0, 0, "env=<> cvd=5", "environment: sm100 gets no WSGEMM_*");
+    snprintf(rq.path_name, sizeof rq.path_name, "sm100-emulated");
+    expect_run(&rq, WSGEMM_SELF_CHECK_PASS, 0, 0, "env=<WSGEMM_SM100_FAULT=early_dealloc > cvd=5",
+               "environment: sm100-emulated keeps the emulation's switches");
+    static const struct {
+        const char *entry, *path;
+        int keep;
+    } k[] = {
+        {"PATH=/bin", "sm100", 1},
+        {"CUDA_VISIBLE_DEVICES=1", "sm100", 1},
+        {"WSGEMM_SM100_CTA_GROUP=1", "sm100", 0},
+        {"WSGEMM_SM90_BN=64", "sm100", 0},
+        {"WSGEMM_SM100_FAULT=early_dealloc", "sm100", 0},
+        {"WSGEMM_SM100_FAULT=early_dealloc", "sm100-emulated", 1},
+        {"WSGEMM_SM100_FAULTY=1", "sm100-emulated", 0},
+        {"WSGEMM_TMEM_HB=1", "sm100-emulated", 1},
+        {"WSGEMM_SM100_SPLITK=2", "sm100-emulated", 0},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i)
+        EXPECT(wsgemm_self_check_keeps_variable(k[i].entry, k[i].path) == k[i].keep, "%s on %s: keep %d, want %d",
+               k[i].entry, k[i].path, !k[i].keep, k[i].keep);
+    unsetenv("WSGEMM_SM100_CTA_GROUP");
+    unsetenv("WSGEMM_SM100_SPLITK");
+    unsetenv("WSGEMM_SM100_EPILOGUE");
+    unsetenv("WSGEMM_SM100_SELF_CHECK");
+    unsetenv("WSGEMM_SM100_FAULT");
+    unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
 static void case_garbage(void)
 {
     static const struct {
@@ -454,6 +500,7 @@ static const struct {
     {"crash", case_crash},
     {"hang", case_hang},
     {"closed_hang", case_closed_hang},
+    {"environment", case_environment},
     {"garbage", case_garbage},
     {"cannot", case_cannot},
     {"missing", case_missing},
