@@ -259,9 +259,10 @@ static int self_check_command(void)
     printf("helper     %s\n", rq.helper[0] ? rq.helper : rq.helper_note);
     printf("key        %s\n", rq.key);
     printf("cache      %s%s\n", rq.cache_file[0] ? rq.cache_file : "(none: no XDG_CACHE_HOME or HOME)",
-           r.cached           ? " (written)"
-           : rq.cache_file[0] ? " (not written)"
-                              : "");
+           r.cached            ? " (written)"
+           : r.suspect_timeout ? " (a suspect timeout written: the next check runs the helper once more)"
+           : rq.cache_file[0]  ? " (not written)"
+                               : "");
     printf("verdict    %s: %s\n",
            v == WSGEMM_SELF_CHECK_PASS   ? "PASS"
            : v == WSGEMM_SELF_CHECK_FAIL ? "FAIL"

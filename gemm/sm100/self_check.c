@@ -248,6 +248,11 @@ void wsgemm_self_check_spawn_env(const char *helper, char *const argv[], char *c
 
 /* ---------------------------------------------------------------- verdict */
 
+int wsgemm_self_check_crash_signal(int sig)
+{
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT || sig == SIGTRAP;
+}
+
 static int result_says(const wsgemm_self_check_run_outcome *o, const char *word)
 {
     const size_t p = strlen(WSGEMM_SELF_CHECK_RESULT_PREFIX), w = strlen(word);
@@ -275,10 +280,17 @@ wsgemm_self_check_verdict wsgemm_self_check_judge(const wsgemm_self_check_run_ou
              o->seconds, o->last_line[0] ? o->last_line : "(none)", wd_sep, o->watchdog_line);
         return WSGEMM_SELF_CHECK_FAIL;
     }
-    if (o->signal) {
-        text(detail, detail_size, "the helper died of signal %d (%s); last output: %s", o->signal, strsignal(o->signal),
-             o->last_line[0] ? o->last_line : "(none)");
+    if (o->signal && wsgemm_self_check_crash_signal(o->signal)) {
+        text(detail, detail_size, "the helper crashed: signal %d (%s); last output: %s", o->signal,
+             strsignal(o->signal), o->last_line[0] ? o->last_line : "(none)");
         return WSGEMM_SELF_CHECK_FAIL;
+    }
+    if (o->signal) {
+        text(detail, detail_size,
+             "the helper was killed from outside by signal %d (%s: a scheduler, a user or the OOM killer); last "
+             "output: %s",
+             o->signal, strsignal(o->signal), o->last_line[0] ? o->last_line : "(none)");
+        return WSGEMM_SELF_CHECK_UNKNOWN;
     }
     if (!o->exited) {
         text(detail, detail_size, "the helper ended but %s", o->error);
@@ -308,9 +320,11 @@ static void chomp(char *s)
 }
 
 /* The verdict cache_file holds for `key`; UNKNOWN when it is absent, unreadable, malformed or for
- * another key. */
-static wsgemm_self_check_verdict cache_read(const char *cache_file, const char *key, char *detail, size_t size)
+ * another key, or when it records a suspect timeout (then *suspect = 1). */
+static wsgemm_self_check_verdict cache_read(const char *cache_file, const char *key, char *detail, size_t size,
+                                            int *suspect)
 {
+    *suspect = 0;
     FILE *f = fopen(cache_file, "re");
     if (f == NULL) return WSGEMM_SELF_CHECK_UNKNOWN;
     char lines[4][2 * WSGEMM_SELF_CHECK_TEXT_BYTES];
@@ -326,6 +340,8 @@ static wsgemm_self_check_verdict cache_read(const char *cache_file, const char *
         v = WSGEMM_SELF_CHECK_PASS;
     else if (strcmp(lines[2], "verdict fail") == 0)
         v = WSGEMM_SELF_CHECK_FAIL;
+    else if (strcmp(lines[2], "verdict suspect-timeout") == 0)
+        *suspect = 1;
     if (v != WSGEMM_SELF_CHECK_UNKNOWN) copy_text(detail, size, lines[3] + 7);
     return v;
 }
@@ -350,9 +366,9 @@ static int make_parent_dirs(const char *file)
     return 0;
 }
 
-/* Write the verdict: a temporary file in the same folder renamed over cache_file, so a reader sees the old
- * file or the new one, never a part. 0 on success. */
-static int cache_write(const char *cache_file, const char *key, wsgemm_self_check_verdict v, const char *detail)
+/* Write the verdict ("pass", "fail" or "suspect-timeout"): a temporary file in the same folder renamed over
+ * cache_file, so a reader sees the old file or the new one, never a part. 0 on success. */
+static int cache_write(const char *cache_file, const char *key, const char *verdict, const char *detail)
 {
     static atomic_uint serial;
     if (make_parent_dirs(cache_file) != 0) return -1;
@@ -370,8 +386,7 @@ static int cache_write(const char *cache_file, const char *key, wsgemm_self_chec
     copy_text(one_line, sizeof one_line, detail);
     for (char *c = one_line; *c; ++c)
         if (*c == '\n' || *c == '\r') *c = ' ';
-    fprintf(f, "%s\nkey %s\nverdict %s\ndetail %s\n", kCacheMagic, key, v == WSGEMM_SELF_CHECK_PASS ? "pass" : "fail",
-            one_line);
+    fprintf(f, "%s\nkey %s\nverdict %s\ndetail %s\n", kCacheMagic, key, verdict, one_line);
     const int bad = ferror(f) | (fclose(f) != 0);
     if (bad || rename(tmp, cache_file) != 0) {
         unlink(tmp);
@@ -383,9 +398,11 @@ static int cache_write(const char *cache_file, const char *key, wsgemm_self_chec
 wsgemm_self_check_verdict wsgemm_self_check_run(const wsgemm_self_check_request *rq, wsgemm_self_check_result *r)
 {
     memset(r, 0, sizeof *r);
-    if (rq->cache_file[0] && !rq->fresh) {
+    int suspect = 0; /* the record for this key is a first timeout */
+    if (rq->cache_file[0]) {
         char detail[sizeof r->detail];
-        r->verdict = cache_read(rq->cache_file, rq->key, detail, sizeof detail);
+        r->verdict = cache_read(rq->cache_file, rq->key, detail, sizeof detail, &suspect);
+        if (rq->fresh) r->verdict = WSGEMM_SELF_CHECK_UNKNOWN;
         if (r->verdict != WSGEMM_SELF_CHECK_UNKNOWN) {
             r->from_cache = 1;
             text(r->detail, sizeof r->detail, "%s (cached in %s)", detail, rq->cache_file);
@@ -412,8 +429,13 @@ wsgemm_self_check_verdict wsgemm_self_check_run(const wsgemm_self_check_request 
     wsgemm_self_check_spawn_env(rq->helper, argv, env, rq->timeout_s, &o);
     free(env);
     r->verdict = wsgemm_self_check_judge(&o, r->detail, sizeof r->detail);
-    if (r->verdict != WSGEMM_SELF_CHECK_UNKNOWN && rq->cache_file[0])
-        r->cached = cache_write(rq->cache_file, rq->key, r->verdict, r->detail) == 0;
+    if (r->verdict == WSGEMM_SELF_CHECK_UNKNOWN || rq->cache_file[0] == '\0') return r->verdict;
+    if (o.timed_out && !suspect) { /* a first timeout: this process's FAIL, a suspect for the next */
+        r->suspect_timeout = cache_write(rq->cache_file, rq->key, "suspect-timeout", r->detail) == 0;
+        return r->verdict;
+    }
+    r->cached =
+        cache_write(rq->cache_file, rq->key, r->verdict == WSGEMM_SELF_CHECK_PASS ? "pass" : "fail", r->detail) == 0;
     return r->verdict;
 }
 

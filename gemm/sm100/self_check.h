@@ -22,12 +22,19 @@
  * Outcome of one helper run -> verdict:
  *   exit 0 and a "wsgemm-self-check: pass" line                        PASS     (cached)
  *   exit 1 and a "wsgemm-self-check: fail" line (wrong C, CUDA error)  FAIL     (cached)
- *   killed by a signal it did not get from us (a crash)                FAIL     (cached)
- *   still running at the timeout (a hang; killed)                      FAIL     (cached)
+ *   killed by a crash signal of its own (SIGSEGV, SIGBUS, SIGILL,      FAIL     (cached)
+ *   SIGFPE, SIGABRT, SIGTRAP)
+ *   killed by another signal, one from outside (SIGKILL of the OOM     UNKNOWN  (not cached)
+ *   killer, SIGTERM/SIGINT/SIGHUP/SIGQUIT of a scheduler or a user)
+ *   still running at the timeout (a hang, or a GPU too busy; killed)   FAIL     (cached only when the
+ *                                                                                record for the key was
+ *                                                                                a timeout already)
  *   anything else: exit 2 (could not check: no device, wrong GPU, no memory), a missing or mismatched
  *   result line, no helper, spawn failed                               UNKNOWN  (not cached: the next
  *                                                                                process tries again)
- * AUTO uses sm100 on PASS only.
+ * A first timeout is recorded in the cache file as "verdict suspect-timeout": no verdict for later processes,
+ * which run the helper once more; a second timeout in a row makes the FAIL permanent, and a PASS or FAIL
+ * replaces the record. AUTO uses sm100 on PASS only.
  */
 #ifndef WSGEMM_SM100_SELF_CHECK_H
 #define WSGEMM_SM100_SELF_CHECK_H
@@ -83,8 +90,9 @@ typedef struct wsgemm_self_check_run_outcome {
 
 typedef struct wsgemm_self_check_result {
     wsgemm_self_check_verdict verdict;
-    int from_cache;                                /* the verdict was read from cache_file; no helper ran */
-    int cached;                                    /* the verdict was written to cache_file */
+    int from_cache;      /* the verdict was read from cache_file; no helper ran */
+    int cached;          /* the verdict was written to cache_file */
+    int suspect_timeout; /* a first timeout: FAIL for this process, recorded as a suspect in cache_file */
     char detail[2 * WSGEMM_SELF_CHECK_TEXT_BYTES]; /* the result line, or why there is no verdict */
 } wsgemm_self_check_result;
 
@@ -105,6 +113,9 @@ char **wsgemm_self_check_environment(char *const env[], const char *path_name);
 /* 1 when a WSGEMM_* variable "NAME=value" is one the helper keeps for path_name (the emulation's switches on
  * sm100-emulated), 0 when it must be dropped. */
 int wsgemm_self_check_keeps_variable(const char *entry, const char *path_name);
+
+/* 1 when signal sig ending the helper is a crash of its own (FAIL), 0 when it came from outside (UNKNOWN). */
+int wsgemm_self_check_crash_signal(int sig);
 
 /* The verdict of one outcome (table above), with its explanation in detail. */
 wsgemm_self_check_verdict wsgemm_self_check_judge(const wsgemm_self_check_run_outcome *o, char *detail,

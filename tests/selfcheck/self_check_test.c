@@ -7,8 +7,11 @@
  *   pass          exit 0 + pass line -> PASS, cached; the second run reads the cache and spawns nothing
  *   fail          exit 1 + fail line -> FAIL, cached
  *   long_detail   a verdict whose explanation is longer than a cache line may be: cut when written, read back
- *   crash         killed by SIGSEGV -> FAIL, cached
- *   hang          sleeps past the 1 s timeout -> FAIL within seconds; the process it started is killed too
+ *   crash         killed by a crash signal of its own (SIGSEGV, SIGABRT, SIGBUS) -> FAIL, cached
+ *   outside_signal killed from outside (SIGTERM, SIGKILL, SIGINT, SIGHUP, SIGQUIT) -> UNKNOWN, not cached
+ *   hang          sleeps past the 1 s timeout -> FAIL within seconds; the process it started is killed too; a
+ *                 first timeout is only a suspect (no verdict for the next process, which runs it again), a
+ *                 second makes the FAIL permanent; a pass after a suspect replaces it
  *   closed_hang   closes its output and then hangs -> still FAIL at the timeout
  *   environment   the helper gets no WSGEMM_* variable of the caller (the tuning knobs), keeps the rest
  *                 (CUDA_VISIBLE_DEVICES); the emulated path keeps the emulation's verification switches only
@@ -169,7 +172,8 @@ static void case_long_detail(void)
                  sizeof h);
     wsgemm_self_check_request rq = request(h, "key-long", 1.0);
     remove_cache(&rq);
-    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 1, "wsgemm watchdog: 000", "a hang with long lines");
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 0, "wsgemm watchdog: 000", "a hang with long lines (a suspect)");
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 1, "wsgemm watchdog: 000", "the same hang again (cached)");
     expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 1, 0, "last 000", "the same, from the cache");
 }
 
@@ -206,6 +210,19 @@ static void case_crash(void)
 {
     check_script("crash", "ulimit -c 0\necho 'case 1/8: starting'\nkill -SEGV $$\nsleep 5", WSGEMM_SELF_CHECK_FAIL, 1,
                  "signal 11");
+    check_script("crash_abort", "ulimit -c 0\nkill -ABRT $$\nsleep 5", WSGEMM_SELF_CHECK_FAIL, 1, "crashed");
+    check_script("crash_bus", "ulimit -c 0\nkill -BUS $$\nsleep 5", WSGEMM_SELF_CHECK_FAIL, 1, "crashed");
+}
+
+static void case_outside_signal(void)
+{
+    static const char *const sigs[] = {"TERM", "KILL", "INT", "HUP", "QUIT"};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; ++i) {
+        char name[32], body[128];
+        snprintf(name, sizeof name, "killed_%s", sigs[i]);
+        snprintf(body, sizeof body, "ulimit -c 0\necho 'case 1/8: starting'\nkill -%s $$\nsleep 5", sigs[i]);
+        check_script(name, body, WSGEMM_SELF_CHECK_UNKNOWN, 0, "killed from outside");
+    }
 }
 
 static void check_hang(const char *name, const char *body, const char *what)
@@ -217,7 +234,12 @@ static void check_hang(const char *name, const char *body, const char *what)
     wsgemm_self_check_request rq = request(h, what, 1.0);
     remove_cache(&rq);
     const double t0 = now_s();
-    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 1, "a hang", what);
+    wsgemm_self_check_result r;
+    const wsgemm_self_check_verdict v = wsgemm_self_check_run(&rq, &r);
+    printf("  %-44s -> %s: %s\n", what, verdict_name(v), r.detail);
+    EXPECT(v == WSGEMM_SELF_CHECK_FAIL && !r.cached && r.suspect_timeout && strstr(r.detail, "a hang"),
+           "%s: a first timeout: %s, cached %d, suspect %d (%s)", what, verdict_name(v), r.cached, r.suspect_timeout,
+           r.detail);
     const double took = now_s() - t0;
     EXPECT(took >= 0.9 && took < 4.0, "%s: the 1 s timeout took %.2f s", what, took);
     /* the process the helper started (a sleep of 30 s) died with it: its group was killed */
@@ -236,14 +258,45 @@ static void check_hang(const char *name, const char *body, const char *what)
     EXPECT(!alive, "%s: the helper's child %ld survived the timeout", what, pid);
 }
 
+static int file_has_text(const char *path, const char *needle)
+{
+    char buf[4096] = "";
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    const size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return strstr(buf, needle) != NULL;
+}
+
 static void case_hang(void)
 {
     check_hang("hang", "echo 'case 1/8: starting'\nsleep 30 &\necho $! > \"$0.pid\"\nwait", "hang");
-}
-
-static void case_closed_hang(void)
-{
-    check_hang("closed_hang", "exec >/dev/null 2>&1\nsleep 30 &\necho $! > \"$0.pid\"\nwait", "closed_hang");
+    /* the suspect is in the file; the next process runs the helper again; a second timeout is the FAIL */
+    char h[512], p[512];
+    write_script("hang_counted", "echo x >> \"$0.calls\"\nexec sleep 30", h, sizeof h);
+    wsgemm_self_check_request rq = request(h, "key-hang-twice", 1.0);
+    remove_cache(&rq);
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 0, "a hang", "hang: first timeout (suspect)");
+    EXPECT(file_has_text(rq.cache_file, "verdict suspect-timeout"), "no suspect line in %s", rq.cache_file);
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 1, "a hang", "hang: second timeout in a row (cached)");
+    EXPECT(calls(h, NULL, 0) == 2, "a suspect timeout did not run the helper again (%d runs)", calls(h, NULL, 0));
+    EXPECT(file_has_text(rq.cache_file, "verdict fail"), "the second timeout was not cached as fail");
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 1, 0, "a hang", "hang: then from the cache");
+    EXPECT(calls(h, NULL, 0) == 2, "a cached FAIL ran the helper (%d runs)", calls(h, NULL, 0));
+    /* a suspect, then a pass: the pass replaces it */
+    remove_cache(&rq);
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 0, "a hang", "hang: a suspect again");
+    write_script("pass_after_hang", "echo 'wsgemm-self-check: pass after a suspect'\nexit 0", p, sizeof p);
+    snprintf(rq.helper, sizeof rq.helper, "%s", p);
+    expect_run(&rq, WSGEMM_SELF_CHECK_PASS, 0, 1, "after a suspect", "hang: the next run passes (cached)");
+    expect_run(&rq, WSGEMM_SELF_CHECK_PASS, 1, 0, "after a suspect", "hang: the pass from the cache");
+    /* a suspect for another key is no suspect: a timeout for this key is a first one */
+    remove_cache(&rq);
+    snprintf(rq.helper, sizeof rq.helper, "%s", h);
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 0, "a hang", "hang: suspect for key A");
+    snprintf(rq.key, sizeof rq.key, "key-hang-other");
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 0, "a hang", "hang: key B's first timeout is a suspect too");
 }
 
 static void case_environment(void)
@@ -288,6 +341,11 @@ static void case_environment(void)
     unsetenv("WSGEMM_SM100_SELF_CHECK");
     unsetenv("WSGEMM_SM100_FAULT");
     unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
+static void case_closed_hang(void)
+{
+    check_hang("closed_hang", "exec >/dev/null 2>&1\nsleep 30 &\necho $! > \"$0.pid\"\nwait", "closed_hang");
 }
 
 static void case_garbage(void)
@@ -421,7 +479,12 @@ static void case_judge(void)
         {1, 1, 0, 0, 0, "wsgemm-self-check: pass", WSGEMM_SELF_CHECK_PASS},
         {1, 1, 0, 0, 0, "wsgemm-self-check: pass 16 cases", WSGEMM_SELF_CHECK_PASS},
         {1, 1, 1, 0, 0, "wsgemm-self-check: fail x", WSGEMM_SELF_CHECK_FAIL},
-        {1, 0, 0, 6, 0, "", WSGEMM_SELF_CHECK_FAIL},
+        {1, 0, 0, 6, 0, "", WSGEMM_SELF_CHECK_FAIL},                        /* SIGABRT: a crash of its own */
+        {1, 0, 0, 11, 0, "", WSGEMM_SELF_CHECK_FAIL},                       /* SIGSEGV */
+        {1, 0, 0, 5, 0, "", WSGEMM_SELF_CHECK_FAIL},                        /* SIGTRAP */
+        {1, 0, 0, 9, 0, "", WSGEMM_SELF_CHECK_UNKNOWN},                     /* SIGKILL: from outside (the OOM killer) */
+        {1, 0, 0, 15, 0, "", WSGEMM_SELF_CHECK_UNKNOWN},                    /* SIGTERM */
+        {1, 0, 0, 2, 0, "", WSGEMM_SELF_CHECK_UNKNOWN},                     /* SIGINT */
         {1, 0, 0, 0, 1, "wsgemm-self-check: pass", WSGEMM_SELF_CHECK_FAIL}, /* a pass line, then a hang */
         {1, 1, 2, 0, 0, "wsgemm-self-check: error x", WSGEMM_SELF_CHECK_UNKNOWN},
         {1, 1, 0, 0, 0, "", WSGEMM_SELF_CHECK_UNKNOWN},
@@ -498,6 +561,7 @@ static const struct {
     {"fail", case_fail},
     {"long_detail", case_long_detail},
     {"crash", case_crash},
+    {"outside_signal", case_outside_signal},
     {"hang", case_hang},
     {"closed_hang", case_closed_hang},
     {"environment", case_environment},
