@@ -395,6 +395,39 @@ static int cache_write(const char *cache_file, const char *key, const char *verd
     return 0;
 }
 
+/* The marker of a warning about a missing helper: the verdict file's name with ".unavailable" for ".verdict". */
+static int marker_path(const wsgemm_self_check_request *rq, char *out, size_t size)
+{
+    const size_t n = strlen(rq->cache_file), suffix = strlen(".verdict");
+    if (n <= suffix || strcmp(rq->cache_file + n - suffix, ".verdict") != 0) return 0;
+    text(out, size, "%.*s.unavailable", (int)(n - suffix), rq->cache_file);
+    return 1;
+}
+
+int wsgemm_self_check_warn_first(const wsgemm_self_check_request *rq, const wsgemm_self_check_result *r)
+{
+    char marker[WSGEMM_SELF_CHECK_PATH_BYTES + 32];
+    if (!r->no_helper || !marker_path(rq, marker, sizeof marker)) return 1;
+    const char *where = rq->helper[0] ? rq->helper : rq->helper_note;
+    char line[2 * WSGEMM_SELF_CHECK_TEXT_BYTES] = "";
+    FILE *f = fopen(marker, "re");
+    if (f) {
+        if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        fclose(f);
+        chomp(line);
+        if (strncmp(line, "helper ", 7) == 0 && strcmp(line + 7, where) == 0) return 0;
+    }
+    /* a private temporary file renamed over the marker, as the verdict is written */
+    if (make_parent_dirs(marker) != 0) return 1;
+    char tmp[sizeof marker + 64];
+    text(tmp, sizeof tmp, "%s.tmp.%ld", marker, (long)getpid());
+    f = fopen(tmp, "we");
+    if (f == NULL) return 1;
+    fprintf(f, "helper %s\n", where);
+    if ((ferror(f) | (fclose(f) != 0)) || rename(tmp, marker) != 0) unlink(tmp);
+    return 1;
+}
+
 wsgemm_self_check_verdict wsgemm_self_check_run(const wsgemm_self_check_request *rq, wsgemm_self_check_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -411,6 +444,7 @@ wsgemm_self_check_verdict wsgemm_self_check_run(const wsgemm_self_check_request 
     }
     if (rq->helper[0] == '\0') {
         text(r->detail, sizeof r->detail, "no self-check helper: %s", rq->helper_note);
+        r->no_helper = 1;
         return r->verdict = WSGEMM_SELF_CHECK_UNKNOWN;
     }
     char device[16];
@@ -429,6 +463,7 @@ wsgemm_self_check_verdict wsgemm_self_check_run(const wsgemm_self_check_request 
     wsgemm_self_check_spawn_env(rq->helper, argv, env, rq->timeout_s, &o);
     free(env);
     r->verdict = wsgemm_self_check_judge(&o, r->detail, sizeof r->detail);
+    r->no_helper = !o.started || (o.exited && o.exit_code == WSGEMM_SELF_CHECK_EXIT_CANNOT);
     if (r->verdict == WSGEMM_SELF_CHECK_UNKNOWN || rq->cache_file[0] == '\0') return r->verdict;
     if (o.timed_out && !suspect) { /* a first timeout: this process's FAIL, a suspect for the next */
         r->suspect_timeout = cache_write(rq->cache_file, rq->key, "suspect-timeout", r->detail) == 0;
@@ -436,6 +471,8 @@ wsgemm_self_check_verdict wsgemm_self_check_run(const wsgemm_self_check_request 
     }
     r->cached =
         cache_write(rq->cache_file, rq->key, r->verdict == WSGEMM_SELF_CHECK_PASS ? "pass" : "fail", r->detail) == 0;
+    char marker[WSGEMM_SELF_CHECK_PATH_BYTES + 32];
+    if (r->cached && marker_path(rq, marker, sizeof marker)) unlink(marker); /* a helper ran: warn again if it goes */
     return r->verdict;
 }
 

@@ -35,6 +35,12 @@
  * A first timeout is recorded in the cache file as "verdict suspect-timeout": no verdict for later processes,
  * which run the helper once more; a second timeout in a row makes the FAIL permanent, and a PASS or FAIL
  * replaces the record. AUTO uses sm100 on PASS only.
+ *
+ * Without a helper that can check (not found, it cannot be started, or it exits 2) AUTO takes the generic
+ * path and says so on stderr once per helper location and GPU, not in every process:
+ * wsgemm_self_check_warn_first keeps a marker file beside the verdict file (sm100-GPU-<uuid>.unavailable,
+ * holding the location). WSGEMM_SM100_SELF_CHECK=off silences it; `wsgemm-run --self-check` is the
+ * pre-flight that runs the check by hand.
  */
 #ifndef WSGEMM_SM100_SELF_CHECK_H
 #define WSGEMM_SM100_SELF_CHECK_H
@@ -93,6 +99,8 @@ typedef struct wsgemm_self_check_result {
     int from_cache;      /* the verdict was read from cache_file; no helper ran */
     int cached;          /* the verdict was written to cache_file */
     int suspect_timeout; /* a first timeout: FAIL for this process, recorded as a suspect in cache_file */
+    int no_helper;       /* UNKNOWN because no helper could give a verdict: none was found, it did not start, or
+                            it could not check (exit 2: e.g. an exclusive-process GPU this process holds) */
     char detail[2 * WSGEMM_SELF_CHECK_TEXT_BYTES]; /* the result line, or why there is no verdict */
 } wsgemm_self_check_result;
 
@@ -126,6 +134,11 @@ wsgemm_self_check_verdict wsgemm_self_check_judge(const wsgemm_self_check_run_ou
  * (a temporary file renamed over it). An unreadable, corrupt or stale file means: run the helper. No CUDA. */
 wsgemm_self_check_verdict wsgemm_self_check_run(const wsgemm_self_check_request *request,
                                                 wsgemm_self_check_result *result);
+
+/* For a result with no_helper: 1 when the warning about it is to be printed now (the first time for this
+ * helper location and GPU; the marker beside the verdict file is written), 0 when it was printed before.
+ * Always 1 without a disk cache. */
+int wsgemm_self_check_warn_first(const wsgemm_self_check_request *request, const wsgemm_self_check_result *result);
 
 /* Where the installed helper lies relative to the installed library's folder ("../libexec/wsgemm"). */
 const char *wsgemm_self_check_libexec_from_libdir(void);

@@ -15,6 +15,8 @@
  *   closed_hang   closes its output and then hangs -> still FAIL at the timeout
  *   environment   the helper gets no WSGEMM_* variable of the caller (the tuning knobs), keeps the rest
  *                 (CUDA_VISIBLE_DEVICES); the emulated path keeps the emulation's verification switches only
+ *   warn_once     no helper (or one that cannot check): the warning is due once per helper location and GPU
+ *                 (a marker beside the verdict file), again for another location or after a helper ran
  *   garbage       exit 0 without a result line, a pass line with exit 1, a fail line with exit 0 -> UNKNOWN,
  *                 not cached
  *   cannot        exit 2 + error line -> UNKNOWN, not cached
@@ -343,6 +345,50 @@ static void case_environment(void)
     unsetenv("CUDA_VISIBLE_DEVICES");
 }
 
+static void case_warn_once(void)
+{
+    wsgemm_self_check_request rq = request("", "key-warn", 20.0);
+    remove_cache(&rq);
+    char marker[1024];
+    snprintf(marker, sizeof marker, "%s/cache/wsgemm/sm100-GPU-test.unavailable", work);
+    unlink(marker);
+    wsgemm_self_check_result r;
+    EXPECT(wsgemm_self_check_run(&rq, &r) == WSGEMM_SELF_CHECK_UNKNOWN && r.no_helper, "no helper: no_helper %d",
+           r.no_helper);
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 1, "the first process did not warn");
+    EXPECT(file_exists(marker), "no marker %s", marker);
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 0, "a later process warned again");
+    snprintf(rq.helper_note, sizeof rq.helper_note, "another place");
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 1, "another helper location did not warn");
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 0, "the other location warned twice");
+    /* a helper that cannot check (exit 2) counts as none */
+    char h[512];
+    write_script("cannot_warn", "echo 'wsgemm-self-check: error device 3: exclusive-process'\nexit 2", h, sizeof h);
+    snprintf(rq.helper, sizeof rq.helper, "%s", h);
+    EXPECT(wsgemm_self_check_run(&rq, &r) == WSGEMM_SELF_CHECK_UNKNOWN && r.no_helper, "exit 2: no_helper %d",
+           r.no_helper);
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 1, "a new helper that cannot check did not warn");
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 0, "the helper that cannot check warned twice");
+    /* a verdict clears the marker: the helper going missing later is news */
+    write_script("pass_warn", "echo 'wsgemm-self-check: pass'\nexit 0", h, sizeof h);
+    snprintf(rq.helper, sizeof rq.helper, "%s", h);
+    EXPECT(wsgemm_self_check_run(&rq, &r) == WSGEMM_SELF_CHECK_PASS && !r.no_helper, "pass: no_helper %d", r.no_helper);
+    EXPECT(!file_exists(marker), "a verdict left the marker");
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 1, "a result with a verdict is not to be kept quiet");
+    /* an outside signal is not "no helper" */
+    write_script("killed_warn", "kill -TERM $$\nsleep 5", h, sizeof h);
+    snprintf(rq.helper, sizeof rq.helper, "%s", h);
+    rq.fresh = 1;
+    EXPECT(wsgemm_self_check_run(&rq, &r) == WSGEMM_SELF_CHECK_UNKNOWN && !r.no_helper, "killed: no_helper %d",
+           r.no_helper);
+    /* without a disk cache every process warns */
+    rq.cache_file[0] = '\0';
+    rq.helper[0] = '\0';
+    EXPECT(wsgemm_self_check_run(&rq, &r) == WSGEMM_SELF_CHECK_UNKNOWN && r.no_helper, "no cache: no_helper");
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 1 && wsgemm_self_check_warn_first(&rq, &r) == 1,
+           "without a disk cache the warning is kept back");
+}
+
 static void case_closed_hang(void)
 {
     check_hang("closed_hang", "exec >/dev/null 2>&1\nsleep 30 &\necho $! > \"$0.pid\"\nwait", "closed_hang");
@@ -565,6 +611,7 @@ static const struct {
     {"hang", case_hang},
     {"closed_hang", case_closed_hang},
     {"environment", case_environment},
+    {"warn_once", case_warn_once},
     {"garbage", case_garbage},
     {"cannot", case_cannot},
     {"missing", case_missing},
