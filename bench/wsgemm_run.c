@@ -245,8 +245,8 @@ static int self_check_command(void)
     if (prop.major == 9 && prop.minor == 0 && wsgemm_sm100_emulated_available()) path = WSGEMM_PATH_SM100_EMULATED;
     printf("device     %d: %s (cc %d.%d)\n", dev, prop.name, prop.major, prop.minor);
     if (path == WSGEMM_PATH_NONE) {
-        printf(
-            "verdict    none: this build has no sm100 path this device runs (sm100 on 10.0, sm100-emulated on 9.0)\n");
+        printf("verdict    UNKNOWN: this build has no sm100 path this device runs (sm100 on 10.0, sm100-emulated on "
+               "9.0)\n");
         return 2;
     }
     wsgemm_knobs knobs = wsgemm_knobs_from_env();
@@ -259,13 +259,14 @@ static int self_check_command(void)
     printf("helper     %s\n", rq.helper[0] ? rq.helper : rq.helper_note);
     printf("key        %s\n", rq.key);
     printf("cache      %s%s\n", rq.cache_file[0] ? rq.cache_file : "(none: no XDG_CACHE_HOME or HOME)",
-           r.cached           ? " (written)"
-           : rq.cache_file[0] ? " (not written)"
-                              : "");
+           r.cached            ? " (written)"
+           : r.suspect_timeout ? " (a suspect timeout written: the next check runs the helper once more)"
+           : rq.cache_file[0]  ? " (not written)"
+                               : "");
     printf("verdict    %s: %s\n",
            v == WSGEMM_SELF_CHECK_PASS   ? "PASS"
            : v == WSGEMM_SELF_CHECK_FAIL ? "FAIL"
-                                         : "NONE",
+                                         : "UNKNOWN",
            r.detail);
     return v == WSGEMM_SELF_CHECK_PASS ? 0 : v == WSGEMM_SELF_CHECK_FAIL ? 1 : 2;
 }

@@ -122,12 +122,23 @@ static int sm100_self_checked(const wsgemm_device_info *d, wsgemm_path path, cud
         wsgemm_self_check_result r;
         const wsgemm_self_check_verdict v = wsgemm_self_check_device(d->ordinal, path, knobs, &rq, &r);
         *state = v == WSGEMM_SELF_CHECK_PASS ? SELF_CHECK_PASSED : SELF_CHECK_NOT_PASSED;
-        if (v == WSGEMM_SELF_CHECK_FAIL)
+        if (v == WSGEMM_SELF_CHECK_FAIL && r.suspect_timeout)
+            fprintf(stderr,
+                    "wsgemm: warning: the %s self-check timed out on device %d: %s; AUTO does not use it in this "
+                    "process, and the next process checks once more\n",
+                    wsgemm_path_name(path), d->ordinal, r.detail);
+        else if (v == WSGEMM_SELF_CHECK_FAIL)
             fprintf(stderr,
                     "wsgemm: warning: the %s kernel failed its self-check on device %d: %s; AUTO does not use "
                     "it on this GPU (WSGEMM_SM100_SELF_CHECK=fresh checks again)\n",
                     wsgemm_path_name(path), d->ordinal, r.detail);
-        else if (v == WSGEMM_SELF_CHECK_UNKNOWN)
+        else if (v == WSGEMM_SELF_CHECK_UNKNOWN && r.no_helper && wsgemm_self_check_warn_first(&rq, &r))
+            fprintf(stderr,
+                    "wsgemm: warning: no %s self-check verdict for device %d: %s; AUTO does not use %s until a "
+                    "helper gives one (said once per helper location and GPU; WSGEMM_SM100_SELF_CHECK=off "
+                    "silences it, `wsgemm-run --self-check` checks by hand)\n",
+                    wsgemm_path_name(path), d->ordinal, r.detail, wsgemm_path_name(path));
+        else if (v == WSGEMM_SELF_CHECK_UNKNOWN && !r.no_helper)
             fprintf(stderr,
                     "wsgemm: warning: no %s self-check verdict for device %d: %s; AUTO does not use %s in "
                     "this process\n",

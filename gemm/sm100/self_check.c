@@ -119,8 +119,42 @@ static int try_reap(pid_t pid, int *status)
     }
 }
 
+/* The emulation's verification switches (read per call by the emulated build): the one kind of WSGEMM_*
+ * variable the helper gets, and only on the verification path. */
+static const char *const kEmulationSwitches[] = {"WSGEMM_SM100_FAULT", "WSGEMM_SM100_EMU_DELAY_NS", "WSGEMM_TMEM_HB"};
+
+int wsgemm_self_check_keeps_variable(const char *entry, const char *path_name)
+{
+    if (strncmp(entry, "WSGEMM_", 7) != 0) return 1;
+    if (path_name == NULL || strcmp(path_name, "sm100-emulated") != 0) return 0;
+    for (size_t i = 0; i < sizeof kEmulationSwitches / sizeof kEmulationSwitches[0]; ++i) {
+        const size_t n = strlen(kEmulationSwitches[i]);
+        if (strncmp(entry, kEmulationSwitches[i], n) == 0 && entry[n] == '=') return 1;
+    }
+    return 0;
+}
+
+char **wsgemm_self_check_environment(char *const env[], const char *path_name)
+{
+    size_t n = 0;
+    while (env && env[n]) ++n;
+    char **out = malloc((n + 1) * sizeof *out);
+    if (out == NULL) return NULL;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (wsgemm_self_check_keeps_variable(env[i], path_name)) out[kept++] = env[i];
+    out[kept] = NULL;
+    return out;
+}
+
 void wsgemm_self_check_spawn(const char *helper, char *const argv[], double timeout_s,
                              wsgemm_self_check_run_outcome *out)
+{
+    wsgemm_self_check_spawn_env(helper, argv, environ, timeout_s, out);
+}
+
+void wsgemm_self_check_spawn_env(const char *helper, char *const argv[], char *const envp[], double timeout_s,
+                                 wsgemm_self_check_run_outcome *out)
 {
     memset(out, 0, sizeof *out);
     int fds[2];
@@ -144,7 +178,7 @@ void wsgemm_self_check_spawn(const char *helper, char *const argv[], double time
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
     pid_t pid = -1;
     const double start = monotonic_s();
-    const int rc = posix_spawn(&pid, helper, &actions, &attr, argv, environ);
+    const int rc = posix_spawn(&pid, helper, &actions, &attr, argv, envp);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     close(fds[1]);
@@ -214,6 +248,11 @@ void wsgemm_self_check_spawn(const char *helper, char *const argv[], double time
 
 /* ---------------------------------------------------------------- verdict */
 
+int wsgemm_self_check_crash_signal(int sig)
+{
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT || sig == SIGTRAP;
+}
+
 static int result_says(const wsgemm_self_check_run_outcome *o, const char *word)
 {
     const size_t p = strlen(WSGEMM_SELF_CHECK_RESULT_PREFIX), w = strlen(word);
@@ -241,10 +280,17 @@ wsgemm_self_check_verdict wsgemm_self_check_judge(const wsgemm_self_check_run_ou
              o->seconds, o->last_line[0] ? o->last_line : "(none)", wd_sep, o->watchdog_line);
         return WSGEMM_SELF_CHECK_FAIL;
     }
-    if (o->signal) {
-        text(detail, detail_size, "the helper died of signal %d (%s); last output: %s", o->signal, strsignal(o->signal),
-             o->last_line[0] ? o->last_line : "(none)");
+    if (o->signal && wsgemm_self_check_crash_signal(o->signal)) {
+        text(detail, detail_size, "the helper crashed: signal %d (%s); last output: %s", o->signal,
+             strsignal(o->signal), o->last_line[0] ? o->last_line : "(none)");
         return WSGEMM_SELF_CHECK_FAIL;
+    }
+    if (o->signal) {
+        text(detail, detail_size,
+             "the helper was killed from outside by signal %d (%s: a scheduler, a user or the OOM killer); last "
+             "output: %s",
+             o->signal, strsignal(o->signal), o->last_line[0] ? o->last_line : "(none)");
+        return WSGEMM_SELF_CHECK_UNKNOWN;
     }
     if (!o->exited) {
         text(detail, detail_size, "the helper ended but %s", o->error);
@@ -274,9 +320,11 @@ static void chomp(char *s)
 }
 
 /* The verdict cache_file holds for `key`; UNKNOWN when it is absent, unreadable, malformed or for
- * another key. */
-static wsgemm_self_check_verdict cache_read(const char *cache_file, const char *key, char *detail, size_t size)
+ * another key, or when it records a suspect timeout (then *suspect = 1). */
+static wsgemm_self_check_verdict cache_read(const char *cache_file, const char *key, char *detail, size_t size,
+                                            int *suspect)
 {
+    *suspect = 0;
     FILE *f = fopen(cache_file, "re");
     if (f == NULL) return WSGEMM_SELF_CHECK_UNKNOWN;
     char lines[4][2 * WSGEMM_SELF_CHECK_TEXT_BYTES];
@@ -292,6 +340,8 @@ static wsgemm_self_check_verdict cache_read(const char *cache_file, const char *
         v = WSGEMM_SELF_CHECK_PASS;
     else if (strcmp(lines[2], "verdict fail") == 0)
         v = WSGEMM_SELF_CHECK_FAIL;
+    else if (strcmp(lines[2], "verdict suspect-timeout") == 0)
+        *suspect = 1;
     if (v != WSGEMM_SELF_CHECK_UNKNOWN) copy_text(detail, size, lines[3] + 7);
     return v;
 }
@@ -316,9 +366,9 @@ static int make_parent_dirs(const char *file)
     return 0;
 }
 
-/* Write the verdict: a temporary file in the same folder renamed over cache_file, so a reader sees the old
- * file or the new one, never a part. 0 on success. */
-static int cache_write(const char *cache_file, const char *key, wsgemm_self_check_verdict v, const char *detail)
+/* Write the verdict ("pass", "fail" or "suspect-timeout"): a temporary file in the same folder renamed over
+ * cache_file, so a reader sees the old file or the new one, never a part. 0 on success. */
+static int cache_write(const char *cache_file, const char *key, const char *verdict, const char *detail)
 {
     static atomic_uint serial;
     if (make_parent_dirs(cache_file) != 0) return -1;
@@ -336,8 +386,7 @@ static int cache_write(const char *cache_file, const char *key, wsgemm_self_chec
     copy_text(one_line, sizeof one_line, detail);
     for (char *c = one_line; *c; ++c)
         if (*c == '\n' || *c == '\r') *c = ' ';
-    fprintf(f, "%s\nkey %s\nverdict %s\ndetail %s\n", kCacheMagic, key, v == WSGEMM_SELF_CHECK_PASS ? "pass" : "fail",
-            one_line);
+    fprintf(f, "%s\nkey %s\nverdict %s\ndetail %s\n", kCacheMagic, key, verdict, one_line);
     const int bad = ferror(f) | (fclose(f) != 0);
     if (bad || rename(tmp, cache_file) != 0) {
         unlink(tmp);
@@ -346,12 +395,47 @@ static int cache_write(const char *cache_file, const char *key, wsgemm_self_chec
     return 0;
 }
 
+/* The marker of a warning about a missing helper: the verdict file's name with ".unavailable" for ".verdict". */
+static int marker_path(const wsgemm_self_check_request *rq, char *out, size_t size)
+{
+    const size_t n = strlen(rq->cache_file), suffix = strlen(".verdict");
+    if (n <= suffix || strcmp(rq->cache_file + n - suffix, ".verdict") != 0) return 0;
+    text(out, size, "%.*s.unavailable", (int)(n - suffix), rq->cache_file);
+    return 1;
+}
+
+int wsgemm_self_check_warn_first(const wsgemm_self_check_request *rq, const wsgemm_self_check_result *r)
+{
+    char marker[WSGEMM_SELF_CHECK_PATH_BYTES + 32];
+    if (!r->no_helper || !marker_path(rq, marker, sizeof marker)) return 1;
+    const char *where = rq->helper[0] ? rq->helper : rq->helper_note;
+    char line[2 * WSGEMM_SELF_CHECK_TEXT_BYTES] = "";
+    FILE *f = fopen(marker, "re");
+    if (f) {
+        if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        fclose(f);
+        chomp(line);
+        if (strncmp(line, "helper ", 7) == 0 && strcmp(line + 7, where) == 0) return 0;
+    }
+    /* a private temporary file renamed over the marker, as the verdict is written */
+    if (make_parent_dirs(marker) != 0) return 1;
+    char tmp[sizeof marker + 64];
+    text(tmp, sizeof tmp, "%s.tmp.%ld", marker, (long)getpid());
+    f = fopen(tmp, "we");
+    if (f == NULL) return 1;
+    fprintf(f, "helper %s\n", where);
+    if ((ferror(f) | (fclose(f) != 0)) || rename(tmp, marker) != 0) unlink(tmp);
+    return 1;
+}
+
 wsgemm_self_check_verdict wsgemm_self_check_run(const wsgemm_self_check_request *rq, wsgemm_self_check_result *r)
 {
     memset(r, 0, sizeof *r);
-    if (rq->cache_file[0] && !rq->fresh) {
+    int suspect = 0; /* the record for this key is a first timeout */
+    if (rq->cache_file[0]) {
         char detail[sizeof r->detail];
-        r->verdict = cache_read(rq->cache_file, rq->key, detail, sizeof detail);
+        r->verdict = cache_read(rq->cache_file, rq->key, detail, sizeof detail, &suspect);
+        if (rq->fresh) r->verdict = WSGEMM_SELF_CHECK_UNKNOWN;
         if (r->verdict != WSGEMM_SELF_CHECK_UNKNOWN) {
             r->from_cache = 1;
             text(r->detail, sizeof r->detail, "%s (cached in %s)", detail, rq->cache_file);
@@ -360,6 +444,7 @@ wsgemm_self_check_verdict wsgemm_self_check_run(const wsgemm_self_check_request 
     }
     if (rq->helper[0] == '\0') {
         text(r->detail, sizeof r->detail, "no self-check helper: %s", rq->helper_note);
+        r->no_helper = 1;
         return r->verdict = WSGEMM_SELF_CHECK_UNKNOWN;
     }
     char device[16];
@@ -370,10 +455,24 @@ wsgemm_self_check_verdict wsgemm_self_check_run(const wsgemm_self_check_request 
         argv[6] = (char *)rq->uuid;
     }
     wsgemm_self_check_run_outcome o;
-    wsgemm_self_check_spawn(rq->helper, argv, rq->timeout_s, &o);
+    char **env = wsgemm_self_check_environment(environ, rq->path_name);
+    if (env == NULL) {
+        text(r->detail, sizeof r->detail, "no memory for the helper's environment");
+        return r->verdict = WSGEMM_SELF_CHECK_UNKNOWN;
+    }
+    wsgemm_self_check_spawn_env(rq->helper, argv, env, rq->timeout_s, &o);
+    free(env);
     r->verdict = wsgemm_self_check_judge(&o, r->detail, sizeof r->detail);
-    if (r->verdict != WSGEMM_SELF_CHECK_UNKNOWN && rq->cache_file[0])
-        r->cached = cache_write(rq->cache_file, rq->key, r->verdict, r->detail) == 0;
+    r->no_helper = !o.started || (o.exited && o.exit_code == WSGEMM_SELF_CHECK_EXIT_CANNOT);
+    if (r->verdict == WSGEMM_SELF_CHECK_UNKNOWN || rq->cache_file[0] == '\0') return r->verdict;
+    if (o.timed_out && !suspect) { /* a first timeout: this process's FAIL, a suspect for the next */
+        r->suspect_timeout = cache_write(rq->cache_file, rq->key, "suspect-timeout", r->detail) == 0;
+        return r->verdict;
+    }
+    r->cached =
+        cache_write(rq->cache_file, rq->key, r->verdict == WSGEMM_SELF_CHECK_PASS ? "pass" : "fail", r->detail) == 0;
+    char marker[WSGEMM_SELF_CHECK_PATH_BYTES + 32];
+    if (r->cached && marker_path(rq, marker, sizeof marker)) unlink(marker); /* a helper ran: warn again if it goes */
     return r->verdict;
 }
 

@@ -11,15 +11,36 @@
  * driver version, library version and the helper file itself, so later processes skip the helper.
  * docs/sm100.md "The self-check before AUTO uses sm100" is the user-facing description.
  *
+ * The helper's environment is the caller's without any WSGEMM_* variable (wsgemm_self_check_environment): a
+ * tuning or debug knob of the caller (WSGEMM_SM100_CTA_GROUP, _SPLITK, _EPILOGUE, ...) must not shape a
+ * verdict that later processes take for the GPU's; the key does not record them. The helper gets all it
+ * needs through its arguments (--device, --path, --uuid), and itself drops any WSGEMM_* variable it finds
+ * (it sets its own cta_group and grid per case). CUDA_VISIBLE_DEVICES and the rest stay: the ordinal is the
+ * caller's. Only the verification path (sm100-emulated, never installed) also passes the emulation's
+ * switches WSGEMM_SM100_FAULT, WSGEMM_SM100_EMU_DELAY_NS and WSGEMM_TMEM_HB, so a test can plant a fault.
+ *
  * Outcome of one helper run -> verdict:
  *   exit 0 and a "wsgemm-self-check: pass" line                        PASS     (cached)
  *   exit 1 and a "wsgemm-self-check: fail" line (wrong C, CUDA error)  FAIL     (cached)
- *   killed by a signal it did not get from us (a crash)                FAIL     (cached)
- *   still running at the timeout (a hang; killed)                      FAIL     (cached)
+ *   killed by a crash signal of its own (SIGSEGV, SIGBUS, SIGILL,      FAIL     (cached)
+ *   SIGFPE, SIGABRT, SIGTRAP)
+ *   killed by another signal, one from outside (SIGKILL of the OOM     UNKNOWN  (not cached)
+ *   killer, SIGTERM/SIGINT/SIGHUP/SIGQUIT of a scheduler or a user)
+ *   still running at the timeout (a hang, or a GPU too busy; killed)   FAIL     (cached only when the
+ *                                                                                record for the key was
+ *                                                                                a timeout already)
  *   anything else: exit 2 (could not check: no device, wrong GPU, no memory), a missing or mismatched
  *   result line, no helper, spawn failed                               UNKNOWN  (not cached: the next
  *                                                                                process tries again)
- * AUTO uses sm100 on PASS only.
+ * A first timeout is recorded in the cache file as "verdict suspect-timeout": no verdict for later processes,
+ * which run the helper once more; a second timeout in a row makes the FAIL permanent, and a PASS or FAIL
+ * replaces the record. AUTO uses sm100 on PASS only.
+ *
+ * Without a helper that can check (not found, it cannot be started, or it exits 2) AUTO takes the generic
+ * path and says so on stderr once per helper location and GPU, not in every process:
+ * wsgemm_self_check_warn_first keeps a marker file beside the verdict file (sm100-GPU-<uuid>.unavailable,
+ * holding the location). WSGEMM_SM100_SELF_CHECK=off silences it; `wsgemm-run --self-check` is the
+ * pre-flight that runs the check by hand.
  */
 #ifndef WSGEMM_SM100_SELF_CHECK_H
 #define WSGEMM_SM100_SELF_CHECK_H
@@ -75,8 +96,11 @@ typedef struct wsgemm_self_check_run_outcome {
 
 typedef struct wsgemm_self_check_result {
     wsgemm_self_check_verdict verdict;
-    int from_cache;                                /* the verdict was read from cache_file; no helper ran */
-    int cached;                                    /* the verdict was written to cache_file */
+    int from_cache;      /* the verdict was read from cache_file; no helper ran */
+    int cached;          /* the verdict was written to cache_file */
+    int suspect_timeout; /* a first timeout: FAIL for this process, recorded as a suspect in cache_file */
+    int no_helper;       /* UNKNOWN because no helper could give a verdict: none was found, it did not start, or
+                            it could not check (exit 2: e.g. an exclusive-process GPU this process holds) */
     char detail[2 * WSGEMM_SELF_CHECK_TEXT_BYTES]; /* the result line, or why there is no verdict */
 } wsgemm_self_check_result;
 
@@ -85,6 +109,21 @@ typedef struct wsgemm_self_check_result {
  * the group. Never leaves a zombie or a descriptor behind. Pure POSIX, no CUDA. */
 void wsgemm_self_check_spawn(const char *helper, char *const argv[], double timeout_s,
                              wsgemm_self_check_run_outcome *out);
+/* The same with the environment envp (NULL-terminated) instead of the caller's. */
+void wsgemm_self_check_spawn_env(const char *helper, char *const argv[], char *const envp[], double timeout_s,
+                                 wsgemm_self_check_run_outcome *out);
+
+/* The helper's environment (the rule above): the entries of env without WSGEMM_* ones, except, for path_name
+ * "sm100-emulated", the emulation's switches. A malloc'ed NULL-terminated array of env's own strings (free the
+ * array only), or NULL when out of memory. */
+char **wsgemm_self_check_environment(char *const env[], const char *path_name);
+
+/* 1 when a WSGEMM_* variable "NAME=value" is one the helper keeps for path_name (the emulation's switches on
+ * sm100-emulated), 0 when it must be dropped. */
+int wsgemm_self_check_keeps_variable(const char *entry, const char *path_name);
+
+/* 1 when signal sig ending the helper is a crash of its own (FAIL), 0 when it came from outside (UNKNOWN). */
+int wsgemm_self_check_crash_signal(int sig);
 
 /* The verdict of one outcome (table above), with its explanation in detail. */
 wsgemm_self_check_verdict wsgemm_self_check_judge(const wsgemm_self_check_run_outcome *o, char *detail,
@@ -95,6 +134,11 @@ wsgemm_self_check_verdict wsgemm_self_check_judge(const wsgemm_self_check_run_ou
  * (a temporary file renamed over it). An unreadable, corrupt or stale file means: run the helper. No CUDA. */
 wsgemm_self_check_verdict wsgemm_self_check_run(const wsgemm_self_check_request *request,
                                                 wsgemm_self_check_result *result);
+
+/* For a result with no_helper: 1 when the warning about it is to be printed now (the first time for this
+ * helper location and GPU; the marker beside the verdict file is written), 0 when it was printed before.
+ * Always 1 without a disk cache. */
+int wsgemm_self_check_warn_first(const wsgemm_self_check_request *request, const wsgemm_self_check_result *result);
 
 /* Where the installed helper lies relative to the installed library's folder ("../libexec/wsgemm"). */
 const char *wsgemm_self_check_libexec_from_libdir(void);

@@ -7,9 +7,16 @@
  *   pass          exit 0 + pass line -> PASS, cached; the second run reads the cache and spawns nothing
  *   fail          exit 1 + fail line -> FAIL, cached
  *   long_detail   a verdict whose explanation is longer than a cache line may be: cut when written, read back
- *   crash         killed by SIGSEGV -> FAIL, cached
- *   hang          sleeps past the 1 s timeout -> FAIL within seconds; the process it started is killed too
+ *   crash         killed by a crash signal of its own (SIGSEGV, SIGABRT, SIGBUS) -> FAIL, cached
+ *   outside_signal killed from outside (SIGTERM, SIGKILL, SIGINT, SIGHUP, SIGQUIT) -> UNKNOWN, not cached
+ *   hang          sleeps past the 1 s timeout -> FAIL within seconds; the process it started is killed too; a
+ *                 first timeout is only a suspect (no verdict for the next process, which runs it again), a
+ *                 second makes the FAIL permanent; a pass after a suspect replaces it
  *   closed_hang   closes its output and then hangs -> still FAIL at the timeout
+ *   environment   the helper gets no WSGEMM_* variable of the caller (the tuning knobs), keeps the rest
+ *                 (CUDA_VISIBLE_DEVICES); the emulated path keeps the emulation's verification switches only
+ *   warn_once     no helper (or one that cannot check): the warning is due once per helper location and GPU
+ *                 (a marker beside the verdict file), again for another location or after a helper ran
  *   garbage       exit 0 without a result line, a pass line with exit 1, a fail line with exit 0 -> UNKNOWN,
  *                 not cached
  *   cannot        exit 2 + error line -> UNKNOWN, not cached
@@ -167,7 +174,8 @@ static void case_long_detail(void)
                  sizeof h);
     wsgemm_self_check_request rq = request(h, "key-long", 1.0);
     remove_cache(&rq);
-    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 1, "wsgemm watchdog: 000", "a hang with long lines");
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 0, "wsgemm watchdog: 000", "a hang with long lines (a suspect)");
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 1, "wsgemm watchdog: 000", "the same hang again (cached)");
     expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 1, 0, "last 000", "the same, from the cache");
 }
 
@@ -204,6 +212,19 @@ static void case_crash(void)
 {
     check_script("crash", "ulimit -c 0\necho 'case 1/8: starting'\nkill -SEGV $$\nsleep 5", WSGEMM_SELF_CHECK_FAIL, 1,
                  "signal 11");
+    check_script("crash_abort", "ulimit -c 0\nkill -ABRT $$\nsleep 5", WSGEMM_SELF_CHECK_FAIL, 1, "crashed");
+    check_script("crash_bus", "ulimit -c 0\nkill -BUS $$\nsleep 5", WSGEMM_SELF_CHECK_FAIL, 1, "crashed");
+}
+
+static void case_outside_signal(void)
+{
+    static const char *const sigs[] = {"TERM", "KILL", "INT", "HUP", "QUIT"};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; ++i) {
+        char name[32], body[128];
+        snprintf(name, sizeof name, "killed_%s", sigs[i]);
+        snprintf(body, sizeof body, "ulimit -c 0\necho 'case 1/8: starting'\nkill -%s $$\nsleep 5", sigs[i]);
+        check_script(name, body, WSGEMM_SELF_CHECK_UNKNOWN, 0, "killed from outside");
+    }
 }
 
 static void check_hang(const char *name, const char *body, const char *what)
@@ -215,7 +236,12 @@ static void check_hang(const char *name, const char *body, const char *what)
     wsgemm_self_check_request rq = request(h, what, 1.0);
     remove_cache(&rq);
     const double t0 = now_s();
-    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 1, "a hang", what);
+    wsgemm_self_check_result r;
+    const wsgemm_self_check_verdict v = wsgemm_self_check_run(&rq, &r);
+    printf("  %-44s -> %s: %s\n", what, verdict_name(v), r.detail);
+    EXPECT(v == WSGEMM_SELF_CHECK_FAIL && !r.cached && r.suspect_timeout && strstr(r.detail, "a hang"),
+           "%s: a first timeout: %s, cached %d, suspect %d (%s)", what, verdict_name(v), r.cached, r.suspect_timeout,
+           r.detail);
     const double took = now_s() - t0;
     EXPECT(took >= 0.9 && took < 4.0, "%s: the 1 s timeout took %.2f s", what, took);
     /* the process the helper started (a sleep of 30 s) died with it: its group was killed */
@@ -234,9 +260,133 @@ static void check_hang(const char *name, const char *body, const char *what)
     EXPECT(!alive, "%s: the helper's child %ld survived the timeout", what, pid);
 }
 
+static int file_has_text(const char *path, const char *needle)
+{
+    char buf[4096] = "";
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    const size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return strstr(buf, needle) != NULL;
+}
+
 static void case_hang(void)
 {
     check_hang("hang", "echo 'case 1/8: starting'\nsleep 30 &\necho $! > \"$0.pid\"\nwait", "hang");
+    /* the suspect is in the file; the next process runs the helper again; a second timeout is the FAIL */
+    char h[512], p[512];
+    write_script("hang_counted", "echo x >> \"$0.calls\"\nexec sleep 30", h, sizeof h);
+    wsgemm_self_check_request rq = request(h, "key-hang-twice", 1.0);
+    remove_cache(&rq);
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 0, "a hang", "hang: first timeout (suspect)");
+    EXPECT(file_has_text(rq.cache_file, "verdict suspect-timeout"), "no suspect line in %s", rq.cache_file);
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 1, "a hang", "hang: second timeout in a row (cached)");
+    EXPECT(calls(h, NULL, 0) == 2, "a suspect timeout did not run the helper again (%d runs)", calls(h, NULL, 0));
+    EXPECT(file_has_text(rq.cache_file, "verdict fail"), "the second timeout was not cached as fail");
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 1, 0, "a hang", "hang: then from the cache");
+    EXPECT(calls(h, NULL, 0) == 2, "a cached FAIL ran the helper (%d runs)", calls(h, NULL, 0));
+    /* a suspect, then a pass: the pass replaces it */
+    remove_cache(&rq);
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 0, "a hang", "hang: a suspect again");
+    write_script("pass_after_hang", "echo 'wsgemm-self-check: pass after a suspect'\nexit 0", p, sizeof p);
+    snprintf(rq.helper, sizeof rq.helper, "%s", p);
+    expect_run(&rq, WSGEMM_SELF_CHECK_PASS, 0, 1, "after a suspect", "hang: the next run passes (cached)");
+    expect_run(&rq, WSGEMM_SELF_CHECK_PASS, 1, 0, "after a suspect", "hang: the pass from the cache");
+    /* a suspect for another key is no suspect: a timeout for this key is a first one */
+    remove_cache(&rq);
+    snprintf(rq.helper, sizeof rq.helper, "%s", h);
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 0, "a hang", "hang: suspect for key A");
+    snprintf(rq.key, sizeof rq.key, "key-hang-other");
+    expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 0, "a hang", "hang: key B's first timeout is a suspect too");
+}
+
+static void case_environment(void)
+{
+    char h[512];
+    write_script("env",
+                 "echo \"wsgemm-self-check: pass env=<$(env | grep '^WSGEMM_' | sort | tr '\\n' ' ')> "
+                 "cvd=$CUDA_VISIBLE_DEVICES\"\nexit 0",
+                 h, sizeof h);
+    setenv("WSGEMM_SM100_CTA_GROUP", "2", 1);
+    setenv("WSGEMM_SM100_SPLITK", "3", 1);
+    setenv("WSGEMM_SM100_EPILOGUE", "direct", 1);
+    setenv("WSGEMM_SM100_SELF_CHECK", "fresh", 1);
+    setenv("WSGEMM_SM100_FAULT", "early_dealloc", 1);
+    setenv("CUDA_VISIBLE_DEVICES", "5", 1);
+    wsgemm_self_check_request rq = request(h, "key-env", 20.0);
+    rq.cache_file[0] = '\0';
+    expect_run(&rq, WSGEMM_SELF_CHECK_PASS, 0, 0, "env=<> cvd=5", "environment: sm100 gets no WSGEMM_*");
+    snprintf(rq.path_name, sizeof rq.path_name, "sm100-emulated");
+    expect_run(&rq, WSGEMM_SELF_CHECK_PASS, 0, 0, "env=<WSGEMM_SM100_FAULT=early_dealloc > cvd=5",
+               "environment: sm100-emulated keeps the emulation's switches");
+    static const struct {
+        const char *entry, *path;
+        int keep;
+    } k[] = {
+        {"PATH=/bin", "sm100", 1},
+        {"CUDA_VISIBLE_DEVICES=1", "sm100", 1},
+        {"WSGEMM_SM100_CTA_GROUP=1", "sm100", 0},
+        {"WSGEMM_SM90_BN=64", "sm100", 0},
+        {"WSGEMM_SM100_FAULT=early_dealloc", "sm100", 0},
+        {"WSGEMM_SM100_FAULT=early_dealloc", "sm100-emulated", 1},
+        {"WSGEMM_SM100_FAULTY=1", "sm100-emulated", 0},
+        {"WSGEMM_TMEM_HB=1", "sm100-emulated", 1},
+        {"WSGEMM_SM100_SPLITK=2", "sm100-emulated", 0},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i)
+        EXPECT(wsgemm_self_check_keeps_variable(k[i].entry, k[i].path) == k[i].keep, "%s on %s: keep %d, want %d",
+               k[i].entry, k[i].path, !k[i].keep, k[i].keep);
+    unsetenv("WSGEMM_SM100_CTA_GROUP");
+    unsetenv("WSGEMM_SM100_SPLITK");
+    unsetenv("WSGEMM_SM100_EPILOGUE");
+    unsetenv("WSGEMM_SM100_SELF_CHECK");
+    unsetenv("WSGEMM_SM100_FAULT");
+    unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
+static void case_warn_once(void)
+{
+    wsgemm_self_check_request rq = request("", "key-warn", 20.0);
+    remove_cache(&rq);
+    char marker[1024];
+    snprintf(marker, sizeof marker, "%s/cache/wsgemm/sm100-GPU-test.unavailable", work);
+    unlink(marker);
+    wsgemm_self_check_result r;
+    EXPECT(wsgemm_self_check_run(&rq, &r) == WSGEMM_SELF_CHECK_UNKNOWN && r.no_helper, "no helper: no_helper %d",
+           r.no_helper);
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 1, "the first process did not warn");
+    EXPECT(file_exists(marker), "no marker %s", marker);
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 0, "a later process warned again");
+    snprintf(rq.helper_note, sizeof rq.helper_note, "another place");
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 1, "another helper location did not warn");
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 0, "the other location warned twice");
+    /* a helper that cannot check (exit 2) counts as none */
+    char h[512];
+    write_script("cannot_warn", "echo 'wsgemm-self-check: error device 3: exclusive-process'\nexit 2", h, sizeof h);
+    snprintf(rq.helper, sizeof rq.helper, "%s", h);
+    EXPECT(wsgemm_self_check_run(&rq, &r) == WSGEMM_SELF_CHECK_UNKNOWN && r.no_helper, "exit 2: no_helper %d",
+           r.no_helper);
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 1, "a new helper that cannot check did not warn");
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 0, "the helper that cannot check warned twice");
+    /* a verdict clears the marker: the helper going missing later is news */
+    write_script("pass_warn", "echo 'wsgemm-self-check: pass'\nexit 0", h, sizeof h);
+    snprintf(rq.helper, sizeof rq.helper, "%s", h);
+    EXPECT(wsgemm_self_check_run(&rq, &r) == WSGEMM_SELF_CHECK_PASS && !r.no_helper, "pass: no_helper %d", r.no_helper);
+    EXPECT(!file_exists(marker), "a verdict left the marker");
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 1, "a result with a verdict is not to be kept quiet");
+    /* an outside signal is not "no helper" */
+    write_script("killed_warn", "kill -TERM $$\nsleep 5", h, sizeof h);
+    snprintf(rq.helper, sizeof rq.helper, "%s", h);
+    rq.fresh = 1;
+    EXPECT(wsgemm_self_check_run(&rq, &r) == WSGEMM_SELF_CHECK_UNKNOWN && !r.no_helper, "killed: no_helper %d",
+           r.no_helper);
+    /* without a disk cache every process warns */
+    rq.cache_file[0] = '\0';
+    rq.helper[0] = '\0';
+    EXPECT(wsgemm_self_check_run(&rq, &r) == WSGEMM_SELF_CHECK_UNKNOWN && r.no_helper, "no cache: no_helper");
+    EXPECT(wsgemm_self_check_warn_first(&rq, &r) == 1 && wsgemm_self_check_warn_first(&rq, &r) == 1,
+           "without a disk cache the warning is kept back");
 }
 
 static void case_closed_hang(void)
@@ -375,7 +525,12 @@ static void case_judge(void)
         {1, 1, 0, 0, 0, "wsgemm-self-check: pass", WSGEMM_SELF_CHECK_PASS},
         {1, 1, 0, 0, 0, "wsgemm-self-check: pass 16 cases", WSGEMM_SELF_CHECK_PASS},
         {1, 1, 1, 0, 0, "wsgemm-self-check: fail x", WSGEMM_SELF_CHECK_FAIL},
-        {1, 0, 0, 6, 0, "", WSGEMM_SELF_CHECK_FAIL},
+        {1, 0, 0, 6, 0, "", WSGEMM_SELF_CHECK_FAIL},                        /* SIGABRT: a crash of its own */
+        {1, 0, 0, 11, 0, "", WSGEMM_SELF_CHECK_FAIL},                       /* SIGSEGV */
+        {1, 0, 0, 5, 0, "", WSGEMM_SELF_CHECK_FAIL},                        /* SIGTRAP */
+        {1, 0, 0, 9, 0, "", WSGEMM_SELF_CHECK_UNKNOWN},                     /* SIGKILL: from outside (the OOM killer) */
+        {1, 0, 0, 15, 0, "", WSGEMM_SELF_CHECK_UNKNOWN},                    /* SIGTERM */
+        {1, 0, 0, 2, 0, "", WSGEMM_SELF_CHECK_UNKNOWN},                     /* SIGINT */
         {1, 0, 0, 0, 1, "wsgemm-self-check: pass", WSGEMM_SELF_CHECK_FAIL}, /* a pass line, then a hang */
         {1, 1, 2, 0, 0, "wsgemm-self-check: error x", WSGEMM_SELF_CHECK_UNKNOWN},
         {1, 1, 0, 0, 0, "", WSGEMM_SELF_CHECK_UNKNOWN},
@@ -452,8 +607,11 @@ static const struct {
     {"fail", case_fail},
     {"long_detail", case_long_detail},
     {"crash", case_crash},
+    {"outside_signal", case_outside_signal},
     {"hang", case_hang},
     {"closed_hang", case_closed_hang},
+    {"environment", case_environment},
+    {"warn_once", case_warn_once},
     {"garbage", case_garbage},
     {"cannot", case_cannot},
     {"missing", case_missing},
