@@ -257,7 +257,7 @@ static void set_launch_knobs(const self_check_case *c, int cg)
     wsgemm_knobs_reload();
 }
 
-static case_result run_case(wsgemm_handle h, wsgemm_path path, const self_check_case *c, int cg, uint64_t seed,
+static case_result run_case(wsgemm_handle h, wsgemm_path path, const self_check_case *c, int cg, uint64_t first_state,
                             char *why, size_t why_size)
 {
     const int ea = wsgemm_dtype_size(c->a), eb = wsgemm_dtype_size(c->b), ec = wsgemm_dtype_size(c->c);
@@ -280,7 +280,7 @@ static case_result run_case(wsgemm_handle h, wsgemm_path path, const self_check_
         res = CASE_CANNOT;
         goto done;
     }
-    uint64_t state = seed;
+    uint64_t state = first_state; /* the case's own random stream */
     for (size_t i = 0; i < na; ++i) store_bits(hA, c->a, i, bits_of(quarter_in_unit(&state), c->a));
     for (size_t i = 0; i < nb; ++i) store_bits(hB, c->b, i, bits_of(quarter_in_unit(&state), c->b));
     for (int i = 0; i < c->m; ++i) hBias[i] = quarter_in_unit(&state);

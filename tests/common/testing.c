@@ -213,6 +213,17 @@ void testing_store(wsgemm_dtype dtype, void *base, size_t i, float f)
     }
 }
 
+int testing_file_has(const char *path, const char *needle)
+{
+    char buf[4096] = "";
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    const size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return strstr(buf, needle) != NULL;
+}
+
 const char *testing_dtype_name(wsgemm_dtype t)
 {
     switch (t) {

@@ -106,6 +106,8 @@ float testing_load(wsgemm_dtype dtype, const void *base, size_t i);
 /* Store f (rounded to dtype) as element i. */
 void testing_store(wsgemm_dtype dtype, void *base, size_t i, float f);
 const char *testing_dtype_name(wsgemm_dtype t);
+/* 1 when the first 4 KB of the file at path hold needle (a cache or log file a test wrote); 0 otherwise. */
+int testing_file_has(const char *path, const char *needle);
 int testing_dtype_bytes(wsgemm_dtype t);
 
 /* ---------------------------------------------------------------- a GEMM problem in host terms */

@@ -77,15 +77,6 @@ static void kind_add(kind_set *s, const char *name, const char *example)
     s->count++;
 }
 
-static const char *type_name(wsgemm_dtype t)
-{
-    return t == WSGEMM_R_32F       ? "f32"
-           : t == WSGEMM_R_16F     ? "f16"
-           : t == WSGEMM_R_16BF    ? "bf16"
-           : t == WSGEMM_R_8F_E4M3 ? "e4m3"
-                                   : "e5m2";
-}
-
 static const char *epilogue_name(wsgemm_epilogue_kind e)
 {
     return e == WSGEMM_EPILOGUE_DIRECT   ? "direct"
@@ -100,9 +91,10 @@ static void describe_case(const self_check_case *c, const wsgemm_knobs *kn, char
              c->call == SELF_CHECK_GEMM    ? "gemm"
              : c->call == SELF_CHECK_FUSED ? "fused matmul"
                                            : "matmul",
-             c->ta == WSGEMM_OP_N ? 'N' : 'T', c->tb == WSGEMM_OP_N ? 'N' : 'T', c->m, c->n, c->k, type_name(c->a),
-             type_name(c->b), type_name(c->c), (double)c->beta, c->ldc_pad, c->batch, c->lda_odd, kn->sm100_cta_group,
-             kn->sm100_splitk, kn->sm100_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT ? " direct" : "");
+             c->ta == WSGEMM_OP_N ? 'N' : 'T', c->tb == WSGEMM_OP_N ? 'N' : 'T', c->m, c->n, c->k,
+             testing_dtype_name(c->a), testing_dtype_name(c->b), testing_dtype_name(c->c), (double)c->beta, c->ldc_pad,
+             c->batch, c->lda_odd, kn->sm100_cta_group, kn->sm100_splitk,
+             kn->sm100_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT ? " direct" : "");
 }
 
 /* The kinds of the plan of case c under knobs kn, added to s; 0 when the planner declined it. */
@@ -158,7 +150,7 @@ static int plan_kinds(const self_check_case *c, const wsgemm_knobs *kn, kind_set
     char example[kKindBytes], k[6][kKindBytes];
     describe_case(c, kn, example, sizeof example);
     const char *in = wsgemm_dtype_is_fp8(c->a) ? "fp8" : "16-bit", *split = plan.splits > 1 ? "split-K" : "one split";
-    const char *out = type_name(sm100_plan_out_type(&plan, &p)), *epi = epilogue_name(plan.epilogue);
+    const char *out = testing_dtype_name(sm100_plan_out_type(&plan, &p)), *epi = epilogue_name(plan.epilogue);
     snprintf(k[0], kKindBytes, "store: out %s, %s, %s", out, epi, split);
     snprintf(k[1], kKindBytes, "fused op: in %s, %s, %s", in, p.fused ? "fused" : "not fused", epi);
     snprintf(k[2], kKindBytes, "types: in %s, out %s", in, out);

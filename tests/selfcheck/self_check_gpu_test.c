@@ -82,17 +82,6 @@ static void cache_file_for(const target *t, wsgemm_self_check_request *rq)
     }
 }
 
-static int file_has(const char *path, const char *needle)
-{
-    char buf[4096] = "";
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    const size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return strstr(buf, needle) != NULL;
-}
-
 /* Rewrite the verdict line of the cache file (the key stays valid). */
 static void set_cached_verdict(const char *path, const char *from, const char *to)
 {
@@ -219,7 +208,7 @@ static void case_auto_chain(const char *helper)
     EXPECT(access(rq.cache_file, F_OK) != 0, "a verdict file exists before the first call");
     EXPECT(case_child(wsgemm_path_name(t.path)) == 0, "AUTO after the self-check did not run %s correctly",
            wsgemm_path_name(t.path));
-    EXPECT(file_has(rq.cache_file, "verdict pass") && file_has(rq.cache_file, rq.key),
+    EXPECT(testing_file_has(rq.cache_file, "verdict pass") && testing_file_has(rq.cache_file, rq.key),
            "the cache file does not hold a pass for this key");
 
     /* 2. fresh processes */
@@ -230,7 +219,7 @@ static void case_auto_chain(const char *helper)
     expect_child("trust over a cached fail", t.path);
     setenv("WSGEMM_SM100_SELF_CHECK", "fresh", 1);
     expect_child("fresh: the helper runs again", t.path);
-    EXPECT(file_has(rq.cache_file, "verdict pass"), "fresh did not write the pass back");
+    EXPECT(testing_file_has(rq.cache_file, "verdict pass"), "fresh did not write the pass back");
     setenv("WSGEMM_SM100_SELF_CHECK", "off", 1);
     expect_child("off", t.fallback);
     unsetenv("WSGEMM_SM100_SELF_CHECK");
@@ -256,7 +245,7 @@ static void case_planted_fault(const char *helper)
     wsgemm_self_check_request rq;
     cache_file_for(&t, &rq);
     expect_child("planted early_dealloc: the helper must fail", t.fallback);
-    EXPECT(file_has(rq.cache_file, "verdict fail"), "the failed verdict was not cached in %s", rq.cache_file);
+    EXPECT(testing_file_has(rq.cache_file, "verdict fail"), "the failed verdict was not cached in %s", rq.cache_file);
     FILE *f = fopen(rq.cache_file, "r");
     char line[1024];
     while (f && fgets(line, sizeof line, f)) printf("  cache: %s", line);

@@ -260,17 +260,6 @@ static void check_hang(const char *name, const char *body, const char *what)
     EXPECT(!alive, "%s: the helper's child %ld survived the timeout", what, pid);
 }
 
-static int file_has_text(const char *path, const char *needle)
-{
-    char buf[4096] = "";
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    const size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return strstr(buf, needle) != NULL;
-}
-
 static void case_hang(void)
 {
     check_hang("hang", "echo 'case 1/8: starting'\nsleep 30 &\necho $! > \"$0.pid\"\nwait", "hang");
@@ -280,10 +269,10 @@ static void case_hang(void)
     wsgemm_self_check_request rq = request(h, "key-hang-twice", 1.0);
     remove_cache(&rq);
     expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 0, "a hang", "hang: first timeout (suspect)");
-    EXPECT(file_has_text(rq.cache_file, "verdict suspect-timeout"), "no suspect line in %s", rq.cache_file);
+    EXPECT(testing_file_has(rq.cache_file, "verdict suspect-timeout"), "no suspect line in %s", rq.cache_file);
     expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 0, 1, "a hang", "hang: second timeout in a row (cached)");
     EXPECT(calls(h, NULL, 0) == 2, "a suspect timeout did not run the helper again (%d runs)", calls(h, NULL, 0));
-    EXPECT(file_has_text(rq.cache_file, "verdict fail"), "the second timeout was not cached as fail");
+    EXPECT(testing_file_has(rq.cache_file, "verdict fail"), "the second timeout was not cached as fail");
     expect_run(&rq, WSGEMM_SELF_CHECK_FAIL, 1, 0, "a hang", "hang: then from the cache");
     EXPECT(calls(h, NULL, 0) == 2, "a cached FAIL ran the helper (%d runs)", calls(h, NULL, 0));
     /* a suspect, then a pass: the pass replaces it */
