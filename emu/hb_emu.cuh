@@ -951,7 +951,12 @@ static __device__ __noinline__ void tmem_hb_report_proxy(int verdict, const hb_s
 }
 
 /* Each of `nblocks` blocks from block0 of this CTA through one of hb.h's block functions under the CTA's
- * shared-memory lock: op 0 generic read, 1 generic write, 2 TMA copy in, 3 TMA store (group `group`). */
+ * shared-memory lock: op 0 generic read, 1 generic write, 2 TMA copy in, 3 TMA store (group `group`).
+ * The async-proxy hooks call it, and update blocks, with their agent still locked (lock order: the agent,
+ * then the CTA's smem_lock; nothing takes them the other way): the lanes of a warp that diverged report as
+ * separate events of the one agent and run interleaved, so a fence.proxy.async of some lanes must not fall
+ * between another lane group's clock reading and its block update (the write would then carry the clock
+ * before the fence and look unfenced). */
 static __device__ __noinline__ void tmem_hb_smem_blocks_access(tmem_hb_cluster *cl, int op, uint32_t block0,
                                                                uint32_t nblocks, const hb_vc *start, const hb_site *me,
                                                                uint32_t group)
@@ -989,8 +994,8 @@ static __device__ __noinline__ void tmem_hb_tma_load_do(uint32_t dst_smem, uint3
     hb_vc start;
     hb_vc_copy(&start, &slot->a.vc);
     hb_site me = hb_agent_site(&slot->a, HB_TMA, comp, t, rank, 0u, 0u, block0, nblocks ? nblocks : 1u);
+    tmem_hb_smem_blocks_access(cl, 2, block0, nblocks, &start, &me, 0u); /* the agent still locked */
     tmem_hb_unlock(&slot->lock);
-    tmem_hb_smem_blocks_access(cl, 2, block0, nblocks, &start, &me, 0u);
     tmem_hb_barrier *b = tmem_hb_mbar(cl, rank, tmem_hb_offset(bar_smem), 0);
     if (b) {
         tmem_hb_lock(&b->lock);
@@ -1021,12 +1026,13 @@ static __device__ __noinline__ void tmem_hb_tma_store_do(uint32_t src_smem, uint
     hb_vc start;
     uint32_t t = hb_tma_store_issue(&slot->a, block0, nblocks, &start, &group);
     hb_site me = hb_agent_site(&slot->a, HB_TMA_STORE, slot->a.self, t, tmem_hb_rank(), 0u, 0u, block0, nblocks);
-    tmem_hb_unlock(&slot->lock);
     if (t == 0u) {
+        tmem_hb_unlock(&slot->lock);
         tmem_hb_set_untracked(cl, "more pending TMA stores per warp than the table holds (HB_BULK_PENDING)");
         return;
     }
     tmem_hb_smem_blocks_access(cl, 3, block0, nblocks, &start, &me, group);
+    tmem_hb_unlock(&slot->lock);
 }
 
 static __device__ __forceinline__ void tmem_hb_tma_store(uint32_t src_smem, uint32_t bytes)
@@ -1068,7 +1074,6 @@ static __device__ __noinline__ void tmem_hb_bulk_wait_do(uint32_t n)
         done[count].group = group;
         count++;
     }
-    tmem_hb_unlock(&slot->lock);
     tmem_hb_cta *c = &cl->cta[tmem_hb_rank()];
     HB_LOOP
     for (uint32_t i = 0; i < count; i++) {
@@ -1078,6 +1083,7 @@ static __device__ __noinline__ void tmem_hb_bulk_wait_do(uint32_t n)
             hb_smem_retire(&c->smem[k], comp, done[i].group, clock);
         tmem_hb_unlock(&c->smem_lock);
     }
+    tmem_hb_unlock(&slot->lock);
 }
 
 /* cp.async.bulk.wait_group[.read] n returned: every store of the warp's groups but the n most recent has
@@ -1097,13 +1103,14 @@ static __device__ __noinline__ void tmem_hb_proxy_fence_do(void)
     if (!slot) return;
     unsigned lo, hi, comp = slot->a.self;
     uint32_t t = hb_proxy_fence(&slot->a, &lo, &hi);
+    if (lo < hi) {
+        tmem_hb_cta *c = &cl->cta[tmem_hb_rank()];
+        tmem_hb_lock(&c->smem_lock);
+        HB_LOOP
+        for (uint32_t k = lo; k < hi && k < TMEM_HB_SMEM_BLOCKS; k++) hb_smem_fence(&c->smem[k], comp, t);
+        tmem_hb_unlock(&c->smem_lock);
+    }
     tmem_hb_unlock(&slot->lock);
-    if (lo >= hi) return;
-    tmem_hb_cta *c = &cl->cta[tmem_hb_rank()];
-    tmem_hb_lock(&c->smem_lock);
-    HB_LOOP
-    for (uint32_t k = lo; k < hi && k < TMEM_HB_SMEM_BLOCKS; k++) hb_smem_fence(&c->smem[k], comp, t);
-    tmem_hb_unlock(&c->smem_lock);
 }
 
 /* fence.proxy.async.shared::cta by any lanes of the warp: the warp's generic writes before it may be read
@@ -1126,8 +1133,8 @@ static __device__ __noinline__ void tmem_hb_smem_access_do(uint32_t smem_addr, u
     uint32_t t = hb_generic_issue(&slot->a, write, block0, nblocks, &start);
     hb_site me = hb_agent_site(&slot->a, write ? HB_SMEM_WRITE : HB_SMEM_READ, slot->a.self, t, tmem_hb_rank(), 0u, 0u,
                                block0, nblocks);
-    tmem_hb_unlock(&slot->lock);
     tmem_hb_smem_blocks_access(cl, write ? 1 : 0, block0, nblocks, &start, &me, 0u);
+    tmem_hb_unlock(&slot->lock);
 }
 
 /* The lanes of a warp that are about to read (write = 0) or write `bytes` of this CTA's shared memory from
