@@ -43,6 +43,19 @@
  *     phase its complete_tx completes; a tcgen05.mma must be ordered after the last copy into the 1024-byte
  *     block its A and B descriptors start in (so the MMA warp needs fence::after_thread_sync after its
  *     full[s] wait, as for TMEM). Only copy -> MMA is checked, at that granularity.
+ *   - Shared memory and the async proxy (PTX ISA "Memory Consistency Model: proxies", "cp.async.bulk.tensor",
+ *     "cp.async.bulk.wait_group", "membar/fence": fence.proxy.async), per CTA in 1024-byte blocks
+ *     (hb_smem_block). A TMA load writes its destination from its issue until the mbarrier phase its
+ *     complete_tx counts on completes: a generic (ld/st.shared) access of the block must be ordered after its
+ *     copy event (a wait that observed the phase). A TMA store reads its source from its issue until a
+ *     cp.async.bulk.wait_group[.read] N of its issuer retires its bulk async-group (groups numbered per agent
+ *     by commit_group; N leaves the N most recent pending): a generic write, or a TMA load, into the block
+ *     must be ordered after that retirement (the issuer's clock at the wait). Generic writes a TMA store reads
+ *     need a fence.proxy.async by the writer after the write, ordered before the store's issue: each block
+ *     keeps its last generic write and the writer's first fence after it (the fence moves the writer's clock
+ *     on, so a write after the fence is not covered by it). A TMA load into a block must also be ordered after
+ *     the block's last generic read and write. Agents hold their pending stores (HB_BULK_PENDING) and the
+ *     range of blocks they wrote since their last fence.
  *   - alloc and dealloc are synchronous: events of the warp itself (dealloc ordered after vc | async_view).
  *   - Synchronisation objects (mbarriers, named barriers, the cluster barrier) keep, per phase, the join of
  *     the clocks their arrivals released; a wait that observed a phase acquires it. Phases are numbered by
@@ -83,7 +96,9 @@ enum {
     HB_CELL_COLS = 32,  /* TMEM columns per history cell */
     HB_CELL_UNITS = 16, /* 512 / 32 */
     HB_QUARTERS = 4,    /* lane quarters of 32 TMEM lanes */
-    HB_CELLS = HB_QUARTERS * HB_CELL_UNITS
+    HB_CELLS = HB_QUARTERS * HB_CELL_UNITS,
+    HB_SMEM_BLOCK_BYTES = 1024, /* shared memory is tracked in blocks of this many bytes */
+    HB_BULK_PENDING = 8         /* TMA stores per agent whose bulk async-group has not been retired yet */
 };
 
 /* The loops below stay loops on the device: unrolled, every vector-clock operation becomes HB_COMPONENTS
@@ -114,6 +129,10 @@ typedef enum hb_kind {
     HB_MBAR_INIT,
     HB_MBAR_USE,
     HB_TMA, /* a TMA copy into shared memory (col0: the 1024-byte block of its destination) */
+    /* shared-memory accesses of the async-proxy model: col0 the first 1024-byte block, ncols the blocks */
+    HB_TMA_STORE,  /* a TMA store (cp.async.bulk.tensor shared -> global) reading its source */
+    HB_SMEM_WRITE, /* generic-proxy writes (st.shared) */
+    HB_SMEM_READ,  /* generic-proxy reads (ld.shared) */
     HB_KIND_COUNT
 } hb_kind;
 
@@ -139,6 +158,20 @@ static_assert(sizeof(hb_site) == 20, "hb_site is five words");
 _Static_assert(sizeof(hb_site) == 20, "hb_site is five words");
 #endif
 
+/* A TMA store of an agent whose bulk async-group is not retired yet: its blocks and its group. */
+typedef struct hb_bulk_store {
+    uint16_t block0, nblocks;
+    uint32_t group;
+} hb_bulk_store;
+
+/* An agent's side of the async-proxy model. */
+typedef struct hb_proxy {
+    uint32_t committed; /* cp.async.bulk.commit_group so far: the number of the group being filled */
+    uint32_t pending;   /* entries of store[] in use */
+    hb_bulk_store store[HB_BULK_PENDING];
+    uint16_t dirty_lo, dirty_hi; /* blocks [lo, hi) written since the agent's last fence.proxy.async */
+} hb_proxy;
+
 typedef struct hb_agent {
     hb_vc vc;
     hb_vc async_view;
@@ -148,6 +181,7 @@ typedef struct hb_agent {
     uint8_t cta, warp;
     uint8_t wait_name, wait_parity;
     uint16_t wait_index, pad;
+    hb_proxy proxy;
 } hb_agent;
 
 typedef struct hb_sync {
@@ -228,6 +262,9 @@ static inline WSGEMM_HD const char *hb_kind_name(unsigned kind)
     case HB_MBAR_INIT: return "mbarrier.init";
     case HB_MBAR_USE: return "mbarrier arrive/wait/commit";
     case HB_TMA: return "cp.async.bulk.tensor (TMA) copy into shared memory";
+    case HB_TMA_STORE: return "cp.async.bulk.tensor (TMA) store reading shared memory";
+    case HB_SMEM_WRITE: return "st.shared (generic-proxy write)";
+    case HB_SMEM_READ: return "ld.shared (generic-proxy read)";
     default: return "none";
     }
 }
@@ -248,6 +285,8 @@ static inline WSGEMM_HD void hb_agent_init(HB_SHARED hb_agent *a, unsigned self,
     a->wait_name = 0;
     a->wait_parity = 0;
     a->wait_index = 0;
+    a->proxy.committed = a->proxy.pending = 0;
+    a->proxy.dirty_lo = a->proxy.dirty_hi = 0;
     hb_vc_raise(&a->vc, self, 1u);
     hb_vc_raise(&a->async_view, self, 1u);
 }
@@ -597,6 +636,213 @@ static inline WSGEMM_HD int hb_tmem_access(HB_SHARED hb_cell *cells, enum hb_op 
             *cell_lane = q * 32u;
             return 1;
         }
+    }
+    return 0;
+}
+
+/* ================================================================ shared memory and the async proxy */
+
+/* What one 1024-byte block of a CTA's shared memory remembers. A site of kind HB_NONE: never. */
+typedef struct hb_smem_block {
+    hb_site load;           /* the last TMA copy into it: writes it until its mbarrier phase completes */
+    hb_site store;          /* the last TMA store reading it: reads it until its bulk async-group is retired */
+    hb_site write;          /* the last generic-proxy write */
+    hb_site read;           /* the last generic-proxy read */
+    uint32_t store_group;   /* the store's bulk async-group (its issuer's numbering) */
+    uint32_t store_retired; /* the issuer's clock at the wait_group[.read] that retired it; 0: still reading */
+    uint32_t write_fence;   /* the writer's clock at its first fence.proxy.async after the write; 0: none yet */
+    uint32_t pad;
+} hb_smem_block;
+
+/* What a shared-memory access found: ordered, a race with an access of the other proxy, or generic writes
+ * read by a TMA store without a fence.proxy.async ordered between them. */
+enum hb_smem_verdict { HB_SMEM_OK = 0, HB_SMEM_RACE, HB_SMEM_NO_FENCE };
+
+static inline WSGEMM_HD void hb_smem_block_clear(HB_SHARED hb_smem_block *b)
+{
+    hb_site_clear(&b->load);
+    hb_site_clear(&b->store);
+    hb_site_clear(&b->write);
+    hb_site_clear(&b->read);
+    b->store_group = b->store_retired = b->write_fence = 0;
+}
+
+/* Has the block's last TMA store finished reading it, and is that retirement ordered before `start`? */
+static inline WSGEMM_HD int hb_smem_store_retired_before(const HB_SHARED hb_smem_block *b, const hb_vc *start)
+{
+    if (b->store.kind == HB_NONE || b->store.comp >= HB_COMPONENTS) return 1;
+    return b->store_retired != 0u && b->store_retired <= start->c[b->store.comp];
+}
+
+/* A generic-proxy access (write: st.shared, else ld.shared) of the block by an agent at `start`, `me` its
+ * site. It must be ordered after the last TMA copy into the block (the wait that observed the copy's phase)
+ * and, for a write, after the retirement of the last TMA store reading it. */
+static inline WSGEMM_HD int hb_smem_generic_access(HB_SHARED hb_smem_block *b, int write, const hb_vc *start,
+                                                   const hb_site *me, hb_site *earlier)
+{
+    if (!hb_site_ordered(&b->load, start)) {
+        hb_site_copy(earlier, &b->load);
+        return HB_SMEM_RACE;
+    }
+    if (write && !hb_smem_store_retired_before(b, start)) {
+        hb_site_copy(earlier, &b->store);
+        return HB_SMEM_RACE;
+    }
+    if (write) {
+        hb_site_copy(&b->write, me);
+        b->write_fence = 0;
+    } else {
+        hb_site_copy(&b->read, me);
+    }
+    return HB_SMEM_OK;
+}
+
+/* A TMA copy into the block issued by an agent at `start`: ordered after the retirement of the last TMA
+ * store reading it and after its last generic read and write, which it supersedes. */
+static inline WSGEMM_HD int hb_smem_tma_load(HB_SHARED hb_smem_block *b, const hb_vc *start, const hb_site *me,
+                                             hb_site *earlier)
+{
+    if (!hb_smem_store_retired_before(b, start)) {
+        hb_site_copy(earlier, &b->store);
+        return HB_SMEM_RACE;
+    }
+    if (!hb_site_ordered(&b->write, start)) {
+        hb_site_copy(earlier, &b->write);
+        return HB_SMEM_RACE;
+    }
+    if (!hb_site_ordered(&b->read, start)) {
+        hb_site_copy(earlier, &b->read);
+        return HB_SMEM_RACE;
+    }
+    hb_site_copy(&b->load, me);
+    hb_site_clear(&b->write);
+    hb_site_clear(&b->read);
+    b->write_fence = 0;
+    return HB_SMEM_OK;
+}
+
+/* A TMA store reading the block, issued by an agent at `start` into its bulk async-group `group`: ordered
+ * after the last TMA copy into the block and after its last generic write, with a fence.proxy.async of the
+ * writer between that write and the issue (HB_SMEM_NO_FENCE when the write is ordered but no fence is). */
+static inline WSGEMM_HD int hb_smem_tma_store(HB_SHARED hb_smem_block *b, const hb_vc *start, const hb_site *me,
+                                              uint32_t group, hb_site *earlier)
+{
+    if (!hb_site_ordered(&b->load, start)) {
+        hb_site_copy(earlier, &b->load);
+        return HB_SMEM_RACE;
+    }
+    if (!hb_site_ordered(&b->write, start)) {
+        hb_site_copy(earlier, &b->write);
+        return HB_SMEM_RACE;
+    }
+    if (b->write.kind != HB_NONE && b->write.comp < HB_COMPONENTS &&
+        (b->write_fence == 0u || b->write_fence > start->c[b->write.comp])) {
+        hb_site_copy(earlier, &b->write);
+        return HB_SMEM_NO_FENCE;
+    }
+    hb_site_copy(&b->store, me);
+    b->store_group = group;
+    b->store_retired = 0;
+    return HB_SMEM_OK;
+}
+
+/* The store of agent component `comp` in bulk async-group `group` finished reading (a wait_group[.read] of
+ * its issuer at clock `clock` retired the group); a later store of the block is left alone. */
+static inline WSGEMM_HD void hb_smem_retire(HB_SHARED hb_smem_block *b, unsigned comp, uint32_t group, uint32_t clock)
+{
+    if (b->store.kind == HB_TMA_STORE && b->store.comp == comp && b->store_group == group && b->store_retired == 0u)
+        b->store_retired = clock;
+}
+
+/* fence.proxy.async of agent component `comp` at clock `clock`: covers the block's last write if that is
+ * the agent's and no fence covers it yet. */
+static inline WSGEMM_HD void hb_smem_fence(HB_SHARED hb_smem_block *b, unsigned comp, uint32_t clock)
+{
+    if (b->write.kind == HB_SMEM_WRITE && b->write.comp == comp && b->write_fence == 0u) b->write_fence = clock;
+}
+
+/* The agent's own clock (0 without a component): the epoch of its synchronous shared-memory events. */
+static inline WSGEMM_HD uint32_t hb_agent_clock(const HB_SHARED hb_agent *a)
+{
+    return a->self < HB_COMPONENTS ? a->vc.c[a->self] : 0u;
+}
+
+/* A generic access of blocks [block0, block0 + nblocks) by the agent: its start clock (*start) and epoch;
+ * a write joins the range its next fence.proxy.async covers. */
+static inline WSGEMM_HD uint32_t hb_generic_issue(HB_SHARED hb_agent *a, int write, unsigned block0, unsigned nblocks,
+                                                  hb_vc *start)
+{
+    hb_vc_copy(start, &a->vc);
+    if (write && nblocks) {
+        HB_SHARED hb_proxy *p = &a->proxy;
+        unsigned lo = block0, hi = block0 + nblocks;
+        if (p->dirty_lo != p->dirty_hi) {
+            if (p->dirty_lo < lo) lo = p->dirty_lo;
+            if (p->dirty_hi > hi) hi = p->dirty_hi;
+        }
+        p->dirty_lo = (uint16_t)lo;
+        p->dirty_hi = (uint16_t)hi;
+    }
+    return hb_agent_clock(a);
+}
+
+/* fence.proxy.async.shared::cta by the agent: returns its clock, the epoch of the fence, with the range of
+ * blocks it wrote since its last fence (*lo == *hi: none) for hb_smem_fence; then its clock moves on, so its
+ * later writes are not covered by this fence. */
+static inline WSGEMM_HD uint32_t hb_proxy_fence(HB_SHARED hb_agent *a, unsigned *lo, unsigned *hi)
+{
+    uint32_t t = hb_agent_clock(a);
+    *lo = a->proxy.dirty_lo;
+    *hi = a->proxy.dirty_hi;
+    a->proxy.dirty_lo = a->proxy.dirty_hi = 0;
+    if (a->self < HB_COMPONENTS) a->vc.c[a->self] += 1u;
+    return t;
+}
+
+/* A TMA store of blocks [block0, block0 + nblocks) issued by the agent: its start clock (*start), its bulk
+ * async-group (*group: the one commit_group will close next) and its epoch; 0 when the agent already has
+ * HB_BULK_PENDING stores pending (the caller stops tracking). */
+static inline WSGEMM_HD uint32_t hb_tma_store_issue(HB_SHARED hb_agent *a, unsigned block0, unsigned nblocks,
+                                                    hb_vc *start, uint32_t *group)
+{
+    HB_SHARED hb_proxy *p = &a->proxy;
+    if (p->pending >= HB_BULK_PENDING) return 0;
+    hb_vc_copy(start, &a->vc);
+    *group = p->committed;
+    p->store[p->pending].block0 = (uint16_t)block0;
+    p->store[p->pending].nblocks = (uint16_t)nblocks;
+    p->store[p->pending].group = p->committed;
+    p->pending += 1u;
+    return hb_agent_clock(a);
+}
+
+/* cp.async.bulk.commit_group: the stores issued since the last one form a group. */
+static inline WSGEMM_HD void hb_bulk_commit(HB_SHARED hb_agent *a)
+{
+    a->proxy.committed += 1u;
+}
+
+/* cp.async.bulk.wait_group[.read] n returned: the groups older than the n most recent are done reading.
+ * Takes one retired store out of the agent's list (its blocks and group; *clock: the agent's clock, the
+ * retirement's epoch) and returns 1, or 0 when none is left. Call until 0. */
+static inline WSGEMM_HD int hb_bulk_take_retired(HB_SHARED hb_agent *a, uint32_t n, unsigned *block0, unsigned *nblocks,
+                                                 uint32_t *group, uint32_t *clock)
+{
+    HB_SHARED hb_proxy *p = &a->proxy;
+    HB_LOOP
+    for (uint32_t i = 0; i < p->pending; i++) {
+        uint32_t g = p->store[i].group;
+        if (g + n >= p->committed) continue; /* among the n most recent groups, or not committed yet */
+        *block0 = p->store[i].block0;
+        *nblocks = p->store[i].nblocks;
+        *group = g;
+        *clock = hb_agent_clock(a);
+        uint32_t last = p->pending - 1u;
+        p->store[i].block0 = p->store[last].block0;
+        p->store[i].nblocks = p->store[last].nblocks;
+        p->store[i].group = p->store[last].group;
+        p->pending = last;
+        return 1;
     }
     return 0;
 }

@@ -18,16 +18,25 @@
  *   tcgen05.alloc / dealloc             tmem_hb_alloc / tmem_hb_dealloc  (emu/tmem_emu.cuh)
  *   tcgen05.mma, tcgen05.commit[.mc]    tmem_hb_mma / tmem_hb_commit
  *   tcgen05.ld, tcgen05.wait::ld        tmem_hb_ld / tmem_hb_wait_ld
- *   cp.async.bulk.tensor (TMA load)     tmem_hb_tma_load           (the kernel's TMA wrapper through WSGEMM_HB,
+ *   cp.async.bulk.tensor (TMA load)     tmem_hb_tma_load[_bytes]   (the kernel's TMA wrapper through WSGEMM_HB,
  *                                                                  e.g. gemm/common/tma.cuh, examples/tcgen05_gemm.cu:
  *                                                                  its writes join the phase of its barrier;
- *                                                                  MMAs read after them)
+ *                                                                  MMAs and generic accesses read after them)
+ *   cp.async.bulk.tensor (TMA store)    tmem_hb_tma_store          (gemm/common/tma.cuh: reads its source until
+ *                                                                  a wait_group[.read] retires its group)
+ *   cp.async.bulk.commit_group          tmem_hb_bulk_commit        (gemm/common/tma.cuh)
+ *   cp.async.bulk.wait_group[.read] N   tmem_hb_bulk_wait          (gemm/common/tma.cuh, after the wait)
+ *   fence.proxy.async.shared::cta       tmem_hb_proxy_fence        (sync/mbarrier.cuh)
+ *   ld.shared / st.shared of a buffer   tmem_hb_smem_access        (the kernel, once per warp and buffer, before
+ *   that TMA loads or stores                                       the accesses: gemm/common/epilogue.cuh's
+ *                                                                  epilogue_smem_reads / _writes)
  *   the CTA's exit                      tmem_hb_cta_exit           (tmem_cta_exit, every thread, last in the
  *                                                                  kernel: every commit arrival was waited for)
  * Not tracked: __syncthreads() and __syncwarp() (compiler builtins with no wrapper: use cta_barrier_sync()
  * from sync/named_barrier.cuh where a CTA barrier orders TMEM accesses), mbarrier_arrive_cluster with a raw
  * shared::cluster address (use mbarrier_arrive_remote), a wait loop written around the try_wait/test_wait
- * wrappers instead of mbarrier_wait, shared memory other than a TMA copy's destination block read by an MMA.
+ * wrappers instead of mbarrier_wait, shared memory other than a TMA copy's destination block read by an MMA,
+ * ld/st.shared the kernel does not announce with tmem_hb_smem_access, multicast TMA copies.
  *
  * State: per cluster (linear cluster id < TMEM_HB_MAX_CLUSTERS, at most 2 CTAs and 32 warps) the agents
  * (one per warp), the mbarriers by shared-memory offset, the named barriers, the cluster barrier and the TMEM
@@ -53,7 +62,7 @@
 #include "tmem_emu_error.cuh"
 
 enum {
-    TMEM_HB_MAX_CLUSTERS = 1024, /* 214 KB each: 214 MB, cleared before every launch (about 0.1 ms) */
+    TMEM_HB_MAX_CLUSTERS = 1024, /* 251 KB each: 251 MB, cleared before every launch (about 0.1 ms) */
     TMEM_HB_MAX_RANKS = 2,
     TMEM_HB_MAX_AGENTS = 32, /* warps per cluster */
     /* mbarriers per CTA (an open-addressing table; a CTA with more leaves its cluster untracked). The sm100
@@ -63,7 +72,7 @@ enum {
     TMEM_HB_NAMED = 16,        /* named barrier ids */
     TMEM_HB_NAMES = 64,        /* distinct barrier names in race reports */
     TMEM_HB_PENDING = 4,       /* tcgen05.ld per thread whose registers stay poisoned until wait::ld */
-    TMEM_HB_SMEM_BLOCKS = 232, /* 1024-byte blocks of shared memory (227 KB + 5 KB reserved) */
+    TMEM_HB_SMEM_BLOCKS = 232, /* HB_SMEM_BLOCK_BYTES blocks of shared memory (227 KB + 5 KB reserved) */
     TMEM_HB_REG_CTAS = 1024,   /* threads whose registers are held: block linear id and thread index below these */
     TMEM_HB_REG_THREADS = 512
 };
@@ -90,7 +99,7 @@ typedef struct tmem_hb_cta {
     int cell_lock[HB_QUARTERS];
     hb_cell cells[HB_CELLS];
     int smem_lock;
-    hb_site smem_write[TMEM_HB_SMEM_BLOCKS]; /* the last TMA copy into each 1024-byte block */
+    hb_smem_block smem[TMEM_HB_SMEM_BLOCKS]; /* the async-proxy history of each 1024-byte block */
 } tmem_hb_cta;
 
 typedef struct tmem_hb_cluster {
@@ -802,7 +811,7 @@ static __device__ __noinline__ void tmem_hb_mma_operands(tmem_hb_cluster *cl, ui
         tmem_hb_cta *c = &cl->cta[r];
         hb_site w;
         tmem_hb_lock(&c->smem_lock);
-        hb_site_copy(&w, &c->smem_write[block]);
+        hb_site_copy(&w, &c->smem[block].load);
         tmem_hb_unlock(&c->smem_lock);
         if (!hb_site_ordered(&w, start)) tmem_hb_report_race(&w, me, r, ~0u, block * 1024u);
     }
@@ -889,29 +898,255 @@ static __device__ __forceinline__ void tmem_hb_cta_exit(void)
     tmem_hb_share_end(&sh);
 }
 
-/* A TMA copy into this CTA's shared memory at dst_smem that completes on the mbarrier at bar_smem (both
- * shared::cta addresses): by the issuing thread (its TMA wrapper, e.g. gemm/common/tma.cuh). */
-static __device__ __noinline__ void tmem_hb_tma_load(uint32_t dst_smem, uint32_t bar_smem)
+/* ================================================================ shared memory and the async proxy
+
+ * The blocks (HB_SMEM_BLOCK_BYTES) of this CTA's shared memory that [smem_addr, smem_addr + bytes) touches
+ * (bytes 0: the block smem_addr is in), clipped to the table: *block0, and the count returned. */
+static __device__ __forceinline__ uint32_t tmem_hb_smem_blocks(uint32_t smem_addr, uint32_t bytes, uint32_t *block0)
+{
+    const uint32_t first = tmem_hb_offset(smem_addr) / HB_SMEM_BLOCK_BYTES;
+    uint32_t last = bytes ? (tmem_hb_offset(smem_addr) + bytes - 1u) / HB_SMEM_BLOCK_BYTES : first;
+    *block0 = first;
+    if (first >= TMEM_HB_SMEM_BLOCKS) return 0;
+    if (last >= TMEM_HB_SMEM_BLOCKS) last = TMEM_HB_SMEM_BLOCKS - 1u;
+    return last - first + 1u;
+}
+
+/* A shared-memory access of the async-proxy model that found an unordered (verdict HB_SMEM_RACE) or an
+ * unfenced (HB_SMEM_NO_FENCE) access recorded before it in block `block` of CTA `rank`. */
+static __device__ __noinline__ void tmem_hb_report_proxy(int verdict, const hb_site *earlier, const hb_site *later,
+                                                         uint32_t rank, uint32_t block)
+{
+    tmem_emu_error *e = c_tmem_hb.error;
+    if (e) {
+        volatile tmem_emu_error *ve = e;
+        const hb_site *sites[2] = {earlier, later};
+        HB_LOOP
+        for (int i = 0; i < 2; i++) {
+            hb_site_copy(&ve->site[i], sites[i]);
+            const char *n = sites[i]->wait_name ? tmem_hb_name(sites[i]->wait_name) : "";
+            int j = 0;
+            HB_LOOP
+            for (; j < TMEM_EMU_NAME_CHARS - 1 && n[j]; j++) ve->wait_name[i][j] = n[j];
+            ve->wait_name[i][j] = '\0';
+        }
+    }
+    const uint32_t offset = block * HB_SMEM_BLOCK_BYTES;
+    if (verdict == HB_SMEM_NO_FENCE) {
+        tmem_emu_write_record(e, TMEM_EMU_ERR_PROXY_FENCE, offset, rank, 0u);
+        printf("TMEM-EMU ERROR PROXY_FENCE: %s by CTA rank %u warp %u reads shared offset %u.. of CTA rank %u, written "
+               "by %s of CTA rank %u warp %u without a fence.proxy.async.shared::cta ordered between the write and "
+               "the store's issue; block (%u,%u,%u)\n",
+               hb_kind_name(later->kind), (unsigned)later->cta, (unsigned)later->warp, offset, rank,
+               hb_kind_name(earlier->kind), (unsigned)earlier->cta, (unsigned)earlier->warp, blockIdx.x, blockIdx.y,
+               blockIdx.z);
+    } else {
+        tmem_emu_write_record(e, TMEM_EMU_ERR_ASYNC_PROXY_RACE, offset, rank, 0u);
+        printf("TMEM-EMU ERROR ASYNC_PROXY_RACE: %s by CTA rank %u warp %u and %s by CTA rank %u warp %u not ordered "
+               "by happens-before, at shared offset %u.. of CTA rank %u; block (%u,%u,%u)\n",
+               hb_kind_name(earlier->kind), (unsigned)earlier->cta, (unsigned)earlier->warp, hb_kind_name(later->kind),
+               (unsigned)later->cta, (unsigned)later->warp, offset, rank, blockIdx.x, blockIdx.y, blockIdx.z);
+    }
+    __trap();
+}
+
+/* Each of `nblocks` blocks from block0 of this CTA through one of hb.h's block functions under the CTA's
+ * shared-memory lock: op 0 generic read, 1 generic write, 2 TMA copy in, 3 TMA store (group `group`).
+ * The async-proxy hooks call it, and update blocks, with their agent still locked (lock order: the agent,
+ * then the CTA's smem_lock; nothing takes them the other way): the lanes of a warp that diverged report as
+ * separate events of the one agent and run interleaved, so a fence.proxy.async of some lanes must not fall
+ * between another lane group's clock reading and its block update (the write would then carry the clock
+ * before the fence and look unfenced). */
+static __device__ __noinline__ void tmem_hb_smem_blocks_access(tmem_hb_cluster *cl, int op, uint32_t block0,
+                                                               uint32_t nblocks, const hb_vc *start, const hb_site *me,
+                                                               uint32_t group)
+{
+    const uint32_t rank = tmem_hb_rank();
+    tmem_hb_cta *c = &cl->cta[rank];
+    HB_LOOP
+    for (uint32_t k = block0; k < block0 + nblocks; k++) {
+        hb_site earlier;
+        int verdict;
+        tmem_hb_lock(&c->smem_lock);
+        if (op <= 1)
+            verdict = hb_smem_generic_access(&c->smem[k], op, start, me, &earlier);
+        else if (op == 2)
+            verdict = hb_smem_tma_load(&c->smem[k], start, me, &earlier);
+        else
+            verdict = hb_smem_tma_store(&c->smem[k], start, me, group, &earlier);
+        tmem_hb_unlock(&c->smem_lock);
+        if (verdict != HB_SMEM_OK) tmem_hb_report_proxy(verdict, &earlier, me, rank, k);
+    }
+}
+
+/* A TMA copy of `bytes` (0: the block it starts in) into this CTA's shared memory at dst_smem that completes
+ * on the mbarrier at bar_smem (both shared::cta addresses): by the issuing thread (its TMA wrapper, e.g.
+ * gemm/common/tma.cuh). Its writes join the barrier's phase; it must be issued after the retirement of the
+ * last TMA store reading its blocks and after their last generic accesses. */
+static __device__ __noinline__ void tmem_hb_tma_load_do(uint32_t dst_smem, uint32_t bar_smem, uint32_t bytes)
 {
     tmem_hb_cluster *cl;
     tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 3);
     if (!slot) return;
-    uint32_t rank = tmem_hb_rank(), block = tmem_hb_offset(dst_smem) >> 10, t = hb_tma_issue(&slot->a);
+    uint32_t block0, nblocks = tmem_hb_smem_blocks(dst_smem, bytes, &block0);
+    uint32_t rank = tmem_hb_rank(), t = hb_tma_issue(&slot->a);
     unsigned comp = slot->a.tma_pipe;
-    hb_site me = hb_agent_site(&slot->a, HB_TMA, comp, t, rank, 0u, 0u, block, 1u);
+    hb_vc start;
+    hb_vc_copy(&start, &slot->a.vc);
+    hb_site me = hb_agent_site(&slot->a, HB_TMA, comp, t, rank, 0u, 0u, block0, nblocks ? nblocks : 1u);
+    tmem_hb_smem_blocks_access(cl, 2, block0, nblocks, &start, &me, 0u); /* the agent still locked */
     tmem_hb_unlock(&slot->lock);
-    tmem_hb_cta *c = &cl->cta[rank];
-    if (block < TMEM_HB_SMEM_BLOCKS) {
-        tmem_hb_lock(&c->smem_lock);
-        hb_site_copy(&c->smem_write[block], &me);
-        tmem_hb_unlock(&c->smem_lock);
-    }
     tmem_hb_barrier *b = tmem_hb_mbar(cl, rank, tmem_hb_offset(bar_smem), 0);
     if (b) {
         tmem_hb_lock(&b->lock);
         hb_sync_join_latest_phase(&b->s, comp, t);
         tmem_hb_unlock(&b->lock);
     }
+}
+
+static __device__ __forceinline__ void tmem_hb_tma_load_bytes(uint32_t dst_smem, uint32_t bar_smem, uint32_t bytes)
+{
+    if (c_tmem_hb.enabled) tmem_hb_tma_load_do(dst_smem, bar_smem, bytes);
+}
+
+/* The same for a copy whose size the wrapper does not know: the block dst_smem is in. */
+static __device__ __forceinline__ void tmem_hb_tma_load(uint32_t dst_smem, uint32_t bar_smem)
+{
+    tmem_hb_tma_load_bytes(dst_smem, bar_smem, 0u);
+}
+
+/* A TMA store reading `bytes` (0: the block it starts in) of this CTA's shared memory at src_smem, by the
+ * issuing thread: it joins the bulk async-group that the thread's next commit_group closes. */
+static __device__ __noinline__ void tmem_hb_tma_store_do(uint32_t src_smem, uint32_t bytes)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
+    if (!slot) return;
+    uint32_t block0, nblocks = tmem_hb_smem_blocks(src_smem, bytes, &block0), group = 0;
+    hb_vc start;
+    uint32_t t = hb_tma_store_issue(&slot->a, block0, nblocks, &start, &group);
+    hb_site me = hb_agent_site(&slot->a, HB_TMA_STORE, slot->a.self, t, tmem_hb_rank(), 0u, 0u, block0, nblocks);
+    if (t == 0u) {
+        tmem_hb_unlock(&slot->lock);
+        tmem_hb_set_untracked(cl, "more pending TMA stores per warp than the table holds (HB_BULK_PENDING)");
+        return;
+    }
+    tmem_hb_smem_blocks_access(cl, 3, block0, nblocks, &start, &me, group);
+    tmem_hb_unlock(&slot->lock);
+}
+
+static __device__ __forceinline__ void tmem_hb_tma_store(uint32_t src_smem, uint32_t bytes)
+{
+    if (c_tmem_hb.enabled) tmem_hb_tma_store_do(src_smem, bytes);
+}
+
+static __device__ __noinline__ void tmem_hb_bulk_commit_do(void)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
+    if (!slot) return;
+    hb_bulk_commit(&slot->a);
+    tmem_hb_unlock(&slot->lock);
+}
+
+/* cp.async.bulk.commit_group, by the lanes that issued the stores (one update per group of lanes: the
+ * bulk async-groups are numbered per warp). */
+static __device__ __forceinline__ void tmem_hb_bulk_commit(void)
+{
+    if (!c_tmem_hb.enabled) return;
+    const tmem_hb_share sh = tmem_hb_share_begin(0ull);
+    if (sh.lanes) tmem_hb_bulk_commit_do();
+    tmem_hb_share_end(&sh);
+}
+
+static __device__ __noinline__ void tmem_hb_bulk_wait_do(uint32_t n)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
+    if (!slot) return;
+    hb_bulk_store done[HB_BULK_PENDING];
+    uint32_t count = 0, clock = 0;
+    unsigned comp = slot->a.self, block0, nblocks;
+    uint32_t group;
+    while (count < HB_BULK_PENDING && hb_bulk_take_retired(&slot->a, n, &block0, &nblocks, &group, &clock)) {
+        done[count].block0 = (uint16_t)block0;
+        done[count].nblocks = (uint16_t)nblocks;
+        done[count].group = group;
+        count++;
+    }
+    tmem_hb_cta *c = &cl->cta[tmem_hb_rank()];
+    HB_LOOP
+    for (uint32_t i = 0; i < count; i++) {
+        tmem_hb_lock(&c->smem_lock);
+        HB_LOOP
+        for (uint32_t k = done[i].block0; k < (uint32_t)done[i].block0 + done[i].nblocks; k++)
+            hb_smem_retire(&c->smem[k], comp, done[i].group, clock);
+        tmem_hb_unlock(&c->smem_lock);
+    }
+    tmem_hb_unlock(&slot->lock);
+}
+
+/* cp.async.bulk.wait_group[.read] n returned: every store of the warp's groups but the n most recent has
+ * finished reading its source. */
+static __device__ __forceinline__ void tmem_hb_bulk_wait(uint32_t n)
+{
+    if (!c_tmem_hb.enabled) return;
+    const tmem_hb_share sh = tmem_hb_share_begin(0ull);
+    if (sh.lanes) tmem_hb_bulk_wait_do(n);
+    tmem_hb_share_end(&sh);
+}
+
+static __device__ __noinline__ void tmem_hb_proxy_fence_do(void)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
+    if (!slot) return;
+    unsigned lo, hi, comp = slot->a.self;
+    uint32_t t = hb_proxy_fence(&slot->a, &lo, &hi);
+    if (lo < hi) {
+        tmem_hb_cta *c = &cl->cta[tmem_hb_rank()];
+        tmem_hb_lock(&c->smem_lock);
+        HB_LOOP
+        for (uint32_t k = lo; k < hi && k < TMEM_HB_SMEM_BLOCKS; k++) hb_smem_fence(&c->smem[k], comp, t);
+        tmem_hb_unlock(&c->smem_lock);
+    }
+    tmem_hb_unlock(&slot->lock);
+}
+
+/* fence.proxy.async.shared::cta by any lanes of the warp: the warp's generic writes before it may be read
+ * by a TMA store ordered after it. */
+static __device__ __forceinline__ void tmem_hb_proxy_fence(void)
+{
+    if (!c_tmem_hb.enabled) return;
+    const tmem_hb_share sh = tmem_hb_share_begin(0ull);
+    if (sh.lanes) tmem_hb_proxy_fence_do();
+    tmem_hb_share_end(&sh);
+}
+
+static __device__ __noinline__ void tmem_hb_smem_access_do(uint32_t smem_addr, uint32_t bytes, int write)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
+    if (!slot) return;
+    uint32_t block0, nblocks = tmem_hb_smem_blocks(smem_addr, bytes, &block0);
+    hb_vc start;
+    uint32_t t = hb_generic_issue(&slot->a, write, block0, nblocks, &start);
+    hb_site me = hb_agent_site(&slot->a, write ? HB_SMEM_WRITE : HB_SMEM_READ, slot->a.self, t, tmem_hb_rank(), 0u, 0u,
+                               block0, nblocks);
+    tmem_hb_smem_blocks_access(cl, write ? 1 : 0, block0, nblocks, &start, &me, 0u);
+    tmem_hb_unlock(&slot->lock);
+}
+
+/* The lanes of a warp that are about to read (write = 0) or write `bytes` of this CTA's shared memory from
+ * ptr_smem with ld.shared / st.shared: one event of the warp per group of lanes with the same range. */
+static __device__ __forceinline__ void tmem_hb_smem_access(const void *ptr_smem, uint32_t bytes, int write)
+{
+    if (!c_tmem_hb.enabled) return;
+    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(ptr_smem);
+    const tmem_hb_share sh =
+        tmem_hb_share_begin(((unsigned long long)(write ? 1u : 0u) << 63) | ((unsigned long long)bytes << 32) | addr);
+    if (sh.lanes) tmem_hb_smem_access_do(addr, bytes, write);
+    tmem_hb_share_end(&sh);
 }
 
 /* ================================================================ registers of a tcgen05.ld */

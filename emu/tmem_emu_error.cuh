@@ -41,6 +41,9 @@ typedef enum tmem_emu_error_code {
     TMEM_EMU_ERR_UNOBSERVED_COMMIT, /* the CTA exits before a wait observed a phase a tcgen05.commit arrived on */
     TMEM_EMU_ERR_HB_LOCK_TIMEOUT,   /* a lock of the happens-before tables held for TMEM_HB_LOCK_NS (a hang made
     visible) */
+    TMEM_EMU_ERR_ASYNC_PROXY_RACE,  /* a shared-memory access of one proxy (generic ld/st.shared) and one of the
+    async proxy (TMA copy in, TMA store reading) not ordered by happens-before */
+    TMEM_EMU_ERR_PROXY_FENCE,       /* a TMA store reads generic writes without a fence.proxy.async ordered between */
     TMEM_EMU_ERR_COUNT
 } tmem_emu_error_code;
 
@@ -71,6 +74,8 @@ static inline __host__ __device__ const char *tmem_emu_error_name(uint32_t code)
     case TMEM_EMU_ERR_MBARRIER_INIT: return "MBARRIER_INIT";
     case TMEM_EMU_ERR_UNOBSERVED_COMMIT: return "UNOBSERVED_COMMIT";
     case TMEM_EMU_ERR_HB_LOCK_TIMEOUT: return "HB_LOCK_TIMEOUT";
+    case TMEM_EMU_ERR_ASYNC_PROXY_RACE: return "ASYNC_PROXY_RACE";
+    case TMEM_EMU_ERR_PROXY_FENCE: return "PROXY_FENCE";
     default: return "UNKNOWN";
     }
 }
@@ -86,7 +91,9 @@ enum { TMEM_EMU_NAME_CHARS = 24 };
  * (kind HB_NONE: never initialised), site[1] the use. For UNOBSERVED_COMMIT: a = the barrier's offset,
  * b = the phase a commit arrived on, c = the last phase a wait observed. For HB_LOCK_TIMEOUT: a = the lock's
  * byte offset in its cluster's record (tmem_hb_cluster), b = its holder at the waiter's last try (linear
- * block id << 10 | thread index), c = the linear cluster id. */
+ * block id << 10 | thread index), c = the linear cluster id. For ASYNC_PROXY_RACE and PROXY_FENCE: a = the
+ * shared-memory offset of the 1024-byte block where the two accesses met, b = its CTA's cluster rank, site[0]
+ * the access recorded first (for PROXY_FENCE the unfenced generic write), site[1] the one that found it. */
 typedef struct tmem_emu_error {
     uint32_t code;
     uint32_t block_x, block_y, block_z;
@@ -150,10 +157,15 @@ static __device__ __forceinline__ void tmem_emu_write_record(tmem_emu_error *e, 
 static inline void tmem_emu_format_site(const hb_site *s, const char *wait_name, char *out, size_t size)
 {
     if (!size) return;
-    if (s->kind == HB_TMA) {
-        snprintf(out, size, "CTA rank %u warp %u: %s at shared offset %u [epoch %u@%u]", (unsigned)s->cta,
-                 (unsigned)s->warp, hb_kind_name(s->kind), (unsigned)s->col0 * 1024u, (unsigned)s->comp,
-                 (unsigned)s->clock);
+    if (s->kind == HB_TMA || s->kind == HB_TMA_STORE || s->kind == HB_SMEM_WRITE || s->kind == HB_SMEM_READ) {
+        char wait[64] = "";
+        if (s->wait_name)
+            snprintf(wait, sizeof wait, " (its last wait: %s[%u] parity %u)", wait_name, (unsigned)s->wait_index,
+                     (unsigned)s->wait_parity);
+        const unsigned blocks = s->ncols ? s->ncols : 1u;
+        snprintf(out, size, "CTA rank %u warp %u: %s at shared offsets %u..%u [epoch %u@%u]%s", (unsigned)s->cta,
+                 (unsigned)s->warp, hb_kind_name(s->kind), (unsigned)s->col0 * HB_SMEM_BLOCK_BYTES,
+                 ((unsigned)s->col0 + blocks) * HB_SMEM_BLOCK_BYTES - 1u, (unsigned)s->comp, (unsigned)s->clock, wait);
         return;
     }
     if (s->kind == HB_MBAR_INIT || s->kind == HB_MBAR_USE) {
@@ -188,6 +200,21 @@ static inline void tmem_emu_format_record(const volatile tmem_emu_error *ve, cha
         int n = snprintf(msg, msg_size, "MBARRIER_INIT: block (%u,%u,%u): %s, not ordered after its init: %s",
                          e.block_x, e.block_y, e.block_z, use, init);
         (void)n; /* a short buffer truncates the text; the code is what callers test */
+        return;
+    }
+    if (e.code == TMEM_EMU_ERR_ASYNC_PROXY_RACE || e.code == TMEM_EMU_ERR_PROXY_FENCE) {
+        char first[256], second[256];
+        e.wait_name[0][TMEM_EMU_NAME_CHARS - 1] = e.wait_name[1][TMEM_EMU_NAME_CHARS - 1] = '\0';
+        tmem_emu_format_site(&e.site[0], e.wait_name[0], first, sizeof first);
+        tmem_emu_format_site(&e.site[1], e.wait_name[1], second, sizeof second);
+        int n = snprintf(msg, msg_size,
+                         e.code == TMEM_EMU_ERR_PROXY_FENCE
+                             ? "PROXY_FENCE: block (%u,%u,%u): shared memory at offset %u of CTA rank %u: %s, read by "
+                               "%s without a fence.proxy.async.shared::cta ordered between"
+                             : "ASYNC_PROXY_RACE: block (%u,%u,%u): shared memory at offset %u of CTA rank %u: %s, "
+                               "and %s, not ordered by happens-before",
+                         e.block_x, e.block_y, e.block_z, e.a, e.b, first, second);
+        (void)n;
         return;
     }
     if (e.code != TMEM_EMU_ERR_RACE) {

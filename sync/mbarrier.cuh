@@ -17,7 +17,7 @@
  * In the TMEM emulation build the init and arrive wrappers also report their edge to the happens-before
  * tracking (WSGEMM_HB, sync/hb_hook.cuh); a completed wait is reported by mbarrier_wait (sync/wait.cuh),
  * after its loop, so the try_wait/test_wait wrappers here carry no hook (a wait loop written around them
- * is not tracked).
+ * is not tracked). fence.proxy.async reports to the tracking's async-proxy model (emu/hb.h).
  */
 #ifndef WSGEMM_SYNC_MBARRIER_CUH
 #define WSGEMM_SYNC_MBARRIER_CUH
@@ -205,6 +205,7 @@ static __device__ __forceinline__ void fence_mbarrier_init(void)
  * MMA will read. */
 static __device__ __forceinline__ void fence_proxy_async_shared_cta(void)
 {
+    WSGEMM_HB(tmem_hb_proxy_fence()); /* the emulation's async-proxy model: the warp's earlier writes are fenced */
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 

@@ -561,7 +561,19 @@ __device__ __forceinline__ void c_chunk_load(const KernelParams &p, SharedStorag
     typedef CChunks<TOut> CC;
     const uint32_t buf = seq % CC::kBuffers;
     mbarrier_arrive_expect_tx(&s.c_full[ew][buf], (uint32_t)CC::kBytes);
-    tma_load_3d(smem_u32(s.c_chunk[ew] + buf * CC::kBytes), &p.tmap_c, smem_u32(&s.c_full[ew][buf]), r0, j0, z);
+    tma_load_3d(smem_u32(s.c_chunk[ew] + buf * CC::kBytes), &p.tmap_c, smem_u32(&s.c_full[ew][buf]), r0, j0, z,
+                (uint32_t)CC::kBytes);
+}
+
+/* The warp's ld.shared (write 0) or st.shared (write 1) of a whole chunk buffer, its 32 lanes together,
+ * announced before the accesses to the emulation's async-proxy model (emu/hb.h: ordered after the buffer's
+ * TMA load of C and, writes, after its last TMA store finished reading it). Nothing in the hardware build. */
+__device__ __forceinline__ void c_chunk_generic_access(const void *chunk_smem, int bytes, int write)
+{
+    (void)chunk_smem;
+    (void)bytes;
+    (void)write;
+    WSGEMM_HB(tmem_hb_smem_access(chunk_smem, (uint32_t)bytes, write));
 }
 
 /* The fused output op (wsgemm_matmul) on element (i, j) through a shared-memory chunk: x = alpha' acc (+ beta' C,
@@ -649,6 +661,8 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
                     if (lane == 0) bulk_wait_group_read<CC::kBuffers - 1>(); /* this buffer's last store has read it */
                     __syncwarp();
                 }
+                if (load_c) c_chunk_generic_access(chunk, CC::kBytes, 0); /* C's old values */
+                c_chunk_generic_access(chunk, CC::kBytes, 1);
                 /* the warp's 32 lanes write 32 consecutive elements of each column */
 #pragma unroll
                 for (int e = 0; e < kEpilogueChunk; ++e) {
@@ -662,7 +676,7 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
                 fence_proxy_async_shared_cta(); /* our generic smem writes before the TMA store reads them */
                 __syncwarp();
                 if (lane == 0) { /* rows past m and columns past n are clipped by the store */
-                    tma_store_3d(&p.tmap_c, smem_u32(chunk), r0, j0, z);
+                    tma_store_3d(&p.tmap_c, smem_u32(chunk), r0, j0, z, (uint32_t)CC::kBytes);
                     bulk_commit_group();
                     const int next = ch - 1 + CC::kBuffers; /* into the buffer of chunk ch - 1 */
                     if (load_c && ch >= 1 && next < chunks) {

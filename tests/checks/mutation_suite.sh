@@ -25,7 +25,7 @@
 # Output: $WSGEMM_LOG_DIR/mutation/ (else DIR/mutation/): kill_matrix.md, logs/ (each mutation as a diff).
 # Exit 0 when the baseline passed and every killable mutant was killed; 77 (skipped) without a GPU, or under
 # ctest without WSGEMM_MUTATION=1. Expected time on a 16-core H200 machine: build reused, about 3 minutes of
-# compiles (23 copies of the emulated kernel, 16 at a time) and 1-2 minutes of tests.
+# compiles (28 copies of the emulated kernel, 16 at a time) and 1-2 minutes of tests.
 set -u -o pipefail
 here=$PWD
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")

@@ -23,6 +23,18 @@
  *   barrier_init                  a barrier's use must be ordered after its mbarrier.init
  *   producer_tail                 every phase a tcgen05.commit arrived on is observed before the CTA exits
  *   tma_operands                  a TMA copy -> full wait -> tcgen05.mma needs fence::after_thread_sync
+ * The async-proxy model of shared memory (TMA loads and stores against generic ld/st.shared), on a trace of
+ * the sm100 epilogue's chunk buffers (C loaded by TMA, D stored by TMA, kBuffers buffers per warp):
+ *   proxy_epilogue_clean          the epilogue's order, with and without the C loads: nothing reported
+ *   proxy_refill_before_wait_read the C refill of a buffer before wait_group.read retired its last store
+ *   proxy_tile_refill_before_wait the same at a tile's first C loads (the tile-start wait_group.read 0)
+ *   proxy_write_before_wait_read  st.shared into a buffer whose last store is still reading it
+ *   proxy_missing_fence           a TMA store of generic writes without fence.proxy.async between
+ *   proxy_read_before_load_wait   ld.shared of a C chunk before the wait on its load's mbarrier
+ *   proxy_cross_warp              writer and store issuer in different warps: the fence and the barrier in
+ *                                 the right order, and each of them wrong
+ *   proxy_bulk_groups             commit_group numbering: wait_group.read N retires all but the N most
+ *                                 recent groups and never a store not yet committed
  * Exit 0 = pass.
  */
 #include <stddef.h>
@@ -53,7 +65,9 @@ typedef struct world {
     hb_agent ag[MAX_AGENTS];
     hb_sync bar[MAX_BARS];
     hb_cell cells[2][HB_CELLS]; /* TMEM of cluster ranks 0 and 1 */
+    hb_smem_block smem[16];     /* shared memory of rank 0, 1024-byte blocks (the async-proxy cases) */
     int raced;                  /* the first race stops the replay, as the emulation's trap does */
+    int proxy_verdict;          /* a report of the async-proxy model: HB_SMEM_RACE or HB_SMEM_NO_FENCE */
     hb_site earlier, later;
     unsigned cell_cta, cell_lane, cell_col;
 } world;
@@ -67,6 +81,7 @@ static world *world_new(void)
     }
     for (int c = 0; c < 2; c++)
         for (int i = 0; i < HB_CELLS; i++) hb_cell_clear(&w->cells[c][i]);
+    for (int i = 0; i < 16; i++) hb_smem_block_clear(&w->smem[i]);
     return w;
 }
 
@@ -708,6 +723,312 @@ static void case_tma_operands(void)
     }
 }
 
+/* ================================================================ shared memory and the async proxy */
+
+/* An epilogue warp that also issues TMA copies: its copy pipe is component 3i + 1 (it issues no tcgen05.ld
+ * in these traces). */
+static void proxy_agent(world *w, int i, unsigned cta, unsigned warp)
+{
+    agent(w, i, cta, warp);
+    w->ag[i].tma_pipe = (uint8_t)(3 * i + 1);
+}
+
+static void proxy_found(world *w, int verdict, const hb_site *earlier, const hb_site *me)
+{
+    w->raced = 1;
+    w->proxy_verdict = verdict;
+    w->earlier = *earlier;
+    w->later = *me;
+}
+
+/* ld.shared (write 0) or st.shared (write 1) of blocks [b0, b0 + n) by the agent's warp */
+static void smem_access(world *w, int a, int write, unsigned b0, unsigned n)
+{
+    if (w->raced) return;
+    hb_vc start;
+    uint32_t t = hb_generic_issue(&w->ag[a], write, b0, n, &start);
+    hb_site me =
+        hb_agent_site(&w->ag[a], write ? HB_SMEM_WRITE : HB_SMEM_READ, w->ag[a].self, t, w->ag[a].cta, 0, 0, b0, n);
+    for (unsigned k = b0; k < b0 + n; k++) {
+        hb_site earlier;
+        int v = hb_smem_generic_access(&w->smem[k], write, &start, &me, &earlier);
+        if (v) {
+            proxy_found(w, v, &earlier, &me);
+            return;
+        }
+    }
+}
+
+/* arrive.expect_tx on barrier b, then a TMA copy into blocks [b0, b0 + n) completing on b */
+static void tma_load_smem(world *w, int a, int b, unsigned b0, unsigned n)
+{
+    if (w->raced) return;
+    arrive(w, a, b, 1);
+    uint32_t t = hb_tma_issue(&w->ag[a]);
+    hb_vc start;
+    hb_vc_copy(&start, &w->ag[a].vc);
+    hb_site me = hb_agent_site(&w->ag[a], HB_TMA, w->ag[a].tma_pipe, t, w->ag[a].cta, 0, 0, b0, n);
+    for (unsigned k = b0; k < b0 + n; k++) {
+        hb_site earlier;
+        int v = hb_smem_tma_load(&w->smem[k], &start, &me, &earlier);
+        if (v) {
+            proxy_found(w, v, &earlier, &me);
+            return;
+        }
+    }
+    hb_sync_join_latest_phase(&w->bar[b], w->ag[a].tma_pipe, t);
+}
+
+/* a TMA store reading blocks [b0, b0 + n) */
+static void tma_store_smem(world *w, int a, unsigned b0, unsigned n)
+{
+    if (w->raced) return;
+    hb_vc start;
+    uint32_t group = 0, t = hb_tma_store_issue(&w->ag[a], b0, n, &start, &group);
+    EXPECT(t != 0, "the agent's table of pending stores is full");
+    hb_site me = hb_agent_site(&w->ag[a], HB_TMA_STORE, w->ag[a].self, t, w->ag[a].cta, 0, 0, b0, n);
+    for (unsigned k = b0; k < b0 + n; k++) {
+        hb_site earlier;
+        int v = hb_smem_tma_store(&w->smem[k], &start, &me, group, &earlier);
+        if (v) {
+            proxy_found(w, v, &earlier, &me);
+            return;
+        }
+    }
+}
+
+static void bulk_commit(world *w, int a)
+{
+    hb_bulk_commit(&w->ag[a]);
+}
+
+/* cp.async.bulk.wait_group[.read] n returned */
+static void bulk_wait(world *w, int a, uint32_t n)
+{
+    unsigned b0, nb;
+    uint32_t group, clock;
+    while (hb_bulk_take_retired(&w->ag[a], n, &b0, &nb, &group, &clock))
+        for (unsigned k = b0; k < b0 + nb; k++) hb_smem_retire(&w->smem[k], w->ag[a].self, group, clock);
+}
+
+static void proxy_fence(world *w, int a)
+{
+    unsigned lo, hi;
+    uint32_t t = hb_proxy_fence(&w->ag[a], &lo, &hi);
+    for (unsigned k = lo; k < hi; k++) hb_smem_fence(&w->smem[k], w->ag[a].self, t);
+}
+
+static void print_proxy(const world *w)
+{
+    const hb_site *s[2] = {&w->earlier, &w->later};
+    printf("  reported: %s at shared block %u:\n",
+           w->proxy_verdict == HB_SMEM_NO_FENCE ? "PROXY_FENCE" : "ASYNC_PROXY_RACE", (unsigned)w->later.col0);
+    for (int i = 0; i < 2; i++)
+        printf("    %s: CTA rank %u warp %u %s blocks %u..%u [epoch %u@%u]\n", i ? "later  " : "earlier", s[i]->cta,
+               s[i]->warp, hb_kind_name(s[i]->kind), s[i]->col0, s[i]->col0 + s[i]->ncols - 1, s[i]->comp, s[i]->clock);
+}
+
+static void expect_proxy_clean(const world *w, const char *what)
+{
+    if (w->raced) print_proxy(w);
+    EXPECT(!w->raced, "%s: an async-proxy report in a correct order", what);
+    if (!w->raced) printf("  %s: nothing reported\n", what);
+}
+
+static void expect_proxy(const world *w, const char *what, int verdict, unsigned earlier_kind, unsigned later_kind)
+{
+    EXPECT(w->raced, "%s: NOT reported", what);
+    if (!w->raced) return;
+    print_proxy(w);
+    EXPECT(w->proxy_verdict == verdict, "%s: verdict %d, expected %d", what, w->proxy_verdict, verdict);
+    EXPECT(w->earlier.kind == earlier_kind && w->later.kind == later_kind,
+           "%s: sites are %s then %s, expected %s then %s", what, hb_kind_name(w->earlier.kind),
+           hb_kind_name(w->later.kind), hb_kind_name(earlier_kind), hb_kind_name(later_kind));
+}
+
+/* One epilogue warp of the sm100 kernel over two tiles of four 32 x 32 chunks, kBuffers = 2 buffers of two
+ * blocks (an fp32 chunk is 4 KB; here 2 KB, 16-bit), c_full[b] = barrier b: the order of epilogue_role. */
+typedef struct epi_bugs {
+    int no_refill_wait; /* no wait_group.read 1 before refilling the buffer of chunk ch - 1 */
+    int no_tile_wait;   /* no wait_group.read 0 before a tile's first C loads */
+    int no_store_wait;  /* beta = 0: no wait_group.read kBuffers - 1 before writing a buffer */
+    int no_fence;       /* no fence.proxy.async between the chunk's st.shared and its TMA store */
+    int no_c_wait;      /* no c_full wait before reading a chunk's C */
+} epi_bugs;
+
+enum { EPI_BUFS = 2, EPI_BLOCKS = 2, EPI_CHUNKS = 4, EPI_TILES = 2 };
+
+static world *epi_run(int load_c, const epi_bugs *b)
+{
+    world *w = world_new();
+    proxy_agent(w, 0, 0, 2);
+    for (int i = 0; i < EPI_BUFS; i++) bar_init(w, i, 1);
+    uint32_t seq = 0;
+    for (int tile = 0; tile < EPI_TILES; tile++) {
+        if (load_c) {
+            if (!b->no_tile_wait) bulk_wait(w, 0, 0);
+            for (int c = 0; c < EPI_CHUNKS && c < EPI_BUFS; c++) {
+                unsigned buf = (seq + (unsigned)c) % EPI_BUFS;
+                tma_load_smem(w, 0, (int)buf, buf * EPI_BLOCKS, EPI_BLOCKS);
+            }
+        }
+        for (int ch = 0; ch < EPI_CHUNKS; ch++) {
+            unsigned buf = seq % EPI_BUFS, b0 = buf * EPI_BLOCKS;
+            if (load_c) {
+                if (!b->no_c_wait) wait_(w, 0, (int)buf, (seq / EPI_BUFS) & 1u);
+            } else if (!b->no_store_wait) {
+                bulk_wait(w, 0, EPI_BUFS - 1);
+            }
+            if (load_c) smem_access(w, 0, 0, b0, EPI_BLOCKS);
+            smem_access(w, 0, 1, b0, EPI_BLOCKS);
+            if (!b->no_fence) proxy_fence(w, 0);
+            tma_store_smem(w, 0, b0, EPI_BLOCKS);
+            bulk_commit(w, 0);
+            int next = ch - 1 + EPI_BUFS;
+            if (load_c && ch >= 1 && next < EPI_CHUNKS) {
+                if (!b->no_refill_wait) bulk_wait(w, 0, 1);
+                unsigned rbuf = (seq - 1u + EPI_BUFS) % EPI_BUFS;
+                tma_load_smem(w, 0, (int)rbuf, rbuf * EPI_BLOCKS, EPI_BLOCKS);
+            }
+            seq++;
+        }
+    }
+    bulk_wait(w, 0, 0);
+    return w;
+}
+
+static void case_proxy_epilogue_clean(void)
+{
+    static const epi_bugs none;
+    for (int load_c = 0; load_c <= 1; load_c++) {
+        world *w = epi_run(load_c, &none);
+        expect_proxy_clean(w, load_c ? "the epilogue with C loaded by TMA" : "the epilogue without C");
+        for (int k = 0; k < EPI_BUFS * EPI_BLOCKS; k++)
+            EXPECT(w->smem[k].store_retired != 0u, "block %d: the last store never retired after wait_group 0", k);
+        free(w);
+    }
+}
+
+static void case_proxy_refill_before_wait_read(void)
+{
+    epi_bugs b = {0};
+    b.no_refill_wait = 1;
+    world *w = epi_run(1, &b);
+    expect_proxy(w, "C refill before wait_group.read", HB_SMEM_RACE, HB_TMA_STORE, HB_TMA);
+    free(w);
+}
+
+static void case_proxy_tile_refill_before_wait(void)
+{
+    epi_bugs b = {0};
+    b.no_tile_wait = 1;
+    world *w = epi_run(1, &b);
+    expect_proxy(w, "the next tile's first C loads before wait_group.read 0", HB_SMEM_RACE, HB_TMA_STORE, HB_TMA);
+    free(w);
+}
+
+static void case_proxy_write_before_wait_read(void)
+{
+    epi_bugs b = {0};
+    b.no_store_wait = 1;
+    world *w = epi_run(0, &b);
+    expect_proxy(w, "st.shared into a buffer its last store still reads", HB_SMEM_RACE, HB_TMA_STORE, HB_SMEM_WRITE);
+    free(w);
+}
+
+static void case_proxy_missing_fence(void)
+{
+    epi_bugs b = {0};
+    b.no_fence = 1;
+    for (int load_c = 0; load_c <= 1; load_c++) {
+        world *w = epi_run(load_c, &b);
+        expect_proxy(w, "TMA store without fence.proxy.async", HB_SMEM_NO_FENCE, HB_SMEM_WRITE, HB_TMA_STORE);
+        free(w);
+    }
+}
+
+static void case_proxy_read_before_load_wait(void)
+{
+    epi_bugs b = {0};
+    b.no_c_wait = 1;
+    world *w = epi_run(1, &b);
+    expect_proxy(w, "ld.shared of C before its c_full wait", HB_SMEM_RACE, HB_TMA, HB_SMEM_READ);
+    free(w);
+}
+
+/* Warp 2 (agent 0) writes a block that warp 3 (agent 1) stores by TMA; then warp 2 writes it again after the
+ * store's retirement. Barrier 0: writer -> issuer; barrier 1: issuer -> writer. */
+static world *cross_run(int fence, int fence_after_arrive, int sync_to_issuer, int wait_before_arrive)
+{
+    world *w = world_new();
+    proxy_agent(w, 0, 0, 2);
+    proxy_agent(w, 1, 0, 3);
+    bar_init(w, 0, 1);
+    bar_init(w, 1, 1);
+    smem_access(w, 0, 1, 5, 1);
+    if (fence && !fence_after_arrive) proxy_fence(w, 0);
+    arrive(w, 0, 0, 1);
+    if (fence && fence_after_arrive) proxy_fence(w, 0);
+    if (sync_to_issuer) wait_(w, 1, 0, 0);
+    tma_store_smem(w, 1, 5, 1);
+    bulk_commit(w, 1);
+    if (wait_before_arrive) bulk_wait(w, 1, 0);
+    arrive(w, 1, 1, 1);
+    if (!wait_before_arrive) bulk_wait(w, 1, 0);
+    wait_(w, 0, 1, 0);
+    smem_access(w, 0, 1, 5, 1);
+    return w;
+}
+
+static void case_proxy_cross_warp(void)
+{
+    world *w = cross_run(1, 0, 1, 1);
+    expect_proxy_clean(w, "write, fence, arrive | wait, store, wait_group.read, arrive | wait, write");
+    free(w);
+    w = cross_run(1, 1, 1, 1);
+    expect_proxy(w, "the fence after the arrive that publishes the write", HB_SMEM_NO_FENCE, HB_SMEM_WRITE,
+                 HB_TMA_STORE);
+    free(w);
+    w = cross_run(0, 0, 1, 1);
+    expect_proxy(w, "no fence at all", HB_SMEM_NO_FENCE, HB_SMEM_WRITE, HB_TMA_STORE);
+    free(w);
+    w = cross_run(1, 0, 0, 1);
+    expect_proxy(w, "the store issued without waiting for the writer", HB_SMEM_RACE, HB_SMEM_WRITE, HB_TMA_STORE);
+    free(w);
+    w = cross_run(1, 0, 1, 0);
+    expect_proxy(w, "the issuer's arrive before its wait_group.read", HB_SMEM_RACE, HB_TMA_STORE, HB_SMEM_WRITE);
+    free(w);
+}
+
+/* Stores into blocks 0, 1, 2 in groups 0, 1 and (not committed) 2. */
+static void case_proxy_bulk_groups(void)
+{
+    world *w = world_new();
+    proxy_agent(w, 0, 0, 2);
+    for (unsigned k = 0; k < 3; k++) {
+        smem_access(w, 0, 1, k, 1);
+        proxy_fence(w, 0);
+        tma_store_smem(w, 0, k, 1);
+        if (k < 2) bulk_commit(w, 0);
+    }
+    expect_proxy_clean(w, "three stores");
+    bulk_wait(w, 0, 1);
+    EXPECT(w->smem[0].store_retired != 0u, "wait_group.read 1 did not retire group 0 (two committed)");
+    EXPECT(w->smem[1].store_retired == 0u, "wait_group.read 1 retired group 1, the most recent");
+    EXPECT(w->smem[2].store_retired == 0u, "wait_group.read 1 retired a store not committed yet");
+    bulk_wait(w, 0, 0);
+    EXPECT(w->smem[1].store_retired != 0u, "wait_group.read 0 did not retire group 1");
+    EXPECT(w->smem[2].store_retired == 0u, "wait_group.read 0 retired a store not committed yet");
+    bulk_commit(w, 0);
+    bulk_wait(w, 0, 0);
+    EXPECT(w->smem[2].store_retired != 0u, "wait_group.read 0 after its commit did not retire group 2");
+    EXPECT(w->ag[0].proxy.pending == 0u, "%u stores still pending", w->ag[0].proxy.pending);
+    smem_access(w, 0, 1, 0, 3);
+    expect_proxy_clean(w, "writes after every group retired");
+    printf("  wait_group.read N: all but the N most recent committed groups retired, uncommitted stores never\n");
+    free(w);
+}
+
 /* ================================================================ main */
 
 int main(int argc, char **argv)
@@ -729,6 +1050,14 @@ int main(int argc, char **argv)
         {"barrier_init", case_barrier_init},
         {"producer_tail", case_producer_tail},
         {"tma_operands", case_tma_operands},
+        {"proxy_epilogue_clean", case_proxy_epilogue_clean},
+        {"proxy_refill_before_wait_read", case_proxy_refill_before_wait_read},
+        {"proxy_tile_refill_before_wait", case_proxy_tile_refill_before_wait},
+        {"proxy_write_before_wait_read", case_proxy_write_before_wait_read},
+        {"proxy_missing_fence", case_proxy_missing_fence},
+        {"proxy_read_before_load_wait", case_proxy_read_before_load_wait},
+        {"proxy_cross_warp", case_proxy_cross_warp},
+        {"proxy_bulk_groups", case_proxy_bulk_groups},
     };
     int ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -4,7 +4,7 @@
 
 Each mutant is one protocol bug (a release point, a barrier count, a multicast mask, a missing fence, wait or
 commit, the teardown order, a lane quarter, a descriptor field, the pair's peer signalling, the producer tail,
-the cluster sync) written as regular-expression substitutions on a COPY of the sources. The anchors are the
+the cluster sync, an epilogue buffer reused or read against the async proxy) written as regular-expression substitutions on a COPY of the sources. The anchors are the
 protocol calls themselves (the acc_empty arrive, the fences, the commits, the dealloc-barrier calls), not the
 lines around them, so the mutants survive a rework of the code between them; an anchor that is gone makes
 `apply` fail loudly (exit 3) instead of building an unmutated copy.
@@ -23,9 +23,9 @@ KERNEL = "gemm/sm100/sm100_kernel.cuh"
 
 # name, expectation ("kill", or "equivalent: why"), tests (fastest killer first), [(file, pattern, replacement,
 # expected matches)]; expected matches None = at least one. Replacements start with /*MUTANT*/ so a build log
-# shows the mutated line. Accumulator reuse is tested with several_tiles_beta0 (both cta_groups, no C loads):
-# with the happens-before tracking on, a pair whose epilogue loads C by TMA does not finish (docs/tmem.md),
-# so several_tiles (beta != 0) would fail the unmutated baseline.
+# shows the mutated line. Accumulator reuse is tested with several_tiles_beta0 (both cta_groups, no C loads).
+# The epilogue's C loads are exercised by epilogue and several_tiles (beta != 0), which tracked runs pass since
+# mbarrier_wait's lanes meet at one site (docs/emulation.md, "Happens-before tracking: status").
 MUTANTS = [
     # ---- release points
     ("acc_release_early", "kill", "several_tiles_beta0,ops_cg1",
@@ -93,6 +93,26 @@ MUTANTS = [
     # ---- lane quarters
     ("lane_quarter_shifted", "kill", "ops_cg1",
      [(KERNEL, r"tmem_ld_32x32b_x32\(", r"tmem_ld_32x32b_x32((32u << 16) ^ /*MUTANT*/", 1)]),
+    # ---- the async proxy: the epilogue's chunk buffers in shared memory (TMA load of C, st.shared of D, TMA
+    # store), killed by the happens-before tracking's async-proxy model (ASYNC_PROXY_RACE, PROXY_FENCE). The
+    # emulated TMA copies complete long before any of these windows closes, so only that model sees them.
+    ("c_refill_before_wait_read", "kill", "epilogue,several_tiles",
+     # C's next chunk loaded into the buffer whose TMA store (chunk ch - 1) may still be reading it
+     [(KERNEL, r"bulk_wait_group_read<1>\(\);", r"/*MUTANT*/;", 1)]),
+    ("c_tile_refill_before_wait_read", "kill", "several_tiles",
+     # a tile's first C chunks loaded while the previous tile's last stores may still read their buffers
+     # (needs a CTA with several tiles: several_tiles, not epilogue's one tile per CTA)
+     [(KERNEL, r"bulk_wait_group_read<0>\(\);", r"/*MUTANT*/;", 1)]),
+    ("chunk_write_before_wait_read", "kill", "epilogue,several_tiles_beta0",
+     # beta = 0: the output op's st.shared into a buffer whose last TMA store may still be reading it
+     [(KERNEL, r"bulk_wait_group_read<CC::kBuffers - 1>\(\);", r"/*MUTANT*/;", 1)]),
+    ("store_no_proxy_fence", "kill", "epilogue,several_tiles_beta0",
+     # the chunk's st.shared not made visible to the async proxy before its TMA store reads it
+     [(KERNEL, r"fence_proxy_async_shared_cta\(\);((?:(?!fence_proxy_async_shared_cta)[\s\S]){0,300}?tma_store_3d\()",
+       r"/*MUTANT*/;\1", 1)]),
+    ("c_read_before_load_wait", "kill", "epilogue,several_tiles",
+     # C's old values read from the chunk before the wait on its TMA load's c_full barrier
+     [(KERNEL, r"mbarrier_wait\(&s\.c_full\[[^;]*;", r"/*MUTANT*/;", 1)]),
     # ---- descriptor fields
     ("desc_version_bit", "kill", "ops_cg1",
      [("tmem/desc.h", r"desc \|= \(uint64_t\)SMEM_DESC_VERSION_SM100 << SMEM_DESC_VERSION_SHIFT;", r"/*MUTANT*/", 1)]),
