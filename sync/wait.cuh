@@ -52,8 +52,9 @@ static __device__ __forceinline__ uint64_t globaltimer_ns(void)
     return t;
 }
 
-/* One try_wait of the variant the arguments select; scope and suspend_ns are compile-time constants at
- * every call site, so this folds to one instruction. */
+/* One try_wait of the variant the arguments select. Where scope and suspend_ns are compile-time constants
+ * this folds to one instruction; where the scope depends on the CTA's rank in its pair (a wait that is local
+ * in the leader and remote in the peer) it is a uniform branch per try. */
 static __device__ __forceinline__ uint32_t mbarrier_try_wait_select(uint64_t *bar_smem, uint32_t parity,
                                                                     enum wait_scope scope, uint32_t suspend_ns)
 {

@@ -234,17 +234,38 @@ static __device__ __forceinline__ wsgemm_fused_factors wsgemm_fused_factors_load
     return f;
 }
 
-/* The ops after D's sum on element (i, j) of C/D (i along m): x is alpha * acc + beta * C; bias, aux,
- * activation in epilogue.h's order, |result| raising amax (the caller's running maximum). Returns the value
- * D takes before d_scale. */
+/* The bias of row i of D (the bias indexes D's rows, along m), 0 without one. A kernel whose thread keeps one
+ * row of a tile (sm100: one TMEM lane per thread) reads it once per tile, not once per element. */
+static __device__ __forceinline__ float wsgemm_fused_row_bias(const wsgemm_fused_epilogue &e, int i)
+{
+    return e.ops.bias ? wsgemm_load_any(e.bias_type, e.bias, i) : 0.0f;
+}
+
+/* The ops after D's sum on element (i, j) of C/D (i along m) with the activation known at compile time and
+ * row i's bias already read (wsgemm_fused_row_bias): x is alpha * acc + beta * C; bias, aux, activation in
+ * epilogue.h's order, |result| raising amax (the caller's running maximum). Returns the value D takes
+ * before d_scale. The flags bias and aux are the same for every element of a call (uniform branches). */
+template <int kAct>
+static __device__ __forceinline__ float wsgemm_fused_ops_apply_as(const wsgemm_fused_epilogue &e, float x, float bias_i,
+                                                                  int i, int j, float &amax)
+{
+    if (e.ops.bias) x += bias_i;
+    if (e.ops.aux) wsgemm_store_any(e.aux_type, e.aux, i + (long long)j * e.ldaux, x);
+    x = wsgemm_activate_as<kAct>(x);
+    amax = fmaxf(amax, fabsf(x));
+    return x;
+}
+
+/* The same with the activation and the bias taken from e on every call (kernels that do not hoist them). */
 static __device__ __forceinline__ float wsgemm_fused_ops_apply(const wsgemm_fused_epilogue &e, float x, int i, int j,
                                                                float &amax)
 {
-    if (e.ops.bias) x += wsgemm_load_any(e.bias_type, e.bias, i);
-    if (e.ops.aux) wsgemm_store_any(e.aux_type, e.aux, i + (long long)j * e.ldaux, x);
-    x = wsgemm_activate(e.ops.activation, x);
-    amax = fmaxf(amax, fabsf(x));
-    return x;
+    const float bias_i = wsgemm_fused_row_bias(e, i);
+    if (e.ops.activation == WSGEMM_ACTIVATION_RELU)
+        return wsgemm_fused_ops_apply_as<WSGEMM_ACTIVATION_RELU>(e, x, bias_i, i, j, amax);
+    if (e.ops.activation == WSGEMM_ACTIVATION_GELU)
+        return wsgemm_fused_ops_apply_as<WSGEMM_ACTIVATION_GELU>(e, x, bias_i, i, j, amax);
+    return wsgemm_fused_ops_apply_as<WSGEMM_ACTIVATION_NONE>(e, x, bias_i, i, j, amax);
 }
 
 /* Element (i, j) of D from its accumulator: x = alpha * acc + beta * C (C read only when beta != 0, so a

@@ -86,3 +86,56 @@ cudaError_t wsgemm_tma_encode_unswizzled(CUtensorMap *map, const wsgemm_tma_2d16
 {
     return encode_map(map, d, CU_TENSOR_MAP_SWIZZLE_NONE, msg, msg_size);
 }
+
+/* ---------------------------------------------------------------- the tensor-map cache */
+
+static int same_desc(const wsgemm_tma_2d16 *a, const wsgemm_tma_2d16 *b)
+{
+    return a->base == b->base && a->dtype == b->dtype && a->inner == b->inner && a->outer == b->outer &&
+           a->depth == b->depth && a->ld == b->ld && a->batch_stride == b->batch_stride &&
+           a->box_inner == b->box_inner && a->box_outer == b->box_outer;
+}
+
+/* The entry for (encode, desc), or -1; the caller holds the lock. */
+static int cache_find(const wsgemm_tma_cache *cache, wsgemm_tma_encoder encode, const wsgemm_tma_2d16 *desc)
+{
+    for (int i = 0; i < WSGEMM_TMA_CACHE_ENTRIES; ++i) {
+        const wsgemm_tma_cache_entry *e = &cache->entries[i];
+        if (e->encoder == encode && same_desc(&e->desc, desc)) return i;
+    }
+    return -1;
+}
+
+cudaError_t wsgemm_tma_cache_encode(wsgemm_tma_cache *cache, wsgemm_tma_encoder encode, CUtensorMap *map,
+                                    const wsgemm_tma_2d16 *desc, char *msg, size_t msg_size)
+{
+    pthread_mutex_lock(&cache->lock);
+    int i = cache_find(cache, encode, desc);
+    if (i >= 0) {
+        *map = cache->entries[i].map;
+        ++cache->hits;
+    }
+    pthread_mutex_unlock(&cache->lock);
+    if (i >= 0) return cudaSuccess;
+    /* a miss: encode without the lock (another thread may encode the same map meanwhile: same bytes) */
+    const cudaError_t err = encode(map, desc, msg, msg_size);
+    if (err != cudaSuccess) return err;
+    pthread_mutex_lock(&cache->lock);
+    ++cache->encodes;
+    if (cache_find(cache, encode, desc) < 0) {
+        wsgemm_tma_cache_entry *e = &cache->entries[cache->next];
+        cache->next = (cache->next + 1) % WSGEMM_TMA_CACHE_ENTRIES;
+        e->map = *map;
+        e->desc = *desc;
+        e->encoder = encode;
+    }
+    pthread_mutex_unlock(&cache->lock);
+    return cudaSuccess;
+}
+
+static wsgemm_tma_cache shared_cache = WSGEMM_TMA_CACHE_INITIALIZER;
+
+wsgemm_tma_cache *wsgemm_tma_shared_cache(void)
+{
+    return &shared_cache;
+}

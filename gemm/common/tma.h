@@ -19,6 +19,7 @@
 #define WSGEMM_COMMON_TMA_H
 
 #include <cuda.h> /* CUtensorMap and its enums: types only, no libcuda symbol is referenced */
+#include <pthread.h>
 #include <stdint.h>
 
 #include "wsgemm.h"
@@ -51,6 +52,45 @@ cudaError_t wsgemm_tma_encode_2d16(CUtensorMap *map, const wsgemm_tma_2d16 *desc
 /* The same without the swizzle: the box lies in shared memory as box_outer rows of box_inner elements back to
  * back (box_inner * element size a multiple of 16 bytes, the smem address 128-byte aligned). */
 cudaError_t wsgemm_tma_encode_unswizzled(CUtensorMap *map, const wsgemm_tma_2d16 *desc, char *msg, size_t msg_size);
+
+/* ---------------------------------------------------------------- the tensor-map cache
+ *
+ * An encode is a pure function of its arguments (the driver writes 128 bytes from the descriptor, no device
+ * or context state), so a map encoded once serves every later call with the same base address, dims,
+ * strides, box, type and encoder, on any thread and device. The fast paths' launchers encode through the
+ * shared cache: a call that repeats an earlier call's operands (the usual training or serving loop) encodes
+ * nothing. Entries are compared field by field; a miss encodes outside the lock and replaces the entries
+ * round robin; a failed encode is not kept. Thread-safe (one mutex per cache). */
+typedef cudaError_t (*wsgemm_tma_encoder)(CUtensorMap *map, const wsgemm_tma_2d16 *desc, char *msg, size_t msg_size);
+
+enum { WSGEMM_TMA_CACHE_ENTRIES = 16 };
+
+typedef struct wsgemm_tma_cache_entry {
+    CUtensorMap map;
+    wsgemm_tma_2d16 desc;
+    wsgemm_tma_encoder encoder; /* NULL: unused entry */
+} wsgemm_tma_cache_entry;
+
+typedef struct wsgemm_tma_cache {
+    pthread_mutex_t lock;
+    wsgemm_tma_cache_entry entries[WSGEMM_TMA_CACHE_ENTRIES];
+    unsigned next;                    /* the entry the next miss replaces */
+    unsigned long long hits, encodes; /* for tests and the debug knob */
+} wsgemm_tma_cache;
+
+/* A cache with no entries (static storage: the rest is zero). */
+#define WSGEMM_TMA_CACHE_INITIALIZER      \
+    {                                     \
+        .lock = PTHREAD_MUTEX_INITIALIZER \
+    }
+
+/* *map = encode(desc) from the cache, or encoded now (and kept when it succeeded). Returns what encode
+ * returned (cudaSuccess on a hit, msg untouched). */
+cudaError_t wsgemm_tma_cache_encode(wsgemm_tma_cache *cache, wsgemm_tma_encoder encode, CUtensorMap *map,
+                                    const wsgemm_tma_2d16 *desc, char *msg, size_t msg_size);
+
+/* The process's cache, which the launchers use. */
+wsgemm_tma_cache *wsgemm_tma_shared_cache(void);
 
 #ifdef __cplusplus
 }

@@ -331,11 +331,13 @@ struct KernelParams {
     int epilogue;      /* wsgemm_epilogue_kind: DIRECT, or TMA / STAGED through the c_chunk buffers */
     int has_fused;     /* 1: the epilogue applies `fused` (wsgemm_matmul's output op) in place of alpha/beta */
     wsgemm_fused_epilogue fused;
-    int out_batches;    /* batch members per split of the output: its z coordinate is split * out_batches + batch */
-    CUtensorMap tmap_c; /* the output, 3-D {m, n, splits x batch}, 32 x 32 boxes without swizzle (TMA epilogue) */
-    int kind;           /* umma_kind: UMMA_KIND_F16 (16-bit operands) or UMMA_KIND_F8F6F4 (FP8) */
-    int row_elems;      /* elements per 128-byte row: K per stage, and M or N per MN-major box (64 or 128) */
-    uint32_t idesc;     /* tcgen05 instruction descriptor of the kind */
+    int out_batches;       /* batch members per split of the output: its z coordinate is split * out_batches + batch */
+    CUtensorMap tmap_c;    /* the output, 3-D {m, n, splits x batch}, 32 x 32 boxes without swizzle (TMA epilogue) */
+    CUtensorMap tmap_c_in; /* the fused op's C when it is not D (STAGED): the same boxes over C's own address and ldc */
+    int c_in_own_map;      /* 1: STAGED loads C through tmap_c_in (C != D), 0: through tmap_c (C is D) */
+    int kind;              /* umma_kind: UMMA_KIND_F16 (16-bit operands) or UMMA_KIND_F8F6F4 (FP8) */
+    int row_elems;         /* elements per 128-byte row: K per stage, and M or N per MN-major box (64 or 128) */
+    uint32_t idesc;        /* tcgen05 instruction descriptor of the kind */
     uint64_t a_desc, b_desc;                 /* smem descriptors with start address 0 (the stage address is added) */
     uint32_t a_k_step_bytes, b_k_step_bytes; /* start-address advance per UMMA K step */
     int a_mn_major, b_mn_major;
@@ -501,6 +503,8 @@ __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, con
     if (kCtaGroup == 2 && rank != 0) {
         return; /* the peer's MMA warp only allocates and deallocates */
     }
+    /* acc_empty (the leader's; only the leader's MMA warp gets here): cluster scope in a pair, since 128 of its 256
+     * arrivals are the peer's epilogue threads, whose TMEM reads must be done before our MMAs overwrite it */
     const enum wait_scope acc_scope = kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA;
     PipelineState st = pipeline_consumer_start();
     PipelineState acc = pipeline_producer_start(); /* the MMA fills accumulators: they start empty */
@@ -546,14 +550,15 @@ __device__ __forceinline__ void fault_hold_back(const KernelParams &p, uint32_t 
 template <typename TOut>
 struct CChunks {
     static constexpr int kBytes = 32 * kEpilogueChunk * (int)sizeof(TOut);
-    /* 2 (fp32) or 4 (16-bit; an E4M3 D, which the plan stores per element, would fit 8) */
+    /* 2 (fp32) or 4 (16-bit, and an E4M3 D: 8 would fit, but c_full has kCMaxBuffers barriers per warp) */
     static constexpr int kBuffers = kCWarpBytes / kBytes < kCMaxBuffers ? kCWarpBytes / kBytes : kCMaxBuffers;
     static_assert(kBuffers >= 2 && kBuffers <= kCMaxBuffers, "2 to kCMaxBuffers chunks per warp");
     static_assert(kBytes % 128 == 0, "every chunk starts 128-byte aligned (TMA without swizzle)");
 };
 
 /* Bring C's old values for chunk `seq` of this warp (32 rows from r0, 32 columns from j0, output matrix z)
- * into buffer seq % kBuffers by TMA; one lane issues it, after the buffer's last TMA store has read it. */
+ * into buffer seq % kBuffers by TMA; one lane issues it, after the buffer's last TMA store has read it. C is
+ * D (tmap_c) or, for the fused op with a C of its own, tmap_c_in (same type and boxes, C's address and ldc). */
 template <int kCtaGroup, typename TOut>
 __device__ __forceinline__ void c_chunk_load(const KernelParams &p, SharedStorage<kCtaGroup> &s, int ew, uint32_t seq,
                                              int r0, int j0, int z)
@@ -561,7 +566,8 @@ __device__ __forceinline__ void c_chunk_load(const KernelParams &p, SharedStorag
     typedef CChunks<TOut> CC;
     const uint32_t buf = seq % CC::kBuffers;
     mbarrier_arrive_expect_tx(&s.c_full[ew][buf], (uint32_t)CC::kBytes);
-    tma_load_3d(smem_u32(s.c_chunk[ew] + buf * CC::kBytes), &p.tmap_c, smem_u32(&s.c_full[ew][buf]), r0, j0, z,
+    const CUtensorMap *c_map = p.c_in_own_map ? &p.tmap_c_in : &p.tmap_c;
+    tma_load_3d(smem_u32(s.c_chunk[ew] + buf * CC::kBytes), c_map, smem_u32(&s.c_full[ew][buf]), r0, j0, z,
                 (uint32_t)CC::kBytes);
 }
 
@@ -576,47 +582,79 @@ __device__ __forceinline__ void c_chunk_generic_access(const void *chunk_smem, i
     WSGEMM_HB(tmem_hb_smem_access(chunk_smem, (uint32_t)bytes, write));
 }
 
-/* The fused output op (wsgemm_matmul) on element (i, j) through a shared-memory chunk: x = alpha' acc (+ beta' C,
- * C's old value already in the chunk: C is D there), then bias, aux, activation and amax (elements past m or n
- * are clipped by the TMA store and take no part), times d_scale. The same steps as wsgemm_fused_apply. */
-__device__ __forceinline__ float fused_chunk_value(const KernelParams &p, const wsgemm_fused_factors &f, float acc,
-                                                   bool c_read, float c_old, int i, int j, float &amax)
+/* The output op of a launch, chosen once per launch (epilogue_role) so that the element loops hold no
+ * dispatch: the plain alpha/beta op, or wsgemm_matmul's fused op with its activation as a compile-time
+ * constant (bias and aux are flags of the call: uniform, loop-invariant branches). */
+enum OutOp { OUT_OP_PLAIN = 0, OUT_OP_FUSED = 1, OUT_OP_FUSED_RELU = 2, OUT_OP_FUSED_GELU = 3 };
+
+template <int kOp>
+struct OutOpTraits {
+    static constexpr bool kFused = kOp != OUT_OP_PLAIN;
+    static constexpr int kAct = kOp == OUT_OP_FUSED_RELU   ? WSGEMM_ACTIVATION_RELU
+                                : kOp == OUT_OP_FUSED_GELU ? WSGEMM_ACTIVATION_GELU
+                                                           : WSGEMM_ACTIVATION_NONE;
+};
+
+__device__ __forceinline__ int out_op_of(const KernelParams &p)
 {
-    float x = f.alpha * acc;
-    if (c_read && f.beta != 0.0f) x = fmaf(f.beta, c_old, x);
-    if (i < p.m && j < p.n) x = wsgemm_fused_ops_apply(p.fused, x, i, j, amax);
-    return x * f.d_scale;
+    if (!p.has_fused) return OUT_OP_PLAIN;
+    if (p.fused.ops.activation == WSGEMM_ACTIVATION_RELU) return OUT_OP_FUSED_RELU;
+    if (p.fused.ops.activation == WSGEMM_ACTIVATION_GELU) return OUT_OP_FUSED_GELU;
+    return OUT_OP_FUSED;
 }
 
-/* One epilogue warp over its 32 accumulator rows (TMEM lane quarter warp % 4) of each tile:
+/* The output op on element (i, j): plain, alpha acc + beta C (c_old read only when beta != 0); fused
+ * (wsgemm_matmul), x = alpha' acc (+ beta' C when c_read), then bias (bias_i: row i's, read once per tile),
+ * aux, activation and amax for elements inside D (in_d; the TMA store clips the others, which take no part),
+ * times d_scale: the steps of wsgemm_fused_apply. */
+template <int kOp>
+__device__ __forceinline__ float out_value(const KernelParams &p, const wsgemm_fused_factors &f, float acc, bool c_read,
+                                           float c_old, float bias_i, bool in_d, int i, int j, float &amax)
+{
+    if constexpr (!OutOpTraits<kOp>::kFused) {
+        (void)f, (void)c_read, (void)bias_i, (void)in_d, (void)i, (void)j, (void)amax;
+        return wsgemm_out_value(acc, p.alpha, p.beta, c_old);
+    } else {
+        float x = f.alpha * acc;
+        if (c_read && f.beta != 0.0f) x = fmaf(f.beta, c_old, x);
+        if (in_d) x = wsgemm_fused_ops_apply_as<OutOpTraits<kOp>::kAct>(p.fused, x, bias_i, i, j, amax);
+        return x * f.d_scale;
+    }
+}
+
+/* One epilogue warp over its 32 accumulator rows (TMEM lane quarter warp % 4) of each tile, with the output op
+ * kOp (OutOp, chosen once per launch by epilogue_role):
+ *   before acc_full: the fused op's bias of this thread's row (one load per tile: a thread keeps one row);
  *   tcgen05.ld 32 columns at a time; after the last one, acc_empty (the accumulator is free for the tile after
  *   next while this one is still being written out);
- *   DIRECT: the shared output op per element straight to global memory (any layout; split-K partials too);
+ *   DIRECT: the output op per element straight to global memory (any layout; split-K partials too);
  *   TMA / STAGED: the output op into a 32 x 32 chunk in shared memory, then one TMA store per chunk, which
  *   runs on while the warp takes the next chunks and, after the last, while the MMA warp fills this
  *   accumulator again (the double-buffered accumulators). With beta != 0 (STAGED) C's old values come in by
- *   TMA ahead of use: the tile's first kBuffers chunks before acc_full is awaited (under the tile's main
- *   loop), each further chunk kBuffers - 1 chunks ahead (into the buffer whose store was issued one chunk
- *   earlier). The buffers are used in the order `seq`.
- * With the fused output op (p.has_fused) each element takes that op in place of alpha/beta (DIRECT: the shared
- * wsgemm_fused_apply, which reads C itself; TMA/STAGED: fused_chunk_value), and each warp raises amax once at
- * the end. */
-template <int kCtaGroup, typename TOut>
-__device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, uint32_t tmem_base, uint32_t rank,
-                              int warp, long long first_unit, long long unit_step)
+ *   TMA ahead of use (from D's map, or C's own when the fused op's C is not D): the tile's first kBuffers
+ *   chunks before acc_full is awaited (under the tile's main loop), each further chunk kBuffers - 1 chunks
+ *   ahead (into the buffer whose store was issued one chunk earlier). The buffers are used in the order `seq`.
+ * amax: this thread's running maximum (fused op with amax). */
+template <int kCtaGroup, typename TOut, int kOp>
+__device__ void epilogue_tiles(const KernelParams &p, SharedStorage<kCtaGroup> &s, uint32_t tmem_base, uint32_t rank,
+                               int warp, long long first_unit, long long unit_step, float &amax)
 {
     constexpr int kOut = wsgemm_dtype_of<TOut>::value;
+    constexpr bool kFused = OutOpTraits<kOp>::kFused;
     typedef CChunks<TOut> CC;
     const int quarter = warp % 4; /* the TMEM lane quarter this warp may access */
     const int ew = warp - kFirstEpilogueWarp;
     const int lane = threadIdx.x % 32;
     const int row = quarter * 32 + lane; /* accumulator row = TMEM lane */
-    const enum wait_scope acc_scope = kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA;
+    /* acc_full: the leader's epilogue waits at CTA scope (its own multicast commit arrives; it reads its own TMEM);
+     * the peer's at cluster scope (the leader's commit arrives from the other CTA, after the leader's MMAs wrote
+     * the peer's TMEM) */
+    const enum wait_scope acc_scope = kCtaGroup == 2 && rank != 0 ? WAIT_CLUSTER : WAIT_CTA;
     const bool via_smem = p.epilogue != WSGEMM_EPILOGUE_DIRECT;
     const bool load_c = via_smem && p.beta != 0.0f;
     const wsgemm_fused_factors factors =
-        p.has_fused ? wsgemm_fused_factors_load(p.fused, p.alpha, p.beta) : wsgemm_fused_factors{p.alpha, p.beta, 1.0f};
-    float amax = 0.0f; /* this thread's largest |x| (fused op with amax) */
+        kFused ? wsgemm_fused_factors_load(p.fused, p.alpha, p.beta) : wsgemm_fused_factors{p.alpha, p.beta, 1.0f};
+    const bool direct_c_read = kFused && factors.beta != 0.0f; /* DIRECT: the fused op reads its C per element */
     PipelineState acc = pipeline_consumer_start();
     uint32_t seq = 0; /* chunks this warp has put through shared memory */
     for (long long u = first_unit; u < p.sched.units; u += unit_step) {
@@ -625,6 +663,10 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
         const int z = tile.split * p.out_batches + tile.batch;
         const int cols = min(kBlockN, p.n - tile.n0);
         const int chunks = (cols + kEpilogueChunk - 1) / kEpilogueChunk;
+        const int i = tile.m0 + row;
+        const bool row_in_d = i < p.m;
+        /* row i's bias, once per tile and before the wait: its latency hides under the tile's main loop */
+        const float bias_i = kFused && row_in_d ? wsgemm_fused_row_bias(p.fused, i) : 0.0f;
         if (load_c && lane == 0) {     /* the tile's first chunks of C, under its main loop */
             bulk_wait_group_read<0>(); /* every buffer's last store has read it */
             for (int c = 0; c < chunks && c < CC::kBuffers; ++c)
@@ -634,7 +676,6 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
         tcgen05_fence_after_thread_sync(); /* our tcgen05.ld after the MMAs the commit covered */
         if (planted_fault(p) != FAULT_NONE && u + unit_step >= p.sched.units) fault_hold_back(p, rank);
 
-        const int i = tile.m0 + row;
         TOut *c =
             static_cast<TOut *>(p.c) + (long long)tile.split * p.stride_split + (long long)tile.batch * p.stride_c;
         const uint32_t taddr = tmem_base + tmem_addr((uint32_t)(quarter * 32), (uint32_t)(acc.stage * kBlockN));
@@ -668,10 +709,9 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
                 for (int e = 0; e < kEpilogueChunk; ++e) {
                     TOut *elem = chunk + e * 32 + lane;
                     const float old = load_c ? wsgemm_out_load<kOut>(elem) : 0.0f;
-                    const float x = __uint_as_float(v[e]);
-                    wsgemm_out_store<kOut>(elem, p.has_fused
-                                                     ? fused_chunk_value(p, factors, x, load_c, old, i, j0 + e, amax)
-                                                     : wsgemm_out_value(x, p.alpha, p.beta, old));
+                    const int j = j0 + e;
+                    wsgemm_out_store<kOut>(elem, out_value<kOp>(p, factors, __uint_as_float(v[e]), load_c, old, bias_i,
+                                                                row_in_d && j < p.n, i, j, amax));
                 }
                 fence_proxy_async_shared_cta(); /* our generic smem writes before the TMA store reads them */
                 __syncwarp();
@@ -686,23 +726,52 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
                     }
                 }
                 ++seq;
-            } else if (i < p.m) {
+            } else if (row_in_d) {
 #pragma unroll
                 for (int e = 0; e < kEpilogueChunk; ++e) {
                     const int j = j0 + e;
                     if (j >= p.n) continue;
                     TOut *elem = c + (long long)i + (long long)j * p.ldc;
-                    if (p.has_fused) /* the fused op: scales, C (its own matrix), bias, aux, activation, amax */
-                        wsgemm_fused_apply<kOut>(p.fused, factors, elem, i, j, __uint_as_float(v[e]), amax);
-                    else /* the shared output op: alpha, beta (C read only when beta != 0), rounding */
+                    if constexpr (kFused) { /* the fused op: scales, C (its own matrix), bias, aux, activation, amax */
+                        const float old = direct_c_read ? wsgemm_load_any(p.fused.c_type, p.fused.c,
+                                                                          (long long)i + (long long)j * p.fused.ldc)
+                                                        : 0.0f;
+                        wsgemm_out_store<kOut>(elem, out_value<kOp>(p, factors, __uint_as_float(v[e]), direct_c_read,
+                                                                    old, bias_i, true, i, j, amax));
+                    } else { /* the shared output op: alpha, beta (C read only when beta != 0), rounding */
                         wsgemm_out_apply<kOut>(elem, __uint_as_float(v[e]), p.alpha, p.beta);
+                    }
                 }
             }
         }
         pipeline_state_advance(&acc, kAccStages);
     }
+}
+
+/* The epilogue warps' role: the tiles with the launch's output op (one dispatch here, none per element), then
+ * the TMA stores drained, amax raised once per warp, and the teardown signals. */
+template <int kCtaGroup, typename TOut>
+__device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, uint32_t tmem_base, uint32_t rank,
+                              int warp, long long first_unit, long long unit_step)
+{
+    const int lane = threadIdx.x % 32;
+    float amax = 0.0f; /* this thread's largest |x| (fused op with amax) */
+    switch (out_op_of(p)) {
+    case OUT_OP_FUSED:
+        epilogue_tiles<kCtaGroup, TOut, OUT_OP_FUSED>(p, s, tmem_base, rank, warp, first_unit, unit_step, amax);
+        break;
+    case OUT_OP_FUSED_RELU:
+        epilogue_tiles<kCtaGroup, TOut, OUT_OP_FUSED_RELU>(p, s, tmem_base, rank, warp, first_unit, unit_step, amax);
+        break;
+    case OUT_OP_FUSED_GELU:
+        epilogue_tiles<kCtaGroup, TOut, OUT_OP_FUSED_GELU>(p, s, tmem_base, rank, warp, first_unit, unit_step, amax);
+        break;
+    default:
+        epilogue_tiles<kCtaGroup, TOut, OUT_OP_PLAIN>(p, s, tmem_base, rank, warp, first_unit, unit_step, amax);
+        break;
+    }
     /* every TMA store has written C and read its chunk before the CTA's shared memory goes away */
-    if (via_smem && lane == 0) bulk_wait_group<0>();
+    if (p.epilogue != WSGEMM_EPILOGUE_DIRECT && lane == 0) bulk_wait_group<0>();
     __syncwarp();
     if (p.has_fused) wsgemm_fused_amax_commit(p.fused, amax); /* the warp's largest |x| into *amax */
     /* Teardown: this thread will not touch TMEM again (also true when it got zero tiles). */
@@ -729,17 +798,20 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
     const long long first_unit = (long long)(blockIdx.x / kCtaGroup); /* the cluster's index */
     const long long unit_step = (long long)(gridDim.x / kCtaGroup);   /* the number of clusters */
 
-    const PipelineRing ring = {s.full,
-                               s.empty,
-                               (uint32_t)C::kStages,
-                               kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA,
-                               kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA,
-                               "full",
-                               "empty"};
+    /* Wait scopes (PTX ISA "mbarrier.try_wait": .acquire.cta suffices where the barrier's arrivals and the data
+     * the waiter then uses are this CTA's; sm_100a pays an L1 invalidate, CCTL.IVALL, for every .cluster one):
+     *   full[s]  cluster in a pair: on hardware the peer's TMA completes on the leader's full[s] (EMULATION: the
+     *            peer's forwarded arrival), and the leader's MMAs read the peer's stage;
+     *   empty[s] the leader's: CTA (its own multicast commit arrives, and its TMA then overwrites only its own
+     *            stage); the peer's: cluster (the arrival is the leader's commit, a remote one). */
+    const enum wait_scope empty_scope = kCtaGroup == 2 && rank != 0 ? WAIT_CLUSTER : WAIT_CTA;
+    const PipelineRing ring = {
+        s.full, s.empty, (uint32_t)C::kStages, kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA, empty_scope, "full", "empty"};
     if (threadIdx.x == 0) {
         tma_prefetch_tensormap(&p.tmap_a);
         tma_prefetch_tensormap(&p.tmap_b);
         if (p.epilogue != WSGEMM_EPILOGUE_DIRECT) tma_prefetch_tensormap(&p.tmap_c);
+        if (p.c_in_own_map) tma_prefetch_tensormap(&p.tmap_c_in);
         pipeline_init(&ring, C::full_count(rank), 1u); /* full: TMA lane(s); empty: one (multicast) commit */
         for (int a = 0; a < kAccStages; ++a) {
             mbarrier_init(&s.acc_full[a], 1u);                 /* one (multicast) commit */

@@ -51,7 +51,7 @@ cudaError_t make_operand_map(CUtensorMap *map, const wsgemm_operand *o, wsgemm_d
     d.batch_stride = (uint64_t)(o->nb > 1 ? o->stride : 0);
     d.box_inner = (uint32_t)row_elems;
     d.box_outer = (uint32_t)(mn_major ? row_elems : rows);
-    return wsgemm_tma_encode_2d16(map, &d, msg, msg_size);
+    return wsgemm_tma_cache_encode(wsgemm_tma_shared_cache(), wsgemm_tma_encode_2d16, map, &d, msg, msg_size);
 }
 
 /* The kernel's output (C, or the fp32 partials) for the TMA epilogue: {m, n, splits x batch}, 32 x 32 boxes (one
@@ -69,7 +69,24 @@ cudaError_t make_output_map(CUtensorMap *map, const KernelParams *k, const wsgem
     d.batch_stride = (uint64_t)k->stride_c;
     d.box_inner = 32;
     d.box_outer = (uint32_t)kEpilogueChunk;
-    return wsgemm_tma_encode_unswizzled(map, &d, msg, msg_size);
+    return wsgemm_tma_cache_encode(wsgemm_tma_shared_cache(), wsgemm_tma_encode_unswizzled, map, &d, msg, msg_size);
+}
+
+/* The fused op's C when it is not D (sm100_plan_c_is_separate; STAGED): D's boxes over C's address and ldc, one
+ * matrix (wsgemm_matmul has no batch), C of D's type (the plan requires it). */
+cudaError_t make_input_map(CUtensorMap *map, const wsgemm_problem *p, char *msg, size_t msg_size)
+{
+    wsgemm_tma_2d16 d;
+    d.base = p->fused->c;
+    d.dtype = (wsgemm_dtype)p->fused->c_type;
+    d.inner = (uint64_t)p->m;
+    d.outer = (uint64_t)p->n;
+    d.depth = 1;
+    d.ld = (uint64_t)p->fused->ldc;
+    d.batch_stride = 0;
+    d.box_inner = 32;
+    d.box_outer = (uint32_t)kEpilogueChunk;
+    return wsgemm_tma_cache_encode(wsgemm_tma_shared_cache(), wsgemm_tma_encode_unswizzled, map, &d, msg, msg_size);
 }
 
 /* ---------------------------------------------------------------- host: knobs */
@@ -118,8 +135,10 @@ const void *kernel_for(int cta_group, wsgemm_dtype out_type)
     return cta_group == 2 ? kernel_for_group<2>(out_type) : kernel_for_group<1>(out_type);
 }
 
-/* Co-resident clusters of each kernel, per device: asked of the runtime once (cudaOccupancyMaxActiveClusters
- * after the shared-memory opt-in), 0 = not asked yet. Eight kernels: (cta_group 1, 2) x (bf16, f16, f32, E4M3). */
+/* Each kernel's preparation, per device: the shared-memory opt-in (cudaFuncSetAttribute) and the number of
+ * co-resident clusters (cudaOccupancyMaxActiveClusters), done once per kernel and device under prep_lock, so
+ * no launch sets an attribute again; 0 = not prepared yet. Eight kernels: (cta_group 1, 2) x (bf16, f16, f32,
+ * E4M3). */
 enum { kOutTypes = 4 };
 int prep_clusters[WSGEMM_MAX_DEVICES][2 * kOutTypes];
 pthread_mutex_t prep_lock = PTHREAD_MUTEX_INITIALIZER; /* handles may live on several host threads */
@@ -127,6 +146,44 @@ pthread_mutex_t prep_lock = PTHREAD_MUTEX_INITIALIZER; /* handles may live on se
 int type_index(wsgemm_dtype t)
 {
     return t == WSGEMM_R_16BF ? 0 : t == WSGEMM_R_16F ? 1 : t == WSGEMM_R_8F_E4M3 ? 3 : 2;
+}
+
+/* *clusters for the kernel of (cta_group, out_type) on the context's device, preparing it on first use (the
+ * caller checked that its shared memory fits). Holds prep_lock across the driver calls: exactly once. */
+wsgemm_status prepare_kernel(wsgemm_launch_ctx *ctx, int cta_group, wsgemm_dtype out_type, int *clusters_out)
+{
+    const wsgemm_device_info *dev = ctx->device;
+    const int smem = cta_group == 2 ? smem_bytes<2>() : smem_bytes<1>();
+    const int slot = (cta_group - 1) * kOutTypes + type_index(out_type);
+    wsgemm_status st = WSGEMM_STATUS_SUCCESS;
+    pthread_mutex_lock(&prep_lock);
+    int clusters = prep_clusters[dev->ordinal][slot];
+    if (clusters == 0) {
+        const void *fn = kernel_for(cta_group, out_type);
+        cudaError_t err = wsgemm_kernel_set_max_dynamic_smem(fn, smem);
+        if (err != cudaSuccess) {
+            wsgemm_forget_cuda_error(err);
+            st = wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s: cudaFuncSetAttribute(max dynamic smem %d) failed: %s",
+                             SM100_PATH_NAME, smem, cudaGetErrorString(err));
+        } else {
+            cudaLaunchConfig_t cfg = {};
+            cudaLaunchAttribute attr[1];
+            cluster_launch_config(&cfg, attr, (unsigned)cta_group);
+            cfg.gridDim = dim3((unsigned)(cta_group * dev->sm_count), 1, 1);
+            cfg.blockDim = dim3(kThreads, 1, 1);
+            cfg.dynamicSmemBytes = (size_t)smem;
+            cfg.stream = ctx->stream;
+            err = cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg);
+            if (err != cudaSuccess || clusters <= 0) {
+                wsgemm_forget_cuda_error(err);
+                clusters = dev->sm_count / cta_group; /* the ideal; extra clusters would just queue */
+            }
+            prep_clusters[dev->ordinal][slot] = clusters;
+        }
+    }
+    pthread_mutex_unlock(&prep_lock);
+    *clusters_out = clusters;
+    return st;
 }
 
 /* The planner's question (sm100_plan.h): does the kernel of (cta_group, out_type) fit this device, and how
@@ -138,35 +195,9 @@ wsgemm_status query_kernel(void *launch_ctx, int cta_group, wsgemm_dtype out_typ
     const int smem = cta_group == 2 ? smem_bytes<2>() : smem_bytes<1>();
     const wsgemm_device_info *dev = ctx->device;
     if (dev->smem_optin_bytes < smem || (cta_group == 2 && dev->sm_count < 2)) return WSGEMM_STATUS_SUCCESS;
-    const int slot = (cta_group - 1) * kOutTypes + type_index(out_type);
-    pthread_mutex_lock(&prep_lock);
-    int clusters = prep_clusters[dev->ordinal][slot];
-    pthread_mutex_unlock(&prep_lock);
-    if (clusters == 0) {
-        const void *fn = kernel_for(cta_group, out_type);
-        cudaError_t err = wsgemm_kernel_set_max_dynamic_smem(fn, smem);
-        if (err != cudaSuccess) {
-            wsgemm_forget_cuda_error(err);
-            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR,
-                               "%s: cudaFuncSetAttribute(max dynamic smem %d) failed: %s", SM100_PATH_NAME, smem,
-                               cudaGetErrorString(err));
-        }
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute attr[1];
-        cluster_launch_config(&cfg, attr, (unsigned)cta_group);
-        cfg.gridDim = dim3((unsigned)(cta_group * dev->sm_count), 1, 1);
-        cfg.blockDim = dim3(kThreads, 1, 1);
-        cfg.dynamicSmemBytes = (size_t)smem;
-        cfg.stream = ctx->stream;
-        err = cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg);
-        if (err != cudaSuccess || clusters <= 0) {
-            wsgemm_forget_cuda_error(err);
-            clusters = dev->sm_count / cta_group; /* the ideal; extra clusters would just queue */
-        }
-        pthread_mutex_lock(&prep_lock);
-        prep_clusters[dev->ordinal][slot] = clusters;
-        pthread_mutex_unlock(&prep_lock);
-    }
+    int clusters = 0;
+    const wsgemm_status st = prepare_kernel(ctx, cta_group, out_type, &clusters);
+    if (st != WSGEMM_STATUS_SUCCESS) return st;
     out->exists = 1;
     out->cta_group = cta_group;
     out->stages = cta_group == 2 ? Config<2>::kStages : Config<1>::kStages;
@@ -177,12 +208,12 @@ wsgemm_status query_kernel(void *launch_ctx, int cta_group, wsgemm_dtype out_typ
 
 /* ---------------------------------------------------------------- host: launch */
 
+/* The kernel was prepared (its shared-memory opt-in set on this device) when the plan asked query_kernel
+ * about it: a launch sets no attribute. */
 template <int kCtaGroup, typename TOut>
 cudaError_t launch_kernel(const KernelParams &p, int ctas, cudaStream_t stream)
 {
     const int smem = smem_bytes<kCtaGroup>();
-    cudaError_t err = wsgemm_kernel_set_max_dynamic_smem((const void *)sm100_gemm_kernel<kCtaGroup, TOut>, smem);
-    if (err != cudaSuccess) return err;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)ctas, 1, 1);
     cfg.blockDim = dim3(kThreads, 1, 1);
@@ -301,6 +332,15 @@ wsgemm_status sm100_encode(void *self, wsgemm_plan *plan, const wsgemm_problem *
         plan->epilogue = WSGEMM_EPILOGUE_DIRECT; /* the driver refused the map: per-element stores serve any output */
         k.epilogue = WSGEMM_EPILOGUE_DIRECT;
     }
+    if (plan->epilogue == WSGEMM_EPILOGUE_STAGED && sm100_plan_c_is_separate(p)) {
+        if (make_input_map(&k.tmap_c_in, p, msg, sizeof msg) == cudaSuccess) {
+            k.c_in_own_map = 1; /* C by TMA from its own map, D stored through tmap_c */
+        } else {
+            if (call->knobs->sm100_debug) fprintf(stderr, "wsgemm %s: no TMA load of C: %s\n", SM100_PATH_NAME, msg);
+            plan->epilogue = WSGEMM_EPILOGUE_DIRECT; /* the fused op reads C per element */
+            k.epilogue = WSGEMM_EPILOGUE_DIRECT;
+        }
+    }
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -319,6 +359,9 @@ wsgemm_status sm100_launch(void *self, const wsgemm_plan *plan, const wsgemm_pro
     }
     const long long ctas = plan->grid_clusters * plan->cluster;
     const wsgemm_dtype out_type = sm100_plan_out_type(plan, p);
+    int clusters = 0; /* prepared by the plan's query already: a table look-up, no driver call */
+    const wsgemm_status st = prepare_kernel(ctx, plan->cluster, out_type, &clusters);
+    if (st != WSGEMM_STATUS_SUCCESS) return st;
     err = plan->cluster == 2 ? launch_for_output<2>(k, out_type, (int)ctas, ctx->stream)
                              : launch_for_output<1>(k, out_type, (int)ctas, ctx->stream);
     if (err != cudaSuccess) {

@@ -21,8 +21,9 @@
  *                a persistent grid that assumes every SM pair can host a cluster would queue the rest.
  *   epilogue     TMA through shared memory (each epilogue warp's 32 x 32 chunk: C loaded by TMA ahead of use
  *                when beta != 0, the result stored by TMA while the next tile's MMAs run) where the output
- *                allows TMA stores; per-element stores otherwise, and for an FP8 D or a fused op that reads a C
- *                other than D (per element, as the shared fused op does).
+ *                allows TMA stores, an E4M3 D included; a fused op's C other than D comes in through a tensor
+ *                map of its own when it has D's type and a TMA layout. Per-element stores otherwise (an E4M3
+ *                D over a 16-bit C with beta != 0, a layout TMA cannot address).
  *   workspace    staged A, staged B, split-K partials, each 256-byte aligned.
  */
 #include "sm100/sm100_plan.h"
@@ -77,18 +78,28 @@ static wsgemm_epilogue_kind choose_epilogue(const wsgemm_problem *p, const wsgem
 {
     if (knobs->sm100_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT) return WSGEMM_EPILOGUE_DIRECT;
     if (splits > 1) return p->m % 4 == 0 ? WSGEMM_EPILOGUE_TMA : WSGEMM_EPILOGUE_DIRECT;
-    if (p->Ctype == WSGEMM_R_8F_E4M3) return WSGEMM_EPILOGUE_DIRECT; /* the chunk buffers hold 16/32-bit D */
-    /* the fused op reads C itself when C is not D (matmul.c: the STAGED chunk would hold D's old values) */
-    const wsgemm_fused_epilogue *f = p->fused;
-    if (f && p->beta != 0.0f && (f->c != p->C || f->c_type != (int)p->Ctype || f->ldc != p->ldc))
-        return WSGEMM_EPILOGUE_DIRECT;
+    /* D of any type the kernel writes (an E4M3 D too: 32-byte rows of 32 x 32 chunks) */
     const int c_bytes = wsgemm_dtype_size(p->Ctype);
     const int ok = ((long long)p->m * c_bytes) % 16 == 0 &&
                    wsgemm_tma_layout_ok(p->C, p->ldc, p->strideC, p->batch_count > 1, c_bytes) &&
                    (p->batch_count == 1 || p->strideC == (long long)p->ldc * p->n);
     if (!ok) return WSGEMM_EPILOGUE_DIRECT;
-    /* beta != 0: C comes into shared memory by TMA ahead of its use (the STAGED kind); else stores only */
-    return p->beta != 0.0f ? WSGEMM_EPILOGUE_STAGED : WSGEMM_EPILOGUE_TMA;
+    if (p->beta == 0.0f) return WSGEMM_EPILOGUE_TMA; /* stores only */
+    /* beta != 0: C comes into the chunk by TMA ahead of its use (the STAGED kind). The fused op's C, when it is
+     * not D, through a tensor map of its own: it must have D's type (the chunk holds C's old values and then D's
+     * new ones in place) and a TMA layout; otherwise (an E4M3 D over a 16-bit C) per element. */
+    if (sm100_plan_c_is_separate(p)) {
+        const wsgemm_fused_epilogue *f = p->fused;
+        if (f->c_type != (int)p->Ctype || !wsgemm_tma_layout_ok(f->c, f->ldc, 0, 0, c_bytes))
+            return WSGEMM_EPILOGUE_DIRECT;
+    }
+    return WSGEMM_EPILOGUE_STAGED;
+}
+
+int sm100_plan_c_is_separate(const wsgemm_problem *p)
+{
+    const wsgemm_fused_epilogue *f = p->fused;
+    return f != NULL && p->beta != 0.0f && (f->c != p->C || f->c_type != (int)p->Ctype || f->ldc != p->ldc);
 }
 
 wsgemm_dtype sm100_plan_out_type(const wsgemm_plan *plan, const wsgemm_problem *p)

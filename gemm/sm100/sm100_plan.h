@@ -45,6 +45,10 @@ typedef wsgemm_status (*sm100_kernel_query)(void *ctx, int cta_group, wsgemm_dty
 wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs, sm100_kernel_query query,
                               void *query_ctx, wsgemm_plan *plan, char *why, size_t why_size);
 
+/* 1 when the call's fused op reads a C that is not D (another address, leading dimension or type) with
+ * beta != 0: a STAGED plan then loads C through a tensor map of its own (the launcher encodes it). */
+int sm100_plan_c_is_separate(const wsgemm_problem *p);
+
 /* The element type the kernel writes: C's, or fp32 partials when split. */
 wsgemm_dtype sm100_plan_out_type(const wsgemm_plan *plan, const wsgemm_problem *p);
 

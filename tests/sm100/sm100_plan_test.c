@@ -12,7 +12,8 @@
  *   fp8_fused FP8 inputs (kind::f8f6f4): 128 K per block, either major read as stored, a copy (K-major) only
  *            where TMA cannot address the operand; E5M2 x E5M2, 16-bit with FP8, operand scales without the
  *            fused op declined; the fused op (wsgemm_matmul) never splits (decode included) and is declined
- *            past one 4096-block chain; per-element stores for an E4M3 D or a fused op whose C is not D.
+ *            past one 4096-block chain; TMA stores for an E4M3 D (m a multiple of 16); a fused op whose
+ *            C is not D loads C by TMA from its own map when C has D's type and a TMA layout, else per element.
  *   sweep    on several thousand problem x knob combinations (shapes 1..8192, K 1..14336, ops, types, beta,
  *            batch, padded and misaligned operands, three device models): the workspace holds the staged
  *            copies and the partials without overlap, 256-byte aligned, and is what the launcher reserves;
@@ -146,9 +147,20 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan, c
         EXPECT((plan->epilogue == WSGEMM_EPILOGUE_STAGED) == (plan->splits == 1 && p->beta != 0.0f),
                "%s: epilogue %s with beta %g, %d splits", shape, wsgemm_epilogue_name(plan->epilogue), (double)p->beta,
                plan->splits);
-        EXPECT(p->Ctype != WSGEMM_R_8F_E4M3, "%s: TMA stores of an E4M3 D", shape);
-        EXPECT(!p->fused || p->beta == 0.0f || p->fused->c == p->C, "%s: the fused op's C (not D) in the chunks",
-               shape);
+        /* a separate C comes in through its own map: D's type, an address TMA can read */
+        EXPECT(plan->epilogue != WSGEMM_EPILOGUE_STAGED || !sm100_plan_c_is_separate(p) ||
+                   (p->fused->c_type == (int)p->Ctype &&
+                    wsgemm_tma_layout_ok(p->fused->c, p->fused->ldc, 0, 0, wsgemm_dtype_size(p->Ctype))),
+               "%s: the fused op's C (not D) loaded by TMA though TMA cannot read it as D's type", shape);
+    } else if (kn->sm100_epilogue != WSGEMM_EPILOGUE_PREF_DIRECT && plan->splits == 1) {
+        /* per-element stores only where TMA cannot store D or load the fused op's separate C */
+        const int d_ok = ((long long)p->m * out_bytes) % 16 == 0 &&
+                         wsgemm_tma_layout_ok(p->C, p->ldc, p->strideC, p->batch_count > 1, out_bytes) &&
+                         (p->batch_count == 1 || p->strideC == (long long)p->ldc * p->n);
+        const int c_ok = !sm100_plan_c_is_separate(p) ||
+                         (p->fused->c_type == (int)p->Ctype &&
+                          wsgemm_tma_layout_ok(p->fused->c, p->fused->ldc, 0, 0, wsgemm_dtype_size(p->Ctype)));
+        EXPECT(!(d_ok && c_ok), "%s: per-element stores where TMA could store D and load C", shape);
     }
     EXPECT(sm100_plan_out_type(plan, p) == (plan->splits > 1 ? WSGEMM_R_32F : p->Ctype), "%s: output type", shape);
 }
@@ -356,17 +368,50 @@ static void case_fp8_fused(void)
     check_invariants(&p, &plan, &kn);
     EXPECT(plan.epilogue == WSGEMM_EPILOGUE_STAGED, "fused, C is D, beta 1: epilogue %s",
            wsgemm_epilogue_name(plan.epilogue));
+    /* C not D, of D's type: C loaded by TMA from its own map (STAGED); another type, or an address TMA cannot
+     * read: per element */
     f = fused_for(&p, 0);
     plan = plan_of(&p, &kn, &b200);
     check_invariants(&p, &plan, &kn);
-    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_DIRECT, "fused, C is not D, beta 1: epilogue %s",
+    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_STAGED && sm100_plan_c_is_separate(&p),
+           "fused, C is not D, beta 1: epilogue %s", wsgemm_epilogue_name(plan.epilogue));
+    f.ldc = p.ldc + 8; /* C with its own leading dimension (16-byte multiple) */
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_STAGED, "fused, C's own ldc: epilogue %s",
            wsgemm_epilogue_name(plan.epilogue));
+    f.ldc = p.ldc + 1; /* rows of C not 16-byte aligned */
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_DIRECT, "fused, C's ldc odd: epilogue %s",
+           wsgemm_epilogue_name(plan.epilogue));
+    f = fused_for(&p, 0);
+    f.c = (const void *)((uintptr_t)f.c + 2); /* a base 2 bytes past 16 */
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_DIRECT, "fused, C misaligned: epilogue %s",
+           wsgemm_epilogue_name(plan.epilogue));
+    /* an E4M3 D: TMA stores with beta 0; beta != 0 reads a 16-bit C, which the 1-byte chunks cannot hold */
     p = plan_testing_problem(T, N, 1024, 1024, 1024, 1, E4, E4, 0.0f, 0, 0);
     f = fused_for(&p, 1);
     p.fused = &f;
     plan = plan_of(&p, &kn, &b200);
     check_invariants(&p, &plan, &kn);
-    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_DIRECT, "E4M3 D: epilogue %s", wsgemm_epilogue_name(plan.epilogue));
+    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_TMA, "E4M3 D, beta 0: epilogue %s", wsgemm_epilogue_name(plan.epilogue));
+    p.beta = 1.0f;
+    f = fused_for(&p, 0);
+    f.c_type = (int)BF;
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_DIRECT, "E4M3 D over a bf16 C: epilogue %s",
+           wsgemm_epilogue_name(plan.epilogue));
+    p = plan_testing_problem(T, N, 1000, 1024, 1024, 1, E4, E4, 0.0f, 0, 0); /* m = 1000: 1000 bytes per column */
+    f = fused_for(&p, 1);
+    p.fused = &f;
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.epilogue == WSGEMM_EPILOGUE_DIRECT, "E4M3 D, m = 1000: epilogue %s",
+           wsgemm_epilogue_name(plan.epilogue));
     printf("fp8_fused: 128-K FP8 blocks read as stored or copied K-major, declines, fused op in one chain\n");
 }
 

@@ -23,6 +23,10 @@
  *                          C loaded by TMA when beta != 0) for every C type, beta 0 and != 0, both cta_groups,
  *                          partial tiles, padded ldc and a batch; the same cases with WSGEMM_SM100_EPILOGUE=direct
  *   no_leak                after a run, the emulation reports zero TMEM columns still allocated
+ *   fused_ops              wsgemm_matmul's fused op (bias, ReLU/GELU, aux, scales, amax) against an fp64 host
+ *                          reference: TMA stores, C == D loaded by TMA, per-element stores; both cta_groups
+ *   fused_e4m3_d           an E4M3 D stored by TMA (and per element where the plan says so)
+ *   fused_c_not_d          beta != 0 with a C that is not D: C by TMA from its own tensor map, C untouched
  *   fault_early_dealloc, fault_missing_peer_signal
  *                          the planted teardown bugs (WSGEMM_SM100_FAULT) run in a child process;
  *                          the case passes only if the child failed AND the emulation checker said so
@@ -438,6 +442,272 @@ static int run_fault(const char *fault, int cg)
     return ok;
 }
 
+/* ---------------------------------------------------------------- the fused output op (wsgemm_matmul)
+ *
+ * A host reference in fp64 from the exactly decoded inputs: x = alpha a_scale b_scale sum + beta c_scale C,
+ * x += bias[row], aux = x, x = act(x) (GELU: the tanh form, exact tanh), amax = max |x|, D = d_scale x
+ * (saturated to +-448 for an E4M3 D). D, aux and amax are poisoned with NaN before the call, C too when
+ * beta = 0 (proof that it is not read); NaN never passes. Tolerance per element: the rounding of D's (or
+ * aux's) type, twice, plus the kernel's tanh.approx (0.5 |x| 2^-11) for GELU. */
+typedef struct fused_case {
+    const char *what;
+    wsgemm_dtype ab, c, d;
+    wsgemm_matmul_epilogue epilogue;
+    float beta;
+    int c_is_d;    /* 1: C and D are one matrix (in place); 0: C has its own buffer */
+    int ldc_extra; /* C's leading dimension is m + ldc_extra (C not D) */
+    int m;
+    int cg;
+    int expect_epilogue; /* the launch's epilogue kind (gemm/common/epilogue.h) */
+} fused_case;
+
+static double ref_gelu(double x)
+{
+    return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+
+static double rel_tol_of(wsgemm_dtype t)
+{
+    return t == WSGEMM_R_8F_E4M3 ? ldexp(1.0, -3)
+           : t == WSGEMM_R_16BF  ? ldexp(1.0, -7)
+           : t == WSGEMM_R_16F   ? ldexp(1.0, -10)
+                                 : ldexp(1.0, -16);
+}
+
+static void *dev_copy(const void *host, size_t bytes)
+{
+    void *d = NULL;
+    CUDA_CHECK(cudaMalloc(&d, bytes > 0 ? bytes : 1));
+    CUDA_CHECK(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
+    return d;
+}
+
+static int run_fused(wsgemm_handle h, const fused_case *fc, uint64_t seed)
+{
+    const int m = fc->m, n = 300, k = 200;
+    const int ab_bytes = testing_dtype_bytes(fc->ab), c_bytes = testing_dtype_bytes(fc->c);
+    const int d_bytes = testing_dtype_bytes(fc->d);
+    const int lda = (k + 15) / 16 * 16, ldb = lda; /* A stored k x m (transa T), B k x n (transb N): K-major */
+    const int ldc = fc->c_is_d ? m : m + fc->ldc_extra, ldd = m, ldaux = m;
+    const int bias_on =
+        fc->epilogue == WSGEMM_MATMUL_EPILOGUE_RELU_BIAS || fc->epilogue == WSGEMM_MATMUL_EPILOGUE_GELU_BIAS ||
+        fc->epilogue == WSGEMM_MATMUL_EPILOGUE_BIAS || fc->epilogue == WSGEMM_MATMUL_EPILOGUE_GELU_AUX_BIAS;
+    const int aux_on =
+        fc->epilogue == WSGEMM_MATMUL_EPILOGUE_GELU_AUX_BIAS || fc->epilogue == WSGEMM_MATMUL_EPILOGUE_GELU_AUX;
+    const int gelu =
+        fc->epilogue == WSGEMM_MATMUL_EPILOGUE_GELU || fc->epilogue == WSGEMM_MATMUL_EPILOGUE_GELU_BIAS || aux_on;
+    const int relu = fc->epilogue == WSGEMM_MATMUL_EPILOGUE_RELU || fc->epilogue == WSGEMM_MATMUL_EPILOGUE_RELU_BIAS;
+    const float alpha = 0.75f, a_scale = 0.5f, b_scale = 2.0f, c_scale = 1.5f;
+    const float d_scale = fc->d == WSGEMM_R_8F_E4M3 ? 4.0f : 2.0f;
+    const size_t na = (size_t)lda * m, nb = (size_t)ldb * n, nc = (size_t)ldc * n, nd = (size_t)ldd * n;
+    unsigned char *hA = calloc(na, ab_bytes), *hB = calloc(nb, ab_bytes), *hC = calloc(nc, c_bytes);
+    unsigned char *hBias = calloc((size_t)m, 2), *hD = malloc(nd * d_bytes), *hAux = malloc((size_t)ldaux * n * 2);
+    unsigned char *hC_after = malloc(nc * c_bytes);
+    testing_rng r = testing_rng_seeded(seed);
+    for (size_t i = 0; i < na; ++i) testing_store(fc->ab, hA, i, testing_rng_uniform(&r));
+    for (size_t i = 0; i < nb; ++i) testing_store(fc->ab, hB, i, testing_rng_uniform(&r));
+    for (size_t i = 0; i < nc; ++i) testing_store(fc->c, hC, i, testing_rng_uniform(&r));
+    for (int i = 0; i < m; ++i) testing_store(WSGEMM_R_16BF, hBias, (size_t)i, testing_rng_uniform(&r));
+    if (fc->beta == 0.0f) memset(hC, 0xFF, nc * c_bytes); /* NaN: must not be read */
+    void *A = dev_copy(hA, na * ab_bytes), *B = dev_copy(hB, nb * ab_bytes), *C = dev_copy(hC, nc * c_bytes);
+    void *bias = dev_copy(hBias, (size_t)m * 2), *aux = NULL, *D = C, *scales = NULL;
+    float *amax = NULL;
+    CUDA_CHECK(cudaMalloc(&aux, (size_t)ldaux * n * 2));
+    CUDA_CHECK(cudaMemset(aux, 0xFF, (size_t)ldaux * n * 2));
+    if (!fc->c_is_d) {
+        CUDA_CHECK(cudaMalloc(&D, nd * d_bytes));
+        CUDA_CHECK(cudaMemset(D, 0xFF, nd * d_bytes));
+    }
+    const float hs[5] = {a_scale, b_scale, c_scale, d_scale, 0.0f};
+    scales = dev_copy(hs, sizeof hs);
+    amax = (float *)scales + 4;
+    CUDA_CHECK(cudaMemset(amax, 0xFF, sizeof(float)));
+
+    wsgemm_matmul_desc desc;
+    WSGEMM_CHECK(wsgemm_matmul_desc_init(&desc, WSGEMM_OP_T, WSGEMM_OP_N, fc->ab, fc->d));
+    desc.Ctype = fc->c;
+    desc.epilogue = fc->epilogue;
+    desc.bias = bias_on ? bias : NULL;
+    desc.bias_type = WSGEMM_R_16BF;
+    desc.aux = aux_on ? aux : NULL;
+    desc.aux_type = WSGEMM_R_16BF;
+    desc.ldaux = ldaux;
+    desc.a_scale = (const float *)scales;
+    desc.b_scale = (const float *)scales + 1;
+    desc.c_scale = (const float *)scales + 2;
+    desc.d_scale = (const float *)scales + 3;
+    desc.amax_d = amax;
+    set_cta_group(fc->cg);
+    printf("[cta_group %d] fused %s: m %d n %d k %d, A/B %s, C %s (ldc %d, %s), D %s, epilogue %d, beta %g\n", fc->cg,
+           fc->what, m, n, k, testing_dtype_name(fc->ab), testing_dtype_name(fc->c), ldc, fc->c_is_d ? "is D" : "own",
+           testing_dtype_name(fc->d), (int)fc->epilogue, (double)fc->beta);
+    const wsgemm_status st = wsgemm_matmul(h, &desc, m, n, k, &alpha, A, lda, B, ldb, &fc->beta, C, ldc, D, ldd);
+    int ok = st == WSGEMM_STATUS_SUCCESS;
+    if (!ok) printf("FAIL fused %s: wsgemm_matmul returned %s\n", fc->what, wsgemm_status_string(st));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    float got_amax = 0.0f;
+    CUDA_CHECK(cudaMemcpy(hD, D, nd * d_bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(hAux, aux, (size_t)ldaux * n * 2, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(hC_after, C, nc * c_bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&got_amax, amax, sizeof got_amax, cudaMemcpyDeviceToHost));
+
+    double ref_amax = 0.0;
+    size_t bad = 0;
+    const double tol_d = 2.0 * rel_tol_of(fc->d), tol_aux = 2.0 * rel_tol_of(WSGEMM_R_16BF);
+    for (int j = 0; j < n && ok; ++j)
+        for (int i = 0; i < m; ++i) {
+            double sum = 0.0;
+            for (int kk = 0; kk < k; ++kk)
+                sum += (double)testing_load(fc->ab, hA, (size_t)kk + (size_t)i * lda) *
+                       (double)testing_load(fc->ab, hB, (size_t)kk + (size_t)j * ldb);
+            double x = (double)alpha * a_scale * b_scale * sum;
+            if (fc->beta != 0.0f)
+                x += (double)fc->beta * c_scale * testing_load(fc->c, hC, (size_t)i + (size_t)j * ldc);
+            if (bias_on) x += testing_load(WSGEMM_R_16BF, hBias, (size_t)i);
+            const double pre = x;
+            if (relu) x = x > 0.0 ? x : 0.0;
+            if (gelu) x = ref_gelu(x);
+            if (fabs(x) > ref_amax) ref_amax = fabs(x);
+            double want = d_scale * x;
+            if (fc->d == WSGEMM_R_8F_E4M3) want = want > 448.0 ? 448.0 : want < -448.0 ? -448.0 : want;
+            const double got = testing_load(fc->d, hD, (size_t)i + (size_t)j * ldd);
+            const double act_tol = gelu ? 0.5 * fabs(pre) * ldexp(1.0, -11) * d_scale : 0.0;
+            const double tol = tol_d * fabs(want) + act_tol + ldexp(1.0, -9) * d_scale;
+            if (isnan(got) || !(fabs(got - want) <= tol)) {
+                if (bad++ < 5)
+                    printf("    D (%d, %d): got %.8g, reference %.8g (tol %.3g) [m %d n %d k %d]\n", i, j, got, want,
+                           tol, m, n, k);
+            }
+            if (aux_on) {
+                const double ga = testing_load(WSGEMM_R_16BF, hAux, (size_t)i + (size_t)j * ldaux);
+                if (isnan(ga) || !(fabs(ga - pre) <= tol_aux * fabs(pre) + ldexp(1.0, -9))) {
+                    if (bad++ < 5) printf("    aux (%d, %d): got %.8g, reference %.8g\n", i, j, ga, pre);
+                }
+            }
+        }
+    if (bad) {
+        printf("FAIL fused %s: %zu mismatches\n", fc->what, bad);
+        ok = 0;
+    }
+    if (ok && (isnan(got_amax) || !(fabs(got_amax - ref_amax) <= ldexp(ref_amax, -8) + 1e-6))) {
+        printf("FAIL fused %s: amax %.8g, reference %.8g\n", fc->what, (double)got_amax, ref_amax);
+        ok = 0;
+    }
+    if (ok && !fc->c_is_d && memcmp(hC, hC_after, nc * c_bytes) != 0) {
+        printf("FAIL fused %s: C (not D) was written\n", fc->what);
+        ok = 0;
+    }
+    ok &= expect_launch(fc->what, fc->cg, 1, fc->expect_epilogue, -1, -1);
+    if (ok) printf("PASS fused %s\n", fc->what);
+    if (!fc->c_is_d) CUDA_CHECK(cudaFree(D));
+    CUDA_CHECK(cudaFree(A));
+    CUDA_CHECK(cudaFree(B));
+    CUDA_CHECK(cudaFree(C));
+    CUDA_CHECK(cudaFree(bias));
+    CUDA_CHECK(cudaFree(aux));
+    CUDA_CHECK(cudaFree(scales));
+    free(hA), free(hB), free(hC), free(hBias), free(hD), free(hAux), free(hC_after);
+    return ok;
+}
+
+/* fused_ops: every activation with and without bias (and aux), the output op chosen per launch and the bias
+ * read once per tile row: TMA stores (beta 0), C == D loaded by TMA (beta != 0), and per-element stores
+ * (WSGEMM_SM100_EPILOGUE=direct), both cta_groups; m = 272 leaves a partial row of tiles, n = 300 a
+ * partial chunk. */
+static int case_fused_ops(wsgemm_handle h)
+{
+    static const wsgemm_matmul_epilogue eps[4] = {WSGEMM_MATMUL_EPILOGUE_DEFAULT, WSGEMM_MATMUL_EPILOGUE_RELU_BIAS,
+                                                  WSGEMM_MATMUL_EPILOGUE_GELU_BIAS,
+                                                  WSGEMM_MATMUL_EPILOGUE_GELU_AUX_BIAS};
+    const wsgemm_dtype BF = WSGEMM_R_16BF;
+    int ok = 1;
+    for (int direct = 0; direct <= 1; ++direct) {
+        if (direct)
+            setenv("WSGEMM_SM100_EPILOGUE", "direct", 1);
+        else
+            unsetenv("WSGEMM_SM100_EPILOGUE");
+        wsgemm_knobs_reload();
+        for (int e = 0; e < 4; ++e)
+            for (int b = 0; b < 2; ++b) {
+                const fused_case fc = {.what = direct ? "ops (direct)" : "ops",
+                                       .ab = BF,
+                                       .c = BF,
+                                       .d = BF,
+                                       .epilogue = eps[e],
+                                       .beta = b ? 0.5f : 0.0f,
+                                       .c_is_d = 1,
+                                       .m = 272,
+                                       .cg = 1 + (e + b + direct) % 2,
+                                       .expect_epilogue = direct ? 1
+                                                          : b    ? 4
+                                                                 : 2};
+                ok &= run_fused(h, &fc, 9100 + direct * 16 + e * 2 + b);
+            }
+    }
+    unsetenv("WSGEMM_SM100_EPILOGUE");
+    wsgemm_knobs_reload();
+    return ok;
+}
+
+/* fused_e4m3_d: FP8 inputs and an E4M3 D stored through shared memory by TMA (32-byte chunk rows), with
+ * d_scale and amax, both cta_groups; m = 264 (rows not whole 16-byte chunks) and beta != 0 over a bf16 C (the
+ * 1-byte chunks cannot hold it) store per element. */
+static int case_fused_e4m3_d(wsgemm_handle h)
+{
+    const wsgemm_dtype E4 = WSGEMM_R_8F_E4M3, BF = WSGEMM_R_16BF;
+    int ok = 1;
+    for (int cg = 1; cg <= 2; ++cg) {
+        fused_case fc = {.what = "E4M3 D by TMA",
+                         .ab = E4,
+                         .c = BF,
+                         .d = E4,
+                         .epilogue = cg == 1 ? WSGEMM_MATMUL_EPILOGUE_GELU_BIAS : WSGEMM_MATMUL_EPILOGUE_RELU_BIAS,
+                         .beta = 0.0f,
+                         .c_is_d = 0,
+                         .m = 272,
+                         .cg = cg,
+                         .expect_epilogue = 2};
+        ok &= run_fused(h, &fc, 9200 + cg);
+        fc.what = "E4M3 D, m = 264";
+        fc.m = 264;
+        fc.expect_epilogue = 1;
+        ok &= run_fused(h, &fc, 9210 + cg);
+        fc.what = "E4M3 D over a bf16 C";
+        fc.m = 272;
+        fc.beta = 0.5f;
+        ok &= run_fused(h, &fc, 9220 + cg);
+    }
+    return ok;
+}
+
+/* fused_c_not_d: beta != 0 with a C of its own (D's type, its own ldc): C loaded by TMA from its own tensor
+ * map into the chunks, D stored by TMA from D's, C left as it was; bf16 and f16, both cta_groups; a C whose
+ * rows are not 16-byte aligned (ldc = m + 1) reads C per element. */
+static int case_fused_c_not_d(wsgemm_handle h)
+{
+    int ok = 1;
+    for (int cg = 1; cg <= 2; ++cg) {
+        const wsgemm_dtype t = cg == 1 ? WSGEMM_R_16BF : WSGEMM_R_16F;
+        fused_case fc = {.what = "C not D by TMA",
+                         .ab = t,
+                         .c = t,
+                         .d = t,
+                         .epilogue = cg == 1 ? WSGEMM_MATMUL_EPILOGUE_GELU_AUX_BIAS : WSGEMM_MATMUL_EPILOGUE_RELU_BIAS,
+                         .beta = 0.75f,
+                         .c_is_d = 0,
+                         .ldc_extra = 8,
+                         .m = 272,
+                         .cg = cg,
+                         .expect_epilogue = 4};
+        ok &= run_fused(h, &fc, 9300 + cg);
+        fc.what = "C not D, ldc = m + 1";
+        fc.ldc_extra = 1;
+        fc.expect_epilogue = 1;
+        ok &= run_fused(h, &fc, 9310 + cg);
+    }
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     const char *name = argc > 1 ? argv[1] : "ops_cg1";
@@ -504,6 +774,12 @@ int main(int argc, char **argv)
         ok = case_splitk(h);
     } else if (strcmp(name, "no_leak") == 0) {
         ok = case_no_leak(h);
+    } else if (strcmp(name, "fused_ops") == 0) {
+        ok = case_fused_ops(h);
+    } else if (strcmp(name, "fused_e4m3_d") == 0) {
+        ok = case_fused_e4m3_d(h);
+    } else if (strcmp(name, "fused_c_not_d") == 0) {
+        ok = case_fused_c_not_d(h);
     } else {
         fprintf(stderr, "unknown case '%s'\n", name);
         ok = 0;
