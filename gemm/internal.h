@@ -50,6 +50,11 @@ typedef struct wsgemm_problem {
     /* wsgemm_matmul's per-tensor scales of A and B (device floats; NULL: 1): the product is
      * alpha * a_scale * b_scale * op(A) op(B). NULL for a GEMM; a path that cannot apply them declines. */
     const float *a_scale, *b_scale;
+    /* wsgemm_matmul's operand scale modes (SCALAR_32F for a GEMM and for per-tensor scales, which are then
+     * a_scale and b_scale above) and, for the other modes, the scale tensors (common/scale.h has their layouts;
+     * NULL without a product). Only the generic path takes a mode other than SCALAR_32F (paths.c). */
+    wsgemm_matmul_scale_mode a_scale_mode, b_scale_mode;
+    const void *a_scales, *b_scales;
     /* WSGEMM_POINTER_MODE_DEVICE: alpha and beta are device floats the kernels read when they run, and alpha
      * and beta above are 1, so that every host decision (a product to form, C read) takes its general
      * variant. Only the generic path takes such a call (paths.c). alpha_dev and beta_dev are NULL in host

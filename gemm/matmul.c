@@ -11,11 +11,13 @@
  * On any failure D, aux and amax_d have not been touched. Which path runs which matmul: paths.c.
  * The descriptor is read through desc->size (wsgemm.h): the caller's bytes of it, defaults beyond them.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "call.h"
 #include "common/dtype.h"
+#include "common/scale.h"
 #include "handle.h"
 #include "internal.h"
 
@@ -26,8 +28,9 @@ static int max1(int x)
     return x > 1 ? x : 1;
 }
 
-/* The bytes of this version's wsgemm_matmul_desc: the smallest size a caller may give (0.2 was the first
- * version with a size field), and the most this library reads. */
+/* The sizes of wsgemm_matmul_desc a caller may give: 0.2's struct (the first with a size field; it ends at
+ * amax_d) and this version's (the scale modes after it), the most this library reads. */
+static const size_t kDescBytes02 = offsetof(wsgemm_matmul_desc, a_scale_mode);
 static const size_t kDescBytes = sizeof(wsgemm_matmul_desc);
 
 static wsgemm_matmul_desc desc_defaults(wsgemm_op transa, wsgemm_op transb, wsgemm_dtype ab_type, wsgemm_dtype cd_type)
@@ -42,19 +45,20 @@ static wsgemm_matmul_desc desc_defaults(wsgemm_op transa, wsgemm_op transb, wsge
     d.epilogue = WSGEMM_MATMUL_EPILOGUE_DEFAULT;
     d.bias_type = WSGEMM_R_16BF;
     d.aux_type = wsgemm_dtype_is_fp8(cd_type) ? WSGEMM_R_16BF : cd_type;
+    d.a_scale_mode = d.b_scale_mode = WSGEMM_MATMUL_SCALE_SCALAR_32F;
     return d;
 }
 
-/* The one size rule of wsgemm_matmul_desc, for desc_init and for the call: INVALID_VALUE below this library's
- * struct (the message says how to set it: `hint`), NOT_SUPPORTED above it (fields this library does not know
- * could change the result). `what` names the size in the message. */
+/* The one size rule of wsgemm_matmul_desc, for desc_init and for the call: INVALID_VALUE for a size that is
+ * neither 0.2's struct nor this library's (the message says how to set it: `hint`), NOT_SUPPORTED above this
+ * library's (fields it does not know could change the result). `what` names the size in the message. */
 static wsgemm_status desc_size_check(wsgemm_handle h, const char *fn, const char *what, size_t size, const char *hint)
 {
-    if (size < kDescBytes)
+    if (size < kDescBytes && size != kDescBytes02)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
-                                  "%s: %s = %zu is below the %zu bytes of "
-                                  "wsgemm_matmul_desc (%s)",
-                                  fn, what, size, kDescBytes, hint);
+                                  "%s: %s = %zu is not the size of a wsgemm_matmul_desc: %zu bytes (this version), "
+                                  "or %zu (0.2) (%s)",
+                                  fn, what, size, kDescBytes, kDescBytes02, hint);
     if (size > kDescBytes)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
                                   "%s: %s = %zu is above the %zu bytes this library's wsgemm_matmul_desc "
@@ -71,13 +75,14 @@ wsgemm_status wsgemm_matmul_desc_init_sized(wsgemm_matmul_desc *desc, size_t siz
     const wsgemm_status st = desc_size_check(NULL, fn, "desc's size", size,
                                              "pass sizeof(wsgemm_matmul_desc): the wsgemm_matmul_desc_init macro does");
     if (st != WSGEMM_STATUS_SUCCESS) return st;
-    *desc = desc_defaults(transa, transb, ab_type, cd_type);
+    wsgemm_matmul_desc full = desc_defaults(transa, transb, ab_type, cd_type);
+    full.size = size;
+    memcpy(desc, &full, size); /* a 0.2 caller's struct ends at amax_d */
     return wsgemm_handle_succeed_without_handle();
 }
 
 /* The caller's descriptor as this library's struct: the desc->size bytes the caller holds, and the defaults
- * for fields beyond them (none yet: 0.2's struct is the smallest accepted). INVALID_VALUE for a size below
- * it, NOT_SUPPORTED above it (fields this library does not know could change the result). */
+ * for fields beyond them (a 0.2 struct: both scale modes SCALAR_32F). Sizes as desc_size_check says. */
 static wsgemm_status desc_read(wsgemm_handle h, const wsgemm_matmul_desc *desc, wsgemm_matmul_desc *out)
 {
     if (desc == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: desc is NULL", kFn);
@@ -130,6 +135,28 @@ static wsgemm_status check_types(wsgemm_handle h, const wsgemm_matmul_desc *d, c
                                   "%s: desc->Atype = %d with desc->Btype = %d is not supported: A and B are both "
                                   "WSGEMM_R_16BF, both WSGEMM_R_16F, or both FP8 (E4M3/E5M2, not both E5M2)",
                                   kFn, (int)d->Atype, (int)d->Btype);
+    const struct {
+        const char *name;
+        int mode;
+    } modes[] = {{"a_scale_mode", (int)d->a_scale_mode}, {"b_scale_mode", (int)d->b_scale_mode}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; ++i) {
+        if (!wsgemm_scale_mode_is_valid(modes[i].mode))
+            return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                      "%s: desc->%s = %d is not a wsgemm_matmul_scale_mode (SCALAR_32F 0, "
+                                      "VEC32_UE8M0 2, OUTER_VEC_32F 3, VEC128_32F 4, BLK128x128_32F 5)",
+                                      kFn, modes[i].name, modes[i].mode);
+        if (wsgemm_scale_mode_is_tensor(modes[i].mode) && !wsgemm_dtype_is_fp8(d->Atype))
+            return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
+                                      "%s: desc->%s = %s scales FP8 operands only; desc->Atype = %d is not FP8", kFn,
+                                      modes[i].name, wsgemm_scale_mode_name(modes[i].mode), (int)d->Atype);
+    }
+    if (!wsgemm_scale_pair_is_accepted((int)d->a_scale_mode, (int)d->b_scale_mode))
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
+                                  "%s: desc->a_scale_mode = %s with desc->b_scale_mode = %s is not supported: both "
+                                  "SCALAR_32F, both OUTER_VEC_32F, both VEC32_UE8M0, or each VEC128_32F or "
+                                  "BLK128x128_32F",
+                                  kFn, wsgemm_scale_mode_name((int)d->a_scale_mode),
+                                  wsgemm_scale_mode_name((int)d->b_scale_mode));
     if (d->Dtype == WSGEMM_R_8F_E5M2)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
                                   "%s: desc->Dtype = %d (E5M2) is not supported: D is WSGEMM_R_16BF, WSGEMM_R_16F, "
@@ -173,19 +200,52 @@ static int used_operands(const matmul_call *c, wsgemm_call_operand *ops)
     if (c->ops.bias) ops[n++] = wsgemm_call_operand_of("bias", d->bias, wsgemm_dtype_size(d->bias_type), c->m, 1, c->m);
     if (c->ops.aux)
         ops[n++] = wsgemm_call_operand_of("aux", d->aux, wsgemm_dtype_size(d->aux_type), c->m, c->n, d->ldaux);
+    /* a scale tensor (a block mode) is read only with a product; a scalar whenever it is set */
     const struct {
         const char *name;
         const float *p;
-    } scalars[] = {{"a_scale", d->a_scale},
-                   {"b_scale", d->b_scale},
-                   {"c_scale", d->c_scale},
-                   {"d_scale", d->d_scale},
-                   {"amax_d", d->amax_d}};
-    for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; ++i)
-        if (scalars[i].p) ops[n++] = wsgemm_call_operand_of(scalars[i].name, scalars[i].p, 4, 1, 1, 1);
+        int mode;
+        long long outer;
+    } scales[] = {{"a_scale", d->a_scale, (int)d->a_scale_mode, c->m},
+                  {"b_scale", d->b_scale, (int)d->b_scale_mode, c->n},
+                  {"c_scale", d->c_scale, WSGEMM_MATMUL_SCALE_SCALAR_32F, 1},
+                  {"d_scale", d->d_scale, WSGEMM_MATMUL_SCALE_SCALAR_32F, 1},
+                  {"amax_d", d->amax_d, WSGEMM_MATMUL_SCALE_SCALAR_32F, 1}};
+    for (size_t i = 0; i < sizeof scales / sizeof scales[0]; ++i) {
+        if (!scales[i].p || (wsgemm_scale_mode_is_tensor(scales[i].mode) && !product)) continue;
+        const wsgemm_scale_shape s = wsgemm_scale_shape_of(scales[i].mode, scales[i].outer, c->k);
+        ops[n++] = wsgemm_call_operand_of(scales[i].name, scales[i].p, wsgemm_scale_elem_bytes(scales[i].mode), s.rows,
+                                          s.cols, s.rows);
+    }
     if (c->alpha_dev) ops[n++] = wsgemm_call_operand_of("alpha", c->alpha_dev, 4, 1, 1, 1);
     if (c->beta_dev) ops[n++] = wsgemm_call_operand_of("beta", c->beta_dev, 4, 1, 1, 1);
     return n;
+}
+
+/* The scale tensors of the block modes (wsgemm.h, wsgemm_matmul_scale_mode): present when the product reads
+ * them, and a k the mode's blocks divide where the mode asks it (MX: 32 | k; the 128-K modes take a partial
+ * last block). */
+static wsgemm_status check_scale_tensors(wsgemm_handle h, const matmul_call *c, int product)
+{
+    const wsgemm_matmul_desc *d = c->d;
+    const struct {
+        const char *name;
+        const float *p;
+        int mode;
+    } t[] = {{"a_scale", d->a_scale, (int)d->a_scale_mode}, {"b_scale", d->b_scale, (int)d->b_scale_mode}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i) {
+        if (!wsgemm_scale_mode_is_tensor(t[i].mode)) continue;
+        if (t[i].mode == WSGEMM_MATMUL_SCALE_VEC32_UE8M0 && c->k % 32 != 0)
+            return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                      "%s: k = %d is not a multiple of 32, as desc->%s_mode = VEC32_UE8M0 needs (one "
+                                      "scale per 32 elements along K)",
+                                      kFn, c->k, t[i].name);
+        if (product && t[i].p == NULL)
+            return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                      "%s: desc->%s is NULL but desc->%s_mode = %s reads a scale tensor", kFn,
+                                      t[i].name, t[i].name, wsgemm_scale_mode_name(t[i].mode));
+    }
+    return WSGEMM_STATUS_SUCCESS;
 }
 
 /* Every check that needs no CUDA call, in the order of the argument list. */
@@ -241,6 +301,8 @@ static wsgemm_status check_arguments(wsgemm_handle h, const matmul_call *c, cons
     if (c->ops.aux && d->aux == NULL)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: desc->aux is NULL but epilogue %d writes aux",
                                   kFn, (int)d->epilogue);
+    s = check_scale_tensors(h, c, product);
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
     matmul_call with_values = *c;
     with_values.alpha = alpha_value;
     with_values.beta = beta_value;
@@ -261,6 +323,12 @@ static wsgemm_call call_of(const matmul_call *c)
 {
     const wsgemm_matmul_desc *d = c->d;
     const int product = c->k > 0 && c->alpha != 0.0f;
+    /* a per-tensor scale is a factor of alpha; a scale tensor goes to the product (the generic path only) */
+    const int a_tensor_mode = wsgemm_scale_mode_is_tensor((int)d->a_scale_mode);
+    const int b_tensor_mode = wsgemm_scale_mode_is_tensor((int)d->b_scale_mode);
+    const float *a_scalar = a_tensor_mode ? NULL : d->a_scale, *b_scalar = b_tensor_mode ? NULL : d->b_scale;
+    const void *a_tensor = a_tensor_mode && product ? (const void *)d->a_scale : NULL;
+    const void *b_tensor = b_tensor_mode && product ? (const void *)d->b_scale : NULL;
     wsgemm_call call = {
         .fn = kFn,
         .kind = WSGEMM_CALL_MATMUL,
@@ -281,8 +349,12 @@ static wsgemm_call call_of(const matmul_call *c)
                     .Ctype = d->Dtype,
                     .ldc = c->ldd,
                     .batch_count = 1,
-                    .a_scale = d->a_scale,
-                    .b_scale = d->b_scale,
+                    .a_scale = a_scalar,
+                    .b_scale = b_scalar,
+                    .a_scale_mode = d->a_scale_mode,
+                    .b_scale_mode = d->b_scale_mode,
+                    .a_scales = a_tensor,
+                    .b_scales = b_tensor,
                     .device_scalars = c->alpha_dev != NULL,
                     .alpha_dev = c->alpha_dev,
                     .beta_dev = c->beta_dev},
@@ -295,8 +367,8 @@ static wsgemm_call call_of(const matmul_call *c)
                    .aux = d->aux,
                    .aux_type = d->aux_type,
                    .ldaux = d->ldaux,
-                   .a_scale = d->a_scale,
-                   .b_scale = d->b_scale,
+                   .a_scale = a_scalar,
+                   .b_scale = b_scalar,
                    .c_scale = d->c_scale,
                    .d_scale = d->d_scale,
                    .amax = d->amax_d},

@@ -14,6 +14,8 @@
  *   sm100    every call with a product (sm100 and the same kernel emulated on sm_90a): the fused output op
  *            in its epilogue whenever the call is more than alpha and beta on D (an epilogue, a scale or amax,
  *            an E4M3 D, a C that is not D).
+ * A matmul whose operand scales are tensors (a scale mode other than SCALAR_32F: block-scaled FP8) runs on the
+ * generic path only until the fast kernels apply such scales: AUTO takes generic, a forced fast path declines.
  * AUTO takes the device's fastest path (sm100 once the device passed its self-check, sm90 on Hopper) where
  * that path takes the call, generic otherwise. A call in WSGEMM_POINTER_MODE_DEVICE (alpha and beta device
  * floats) runs generic only: its kernels read the two values when they run; the fast kernels take them by
@@ -26,6 +28,7 @@
 
 #include "common/dtype.h"
 #include "common/knobs.h"
+#include "common/scale.h"
 #include "common/status.h"
 #include "sm100/self_check.h"
 
@@ -180,10 +183,26 @@ static int has_epilogue_ops(const wsgemm_call *c)
     return c->output.ops.bias || c->output.ops.aux || c->output.ops.activation != WSGEMM_ACTIVATION_NONE;
 }
 
+/* Operand scales that are tensors (block-scaled FP8): the generic kernel's alone. */
+static int has_scale_tensors(const wsgemm_call *c)
+{
+    return wsgemm_scale_mode_is_tensor((int)c->problem.a_scale_mode) ||
+           wsgemm_scale_mode_is_tensor((int)c->problem.b_scale_mode);
+}
+
 /* 1 when `path` runs c; else 0 with the reason in why (when why is not NULL). */
 static int path_takes(wsgemm_path path, const wsgemm_call *c, char *why, size_t why_size)
 {
     if (path == WSGEMM_PATH_GENERIC) return 1;
+    if (has_scale_tensors(c)) { /* the fast kernels apply per-tensor scales only */
+        if (why)
+            snprintf(why, why_size,
+                     "the %s kernel applies per-tensor operand scales only; a_scale_mode %s with b_scale_mode %s "
+                     "(block-scaled FP8) runs on the generic path (AUTO takes it)",
+                     wsgemm_path_name(path), wsgemm_scale_mode_name((int)c->problem.a_scale_mode),
+                     wsgemm_scale_mode_name((int)c->problem.b_scale_mode));
+        return 0;
+    }
     if (c->problem.device_scalars) { /* the fast kernels take alpha and beta by value, and plan on them */
         if (why)
             snprintf(why, why_size,
@@ -230,7 +249,8 @@ wsgemm_path wsgemm_path_choose(const wsgemm_call *c, wsgemm_path forced, const w
 {
     if (c->kind == WSGEMM_CALL_GEMM && !wsgemm_call_has_product(c)) return WSGEMM_PATH_GENERIC;
     if (forced != WSGEMM_PATH_AUTO) return forced;
-    if (c->problem.device_scalars) return WSGEMM_PATH_GENERIC; /* no fast path takes it: no self-check asked */
+    if (c->problem.device_scalars || has_scale_tensors(c))
+        return WSGEMM_PATH_GENERIC; /* no fast path takes it: no self-check asked */
     const wsgemm_path fastest = auto_path(d, stream);
     return path_takes(fastest, c, NULL, 0) ? fastest : WSGEMM_PATH_GENERIC;
 }

@@ -163,6 +163,34 @@ typedef enum wsgemm_matmul_epilogue {
     WSGEMM_MATMUL_EPILOGUE_GELU_AUX_BIAS = 164 /* gelu(x + bias[row]), and x + bias[row] written to aux */
 } wsgemm_matmul_epilogue;
 
+/* How a_scale (b_scale) scales op(A) (op(B)) of an FP8 matmul; values equal cublasLtMatmulMatrixScale_t's
+ * (CUBLASLT_MATMUL_MATRIX_SCALE_*). Every tensor below is packed, column-major and indexed in the frame of
+ * op(A) (m x k) and op(B) (k x n), whatever transa and transb are; kb = ceil(k / 128) 128-K blocks (the last
+ * one holds k - 128 (kb - 1) elements when 128 does not divide k), k32 = k / 32 (k a multiple of 32),
+ * mb = ceil(m / 128), nb = ceil(n / 128):
+ *   SCALAR_32F      one float (or NULL: 1) for the whole operand: the 0.2 behaviour.
+ *   OUTER_VEC_32F   A: m floats, element i scales row i of op(A); B: n floats, element j column j of op(B).
+ *   VEC128_32F      A: an m x kb matrix (ld m), element (i, b) scales op(A)(i, 128 b .. 128 b + 127): row i
+ *                   fastest; B: an n x kb matrix (ld n), element (j, b) scales op(B)(128 b .., j): column
+ *                   j fastest (the 1 x 128 activation scales of DeepSeek-V3, MN-major as DeepGEMM reads them).
+ *   BLK128x128_32F  A: a kb x mb matrix (ld kb), element (b, r) scales the 128 x 128 block of op(A) at rows
+ *                   128 r .., k 128 b ..: the K block fastest; B: a kb x nb matrix (ld kb), element (b, c) the
+ *                   block at k 128 b .., columns 128 c .. (the 128 x 128 weight scales of DeepSeek-V3).
+ *   VEC32_UE8M0     A: an m x k32 matrix of bytes (ld m), element (i, b) scales op(A)(i, 32 b .. 32 b + 31);
+ *                   B: an n x k32 matrix (ld n), element (j, b) op(B)(32 b .., j); rows (columns) fastest. A
+ *                   byte e is 2^(e - 127), e = 255 NaN (OCP MX v1.0 E8M0); a_scale/b_scale point at the bytes
+ *                   (cast to const float *). Not cuBLASLt's swizzled MX layout.
+ * Accepted pairs (a_scale_mode, b_scale_mode), FP8 A and B only: (SCALAR, SCALAR), (OUTER_VEC, OUTER_VEC),
+ * (VEC32_UE8M0, VEC32_UE8M0), and any pair of VEC128_32F and BLK128x128_32F. Other pairs: NOT_SUPPORTED; a
+ * value that is no mode: INVALID_VALUE. docs/api.md, "Block-scaled FP8", has the arithmetic. */
+typedef enum wsgemm_matmul_scale_mode {
+    WSGEMM_MATMUL_SCALE_SCALAR_32F = 0,
+    WSGEMM_MATMUL_SCALE_VEC32_UE8M0 = 2,
+    WSGEMM_MATMUL_SCALE_OUTER_VEC_32F = 3,
+    WSGEMM_MATMUL_SCALE_VEC128_32F = 4,
+    WSGEMM_MATMUL_SCALE_BLK128x128_32F = 5
+} wsgemm_matmul_scale_mode;
+
 /* What a matmul computes besides the shape and the operands (cublasLtMatmulDesc_t plus the matrix types).
  * The struct can grow in a later version without breaking binaries built against this one: `size` says how
  * many bytes of it the caller has (sizeof(wsgemm_matmul_desc) of the caller's header), and the library reads
@@ -170,8 +198,9 @@ typedef enum wsgemm_matmul_epilogue {
  * set fields after it. A designated initializer must set .size = sizeof(wsgemm_matmul_desc) itself (and
  * .epilogue: 0 is no epilogue). */
 typedef struct wsgemm_matmul_desc {
-    size_t size; /* bytes of this struct the caller holds: sizeof(wsgemm_matmul_desc); 0 or less than the
-                    0.2 struct is INVALID_VALUE */
+    size_t size; /* bytes of this struct the caller holds: sizeof(wsgemm_matmul_desc) of the 0.2 header (the
+                    struct up to amax_d) or of this one; any other size is INVALID_VALUE, more than this
+                    version's NOT_SUPPORTED */
     wsgemm_op transa, transb;
     wsgemm_dtype Atype, Btype; /* both 16BF, both 16F, or both FP8 (E4M3/E5M2, not both E5M2) */
     wsgemm_dtype Ctype, Dtype; /* Ctype == Dtype (16BF, 16F, 32F); or Dtype 8F_E4M3 with Ctype 16BF or 16F */
@@ -181,14 +210,18 @@ typedef struct wsgemm_matmul_desc {
     void *aux;              /* device m x n matrix, column-major, leading dimension ldaux (the AUX epilogues) */
     wsgemm_dtype aux_type;  /* 16BF, 16F or 32F */
     int ldaux;
-    const float *a_scale, *b_scale, *c_scale, *d_scale; /* device floats; NULL means 1 */
+    const float *a_scale, *b_scale, *c_scale, *d_scale; /* device floats; NULL means 1 (a_scale, b_scale:
+                                                           the scale tensors of their modes below) */
     float *amax_d; /* device float: max |value| of D before d_scale; NULL: not computed */
+    /* added after 0.2 (a 0.2-sized struct gets SCALAR_32F for both): */
+    wsgemm_matmul_scale_mode a_scale_mode, b_scale_mode; /* what a_scale and b_scale point to */
 } wsgemm_matmul_desc;
 
 /* *desc = {size, transa, transb, ab_type, ab_type, cd_type, cd_type, DEFAULT, no bias (bias_type 16BF), no aux
- * (aux_type cd_type, or 16BF for an FP8 cd_type), no scales, no amax}, writing `size` bytes of it (the
- * caller's sizeof(wsgemm_matmul_desc), which the macro passes). INVALID_VALUE for desc NULL or a size below
- * this version's struct; NOT_SUPPORTED for a size above it (a newer header than this library). */
+ * (aux_type cd_type, or 16BF for an FP8 cd_type), no scales, no amax, both scale modes SCALAR_32F}, writing
+ * `size` bytes of it (the caller's sizeof(wsgemm_matmul_desc), which the macro passes). INVALID_VALUE for desc
+ * NULL or a size below the 0.2 struct or between it and this version's; NOT_SUPPORTED for a size above this
+ * version's (a newer header than this library). */
 wsgemm_status wsgemm_matmul_desc_init_sized(wsgemm_matmul_desc *desc, size_t size, wsgemm_op transa, wsgemm_op transb,
                                             wsgemm_dtype ab_type, wsgemm_dtype cd_type);
 #define wsgemm_matmul_desc_init(desc, transa, transb, ab_type, cd_type) \

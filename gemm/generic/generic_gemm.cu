@@ -10,7 +10,11 @@
  * wsgemm_matmul also FP8 operands (E4M3/E5M2, widened to fp16 on their way
  * to shared memory: exact, fp16 holds every value of both formats), an E4M3
  * output, and the fused output op (bias, activation, aux, scales, amax:
- * common/epilogue.cuh) in place of alpha/beta.
+ * common/epilogue.cuh) in place of alpha/beta, and block-scaled FP8 (operand
+ * scales per row, per 1 x 128 or 128 x 128 block, or MX 1 x 32 UE8M0:
+ * common/scale.h): each K block's fp32 sums are promoted into a second set
+ * of fp32 accumulators at the block's end, times the block's a_scale *
+ * b_scale (formed in fp32), as DeepGEMM promotes per 128-K block.
  *
  * Structure: one CTA computes a 128 x 128 tile of C with 8 warps (2 x 4, a
  * 64 x 32 warp tile), K in steps of 32. Global -> shared memory by cp.async
@@ -35,6 +39,7 @@
 #include <stdint.h>
 
 #include "common/epilogue.cuh"
+#include "common/scale.h"
 #include "common/splitk_reduce.cuh"
 #include "common/status.h"
 #include "internal.h"
@@ -67,6 +72,7 @@ static_assert((kSmemRowK * 2) % 16 == 0 && (kSmemRowMN * 2) % 16 == 0,
 static_assert((kSmemRowK * 2) % 128 == 80 && (kSmemRowMN * 2) % 128 == 16,
               "row pitches that spread 8 ldmatrix rows over distinct 16-byte bank groups");
 static_assert(kBlockM * kBlockK % (kVec * kThreads) == 0, "vectors divide evenly among threads");
+static_assert(32 % kBlockK == 0 && 128 % kBlockK == 0, "every scale block (32 or 128 K) ends with a K step");
 
 /* The problem in the types the kernel computes with: 64-bit leading dimensions (every index product is
  * 64-bit without casts), typed operand pointers, the transposes as the two layout flags the loaders test. */
@@ -93,6 +99,12 @@ struct GemmParams {
     /* wsgemm_matmul: the fused output op replaces alpha/beta (batch_count 1, splits 1, C is D) */
     int fused;
     wsgemm_fused_epilogue ep;
+    /* wsgemm_matmul with scale tensors (scaled = 1; FP8 operands, splits 1): the modes (wsgemm_matmul_scale_mode),
+     * the tensors, and the K extent of one scale (32, 128; 0: all of K) */
+    int scaled;
+    int a_scale_mode, b_scale_mode;
+    const void *a_scales, *b_scales;
+    int scale_block_k;
 };
 
 /* One 128 x 32 operand tile in shared memory, in the operand's own layout:
@@ -337,6 +349,46 @@ __device__ __forceinline__ void mma_k_step(float (&acc)[kMmaTilesM][kMmaTilesN][
     }
 }
 
+/* The end of a K block of a block-scaled matmul (block b of the scale modes, 0 for the modes over all of K):
+ * total += (a_scale(i, b) * b_scale(j, b)) * acc for each of the thread's elements (one fma: the block's fp32
+ * sums enter the total once, scaled), then acc = 0 for the next block. Element (i, j) of the fragments as in
+ * store_tile: rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 tile. Rows and columns outside the problem
+ * take scale 0 (their sums are 0: zero-filled operands) and read nothing. */
+__device__ __forceinline__ void promote_block(float (&total)[kMmaTilesM][kMmaTilesN][4],
+                                              float (&acc)[kMmaTilesM][kMmaTilesN][4], const GemmParams &p, int m0,
+                                              int n0, int warp_m, int warp_n, int lane, long long b)
+{
+    const int g = lane / 4, t = lane % 4;
+    float sa[kMmaTilesM][2], sb[kMmaTilesN][2];
+#pragma unroll
+    for (int tm = 0; tm < kMmaTilesM; ++tm)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int i = m0 + warp_m * kWarpTileM + tm * 16 + g + h * 8;
+            sa[tm][h] = i < p.m ? wsgemm_scale_load(p.a_scale_mode, p.a_scales,
+                                                    wsgemm_scale_index(p.a_scale_mode, i, b, p.m, p.k))
+                                : 0.0f;
+        }
+#pragma unroll
+    for (int tn = 0; tn < kMmaTilesN; ++tn)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int j = n0 + warp_n * kWarpTileN + tn * 8 + 2 * t + h;
+            sb[tn][h] = j < p.n ? wsgemm_scale_load(p.b_scale_mode, p.b_scales,
+                                                    wsgemm_scale_index(p.b_scale_mode, j, b, p.n, p.k))
+                                : 0.0f;
+        }
+#pragma unroll
+    for (int tm = 0; tm < kMmaTilesM; ++tm)
+#pragma unroll
+        for (int tn = 0; tn < kMmaTilesN; ++tn)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                total[tm][tn][r] = fmaf(sa[tm][r / 2] * sb[tn][r % 2], acc[tm][tn][r], total[tm][tn][r]);
+                acc[tm][tn][r] = 0.0f;
+            }
+}
+
 /* Write the warp's accumulators to C through shared memory, 32 rows at a
  * time. C fragment of mma m16n8k16: d0,d1 at (g, 2t..2t+1), d2,d3 at
  * (g+8, 2t..2t+1). Call after a __syncthreads that ends the main loop. */
@@ -376,9 +428,12 @@ __device__ __forceinline__ void store_tile(const GemmParams &p, TOut *c, const f
     }
 }
 
-template <int kOperands, typename TOut, int kAKContiguous, int kBKContiguous>
-__global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmParams p)
+/* kScaled: a block-scaled matmul (p.scaled), with a second set of accumulators: one CTA per SM keeps both in
+ * registers. */
+template <int kOperands, typename TOut, int kAKContiguous, int kBKContiguous, int kScaled>
+__global__ void __launch_bounds__(kThreads, kScaled ? 1 : 2) generic_gemm_kernel(const GemmParams p)
 {
+    static_assert(!kScaled || kOperands == kOperandsFp8, "scale tensors scale FP8 operands");
     constexpr int kElemBytes = kOperands == kOperandsFp8 ? 1 : 2;
     __shared__ __align__(16) SharedStorage smem;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -415,12 +470,13 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
         TOut *C = static_cast<TOut *>(p.C) + batch * p.strideC + split * p.split_stride_c;
 
         float acc[kMmaTilesM][kMmaTilesN][4];
+        float total[kMmaTilesM][kMmaTilesN][4]; /* kScaled: the promoted sums (unused otherwise) */
 #pragma unroll
         for (int tm = 0; tm < kMmaTilesM; ++tm)
 #pragma unroll
             for (int tn = 0; tn < kMmaTilesN; ++tn)
 #pragma unroll
-                for (int r = 0; r < 4; ++r) acc[tm][tn][r] = 0.0f;
+                for (int r = 0; r < 4; ++r) acc[tm][tn][r] = total[tm][tn][r] = 0.0f;
 
         if (k_steps > 0) {
             copy_operand_tile<kOperands>(smem.mainloop.a[0], A, m0, 0, p.m, K, p.lda, kAKContiguous, p.a_type);
@@ -441,10 +497,19 @@ __global__ void __launch_bounds__(kThreads, 2) generic_gemm_kernel(const GemmPar
             }
             mma_k_step<kOperands>(acc, smem.mainloop.a[buf], smem.mainloop.b[buf], warp_m, warp_n, lane, kAKContiguous,
                                   kBKContiguous);
+            if constexpr (kScaled) { /* a K block ends with this step: the scale blocks are multiples of it */
+                const int k_end = (ks + 1) * kBlockK;
+                if (ks + 1 == k_steps || (p.scale_block_k > 0 && k_end % p.scale_block_k == 0))
+                    promote_block(total, acc, p, m0, n0, warp_m, warp_n, lane,
+                                  p.scale_block_k > 0 ? (k_end - 1) / p.scale_block_k : 0);
+            }
             cp_async_wait_all();
             __syncthreads();
         }
-        store_tile(p, C, acc, smem.epilogue[warp], m0, n0, warp_m, warp_n, lane, factors, amax);
+        if constexpr (kScaled)
+            store_tile(p, C, total, smem.epilogue[warp], m0, n0, warp_m, warp_n, lane, factors, amax);
+        else
+            store_tile(p, C, acc, smem.epilogue[warp], m0, n0, warp_m, warp_n, lane, factors, amax);
         __syncthreads(); /* the next tile's copies overwrite the staged tile */
     }
     if (p.fused) wsgemm_fused_amax_commit(p.ep, amax); /* every lane of the warp takes the same items */
@@ -478,10 +543,17 @@ cudaError_t launch_generic(const GemmParams &p, cudaStream_t stream)
               static_cast<unsigned>(p.batch_count < 65535 ? p.batch_count : 65535));
     /* the operand layouts are template arguments: one set of shared-memory
      * addresses per kernel keeps the accumulators in registers */
-    const void *kernel = p.a_k_contiguous && p.b_k_contiguous ? (const void *)generic_gemm_kernel<kOperands, TOut, 1, 1>
-                         : p.a_k_contiguous                   ? (const void *)generic_gemm_kernel<kOperands, TOut, 1, 0>
-                         : p.b_k_contiguous                   ? (const void *)generic_gemm_kernel<kOperands, TOut, 0, 1>
-                                            : (const void *)generic_gemm_kernel<kOperands, TOut, 0, 0>;
+    const void *kernel = p.a_k_contiguous && p.b_k_contiguous
+                             ? (const void *)generic_gemm_kernel<kOperands, TOut, 1, 1, 0>
+                         : p.a_k_contiguous ? (const void *)generic_gemm_kernel<kOperands, TOut, 1, 0, 0>
+                         : p.b_k_contiguous ? (const void *)generic_gemm_kernel<kOperands, TOut, 0, 1, 0>
+                                            : (const void *)generic_gemm_kernel<kOperands, TOut, 0, 0, 0>;
+    if constexpr (kOperands == kOperandsFp8)
+        if (p.scaled)
+            kernel = p.a_k_contiguous && p.b_k_contiguous ? (const void *)generic_gemm_kernel<kOperands, TOut, 1, 1, 1>
+                     : p.a_k_contiguous                   ? (const void *)generic_gemm_kernel<kOperands, TOut, 1, 0, 1>
+                     : p.b_k_contiguous                   ? (const void *)generic_gemm_kernel<kOperands, TOut, 0, 1, 1>
+                                                          : (const void *)generic_gemm_kernel<kOperands, TOut, 0, 0, 1>;
     void *args[] = {const_cast<GemmParams *>(&p)};
     return cudaLaunchKernel(kernel, grid, dim3(kThreads), args, 0, stream);
 }
@@ -561,6 +633,10 @@ GemmParams params_of(const wsgemm_problem *p)
     g.split_stride_c = 0;
     g.fused = 0;
     g.ep = wsgemm_fused_epilogue{};
+    g.scaled = 0;
+    g.a_scale_mode = g.b_scale_mode = WSGEMM_MATMUL_SCALE_SCALAR_32F;
+    g.a_scales = g.b_scales = NULL;
+    g.scale_block_k = 0;
     return g;
 }
 
@@ -615,6 +691,15 @@ extern "C" wsgemm_status wsgemm_generic_matmul(const wsgemm_problem *p, wsgemm_l
     GemmParams g = params_of(p);
     g.fused = 1;
     g.ep = *p->fused;
+    if (wsgemm_scale_mode_is_tensor(p->a_scale_mode) || wsgemm_scale_mode_is_tensor(p->b_scale_mode)) {
+        /* the pair is one the checks accept: both modes share their K extent (0 for OUTER_VEC's all of K) */
+        g.scaled = 1;
+        g.a_scale_mode = p->a_scale_mode;
+        g.b_scale_mode = p->b_scale_mode;
+        g.a_scales = p->a_scales;
+        g.b_scales = p->b_scales;
+        g.scale_block_k = wsgemm_scale_block_k(p->a_scale_mode);
+    }
     cudaError_t err = cudaSuccess;
     if (p->fused->amax) err = cudaMemsetAsync(p->fused->amax, 0, sizeof(float), ctx->stream);
     if (err == cudaSuccess) err = launch_for_operands(g, p->Atype, p->Ctype, ctx->stream);

@@ -118,6 +118,88 @@ def assert_wsgemm_ran(test, at_least=1):
 
 
 @unittest.skipUnless(HAVE_TORCH, "torch with CUDA is not available")
+def _expand_scales(s, rows, k, block_rows, block_k, rows_fastest):
+    """A (rows, k) float64 matrix holding each element's scale from a scale tensor of torch._scaled_mm's
+    layouts, read through its strides (s[r // block_rows, l // block_k] in its logical shape)."""
+    r = torch.arange(rows, device=s.device) // block_rows
+    c = torch.arange(k, device=s.device) // block_k
+    v = s.double() if s.dtype == torch.float32 else torch.where(
+        s.view(torch.uint8) == 255, torch.nan, torch.exp2(s.view(torch.uint8).double() - 127))
+    return v[r][:, c] if rows_fastest else v[c][:, r].t()
+
+
+@unittest.skipUnless(HAVE_TORCH, "torch with CUDA is not available")
+class BlockScaledTest(unittest.TestCase):
+    """torch.ops.wsgemm.matmul with scale tensors (docs/api.md, "Block-scaled FP8") against a float64
+    reference of the same arithmetic; the generic path must run them (path counts)."""
+
+    def setUp(self):
+        self.gen = torch.Generator(device="cuda").manual_seed(11)
+        torch_ops.reset_path_counts()
+
+    def check(self, a8, bt8, sa_full, sb_full, got, what):
+        """a8 (M, K) and bt8 = b^T (N, K) with each element's scale in sa_full (M, K) and sb_full (N, K)."""
+        a, bt = a8.float().double() * sa_full, bt8.float().double() * sb_full
+        want, mag = a @ bt.t(), a.abs() @ bt.abs().t()
+        tol = 2.0**-8 * want.abs() + 2.0**-16 * mag + 1e-30
+        bad = ~((got.double() - want).abs() <= tol)
+        self.assertFalse(bool(bad.any()), f"{what}: {int(bad.sum())} of {bad.numel()} elements wrong")
+        counts = torch_ops.path_counts()
+        self.assertGreaterEqual(counts.get("generic", 0), 1, f"{what}: the generic path did not run: {counts}")
+
+    def test_deepseek_1x128_with_128x128(self):
+        for M, N, K in ((256, 384, 512), (200, 130, 300)):
+            kb = -(-K // 128)
+            a8 = uniform((M, K), torch.float8_e4m3fn, self.gen)
+            b8 = uniform((N, K), torch.float8_e4m3fn, self.gen).t()  # (K, N) column-major, as torch._scaled_mm
+            sa = (torch.rand((kb, M), generator=self.gen, device="cuda") + 0.5).t()  # (M, kb), strides (1, M)
+            sb = (torch.rand((-(-N // 128), kb), generator=self.gen, device="cuda") + 0.5).t()  # (kb, nb), (1, kb)
+            out, _, _ = torch.ops.wsgemm.matmul(a8, b8, None, sa, sb, out_dtype=torch.float32)
+            torch.cuda.synchronize()
+            self.check(a8, b8.t(), _expand_scales(sa, M, K, 1, 128, True),
+                       _expand_scales(sb.t(), N, K, 128, 128, True), out, f"1x128 x 128x128 M={M} N={N} K={K}")
+
+    def test_rowwise_matches_scaled_mm(self):
+        M, N, K = 256, 320, 512
+        a8 = uniform((M, K), torch.float8_e4m3fn, self.gen)
+        b8 = uniform((N, K), torch.float8_e4m3fn, self.gen).t()
+        sa = torch.rand((M, 1), generator=self.gen, device="cuda") + 0.5
+        sb = torch.rand((1, N), generator=self.gen, device="cuda") + 0.5
+        out, _, _ = torch.ops.wsgemm.matmul(a8, b8, None, sa, sb, out_dtype=torch.bfloat16)
+        torch.cuda.synchronize()
+        self.check(a8, b8.t(), sa.double().expand(M, K), sb.double().t().expand(N, K), out, "rowwise")
+        try:
+            ref = torch._scaled_mm(a8, b8, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
+        except (RuntimeError, TypeError) as e:  # this torch or device has no rowwise _scaled_mm
+            print(f"torch._scaled_mm rowwise not available here ({e}); the float64 reference alone decides")
+            return
+        err = (out.double() - ref.double()).abs().max().item()
+        self.assertLessEqual(err, 2.0**-6 * ref.double().abs().max().item(), "rowwise vs torch._scaled_mm")
+
+    @unittest.skipUnless(hasattr(torch, "float8_e8m0fnu"), "torch without float8_e8m0fnu")
+    def test_mx_ue8m0(self):
+        M, N, K = 130, 200, 256
+        a8 = uniform((M, K), torch.float8_e4m3fn, self.gen)
+        b8 = uniform((N, K), torch.float8_e4m3fn, self.gen).t()
+        ea = torch.randint(120, 135, (K // 32, M), generator=self.gen, device="cuda", dtype=torch.uint8)
+        eb = torch.randint(120, 135, (K // 32, N), generator=self.gen, device="cuda", dtype=torch.uint8)
+        ea[0, 0], ea[1, 1], ea[2, 2] = 0, 254, 127
+        sa = ea.view(torch.float8_e8m0fnu).t()  # (M, K/32), strides (1, M)
+        sb = eb.view(torch.float8_e8m0fnu)  # (K/32, N), contiguous
+        out, _, _ = torch.ops.wsgemm.matmul(a8, b8, None, sa, sb, out_dtype=torch.float32)
+        torch.cuda.synchronize()
+        self.check(a8, b8.t(), _expand_scales(sa, M, K, 1, 32, True), _expand_scales(sb.t(), N, K, 1, 32, True),
+                   out, "MX")
+
+    def test_bad_layout_is_refused(self):
+        a8 = uniform((128, 256), torch.float8_e4m3fn, self.gen)
+        b8 = uniform((64, 256), torch.float8_e4m3fn, self.gen).t()
+        sa = torch.ones((128, 2), device="cuda")  # contiguous: not the (1, M) strides of 1 x 128 scales
+        sb = torch.ones((2, 1), device="cuda")
+        with self.assertRaises(ValueError):
+            torch.ops.wsgemm.matmul(a8, b8, None, sa, sb)
+
+
 class TorchOpsTest(unittest.TestCase):
     """torch.ops.wsgemm.mm / .matmul as PyTorch sees them."""
 

@@ -187,16 +187,61 @@ def _matmul_desc(call, da, db, dc, epilogue, dx):
         if sa.transposed != so.transposed:
             raise ValueError("wsgemm: aux must be laid out like out (both row-major or both column-major)")
         d.aux, d.aux_type, d.ldaux = aux.ptr, _binding.DTYPES[aux.dtype], sa.ld
+    modes = _scale_modes(da, db, dx.get("scale_a"), dx.get("scale_b"))
+    d.a_scale_mode, d.b_scale_mode = modes
     for name, field in (("scale_a", "a_scale"), ("scale_b", "b_scale"), ("scale_c", "c_scale"), ("scale_d", "d_scale"),
                         ("amax", "amax_d")):
-        if name in dx:
+        if name in ("scale_a", "scale_b") and name in dx and modes != (0, 0):
+            setattr(d, field, dx[name].ptr)  # a scale tensor, checked by _scale_modes
+        elif name in dx:
             x = dx[name]
             if x.dtype != "float32" or [n for n in x.shape if n != 1]:
                 raise TypeError(f"wsgemm: {name} must be a one-element float32 array (got {x.shape}, {x.dtype})")
             setattr(d, field, x.ptr)
     if call.swapped:  # C^T = b^T a^T: the scales of a and b trade places with the operands
         d.a_scale, d.b_scale = d.b_scale, d.a_scale
+        d.a_scale_mode, d.b_scale_mode = d.b_scale_mode, d.a_scale_mode
     return d
+
+
+def _packed(x, shape, strides):
+    """x has this shape and these element strides (those of dimensions of extent 1 do not matter)."""
+    return tuple(x.shape) == tuple(shape) and all(n == 1 or s == w for n, s, w in zip(x.shape, x.strides, strides))
+
+
+def _scale_modes(da, db, sa, sb):
+    """(a mode, b mode) of scale_a and scale_b as torch._scaled_mm lays them out, for a (M, K) and b (K, N),
+    or (0, 0) for per-tensor scales (or none); TypeError / ValueError for any other pair. With kb =
+    ceil(K / 128): rowwise a (M, 1) and b (1, N); 1 x 128 blocks a (M, kb) with strides (1, M) and b (kb, N)
+    contiguous; 128 x 128 blocks a (ceil(M / 128), kb) contiguous and b (kb, ceil(N / 128)) with strides
+    (1, kb); MX (float8_e8m0fnu or uint8 exponents) a (M, K / 32) with strides (1, M) and b (K / 32, N)
+    contiguous. These are wsgemm_matmul's scale tensors of op(A) and op(B) in either of out's layouts
+    (docs/api.md, "Block-scaled FP8")."""
+    if any(x is None or [n for n in x.shape if n != 1] == [] and x.dtype == "float32" for x in (sa, sb)):
+        return (0, 0)  # per-tensor (or no) scales: the one-element checks of _matmul_desc apply to both
+    M, K, N = da.shape[0], da.shape[1], db.shape[1]
+    kb, mb, nb = -(-K // 128), -(-M // 128), -(-N // 128)
+    B = _binding
+    fp32 = sa.dtype == sb.dtype == "float32"
+    mx = sa.dtype in ("float8_e8m0fnu", "uint8") and sb.dtype in ("float8_e8m0fnu", "uint8")
+    a_modes = {B.SCALE_OUTER_VEC_32F: fp32 and _packed(sa, (M, 1), (1, M)),
+               B.SCALE_VEC128_32F: fp32 and _packed(sa, (M, kb), (1, M)),
+               B.SCALE_BLK128x128_32F: fp32 and _packed(sa, (mb, kb), (kb, 1)),
+               B.SCALE_VEC32_UE8M0: mx and K % 32 == 0 and _packed(sa, (M, K // 32), (1, M))}
+    b_modes = {B.SCALE_OUTER_VEC_32F: fp32 and _packed(sb, (1, N), (N, 1)),
+               B.SCALE_VEC128_32F: fp32 and _packed(sb, (kb, N), (N, 1)),
+               B.SCALE_BLK128x128_32F: fp32 and _packed(sb, (kb, nb), (1, kb)),
+               B.SCALE_VEC32_UE8M0: mx and K % 32 == 0 and _packed(sb, (K // 32, N), (N, 1))}
+    for pair in ((B.SCALE_OUTER_VEC_32F,) * 2, (B.SCALE_VEC32_UE8M0,) * 2, (B.SCALE_VEC128_32F, B.SCALE_BLK128x128_32F),
+                 (B.SCALE_VEC128_32F,) * 2, (B.SCALE_BLK128x128_32F, B.SCALE_VEC128_32F),
+                 (B.SCALE_BLK128x128_32F,) * 2):
+        if a_modes[pair[0]] and b_modes[pair[1]]:
+            return pair
+    raise ValueError(f"wsgemm: scale_a {sa.shape} (strides {sa.strides}, {sa.dtype}) with scale_b {sb.shape} "
+                     f"(strides {sb.strides}, {sb.dtype}) is no scale layout for a {da.shape} and b {db.shape}: "
+                     f"rowwise ({M}, 1) x (1, {N}); 1 x 128 ({M}, {kb}) with strides (1, {M}) and/or 128 x 128 "
+                     f"({mb}, {kb}) contiguous, x ({kb}, {N}) contiguous or ({kb}, {nb}) with strides (1, {kb}); "
+                     f"MX float8_e8m0fnu ({M}, K/32) with strides (1, {M}) x (K/32, {N}) contiguous")
 
 
 def _register_torch_ops():

@@ -22,8 +22,11 @@ _c_float_p = ctypes.POINTER(ctypes.c_float)
 
 # C enums of wsgemm.h (values equal cuBLAS's / CUDA's)
 OP_N, OP_T = 0, 1
+# wsgemm_matmul_scale_mode (include/wsgemm.h; cuBLASLt's CUBLASLT_MATMUL_MATRIX_SCALE_* values)
+SCALE_SCALAR_32F, SCALE_VEC32_UE8M0, SCALE_OUTER_VEC_32F, SCALE_VEC128_32F, SCALE_BLK128x128_32F = 0, 2, 3, 4, 5
 DTYPES = {"float32": 0, "float16": 2, "bfloat16": 14, "float8_e4m3fn": 28, "float8_e5m2": 29}
-ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "float8_e4m3fn": 1, "float8_e5m2": 1}
+ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "float8_e4m3fn": 1, "float8_e5m2": 1, "uint8": 1,
+            "float8_e8m0fnu": 1}  # the last two: MX scale exponents only
 # wsgemm_matmul_epilogue (cublasLtEpilogue_t's values)
 EPILOGUES = {None: 1, "relu": 2, "bias": 4, "relu_bias": 6, "gelu": 32, "gelu_bias": 36, "gelu_aux": 160,
              "gelu_aux_bias": 164}
@@ -158,7 +161,8 @@ class MatmulDesc(ctypes.Structure):
                 ("Ctype", ctypes.c_int), ("Dtype", ctypes.c_int), ("epilogue", ctypes.c_int), ("bias", ctypes.c_void_p),
                 ("bias_type", ctypes.c_int), ("aux", ctypes.c_void_p), ("aux_type", ctypes.c_int), ("ldaux", ctypes.c_int),
                 ("a_scale", ctypes.c_void_p), ("b_scale", ctypes.c_void_p), ("c_scale", ctypes.c_void_p),
-                ("d_scale", ctypes.c_void_p), ("amax_d", ctypes.c_void_p)]
+                ("d_scale", ctypes.c_void_p), ("amax_d", ctypes.c_void_p),
+                ("a_scale_mode", ctypes.c_int), ("b_scale_mode", ctypes.c_int)]
 
     def __init__(self, **fields):
         fields.setdefault("size", ctypes.sizeof(MatmulDesc))

@@ -12,7 +12,10 @@ these ops again. Imported (and so registered) by `import wsgemm` where torch is 
         wsgemm_matmul on 2-D a (M, K) and b (K, N): out = act(alpha * scale_a * scale_b * (a @ b) + bias)
         * scale_d, with epilogue one of none, relu, bias, relu_bias, gelu, gelu_bias, gelu_aux,
         gelu_aux_bias (GELU in its tanh form); bias (N,) of bfloat16, float16 or float32; the scales
-        one-element float32 tensors. a and b are both 16-bit (one dtype) or both FP8 (float8_e4m3fn /
+        one-element float32 tensors, or for float8 a and b scale_a and scale_b are the scale tensors of
+        torch._scaled_mm's layouts: rowwise (M, 1) x (1, N), 1 x 128 blocks (M, ceil(K/128)) with strides
+        (1, M) with 128 x 128 blocks (ceil(K/128), ceil(N/128)) with strides (1, ceil(K/128)) (and the other
+        pairs of docs/api.md, "Block-scaled FP8"), MX float8_e8m0fnu (M, K/32) x (K/32, N). a and b are both 16-bit (one dtype) or both FP8 (float8_e4m3fn /
         float8_e5m2, not both e5m2). out is of a's dtype for 16-bit a (bfloat16 for FP8 a) unless out_dtype
         (bfloat16, float16, float32, float8_e4m3fn) says otherwise. aux is GELU's input (M, N) of out's dtype
         (bfloat16 for a float8 out) for the aux epilogues, else an empty tensor; amax is a one-element float32
@@ -37,7 +40,10 @@ from . import _arrays, _binding, _layout
 __all__ = ["mm", "matmul", "path_counts", "reset_path_counts"]
 
 _DTYPE_NAMES = {torch.bfloat16: "bfloat16", torch.float16: "float16", torch.float32: "float32",
-                torch.float8_e4m3fn: "float8_e4m3fn", torch.float8_e5m2: "float8_e5m2"}
+                torch.float8_e4m3fn: "float8_e4m3fn", torch.float8_e5m2: "float8_e5m2", torch.uint8: "uint8"}
+if hasattr(torch, "float8_e8m0fnu"):  # MX scale exponents (torch 2.7 and later)
+    _DTYPE_NAMES[torch.float8_e8m0fnu] = "float8_e8m0fnu"
+_SCALE_TENSOR_DTYPES = tuple(t for t in (torch.float32, torch.uint8, getattr(torch, "float8_e8m0fnu", None)) if t)
 _HALF = (torch.bfloat16, torch.float16)
 _FP8 = (torch.float8_e4m3fn, torch.float8_e5m2)
 _VECTOR = (torch.bfloat16, torch.float16, torch.float32)
@@ -115,8 +121,11 @@ def _matmul_meta(a, b, bias, scales, epilogue, out_dtype):
             raise ValueError(f"wsgemm: bias must be a ({N},) bfloat16, float16 or float32 vector (got "
                              f"{tuple(bias.shape)}, {bias.dtype})")
     for name, s in scales.items():
-        if s is not None and (s.numel() != 1 or s.dtype != torch.float32):
-            raise TypeError(f"wsgemm: {name} must be a one-element float32 tensor (got {tuple(s.shape)}, {s.dtype})")
+        if s is None or (s.numel() == 1 and s.dtype == torch.float32):
+            continue
+        if name == "scale_d" or not pair8 or s.dtype not in _SCALE_TENSOR_DTYPES:
+            raise TypeError(f"wsgemm: {name} must be a one-element float32 tensor, or (scale_a, scale_b with float8 a "
+                            f"and b) a scale tensor of float32 or float8_e8m0fnu (got {tuple(s.shape)}, {s.dtype})")
     dtype = out_dtype if out_dtype is not None else (a.dtype if pair16 else torch.bfloat16)
     if dtype not in _VECTOR + (torch.float8_e4m3fn,):
         raise TypeError(f"wsgemm: out_dtype must be bfloat16, float16, float32 or float8_e4m3fn (got {dtype})")

@@ -15,6 +15,7 @@
  * checks come before any CUDA call).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,10 +332,25 @@ static void case_desc_size(wsgemm_handle h)
                WSGEMM_STATUS_SUCCESS,
            "init with the exact size");
     for (size_t i = size; i < sizeof buf; ++i) EXPECT(buf[i] == 0xCD, "init wrote byte %zu past the struct", i);
+    /* 0.2's struct (it ends at amax_d) is a size init takes, writing only its bytes */
+    const size_t size02 = offsetof(wsgemm_matmul_desc, a_scale_mode);
     memset(buf, 0xCD, sizeof buf);
-    EXPECT(wsgemm_matmul_desc_init_sized(in_buf, size - 8, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF) ==
+    EXPECT(wsgemm_matmul_desc_init_sized(in_buf, size02, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF) ==
+               WSGEMM_STATUS_SUCCESS,
+           "init with 0.2's size: %s", wsgemm_get_last_error_message(NULL));
+    EXPECT(in_buf->size == size02, "init sets the size it was given");
+    for (size_t i = size02; i < sizeof buf; ++i) EXPECT(buf[i] == 0xCD, "init wrote byte %zu past a 0.2 struct", i);
+    /* wsgemm_matmul reads only a 0.2 struct's bytes: the bytes after it (no scale modes) are not read */
+    fill_sentinel();
+    EXPECT(matmul_64(h, in_buf, &one, &zero, NULL, 0) == WSGEMM_STATUS_SUCCESS, "a 0.2 struct is a descriptor: %s",
+           wsgemm_get_last_error_message(h));
+    memset(buf, 0xCD, sizeof buf);
+    EXPECT(wsgemm_matmul_desc_init_sized(in_buf, size02 - 8, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF) ==
                WSGEMM_STATUS_INVALID_VALUE,
-           "init with a size below the struct");
+           "init with a size below the 0.2 struct");
+    EXPECT(wsgemm_matmul_desc_init_sized(in_buf, size02 + 4, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF) ==
+               WSGEMM_STATUS_INVALID_VALUE,
+           "init with a size between the 0.2 struct and this one");
     EXPECT(strstr(wsgemm_get_last_error_message(NULL), "size") != NULL, "the message names the size: \"%s\"",
            wsgemm_get_last_error_message(NULL));
     EXPECT(wsgemm_matmul_desc_init_sized(in_buf, 0, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF) ==
@@ -352,6 +368,9 @@ static void case_desc_size(wsgemm_handle h)
     expect_status(h, matmul_64(h, &bad, &one, &zero, NULL, 64), WSGEMM_STATUS_INVALID_VALUE, "desc->size", "size 0");
     bad.size = size - 1;
     expect_status(h, matmul_64(h, &bad, &one, &zero, NULL, 64), WSGEMM_STATUS_INVALID_VALUE, "desc->size", "size - 1");
+    bad.size = size02 - 8;
+    expect_status(h, matmul_64(h, &bad, &one, &zero, NULL, 64), WSGEMM_STATUS_INVALID_VALUE, "desc->size",
+                  "0.2 size - 8");
     bad.size = size + 16;
     expect_status(h, matmul_64(h, &bad, &one, &zero, NULL, 64), WSGEMM_STATUS_NOT_SUPPORTED, "desc->size", "size + 16");
     EXPECT(d_untouched(), "a refused descriptor wrote D");

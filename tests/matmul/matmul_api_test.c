@@ -30,6 +30,7 @@ typedef struct call {
 
 static float one = 1.0f, zero = 0.0f;
 static float host_a[ELEMS], host_b[ELEMS], host_c[ELEMS], host_bias[64], host_scale[4];
+static float host_scale_a[ELEMS], host_scale_b[ELEMS]; /* scale tensors (any mode's fits a 64 x 64 x 64 call) */
 static uint32_t host_d[ELEMS], host_aux[ELEMS], host_amax;
 
 static uint32_t sentinel(int i)
@@ -300,8 +301,92 @@ static void case_desc_init(wsgemm_handle h)
     EXPECT(d.bias == NULL && d.aux == NULL && d.ldaux == 0, "no bias, no aux");
     EXPECT(d.aux_type == WSGEMM_R_16BF && d.bias_type == WSGEMM_R_16BF, "16BF aux and bias for an FP8 D");
     EXPECT(!d.a_scale && !d.b_scale && !d.c_scale && !d.d_scale && !d.amax_d, "no scales, no amax");
+    EXPECT(d.a_scale_mode == WSGEMM_MATMUL_SCALE_SCALAR_32F && d.b_scale_mode == WSGEMM_MATMUL_SCALE_SCALAR_32F,
+           "per-tensor scale modes");
     WSGEMM_CHECK(wsgemm_matmul_desc_init(&d, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16F, WSGEMM_R_32F));
     EXPECT(d.aux_type == WSGEMM_R_32F, "aux of D's type");
+}
+
+/* The valid call as block-scaled FP8 (E4M3 x E4M3 -> bf16): a_scale and b_scale the tensors of the modes. */
+static call scaled_call(wsgemm_handle h, wsgemm_matmul_scale_mode a_mode, wsgemm_matmul_scale_mode b_mode)
+{
+    call c = valid_call(h);
+    c.d.Atype = c.d.Btype = WSGEMM_R_8F_E4M3;
+    c.d.a_scale_mode = a_mode;
+    c.d.b_scale_mode = b_mode;
+    c.d.a_scale = host_scale_a;
+    c.d.b_scale = host_scale_b;
+    return c;
+}
+
+#define REJECT_SCALED(status, word, a_mode, b_mode, ...)                                     \
+    do {                                                                                     \
+        call c = scaled_call(h, WSGEMM_MATMUL_SCALE_##a_mode, WSGEMM_MATMUL_SCALE_##b_mode); \
+        __VA_ARGS__;                                                                         \
+        expect_rejected(&c, WSGEMM_STATUS_##status, word);                                   \
+    } while (0)
+
+/* The scale modes' checks (include/wsgemm.h, wsgemm_matmul_scale_mode): values that are no mode, modes on
+ * 16-bit operands, pairs outside the accepted ones, missing scale tensors, k against MX's 32, alignment. */
+static void case_scale_modes(wsgemm_handle h)
+{
+    REJECT_SCALED(INVALID_VALUE, "desc->a_scale_mode = 1 is not", SCALAR_32F, SCALAR_32F,
+                  c.d.a_scale_mode = (wsgemm_matmul_scale_mode)1); /* cuBLASLt's VEC16_UE4M3: FP4 scales */
+    REJECT_SCALED(INVALID_VALUE, "desc->a_scale_mode = 6 is not", VEC128_32F, VEC128_32F,
+                  c.d.a_scale_mode = (wsgemm_matmul_scale_mode)6);
+    REJECT_SCALED(INVALID_VALUE, "desc->b_scale_mode = -1 is not", VEC128_32F, VEC128_32F,
+                  c.d.b_scale_mode = (wsgemm_matmul_scale_mode)-1);
+    REJECT_SCALED(NOT_SUPPORTED, "desc->a_scale_mode = VEC128_32F scales FP8 operands only", VEC128_32F, BLK128x128_32F,
+                  c.d.Atype = c.d.Btype = WSGEMM_R_16BF);
+    REJECT_SCALED(NOT_SUPPORTED, "desc->b_scale_mode = OUTER_VEC_32F scales FP8 operands only", SCALAR_32F,
+                  OUTER_VEC_32F, c.d.Atype = c.d.Btype = WSGEMM_R_16F);
+    REJECT_SCALED(NOT_SUPPORTED, "desc->a_scale_mode = VEC128_32F with desc->b_scale_mode = SCALAR_32F", VEC128_32F,
+                  SCALAR_32F);
+    REJECT_SCALED(NOT_SUPPORTED, "desc->a_scale_mode = SCALAR_32F with desc->b_scale_mode = BLK128x128_32F", SCALAR_32F,
+                  BLK128x128_32F);
+    REJECT_SCALED(NOT_SUPPORTED, "desc->a_scale_mode = OUTER_VEC_32F with desc->b_scale_mode = VEC128_32F",
+                  OUTER_VEC_32F, VEC128_32F);
+    REJECT_SCALED(NOT_SUPPORTED, "desc->a_scale_mode = VEC32_UE8M0 with desc->b_scale_mode = VEC128_32F", VEC32_UE8M0,
+                  VEC128_32F);
+    REJECT_SCALED(NOT_SUPPORTED, "desc->a_scale_mode = VEC32_UE8M0 with desc->b_scale_mode = OUTER_VEC_32F",
+                  VEC32_UE8M0, OUTER_VEC_32F);
+    REJECT_SCALED(INVALID_VALUE, "desc->a_scale is NULL but desc->a_scale_mode = VEC128_32F", VEC128_32F,
+                  BLK128x128_32F, c.d.a_scale = NULL);
+    REJECT_SCALED(INVALID_VALUE, "desc->b_scale is NULL but desc->b_scale_mode = OUTER_VEC_32F", OUTER_VEC_32F,
+                  OUTER_VEC_32F, c.d.b_scale = NULL);
+    REJECT_SCALED(INVALID_VALUE, "desc->a_scale is NULL but desc->a_scale_mode = VEC32_UE8M0", VEC32_UE8M0, VEC32_UE8M0,
+                  c.d.a_scale = NULL);
+    REJECT_SCALED(INVALID_VALUE, "k = 48 is not a multiple of 32", VEC32_UE8M0, VEC32_UE8M0, c.k = 48);
+    REJECT_SCALED(INVALID_VALUE, "k = 1 is not a multiple of 32", VEC32_UE8M0, VEC32_UE8M0, c.k = 1);
+    REJECT_SCALED(INVALID_VALUE, "a_scale = ", VEC128_32F, VEC128_32F,
+                  c.d.a_scale = (const float *)((const char *)host_scale_a + 2)); /* fp32 scales: 4 bytes */
+    REJECT_SCALED(INVALID_VALUE, "b_scale = ", BLK128x128_32F, BLK128x128_32F,
+                  c.d.b_scale = (const float *)((const char *)host_scale_b + 1));
+    /* the scale tensor is no scalar: a 0.2 descriptor's rule "NULL means 1" is not its rule */
+    REJECT_SCALED(INVALID_VALUE, "desc->b_scale is NULL", BLK128x128_32F, VEC128_32F, c.d.b_scale = NULL);
+}
+
+/* Block-scaled calls that pass every check stop at the device lookup: each accepted pair, a partial last
+ * 128-K block, MX scale bytes at any address, no scale tensors without a product, every op pair. */
+static void case_scale_modes_valid(wsgemm_handle h)
+{
+    setenv("CUDA_VISIBLE_DEVICES", "", 1);
+    REJECT_SCALED(NO_DEVICE, "no CUDA device", VEC128_32F, BLK128x128_32F, (void)0);
+    REJECT_SCALED(NO_DEVICE, "no CUDA device", BLK128x128_32F, VEC128_32F, (void)0);
+    REJECT_SCALED(NO_DEVICE, "no CUDA device", VEC128_32F, VEC128_32F, (void)0);
+    REJECT_SCALED(NO_DEVICE, "no CUDA device", BLK128x128_32F, BLK128x128_32F, (void)0);
+    REJECT_SCALED(NO_DEVICE, "no CUDA device", OUTER_VEC_32F, OUTER_VEC_32F, (void)0);
+    REJECT_SCALED(NO_DEVICE, "no CUDA device", VEC32_UE8M0, VEC32_UE8M0, (void)0);
+    REJECT_SCALED(NO_DEVICE, "no CUDA device", VEC32_UE8M0, VEC32_UE8M0,
+                  c.d.a_scale = (const float *)((const char *)host_scale_a + 1)); /* bytes: any address */
+    REJECT_SCALED(NO_DEVICE, "no CUDA device", VEC128_32F, BLK128x128_32F, c.k = 40; c.ldb = 64); /* partial block */
+    REJECT_SCALED(NO_DEVICE, "no CUDA device", VEC128_32F, BLK128x128_32F, c.k = 0; c.d.a_scale = c.d.b_scale = NULL);
+    REJECT_SCALED(NO_DEVICE, "no CUDA device", OUTER_VEC_32F, OUTER_VEC_32F, c.alpha = &zero;
+                  c.d.a_scale = c.d.b_scale = NULL);
+    REJECT_SCALED(NO_DEVICE, "no CUDA device", VEC128_32F, BLK128x128_32F, c.d.transa = WSGEMM_OP_T;
+                  c.d.transb = WSGEMM_OP_T);
+    REJECT_SCALED(NO_DEVICE, "no CUDA device", VEC32_UE8M0, VEC32_UE8M0, c.d.Atype = WSGEMM_R_8F_E5M2;
+                  c.d.Dtype = WSGEMM_R_8F_E4M3; c.d.Ctype = WSGEMM_R_16F); /* E5M2 x E4M3 -> E4M3 */
 }
 
 static const testing_handle_case cases[] = {
@@ -321,6 +406,8 @@ static const testing_handle_case cases[] = {
     {"no_device", case_no_device},
     {"gemm_ex_fp8", case_gemm_ex_fp8},
     {"desc_init", case_desc_init},
+    {"scale_modes", case_scale_modes},
+    {"scale_modes_valid", case_scale_modes_valid},
 };
 
 int main(int argc, char **argv)
