@@ -37,7 +37,7 @@ typedef struct self_check_case {
     int lda_odd; /* 1: lda one element past a 16-byte multiple: TMA cannot address A, the plan stages it */
 } self_check_case;
 
-/* The list. Cases 7-18 (added so that every kind of plan runs: 24 kernel runs, each small) add about as much
+/* The list. Cases 7-19 (added so that every kind of plan runs: 26 kernel runs, each small) add about as much
  * CPU reference work as cases 1-6 take (m n k summed: 0.15 G against 0.22 G multiply-adds). */
 static const self_check_case kSelfCheckCases[] = {
     /* 1. k = 600: ten k-blocks, more than either ring has stages, inside one tile; fp32 C by TMA store */
@@ -88,6 +88,9 @@ static const self_check_case kSelfCheckCases[] = {
     {WSGEMM_OP_N, WSGEMM_OP_N, 200, 140, 72, WSGEMM_R_16F, WSGEMM_R_16F, WSGEMM_R_32F, 1.0f, 0.0f, 0, 0,
      SELF_CHECK_FUSED, 1, 0, 0},
     {WSGEMM_OP_T, WSGEMM_OP_N, 136, 140, 136, WSGEMM_R_16BF, WSGEMM_R_16BF, WSGEMM_R_8F_E4M3, 0.5f, 0.0f, 0, 0,
+     SELF_CHECK_FUSED, 1, 0, 0},
+    /* 19. the same with m a multiple of 16: the E4M3 D through the TMA store (whole 16-byte chunk rows) */
+    {WSGEMM_OP_T, WSGEMM_OP_N, 144, 140, 136, WSGEMM_R_16BF, WSGEMM_R_16BF, WSGEMM_R_8F_E4M3, 0.5f, 0.0f, 0, 0,
      SELF_CHECK_FUSED, 1, 0, 0},
 };
 enum { kSelfCheckCaseCount = sizeof kSelfCheckCases / sizeof kSelfCheckCases[0] };
