@@ -81,6 +81,7 @@ struct GemmParams {
     const void *B;
     int a_type, b_type; /* wsgemm_dtype: which FP8 format an FP8 operand holds */
     void *C;
+    int c_type; /* wsgemm_dtype of C: the store converts to it (one kernel serves every output type) */
     int m, n, k;
     long long lda, ldb, ldc;
     long long strideA, strideB, strideC;
@@ -428,9 +429,32 @@ __device__ __forceinline__ void store_tile(const GemmParams &p, TOut *c, const f
     }
 }
 
+/* The output type is the one runtime choice of the epilogue: the main loop is the same for every C, so one
+ * kernel per operand kind and layout stores to all four (a kernel per output type would repeat the main loop). */
+__device__ __forceinline__ void store_tile_as(const GemmParams &p, char *c,
+                                              const float (&acc)[kMmaTilesM][kMmaTilesN][4],
+                                              float (&stage)[kEpilogueRows][kEpiloguePitch], int m0, int n0, int warp_m,
+                                              int warp_n, int lane, const wsgemm_fused_factors &factors, float &amax)
+{
+    switch (p.c_type) {
+    case WSGEMM_R_16BF:
+        store_tile(p, reinterpret_cast<__nv_bfloat16 *>(c), acc, stage, m0, n0, warp_m, warp_n, lane, factors, amax);
+        break;
+    case WSGEMM_R_16F:
+        store_tile(p, reinterpret_cast<__half *>(c), acc, stage, m0, n0, warp_m, warp_n, lane, factors, amax);
+        break;
+    case WSGEMM_R_8F_E4M3:
+        store_tile(p, reinterpret_cast<__nv_fp8_e4m3 *>(c), acc, stage, m0, n0, warp_m, warp_n, lane, factors, amax);
+        break;
+    default:
+        store_tile(p, reinterpret_cast<float *>(c), acc, stage, m0, n0, warp_m, warp_n, lane, factors, amax);
+        break;
+    }
+}
+
 /* kScaled: a block-scaled matmul (p.scaled), with a second set of accumulators: one CTA per SM keeps both in
  * registers. */
-template <int kOperands, typename TOut, int kAKContiguous, int kBKContiguous, int kScaled>
+template <int kOperands, int kAKContiguous, int kBKContiguous, int kScaled>
 __global__ void __launch_bounds__(kThreads, kScaled ? 1 : 2) generic_gemm_kernel(const GemmParams p)
 {
     static_assert(!kScaled || kOperands == kOperandsFp8, "scale tensors scale FP8 operands");
@@ -443,6 +467,7 @@ __global__ void __launch_bounds__(kThreads, kScaled ? 1 : 2) generic_gemm_kernel
 
     /* one work item = (batch, split, tile); the grid may hold fewer of them than the problem has */
     const long long items = tiles * p.batch_count * p.splits;
+    const long long c_bytes = wsgemm_dtype_size((wsgemm_dtype)p.c_type);
     /* the call's alpha and beta: by value, or (device pointer mode) read here, in stream order */
     const float alpha = p.alpha_dev ? *p.alpha_dev : p.alpha;
     const float beta = p.beta_dev ? *p.beta_dev : p.beta;
@@ -467,7 +492,7 @@ __global__ void __launch_bounds__(kThreads, kScaled ? 1 : 2) generic_gemm_kernel
             static_cast<const char *>(p.A) + (batch * p.strideA + k0 * (kAKContiguous ? 1 : p.lda)) * kElemBytes;
         const char *B =
             static_cast<const char *>(p.B) + (batch * p.strideB + k0 * (kBKContiguous ? 1 : p.ldb)) * kElemBytes;
-        TOut *C = static_cast<TOut *>(p.C) + batch * p.strideC + split * p.split_stride_c;
+        char *C = static_cast<char *>(p.C) + (batch * p.strideC + split * p.split_stride_c) * c_bytes;
 
         float acc[kMmaTilesM][kMmaTilesN][4];
         float total[kMmaTilesM][kMmaTilesN][4]; /* kScaled: the promoted sums (unused otherwise) */
@@ -507,9 +532,9 @@ __global__ void __launch_bounds__(kThreads, kScaled ? 1 : 2) generic_gemm_kernel
             __syncthreads();
         }
         if constexpr (kScaled)
-            store_tile(p, C, total, smem.epilogue[warp], m0, n0, warp_m, warp_n, lane, factors, amax);
+            store_tile_as(p, C, total, smem.epilogue[warp], m0, n0, warp_m, warp_n, lane, factors, amax);
         else
-            store_tile(p, C, acc, smem.epilogue[warp], m0, n0, warp_m, warp_n, lane, factors, amax);
+            store_tile_as(p, C, acc, smem.epilogue[warp], m0, n0, warp_m, warp_n, lane, factors, amax);
         __syncthreads(); /* the next tile's copies overwrite the staged tile */
     }
     if (p.fused) wsgemm_fused_amax_commit(p.ep, amax); /* every lane of the warp takes the same items */
@@ -534,7 +559,7 @@ __global__ void scale_c_kernel(TOut *c, int m, int n, long long ldc, long long s
 }
 
 /* Launches return their own error (never cudaGetLastError, which would take a caller's pending error). */
-template <int kOperands, typename TOut>
+template <int kOperands>
 cudaError_t launch_generic(const GemmParams &p, cudaStream_t stream)
 {
     const long long tiles = ((p.m - 1LL) / kBlockM + 1) * ((p.n - 1LL) / kBlockN + 1) * p.splits;
@@ -543,38 +568,26 @@ cudaError_t launch_generic(const GemmParams &p, cudaStream_t stream)
               static_cast<unsigned>(p.batch_count < 65535 ? p.batch_count : 65535));
     /* the operand layouts are template arguments: one set of shared-memory
      * addresses per kernel keeps the accumulators in registers */
-    const void *kernel = p.a_k_contiguous && p.b_k_contiguous
-                             ? (const void *)generic_gemm_kernel<kOperands, TOut, 1, 1, 0>
-                         : p.a_k_contiguous ? (const void *)generic_gemm_kernel<kOperands, TOut, 1, 0, 0>
-                         : p.b_k_contiguous ? (const void *)generic_gemm_kernel<kOperands, TOut, 0, 1, 0>
-                                            : (const void *)generic_gemm_kernel<kOperands, TOut, 0, 0, 0>;
+    const void *kernel = p.a_k_contiguous && p.b_k_contiguous ? (const void *)generic_gemm_kernel<kOperands, 1, 1, 0>
+                         : p.a_k_contiguous                   ? (const void *)generic_gemm_kernel<kOperands, 1, 0, 0>
+                         : p.b_k_contiguous                   ? (const void *)generic_gemm_kernel<kOperands, 0, 1, 0>
+                                                              : (const void *)generic_gemm_kernel<kOperands, 0, 0, 0>;
     if constexpr (kOperands == kOperandsFp8)
         if (p.scaled)
-            kernel = p.a_k_contiguous && p.b_k_contiguous ? (const void *)generic_gemm_kernel<kOperands, TOut, 1, 1, 1>
-                     : p.a_k_contiguous                   ? (const void *)generic_gemm_kernel<kOperands, TOut, 1, 0, 1>
-                     : p.b_k_contiguous                   ? (const void *)generic_gemm_kernel<kOperands, TOut, 0, 1, 1>
-                                                          : (const void *)generic_gemm_kernel<kOperands, TOut, 0, 0, 1>;
+            kernel = p.a_k_contiguous && p.b_k_contiguous ? (const void *)generic_gemm_kernel<kOperands, 1, 1, 1>
+                     : p.a_k_contiguous                   ? (const void *)generic_gemm_kernel<kOperands, 1, 0, 1>
+                     : p.b_k_contiguous                   ? (const void *)generic_gemm_kernel<kOperands, 0, 1, 1>
+                                                          : (const void *)generic_gemm_kernel<kOperands, 0, 0, 1>;
     void *args[] = {const_cast<GemmParams *>(&p)};
     return cudaLaunchKernel(kernel, grid, dim3(kThreads), args, 0, stream);
 }
 
-template <int kOperands>
-cudaError_t launch_for_output(const GemmParams &p, wsgemm_dtype c_type, cudaStream_t stream)
-{
-    switch (c_type) {
-    case WSGEMM_R_16BF: return launch_generic<kOperands, __nv_bfloat16>(p, stream);
-    case WSGEMM_R_16F: return launch_generic<kOperands, __half>(p, stream);
-    case WSGEMM_R_8F_E4M3: return launch_generic<kOperands, __nv_fp8_e4m3>(p, stream);
-    default: return launch_generic<kOperands, float>(p, stream);
-    }
-}
-
 /* The operand kind of a (checked) type pair: both 16BF, both 16F, or both FP8. */
-cudaError_t launch_for_operands(const GemmParams &p, wsgemm_dtype a_type, wsgemm_dtype c_type, cudaStream_t stream)
+cudaError_t launch_for_operands(const GemmParams &p, wsgemm_dtype a_type, cudaStream_t stream)
 {
-    if (a_type == WSGEMM_R_16BF) return launch_for_output<kOperandsBf16>(p, c_type, stream);
-    if (a_type == WSGEMM_R_16F) return launch_for_output<kOperandsF16>(p, c_type, stream);
-    return launch_for_output<kOperandsFp8>(p, c_type, stream);
+    if (a_type == WSGEMM_R_16BF) return launch_generic<kOperandsBf16>(p, stream);
+    if (a_type == WSGEMM_R_16F) return launch_generic<kOperandsF16>(p, stream);
+    return launch_generic<kOperandsFp8>(p, stream);
 }
 
 template <typename TOut>
@@ -611,6 +624,7 @@ GemmParams params_of(const wsgemm_problem *p)
     g.a_type = p->Atype;
     g.b_type = p->Btype;
     g.C = p->C;
+    g.c_type = p->Ctype;
     g.m = p->m;
     g.n = p->n;
     g.k = p->k;
@@ -666,6 +680,7 @@ extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_lau
     cudaError_t err;
     if (part) {
         g.C = part;
+        g.c_type = WSGEMM_R_32F;
         g.ldc = p->m;
         g.strideC = (long long)p->m * p->n;
         g.alpha = 1.0f; /* the partials; the reduction applies alpha and beta (also device ones) */
@@ -675,11 +690,11 @@ extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_lau
         g.splits = splits;
         g.k_per_split = kMaxChainK;
         g.split_stride_c = g.strideC * p->batch_count;
-        err = p->Atype == WSGEMM_R_16BF ? launch_generic<kOperandsBf16, float>(g, ctx->stream)
-                                        : launch_generic<kOperandsF16, float>(g, ctx->stream);
+        err = p->Atype == WSGEMM_R_16BF ? launch_generic<kOperandsBf16>(g, ctx->stream)
+                                        : launch_generic<kOperandsF16>(g, ctx->stream);
         if (err == cudaSuccess) err = wsgemm_splitk_reduce_launch(part, splits, p, ctx->device->sm_count, ctx->stream);
     } else {
-        err = launch_for_operands(g, p->Atype, p->Ctype, ctx->stream);
+        err = launch_for_operands(g, p->Atype, ctx->stream);
     }
     return err == cudaSuccess ? WSGEMM_STATUS_SUCCESS : launch_failed(ctx, err);
 }
@@ -702,7 +717,7 @@ extern "C" wsgemm_status wsgemm_generic_matmul(const wsgemm_problem *p, wsgemm_l
     }
     cudaError_t err = cudaSuccess;
     if (p->fused->amax) err = cudaMemsetAsync(p->fused->amax, 0, sizeof(float), ctx->stream);
-    if (err == cudaSuccess) err = launch_for_operands(g, p->Atype, p->Ctype, ctx->stream);
+    if (err == cudaSuccess) err = launch_for_operands(g, p->Atype, ctx->stream);
     return err == cudaSuccess ? WSGEMM_STATUS_SUCCESS : launch_failed(ctx, err);
 }
 
