@@ -4,13 +4,13 @@
  * split-K, epilogue, staging and workspace of one call, as a wsgemm_plan (gemm/common/plan.h). Host C,
  * no CUDA call: what it needs of the kernels and the device comes through sm90_kernel_query.
  *
- * The kernels are the rows of sm90_kernels.def (as C data: sm90_table.h), named by their input kind, variant and
- * tile width. Kernel variants (SM90_VARIANT_*, sm90_tile.h): 0 default (2-CTA
- * cluster, deepest ring that fits), 1 no cluster and 2 three stages (bf16, BN 256, K-major P only: tuning
- * comparisons), 3 a 4-CTA cluster (BN 64 and 128), 4 and 5 the staged C tile (chosen by the plan for its
- * epilogue), 6 the pingpong schedule (BN 128; only when asked for), 7 the FUSED kernels (wsgemm_matmul's
- * output op: a call with one always runs them). Where the requested variant does not
- * exist for a tile width, variant 0 runs (never in place of 7).
+ * The kernels are the rows of sm90_kernels.def (as C data: sm90_table.h), found by their input kind, variant,
+ * tile width and majorness (sm90_kernel_find). Kernel variants (SM90_VARIANT_*, sm90_tile.h): 0 default
+ * (2-CTA cluster, deepest ring that fits), 1 no cluster and 2 three stages (bf16, BN 256, K-major P only:
+ * tuning comparisons), 3 a 4-CTA cluster (BN 64 and 128), 4 and 5 the staged C tile (chosen by the plan for
+ * its epilogue), 6 the pingpong schedule (BN 128; only when asked for), 7 the FUSED kernels (wsgemm_matmul's
+ * output op: a call with one always runs them). Where the requested variant has no row for a tile width,
+ * variant 0 runs (never in place of 7).
  */
 #ifndef WSGEMM_SM90_PLAN_H
 #define WSGEMM_SM90_PLAN_H
