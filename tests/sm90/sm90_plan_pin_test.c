@@ -13,7 +13,9 @@
  * problem), FP8 pairs (E5M2 x E5M2 too) with and without scales, fused calls; 20 knob sets (each variant,
  * each forced BN, swap off, split-K forced, each epilogue preference, the hybrid off and forced, a band
  * height); two device sizes (132 and 20 SMs). The device model: each row of the kernel table exists as the
- * table says, with sm_count / cluster co-resident clusters.
+ * table says, with sm_count / cluster co-resident clusters. Beside the pins, the build budget: every row of
+ * the table runs some plan of the grid, an SM90_BY_PLAN row with the default knobs, the others only with a
+ * knob set that asks for them.
  * Exits 0 when every plan matches, 1 otherwise.
  */
 #include <stdint.h>
@@ -102,7 +104,7 @@ static wsgemm_problem grid_problem(int i, model **md)
     unsigned r = 2166136261u ^ (unsigned)i;
     for (int s = 0; s < 3; ++s) r = r * 1103515245u + 12345u;
     wsgemm_problem p = plan_testing_random_problem(r, kDims[mi], kDims[ni], kKs[ki]);
-    if (kind == 1) { /* FP8: one of the four pairs, scaled or not, C of any type but E4M3 */
+    if (kind == 1) { /* FP8: one of the four pairs, scaled or not, fused or not */
         static const wsgemm_dtype pairs[4][2] = {{WSGEMM_R_8F_E4M3, WSGEMM_R_8F_E4M3},
                                                  {WSGEMM_R_8F_E4M3, WSGEMM_R_8F_E5M2},
                                                  {WSGEMM_R_8F_E5M2, WSGEMM_R_8F_E4M3},
@@ -110,6 +112,7 @@ static wsgemm_problem grid_problem(int i, model **md)
         p.Atype = pairs[(r >> 21) % 4][0];
         p.Btype = pairs[(r >> 21) % 4][1];
         if ((r >> 23) & 1) p.a_scale = p.b_scale = &kScale;
+        if ((r >> 24) % 4 == 0) p.fused = &kOps;
     } else if (kind == 2) { /* fused: an E4M3 D now and then */
         p.fused = &kOps;
         if ((r >> 27) % 4 == 0) p.Ctype = WSGEMM_R_8F_E4M3;
@@ -153,8 +156,11 @@ static uint32_t fnv1a(uint32_t h, const char *s)
     return (h ^ (uint8_t)'\n') * 16777619u;
 }
 
-/* The text of problem i's plan with knob set kn. */
-static void grid_plan_text(int i, const wsgemm_knobs *kn, char *buf, size_t size)
+/* How often each row of the kernel table ran a plan: with the default knobs, and with any knob set. */
+static long long row_plans_default[SM90_KERNEL_ROWS], row_plans_any[SM90_KERNEL_ROWS];
+
+/* The text of problem i's plan with knob set kn (kn_index 0: the defaults); counts the row it runs. */
+static void grid_plan_text(int i, const wsgemm_knobs *kn, int kn_index, char *buf, size_t size)
 {
     model *md;
     const wsgemm_problem p = grid_problem(i, &md);
@@ -163,6 +169,15 @@ static void grid_plan_text(int i, const wsgemm_knobs *kn, char *buf, size_t size
     char why[256] = "";
     const wsgemm_status s = plan_make(&p, kn, md, &plan, why, sizeof why);
     plan_text(s, &plan, why, buf, size);
+    if (s != WSGEMM_STATUS_SUCCESS) return;
+    const int row = sm90_kernel_find(plan.in, plan.variant, plan.bn, plan.p_mn, plan.q_mn);
+    if (row < 0) {
+        snprintf(buf, size, "the plan's kernel (in %d, variant %d, BN %d, mn %d %d) is no row of the table", plan.in,
+                 plan.variant, plan.bn, plan.p_mn, plan.q_mn);
+        return;
+    }
+    row_plans_any[row]++;
+    if (kn_index == 0) row_plans_default[row]++;
 }
 
 /* The hash of problem i's plans, knob set by knob set. */
@@ -171,7 +186,7 @@ static uint32_t grid_hash(int i, const wsgemm_knobs *knobs)
     char text[1024];
     uint32_t h = 2166136261u;
     for (int k = 0; k < kKnobSets; ++k) {
-        grid_plan_text(i, &knobs[k], text, sizeof text);
+        grid_plan_text(i, &knobs[k], k, text, sizeof text);
         h = fnv1a(h, text);
     }
     return h;
@@ -184,7 +199,7 @@ static void print_problem(FILE *out, int i, const wsgemm_knobs *knobs)
     const wsgemm_problem p = grid_problem(i, &md);
     plan_testing_describe(&p, shape, sizeof shape);
     for (int k = 0; k < kKnobSets; ++k) {
-        grid_plan_text(i, &knobs[k], text, sizeof text);
+        grid_plan_text(i, &knobs[k], k, text, sizeof text);
         fprintf(out, "%d %s sms=%d fused=%d knobs %d: %s\n", i, shape, md->sm_count, p.fused != NULL, k, text);
     }
 }
@@ -256,11 +271,23 @@ int main(int argc, char **argv)
                 failures++;
             }
         }
+    /* the build budget: every row is one some plan runs, by itself (SM90_BY_PLAN: with the default knobs) or
+     * when a knob asks for it (SM90_BY_KNOB, SM90_BY_TUNING: never with the default knobs) */
+    for (int r = 0; r < SM90_KERNEL_ROWS && rows == kProblems; ++r) {
+        const sm90_kernel_config *k = &sm90_kernel_table[r];
+        const int by_plan = k->by == SM90_BY_PLAN;
+        if (!row_plans_any[r] || by_plan != (row_plans_default[r] > 0)) {
+            fprintf(stderr, "FAIL: row %s (by %d) runs %lld plans with the default knobs, %lld with any\n", k->name,
+                    k->by, row_plans_default[r], row_plans_any[r]);
+            failures++;
+        }
+    }
     if (failures) {
         fprintf(stderr, "FAILED: %d problems or rows differ from the pins\n", failures);
         return 1;
     }
-    printf("PASSED: the plans of %d problems x %d knob sets as pinned; %d table rows each found by its fields\n",
+    printf("PASSED: the plans of %d problems x %d knob sets as pinned; %d table rows each found by its fields, "
+           "each running plans (the SM90_BY_PLAN rows with the default knobs, the others only when asked)\n",
            kProblems, kKnobSets, SM90_KERNEL_ROWS);
     return 0;
 }
