@@ -8,10 +8,10 @@
  *   -> launch the kernel (sm90_kernel.cuh) and, for split-K or a hybrid schedule's split region, the
  *      fixed-order reduction (common/splitk_reduce.cuh).
  *
- * The planner asks this file about the kernels (query_kernel): which instantiations exist and how many of
- * their clusters fit on the device (cudaOccupancyMaxActiveClusters, once per kernel and device). The
- * tuning knobs (WSGEMM_SM90_*, docs/tuning.md) are read by gemm/common/knobs.c; WSGEMM_SM90_DEBUG=1 prints
- * the plan of every call to stderr.
+ * The planner reads the kernel table (sm90_kernels.def, as C data in sm90_table.c) and asks this file about a
+ * row's kernels (query_kernel): their shared memory and how many of their clusters fit on the device
+ * (cudaOccupancyMaxActiveClusters, once per kernel and device). The tuning knobs (WSGEMM_SM90_*,
+ * docs/tuning.md) are read by gemm/common/knobs.c; WSGEMM_SM90_DEBUG=1 prints the plan of every call to stderr.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -30,37 +30,35 @@
 #include "sm90/sm90_kernel.cuh"
 #include "sm90/sm90_plan.h"
 #include "sm90/sm90_probe.h"
+#include "sm90/sm90_table.h"
 
 /* ---------------------------------------------------------------- kernel table */
 
-Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int in)
+/* The kernels of each row of sm90_kernels.def (defined in the shards, sm90_shard.cu), at the row's index in
+ * sm90_kernel_table (sm90_table.c). */
+#define SM90_KERNEL(name, ...) Sm90KernelInfo sm90_row_##name(int p_mn, int q_mn);
+#include "sm90/sm90_kernels.def"
+#undef SM90_KERNEL
+typedef Sm90KernelInfo (*sm90_row_kernels)(int p_mn, int q_mn);
+#define SM90_KERNEL(name, ...) sm90_row_##name,
+static const sm90_row_kernels row_kernels[] = {
+#include "sm90/sm90_kernels.def"
+};
+#undef SM90_KERNEL
+static_assert(sizeof row_kernels / sizeof row_kernels[0] == SM90_KERNEL_ROWS, "one entry per row of the table");
+
+/* The kernel of row `row` (sm90_kernel_find) for the majorness pair; info.fn == NULL for a pair it lacks. */
+static Sm90KernelInfo row_kernel(int row, int p_mn, int q_mn)
 {
-    if (in == SM90_IN_E4M3) return sm90_kernels_e4m3(bn, variant, p_mn, q_mn);
-    if (in == SM90_IN_E4M3_E5M2) return sm90_kernels_e4m3_e5m2(bn, variant, p_mn, q_mn);
-    if (in == SM90_IN_E5M2_E4M3) return sm90_kernels_e5m2_e4m3(bn, variant, p_mn, q_mn);
-    const int bf16 = in == SM90_IN_BF16;
-    if (variant == SM90_VARIANT_STAGED16 || variant == SM90_VARIANT_STAGED32)
-        return bf16 ? sm90_kernels_bf16_staged(bn, variant, p_mn, q_mn)
-                    : sm90_kernels_f16_staged(bn, variant, p_mn, q_mn);
-    if (variant == SM90_VARIANT_PINGPONG)
-        return bf16 ? sm90_kernels_bf16_pingpong(bn, variant, p_mn, q_mn)
-                    : sm90_kernels_f16_pingpong(bn, variant, p_mn, q_mn);
-    if (variant == SM90_VARIANT_FUSED)
-        return bf16 ? sm90_kernels_bf16_fused(bn, variant, p_mn, q_mn)
-                    : sm90_kernels_f16_fused(bn, variant, p_mn, q_mn);
-    switch (bn) {
-    case 256: return bf16 ? sm90_kernels_bf16_n256(variant, p_mn, q_mn) : sm90_kernels_f16_n256(variant, p_mn, q_mn);
-    case 192: return bf16 ? sm90_kernels_bf16_n192(variant, p_mn, q_mn) : sm90_kernels_f16_n192(variant, p_mn, q_mn);
-    case 128: return bf16 ? sm90_kernels_bf16_n128(variant, p_mn, q_mn) : sm90_kernels_f16_n128(variant, p_mn, q_mn);
-    default: return bf16 ? sm90_kernels_bf16_n64(variant, p_mn, q_mn) : sm90_kernels_f16_n64(variant, p_mn, q_mn);
-    }
+    Sm90KernelInfo none = {};
+    if (row < 0 || row >= SM90_KERNEL_ROWS) return none;
+    return row_kernels[row](p_mn, q_mn);
 }
 
 /* Per-kernel facts that need a driver call: set the smem limit once, and the number of co-resident
  * clusters. One table per device (a kernel's attributes and occupancy are per device), each with room for
- * every kernel the tables of sm90_kernel.cuh hold (32 default + 4 tuning + 16 four-CTA-cluster + 16 staged-C
- * + 8 pingpong + 16 fused + 6 FP8 kernels) and some spare; a full table is an error, never a silent miss. */
-enum { kPrepPerDevice = 104 };
+ * every kernel of the kernel table and some spare; a full table is an error, never a silent miss. */
+enum { kPrepPerDevice = SM90_KERNEL_COUNT + 6 };
 typedef struct kernel_prep {
     const void *fn;
     int max_clusters;
@@ -195,14 +193,13 @@ extern "C" int wsgemm_sm90_last_bn(void)
     return last_bn;
 }
 
-/* The planner's question (sm90_plan.h): does (bn, variant, majorness, type) exist, and how many of its
- * clusters fit on this device. */
-static wsgemm_status query_kernel(void *launch_ctx, int bn, int variant, int p_mn, int q_mn, int in,
-                                  sm90_kernel_facts *out)
+/* The planner's question (sm90_plan.h): the facts of row `row` of the kernel table for the majorness pair, and
+ * how many of its clusters fit on this device. */
+static wsgemm_status query_kernel(void *launch_ctx, int row, int p_mn, int q_mn, sm90_kernel_facts *out)
 {
     wsgemm_launch_ctx *ctx = (wsgemm_launch_ctx *)launch_ctx;
     memset(out, 0, sizeof *out);
-    const Sm90KernelInfo info = sm90_kernel_lookup(bn, variant, p_mn, q_mn, in);
+    const Sm90KernelInfo info = row_kernel(row, p_mn, q_mn);
     if (info.fn == NULL) return WSGEMM_STATUS_SUCCESS;
     int max_clusters = 0;
     wsgemm_status s = prepare_kernel(&info, ctx, &max_clusters);
@@ -327,7 +324,8 @@ static wsgemm_status sm90_launch(void *self, const wsgemm_plan *plan, const wsge
 {
     (void)p;
     sm90_call *call = (sm90_call *)self;
-    const Sm90KernelInfo info = sm90_kernel_lookup(plan->bn, plan->variant, plan->p_mn, plan->q_mn, plan->in);
+    const Sm90KernelInfo info =
+        row_kernel(sm90_kernel_find(plan->in, plan->variant, plan->bn, plan->p_mn, plan->q_mn), plan->p_mn, plan->q_mn);
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
     cluster_launch_config(&cfg, attr, (unsigned)plan->cluster);

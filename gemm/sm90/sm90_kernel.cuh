@@ -796,133 +796,22 @@ static Sm90KernelInfo sm90_kernel_info(void)
     return info;
 }
 
-/* The instantiations live in sm90_inst_*.cu (compiled in parallel); each file defines one of these.
- * bn: 64/128/192/256; variant 0 = default (cluster 2, deepest ring that fits; the only variant of BN 192),
- * 1 = cluster 1, 2 = 3 stages (variants 1 and 2 exist for bf16, BN 256, P K-major only: comparisons for the
- * tuning tool, tests/sm90/sm90_tune.c), 3 = cluster 4 (BN 64 and 128: one Q tile feeds four P tiles, a
- * quarter of it loaded by each CTA), 4 and 5 = the STAGED epilogue's kernels (the CTA's C tile in smem): 4 for
- * 16-bit C (BN 256, 3 stages), 5 for fp32 C (BN 128, 5 stages), both cluster 2 (sm90_inst_<type>_staged.cu),
- * 6 = the pingpong schedule (BN 128, 6 stages, cluster 2; sm90_inst_<type>_pingpong.cu), 7 = FUSED (BN 256
- * and 128, the default ring, cluster 2; sm90_inst_<type>_fused.cu). FP8 inputs (in = SM90_IN_E4M3 ...,
- * sm90_inst_<pair>.cu): variants 0 and 7 only, BN 128, K-major P and Q. The numbers are named in sm90_tile.h.
- * Returns info.fn == NULL when the combination is not instantiated. */
-Sm90KernelInfo sm90_kernel_lookup(int bn, int variant, int p_mn, int q_mn, int in);
-Sm90KernelInfo sm90_kernels_bf16_n256(int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_bf16_n192(int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_bf16_n128(int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_bf16_n64(int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_f16_n256(int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_f16_n192(int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_f16_n128(int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_f16_n64(int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_bf16_staged(int bn, int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_f16_staged(int bn, int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_bf16_pingpong(int bn, int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_f16_pingpong(int bn, int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_bf16_fused(int bn, int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_f16_fused(int bn, int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_e4m3(int bn, int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_e4m3_e5m2(int bn, int variant, int p_mn, int q_mn);
-Sm90KernelInfo sm90_kernels_e5m2_e4m3(int bn, int variant, int p_mn, int q_mn);
-
-/* Default ring depth: as many 48/40/32/24 KB stages as fit comfortably in 227 KB (beside the 32 KB of chunk
- * buffers). */
-#define SM90_STAGES_FOR(BN) ((BN) == 256 || (BN) == 192 ? 4 : (BN) == 128 ? 6 : 8)
-
-/* The kernel of one (kBn, kStages, kCluster, kIn) for each of the four P/Q majorness pairs. */
-template <int kBn, int kStages, int kCluster, int kIn, int kCBytes = 0, int kSched = 0, int kFused = 0>
-static Sm90KernelInfo sm90_kernel_for_majorness(int p_mn, int q_mn)
+/* The kernels of one row of the kernel table (sm90_kernels.def), one per majorness pair the row has (kMn, SM90_MN_*):
+ * info.fn == NULL for a pair it does not have. sm90_shard.cu defines sm90_row_<name> for the rows of its shard
+ * with it; the launcher (sm90_gemm.cu) holds them by row index. */
+template <int kMn, int kBn, int kStages, int kCluster, int kIn, int kCBytes, int kSched, int kFused>
+static Sm90KernelInfo sm90_kernel_of_row(int p_mn, int q_mn)
 {
-    if (!p_mn && !q_mn) return sm90_kernel_info<kBn, kStages, kCluster, 0, 0, kIn, kCBytes, kSched, kFused>();
-    if (!p_mn && q_mn) return sm90_kernel_info<kBn, kStages, kCluster, 0, 1, kIn, kCBytes, kSched, kFused>();
-    if (p_mn && !q_mn) return sm90_kernel_info<kBn, kStages, kCluster, 1, 0, kIn, kCBytes, kSched, kFused>();
-    return sm90_kernel_info<kBn, kStages, kCluster, 1, 1, kIn, kCBytes, kSched, kFused>();
+    Sm90KernelInfo none = {};
+    if constexpr ((kMn & 1) != 0)
+        if (!p_mn && !q_mn) return sm90_kernel_info<kBn, kStages, kCluster, 0, 0, kIn, kCBytes, kSched, kFused>();
+    if constexpr ((kMn & 2) != 0)
+        if (!p_mn && q_mn) return sm90_kernel_info<kBn, kStages, kCluster, 0, 1, kIn, kCBytes, kSched, kFused>();
+    if constexpr ((kMn & 4) != 0)
+        if (p_mn && !q_mn) return sm90_kernel_info<kBn, kStages, kCluster, 1, 0, kIn, kCBytes, kSched, kFused>();
+    if constexpr ((kMn & 8) != 0)
+        if (p_mn && q_mn) return sm90_kernel_info<kBn, kStages, kCluster, 1, 1, kIn, kCBytes, kSched, kFused>();
+    return none;
 }
-
-/* Defines sm90_kernels_<TY>_n<BN>: the four majorness pairs of the default variant (+ tuning variants, and
- * with WITH_CLUSTER4 variant 3: the 4-CTA cluster the plan offers decode shapes). */
-#define SM90_DEFINE_KERNELS(TY, IN, BN, WITH_TUNING, WITH_CLUSTER4)                                         \
-    Sm90KernelInfo sm90_tuning_kernels_##TY##_n##BN(int variant, int p_mn, int q_mn);                       \
-    Sm90KernelInfo sm90_kernels_##TY##_n##BN(int variant, int p_mn, int q_mn)                               \
-    {                                                                                                       \
-        constexpr int S = SM90_STAGES_FOR(BN);                                                              \
-        Sm90KernelInfo none = {};                                                                           \
-        if (variant == 0) return sm90_kernel_for_majorness<BN, S, 2, IN>(p_mn, q_mn);                       \
-        if constexpr (WITH_CLUSTER4) {                                                                      \
-            if (variant == 3) return sm90_kernel_for_majorness<BN, S, 4, IN>(p_mn, q_mn);                   \
-        }                                                                                                   \
-        if constexpr (WITH_TUNING) {                                                                        \
-            if (variant == 1 || variant == 2) return sm90_tuning_kernels_##TY##_n##BN(variant, p_mn, q_mn); \
-        }                                                                                                   \
-        return none;                                                                                        \
-    }
-
-/* Defines sm90_tuning_kernels_<TY>_n<BN>, the tuning variants 1 and 2, for the files that
- * SM90_DEFINE_KERNELS(..., WITH_TUNING = 1, ...) forwards to: they are a file of their own so the build
- * compiles them beside the default kernels (the slowest file would otherwise hold both). */
-#define SM90_DEFINE_TUNING_KERNELS(TY, IN, BN)                                       \
-    Sm90KernelInfo sm90_tuning_kernels_##TY##_n##BN(int variant, int p_mn, int q_mn) \
-    {                                                                                \
-        constexpr int S = SM90_STAGES_FOR(BN);                                       \
-        Sm90KernelInfo none = {};                                                    \
-        if (variant == 1 && !p_mn) {                                                 \
-            if (!q_mn) return sm90_kernel_info<BN, S, 1, 0, 0, IN>();                \
-            return sm90_kernel_info<BN, S, 1, 0, 1, IN>();                           \
-        }                                                                            \
-        if (variant == 2 && !p_mn) {                                                 \
-            if (!q_mn) return sm90_kernel_info<BN, 3, 2, 0, 0, IN>();                \
-            return sm90_kernel_info<BN, 3, 2, 0, 1, IN>();                           \
-        }                                                                            \
-        return none;                                                                 \
-    }
-
-/* Defines sm90_kernels_<TY>_staged: the STAGED epilogue's kernels, variant 4 (16-bit C, BN 256, 3 stages:
- * 3 x 48 KB + a 64 KB C tile) and 5 (fp32 C, BN 128, 5 stages: 5 x 32 KB + a 64 KB C tile). */
-#define SM90_DEFINE_STAGED_KERNELS(TY, IN)                                             \
-    Sm90KernelInfo sm90_kernels_##TY##_staged(int bn, int variant, int p_mn, int q_mn) \
-    {                                                                                  \
-        Sm90KernelInfo none = {};                                                      \
-        if (variant == SM90_VARIANT_STAGED16 && bn == 256)                             \
-            return sm90_kernel_for_majorness<256, 3, 2, IN, 2>(p_mn, q_mn);            \
-        if (variant == SM90_VARIANT_STAGED32 && bn == 128)                             \
-            return sm90_kernel_for_majorness<128, 5, 2, IN, 4>(p_mn, q_mn);            \
-        return none;                                                                   \
-    }
-
-/* Defines sm90_kernels_<TY>_pingpong: the pingpong schedule's kernels, variant 6 (BN 128, 6 stages). */
-#define SM90_DEFINE_PINGPONG_KERNELS(TY, IN)                                             \
-    Sm90KernelInfo sm90_kernels_##TY##_pingpong(int bn, int variant, int p_mn, int q_mn) \
-    {                                                                                    \
-        Sm90KernelInfo none = {};                                                        \
-        if (variant == SM90_VARIANT_PINGPONG && bn == 128)                               \
-            return sm90_kernel_for_majorness<128, 6, 2, IN, 0, 1>(p_mn, q_mn);           \
-        return none;                                                                     \
-    }
-
-/* Defines sm90_kernels_<TY>_fused: the kernels with wsgemm_matmul's ops in their output op, variant 7
- * (BN 256 and 128, the default ring and 2-CTA cluster; DEFERRED and TMA stores). */
-#define SM90_DEFINE_FUSED_KERNELS(TY, IN)                                                                       \
-    Sm90KernelInfo sm90_kernels_##TY##_fused(int bn, int variant, int p_mn, int q_mn)                           \
-    {                                                                                                           \
-        Sm90KernelInfo none = {};                                                                               \
-        if (variant != SM90_VARIANT_FUSED) return none;                                                         \
-        if (bn == 256) return sm90_kernel_for_majorness<256, SM90_STAGES_FOR(256), 2, IN, 0, 0, 1>(p_mn, q_mn); \
-        if (bn == 128) return sm90_kernel_for_majorness<128, SM90_STAGES_FOR(128), 2, IN, 0, 0, 1>(p_mn, q_mn); \
-        return none;                                                                                            \
-    }
-
-/* Defines sm90_kernels_<TY>: the FP8 kernels of one input pair IN (SM90_IN_E4M3 ...), BN 128 (each consumer
- * warpgroup holds its 64 x 128 slice of the tile three times, 64 registers a thread each: the fp32 sums, acc,
- * and two buffers of K-block wgmma results, tmp0 and tmp1; sm90_consumer_loop), the default ring, 2-CTA
- * cluster, K-major P and Q: variant 0 and the FUSED variant 7. */
-#define SM90_DEFINE_FP8_KERNELS(TY, IN)                                                                                \
-    Sm90KernelInfo sm90_kernels_##TY(int bn, int variant, int p_mn, int q_mn)                                          \
-    {                                                                                                                  \
-        Sm90KernelInfo none = {};                                                                                      \
-        if (bn != 128 || p_mn || q_mn) return none;                                                                    \
-        if (variant == SM90_VARIANT_DEFAULT) return sm90_kernel_info<128, SM90_STAGES_FOR(128), 2, 0, 0, IN>();        \
-        if (variant == SM90_VARIANT_FUSED) return sm90_kernel_info<128, SM90_STAGES_FOR(128), 2, 0, 0, IN, 0, 0, 1>(); \
-        return none;                                                                                                   \
-    }
 
 #endif /* WSGEMM_SM90_KERNEL_CUH */

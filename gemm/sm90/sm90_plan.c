@@ -38,7 +38,42 @@
 
 #include "common/staging.h"
 #include "common/tma.h"
+#include "sm90/sm90_table.h"
 #include "sm90/sm90_tile.h"
+
+/* ---------------------------------------------------------------- the policy */
+
+/* What the plan takes from the knobs (common/knobs.h), read once by policy_of: the caller's knobs are inputs
+ * only. A fused call's policy differs from its knobs (the FUSED rows, no split, no DIRECT or STAGED stores:
+ * sm90_plan_make says why); the hybrid-off plan is the same policy with hybrid 0. */
+typedef struct sm90_policy {
+    int variant;                   /* the kernel family asked for (SM90_VARIANT_*) */
+    int bn;                        /* a forced tile width; 0: chosen */
+    int splitk;                    /* a forced K split count; 0: chosen */
+    int hybrid;                    /* -1 chosen, 0 never, n >= 2 a forced split region of n */
+    int swap;                      /* 0: P = op(A) for problems whose small side exceeds 256 */
+    int group;                     /* rows per band of the grouped tile order */
+    wsgemm_epilogue_pref epilogue; /* the epilogue asked for */
+} sm90_policy;
+
+static sm90_policy policy_of(const wsgemm_problem *p, const wsgemm_knobs *knobs)
+{
+    sm90_policy pol = {.variant = knobs->sm90_variant,
+                       .bn = knobs->sm90_bn,
+                       .splitk = knobs->sm90_splitk,
+                       .hybrid = knobs->sm90_hybrid,
+                       .swap = knobs->sm90_swap,
+                       .group = knobs->sm90_group,
+                       .epilogue = knobs->sm90_epilogue};
+    if (p->fused) {
+        pol.variant = SM90_VARIANT_FUSED;
+        pol.splitk = 1;
+        pol.hybrid = 0;
+        if (pol.epilogue == WSGEMM_EPILOGUE_PREF_DIRECT || pol.epilogue == WSGEMM_EPILOGUE_PREF_STAGED)
+            pol.epilogue = WSGEMM_EPILOGUE_PREF_AUTO;
+    }
+    return pol;
+}
 
 /* ---------------------------------------------------------------- split-K and tile-width model */
 
@@ -134,17 +169,16 @@ static int max_region_splits(int k_blocks)
 enum { kMinRegionSplits = 4 };
 
 static double choose_split_region(long long units, int max_clusters, int cluster, int k_blocks, int max_splits, int bn,
-                                  const wsgemm_problem *p, const wsgemm_knobs *knobs, long long *dp_units,
-                                  int *sk_splits)
+                                  const wsgemm_problem *p, const sm90_policy *pol, long long *dp_units, int *sk_splits)
 {
     const long long full = units / max_clusters * max_clusters;
     double best = 0.0;
     *dp_units = units;
     *sk_splits = 1;
     if (full == units) return best;
-    if (knobs->sm90_hybrid >= 2) {
+    if (pol->hybrid >= 2) {
         int kb_per = k_blocks;
-        const int forced = wsgemm_sched_clamp_splits(knobs->sm90_hybrid, k_blocks, &kb_per);
+        const int forced = wsgemm_sched_clamp_splits(pol->hybrid, k_blocks, &kb_per);
         if (forced < 2) return best; /* one K block: nothing to split */
         *dp_units = full;
         *sk_splits = forced;
@@ -166,11 +200,11 @@ static double choose_split_region(long long units, int max_clusters, int cluster
  * every accumulator chain within WSGEMM_MAX_CHAIN_BLOCKS to at most 16 (and K blocks / 4), or exactly
  * WSGEMM_SM90_SPLITK. A count is taken when there is no best yet (have_best 0) or it costs 5 % less than
  * *best_cost, which it then becomes. Returns the last count taken, 0 when none was. */
-static int scan_splits(const wsgemm_problem *p, const wsgemm_knobs *knobs, const sm90_kernel_facts *f, long long units,
+static int scan_splits(const wsgemm_problem *p, const sm90_policy *pol, const sm90_kernel_facts *f, long long units,
                        int k_blocks, int have_best, double *best_cost)
 {
     int min_splits, max_splits;
-    wsgemm_plan_split_range(k_blocks, knobs->sm90_splitk, (double)p->m * p->n * p->batch_count * 4.0, &min_splits,
+    wsgemm_plan_split_range(k_blocks, pol->splitk, (double)p->m * p->n * p->batch_count * 4.0, &min_splits,
                             &max_splits);
     int taken = 0;
     for (int sp = min_splits; sp <= max_splits; ++sp) {
@@ -206,14 +240,52 @@ static int c_takes_tma_store(const wsgemm_problem *p, int swap, int splits)
  * deferred stores keep the tile as 16-bit values in registers, so they need C of the input type (no fp32 or
  * mixed 16-bit C; so never in the FP8 kernels, whose registers hold two K blocks' sums instead) and beta == 0
  * (C is not read; alpha * acc rounds once, as at the tile end). */
-static wsgemm_epilogue_kind choose_epilogue(const wsgemm_problem *p, const wsgemm_knobs *knobs, int swap, int splits)
+static wsgemm_epilogue_kind choose_epilogue(const wsgemm_problem *p, const sm90_policy *pol, int swap, int splits)
 {
-    if (knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT || !c_takes_tma_store(p, swap, splits))
+    if (pol->epilogue == WSGEMM_EPILOGUE_PREF_DIRECT || !c_takes_tma_store(p, swap, splits))
         return WSGEMM_EPILOGUE_DIRECT;
-    if (knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_AUTO && p->beta == 0.0f && p->Ctype == p->Atype &&
+    if (pol->epilogue == WSGEMM_EPILOGUE_PREF_AUTO && p->beta == 0.0f && p->Ctype == p->Atype &&
         wsgemm_dtype_size(p->Ctype) == 2)
         return WSGEMM_EPILOGUE_DEFERRED;
     return WSGEMM_EPILOGUE_TMA;
+}
+
+/* ---------------------------------------------------------------- the kernel table's rows */
+
+/* The facts of row `row` of the kernel table (sm90_table.h; -1: none) for this plan's majorness pair, from the
+ * query; f->exists 0 for no row. */
+static wsgemm_status row_facts(sm90_kernel_query query, void *ctx, const wsgemm_plan *plan, int row, int variant,
+                               sm90_kernel_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    wsgemm_status s = row < 0 ? WSGEMM_STATUS_SUCCESS : query(ctx, row, plan->p_mn, plan->q_mn, f);
+    f->row = row;
+    f->variant = variant;
+    return s;
+}
+
+/* The facts of the row of (bn, variant) for this plan's operands, or of variant 0 where that variant has no row
+ * (never for FUSED: only its rows run the fused ops). */
+static wsgemm_status kernel_facts(sm90_kernel_query query, void *ctx, const wsgemm_plan *plan, int bn, int variant,
+                                  sm90_kernel_facts *f)
+{
+    int row = sm90_kernel_find(plan->in, variant, bn, plan->p_mn, plan->q_mn);
+    if (row < 0 && variant != 0 && variant != SM90_VARIANT_FUSED) {
+        variant = 0;
+        row = sm90_kernel_find(plan->in, 0, bn, plan->p_mn, plan->q_mn);
+    }
+    return row_facts(query, ctx, plan, row, variant, f);
+}
+
+/* The plan's kernel: the row's tile, ring, cluster and facts. */
+static void take_kernel(wsgemm_plan *plan, const sm90_kernel_facts *f)
+{
+    plan->variant = f->variant;
+    plan->bn = f->bn;
+    plan->stages = f->stages;
+    plan->cluster = f->cluster;
+    plan->smem_bytes = f->smem_bytes;
+    plan->max_clusters = f->max_clusters;
 }
 
 /* The tile-end TMA epilogue leaves the tensor cores idle while it reads C (beta != 0) with per-element loads
@@ -226,30 +298,26 @@ static wsgemm_epilogue_kind choose_epilogue(const wsgemm_problem *p, const wsgem
  * 16-bit C of another type with beta == 0 (measured on the H200, GPU time against cuBLAS: docs/perf-log.md,
  * "The 128 x 192 tile, the hybrid's limits and fp32 C: every target shape"). WSGEMM_SM90_EPILOGUE=staged
  * still asks for it. */
-static wsgemm_status use_staged_kernel(wsgemm_plan *plan, const wsgemm_problem *p, const wsgemm_knobs *knobs,
+static wsgemm_status use_staged_kernel(wsgemm_plan *plan, const wsgemm_problem *p, const sm90_policy *pol,
                                        sm90_kernel_query query, void *query_ctx)
 {
     const int wide = p->Ctype == WSGEMM_R_32F;
     const int bn = wide ? 128 : 256;
-    if (plan->epilogue != WSGEMM_EPILOGUE_TMA || knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_TMA ||
+    if (plan->epilogue != WSGEMM_EPILOGUE_TMA || pol->epilogue == WSGEMM_EPILOGUE_PREF_TMA ||
         plan->variant != SM90_VARIANT_DEFAULT || plan->bn < bn ||
-        (wide && p->beta == 0.0f && knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_AUTO))
+        (wide && p->beta == 0.0f && pol->epilogue == WSGEMM_EPILOGUE_PREF_AUTO))
         return WSGEMM_STATUS_SUCCESS;
     sm90_kernel_facts f = {0};
     const int variant = wide ? SM90_VARIANT_STAGED32 : SM90_VARIANT_STAGED16;
-    wsgemm_status s = query(query_ctx, bn, variant, plan->p_mn, plan->q_mn, plan->in, &f);
+    wsgemm_status s =
+        row_facts(query, query_ctx, plan, sm90_kernel_find(plan->in, variant, bn, plan->p_mn, plan->q_mn), variant, &f);
     if (s != WSGEMM_STATUS_SUCCESS || !f.exists || f.max_clusters <= 0) return s;
     plan->epilogue = WSGEMM_EPILOGUE_STAGED;
-    plan->variant = variant;
-    plan->bn = f.bn;
-    plan->stages = f.stages;
-    plan->cluster = f.cluster;
-    plan->smem_bytes = f.smem_bytes;
-    plan->max_clusters = f.max_clusters;
+    take_kernel(plan, &f);
     return WSGEMM_STATUS_SUCCESS;
 }
 
-/* ---------------------------------------------------------------- the plan */
+/* ---------------------------------------------------------------- types, operands, grid */
 
 /* The kernels' input kind (sm90_tile.h) for P of type pt and Q of type qt; -1 for a pair no kernel takes. */
 static int input_kind(wsgemm_dtype pt, wsgemm_dtype qt)
@@ -304,64 +372,47 @@ static void set_grid(wsgemm_plan *plan, int group, int splits, int nb, int k_blo
     plan->grid_clusters = plan->sched.units < plan->max_clusters ? plan->sched.units : plan->max_clusters;
 }
 
-/* The facts of (bn, variant) for this plan's operands, or of variant 0 where that variant does not exist
- * (never for FUSED: only its kernels run the fused ops). */
-static wsgemm_status kernel_facts(sm90_kernel_query query, void *ctx, const wsgemm_plan *plan, int bn, int variant,
-                                  sm90_kernel_facts *f)
+/* ---------------------------------------------------------------- the steps of a plan */
+
+/* A fused call: wsgemm_matmul's ops run in the FUSED rows only (variant 7: BN 256 and 128, 2-CTA cluster): one
+ * unsplit accumulator chain per element (no split K, no hybrid, so no reduction kernel applies the output
+ * op), DEFERRED or TMA stores (the knobs' DIRECT and STAGED preferences do not apply: policy_of), and the
+ * swapped orientation (Q along D's rows, so each tile's bias is one contiguous run). beta != 0, an aux not of
+ * D's type or not in 16-byte aligned columns, a K past the longest chain the plain kernels accept, and a D
+ * that TMA cannot store (finish_kernel) are declined. */
+static wsgemm_status check_fused(const wsgemm_problem *p, char *why, size_t why_size)
 {
-    wsgemm_status s = query(ctx, bn, variant, plan->p_mn, plan->q_mn, plan->in, f);
-    if (s == WSGEMM_STATUS_SUCCESS && !f->exists && variant != 0 && variant != SM90_VARIANT_FUSED) {
-        variant = 0;
-        s = query(ctx, bn, 0, plan->p_mn, plan->q_mn, plan->in, f);
+    if (p->beta != 0.0f) {
+        snprintf(why, why_size, "the fused epilogue reads no C: beta = %g is not 0", (double)p->beta);
+        return WSGEMM_STATUS_NOT_SUPPORTED;
     }
-    f->variant = variant;
-    return s;
+    const int aux_bytes = wsgemm_dtype_size(p->Ctype);
+    if (p->fused->ops.aux && (p->fused->aux_type != (int)p->Ctype || (uintptr_t)p->fused->aux % 16 != 0 ||
+                              (p->fused->ldaux * aux_bytes) % 16 != 0)) {
+        snprintf(why, why_size,
+                 "the fused epilogue stores aux as D's type in 16-byte aligned columns: aux type "
+                 "%d, address %% 16 = %d, ldaux * %d bytes %% 16 = %d",
+                 p->fused->aux_type, (int)((uintptr_t)p->fused->aux % 16), aux_bytes,
+                 (int)((p->fused->ldaux * aux_bytes) % 16));
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
+    const int bk = SM90_BK_OF(input_kind(p->Btype, p->Atype)); /* fused plans are swapped: P is B */
+    if ((p->k - 1) / bk + 1 > WSGEMM_MAX_CHAIN_BLOCKS) {
+        snprintf(why, why_size, "the fused epilogue needs one accumulator chain; k = %d is above %d", p->k,
+                 WSGEMM_MAX_CHAIN_BLOCKS * bk);
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
+    return WSGEMM_STATUS_SUCCESS;
 }
 
-wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs, sm90_kernel_query query,
-                             void *query_ctx, wsgemm_plan *plan, char *why, size_t why_size)
+/* Orientation, operands and input kind. A fused call is always swapped: its bias runs along q, its aux rows
+ * are D's rows. */
+static wsgemm_plan orient(const wsgemm_problem *p, const sm90_policy *pol)
 {
-    wsgemm_knobs fused_knobs;
-    if (p->fused) {
-        /* wsgemm_matmul's ops run in the FUSED kernels only (variant 7: BN 256 and 128, 2-CTA cluster): one
-         * unsplit accumulator chain per element (no split K, no hybrid, so no reduction kernel applies the
-         * output op), DEFERRED or TMA stores (the knobs' DIRECT and STAGED preferences do not apply), and the
-         * swapped orientation (Q along D's rows, so each tile's bias is one contiguous run). beta != 0, an aux
-         * not of D's type or not in 16-byte aligned columns, a K past the longest chain the plain kernels
-         * accept, and a D that TMA cannot store are declined. */
-        if (p->beta != 0.0f) {
-            snprintf(why, why_size, "the fused epilogue reads no C: beta = %g is not 0", (double)p->beta);
-            return WSGEMM_STATUS_NOT_SUPPORTED;
-        }
-        const int aux_bytes = wsgemm_dtype_size(p->Ctype);
-        if (p->fused->ops.aux && (p->fused->aux_type != (int)p->Ctype || (uintptr_t)p->fused->aux % 16 != 0 ||
-                                  (p->fused->ldaux * aux_bytes) % 16 != 0)) {
-            snprintf(why, why_size,
-                     "the fused epilogue stores aux as D's type in 16-byte aligned columns: aux type "
-                     "%d, address %% 16 = %d, ldaux * %d bytes %% 16 = %d",
-                     p->fused->aux_type, (int)((uintptr_t)p->fused->aux % 16), aux_bytes,
-                     (int)((p->fused->ldaux * aux_bytes) % 16));
-            return WSGEMM_STATUS_NOT_SUPPORTED;
-        }
-        const int bk = SM90_BK_OF(input_kind(p->Btype, p->Atype)); /* fused plans are swapped: P is B */
-        if ((p->k - 1) / bk + 1 > WSGEMM_MAX_CHAIN_BLOCKS) {
-            snprintf(why, why_size, "the fused epilogue needs one accumulator chain; k = %d is above %d", p->k,
-                     WSGEMM_MAX_CHAIN_BLOCKS * bk);
-            return WSGEMM_STATUS_NOT_SUPPORTED;
-        }
-        fused_knobs = *knobs;
-        fused_knobs.sm90_variant = SM90_VARIANT_FUSED;
-        fused_knobs.sm90_splitk = 1;
-        fused_knobs.sm90_hybrid = 0;
-        if (knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT || knobs->sm90_epilogue == WSGEMM_EPILOGUE_PREF_STAGED)
-            fused_knobs.sm90_epilogue = WSGEMM_EPILOGUE_PREF_AUTO;
-        knobs = &fused_knobs;
-    }
     const int nb = p->batch_count;
     const int small = p->m < p->n ? p->m : p->n;
-    /* a fused call is always swapped: its bias runs along q, its aux rows are D's rows */
-    const int swap = p->fused ? 1 : small <= 256 ? p->m <= p->n /* the small side on Q */ : knobs->sm90_swap != 0;
-    *plan = (wsgemm_plan){
+    const int swap = p->fused ? 1 : small <= 256 ? p->m <= p->n /* the small side on Q */ : pol->swap != 0;
+    wsgemm_plan plan = {
         .swap = swap,
         .p_extent = swap ? p->n : p->m,
         .q_extent = swap ? p->m : p->n,
@@ -372,55 +423,80 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
         .ab_type = p->Atype,
         .in = swap ? input_kind(p->Btype, p->Atype) : input_kind(p->Atype, p->Btype),
     };
-    const int fp8 = plan->in >= SM90_IN_E4M3;
+    const int fp8 = plan.in >= SM90_IN_E4M3;
     /* the FP8 kernels read K-major operands only: an MN-major FP8 operand runs from its K-major copy (staging) */
-    plan->p_mn = !fp8 && !sm90_plan_p(plan)->k_major;
-    plan->q_mn = !fp8 && !sm90_plan_q(plan)->k_major;
-    {
-        wsgemm_status s = check_types(p, plan, why, why_size);
-        if (s != WSGEMM_STATUS_SUCCESS) return s;
-    }
-    plan->bk = SM90_BK_OF(plan->in);
-    const int k_blocks = (p->k - 1) / plan->bk + 1; /* k > 0; k + bk - 1 could overflow */
+    plan.p_mn = !fp8 && !sm90_plan_p(&plan)->k_major;
+    plan.q_mn = !fp8 && !sm90_plan_q(&plan)->k_major;
+    return plan;
+}
 
-    /* tile widths worth trying: the narrowest that covers a skinny Q side, else all of them (narrow tiles fill
-     * the SMs when the problem is small); the fused kernels are 256 and 128 wide. BN 192 (three tiles where
-     * BN 256 has two and a half wave's worth of idle clusters: 3072^3 is 2.18 waves of 128 x 256 tiles and 2.91
-     * of 128 x 192) has the default variant only and so is offered where that kernel's epilogue is the one
-     * the plan would keep: beta == 0 (DEFERRED for C of the input type, else the tile-end stores; a staged C
-     * tile, which beta != 0 needs, is 256 or 128 wide) */
+/* The tile widths worth trying, widest first: the narrowest that covers a skinny Q side, else all of them
+ * (narrow tiles fill the SMs when the problem is small); the fused rows are 256 and 128 wide. BN 192 (three
+ * tiles where BN 256 has two and a half wave's worth of idle clusters: 3072^3 is 2.18 waves of 128 x 256 tiles
+ * and 2.91 of 128 x 192) has the default variant only and so is offered where that kernel's epilogue is the
+ * one the plan would keep: beta == 0 (DEFERRED for C of the input type, else the tile-end stores; a staged C
+ * tile, which beta != 0 needs, is 256 or 128 wide). Returns the count. */
+static int tile_candidates(const wsgemm_problem *p, const sm90_policy *pol, const wsgemm_plan *plan, int bn[4])
+{
     const int narrow = p->fused == NULL;
-    const int offer_192 = narrow && knobs->sm90_variant == SM90_VARIANT_DEFAULT && p->beta == 0.0f;
-    int bn_candidates[4], n_candidates = 0;
-    if (fp8)
-        bn_candidates[n_candidates++] = 128; /* the FP8 kernels' one width (sm90_kernel.cuh) */
-    else if (knobs->sm90_bn)
-        bn_candidates[n_candidates++] = knobs->sm90_bn;
+    const int offer_192 = narrow && pol->variant == SM90_VARIANT_DEFAULT && p->beta == 0.0f;
+    int n = 0;
+    if (plan->in >= SM90_IN_E4M3)
+        bn[n++] = 128; /* the FP8 rows' one width (sm90_kernels.def) */
+    else if (pol->bn)
+        bn[n++] = pol->bn;
     else if (plan->q_extent <= 64 && narrow)
-        bn_candidates[n_candidates++] = 64;
+        bn[n++] = 64;
     else if (plan->q_extent <= 128) {
-        bn_candidates[n_candidates++] = 128;
-        if (narrow) bn_candidates[n_candidates++] = 64;
+        bn[n++] = 128;
+        if (narrow) bn[n++] = 64;
     } else {
-        bn_candidates[n_candidates++] = 256;
-        if (offer_192) bn_candidates[n_candidates++] = 192;
-        bn_candidates[n_candidates++] = 128;
-        if (narrow) bn_candidates[n_candidates++] = 64;
+        bn[n++] = 256;
+        if (offer_192) bn[n++] = 192;
+        bn[n++] = 128;
+        if (narrow) bn[n++] = 64;
     }
+    return n;
+}
 
-    /* (BN, splits) by the cost model, each later candidate taken only when 5 % cheaper (the wider tile wins a
-     * near tie); beside them the cheapest hybrid (BN and split region), which replaces that choice only when
-     * 5 % cheaper than it, or when forced */
-    sm90_kernel_facts chosen = {0}, chosen_hybrid = {0};
-    int splits = 1, hybrid_splits = 1;
-    long long hybrid_dp = 0;
-    double best_cost = 0.0, best_hybrid = 0.0;
-    const int hybrid_allowed = knobs->sm90_hybrid != 0 && knobs->sm90_splitk == 0 && !fp8; /* FP8 kernels: none */
-    const int hybrid_forced = hybrid_allowed && knobs->sm90_hybrid >= 2;
-    for (int c = 0; c < n_candidates; ++c) {
-        const int bn = bn_candidates[c];
+/* The split region may be chosen (not with forced split-K, not on the FP8 rows), or is forced. */
+static int hybrid_allowed(const sm90_policy *pol, const wsgemm_plan *plan)
+{
+    return pol->hybrid != 0 && pol->splitk == 0 && plan->in < SM90_IN_E4M3;
+}
+
+static int hybrid_forced(const sm90_policy *pol, const wsgemm_plan *plan)
+{
+    return hybrid_allowed(pol, plan) && pol->hybrid >= 2;
+}
+
+/* What the cost model makes of the candidates: the plain choice (kernel and splits) and the cheapest hybrid
+ * (kernel and split region). */
+typedef struct sm90_choice {
+    sm90_kernel_facts plain;
+    int splits;
+    double cost;
+    sm90_kernel_facts hybrid; /* exists 0: none */
+    long long hybrid_dp;
+    int hybrid_splits;
+    double hybrid_cost;
+} sm90_choice;
+
+/* (BN, splits) by the cost model, each later candidate taken only when 5 % cheaper (the wider tile wins a near
+ * tie); beside them the cheapest hybrid (BN and split region), where K needs no split of its own (no forced
+ * split-K, no long chain) and it is allowed. */
+static wsgemm_status choose_tile(const wsgemm_problem *p, const sm90_policy *pol, const wsgemm_plan *plan,
+                                 const int *bn_candidates, int n_candidates, int k_blocks, sm90_kernel_query query,
+                                 void *query_ctx, sm90_choice *c, char *why, size_t why_size)
+{
+    memset(c, 0, sizeof *c);
+    c->splits = 1;
+    c->hybrid_splits = 1;
+    const int nb = p->batch_count;
+    for (int i = 0; i < n_candidates; ++i) {
+        const int bn = bn_candidates[i];
         sm90_kernel_facts f = {0};
-        wsgemm_status s = kernel_facts(query, query_ctx, plan, bn, knobs->sm90_variant, &f);
+        wsgemm_status s = kernel_facts(query, query_ctx, plan, bn, pol->variant, &f);
         if (s != WSGEMM_STATUS_SUCCESS) return s;
         if (!f.exists) {
             snprintf(why, why_size, "no sm90 kernel instantiated for BN %d", bn);
@@ -431,62 +507,70 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
         s = wsgemm_plan_check_tiles(tiles_p, tiles_q, SM90_BM, bn, why, why_size);
         if (s != WSGEMM_STATUS_SUCCESS) return s;
         const long long units = (tiles_p + f.cluster - 1) / f.cluster * tiles_q * nb;
-        const int sp = scan_splits(p, knobs, &f, units, k_blocks, chosen.exists, &best_cost);
+        const int sp = scan_splits(p, pol, &f, units, k_blocks, c->plain.exists, &c->cost);
         if (sp) {
-            chosen = f;
-            splits = sp;
+            c->plain = f;
+            c->splits = sp;
         }
-        /* the hybrid, where K needs no split of its own (no forced split-K, no long chain) and it is allowed */
-        const int min_splits =
-            knobs->sm90_splitk > 0 ? knobs->sm90_splitk : (k_blocks - 1) / WSGEMM_MAX_CHAIN_BLOCKS + 1;
-        if (hybrid_allowed && min_splits == 1) {
+        const int min_splits = pol->splitk > 0 ? pol->splitk : (k_blocks - 1) / WSGEMM_MAX_CHAIN_BLOCKS + 1;
+        if (hybrid_allowed(pol, plan) && min_splits == 1) {
             long long dp = 0;
             int sk = 1;
             const double cost = choose_split_region(units, f.max_clusters, f.cluster, k_blocks,
-                                                    max_region_splits(k_blocks), bn, p, knobs, &dp, &sk);
-            if (sk > 1 && (!chosen_hybrid.exists || cost < best_hybrid * 0.95)) {
-                best_hybrid = cost;
-                chosen_hybrid = f;
-                hybrid_dp = dp;
-                hybrid_splits = sk;
+                                                    max_region_splits(k_blocks), bn, p, pol, &dp, &sk);
+            if (sk > 1 && (!c->hybrid.exists || cost < c->hybrid_cost * 0.95)) {
+                c->hybrid_cost = cost;
+                c->hybrid = f;
+                c->hybrid_dp = dp;
+                c->hybrid_splits = sk;
             }
         }
     }
-    int hybrid = chosen_hybrid.exists && (hybrid_forced || best_hybrid < best_cost * 0.95);
-    if (hybrid) {
-        chosen = chosen_hybrid;
-        splits = 1;
-    }
-    /* Decode shapes whose small side fits one 64-wide Q tile: a 4-CTA cluster reads that tile from L2 once per
-     * four P tiles instead of once per two, with its own split count. Measured on the H200 (sm90_tune, bf16,
-     * against cuBLAS): faster than the 2-CTA cluster at m = 16 and 64 with n = k = 8192, unsplit (per-call
-     * timing), and at m = 1, n = 4096, k = 14336 in 2 splits against the 2-CTA cluster's 3 or 4 (GPU time); at
-     * m = 128 (two Q tiles) and 256 slower or no better, so only here (docs/perf-log.md, "Decode shapes: 4-CTA
-     * clusters" and "The hybrid schedule and the 4-CTA decode split"). A 4-CTA kernel the device cannot run
-     * keeps the 2-CTA choice. It takes the place of a hybrid the model chose (with one Q tile that is every
-     * tile split, the plain split of the 2-CTA cluster). */
-    if (knobs->sm90_variant == SM90_VARIANT_DEFAULT && chosen.bn == 64 && !hybrid_forced && plan->q_extent <= 64 &&
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+/* The kernel and split count: the hybrid where it is 5 % cheaper than the plain choice, or forced (*hybrid 1),
+ * else the plain choice. Then decode shapes whose small side fits one 64-wide Q tile: a 4-CTA cluster reads
+ * that tile from L2 once per four P tiles instead of once per two, with its own split count. Measured on the
+ * H200 (sm90_tune, bf16, against cuBLAS): faster than the 2-CTA cluster at m = 16 and 64 with n = k = 8192,
+ * unsplit (per-call timing), and at m = 1, n = 4096, k = 14336 in 2 splits against the 2-CTA cluster's 3 or 4
+ * (GPU time); at m = 128 (two Q tiles) and 256 slower or no better, so only here (docs/perf-log.md, "Decode
+ * shapes: 4-CTA clusters" and "The hybrid schedule and the 4-CTA decode split"). A 4-CTA kernel the device
+ * cannot run keeps the 2-CTA choice. It takes the place of a hybrid the model chose (with one Q tile that is
+ * every tile split, the plain split of the 2-CTA cluster). */
+static void pick_kernel(const wsgemm_problem *p, const sm90_policy *pol, const wsgemm_plan *plan, const sm90_choice *c,
+                        int k_blocks, sm90_kernel_query query, void *query_ctx, sm90_kernel_facts *kernel, int *splits,
+                        int *hybrid)
+{
+    *hybrid =
+        hybrid_allowed(pol, plan) && c->hybrid.exists && (hybrid_forced(pol, plan) || c->hybrid_cost < c->cost * 0.95);
+    *kernel = *hybrid ? c->hybrid : c->plain;
+    *splits = *hybrid ? 1 : c->splits;
+    if (pol->variant == SM90_VARIANT_DEFAULT && kernel->bn == 64 && !hybrid_forced(pol, plan) && plan->q_extent <= 64 &&
         plan->p_extent >= 4 * SM90_BM) {
-        sm90_kernel_facts f4 = {0};
-        if (query(query_ctx, 64, SM90_VARIANT_CLUSTER4, plan->p_mn, plan->q_mn, plan->in, &f4) ==
-                WSGEMM_STATUS_SUCCESS &&
-            f4.exists && f4.max_clusters > 0) {
-            const long long units4 = (plan->p_extent + 4 * SM90_BM - 1) / (4 * SM90_BM) * nb; /* one Q tile */
+        sm90_kernel_facts f4;
+        const int row = sm90_kernel_find(plan->in, SM90_VARIANT_CLUSTER4, 64, plan->p_mn, plan->q_mn);
+        if (row_facts(query, query_ctx, plan, row, SM90_VARIANT_CLUSTER4, &f4) == WSGEMM_STATUS_SUCCESS && f4.exists &&
+            f4.max_clusters > 0) {
+            const long long units4 = (plan->p_extent + 4 * SM90_BM - 1) / (4 * SM90_BM) * p->batch_count;
             double cost4 = 0.0;
-            chosen = f4;
-            chosen.variant = SM90_VARIANT_CLUSTER4;
-            splits = scan_splits(p, knobs, &f4, units4, k_blocks, 0, &cost4);
-            hybrid = 0; /* its own plain split: one Q tile leaves no ragged wave worth a split region */
+            *kernel = f4;
+            *splits = scan_splits(p, pol, &f4, units4, k_blocks, 0, &cost4);
+            *hybrid = 0; /* its own plain split: one Q tile leaves no ragged wave worth a split region */
         }
     }
-    plan->bn = chosen.bn;
-    plan->cluster = chosen.cluster;
-    plan->stages = chosen.stages;
-    plan->smem_bytes = chosen.smem_bytes;
-    plan->max_clusters = chosen.max_clusters;
-    plan->variant = chosen.variant;
-    set_grid(plan, knobs->sm90_group, splits, nb, k_blocks, 0, 1);
-    plan->epilogue = choose_epilogue(p, knobs, swap, plan->splits);
+}
+
+/* The plan of one kernel choice: its grid, the epilogue, the schedule of its row, and the staged C tile's row
+ * where the epilogue wants it (which may change the tile: use_staged_kernel). */
+static wsgemm_status finish_kernel(wsgemm_plan *plan, const wsgemm_problem *p, const sm90_policy *pol,
+                                   const sm90_kernel_facts *kernel, int splits, int k_blocks, sm90_kernel_query query,
+                                   void *query_ctx, char *why, size_t why_size)
+{
+    const int nb = p->batch_count;
+    take_kernel(plan, kernel);
+    set_grid(plan, pol->group, splits, nb, k_blocks, 0, 1);
+    plan->epilogue = choose_epilogue(p, pol, plan->swap, plan->splits);
     if (p->fused && plan->epilogue == WSGEMM_EPILOGUE_DIRECT) {
         snprintf(why, why_size,
                  "the fused epilogue stores D by TMA: m * %d bytes, ldd * %d bytes and D's address "
@@ -494,33 +578,78 @@ wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs,
                  wsgemm_dtype_size(p->Ctype), wsgemm_dtype_size(p->Ctype));
         return WSGEMM_STATUS_NOT_SUPPORTED;
     }
-    if (plan->variant == SM90_VARIANT_PINGPONG) {
+    if (sm90_kernel_table[kernel->row].schedule == SM90_SCHED_PINGPONG) {
         /* each warpgroup's tile-end epilogue already runs under the other's main loop */
         plan->schedule = WSGEMM_SCHEDULE_PINGPONG;
         if (plan->epilogue == WSGEMM_EPILOGUE_DEFERRED) plan->epilogue = WSGEMM_EPILOGUE_TMA;
     }
-    wsgemm_status s = use_staged_kernel(plan, p, knobs, query, query_ctx);
+    wsgemm_status s = use_staged_kernel(plan, p, pol, query, query_ctx);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
-    if (plan->epilogue == WSGEMM_EPILOGUE_STAGED) set_grid(plan, knobs->sm90_group, plan->splits, nb, k_blocks, 0, 1);
+    if (plan->epilogue == WSGEMM_EPILOGUE_STAGED) set_grid(plan, pol->group, plan->splits, nb, k_blocks, 0, 1);
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+/* The split region of the hybrid `chosen` for the finished plan: the one chosen beside it, or, when the staged
+ * C tile's row is another kernel (fp32 C: BN 128), chosen again for that one and kept only while it beats that
+ * kernel's data-parallel grid (or is forced). Returns its split count, 1 when no split region survives. */
+static int hybrid_region(const wsgemm_plan *plan, const wsgemm_problem *p, const sm90_policy *pol,
+                         const sm90_kernel_facts *chosen, const sm90_choice *c, int k_blocks, long long *dp)
+{
+    const long long units = plan->sched.units;
+    int sk = c->hybrid_splits;
+    *dp = c->hybrid_dp;
+    if (plan->bn != chosen->bn || plan->cluster != chosen->cluster || plan->max_clusters != chosen->max_clusters) {
+        const double cost = choose_split_region(units, plan->max_clusters, plan->cluster, k_blocks,
+                                                max_region_splits(k_blocks), plan->bn, p, pol, dp, &sk);
+        const double dp_cost = estimate_cost(units, plan->max_clusters, plan->cluster, k_blocks, 1, plan->bn, p);
+        if (!(cost < dp_cost * 0.95 || hybrid_forced(pol, plan))) sk = 1;
+    }
+    return sk;
+}
+
+/* ---------------------------------------------------------------- the plan */
+
+/* The steps in order, each deciding once: the fused call's declines, the policy, orientation and types, the
+ * candidate widths, the cost model's choice, the kernel, its plan (grid, epilogue, staged C tile), the split
+ * region, the workspace. A hybrid whose split region does not survive its kernel's plan leaves the plan of
+ * the same policy with the hybrid off, made from the same choice. */
+wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs, sm90_kernel_query query,
+                             void *query_ctx, wsgemm_plan *plan, char *why, size_t why_size)
+{
+    wsgemm_status s = p->fused ? check_fused(p, why, why_size) : WSGEMM_STATUS_SUCCESS;
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
+    const sm90_policy pol = policy_of(p, knobs);
+    *plan = orient(p, &pol);
+    s = check_types(p, plan, why, why_size);
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
+    plan->bk = SM90_BK_OF(plan->in);
+    const int k_blocks = (p->k - 1) / plan->bk + 1; /* k > 0; k + bk - 1 could overflow */
+
+    int bn_candidates[4];
+    const int n_candidates = tile_candidates(p, &pol, plan, bn_candidates);
+    sm90_choice choice;
+    s = choose_tile(p, &pol, plan, bn_candidates, n_candidates, k_blocks, query, query_ctx, &choice, why, why_size);
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
+
+    const wsgemm_plan oriented = *plan;
+    sm90_kernel_facts kernel;
+    int splits, hybrid;
+    pick_kernel(p, &pol, plan, &choice, k_blocks, query, query_ctx, &kernel, &splits, &hybrid);
+    s = finish_kernel(plan, p, &pol, &kernel, splits, k_blocks, query, query_ctx, why, why_size);
+    if (s != WSGEMM_STATUS_SUCCESS) return s;
     if (hybrid) {
-        /* the split region chosen above; for the staged C tile's kernel, if that is another one (fp32 C: BN 128),
-         * chosen again for it, and kept only while it beats that kernel's data-parallel grid (or is forced).
-         * A hybrid that does not survive leaves the plan the hybrid-off planner would make. */
-        const long long units = plan->sched.units;
-        long long dp = hybrid_dp;
-        int sk = hybrid_splits;
-        if (plan->bn != chosen.bn || plan->cluster != chosen.cluster || plan->max_clusters != chosen.max_clusters) {
-            const double cost = choose_split_region(units, plan->max_clusters, plan->cluster, k_blocks,
-                                                    max_region_splits(k_blocks), plan->bn, p, knobs, &dp, &sk);
-            const double dp_cost = estimate_cost(units, plan->max_clusters, plan->cluster, k_blocks, 1, plan->bn, p);
-            if (!(cost < dp_cost * 0.95 || hybrid_forced)) sk = 1;
+        long long dp = 0;
+        const int sk = hybrid_region(plan, p, &pol, &kernel, &choice, k_blocks, &dp);
+        if (sk >= 2)
+            set_grid(plan, pol.group, 1, p->batch_count, k_blocks, dp, sk);
+        else {
+            sm90_policy off = pol;
+            off.hybrid = 0;
+            *plan = oriented;
+            pick_kernel(p, &off, plan, &choice, k_blocks, query, query_ctx, &kernel, &splits, &hybrid);
+            s = finish_kernel(plan, p, &off, &kernel, splits, k_blocks, query, query_ctx, why, why_size);
+            if (s != WSGEMM_STATUS_SUCCESS) return s;
         }
-        if (sk < 2) {
-            wsgemm_knobs off = *knobs;
-            off.sm90_hybrid = 0;
-            return sm90_plan_make(p, &off, query, query_ctx, plan, why, why_size);
-        }
-        set_grid(plan, knobs->sm90_group, 1, nb, k_blocks, dp, sk);
     }
 
     /* workspace: staged operands (FP8: K-major copies of MN-major ones too), then the split partials */

@@ -40,4 +40,25 @@ enum {
                                       beta == 0 */
 };
 
+/* The kernel table's other columns (sm90_kernels.def, sm90_table.h). How the consumer warpgroups share a CTA's
+ * work (the values of wsgemm_schedule, common/plan.h; the kernel's kSched): */
+enum {
+    SM90_SCHED_COOPERATIVE = 0, /* both on one tile, its rows split between them */
+    SM90_SCHED_PINGPONG = 1     /* each on its own tiles, taking turns */
+};
+
+/* Which P/Q majorness pairs a row instantiates, one bit per pair: bit (p_mn * 2 + q_mn). */
+enum {
+    SM90_MN_K_K = 1 << 0, /* K-major P and Q only */
+    SM90_MN_P_K = 3,      /* K-major P, Q either way */
+    SM90_MN_ALL = 15      /* all four pairs */
+};
+
+/* Who chooses a row. */
+enum {
+    SM90_BY_PLAN = 0,  /* the plan (sm90_plan.c) on its own */
+    SM90_BY_KNOB = 1,  /* only when a knob asks for it (WSGEMM_SM90_VARIANT, WSGEMM_SM90_BN: docs/tuning.md) */
+    SM90_BY_TUNING = 2 /* a tuning comparison (tests/sm90/sm90_tune.c), reached by WSGEMM_SM90_VARIANT */
+};
+
 #endif /* WSGEMM_SM90_TILE_H */

@@ -127,7 +127,7 @@ printf "   %-60s %4d\n" "tmem_hb_ in the emulated sm_90a kernel (must be > 0)" "
 [ "${n:-0}" -gt 0 ] || { echo "FAIL: the hook check sees no hooks even in the emulated build"; fail=1; }
 hooks "the sm_100a kernel" "${FLAGS[@]}" "$CU"
 hooks "the sm_90a sm90 kernels" -std=c++17 --generate-code=arch=compute_90a,code=sm_90a -I"$SRC" -I"$SRC/gemm" \
-    -I"$SRC/include" "$SRC/gemm/sm90/sm90_inst_bf16_n256.cu"
+    -I"$SRC/include" "-DSM90_SHARD_bf16_n256=SM90_PROBE()" "$SRC/gemm/sm90/sm90_shard.cu"
 n=$(grep -c "tmem_hb_" "$WORK/sm100.ptx")
 printf "   %-60s %4d\n" "tmem_hb_ in the sm_100a PTX" "$n"
 [ "$n" -eq 0 ] || { echo "FAIL: the sm_100a PTX holds happens-before hooks"; fail=1; }

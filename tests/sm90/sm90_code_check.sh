@@ -1,16 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # sm90_code_check.sh - CPU tests: does the sm90 kernel compile to what we think it does? One ctest entry per
-# instantiation file checked (they compile side by side under ctest -j), and one entry for the SASS.
+# shard of the kernel table checked (they compile side by side under ctest -j), and one entry for the SASS.
 #
 #   sm90_code_check.sh ptxas <inst> <nvcc> <repo root> <work dir>
-#       compiles gemm/sm90/sm90_inst_<inst>.cu to PTX and that PTX to a cubin with the ptxas report (the two
-#       steps of `nvcc -cubin`, taken one at a time so that one compile gives both), and checks: the report
-#       names sm90_gemm_kernel; every function reports 0 spill bytes and 0 stack; ptxas did not ignore
+#       compiles shard <inst> of the kernel table (gemm/sm90/sm90_kernels.def: sm90_shard.cu with
+#       SM90_SHARD_<inst>) to PTX and that PTX to a cubin with the ptxas report (the two steps of
+#       `nvcc -cubin`, taken one at a time so that one compile gives both), and checks: the report names
+#       sm90_gemm_kernel; every function reports 0 spill bytes and 0 stack; ptxas did not ignore
 #       setmaxnreg (warning C7508 / "setmaxnreg ignored") and neither serialized wgmmas nor injected fences or
 #       waits for them (C7509-C7529); every sm90_gemm_kernel is allocated 168 registers. For bf16_n256 (the
 #       default kernels) also: wgmma.mma_async, setmaxnreg.inc/.dec, TMA multicast and stmatrix (the
-#       deferred epilogue) present in the PTX. The files checked (tests/sm90/CMakeLists.txt): bf16_n256,
+#       deferred epilogue) present in the PTX. The shards checked (tests/sm90/CMakeLists.txt): bf16_n256,
 #       bf16_n256_tuning (the tuning variants), bf16_n192 (the 128 x 192 tile), bf16_staged (the STAGED
 #       epilogue's kernels), bf16_pingpong (the pingpong schedule's), bf16_fused (wsgemm_matmul's fused ops),
 #       e4m3 (the FP8 kernels, plain and fused). Leaves <work dir>/<inst>/sm90.cubin for the sass entry.
@@ -30,8 +31,9 @@ mode=${1:-}
 if [ "$mode" = ptxas ]; then
     inst=$2 nvcc=$3 root=$4 work=$5/$2
     mkdir -p "$work"
-    src="$root/gemm/sm90/sm90_inst_$inst.cu"
+    src="$root/gemm/sm90/sm90_shard.cu" # the rows of shard <inst> of sm90_kernels.def
     flags="-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I$root/include -I$root -I$root/gemm"
+    flags="$flags -DSM90_SHARD_$inst=SM90_PROBE()"
     log="$work/ptxas.log"
     rm -f "$work/sm90.ptx" "$work/sm90.cubin"
     "$nvcc" $flags -ptx "$src" -o "$work/sm90.ptx" || fail "nvcc -ptx of the $inst kernels failed"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * sm90_plan_test.c - CPU checks of the sm90 planner (gemm/sm90/sm90_plan.c) against a model of the H200:
- * the kernel table of sm90_kernel.cuh (which (BN, variant, majorness, type) exist, their stages and cluster)
+ * the kernel table (sm90_kernels.def: which (BN, variant, majorness, type) exist, their stages and cluster)
  * and 132 / cluster co-resident clusters.
  *
  *   choices  representative shapes and what the plan must choose: the decode shapes whose small side fits
@@ -45,6 +45,7 @@
 
 #include "common/tma.h"
 #include "sm90/sm90_plan.h"
+#include "sm90/sm90_table.h"
 #include "sm90/sm90_tile.h"
 #include "plan_testing.h"
 #include "testing.h"
@@ -60,41 +61,18 @@ typedef struct model {
     int sm_count;
 } model;
 
-/* sm90_kernel.cuh's SM90_DEFINE_KERNELS and SM90_DEFINE_STAGED_KERNELS as instantiated by sm90_inst_*.cu:
- * 16-bit inputs: variant 0 everywhere (BN 64, 128, 192, 256; BN 192 has no other); variant 3 (4-CTA
- * cluster) for BN 64 and 128; variants 1 and 2 for bf16, BN 256, K-major P; the STAGED kernels, variant 4 at
- * BN 256 and 5 at BN 128; the pingpong ones, variant 6 at BN 128; the FUSED ones, variant 7 at BN 256 and 128.
- * FP8 inputs (SM90_DEFINE_FP8_KERNELS): variants 0 and 7 at BN 128, K-major P and Q. */
-static wsgemm_status model_query(void *ctx, int bn, int variant, int p_mn, int q_mn, int in, sm90_kernel_facts *f)
+/* The kernel table as the build instantiates it (sm90_kernels.def, as C data in sm90_table.c): each row with the
+ * majorness pairs it lists, its ring's shared memory, and sm_count / cluster co-resident clusters. */
+static wsgemm_status model_query(void *ctx, int row, int p_mn, int q_mn, sm90_kernel_facts *f)
 {
     const model *m = ctx;
-    const int bf16 = in == SM90_IN_BF16;
     memset(f, 0, sizeof *f);
-    const int stages = bn == 256 || bn == 192 ? 4 : bn == 128 ? 6 : 8;
-    if (in >= SM90_IN_E4M3) {
-        if ((variant == 0 || variant == 7) && bn == 128 && !p_mn && !q_mn)
-            *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 2};
-    } else if (variant == 0)
-        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 2};
-    else if (bn == 192) { /* the default variant only */
-    } else if (variant == 3 && bn != 256)
-        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 4};
-    else if (variant == 1 && bf16 && bn == 256 && !p_mn)
-        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 1};
-    else if (variant == 2 && bf16 && bn == 256 && !p_mn)
-        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 3, .cluster = 2};
-    else if (variant == 4 && bn == 256)
-        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 3, .cluster = 2};
-    else if (variant == 5 && bn == 128)
-        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 5, .cluster = 2};
-    else if (variant == 6 && bn == 128)
-        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = 6, .cluster = 2};
-    else if (variant == 7 && bn != 64)
-        *f = (sm90_kernel_facts){.exists = 1, .bn = bn, .stages = stages, .cluster = 2};
-    if (f->exists) {
-        f->smem_bytes = (SM90_BM + bn) * SM90_BK * 2 * f->stages + 32768 + 1024;
-        f->max_clusters = m->sm_count / f->cluster;
-    }
+    if (row < 0 || row >= SM90_KERNEL_ROWS || !sm90_kernel_has_pair(&sm90_kernel_table[row], p_mn, q_mn))
+        return WSGEMM_STATUS_SUCCESS;
+    const sm90_kernel_config *k = &sm90_kernel_table[row];
+    *f = (sm90_kernel_facts){.exists = 1, .bn = k->bn, .stages = k->stages, .cluster = k->cluster};
+    f->smem_bytes = (SM90_BM + k->bn) * SM90_BK * 2 * f->stages + 32768 + 1024;
+    f->max_clusters = m->sm_count / f->cluster;
     return WSGEMM_STATUS_SUCCESS;
 }
 

@@ -1,5 +1,0 @@
-// SPDX-License-Identifier: MIT
-/* Instantiations of the sm90 kernel: FP8 inputs, E4M3 x E4M3, BN 128, K-major (see sm90_kernel.cuh). */
-#include "sm90/sm90_kernel.cuh"
-
-SM90_DEFINE_FP8_KERNELS(e4m3, SM90_IN_E4M3)
