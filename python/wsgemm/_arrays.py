@@ -14,9 +14,9 @@ from dataclasses import dataclass
 _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 2, 3, 13
 _DL_DEVICE_NAMES = {1: "CPU", 2: "CUDA", 3: "CUDA pinned host memory", 13: "CUDA managed memory"}
 _DL_DTYPES = {(2, 16): "float16", (2, 32): "float32", (4, 16): "bfloat16", (10, 8): "float8_e4m3fn",
-              (12, 8): "float8_e5m2"}
+              (12, 8): "float8_e5m2", (0, 32): "int32"}  # int32: the grouped call's sizes and status
 # __cuda_array_interface__ typestr (bfloat16 has none: a 2-byte void whose dtype says bfloat16)
-_CAI_DTYPES = {"<f2": "float16", "<f4": "float32"}
+_CAI_DTYPES = {"<f2": "float16", "<f4": "float32", "<i4": "int32"}
 
 
 class _DLDevice(ctypes.Structure):
