@@ -14,6 +14,7 @@
  *   bad_sizes     sizes that break the contract: the status names the first bad group, bad groups'
  *                 slices untouched, good groups right (the sanitize label runs it under memcheck)
  *   graph         one captured call replayed with new sizes
+ *   paths         a forced sm90 path declines (C untouched), forced generic runs it
  * C starts as NaN everywhere no group's slice covers (and everywhere when beta == 0): a NaN in a checked
  * element fails, and every element outside the slices must keep its bits.
  */
@@ -526,10 +527,37 @@ static void case_graph(wsgemm_handle h)
     cublasDestroy(cb);
 }
 
+/* A forced fast path declines the grouped call before touching C; forced generic runs it. */
+static void case_paths(wsgemm_handle h)
+{
+    testing_require_gpu("grouped_test paths");
+    static const int ends[3] = {20, 20, 70};
+    grouped_case c = base_case("paths", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_N, 3, ends, 40, 70, 32);
+    device_case d;
+    device_case_create(&c, &d, 53);
+    slice sl[3];
+    slices_of(&c, c.sizes, c.n, sl);
+    stage(&c, &d, c.sizes, sl, 59);
+    WSGEMM_CHECK(wsgemm_set_path(h, WSGEMM_PATH_SM90));
+    const wsgemm_status s = call_grouped(h, &c, &d);
+    const wsgemm_status want = testing_device_cc() == 90 ? WSGEMM_STATUS_NOT_SUPPORTED : WSGEMM_STATUS_ARCH_MISMATCH;
+    printf("  forced sm90 -> %s: \"%s\"\n", wsgemm_status_string(s), wsgemm_get_last_error_message(h));
+    EXPECT(s == want, "forced sm90: %s, expected %s", wsgemm_status_string(s), wsgemm_status_string(want));
+    const size_t cbytes = (size_t)testing_dtype_bytes(c.c_type);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(d.hgot, d.dc, d.l.elems_c * cbytes, cudaMemcpyDeviceToHost));
+    EXPECT(memcmp(d.hgot, d.hc0, d.l.elems_c * cbytes) == 0, "forced sm90: C was written");
+    WSGEMM_CHECK(wsgemm_set_path(h, WSGEMM_PATH_GENERIC));
+    WSGEMM_CHECK(call_grouped(h, &c, &d));
+    verify(&c, &d, sl, NULL, "forced generic");
+    WSGEMM_CHECK(wsgemm_set_path(h, WSGEMM_PATH_AUTO));
+    device_case_destroy(&d);
+}
+
 static const testing_handle_case cases[] = {
     {"uniform", case_uniform}, {"skewed", case_skewed},       {"empty", case_empty}, {"huge", case_huge},
     {"small", case_small},     {"unaligned", case_unaligned}, {"k0", case_k0},       {"beta", case_beta},
-    {"masked", case_masked},   {"bad_sizes", case_bad_sizes}, {"graph", case_graph},
+    {"masked", case_masked},   {"bad_sizes", case_bad_sizes}, {"graph", case_graph}, {"paths", case_paths},
 };
 
 int main(int argc, char **argv)
