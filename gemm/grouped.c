@@ -53,10 +53,7 @@ static wsgemm_status check_desc(wsgemm_handle h, const char *fn, const wsgemm_gr
                                   "%s: grouped->layout = %d is not WSGEMM_GROUPED_CONTIGUOUS (0) or "
                                   "WSGEMM_GROUPED_MASKED (1)",
                                   fn, (int)g->layout);
-    if (g->dim == WSGEMM_GROUPED_DIM_K)
-        return fail(h, WSGEMM_STATUS_NOT_SUPPORTED, fn,
-                    "grouped->dim = WSGEMM_GROUPED_DIM_K (groups along K) is not supported in this version");
-    if (g->dim != WSGEMM_GROUPED_DIM_M && g->dim != WSGEMM_GROUPED_DIM_N)
+    if (g->dim != WSGEMM_GROUPED_DIM_M && g->dim != WSGEMM_GROUPED_DIM_N && g->dim != WSGEMM_GROUPED_DIM_K)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
                                   "%s: grouped->dim = %d is not WSGEMM_GROUPED_DIM_M (0), _N (1) or _K (2)", fn,
                                   (int)g->dim);
@@ -157,7 +154,18 @@ static wsgemm_status check_arguments(wsgemm_handle h, const char *fn, const wsge
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: strideB = %lld is negative", fn, p->strideB);
     if (p->strideC < 0)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: strideC = %lld is negative", fn, p->strideC);
-    if (g->layout == WSGEMM_GROUPED_CONTIGUOUS) { /* the grouped operand and C are one matrix each */
+    if (g->layout == WSGEMM_GROUPED_CONTIGUOUS && g->dim == WSGEMM_GROUPED_DIM_K) { /* A and B split along K */
+        if (p->strideA != 0 || p->strideB != 0)
+            return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                      "%s: stride%c = %lld must be 0: A and B hold every group's K in one matrix "
+                                      "each (WSGEMM_GROUPED_CONTIGUOUS along K)",
+                                      fn, p->strideA != 0 ? 'A' : 'B', p->strideA != 0 ? p->strideA : p->strideB);
+        if (!outputs_disjoint(p))
+            return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                      "%s: strideC = %lld makes the %d C matrices overlap (need strideC >= (n-1)*ldc "
+                                      "+ m = %lld, or strideC >= m with all of them inside ldc = %d rows)",
+                                      fn, p->strideC, p->batch_count, (long long)(p->n - 1) * p->ldc + p->m, p->ldc);
+    } else if (g->layout == WSGEMM_GROUPED_CONTIGUOUS) { /* the grouped operand and C are one matrix each */
         const int dim_m = g->dim == WSGEMM_GROUPED_DIM_M;
         const long long grouped_stride = dim_m ? p->strideA : p->strideB;
         if (grouped_stride != 0)

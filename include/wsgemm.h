@@ -239,7 +239,7 @@ wsgemm_status wsgemm_matmul(wsgemm_handle handle, const wsgemm_matmul_desc *desc
  *
  * group_count GEMMs of one shape family whose sizes along one dimension live in device memory: each expert
  * multiplies its slice of the tokens by its own weights (docs/api.md, "Grouped GEMM"). Column-major as every
- * call; the grouped dimension is M (rows of op(A) and C) or N (columns of op(B) and C). A row-major torch
+ * call; the grouped dimension is M (rows of op(A) and C), N (columns of op(B) and C) or K. A row-major torch
  * tensor [tokens, k] is a column-major k x tokens matrix, so torch._grouped_mm's layout is DIM_N with the
  * weights as A (the Python module does this swap). */
 typedef enum wsgemm_grouped_layout {
@@ -253,7 +253,8 @@ typedef enum wsgemm_grouped_layout {
 typedef enum wsgemm_grouped_dim {
     WSGEMM_GROUPED_DIM_M = 0, /* groups split the rows of op(A) and C; B is a strided batch, one per group */
     WSGEMM_GROUPED_DIM_N = 1, /* groups split the columns of op(B) and C; A is a strided batch, one per group */
-    WSGEMM_GROUPED_DIM_K = 2  /* groups split K (the weight gradient): NOT_SUPPORTED in this version */
+    WSGEMM_GROUPED_DIM_K = 2  /* groups split K of op(A) and op(B) (the weight gradient); C is a strided
+                                 batch, one m x n matrix per group */
 } wsgemm_grouped_dim;
 
 /* What the device-side status (wsgemm_grouped_desc.status) holds after the kernel ran: 0 when every group's
@@ -285,13 +286,15 @@ wsgemm_status wsgemm_grouped_desc_init_sized(wsgemm_grouped_desc *desc, size_t s
  * or columns (DIM_N), cuBLAS's argument order and types (A, B 16BF or 16F, C 16BF, 16F or 32F, fp32
  * accumulation, alpha and beta host floats). m, n, k: the matrices' extents as the host knows them; along the
  * grouped dimension that is the grouped matrix's extent (CONTIGUOUS: the total, an upper bound of the last
- * end) or the capacity (MASKED). The operand that is grouped (A and C for DIM_M, B and C for DIM_N) is one
- * matrix in CONTIGUOUS (its stride and strideC must be 0) and group_count matrices `stride` apart in MASKED;
- * the other operand is always group_count matrices (stride 0: one shared by all). k == 0 or alpha == 0 gives
- * C = beta * C on the groups' slices (A and B may then be NULL). Parts of C outside every group's slice are
- * never touched. The call reads no size on the host, allocates nothing and synchronizes nothing: capturable,
- * and a graph replays with the new contents of sizes. Checks, statuses and messages as wsgemm_gemm_ex; the
- * generic kernel runs it (a forced fast path: NOT_SUPPORTED); WSGEMM_POINTER_MODE_DEVICE: NOT_SUPPORTED. */
+ * end) or the capacity (MASKED). The operands that are grouped (A and C for DIM_M, B and C for DIM_N, A and B
+ * for DIM_K) are one matrix each in CONTIGUOUS (their strides must be 0) and group_count matrices `stride`
+ * apart in MASKED; the others are always group_count matrices (stride 0: one shared by all; C of DIM_K
+ * disjoint). k == 0 or alpha == 0 gives C = beta * C on the groups' slices (A and B may then be NULL); along
+ * K, a group's slice is all of C_g and an empty K slice gives C_g = beta * C_g. Parts of C outside every
+ * group's slice are never touched. The call reads no size on the host, allocates nothing and synchronizes
+ * nothing: capturable, and a graph replays with the new contents of sizes. Checks, statuses and messages as
+ * wsgemm_gemm_ex; the generic kernel runs it (a forced fast path: NOT_SUPPORTED); WSGEMM_POINTER_MODE_DEVICE:
+ * NOT_SUPPORTED. */
 wsgemm_status wsgemm_gemm_grouped_ex(wsgemm_handle handle, const wsgemm_grouped_desc *grouped, wsgemm_op transa,
                                      wsgemm_op transb, int m, int n, int k, const float *alpha, const void *A,
                                      wsgemm_dtype Atype, int lda, long long strideA, const void *B, wsgemm_dtype Btype,

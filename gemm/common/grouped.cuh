@@ -14,11 +14,12 @@
  * disjoint and inside [0, E), so no kernel reads or writes outside the matrices the host checked, whatever
  * the device holds. The first group that breaks it is reported (wsgemm_grouped_desc.status).
  *
- * The units: group g that keeps the contract has T_g = ceil((e - s) / kTile) tiles along the grouped
- * dimension; they are numbered group after group, tile t of group g being unit P_g + t with P_g the sum of
- * T over the groups before g. A caller with `others` tiles across the other dimension numbers its work
- * w = unit * others + other, so that work units of one group are consecutive and the total is known once
- * the scan has run; the host sizes a grid with wsgemm_grouped_units_bound, from what it knows.
+ * The units: group g that keeps the contract has T_g = ceil((e - s) / kTile) tiles along the grouped dimension (M
+ * or N), or exactly one unit, its whole slice, when the groups split K (`whole`: an empty K slice still has its C_g
+ * = beta * C_g to write); they are numbered group after group, tile t of group g being unit P_g + t with P_g the
+ * sum of T over the groups before g. A caller with `others` tiles across the other dimension numbers its work w =
+ * unit * others + other, so that work units of one group are consecutive and the total is known once the scan has
+ * run; the host sizes a grid with wsgemm_grouped_units_bound, from what it knows.
  *
  * The scan: the CTA's threads take kThreads groups at a time (one group a thread), a block-wide exclusive
  * max of the ends (the contract) and an inclusive sum of T (the numbering), the totals carried from one
@@ -37,7 +38,8 @@ struct GroupedSizes {
     const int *sizes;
     int group_count;
     int layout; /* wsgemm_grouped_layout */
-    int extent; /* E: the grouped matrix's extent along the grouped dimension (m or n), from the host */
+    int extent; /* E: the grouped matrix's extent along the grouped dimension (m, n or k), from the host */
+    int whole;  /* one unit per group, its whole slice (groups along K) */
 };
 
 /* One unit of work: group `group`, slice [begin, end) of the grouped dimension in the group's matrix (its
@@ -51,8 +53,9 @@ struct GroupedUnit {
 /* The most units a grouping of group_count groups in extent E can have (host and device): every non-empty
  * group adds at most one partial tile. */
 static inline __host__ __device__ long long wsgemm_grouped_units_bound(int layout, int group_count, int extent,
-                                                                       int tile)
+                                                                       int tile, int whole)
 {
+    if (whole) return group_count;
     if (layout == WSGEMM_GROUPED_MASKED) return (long long)group_count * ((extent + (long long)tile - 1) / tile);
     const long long nonempty = group_count < extent ? group_count : extent;
     return ((long long)extent + nonempty * (tile - 1)) / tile;
@@ -157,7 +160,7 @@ __device__ int wsgemm_grouped_find(const GroupedSizes &g, long long target, int 
         const int max_before = max_excl > carry_max ? max_excl : carry_max;
         const int keeps = here && (contiguous ? (begin == max_before && begin <= end && end <= g.extent)
                                               : (end >= 0 && end <= g.extent));
-        const long long units = keeps ? ((long long)(end - begin) + kTile - 1) / kTile : 0;
+        const long long units = !keeps ? 0 : g.whole ? 1 : ((long long)(end - begin) + kTile - 1) / kTile;
         wsgemm_grouped_detail::block_scan<kThreads>(sm, units, INT32_MIN, &units_incl, &max_excl, &units_total,
                                                     &max_total);
         const long long first = carry_sum + units_incl - units;

@@ -4,9 +4,11 @@
  * against, correct on every device of sm_80 and later, for every grouping the API accepts.
  *
  * What it computes: for each group g that keeps the contract (gemm/common/grouped.cuh), on the group's
- * slice of the grouped dimension, C_g = alpha * op(A_g) op(B_g) + beta * C_g with fp32 accumulation; A_g =
+ * slice of the grouped dimension (rows or columns of C_g; for groups along K, all of C_g from the group's K
+ * slice), C_g = alpha * op(A_g) op(B_g) + beta * C_g with fp32 accumulation; A_g =
  * A + g strideA, B_g = B + g strideB, C_g = C + g strideC (the checks made the grouped operand's and C's
- * strides 0 in the contiguous layout, so one formula serves both layouts).
+ * strides 0 in the contiguous layout, so one formula serves both layouts; along K, A_g and B_g start at the
+ * slice's first k).
  *
  * Structure: one CTA of 256 threads computes one 64 x 64 tile of one group, K in steps of 16: each step
  * loads op(A)'s 64 x 16 and op(B)'s 16 x 64 elements (bounds-checked one by one, zero outside the group's
@@ -15,10 +17,10 @@
  * (rows tx + 16 i, columns ty + 16 j: a warp's stores to column-major C coalesce). No tensor cores: the
  * kernel's first duty is to be right for any layout, alignment and size.
  *
- * Work: unit u of the scheduler (the group's tile along the grouped dimension) times `others` tiles across
- * the other one, w = u * others + other. The grid is sized from the host's bound on the units
- * (wsgemm_grouped_units_bound) and strides over w beyond 2^30 CTAs; a CTA whose w lies past the device-side
- * total leaves at once. CTA 0 scans every group and writes the status.
+ * Work: unit u of the scheduler (the group's tile along the grouped dimension, or along K the group) times `others`
+ * tiles across the other dimension (along K: C_g's tiles), w = u * others + other. The grid is sized from the
+ * host's bound on the units (wsgemm_grouped_units_bound) and strides over w beyond 2^30 CTAs; a CTA whose w lies
+ * past the device-side total leaves at once. CTA 0 scans every group and writes the status.
  */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -41,7 +43,7 @@ static_assert(kTile * kStepK % kThreads == 0 && kTile == 16 * kPer && kThreads =
 
 struct GroupedParams {
     GroupedSizes g;
-    int dim_n; /* groups split the columns (DIM_N) rather than the rows */
+    int dim; /* wsgemm_grouped_dim */
     const void *A, *B;
     void *C;
     int m, n, k;
@@ -51,7 +53,8 @@ struct GroupedParams {
     int b_k_contiguous; /* op(B) = B */
     float alpha, beta;  /* alpha == 0: no product, A and B unread */
     int *status;
-    int others;      /* tiles across the dimension that is not grouped */
+    int others;      /* tiles across the dimension that is not grouped (DIM_K: of all of C_g) */
+    int tiles_m;     /* DIM_K: C_g's tiles along M */
     long long works; /* the host's bound: units bound * others */
 };
 
@@ -107,14 +110,29 @@ __global__ void __launch_bounds__(kThreads) grouped_gemm_kernel(const GroupedPar
             *p.status = first_bad < p.g.group_count ? first_bad + 1 : WSGEMM_GROUPED_SIZES_OK;
         if (!found) return; /* units only grow with w: every later one lies past the total too */
 
-        /* the tile in the group's matrix: rows [r0, r1) of C_g, columns [c0, c1) */
-        const int g0 = u.tile_begin, g1 = u.end - g0 < kTile ? u.end : g0 + kTile;
-        const int o0 = other * kTile, o_extent = p.dim_n ? p.m : p.n;
-        const int o1 = o_extent - o0 < kTile ? o_extent : o0 + kTile;
-        const int r0 = p.dim_n ? o0 : g0, r1 = p.dim_n ? o1 : g1;
-        const int c0 = p.dim_n ? g0 : o0, c1 = p.dim_n ? g1 : o1;
-        const TIn *A = static_cast<const TIn *>(p.A) + u.group * p.strideA;
-        const TIn *B = static_cast<const TIn *>(p.B) + u.group * p.strideB;
+        /* the tile in the group's matrix: rows [r0, r1) of C_g, columns [c0, c1), K [k_begin, k_begin + K) */
+        int r0, r1, c0, c1, k_begin = 0, K = p.alpha != 0.0f ? p.k : 0;
+        if (p.dim == WSGEMM_GROUPED_DIM_K) {
+            r0 = (other % p.tiles_m) * kTile;
+            c0 = (other / p.tiles_m) * kTile;
+            r1 = p.m - r0 < kTile ? p.m : r0 + kTile;
+            c1 = p.n - c0 < kTile ? p.n : c0 + kTile;
+            k_begin = u.begin;
+            K = p.alpha != 0.0f ? u.end - u.begin : 0;
+        } else {
+            const int dim_n = p.dim == WSGEMM_GROUPED_DIM_N;
+            const int g0 = u.tile_begin, g1 = u.end - g0 < kTile ? u.end : g0 + kTile;
+            const int o0 = other * kTile, o_extent = dim_n ? p.m : p.n;
+            const int o1 = o_extent - o0 < kTile ? o_extent : o0 + kTile;
+            r0 = dim_n ? o0 : g0;
+            r1 = dim_n ? o1 : g1;
+            c0 = dim_n ? g0 : o0;
+            c1 = dim_n ? g1 : o1;
+        }
+        const TIn *A = static_cast<const TIn *>(p.A) + u.group * p.strideA +
+                       (p.a_k_contiguous ? (long long)k_begin : (long long)k_begin * p.lda);
+        const TIn *B = static_cast<const TIn *>(p.B) + u.group * p.strideB +
+                       (p.b_k_contiguous ? (long long)k_begin : (long long)k_begin * p.ldb);
         TOut *C = static_cast<TOut *>(p.C) + u.group * p.strideC;
 
         float acc[kPer][kPer];
@@ -122,7 +140,6 @@ __global__ void __launch_bounds__(kThreads) grouped_gemm_kernel(const GroupedPar
         for (int i = 0; i < kPer; ++i)
 #pragma unroll
             for (int j = 0; j < kPer; ++j) acc[i][j] = 0.0f;
-        const int K = p.alpha != 0.0f ? p.k : 0;
         for (int k0 = 0; k0 < K; k0 += kStepK) {
             load_tile(sa, A, p.lda, p.a_k_contiguous, r0, r1, k0, K);
             load_tile(sb, B, p.ldb, p.b_k_contiguous, c0, c1, k0, K);
@@ -169,13 +186,14 @@ cudaError_t launch_for_output(const GroupedParams &p, wsgemm_dtype c_type, cudaS
 extern "C" wsgemm_status wsgemm_generic_grouped(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
     const wsgemm_grouped_desc *d = p->grouped;
-    const int dim_n = d->dim == WSGEMM_GROUPED_DIM_N;
+    const int dim_n = d->dim == WSGEMM_GROUPED_DIM_N, dim_k = d->dim == WSGEMM_GROUPED_DIM_K;
     GroupedParams g;
     g.g.sizes = d->sizes;
     g.g.group_count = d->group_count;
     g.g.layout = d->layout;
-    g.g.extent = dim_n ? p->n : p->m;
-    g.dim_n = dim_n;
+    g.g.extent = dim_k ? p->k : dim_n ? p->n : p->m;
+    g.g.whole = dim_k;
+    g.dim = d->dim;
     g.A = p->A;
     g.B = p->B;
     g.C = p->C;
@@ -193,9 +211,10 @@ extern "C" wsgemm_status wsgemm_generic_grouped(const wsgemm_problem *p, wsgemm_
     g.alpha = p->k > 0 ? p->alpha : 0.0f;
     g.beta = p->beta;
     g.status = d->status;
+    g.tiles_m = (p->m - 1) / kTile + 1; /* m, n > 0 */
     const int other_extent = dim_n ? p->m : p->n;
-    g.others = (other_extent - 1) / kTile + 1; /* m, n > 0 */
-    g.works = wsgemm_grouped_units_bound(d->layout, d->group_count, g.g.extent, kTile) * g.others;
+    g.others = dim_k ? g.tiles_m * ((p->n - 1) / kTile + 1) : (other_extent - 1) / kTile + 1;
+    g.works = wsgemm_grouped_units_bound(d->layout, d->group_count, g.g.extent, kTile, dim_k) * g.others;
     if (g.works < 1) g.works = 1; /* CTA 0 still writes the status */
     const cudaError_t err = p->Atype == WSGEMM_R_16BF ? launch_for_output<__nv_bfloat16>(g, p->Ctype, ctx->stream)
                                                       : launch_for_output<__half>(g, p->Ctype, ctx->stream);

@@ -4,7 +4,7 @@
  * come before any CUDA call: no GPU needed. One ctest entry per case (argv[1]):
  *   desc          NULL, a size that is not this version's, through the call and through the init
  *   layout        a value that is no wsgemm_grouped_layout
- *   dims          DIM_K is NOT_SUPPORTED, a value that is no dim INVALID_VALUE
+ *   dims          along K: A and B one matrix each, C one per group (disjoint); a value that is no dim
  *   sizes         a negative group count, NULL sizes, sizes and status not 4-byte aligned
  *   strides       the contiguous layout's grouped operand and C strides must be 0; negative strides;
  *                 masked C matrices that overlap; leading dimensions below their rows
@@ -131,8 +131,11 @@ static void case_layout(wsgemm_handle h)
 static void case_dims(wsgemm_handle h)
 {
     args a = valid();
-    a.desc.dim = WSGEMM_GROUPED_DIM_K;
-    expect_status(h, call(h, &a, &a.desc), WSGEMM_STATUS_NOT_SUPPORTED, "DIM_K", "groups along K");
+    a.desc.dim = WSGEMM_GROUPED_DIM_K; /* A and B split along K: both one matrix, C one per group */
+    expect_status(h, call(h, &a, &a.desc), WSGEMM_STATUS_INVALID_VALUE, "strideB", "along K, strideB");
+    a.strideB = 0;
+    expect_status(h, call(h, &a, &a.desc), WSGEMM_STATUS_INVALID_VALUE, "overlap", "along K, one C for all");
+    a = valid();
     a.desc.dim = (wsgemm_grouped_dim)9;
     expect_status(h, call(h, &a, &a.desc), WSGEMM_STATUS_INVALID_VALUE, "grouped->dim", "dim 9");
 }

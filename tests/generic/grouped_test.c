@@ -15,6 +15,7 @@
  *                 slices untouched, good groups right (the sanitize label runs it under memcheck)
  *   graph         one captured call replayed with new sizes
  *   paths         a forced sm90 path declines (C untouched), forced generic runs it
+ *   k_grouped     groups along K, contiguous and masked, an empty K slice, sizes that break the contract
  * C starts as NaN everywhere no group's slice covers (and everywhere when beta == 0): a NaN in a checked
  * element fails, and every element outside the slices must keep its bits.
  */
@@ -80,6 +81,7 @@ static stored_layout layout_of(const grouped_case *c)
 {
     stored_layout l;
     const int masked = c->layout == WSGEMM_GROUPED_MASKED, dim_m = c->dim == WSGEMM_GROUPED_DIM_M;
+    const int dim_n = c->dim == WSGEMM_GROUPED_DIM_N, dim_k = c->dim == WSGEMM_GROUPED_DIM_K;
     l.rows_a = c->transa == WSGEMM_OP_N ? c->m : c->k;
     l.cols_a = c->transa == WSGEMM_OP_N ? c->k : c->m;
     l.rows_b = c->transb == WSGEMM_OP_N ? c->k : c->n;
@@ -87,9 +89,9 @@ static stored_layout layout_of(const grouped_case *c)
     l.lda = (l.rows_a > 1 ? l.rows_a : 1) + c->pad;
     l.ldb = (l.rows_b > 1 ? l.rows_b : 1) + c->pad;
     l.ldc = (c->m > 1 ? c->m : 1) + c->pad;
-    l.mats_a = dim_m && !masked ? 1 : c->groups;
-    l.mats_b = !dim_m && !masked ? 1 : c->groups;
-    l.mats_c = masked ? c->groups : 1;
+    l.mats_a = (dim_m || dim_k) && !masked ? 1 : c->groups; /* the grouped operands: one matrix, contiguous */
+    l.mats_b = (dim_n || dim_k) && !masked ? 1 : c->groups;
+    l.mats_c = masked || dim_k ? c->groups : 1;
     l.stride_a = l.mats_a > 1 ? (long long)l.lda * l.cols_a + 3 : 0;
     l.stride_b = l.mats_b > 1 ? (long long)l.ldb * l.cols_b + 5 : 0;
     l.stride_c = l.mats_c > 1 ? (long long)l.ldc * c->n + 7 : 0;
@@ -101,6 +103,7 @@ static stored_layout layout_of(const grouped_case *c)
 
 static int in_slice(const grouped_case *c, const slice *s, int g, int i, int j)
 {
+    if (c->dim == WSGEMM_GROUPED_DIM_K) return s[g].good; /* all of C_g */
     const int x = c->dim == WSGEMM_GROUPED_DIM_M ? i : j;
     return s[g].good && x >= s[g].begin && x < s[g].end;
 }
@@ -108,7 +111,8 @@ static int in_slice(const grouped_case *c, const slice *s, int g, int i, int j)
 /* The group whose slice holds element (i, j) of C matrix `mat`, or -1. */
 static int owner(const grouped_case *c, const slice *s, int mat, int i, int j)
 {
-    if (c->layout == WSGEMM_GROUPED_MASKED) return in_slice(c, s, mat, i, j) ? mat : -1;
+    if (c->layout == WSGEMM_GROUPED_MASKED || c->dim == WSGEMM_GROUPED_DIM_K)
+        return in_slice(c, s, mat, i, j) ? mat : -1;
     for (int g = 0; g < c->groups; ++g)
         if (in_slice(c, s, g, i, j)) return g;
     return -1;
@@ -176,7 +180,8 @@ static long long check_c(const grouped_case *c, const stored_layout *l, const sl
                     continue;
                 }
                 double sum = 0.0, abs_sum = 0.0;
-                for (int kk = 0; kk < c->k; ++kk) {
+                const int k_grouped = c->dim == WSGEMM_GROUPED_DIM_K;
+                for (int kk = k_grouped ? s[g].begin : 0; kk < (k_grouped ? s[g].end : c->k); ++kk) {
                     const double p = a_at(c, l, ha, g, i, kk) * b_at(c, l, hb, g, kk, j);
                     sum += p;
                     abs_sum += fabs(p);
@@ -207,13 +212,23 @@ static void cublas_loop(cublasHandle_t cb, const grouped_case *c, const stored_l
 {
     const size_t ab = (size_t)testing_dtype_bytes(c->ab_type), cb_bytes = (size_t)testing_dtype_bytes(c->c_type);
     const int dim_m = c->dim == WSGEMM_GROUPED_DIM_M;
+    const int dim_k = c->dim == WSGEMM_GROUPED_DIM_K;
+    const float zero = 0.0f;
     for (int g = 0; g < c->groups; ++g) {
-        if (!s[g].good || s[g].end == s[g].begin) continue;
+        if (!s[g].good || (s[g].end == s[g].begin && !dim_k)) continue;
         const int len = s[g].end - s[g].begin, b0 = s[g].begin;
         long long off_a = (l->mats_a > 1 ? g : 0) * l->stride_a, off_b = (l->mats_b > 1 ? g : 0) * l->stride_b;
         long long off_c = (l->mats_c > 1 ? g : 0) * l->stride_c;
-        int m = c->m, n = c->n;
-        if (dim_m) {
+        int m = c->m, n = c->n, k = c->k;
+        const float *alpha = &c->alpha;
+        if (dim_k && len == 0) { /* C_g = beta * C_g: alpha 0 over one k of the matrices' start */
+            k = 1;
+            alpha = &zero;
+        } else if (dim_k) {
+            off_a += c->transa == WSGEMM_OP_N ? (long long)b0 * l->lda : b0;
+            off_b += c->transb == WSGEMM_OP_N ? b0 : (long long)b0 * l->ldb;
+            k = len;
+        } else if (dim_m) {
             off_a += c->transa == WSGEMM_OP_N ? b0 : (long long)b0 * l->lda;
             off_c += b0;
             m = len;
@@ -223,7 +238,7 @@ static void cublas_loop(cublasHandle_t cb, const grouped_case *c, const stored_l
             n = len;
         }
         const cudaDataType_t t = (cudaDataType_t)c->ab_type;
-        CUBLAS_CHECK(cublasGemmEx(cb, (cublasOperation_t)c->transa, (cublasOperation_t)c->transb, m, n, c->k, &c->alpha,
+        CUBLAS_CHECK(cublasGemmEx(cb, (cublasOperation_t)c->transa, (cublasOperation_t)c->transb, m, n, k, alpha,
                                   (const char *)da + off_a * ab, t, l->lda, (const char *)db + off_b * ab, t, l->ldb,
                                   &c->beta, (char *)dc + off_c * cb_bytes, (cudaDataType_t)c->c_type, l->ldc,
                                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
@@ -340,7 +355,7 @@ static void run_case(wsgemm_handle h, const grouped_case *c)
     device_case d;
     device_case_create(c, &d, 17);
     slice *s = calloc((size_t)c->groups, sizeof *s);
-    slices_of(c, c->sizes, c->dim == WSGEMM_GROUPED_DIM_M ? c->m : c->n, s);
+    slices_of(c, c->sizes, c->dim == WSGEMM_GROUPED_DIM_M ? c->m : c->dim == WSGEMM_GROUPED_DIM_N ? c->n : c->k, s);
     stage(c, &d, c->sizes, s, 23);
     WSGEMM_CHECK(call_grouped(h, c, &d));
     wsgemm_path path = WSGEMM_PATH_NONE;
@@ -527,6 +542,25 @@ static void case_graph(wsgemm_handle h)
     cublasDestroy(cb);
 }
 
+/* Groups along K (the weight gradient): C_g = op(A)[:, slice] op(B)[slice, :], one C per group. */
+static void case_k_grouped(wsgemm_handle h)
+{
+    static const int ends[5] = {40, 40, 170, 171, 300}; /* an empty K slice: C_1 = beta * C_1 */
+    grouped_case c = base_case("k_grouped", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_K, 5, ends, 72, 56, 300);
+    c.transa = WSGEMM_OP_T;
+    c.beta = 0.5f;
+    c.c_type = WSGEMM_R_32F;
+    run_case(h, &c);
+    static const int counts[4] = {64, 0, 13, 50};
+    c = base_case("k_grouped_masked", WSGEMM_GROUPED_MASKED, WSGEMM_GROUPED_DIM_K, 4, counts, 70, 65, 64);
+    c.transb = WSGEMM_OP_T;
+    run_case(h, &c);
+    static const int bad[3] = {50, 30, 100}; /* group 1 goes back, group 2 starts below 50 */
+    c = base_case("k_grouped_bad", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_K, 3, bad, 33, 20, 100);
+    c.first_bad = 2;
+    run_case(h, &c);
+}
+
 /* A forced fast path declines the grouped call before touching C; forced generic runs it. */
 static void case_paths(wsgemm_handle h)
 {
@@ -555,9 +589,10 @@ static void case_paths(wsgemm_handle h)
 }
 
 static const testing_handle_case cases[] = {
-    {"uniform", case_uniform}, {"skewed", case_skewed},       {"empty", case_empty}, {"huge", case_huge},
-    {"small", case_small},     {"unaligned", case_unaligned}, {"k0", case_k0},       {"beta", case_beta},
-    {"masked", case_masked},   {"bad_sizes", case_bad_sizes}, {"graph", case_graph}, {"paths", case_paths},
+    {"uniform", case_uniform},     {"skewed", case_skewed},       {"empty", case_empty}, {"huge", case_huge},
+    {"small", case_small},         {"unaligned", case_unaligned}, {"k0", case_k0},       {"beta", case_beta},
+    {"masked", case_masked},       {"bad_sizes", case_bad_sizes}, {"graph", case_graph}, {"paths", case_paths},
+    {"k_grouped", case_k_grouped},
 };
 
 int main(int argc, char **argv)
