@@ -61,6 +61,10 @@ typedef struct wsgemm_problem {
      * mode and in a plan-only call (wsgemm_gemm_workspace_size), which launches nothing. */
     int device_scalars;
     const float *alpha_dev, *beta_dev;
+    /* wsgemm_gemm_grouped_ex: the grouping (its sizes on the device); NULL for every other call. Then
+     * batch_count is the group count, and m or n the grouped matrix's extent (docs/api.md, "Grouped GEMM");
+     * the generic path alone takes it (paths.c). */
+    const wsgemm_grouped_desc *grouped;
 } wsgemm_problem;
 
 /* Devices a process may use with wsgemm (ordinals 0 .. WSGEMM_MAX_DEVICES - 1); every per-device table
@@ -106,6 +110,10 @@ wsgemm_status wsgemm_generic_scale_c(const wsgemm_problem *p, wsgemm_launch_ctx 
 /* gemm/generic: runs every valid matmul: p->fused is its output op (fp32 accumulation, FP8 operands widened
  * to fp16 exactly; no product when k == 0 or alpha == 0, then A and B may be NULL). */
 wsgemm_status wsgemm_generic_matmul(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
+
+/* gemm/generic: runs every valid grouped call (p->grouped set; k == 0 or alpha == 0: C = beta * C on the
+ * groups' slices, A and B unread). */
+wsgemm_status wsgemm_generic_grouped(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
 
 /* gemm/sm90: the Hopper path; declines with NOT_SUPPORTED what it cannot run. */
 int wsgemm_sm90_available(void); /* 1 when the build contains the sm90 kernel */

@@ -14,6 +14,8 @@
  *   sm100    every call with a product (sm100 and the same kernel emulated on sm_90a): the fused output op
  *            in its epilogue whenever the call is more than alpha and beta on D (an epilogue, a scale or amax,
  *            an E4M3 D, a C that is not D).
+ * A grouped call (wsgemm_gemm_grouped_ex) runs on the generic path only: AUTO takes it, a forced fast path
+ * declines.
  * A matmul whose operand scales are tensors (a scale mode other than SCALAR_32F: block-scaled FP8) runs on the
  * generic path only until the fast kernels apply such scales: AUTO takes generic, a forced fast path declines.
  * AUTO takes the device's fastest path (sm100 once the device passed its self-check, sm90 on Hopper) where
@@ -194,6 +196,12 @@ static int has_scale_tensors(const wsgemm_call *c)
 static int path_takes(wsgemm_path path, const wsgemm_call *c, char *why, size_t why_size)
 {
     if (path == WSGEMM_PATH_GENERIC) return 1;
+    if (c->kind == WSGEMM_CALL_GROUPED) { /* the fast kernels have no grouped scheduler yet */
+        if (why)
+            snprintf(why, why_size, "the %s kernel runs no grouped GEMM; the generic path does (AUTO takes it)",
+                     wsgemm_path_name(path));
+        return 0;
+    }
     if (has_scale_tensors(c)) { /* the fast kernels apply per-tensor scales only */
         if (why)
             snprintf(why, why_size,
@@ -232,7 +240,7 @@ static int path_takes(wsgemm_path path, const wsgemm_call *c, char *why, size_t 
 /* The output op `path` applies for c through its fused kernels, or NULL for alpha and beta on C. */
 static const wsgemm_fused_epilogue *path_output_op(wsgemm_path path, const wsgemm_call *c)
 {
-    if (c->kind == WSGEMM_CALL_GEMM) return NULL;
+    if (c->kind != WSGEMM_CALL_MATMUL) return NULL;
     const wsgemm_fused_epilogue *f = &c->output;
     const int fp8_d = wsgemm_dtype_is_fp8(c->problem.Ctype);
     int fused = 1;                /* generic: the matmul kernel applies the whole op */
@@ -249,6 +257,7 @@ wsgemm_path wsgemm_path_choose(const wsgemm_call *c, wsgemm_path forced, const w
 {
     if (c->kind == WSGEMM_CALL_GEMM && !wsgemm_call_has_product(c)) return WSGEMM_PATH_GENERIC;
     if (forced != WSGEMM_PATH_AUTO) return forced;
+    if (c->kind == WSGEMM_CALL_GROUPED) return WSGEMM_PATH_GENERIC;
     if (c->problem.device_scalars || has_scale_tensors(c))
         return WSGEMM_PATH_GENERIC; /* no fast path takes it: no self-check asked */
     const wsgemm_path fastest = auto_path(d, stream);
@@ -269,6 +278,7 @@ wsgemm_status wsgemm_path_run(wsgemm_path path, const wsgemm_call *c, wsgemm_lau
     case WSGEMM_PATH_SM100_EMULATED: return wsgemm_sm100_emulated_gemm(&p, ctx);
     default: break;
     }
+    if (c->kind == WSGEMM_CALL_GROUPED) return ctx->plan_only ? WSGEMM_STATUS_SUCCESS : wsgemm_generic_grouped(&p, ctx);
     if (c->kind == WSGEMM_CALL_MATMUL) return wsgemm_generic_matmul(&p, ctx);
     if (!wsgemm_call_has_product(c)) /* C = beta * C: no product to form, no workspace */
         return ctx->plan_only ? WSGEMM_STATUS_SUCCESS : wsgemm_generic_scale_c(&p, ctx);

@@ -44,8 +44,9 @@ static inline wsgemm_call_operand wsgemm_call_operand_of(const char *name, const
 enum { WSGEMM_CALL_MAX_OPERANDS = 13 };
 
 typedef enum wsgemm_call_kind {
-    WSGEMM_CALL_GEMM = 0,  /* gemm_ex, strided batched, workspace size: alpha, beta on C; 16-bit A and B */
-    WSGEMM_CALL_MATMUL = 1 /* wsgemm_matmul: the output op of its descriptor on D; FP8 A and B too */
+    WSGEMM_CALL_GEMM = 0,   /* gemm_ex, strided batched, workspace size: alpha, beta on C; 16-bit A and B */
+    WSGEMM_CALL_MATMUL = 1, /* wsgemm_matmul: the output op of its descriptor on D; FP8 A and B too */
+    WSGEMM_CALL_GROUPED = 2 /* wsgemm_gemm_grouped_ex: alpha, beta on C per group, sizes on the device */
 } wsgemm_call_kind;
 
 typedef struct wsgemm_call {

@@ -235,6 +235,72 @@ wsgemm_status wsgemm_matmul(wsgemm_handle handle, const wsgemm_matmul_desc *desc
                             const float *alpha, const void *A, int lda, const void *B, int ldb, const float *beta,
                             const void *C, int ldc, void *D, int ldd);
 
+/* ---------------------------------------------------------------- grouped GEMM (mixture of experts)
+ *
+ * group_count GEMMs of one shape family whose sizes along one dimension live in device memory: each expert
+ * multiplies its slice of the tokens by its own weights (docs/api.md, "Grouped GEMM"). Column-major as every
+ * call; the grouped dimension is M (rows of op(A) and C), N (columns of op(B) and C) or K. A row-major torch
+ * tensor [tokens, k] is a column-major k x tokens matrix, so torch._grouped_mm's layout is DIM_N with the
+ * weights as A (the Python module does this swap). */
+typedef enum wsgemm_grouped_layout {
+    WSGEMM_GROUPED_CONTIGUOUS = 0, /* every group's slice in one matrix: sizes[g] is the cumulative end of
+                                      group g (torch._grouped_mm's offs); group g is [sizes[g-1], sizes[g]),
+                                      sizes[-1] = 0 */
+    WSGEMM_GROUPED_MASKED = 1      /* one matrix per group of a fixed capacity (m or n of the call):
+                                      sizes[g] is the count of group g, which takes [0, sizes[g]) */
+} wsgemm_grouped_layout;
+
+typedef enum wsgemm_grouped_dim {
+    WSGEMM_GROUPED_DIM_M = 0, /* groups split the rows of op(A) and C; B is a strided batch, one per group */
+    WSGEMM_GROUPED_DIM_N = 1, /* groups split the columns of op(B) and C; A is a strided batch, one per group */
+    WSGEMM_GROUPED_DIM_K = 2  /* groups split K of op(A) and op(B) (the weight gradient); C is a strided
+                                 batch, one m x n matrix per group */
+} wsgemm_grouped_dim;
+
+/* What the device-side status (wsgemm_grouped_desc.status) holds after the kernel ran: 0 when every group's
+ * sizes keep the contract, else g + 1 for the first group g that breaks it (a contiguous end below the
+ * largest end before it or above the grouped extent, a negative size, a masked count above the capacity).
+ * Such groups are skipped (their part of C untouched); the others are computed. */
+#define WSGEMM_GROUPED_SIZES_OK 0
+
+/* The grouping of a grouped call. Like wsgemm_matmul_desc it can grow: `size` is sizeof(wsgemm_grouped_desc)
+ * of the caller's header, set by wsgemm_grouped_desc_init. */
+typedef struct wsgemm_grouped_desc {
+    size_t size;
+    wsgemm_grouped_layout layout;
+    wsgemm_grouped_dim dim;
+    int group_count;  /* >= 0; 0 is a quick return */
+    const int *sizes; /* device int32[group_count]: the ends (CONTIGUOUS) or the counts (MASKED), read by the
+                         kernel in stream order: never by the host, so a captured graph replays with new values */
+    int *status;      /* optional device int32 the kernel writes (WSGEMM_GROUPED_SIZES_OK or g + 1); NULL: none */
+} wsgemm_grouped_desc;
+
+/* *desc = {size, layout, dim, group_count, sizes, status NULL}, writing `size` bytes (the macro passes the
+ * caller's sizeof). INVALID_VALUE for desc NULL or a size that is not this version's. */
+wsgemm_status wsgemm_grouped_desc_init_sized(wsgemm_grouped_desc *desc, size_t size, wsgemm_grouped_layout layout,
+                                             wsgemm_grouped_dim dim, int group_count, const int *sizes);
+#define wsgemm_grouped_desc_init(desc, layout, dim, group_count, sizes) \
+    wsgemm_grouped_desc_init_sized((desc), sizeof(wsgemm_grouped_desc), (layout), (dim), (group_count), (sizes))
+
+/* For each group g that keeps the contract, C_g = alpha * op(A_g) op(B_g) + beta * C_g on its rows (DIM_M)
+ * or columns (DIM_N), cuBLAS's argument order and types (A, B 16BF or 16F, C 16BF, 16F or 32F, fp32
+ * accumulation, alpha and beta host floats). m, n, k: the matrices' extents as the host knows them; along the
+ * grouped dimension that is the grouped matrix's extent (CONTIGUOUS: the total, an upper bound of the last
+ * end) or the capacity (MASKED). The operands that are grouped (A and C for DIM_M, B and C for DIM_N, A and B
+ * for DIM_K) are one matrix each in CONTIGUOUS (their strides must be 0) and group_count matrices `stride`
+ * apart in MASKED; the others are always group_count matrices (stride 0: one shared by all; C of DIM_K
+ * disjoint). k == 0 or alpha == 0 gives C = beta * C on the groups' slices (A and B may then be NULL); along
+ * K, a group's slice is all of C_g and an empty K slice gives C_g = beta * C_g. Parts of C outside every
+ * group's slice are never touched. The call reads no size on the host, allocates nothing and synchronizes
+ * nothing: capturable, and a graph replays with the new contents of sizes. Checks, statuses and messages as
+ * wsgemm_gemm_ex; the generic kernel runs it (a forced fast path: NOT_SUPPORTED); WSGEMM_POINTER_MODE_DEVICE:
+ * NOT_SUPPORTED. */
+wsgemm_status wsgemm_gemm_grouped_ex(wsgemm_handle handle, const wsgemm_grouped_desc *grouped, wsgemm_op transa,
+                                     wsgemm_op transb, int m, int n, int k, const float *alpha, const void *A,
+                                     wsgemm_dtype Atype, int lda, long long strideA, const void *B, wsgemm_dtype Btype,
+                                     int ldb, long long strideB, const float *beta, void *C, wsgemm_dtype Ctype,
+                                     int ldc, long long strideC);
+
 /* Device workspace (staged copies of operands TMA cannot address, split-K
  * partials). By default each call that needs one takes it stream-ordered on
  * its own stream (cudaMallocFromPoolAsync / cudaFreeAsync, or a graph's own

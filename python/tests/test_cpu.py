@@ -282,6 +282,63 @@ class CallTest(unittest.TestCase):
         self.assertEqual(args[16:21], (0x30000, 2, 5, 20, 3))
 
 
+class GroupedCallTest(unittest.TestCase):
+    """grouped_mm's column-major call, recorded: torch._grouped_mm's row-major layout is DIM_N with the weights
+    as the strided batch A (docs/api.md, "Grouped GEMM")."""
+
+    def run_grouped(self, *args, **kw):
+        h = RecordingHandle()
+        with mock.patch.object(_binding, "handle", lambda: h):
+            wsgemm.grouped_mm(*args, **kw)
+        return {name: a for name, a in h._lib.calls}
+
+    def test_contiguous_arguments(self):
+        a = FakeCai((10, 4), ptr=0x10000)                               # tokens x K, row-major
+        b = FakeCai((3, 4, 6), ptr=0x20000)                             # groups x K x N, row-major
+        offs = FakeCai((3,), "<i4", ptr=0x40000, dtype="int32")
+        out = FakeCai((10, 6), "<f4", ptr=0x30000, dtype="float32")
+        args = self.run_grouped(a, b, offs=offs, out=out, alpha=2.0)["wsgemm_gemm_grouped_ex"]
+        desc = args[1]._obj
+        self.assertEqual((desc.size, desc.layout, desc.dim, desc.group_count, desc.sizes, desc.status),
+                         (ctypes.sizeof(_binding.GroupedDesc), 0, 1, 3, 0x40000, None))
+        self.assertEqual(args[2:7], (0, 0, 6, 10, 4))                   # op(A) = b_g^T: N; op(B) = a^T: N
+        self.assertEqual(args[7]._obj.value, 2.0)
+        self.assertEqual(args[8:12], (0x20000, 14, 6, 24))              # A = b, lda N, strideA K * N
+        self.assertEqual(args[12:16], (0x10000, 14, 4, 0))              # B = a, ldb K, one matrix
+        self.assertEqual(args[17:21], (0x30000, 0, 6, 0))               # C = out, ldc N, one matrix
+
+    def test_transposed_weights_and_masked(self):
+        a = FakeCai((3, 8, 4), ptr=0x10000)                             # groups x capacity x K
+        b = FakeCai((3, 4, 6), ptr=0x20000, strides=(48, 2, 8))         # b[g] is the transposed view of 6 x 4
+        counts = FakeCai((3,), "<i4", ptr=0x40000, dtype="int32")
+        status = FakeCai((1,), "<i4", ptr=0x50000, dtype="int32")
+        out = FakeCai((3, 8, 6), ptr=0x30000)
+        args = self.run_grouped(a, b, counts=counts, out=out, status=status)["wsgemm_gemm_grouped_ex"]
+        desc = args[1]._obj
+        self.assertEqual((desc.layout, desc.dim, desc.status), (1, 1, 0x50000))
+        self.assertEqual(args[2:7], (1, 0, 6, 8, 4))                    # op(A) = A^T: b_g stored K x N
+        self.assertEqual(args[8:12], (0x20000, 14, 4, 24))
+        self.assertEqual(args[12:16], (0x10000, 14, 4, 32))             # B_g = a[g], capacity * K apart
+        self.assertEqual(args[17:21], (0x30000, 14, 6, 48))
+
+    def test_refusals(self):
+        a, b = FakeCai((10, 4)), FakeCai((3, 4, 6))
+        offs = FakeCai((3,), "<i4", dtype="int32")
+        out = FakeCai((10, 6))
+        for kw, exc, text in (({}, ValueError, "exactly one of"),
+                              ({"offs": offs, "counts": offs}, ValueError, "exactly one of"),
+                              ({"offs": FakeCai((2,), "<i4", dtype="int32")}, ValueError, "int32"),
+                              ({"offs": FakeCai((3,), "<f4", dtype="float32")}, ValueError, "int32")):
+            with self.assertRaises(exc) as ctx:
+                self.run_grouped(a, b, out=out, **kw)
+            self.assertIn(text, str(ctx.exception))
+        with self.assertRaises(ValueError) as ctx:
+            self.run_grouped(a, b, offs=offs, out=FakeCai((10, 6), strides=(2, 20)))  # column-major out
+        self.assertIn("row-major", str(ctx.exception))
+        with self.assertRaises(TypeError):
+            self.run_grouped(a, FakeCai((3, 4, 6), "<f2", dtype="float16"), offs=offs, out=out)
+
+
 class MatmulCallTest(unittest.TestCase):
     """wsgemm.matmul with the cublasLtMatmul extras: what reaches wsgemm_matmul, and the refusals."""
     run_matmul = CallTest.run_matmul

@@ -10,7 +10,7 @@ import unittest
 import numpy as np
 
 import wsgemm
-from device_array import HOST_FN, DeviceArray, as_float64, check, cudart, gpu_count, host_values
+from device_array import HOST_FN, Buffer, DeviceArray, as_float64, check, cudart, gpu_count, host_values
 
 HAVE_GPU = gpu_count() > 0
 ROUNDING = {"bfloat16": 2.0**-8, "float16": 2.0**-11, "float32": 0.0}  # one ulp of the output, relative
@@ -158,6 +158,89 @@ class DeviceArrayTest(unittest.TestCase):
             wsgemm.matmul(HostArray(), HostArray(), out)
         self.assertEqual(ctx.exception.status_name, "WSGEMM_STATUS_INVALID_VALUE")
         self.assertIn("wsgemm_gemm_ex", ctx.exception.message)
+
+
+class Int32Array:
+    """A 1-D int32 device array (the grouped call's sizes and status), __cuda_array_interface__ v3."""
+
+    def __init__(self, values):
+        host = np.ascontiguousarray(values, dtype=np.int32)
+        self.n = host.size
+        self.buffer = Buffer(max(host.nbytes, 4))
+        check(cudart().cudaMemcpy(self.buffer.ptr, host.ctypes.data, host.nbytes, 1), "cudaMemcpy H2D")
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": (self.n,), "typestr": "<i4", "data": (self.buffer.ptr.value, False), "strides": None,
+                "version": 3, "stream": None}
+
+    def to_host(self):
+        host = np.empty(self.n, dtype=np.int32)
+        check(cudart().cudaMemcpy(host.ctypes.data, self.buffer.ptr, host.nbytes, 2), "cudaMemcpy D2H")
+        return host
+
+
+@unittest.skipUnless(HAVE_GPU, "no CUDA device")
+class GroupedTest(unittest.TestCase):
+    """wsgemm.grouped_mm against NumPy: torch._grouped_mm's contiguous form and the masked one. out starts as
+    NaN (all-ones bytes); rows no group covers must stay NaN."""
+
+    def setUp(self):
+        self.rng = np.random.default_rng(3)
+
+    def contiguous(self, ends, tokens, K, N, b_order, dt="bfloat16", dt_out="bfloat16", status_want=0):
+        G = len(ends)
+        a, va = operand(dt, (tokens, K), "C", self.rng)
+        b, vb = operand(dt, (G, K, N), b_order, self.rng)
+        out = empty(dt_out, (tokens, N), "C").fill_bytes(0xFF)
+        offs, status = Int32Array(ends), Int32Array([-7])
+        self.assertIs(wsgemm.grouped_mm(a, b, offs=offs, out=out, status=status), out)
+        check(cudart().cudaDeviceSynchronize(), "cudaDeviceSynchronize")
+        self.assertEqual(int(status.to_host()[0]), status_want)
+        got = as_float64(dt_out, out.to_host())
+        covered = np.zeros(tokens, dtype=bool)
+        begin, top = 0, 0
+        for g, end in enumerate(ends):
+            keeps = begin == top and begin <= end <= tokens
+            top = max(top, end)
+            if keeps and end > begin:
+                want = va[begin:end] @ vb[g]
+                mag = np.abs(va[begin:end]) @ np.abs(vb[g])
+                expect_close(self, got[begin:end], want, mag, K, dt_out, f"group {g} rows {begin}:{end}")
+                covered[begin:end] = True
+            begin = end
+        self.assertTrue(np.isnan(got[~covered]).all(), "rows outside every group were written")
+
+    def test_contiguous(self):
+        self.contiguous([10, 10, 45, 90, 100], 110, 48, 40, "C")
+
+    def test_contiguous_weights_transposed(self):
+        self.contiguous([0, 33, 34, 80], 80, 40, 24, "CT", dt="float16", dt_out="float32")
+
+    def test_contiguous_bad_offsets(self):
+        self.contiguous([10, 5, 20, 30, 40], 40, 16, 16, "C", status_want=2)
+
+    def test_masked(self):
+        counts = [3, 0, 16, 7, 16]
+        G, cap, K, N = len(counts), 16, 24, 40
+        a, va = operand("bfloat16", (G, cap, K), "C", self.rng)
+        b, vb = operand("bfloat16", (G, K, N), "C", self.rng)
+        out = empty("float32", (G, cap, N), "C").fill_bytes(0xFF)
+        wsgemm.grouped_mm(a, b, counts=Int32Array(counts), out=out)
+        check(cudart().cudaDeviceSynchronize(), "cudaDeviceSynchronize")
+        got = as_float64("float32", out.to_host())
+        for g, c in enumerate(counts):
+            want = va[g, :c] @ vb[g]
+            expect_close(self, got[g, :c], want, np.abs(va[g, :c]) @ np.abs(vb[g]), K, "float32", f"group {g}")
+            self.assertTrue(np.isnan(got[g, c:]).all(), f"group {g}: rows past its count were written")
+
+    def test_argument_errors(self):
+        a, _ = operand("bfloat16", (8, 16), "C", self.rng)
+        b, _ = operand("bfloat16", (2, 16, 8), "C", self.rng)
+        with self.assertRaises(ValueError):
+            wsgemm.grouped_mm(a, b, out=empty("bfloat16", (8, 8), "C"))  # neither offs nor counts
+        with self.assertRaises(ValueError):
+            wsgemm.grouped_mm(a, b, offs=Int32Array([4, 8, 8]), out=empty("bfloat16", (8, 8), "C"))  # 3 != 2 groups
 
 
 if __name__ == "__main__":

@@ -118,6 +118,59 @@ def assert_wsgemm_ran(test, at_least=1):
 
 
 @unittest.skipUnless(HAVE_TORCH, "torch with CUDA is not available")
+class GroupedTorchTest(unittest.TestCase):
+    """wsgemm.grouped_mm on torch tensors against a float64 reference and, where this torch has it,
+    torch._grouped_mm (bf16, 2-D x 3-D); out starts as NaN and rows past offs[-1] must stay NaN."""
+
+    def setUp(self):
+        self.gen = torch.Generator(device="cuda").manual_seed(5)
+
+    def test_contiguous(self):
+        G, K, N, tokens = 6, 64, 48, 200
+        ends = [0, 40, 41, 120, 120, 184]  # an empty first group, one of 1 row; rows 184.. untouched
+        a = uniform((tokens, K), torch.bfloat16, self.gen)
+        for transposed in (False, True):
+            b = uniform((G, N, K), torch.bfloat16, self.gen).transpose(1, 2) if transposed else \
+                uniform((G, K, N), torch.bfloat16, self.gen)
+            offs = torch.tensor(ends, dtype=torch.int32, device="cuda")
+            out = torch.full((tokens, N), float("nan"), dtype=torch.bfloat16, device="cuda")
+            self.assertIs(wsgemm.grouped_mm(a, b, offs=offs, out=out), out)
+            torch.cuda.synchronize()
+            begin = 0
+            for g, end in enumerate(ends):
+                want = a[begin:end].double() @ b[g].double()
+                mag = a[begin:end].double().abs() @ b[g].double().abs()
+                err = (out[begin:end].double() - want).abs()
+                self.assertTrue(bool((err <= ROUNDING["bfloat16"] * want.abs() + K * 2.0**-23 * mag + 1e-30).all()),
+                                f"group {g} (b transposed {transposed}): max error {err.max().item() if err.numel() else 0}")
+                begin = end
+            self.assertTrue(bool(out[ends[-1]:].isnan().all()), "rows past the last offset were written")
+            if hasattr(torch, "_grouped_mm"):
+                try:
+                    ref = torch._grouped_mm(a, b, offs=offs)
+                except (RuntimeError, NotImplementedError):  # a torch or GPU that does not take the case
+                    continue
+                got, ref = out[:ends[-1]].float(), ref[:ends[-1]].float()
+                diff = (got - ref).abs().max().item()
+                self.assertLessEqual(diff, 4 * ROUNDING["bfloat16"] * max(ref.abs().max().item(), 1.0))
+
+    def test_masked(self):
+        G, cap, K, N = 4, 32, 40, 24
+        counts = torch.tensor([32, 0, 5, 17], dtype=torch.int32, device="cuda")
+        a = uniform((G, cap, K), torch.float16, self.gen)
+        b = uniform((G, K, N), torch.float16, self.gen)
+        out = torch.full((G, cap, N), float("nan"), dtype=torch.float32, device="cuda")
+        wsgemm.grouped_mm(a, b, counts=counts, out=out)
+        torch.cuda.synchronize()
+        for g, c in enumerate(counts.tolist()):
+            want = a[g, :c].double() @ b[g].double()
+            mag = a[g, :c].double().abs() @ b[g].double().abs()
+            err = (out[g, :c].double() - want).abs()
+            self.assertTrue(bool((err <= K * 2.0**-23 * mag + 1e-30).all()), f"group {g}")
+            self.assertTrue(bool(out[g, c:].isnan().all()), f"group {g}: rows past its count were written")
+
+
+@unittest.skipUnless(HAVE_TORCH, "torch with CUDA is not available")
 def _expand_scales(s, rows, k, block_rows, block_k, rows_fastest):
     """A (rows, k) float64 matrix holding each element's scale from a scale tensor of torch._scaled_mm's
     layouts, read through its strides (s[r // block_rows, l // block_k] in its logical shape)."""

@@ -8,6 +8,7 @@ column-major and transposed views map onto the one column-major call (see _layou
     wsgemm.matmul(a, b, out=c32, beta=1.0)        # c32 = a @ b + c32, c32 float32 (or bf16 / fp16)
     wsgemm.matmul(a3, b3, out=c3)                 # batches: (batch, M, K) @ (batch, K, N) or a shared 2-D operand
     wsgemm.matmul(x8, w8t, out=y, epilogue="gelu_bias", bias=b, scale_a=sx, scale_b=sw)   # FP8, fused epilogue
+    wsgemm.grouped_mm(x, w, offs=offs, out=y)     # mixture of experts: x (tokens, K), w (experts, K, N), int32 offs
 
 Argument errors raise TypeError / ValueError before any CUDA call; a status other than SUCCESS from
 the library raises wsgemm.Error with the library's message. The library is found through
@@ -24,8 +25,9 @@ import warnings
 
 from . import _arrays, _binding, _layout
 from ._binding import Error, library_path
+from ._grouped import grouped_mm
 
-__all__ = ["matmul", "Error", "version", "last_path", "library_path"]
+__all__ = ["matmul", "grouped_mm", "Error", "version", "last_path", "library_path"]
 __version__ = "0.2.0"
 
 

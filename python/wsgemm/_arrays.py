@@ -14,9 +14,9 @@ from dataclasses import dataclass
 _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 2, 3, 13
 _DL_DEVICE_NAMES = {1: "CPU", 2: "CUDA", 3: "CUDA pinned host memory", 13: "CUDA managed memory"}
 _DL_DTYPES = {(2, 16): "float16", (2, 32): "float32", (4, 16): "bfloat16", (10, 8): "float8_e4m3fn",
-              (12, 8): "float8_e5m2"}
+              (12, 8): "float8_e5m2", (0, 32): "int32"}  # int32: the grouped call's sizes and status
 # __cuda_array_interface__ typestr (bfloat16 has none: a 2-byte void whose dtype says bfloat16)
-_CAI_DTYPES = {"<f2": "float16", "<f4": "float32"}
+_CAI_DTYPES = {"<f2": "float16", "<f4": "float32", "<i4": "int32"}
 
 
 class _DLDevice(ctypes.Structure):
@@ -71,7 +71,7 @@ def _dtype_name(obj):
 
 # What wsgemm writes; an immutable array (JAX's) is refused there, since writing into its buffer would
 # change a value that JAX assumes never changes (and may share between arrays).
-WRITTEN = ("out", "aux", "amax")
+WRITTEN = ("out", "aux", "amax", "status")
 
 
 def describe(obj, name, dlpack_stream):
@@ -123,7 +123,7 @@ def _from_cai(obj, cai, name):
     if dtype is None:
         raise TypeError(f"wsgemm: {name} has typestr {typestr!r} (dtype {_dtype_name(obj) or '?'}); wsgemm takes "
                         "bfloat16, float16, float8_e4m3fn, float8_e5m2 (inputs) and float32 (output)")
-    itemsize = {"float32": 4, "float8_e4m3fn": 1, "float8_e5m2": 1}.get(dtype, 2)
+    itemsize = {"float32": 4, "int32": 4, "float8_e4m3fn": 1, "float8_e5m2": 1}.get(dtype, 2)
     shape = tuple(int(x) for x in cai["shape"])
     if cai.get("strides") is None:
         strides = _contiguous_strides(shape)
@@ -134,7 +134,7 @@ def _from_cai(obj, cai, name):
                              f"{itemsize}-byte elements")
         strides = tuple(s // itemsize for s in byte_strides)
     ptr = int(cai["data"][0] or 0)
-    if cai["data"][1] and name in ("out", "aux", "amax"):
+    if cai["data"][1] and name in WRITTEN:
         raise ValueError(f"wsgemm: {name} is read-only")
     return Array(name, ptr, shape, strides, dtype, cai_stream=cai.get("stream"))
 

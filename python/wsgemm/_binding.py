@@ -83,6 +83,11 @@ def _declare(lib):
         "wsgemm_path_name": (ctypes.c_char_p, [ctypes.c_int]),
         "wsgemm_get_last_error_message": (ctypes.c_char_p, [handle]),
         "wsgemm_get_version": (ctypes.c_int, [_c_int_p, _c_int_p, _c_int_p]),
+        "wsgemm_gemm_grouped_ex": (ctypes.c_int, [
+            handle, ctypes.POINTER(GroupedDesc), ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+            _c_float_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_longlong,
+            ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_longlong, _c_float_p,
+            ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_longlong]),
     }
     for name, (restype, argtypes) in sig.items():
         fn = getattr(lib, name)
@@ -166,6 +171,21 @@ class MatmulDesc(ctypes.Structure):
 
     def __init__(self, **fields):
         fields.setdefault("size", ctypes.sizeof(MatmulDesc))
+        super().__init__(**fields)
+
+
+# wsgemm_grouped_layout and wsgemm_grouped_dim (include/wsgemm.h)
+GROUPED_CONTIGUOUS, GROUPED_MASKED = 0, 1
+GROUPED_DIM_M, GROUPED_DIM_N = 0, 1
+
+
+class GroupedDesc(ctypes.Structure):
+    """wsgemm_grouped_desc (include/wsgemm.h), field for field; `size` set as wsgemm_grouped_desc_init sets it."""
+    _fields_ = [("size", ctypes.c_size_t), ("layout", ctypes.c_int), ("dim", ctypes.c_int),
+                ("group_count", ctypes.c_int), ("sizes", ctypes.c_void_p), ("status", ctypes.c_void_p)]
+
+    def __init__(self, **fields):
+        fields.setdefault("size", ctypes.sizeof(GroupedDesc))
         super().__init__(**fields)
 
 
