@@ -209,7 +209,7 @@ wsgemm_status query_kernel(void *launch_ctx, int cta_group, wsgemm_dtype out_typ
 /* ---------------------------------------------------------------- host: launch */
 
 /* The kernel was prepared (its shared-memory opt-in set on this device) when the plan asked query_kernel
- * about it: a launch sets no attribute. */
+ * about it: a launch sets no function attribute (its launch attributes: the cluster, and PDL with pdl). */
 template <int kCtaGroup, typename TOut>
 cudaError_t launch_kernel(const KernelParams &p, int ctas, cudaStream_t stream, int pdl)
 {
