@@ -142,6 +142,30 @@ wsgemm_status wsgemm_get_pointer_mode(wsgemm_handle h, wsgemm_pointer_mode *mode
     return WSGEMM_STATUS_SUCCESS;
 }
 
+wsgemm_status wsgemm_set_launch_mode(wsgemm_handle h, wsgemm_launch_mode mode)
+{
+    if (wsgemm_handle_begin(h, "wsgemm_set_launch_mode") != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
+    if (mode != WSGEMM_LAUNCH_MODE_DEFAULT && mode != WSGEMM_LAUNCH_MODE_PDL)
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                  "wsgemm_set_launch_mode: mode = %d is not WSGEMM_LAUNCH_MODE_DEFAULT (0) or "
+                                  "WSGEMM_LAUNCH_MODE_PDL (1)",
+                                  (int)mode);
+    pthread_mutex_lock(&h->lock);
+    h->launch_mode = mode;
+    pthread_mutex_unlock(&h->lock);
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+wsgemm_status wsgemm_get_launch_mode(wsgemm_handle h, wsgemm_launch_mode *mode)
+{
+    if (wsgemm_handle_query(h, "wsgemm_get_launch_mode") != WSGEMM_STATUS_SUCCESS) return WSGEMM_STATUS_NOT_INITIALIZED;
+    if (mode == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_launch_mode: mode is NULL");
+    pthread_mutex_lock(&h->lock);
+    *mode = h->launch_mode;
+    pthread_mutex_unlock(&h->lock);
+    return WSGEMM_STATUS_SUCCESS;
+}
+
 /* ---------------------------------------------------------------- argument checks (no CUDA) */
 
 static int op_is_valid(wsgemm_op op)

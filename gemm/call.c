@@ -148,6 +148,7 @@ wsgemm_status wsgemm_call_execute(wsgemm_handle h, const wsgemm_call *c, const w
                              .device = dev,
                              .workspace = &lease,
                              .plan_only = c->workspace_bytes != NULL,
+                             .pdl = (set.launch_mode == WSGEMM_LAUNCH_MODE_PDL || c->pdl) && dev->cc_major >= 9,
                              .message = reason,
                              .message_size = sizeof reason};
     wsgemm_path path = wsgemm_path_choose(c, set.forced, dev, set.stream);

@@ -75,6 +75,7 @@ wsgemm_status wsgemm_handle_register(wsgemm_handle *out, const char *fn)
     pthread_mutex_init(&h->lock, NULL);
     h->forced_path = WSGEMM_PATH_AUTO;
     h->pointer_mode = WSGEMM_POINTER_MODE_HOST;
+    h->launch_mode = WSGEMM_LAUNCH_MODE_DEFAULT;
     h->stream_device = -1;
     wsgemm_workspace_source_init(&h->workspace);
     *out = h;
@@ -182,6 +183,7 @@ wsgemm_handle_settings wsgemm_handle_settings_get(wsgemm_handle h)
     s.stream_device = h->stream_device;
     s.forced = h->forced_path;
     s.pointer_mode = h->pointer_mode;
+    s.launch_mode = h->launch_mode;
     pthread_mutex_unlock(&h->lock);
     return s;
 }

@@ -90,6 +90,10 @@ typedef struct wsgemm_launch_ctx {
     wsgemm_workspace *workspace;
     int plan_only; /* set by wsgemm_gemm_workspace_size: a launcher returns after its checks and its
                       wsgemm_workspace_reserve (which records the bytes), launching nothing */
+    /* programmatic dependent launch (wsgemm_set_launch_mode PDL, on a device of compute capability 9.0 or
+     * later): every kernel the launcher starts carries the programmatic stream serialization attribute
+     * (gemm/common/pdl.cuh); each kernel waits (griddepcontrol.wait) before its first global access */
+    int pdl;
     char *message; /* where a launcher explains a non-SUCCESS status */
     size_t message_size;
 } wsgemm_launch_ctx;

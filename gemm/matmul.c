@@ -29,8 +29,10 @@ static int max1(int x)
 }
 
 /* The sizes of wsgemm_matmul_desc a caller may give: 0.2's struct (the first with a size field; it ends at
- * amax_d) and this version's (the scale modes after it), the most this library reads. */
+ * amax_d), the struct with the scale modes (it ends before launch_mode) and this version's, the most this
+ * library reads. */
 static const size_t kDescBytes02 = offsetof(wsgemm_matmul_desc, a_scale_mode);
+static const size_t kDescBytesScale = offsetof(wsgemm_matmul_desc, launch_mode);
 static const size_t kDescBytes = sizeof(wsgemm_matmul_desc);
 
 static wsgemm_matmul_desc desc_defaults(wsgemm_op transa, wsgemm_op transb, wsgemm_dtype ab_type, wsgemm_dtype cd_type)
@@ -46,19 +48,21 @@ static wsgemm_matmul_desc desc_defaults(wsgemm_op transa, wsgemm_op transb, wsge
     d.bias_type = WSGEMM_R_16BF;
     d.aux_type = wsgemm_dtype_is_fp8(cd_type) ? WSGEMM_R_16BF : cd_type;
     d.a_scale_mode = d.b_scale_mode = WSGEMM_MATMUL_SCALE_SCALAR_32F;
+    d.launch_mode = WSGEMM_LAUNCH_MODE_DEFAULT;
     return d;
 }
 
 /* The one size rule of wsgemm_matmul_desc, for desc_init and for the call: INVALID_VALUE for a size that is
- * neither 0.2's struct nor this library's (the message says how to set it: `hint`), NOT_SUPPORTED above this
- * library's (fields it does not know could change the result). `what` names the size in the message. */
+ * none of 0.2's struct, the struct with the scale modes and this library's (the message says how to set it:
+ * `hint`), NOT_SUPPORTED above this library's (fields it does not know could change the result). `what` names
+ * the size in the message. */
 static wsgemm_status desc_size_check(wsgemm_handle h, const char *fn, const char *what, size_t size, const char *hint)
 {
-    if (size < kDescBytes && size != kDescBytes02)
+    if (size < kDescBytes && size != kDescBytes02 && size != kDescBytesScale)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
                                   "%s: %s = %zu is not the size of a wsgemm_matmul_desc: %zu bytes (this version), "
-                                  "or %zu (0.2) (%s)",
-                                  fn, what, size, kDescBytes, kDescBytes02, hint);
+                                  "%zu (with the scale modes, without launch_mode) or %zu (0.2) (%s)",
+                                  fn, what, size, kDescBytes, kDescBytesScale, kDescBytes02, hint);
     if (size > kDescBytes)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
                                   "%s: %s = %zu is above the %zu bytes this library's wsgemm_matmul_desc "
@@ -77,12 +81,13 @@ wsgemm_status wsgemm_matmul_desc_init_sized(wsgemm_matmul_desc *desc, size_t siz
     if (st != WSGEMM_STATUS_SUCCESS) return st;
     wsgemm_matmul_desc full = desc_defaults(transa, transb, ab_type, cd_type);
     full.size = size;
-    memcpy(desc, &full, size); /* a 0.2 caller's struct ends at amax_d */
+    memcpy(desc, &full, size); /* a 0.2 caller's struct ends at amax_d, an older one before launch_mode */
     return wsgemm_handle_succeed_without_handle();
 }
 
 /* The caller's descriptor as this library's struct: the desc->size bytes the caller holds, and the defaults
- * for fields beyond them (a 0.2 struct: both scale modes SCALAR_32F). Sizes as desc_size_check says. */
+ * for fields beyond them (a 0.2 struct: both scale modes SCALAR_32F; a struct without launch_mode: DEFAULT).
+ * Sizes as desc_size_check says. */
 static wsgemm_status desc_read(wsgemm_handle h, const wsgemm_matmul_desc *desc, wsgemm_matmul_desc *out)
 {
     if (desc == NULL) return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "%s: desc is NULL", kFn);
@@ -150,6 +155,10 @@ static wsgemm_status check_types(wsgemm_handle h, const wsgemm_matmul_desc *d, c
                                       "%s: desc->%s = %s scales FP8 operands only; desc->Atype = %d is not FP8", kFn,
                                       modes[i].name, wsgemm_scale_mode_name(modes[i].mode), (int)d->Atype);
     }
+    if (d->launch_mode != WSGEMM_LAUNCH_MODE_DEFAULT && d->launch_mode != WSGEMM_LAUNCH_MODE_PDL)
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                  "%s: desc->launch_mode = %d is not a wsgemm_launch_mode (DEFAULT 0, PDL 1)", kFn,
+                                  (int)d->launch_mode);
     if (!wsgemm_scale_pair_is_accepted((int)d->a_scale_mode, (int)d->b_scale_mode))
         return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
                                   "%s: desc->a_scale_mode = %s with desc->b_scale_mode = %s is not supported: both "
@@ -373,6 +382,7 @@ static wsgemm_call call_of(const matmul_call *c)
                    .d_scale = d->d_scale,
                    .amax = d->amax_d},
     };
+    call.pdl = d->launch_mode == WSGEMM_LAUNCH_MODE_PDL;
     call.operand_count = used_operands(c, call.operands);
     return call;
 }

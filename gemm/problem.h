@@ -65,6 +65,9 @@ typedef struct wsgemm_call {
     /* wsgemm_gemm_workspace_size: plan the call on its path and report the workspace it would take here,
      * launching nothing; NULL for every other call */
     size_t *workspace_bytes;
+    /* wsgemm_matmul's desc->launch_mode PDL: the call's kernels use programmatic dependent launch whatever the
+     * handle's launch mode (wsgemm_set_launch_mode) */
+    int pdl;
 } wsgemm_call;
 
 /* A product to form: k > 0 and alpha != 0 (else C = beta * C, or a matmul's output op on beta * C). */

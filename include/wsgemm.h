@@ -97,6 +97,13 @@ typedef enum wsgemm_pointer_mode {
     WSGEMM_POINTER_MODE_DEVICE = 1 /* device floats, read by the kernels in stream order (docs/api.md) */
 } wsgemm_pointer_mode;
 
+/* How the calls launch their kernels (docs/api.md, "Programmatic dependent launch"). */
+typedef enum wsgemm_launch_mode {
+    WSGEMM_LAUNCH_MODE_DEFAULT = 0, /* each kernel starts when the stream's previous work has finished */
+    WSGEMM_LAUNCH_MODE_PDL = 1      /* programmatic dependent launch (sm_90 and later): a kernel may start its
+                                       prologue while the stream's previous kernel finishes */
+} wsgemm_launch_mode;
+
 typedef struct wsgemm_context *wsgemm_handle;
 
 /* Handle life cycle. create needs no GPU; the device is looked up per call.
@@ -122,6 +129,17 @@ wsgemm_status wsgemm_get_last_path(wsgemm_handle handle, wsgemm_path *path);
  * kernel: AUTO takes it, a forced fast path returns NOT_SUPPORTED (docs/api.md, "Pointer mode"). */
 wsgemm_status wsgemm_set_pointer_mode(wsgemm_handle handle, wsgemm_pointer_mode mode);
 wsgemm_status wsgemm_get_pointer_mode(wsgemm_handle handle, wsgemm_pointer_mode *mode);
+
+/* How the GEMM calls (gemm_ex, strided batched, matmul) launch their kernels; DEFAULT unless set. PDL: every
+ * kernel of a call is launched with programmatic stream serialization, so on a device of compute capability
+ * 9.0 or later it may be scheduled while the kernel before it in the stream (the call's own previous kernel,
+ * or the caller's) is still running. Each wsgemm kernel does only its prologue (barrier set-up, tensor-map
+ * prefetch, TMEM allocation) before it waits, on the device, for the previous kernel to complete and its
+ * memory to be visible: results are those of DEFAULT, graph capture keeps working, and a kernel of the
+ * caller's launched with the same attribute after a wsgemm call must wait likewise (griddepcontrol.wait, or
+ * cudaGridDependencySynchronize) before it reads the call's output. Before sm_90: DEFAULT (docs/api.md). */
+wsgemm_status wsgemm_set_launch_mode(wsgemm_handle handle, wsgemm_launch_mode mode);
+wsgemm_status wsgemm_get_launch_mode(wsgemm_handle handle, wsgemm_launch_mode *mode);
 
 /* C = alpha * op(A) * op(B) + beta * C, column-major; op(A) is m x k, op(B)
  * is k x n, C is m x n. A, B and C: device or managed memory of the current
@@ -199,8 +217,8 @@ typedef enum wsgemm_matmul_scale_mode {
  * .epilogue: 0 is no epilogue). */
 typedef struct wsgemm_matmul_desc {
     size_t size; /* bytes of this struct the caller holds: sizeof(wsgemm_matmul_desc) of the 0.2 header (the
-                    struct up to amax_d) or of this one; any other size is INVALID_VALUE, more than this
-                    version's NOT_SUPPORTED */
+                    struct up to amax_d), of a header with the scale modes but no launch_mode, or of this one;
+                    any other size is INVALID_VALUE, more than this version's NOT_SUPPORTED */
     wsgemm_op transa, transb;
     wsgemm_dtype Atype, Btype; /* both 16BF, both 16F, or both FP8 (E4M3/E5M2, not both E5M2) */
     wsgemm_dtype Ctype, Dtype; /* Ctype == Dtype (16BF, 16F, 32F); or Dtype 8F_E4M3 with Ctype 16BF or 16F */
@@ -215,10 +233,14 @@ typedef struct wsgemm_matmul_desc {
     float *amax_d; /* device float: max |value| of D before d_scale; NULL: not computed */
     /* added after 0.2 (a 0.2-sized struct gets SCALAR_32F for both): */
     wsgemm_matmul_scale_mode a_scale_mode, b_scale_mode; /* what a_scale and b_scale point to */
+    /* added after the scale modes (a struct that ends before it gets DEFAULT): PDL launches this call's kernels
+     * as wsgemm_set_launch_mode's PDL does; DEFAULT takes the handle's launch mode */
+    wsgemm_launch_mode launch_mode;
 } wsgemm_matmul_desc;
 
 /* *desc = {size, transa, transb, ab_type, ab_type, cd_type, cd_type, DEFAULT, no bias (bias_type 16BF), no aux
- * (aux_type cd_type, or 16BF for an FP8 cd_type), no scales, no amax, both scale modes SCALAR_32F}, writing
+ * (aux_type cd_type, or 16BF for an FP8 cd_type), no scales, no amax, both scale modes SCALAR_32F, launch mode
+ * DEFAULT}, writing
  * `size` bytes of it (the caller's sizeof(wsgemm_matmul_desc), which the macro passes). INVALID_VALUE for desc
  * NULL or a size below the 0.2 struct or between it and this version's; NOT_SUPPORTED for a size above this
  * version's (a newer header than this library). */
@@ -335,7 +357,7 @@ wsgemm_status wsgemm_gemm_workspace_size(wsgemm_handle handle, wsgemm_op transa,
  * wsgemm_matmul_desc_init, clears the message of calls without a handle),
  * except the queries, which leave it as it was so that a failed call's
  * message can still be read after asking for its path: wsgemm_get_stream,
- * wsgemm_get_path, wsgemm_get_last_path, wsgemm_get_pointer_mode,
+ * wsgemm_get_path, wsgemm_get_last_path, wsgemm_get_pointer_mode, wsgemm_get_launch_mode,
  * wsgemm_get_version and this function. */
 const char *wsgemm_status_string(wsgemm_status status);
 const char *wsgemm_path_name(wsgemm_path path);

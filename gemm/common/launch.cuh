@@ -14,6 +14,11 @@
  * A path supplies its planner, encoder and kernel launch as a wsgemm_fast_path (sm90/sm90_gemm.cu,
  * sm100/sm100_launch.cu). Device code of the reductions: common/splitk_reduce.cuh, instantiated in each path's
  * translation unit for its architecture. Host code written in C style; included by CUDA translation units only.
+ *
+ * With ctx->pdl (the launch mode PDL) every kernel launched here carries the programmatic stream
+ * serialization attribute, so the call's kernels chain among themselves as they do with the caller's
+ * (gemm/common/pdl.cuh); the path's own launch does the same for its kernel. amax_d's reset is a memset,
+ * which the next kernel waits for in full.
  */
 #ifndef WSGEMM_COMMON_LAUNCH_CUH
 #define WSGEMM_COMMON_LAUNCH_CUH
@@ -96,7 +101,7 @@ static inline wsgemm_status wsgemm_fast_path_run(const wsgemm_fast_path *fp, con
     }
 
     /* launch */
-    cudaError_t err = wsgemm_launch_stagings(src, staged, 2, fp8, p->k, ctx->stream);
+    cudaError_t err = wsgemm_launch_stagings(src, staged, 2, fp8, p->k, ctx->stream, ctx->pdl);
     if (err != cudaSuccess) return wsgemm_launch_failed(ctx, fp->name, "operand staging launch", err);
     if (p->fused && p->fused->amax) { /* amax_d starts from 0; the kernel's warps raise it */
         err = cudaMemsetAsync(p->fused->amax, 0, sizeof(float), ctx->stream);
@@ -111,12 +116,12 @@ static inline wsgemm_status wsgemm_fast_path_run(const wsgemm_fast_path *fp, con
         tiles.tile_p = plan.bm;
         tiles.tile_q = plan.bn;
         tiles.swap = plan.swap;
-        err = wsgemm_sk_reduce_launch(&tiles, p, ctx->device->sm_count, ctx->stream);
+        err = wsgemm_sk_reduce_launch(&tiles, p, ctx->device->sm_count, ctx->stream, ctx->pdl);
         if (err != cudaSuccess) return wsgemm_launch_failed(ctx, fp->name, "split-region reduction launch", err);
     }
     if (plan.splits > 1) {
         err = wsgemm_splitk_reduce_launch((const float *)(ws + plan.partials_offset), plan.splits, p,
-                                          ctx->device->sm_count, ctx->stream);
+                                          ctx->device->sm_count, ctx->stream, ctx->pdl);
         if (err != cudaSuccess) return wsgemm_launch_failed(ctx, fp->name, "split-K reduction launch", err);
     }
     return WSGEMM_STATUS_SUCCESS;

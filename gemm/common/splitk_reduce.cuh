@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "common/epilogue.cuh"
+#include "common/pdl.cuh"
 #include "common/scheduler.cuh"
 #include "internal.h"
 
@@ -32,6 +33,8 @@ static __global__ void wsgemm_splitk_reduce_kernel(const float *part, int splits
                                                    void *c, int c_type, long long ldc, long long stride_c, float alpha,
                                                    float beta, const float *alpha_dev, const float *beta_dev)
 {
+    wsgemm_pdl_wait(); /* the partials are the previous kernel's */
+    wsgemm_pdl_launch_dependents();
     if (alpha_dev) alpha = *alpha_dev;
     if (beta_dev) beta = *beta_dev;
     const long long total = m * n * nb;
@@ -71,7 +74,7 @@ static inline unsigned wsgemm_flat_grid(long long elems, int threads, int sm_cou
 /* C = alpha * (sum of the partials in split order) + beta * C for problem p (its alpha, beta, C, ldc, strideC,
  * Ctype); the partials hold splits x batch_count x m x n floats. Returns the launch's own error. */
 static inline cudaError_t wsgemm_splitk_reduce_launch(const float *part, int splits, const wsgemm_problem *p,
-                                                      int sm_count, cudaStream_t stream)
+                                                      int sm_count, cudaStream_t stream, int pdl)
 {
     long long m = p->m, n = p->n, ldc = p->ldc, stride_c = p->strideC;
     int nb = p->batch_count, c_type = p->Ctype;
@@ -80,8 +83,8 @@ static inline cudaError_t wsgemm_splitk_reduce_launch(const float *part, int spl
     void *c = p->C;
     void *args[] = {(void *)&part, &splits,   &m,     &n,    &nb,        &c,       &c_type,
                     &ldc,          &stride_c, &alpha, &beta, &alpha_dev, &beta_dev};
-    return cudaLaunchKernel((const void *)wsgemm_splitk_reduce_kernel,
-                            dim3(wsgemm_flat_grid(m * n * nb, 256, sm_count)), dim3(256), args, 0, stream);
+    return wsgemm_launch_kernel((const void *)wsgemm_splitk_reduce_kernel,
+                                dim3(wsgemm_flat_grid(m * n * nb, 256, sm_count)), dim3(256), args, 0, stream, pdl);
 }
 
 /* ---------------------------------------------------------------- the split region of a hybrid schedule */
@@ -103,6 +106,8 @@ typedef struct wsgemm_sk_tiles {
 static __global__ void wsgemm_sk_reduce_kernel(wsgemm_sk_tiles t, int chunks, long long m, long long n, void *c,
                                                int c_type, long long ldc, long long stride_c, float alpha, float beta)
 {
+    wsgemm_pdl_wait(); /* the partial tiles and the kernel's own tiles of C are the previous kernel's */
+    wsgemm_pdl_launch_dependents();
     const long long slot = blockIdx.x / chunks;
     const int chunk = (int)(blockIdx.x - slot * chunks);
     const wsgemm_sched_unit w = wsgemm_sched_slot_tile(&t.sched, slot);
@@ -124,7 +129,7 @@ static __global__ void wsgemm_sk_reduce_kernel(wsgemm_sk_tiles t, int chunks, lo
 /* The reduction of the split region of t.sched for problem p (its alpha, beta, C, ldc, strideC, Ctype), after
  * the kernel that wrote t.part. Returns the launch's own error (cudaSuccess when there is no split region). */
 static inline cudaError_t wsgemm_sk_reduce_launch(const wsgemm_sk_tiles *t, const wsgemm_problem *p, int sm_count,
-                                                  cudaStream_t stream)
+                                                  cudaStream_t stream, int pdl)
 {
     const long long slots = wsgemm_sched_sk_slots(&t->sched);
     if (slots == 0) return cudaSuccess;
@@ -140,8 +145,8 @@ static inline cudaError_t wsgemm_sk_reduce_launch(const wsgemm_sk_tiles *t, cons
     float alpha = p->alpha, beta = p->beta;
     void *c = p->C;
     void *args[] = {&tiles, &chunks_i, &m, &n, &c, &c_type, &ldc, &stride_c, &alpha, &beta};
-    return cudaLaunchKernel((const void *)wsgemm_sk_reduce_kernel, dim3((unsigned)(slots * chunks)), dim3(threads),
-                            args, 0, stream);
+    return wsgemm_launch_kernel((const void *)wsgemm_sk_reduce_kernel, dim3((unsigned)(slots * chunks)), dim3(threads),
+                                args, 0, stream, pdl);
 }
 
 #endif /* WSGEMM_COMMON_SPLITK_REDUCE_CUH */

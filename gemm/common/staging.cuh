@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "common/pdl.cuh"
 #include "common/plan.h"
 
 /* Bytes [mis, mis + 16) of the 32-byte window lo:hi (mis even, 0..14), as one 16-byte vector: the eight
@@ -66,6 +67,8 @@ static __global__ void wsgemm_stage_operand_kernel(uint16_t *dst, const uint16_t
                                                    int nb, long long src_ld, long long src_stride, long long dst_ld,
                                                    long long dst_stride)
 {
+    wsgemm_pdl_wait(); /* the source may be the previous kernel's output, the copy a workspace it used */
+    wsgemm_pdl_launch_dependents();
     const long long columns = cols * nb;
     const long long chunks = (rows + 7) / 8;
     for (long long y = blockIdx.y; y < columns; y += gridDim.y) {
@@ -120,7 +123,7 @@ static inline void wsgemm_use_staged_copy(wsgemm_operand *o, wsgemm_operand *src
 }
 
 static inline cudaError_t wsgemm_launch_staging(const wsgemm_operand *src, const wsgemm_operand *staged,
-                                                cudaStream_t stream)
+                                                cudaStream_t stream, int pdl)
 {
     const int threads = 256;
     uint16_t *dst = (uint16_t *)staged->ptr;
@@ -129,8 +132,8 @@ static inline cudaError_t wsgemm_launch_staging(const wsgemm_operand *src, const
     long long dst_ld = staged->ld, dst_stride = staged->stride;
     int nb = src->nb;
     void *args[] = {&dst, &from, &rows, &cols, &nb, &src_ld, &src_stride, &dst_ld, &dst_stride};
-    return cudaLaunchKernel((const void *)wsgemm_stage_operand_kernel, wsgemm_stage_grid(rows, cols * nb, threads),
-                            dim3(threads), args, 0, stream);
+    return wsgemm_launch_kernel((const void *)wsgemm_stage_operand_kernel, wsgemm_stage_grid(rows, cols * nb, threads),
+                                dim3(threads), args, 0, stream, pdl);
 }
 
 /* The FP8 copy (staging.h): dst[kk + r * dst_ld + b * dst_stride] = element (r, kk) of matrix b of the operand
@@ -142,6 +145,8 @@ static __global__ void wsgemm_stage_fp8_kernel(uint8_t *dst, const uint8_t *src,
                                                int src_k_major, long long src_ld, long long src_stride,
                                                long long dst_ld, long long dst_stride)
 {
+    wsgemm_pdl_wait();
+    wsgemm_pdl_launch_dependents();
     const long long total = rows * (dst_ld / 16);
     for (long long b = blockIdx.y; b < nb; b += gridDim.y) {
         const uint8_t *s = src + b * src_stride;
@@ -181,7 +186,7 @@ static inline void wsgemm_use_staged_fp8_copy(wsgemm_operand *o, wsgemm_operand 
 }
 
 static inline cudaError_t wsgemm_launch_staging_fp8(const wsgemm_operand *src, const wsgemm_operand *staged, int k,
-                                                    cudaStream_t stream)
+                                                    cudaStream_t stream, int pdl)
 {
     const int threads = 256;
     uint8_t *dst = (uint8_t *)staged->ptr;
@@ -194,7 +199,7 @@ static inline cudaError_t wsgemm_launch_staging_fp8(const wsgemm_operand *src, c
     if (gx > 4096) gx = 4096;
     const dim3 grid((unsigned)gx, (unsigned)(nb < 65535 ? nb : 65535), 1);
     void *args[] = {&dst, &from, &rows, &kk, &nb, &k_major, &src_ld, &src_stride, &dst_ld, &dst_stride};
-    return cudaLaunchKernel((const void *)wsgemm_stage_fp8_kernel, grid, dim3(threads), args, 0, stream);
+    return wsgemm_launch_kernel((const void *)wsgemm_stage_fp8_kernel, grid, dim3(threads), args, 0, stream, pdl);
 }
 
 /* The launcher's two steps for a plan's operands ops[0 .. count-1] (fp8: the FP8 copies, K extent k): point
@@ -213,13 +218,13 @@ static inline void wsgemm_use_staged_copies(wsgemm_operand *const *ops, wsgemm_o
 }
 
 static inline cudaError_t wsgemm_launch_stagings(const wsgemm_operand *src, wsgemm_operand *const *ops, int count,
-                                                 int fp8, int k, cudaStream_t stream)
+                                                 int fp8, int k, cudaStream_t stream, int pdl)
 {
     cudaError_t err = cudaSuccess;
     for (int i = 0; i < count && err == cudaSuccess; ++i) {
         if (!ops[i]->staged) continue;
-        err = fp8 ? wsgemm_launch_staging_fp8(&src[i], ops[i], k, stream)
-                  : wsgemm_launch_staging(&src[i], ops[i], stream);
+        err = fp8 ? wsgemm_launch_staging_fp8(&src[i], ops[i], k, stream, pdl)
+                  : wsgemm_launch_staging(&src[i], ops[i], stream, pdl);
     }
     return err;
 }

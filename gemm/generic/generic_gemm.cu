@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "common/epilogue.cuh"
+#include "common/pdl.cuh"
 #include "common/scale.h"
 #include "common/splitk_reduce.cuh"
 #include "common/status.h"
@@ -468,6 +469,10 @@ __global__ void __launch_bounds__(kThreads, kScaled ? 1 : 2) generic_gemm_kernel
     /* one work item = (batch, split, tile); the grid may hold fewer of them than the problem has */
     const long long items = tiles * p.batch_count * p.splits;
     const long long c_bytes = wsgemm_dtype_size((wsgemm_dtype)p.c_type);
+    /* programmatic dependent launch: nothing global before the previous kernel is done (common/pdl.cuh); the
+     * next grid may be scheduled once every CTA of this one is resident */
+    wsgemm_pdl_wait();
+    wsgemm_pdl_launch_dependents();
     /* the call's alpha and beta: by value, or (device pointer mode) read here, in stream order */
     const float alpha = p.alpha_dev ? *p.alpha_dev : p.alpha;
     const float beta = p.beta_dev ? *p.beta_dev : p.beta;
@@ -546,6 +551,8 @@ template <typename TOut>
 __global__ void scale_c_kernel(TOut *c, int m, int n, long long ldc, long long stride, int batch_count, float beta,
                                const float *beta_dev)
 {
+    wsgemm_pdl_wait();
+    wsgemm_pdl_launch_dependents();
     if (beta_dev) beta = *beta_dev;
     const long long per_batch = (long long)m * n;
     const long long total = per_batch * batch_count;
@@ -560,7 +567,7 @@ __global__ void scale_c_kernel(TOut *c, int m, int n, long long ldc, long long s
 
 /* Launches return their own error (never cudaGetLastError, which would take a caller's pending error). */
 template <int kOperands>
-cudaError_t launch_generic(const GemmParams &p, cudaStream_t stream)
+cudaError_t launch_generic(const GemmParams &p, cudaStream_t stream, int pdl)
 {
     const long long tiles = ((p.m - 1LL) / kBlockM + 1) * ((p.n - 1LL) / kBlockN + 1) * p.splits;
     const long long max_grid_x = 1LL << 30; /* the kernel loops over items beyond the grid */
@@ -579,19 +586,19 @@ cudaError_t launch_generic(const GemmParams &p, cudaStream_t stream)
                      : p.b_k_contiguous                   ? (const void *)generic_gemm_kernel<kOperands, 0, 1, 1>
                                                           : (const void *)generic_gemm_kernel<kOperands, 0, 0, 1>;
     void *args[] = {const_cast<GemmParams *>(&p)};
-    return cudaLaunchKernel(kernel, grid, dim3(kThreads), args, 0, stream);
+    return wsgemm_launch_kernel(kernel, grid, dim3(kThreads), args, 0, stream, pdl);
 }
 
 /* The operand kind of a (checked) type pair: both 16BF, both 16F, or both FP8. */
-cudaError_t launch_for_operands(const GemmParams &p, wsgemm_dtype a_type, cudaStream_t stream)
+cudaError_t launch_for_operands(const GemmParams &p, wsgemm_dtype a_type, cudaStream_t stream, int pdl)
 {
-    if (a_type == WSGEMM_R_16BF) return launch_generic<kOperandsBf16>(p, stream);
-    if (a_type == WSGEMM_R_16F) return launch_generic<kOperandsF16>(p, stream);
-    return launch_generic<kOperandsFp8>(p, stream);
+    if (a_type == WSGEMM_R_16BF) return launch_generic<kOperandsBf16>(p, stream, pdl);
+    if (a_type == WSGEMM_R_16F) return launch_generic<kOperandsF16>(p, stream, pdl);
+    return launch_generic<kOperandsFp8>(p, stream, pdl);
 }
 
 template <typename TOut>
-cudaError_t launch_scale(const wsgemm_problem *p, cudaStream_t stream)
+cudaError_t launch_scale(const wsgemm_problem *p, cudaStream_t stream, int pdl)
 {
     const long long total = (long long)p->m * p->n * p->batch_count;
     const long long blocks = (total + 255) / 256;
@@ -601,8 +608,9 @@ cudaError_t launch_scale(const wsgemm_problem *p, cudaStream_t stream)
     float beta = p->beta;
     const float *beta_dev = p->beta_dev;
     void *args[] = {&c, &m, &n, &ldc, &stride, &batch_count, &beta, &beta_dev};
-    return cudaLaunchKernel((const void *)scale_c_kernel<TOut>,
-                            dim3(static_cast<unsigned>(blocks < 65536 ? blocks : 65536)), dim3(256), args, 0, stream);
+    return wsgemm_launch_kernel((const void *)scale_c_kernel<TOut>,
+                                dim3(static_cast<unsigned>(blocks < 65536 ? blocks : 65536)), dim3(256), args, 0,
+                                stream, pdl);
 }
 
 /* The longest K one accumulator of a GEMM takes: the tensor cores do not add into fp32 with round-to-nearest,
@@ -654,6 +662,22 @@ GemmParams params_of(const wsgemm_problem *p)
     return g;
 }
 
+/* ctx->pdl for this translation unit's kernels: they hold griddepcontrol only where the device runs them
+ * from code of sm_90 or later (the build may reach a newer device through sm_80's PTX alone); asked once per
+ * device, the answer of one kernel being that of all (they are built for the same architectures). */
+int pdl_of(const wsgemm_launch_ctx *ctx)
+{
+    static int known[WSGEMM_MAX_DEVICES]; /* 0: not asked yet, 1: griddepcontrol, 2: none */
+    if (!ctx->pdl) return 0;
+    int *k = &known[ctx->device->ordinal];
+    int v = __atomic_load_n(k, __ATOMIC_RELAXED);
+    if (v == 0) {
+        v = wsgemm_kernel_has_pdl((const void *)scale_c_kernel<float>) ? 1 : 2;
+        __atomic_store_n(k, v, __ATOMIC_RELAXED);
+    }
+    return v == 1;
+}
+
 wsgemm_status launch_failed(wsgemm_launch_ctx *ctx, cudaError_t err)
 {
     wsgemm_forget_cuda_error(err);
@@ -677,6 +701,7 @@ extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_lau
         if (s == WSGEMM_STATUS_SUCCESS) part = static_cast<float *>(ws); /* else: one chain, no workspace */
     }
     if (ctx->plan_only) return WSGEMM_STATUS_SUCCESS;
+    const int pdl = pdl_of(ctx);
     cudaError_t err;
     if (part) {
         g.C = part;
@@ -690,11 +715,12 @@ extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_lau
         g.splits = splits;
         g.k_per_split = kMaxChainK;
         g.split_stride_c = g.strideC * p->batch_count;
-        err = p->Atype == WSGEMM_R_16BF ? launch_generic<kOperandsBf16>(g, ctx->stream)
-                                        : launch_generic<kOperandsF16>(g, ctx->stream);
-        if (err == cudaSuccess) err = wsgemm_splitk_reduce_launch(part, splits, p, ctx->device->sm_count, ctx->stream);
+        err = p->Atype == WSGEMM_R_16BF ? launch_generic<kOperandsBf16>(g, ctx->stream, pdl)
+                                        : launch_generic<kOperandsF16>(g, ctx->stream, pdl);
+        if (err == cudaSuccess)
+            err = wsgemm_splitk_reduce_launch(part, splits, p, ctx->device->sm_count, ctx->stream, pdl);
     } else {
-        err = launch_for_operands(g, p->Atype, ctx->stream);
+        err = launch_for_operands(g, p->Atype, ctx->stream, pdl);
     }
     return err == cudaSuccess ? WSGEMM_STATUS_SUCCESS : launch_failed(ctx, err);
 }
@@ -717,17 +743,18 @@ extern "C" wsgemm_status wsgemm_generic_matmul(const wsgemm_problem *p, wsgemm_l
     }
     cudaError_t err = cudaSuccess;
     if (p->fused->amax) err = cudaMemsetAsync(p->fused->amax, 0, sizeof(float), ctx->stream);
-    if (err == cudaSuccess) err = launch_for_operands(g, p->Atype, ctx->stream);
+    if (err == cudaSuccess) err = launch_for_operands(g, p->Atype, ctx->stream, pdl_of(ctx));
     return err == cudaSuccess ? WSGEMM_STATUS_SUCCESS : launch_failed(ctx, err);
 }
 
 extern "C" wsgemm_status wsgemm_generic_scale_c(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
 {
     cudaError_t err;
+    const int pdl = pdl_of(ctx);
     switch (p->Ctype) {
-    case WSGEMM_R_16BF: err = launch_scale<__nv_bfloat16>(p, ctx->stream); break;
-    case WSGEMM_R_16F: err = launch_scale<__half>(p, ctx->stream); break;
-    default: err = launch_scale<float>(p, ctx->stream); break;
+    case WSGEMM_R_16BF: err = launch_scale<__nv_bfloat16>(p, ctx->stream, pdl); break;
+    case WSGEMM_R_16F: err = launch_scale<__half>(p, ctx->stream, pdl); break;
+    default: err = launch_scale<float>(p, ctx->stream, pdl); break;
     }
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);

@@ -28,6 +28,7 @@
 
 #include "common/epilogue.cuh"
 #include "common/grouped.cuh"
+#include "common/pdl.cuh"
 #include "common/status.h"
 #include "internal.h"
 
@@ -99,6 +100,10 @@ __global__ void __launch_bounds__(kThreads) grouped_gemm_kernel(const GroupedPar
     constexpr int kOut = wsgemm_dtype_of<TOut>::value;
     const int tx = (int)threadIdx.x % 16, ty = (int)threadIdx.x / 16;
     const long long stride = (long long)gridDim.x;
+    /* programmatic dependent launch (common/pdl.cuh): the sizes, A, B and C are read after the previous
+     * kernel is done; one pass over the works, so the next grid may be scheduled once this one is resident */
+    wsgemm_pdl_wait();
+    wsgemm_pdl_launch_dependents();
     for (long long w = blockIdx.x; w < p.works; w += stride) {
         const long long unit = w / p.others;
         const int other = (int)(w - unit * p.others);
@@ -170,7 +175,7 @@ __global__ void __launch_bounds__(kThreads) grouped_gemm_kernel(const GroupedPar
 }
 
 template <typename TIn>
-cudaError_t launch_for_output(const GroupedParams &p, wsgemm_dtype c_type, cudaStream_t stream)
+cudaError_t launch_for_output(const GroupedParams &p, wsgemm_dtype c_type, cudaStream_t stream, int pdl)
 {
     const long long max_grid = 1LL << 30; /* the kernel strides over the works beyond the grid */
     const dim3 grid(static_cast<unsigned>(p.works < max_grid ? p.works : max_grid));
@@ -178,7 +183,8 @@ cudaError_t launch_for_output(const GroupedParams &p, wsgemm_dtype c_type, cudaS
     const void *kernel = c_type == WSGEMM_R_16BF  ? (const void *)grouped_gemm_kernel<TIn, __nv_bfloat16>
                          : c_type == WSGEMM_R_16F ? (const void *)grouped_gemm_kernel<TIn, __half>
                                                   : (const void *)grouped_gemm_kernel<TIn, float>;
-    return cudaLaunchKernel(kernel, grid, dim3(kThreads), args, 0, stream);
+    /* the attribute only where the kernel, as loaded, holds griddepcontrol (not through sm_80's PTX) */
+    return wsgemm_launch_kernel(kernel, grid, dim3(kThreads), args, 0, stream, pdl && wsgemm_kernel_has_pdl(kernel));
 }
 
 } // namespace
@@ -216,8 +222,9 @@ extern "C" wsgemm_status wsgemm_generic_grouped(const wsgemm_problem *p, wsgemm_
     g.others = dim_k ? g.tiles_m * ((p->n - 1) / kTile + 1) : (other_extent - 1) / kTile + 1;
     g.works = wsgemm_grouped_units_bound(d->layout, d->group_count, g.g.extent, kTile, dim_k) * g.others;
     if (g.works < 1) g.works = 1; /* CTA 0 still writes the status */
-    const cudaError_t err = p->Atype == WSGEMM_R_16BF ? launch_for_output<__nv_bfloat16>(g, p->Ctype, ctx->stream)
-                                                      : launch_for_output<__half>(g, p->Ctype, ctx->stream);
+    const cudaError_t err = p->Atype == WSGEMM_R_16BF
+                                ? launch_for_output<__nv_bfloat16>(g, p->Ctype, ctx->stream, ctx->pdl)
+                                : launch_for_output<__half>(g, p->Ctype, ctx->stream, ctx->pdl);
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "grouped kernel launch failed: %s", cudaGetErrorString(err));

@@ -154,6 +154,7 @@
 #include "emu/emulation.cuh" /* first: the hooks sync/ reports to and the TMEM backend (sm_90a build) */
 #endif
 #include "common/epilogue.cuh"
+#include "common/pdl.cuh"
 #include "common/scheduler.cuh"
 #include "common/tma.cuh"
 #include "sm100/sm100_plan.h"
@@ -465,6 +466,7 @@ __device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
             pipeline_state_advance(&st, C::kStages);
         }
     }
+    wsgemm_pdl_launch_dependents(); /* the CTA's last load is issued (common/pdl.cuh) */
     /* Drain: wait until every stage in flight was released by the (leader's) commit, so no commit is
      * still to arrive on this CTA's barriers and no MMA still reads this CTA's smem when it exits. */
     producer_tail(&ring, st);
@@ -807,6 +809,11 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
     const enum wait_scope empty_scope = kCtaGroup == 2 && rank != 0 ? WAIT_CLUSTER : WAIT_CTA;
     const PipelineRing ring = {
         s.full, s.empty, (uint32_t)C::kStages, kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA, empty_scope, "full", "empty"};
+#if SM100_EMULATION
+    /* programmatic dependent launch (common/pdl.cuh): the emulation keeps TMEM, its allocator and the
+     * happens-before state in global memory, so its prologue already touches them: it waits first */
+    wsgemm_pdl_wait();
+#endif
     if (threadIdx.x == 0) {
         tma_prefetch_tensormap(&p.tmap_a);
         tma_prefetch_tensormap(&p.tmap_b);
@@ -845,6 +852,11 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
         cluster_sync();
         tcgen05_fence_after_thread_sync();
     }
+#if !SM100_EMULATION
+    /* programmatic dependent launch (common/pdl.cuh): barrier set-up, tensor-map prefetch and the TMEM
+     * allocation were the prologue; no thread touches global memory before the previous kernel is done */
+    wsgemm_pdl_wait();
+#endif
 
     if (warp == kTmaWarp) {
         producer_role<kCtaGroup>(p, s, ring, rank, first_unit, unit_step);

@@ -209,9 +209,9 @@ wsgemm_status query_kernel(void *launch_ctx, int cta_group, wsgemm_dtype out_typ
 /* ---------------------------------------------------------------- host: launch */
 
 /* The kernel was prepared (its shared-memory opt-in set on this device) when the plan asked query_kernel
- * about it: a launch sets no attribute. */
+ * about it: a launch sets no function attribute (its launch attributes: the cluster, and PDL with pdl). */
 template <int kCtaGroup, typename TOut>
-cudaError_t launch_kernel(const KernelParams &p, int ctas, cudaStream_t stream)
+cudaError_t launch_kernel(const KernelParams &p, int ctas, cudaStream_t stream, int pdl)
 {
     const int smem = smem_bytes<kCtaGroup>();
     cudaLaunchConfig_t cfg = {};
@@ -219,19 +219,20 @@ cudaError_t launch_kernel(const KernelParams &p, int ctas, cudaStream_t stream)
     cfg.blockDim = dim3(kThreads, 1, 1);
     cfg.dynamicSmemBytes = (size_t)smem;
     cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
+    cudaLaunchAttribute attr[2];
     cluster_launch_config(&cfg, attr, (unsigned)kCtaGroup);
+    wsgemm_pdl_config(&cfg, attr, pdl);
     return cudaLaunchKernelEx(&cfg, sm100_gemm_kernel<kCtaGroup, TOut>, p);
 }
 
 template <int kCtaGroup>
-cudaError_t launch_for_output(const KernelParams &p, wsgemm_dtype out_type, int ctas, cudaStream_t stream)
+cudaError_t launch_for_output(const KernelParams &p, wsgemm_dtype out_type, int ctas, cudaStream_t stream, int pdl)
 {
     switch (out_type) {
-    case WSGEMM_R_16BF: return launch_kernel<kCtaGroup, __nv_bfloat16>(p, ctas, stream);
-    case WSGEMM_R_16F: return launch_kernel<kCtaGroup, __half>(p, ctas, stream);
-    case WSGEMM_R_8F_E4M3: return launch_kernel<kCtaGroup, __nv_fp8_e4m3>(p, ctas, stream);
-    default: return launch_kernel<kCtaGroup, float>(p, ctas, stream);
+    case WSGEMM_R_16BF: return launch_kernel<kCtaGroup, __nv_bfloat16>(p, ctas, stream, pdl);
+    case WSGEMM_R_16F: return launch_kernel<kCtaGroup, __half>(p, ctas, stream, pdl);
+    case WSGEMM_R_8F_E4M3: return launch_kernel<kCtaGroup, __nv_fp8_e4m3>(p, ctas, stream, pdl);
+    default: return launch_kernel<kCtaGroup, float>(p, ctas, stream, pdl);
     }
 }
 
@@ -362,8 +363,8 @@ wsgemm_status sm100_launch(void *self, const wsgemm_plan *plan, const wsgemm_pro
     int clusters = 0; /* prepared by the plan's query already: a table look-up, no driver call */
     const wsgemm_status st = prepare_kernel(ctx, plan->cluster, out_type, &clusters);
     if (st != WSGEMM_STATUS_SUCCESS) return st;
-    err = plan->cluster == 2 ? launch_for_output<2>(k, out_type, (int)ctas, ctx->stream)
-                             : launch_for_output<1>(k, out_type, (int)ctas, ctx->stream);
+    err = plan->cluster == 2 ? launch_for_output<2>(k, out_type, (int)ctas, ctx->stream, ctx->pdl)
+                             : launch_for_output<1>(k, out_type, (int)ctas, ctx->stream, ctx->pdl);
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s kernel launch (cta_group %d, %lld CTAs) failed: %s",

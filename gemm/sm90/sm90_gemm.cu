@@ -327,8 +327,9 @@ static wsgemm_status sm90_launch(void *self, const wsgemm_plan *plan, const wsge
     const Sm90KernelInfo info =
         row_kernel(sm90_kernel_find(plan->in, plan->variant, plan->bn, plan->p_mn, plan->q_mn), plan->p_mn, plan->q_mn);
     cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
+    cudaLaunchAttribute attr[2];
     cluster_launch_config(&cfg, attr, (unsigned)plan->cluster);
+    wsgemm_pdl_config(&cfg, attr, ctx->pdl);
     cfg.gridDim = dim3((unsigned)(plan->grid_clusters * plan->cluster), 1, 1);
     cfg.blockDim = dim3(SM90_THREADS, 1, 1);
     cfg.dynamicSmemBytes = (size_t)info.smem_bytes;

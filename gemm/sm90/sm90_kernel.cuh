@@ -91,6 +91,7 @@
 #include <string.h>
 
 #include "common/epilogue.h"
+#include "common/pdl.cuh"
 #include "common/scheduler.cuh"
 #include "common/tma.cuh"
 #include "sm90/sm90_tile.h"
@@ -751,13 +752,18 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
         cluster_sync(); /* no multicast or remote arrive before the peer's init */
     else
         __syncthreads();
+    /* programmatic dependent launch (common/pdl.cuh): everything above is the prologue; no thread touches
+     * global memory (operands, C, the workspace's partials) before the previous kernel is done */
+    wsgemm_pdl_wait();
 
     if (warp < 4) {
         setmaxnreg_dec<SM90_PRODUCER_REGS>();
         if (warp == 0) {
-            if (elect_one_sync())
+            if (elect_one_sync()) {
                 sm90_producer<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes>(sm, &ring, &ring_c, &map_p, &map_q,
                                                                                 &map_c, prm, rank);
+                wsgemm_pdl_launch_dependents(); /* the CTA's last load is issued */
+            }
             __syncwarp();
         }
     } else {

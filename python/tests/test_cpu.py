@@ -415,6 +415,30 @@ class LibraryTest(unittest.TestCase):
         self.assertEqual(wsgemm.__version__, ".".join(map(str, header_version())))
         self.assertTrue(wsgemm.library_path(), "the loaded library is not among the mapped files")
 
+    def test_launch_mode(self):
+        self.assertEqual(wsgemm.launch_mode(), "default")
+        wsgemm.set_launch_mode("pdl")
+        try:
+            self.assertEqual(wsgemm.launch_mode(), "pdl")
+        finally:
+            wsgemm.set_launch_mode("default")
+        self.assertEqual(wsgemm.launch_mode(), "default")
+        with self.assertRaises(ValueError):
+            wsgemm.set_launch_mode("eager")
+
+    def test_matmul_desc_is_the_headers(self):
+        # the module's MatmulDesc has this library's size: init takes it and writes launch_mode DEFAULT
+        lib = _binding.library()
+        d = _binding.MatmulDesc(launch_mode=7)
+        init = lib.wsgemm_matmul_desc_init_sized
+        init.restype = ctypes.c_int
+        init.argtypes = [ctypes.POINTER(_binding.MatmulDesc), ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                         ctypes.c_int, ctypes.c_int]
+        self.assertEqual(init(ctypes.byref(d), ctypes.sizeof(_binding.MatmulDesc), 0, 0, 14, 14), 0)
+        self.assertEqual(d.launch_mode, 0)
+        # one int more is no size of this library's struct
+        self.assertNotEqual(init(ctypes.byref(d), ctypes.sizeof(_binding.MatmulDesc) + 8, 0, 0, 14, 14), 0)
+
     def test_status_raises_with_the_library_message(self):
         # Device-looking pointers that are not device memory: without a GPU the library answers NO_DEVICE,
         # with one INVALID_VALUE (not device memory). Either way the status and message are the library's.

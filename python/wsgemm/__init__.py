@@ -27,7 +27,7 @@ from . import _arrays, _binding, _layout
 from ._binding import Error, library_path
 from ._grouped import grouped_mm
 
-__all__ = ["matmul", "grouped_mm", "Error", "version", "last_path", "library_path"]
+__all__ = ["matmul", "grouped_mm", "Error", "version", "last_path", "library_path", "set_launch_mode", "launch_mode"]
 __version__ = "0.2.0"
 
 
@@ -44,6 +44,25 @@ def last_path():
     path = ctypes.c_int(-1)
     h.check(h._lib.wsgemm_get_last_path(h.ptr, ctypes.byref(path)))
     return h._lib.wsgemm_path_name(path.value).decode()
+
+
+def set_launch_mode(mode):
+    """How this thread's calls launch their kernels: 'default', or 'pdl' (programmatic dependent launch on sm_90
+    and later: each kernel may start its prologue while the stream's previous kernel finishes; results are the
+    same; docs/api.md "Programmatic dependent launch"). Applies to every later call of this thread, torch ops
+    included."""
+    if mode not in _binding.LAUNCH_MODES:
+        raise ValueError(f"wsgemm: launch mode {mode!r} is not one of {sorted(_binding.LAUNCH_MODES)}")
+    h = _binding.handle()
+    h.check(h._lib.wsgemm_set_launch_mode(h.ptr, _binding.LAUNCH_MODES[mode]))
+
+
+def launch_mode():
+    """This thread's launch mode: 'default' or 'pdl'."""
+    h = _binding.handle()
+    mode = ctypes.c_int(-1)
+    h.check(h._lib.wsgemm_get_launch_mode(h.ptr, ctypes.byref(mode)))
+    return {v: k for k, v in _binding.LAUNCH_MODES.items()}[mode.value]
 
 
 def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None, path=None, epilogue=None, bias=None, aux=None,

@@ -5,6 +5,8 @@
  *   status_to_cublas   wsgemm_status_to_cublas against cublas_api.h's constants, for every wsgemm_status
  *   pointer_mode       wsgemm_set/get_pointer_mode: the values of cublasPointerMode_t, bad values refused,
  *                      and the device-mode argument checks that come before any CUDA call
+ *   launch_mode        wsgemm_set/get_launch_mode and desc->launch_mode: DEFAULT unless set, bad values
+ *                      refused with a message naming them (the GPU side: tests/pdl/pdl_chain_test.c)
  *   message_cleared    after a failed call, every API function that succeeds leaves the message "", except the
  *                      queries (wsgemm_get_*), which keep it
  *   no_device          every call that needs a device says NO_DEVICE without one (set_workspace included)
@@ -145,6 +147,43 @@ static void case_pointer_mode(wsgemm_handle h)
            wsgemm_get_last_error_message(h));
 }
 
+/* ---------------------------------------------------------------- launch_mode */
+
+static void case_launch_mode(wsgemm_handle h)
+{
+    wsgemm_launch_mode mode = (wsgemm_launch_mode)7;
+    EXPECT(wsgemm_get_launch_mode(h, &mode) == WSGEMM_STATUS_SUCCESS && mode == WSGEMM_LAUNCH_MODE_DEFAULT,
+           "a new handle launches in DEFAULT mode (got %d)", (int)mode);
+    EXPECT(wsgemm_set_launch_mode(h, WSGEMM_LAUNCH_MODE_PDL) == WSGEMM_STATUS_SUCCESS, "set PDL");
+    EXPECT(wsgemm_get_launch_mode(h, &mode) == WSGEMM_STATUS_SUCCESS && mode == WSGEMM_LAUNCH_MODE_PDL,
+           "PDL read back (got %d)", (int)mode);
+    expect_status(h, wsgemm_set_launch_mode(h, (wsgemm_launch_mode)2), WSGEMM_STATUS_INVALID_VALUE, "mode = 2",
+                  "set_launch_mode(2)");
+    expect_status(h, wsgemm_set_launch_mode(h, (wsgemm_launch_mode)-1), WSGEMM_STATUS_INVALID_VALUE, "mode = -1",
+                  "set_launch_mode(-1)");
+    EXPECT(wsgemm_get_launch_mode(h, &mode) == WSGEMM_STATUS_SUCCESS && mode == WSGEMM_LAUNCH_MODE_PDL,
+           "a refused mode leaves PDL (got %d)", (int)mode);
+    expect_status(h, wsgemm_get_launch_mode(h, NULL), WSGEMM_STATUS_INVALID_VALUE, "mode is NULL",
+                  "get_launch_mode(NULL)");
+    EXPECT(wsgemm_set_launch_mode(NULL, WSGEMM_LAUNCH_MODE_PDL) == WSGEMM_STATUS_NOT_INITIALIZED, "NULL handle");
+    EXPECT(wsgemm_get_launch_mode(NULL, &mode) == WSGEMM_STATUS_NOT_INITIALIZED, "NULL handle");
+    WSGEMM_CHECK(wsgemm_set_launch_mode(h, WSGEMM_LAUNCH_MODE_DEFAULT));
+
+    /* desc->launch_mode: DEFAULT from init, PDL taken (m = 0 succeeds without a device), others refused before
+     * any CUDA call, D untouched */
+    wsgemm_matmul_desc d;
+    WSGEMM_CHECK(wsgemm_matmul_desc_init(&d, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF));
+    EXPECT(d.launch_mode == WSGEMM_LAUNCH_MODE_DEFAULT, "init sets launch_mode DEFAULT (got %d)", (int)d.launch_mode);
+    d.launch_mode = WSGEMM_LAUNCH_MODE_PDL;
+    EXPECT(matmul_64(h, &d, &one, &zero, NULL, 0) == WSGEMM_STATUS_SUCCESS, "desc->launch_mode PDL: %s",
+           wsgemm_get_last_error_message(h));
+    fill_sentinel();
+    d.launch_mode = (wsgemm_launch_mode)3;
+    expect_status(h, matmul_64(h, &d, &one, &zero, NULL, 64), WSGEMM_STATUS_INVALID_VALUE, "desc->launch_mode",
+                  "desc->launch_mode = 3");
+    EXPECT(d_untouched(), "a refused launch mode wrote D");
+}
+
 /* ---------------------------------------------------------------- message_cleared */
 
 /* A failed call on h, so that its message is not "". */
@@ -196,6 +235,9 @@ static void case_message_cleared(wsgemm_handle h)
     provoke(h), expect_kept(h, wsgemm_get_last_path(h, &path), "wsgemm_get_last_path");
     provoke(h), expect_cleared(h, wsgemm_set_pointer_mode(h, WSGEMM_POINTER_MODE_HOST), "wsgemm_set_pointer_mode");
     provoke(h), expect_kept(h, wsgemm_get_pointer_mode(h, &mode), "wsgemm_get_pointer_mode");
+    wsgemm_launch_mode launch;
+    provoke(h), expect_cleared(h, wsgemm_set_launch_mode(h, WSGEMM_LAUNCH_MODE_DEFAULT), "wsgemm_set_launch_mode");
+    provoke(h), expect_kept(h, wsgemm_get_launch_mode(h, &launch), "wsgemm_get_launch_mode");
     provoke(h), expect_cleared(h, wsgemm_set_workspace(h, NULL, 0), "wsgemm_set_workspace(NULL, 0)");
     provoke(h), expect_cleared(h, wsgemm_reset_workspace(h), "wsgemm_reset_workspace");
     provoke(h), expect_cleared(h, gemm_64(h, &one, &zero, 0), "wsgemm_gemm_ex (m = 0)");
@@ -344,6 +386,22 @@ static void case_desc_size(wsgemm_handle h)
     fill_sentinel();
     EXPECT(matmul_64(h, in_buf, &one, &zero, NULL, 0) == WSGEMM_STATUS_SUCCESS, "a 0.2 struct is a descriptor: %s",
            wsgemm_get_last_error_message(h));
+    /* the struct with the scale modes, before launch_mode: a size init and the call take, writing only its
+     * bytes; launch_mode is then DEFAULT */
+    const size_t size_scale = offsetof(wsgemm_matmul_desc, launch_mode);
+    memset(buf, 0xCD, sizeof buf);
+    EXPECT(wsgemm_matmul_desc_init_sized(in_buf, size_scale, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF) ==
+               WSGEMM_STATUS_SUCCESS,
+           "init with the size before launch_mode: %s", wsgemm_get_last_error_message(NULL));
+    for (size_t i = size_scale; i < sizeof buf; ++i)
+        EXPECT(buf[i] == 0xCD, "init wrote byte %zu past a struct without launch_mode", i);
+    fill_sentinel();
+    EXPECT(matmul_64(h, in_buf, &one, &zero, NULL, 0) == WSGEMM_STATUS_SUCCESS,
+           "a struct without launch_mode is a descriptor: %s", wsgemm_get_last_error_message(h));
+    EXPECT(
+        wsgemm_matmul_desc_init_sized(in_buf, size_scale + 4, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF) ==
+            (size_scale + 4 == size ? WSGEMM_STATUS_SUCCESS : WSGEMM_STATUS_INVALID_VALUE),
+        "init with a size between the struct without launch_mode and this one");
     memset(buf, 0xCD, sizeof buf);
     EXPECT(wsgemm_matmul_desc_init_sized(in_buf, size02 - 8, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF) ==
                WSGEMM_STATUS_INVALID_VALUE,
@@ -395,6 +453,7 @@ static void case_desc_size(wsgemm_handle h)
 static const testing_handle_case cases[] = {
     {"status_to_cublas", case_status_to_cublas},
     {"pointer_mode", case_pointer_mode},
+    {"launch_mode", case_launch_mode},
     {"message_cleared", case_message_cleared},
     {"no_device", case_no_device},
     {"epilogues", case_epilogues},
