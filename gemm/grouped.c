@@ -23,8 +23,13 @@ wsgemm_status wsgemm_grouped_desc_init_sized(wsgemm_grouped_desc *desc, size_t s
         return wsgemm_handle_fail(NULL, WSGEMM_STATUS_INVALID_VALUE,
                                   "%s: size = %zu is not sizeof(wsgemm_grouped_desc) = %zu of this version", fn, size,
                                   sizeof(wsgemm_grouped_desc));
-    *desc = (wsgemm_grouped_desc){
-        .size = size, .layout = layout, .dim = dim, .group_count = group_count, .sizes = sizes, .status = NULL};
+    *desc = (wsgemm_grouped_desc){.size = size,
+                                  .layout = layout,
+                                  .dim = dim,
+                                  .group_count = group_count,
+                                  .sizes = sizes,
+                                  .status = NULL,
+                                  .launch_mode = WSGEMM_LAUNCH_MODE_DEFAULT};
     return wsgemm_handle_succeed_without_handle();
 }
 
@@ -62,6 +67,10 @@ static wsgemm_status check_desc(wsgemm_handle h, const char *fn, const wsgemm_gr
                                   g->group_count);
     if (g->group_count > 0 && g->sizes == NULL)
         return fail(h, WSGEMM_STATUS_INVALID_VALUE, fn, "grouped->sizes is NULL");
+    if (g->launch_mode != WSGEMM_LAUNCH_MODE_DEFAULT && g->launch_mode != WSGEMM_LAUNCH_MODE_PDL)
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                  "%s: grouped->launch_mode = %d is not a wsgemm_launch_mode (DEFAULT 0, PDL 1)", fn,
+                                  (int)g->launch_mode);
     if ((uintptr_t)g->sizes % 4 != 0)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
                                   "%s: grouped->sizes = %p is not aligned to its 4-byte elements", fn,
@@ -242,6 +251,7 @@ wsgemm_status wsgemm_gemm_grouped_ex(wsgemm_handle h, const wsgemm_grouped_desc 
         return WSGEMM_STATUS_SUCCESS;
     }
     wsgemm_call c = {.fn = fn, .kind = WSGEMM_CALL_GROUPED, .problem = p};
+    c.pdl = grouped->launch_mode == WSGEMM_LAUNCH_MODE_PDL;
     c.operand_count = grouped_operands(&p, grouped, c.operands);
     return wsgemm_call_execute(h, &c, &set);
 }

@@ -65,8 +65,8 @@ typedef struct wsgemm_call {
     /* wsgemm_gemm_workspace_size: plan the call on its path and report the workspace it would take here,
      * launching nothing; NULL for every other call */
     size_t *workspace_bytes;
-    /* wsgemm_matmul's desc->launch_mode PDL: the call's kernels use programmatic dependent launch whatever the
-     * handle's launch mode (wsgemm_set_launch_mode) */
+    /* desc->launch_mode PDL (wsgemm_matmul, wsgemm_gemm_grouped_ex): the call's kernels use programmatic
+     * dependent launch whatever the handle's launch mode (wsgemm_set_launch_mode) */
     int pdl;
 } wsgemm_call;
 

@@ -295,10 +295,12 @@ typedef struct wsgemm_grouped_desc {
     const int *sizes; /* device int32[group_count]: the ends (CONTIGUOUS) or the counts (MASKED), read by the
                          kernel in stream order: never by the host, so a captured graph replays with new values */
     int *status;      /* optional device int32 the kernel writes (WSGEMM_GROUPED_SIZES_OK or g + 1); NULL: none */
+    wsgemm_launch_mode launch_mode; /* PDL: this call's kernels use programmatic dependent launch whatever the
+                                       handle's launch mode; DEFAULT: the handle's decides */
 } wsgemm_grouped_desc;
 
-/* *desc = {size, layout, dim, group_count, sizes, status NULL}, writing `size` bytes (the macro passes the
- * caller's sizeof). INVALID_VALUE for desc NULL or a size that is not this version's. */
+/* *desc = {size, layout, dim, group_count, sizes, status NULL, launch_mode DEFAULT}, writing `size` bytes (the
+ * macro passes the caller's sizeof). INVALID_VALUE for desc NULL or a size that is not this version's. */
 wsgemm_status wsgemm_grouped_desc_init_sized(wsgemm_grouped_desc *desc, size_t size, wsgemm_grouped_layout layout,
                                              wsgemm_grouped_dim dim, int group_count, const int *sizes);
 #define wsgemm_grouped_desc_init(desc, layout, dim, group_count, sizes) \

@@ -187,7 +187,8 @@ GROUPED_DIM_M, GROUPED_DIM_N = 0, 1
 class GroupedDesc(ctypes.Structure):
     """wsgemm_grouped_desc (include/wsgemm.h), field for field; `size` set as wsgemm_grouped_desc_init sets it."""
     _fields_ = [("size", ctypes.c_size_t), ("layout", ctypes.c_int), ("dim", ctypes.c_int),
-                ("group_count", ctypes.c_int), ("sizes", ctypes.c_void_p), ("status", ctypes.c_void_p)]
+                ("group_count", ctypes.c_int), ("sizes", ctypes.c_void_p), ("status", ctypes.c_void_p),
+                ("launch_mode", ctypes.c_int)]
 
     def __init__(self, **fields):
         fields.setdefault("size", ctypes.sizeof(GroupedDesc))

@@ -138,6 +138,11 @@ static void case_dims(wsgemm_handle h)
     a = valid();
     a.desc.dim = (wsgemm_grouped_dim)9;
     expect_status(h, call(h, &a, &a.desc), WSGEMM_STATUS_INVALID_VALUE, "grouped->dim", "dim 9");
+    a = valid();
+    EXPECT(a.desc.launch_mode == WSGEMM_LAUNCH_MODE_DEFAULT, "init: launch_mode %d, expected DEFAULT",
+           (int)a.desc.launch_mode);
+    a.desc.launch_mode = (wsgemm_launch_mode)7;
+    expect_status(h, call(h, &a, &a.desc), WSGEMM_STATUS_INVALID_VALUE, "grouped->launch_mode", "launch_mode 7");
 }
 
 static void case_sizes(wsgemm_handle h)
