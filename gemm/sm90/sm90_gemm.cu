@@ -40,8 +40,11 @@
 #include "sm90/sm90_kernels.def"
 #undef SM90_KERNEL
 typedef Sm90KernelInfo (*sm90_row_kernels)(int p_mn, int q_mn);
-#define SM90_KERNEL(name, ...) sm90_row_##name,
+#define SM90_KERNEL(name, shard, variant, in, bm, bn, bk, stages, cluster, consumers, schedule, c_bytes, fused, mn, \
+                    by)                                                                                             \
+    SM90_PICK(SM90_BUILT(by), sm90_row_##name, NULL),
 static const sm90_row_kernels row_kernels[] = {
+    /* NULL: a row this build leaves out (SM90_BUILT) */
 #include "sm90/sm90_kernels.def"
 };
 #undef SM90_KERNEL
@@ -51,7 +54,7 @@ static_assert(sizeof row_kernels / sizeof row_kernels[0] == SM90_KERNEL_ROWS, "o
 static Sm90KernelInfo row_kernel(int row, int p_mn, int q_mn)
 {
     Sm90KernelInfo none = {};
-    if (row < 0 || row >= SM90_KERNEL_ROWS) return none;
+    if (row < 0 || row >= SM90_KERNEL_ROWS || row_kernels[row] == NULL) return none;
     return row_kernels[row](p_mn, q_mn);
 }
 

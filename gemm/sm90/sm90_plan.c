@@ -493,11 +493,16 @@ static wsgemm_status choose_tile(const wsgemm_problem *p, const sm90_policy *pol
     c->splits = 1;
     c->hybrid_splits = 1;
     const int nb = p->batch_count;
+    const char *unbuilt = NULL;
     for (int i = 0; i < n_candidates; ++i) {
         const int bn = bn_candidates[i];
         sm90_kernel_facts f = {0};
         wsgemm_status s = kernel_facts(query, query_ctx, plan, bn, pol->variant, &f);
         if (s != WSGEMM_STATUS_SUCCESS) return s;
+        if (!f.exists && f.row >= 0 && !sm90_kernel_table[f.row].built) {
+            unbuilt = sm90_kernel_table[f.row].name; /* a knob's row this build left out: the other widths */
+            continue;
+        }
         if (!f.exists) {
             snprintf(why, why_size, "no sm90 kernel instantiated for BN %d", bn);
             return WSGEMM_STATUS_NOT_SUPPORTED;
@@ -525,6 +530,13 @@ static wsgemm_status choose_tile(const wsgemm_problem *p, const sm90_policy *pol
                 c->hybrid_splits = sk;
             }
         }
+    }
+    if (!c->plain.exists && unbuilt != NULL) {
+        snprintf(why, why_size,
+                 "the sm90 kernel %s (asked for by a tuning knob) is built only with the CMake option "
+                 "WSGEMM_SM90_KNOB_ROWS=ON",
+                 unbuilt);
+        return WSGEMM_STATUS_NOT_SUPPORTED;
     }
     return WSGEMM_STATUS_SUCCESS;
 }

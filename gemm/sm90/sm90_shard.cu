@@ -4,7 +4,8 @@
  * whose shard column names it, sm90_row_<name>(p_mn, q_mn), the kernels of that row (sm90_kernel_of_row).
  * The shard is chosen by defining SM90_SHARD_<shard> as SM90_PROBE() before this file: gemm/CMakeLists.txt writes
  * one such translation unit per shard of the table (sm90_inst_<shard>.cu in the build tree), so that the build
- * compiles the shards in parallel. Rows of other shards expand to nothing here.
+ * compiles the shards in parallel. Rows of other shards, and rows this build leaves out (SM90_BUILT, sm90_table.h),
+ * expand to nothing here.
  */
 #include "sm90/sm90_kernel.cuh"
 #include "sm90/sm90_table.h"
@@ -33,7 +34,7 @@
 
 #define SM90_KERNEL(name, shard, variant, in, bm, bn, bk, stages, cluster, consumers, schedule, c_bytes, fused, mn, \
                     by)                                                                                             \
-    SM90_WHEN(SM90_IN_SHARD(shard))                                                                                 \
+    SM90_WHEN(SM90_PICK(SM90_BUILT(by), SM90_IN_SHARD(shard), 0))                                                   \
     (SM90_ROW(name, variant, in, bm, bn, bk, stages, cluster, consumers, schedule, c_bytes, fused, mn))
 #include "sm90/sm90_kernels.def"
 #undef SM90_KERNEL

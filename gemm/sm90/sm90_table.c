@@ -26,7 +26,8 @@ _Static_assert((int)SM90_SCHED_COOPERATIVE == (int)WSGEMM_SCHEDULE_COOPERATIVE &
      .c_bytes = c_bytes_,                                                                                           \
      .fused = fused_,                                                                                               \
      .mn = mn_,                                                                                                     \
-     .by = by_},
+     .by = by_,                                                                                                     \
+     .built = SM90_BUILT(by_)},
 const sm90_kernel_config sm90_kernel_table[SM90_KERNEL_ROWS] = {
 #include "sm90/sm90_kernels.def"
 };

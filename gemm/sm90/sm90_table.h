@@ -13,6 +13,22 @@
 extern "C" {
 #endif
 
+/* Whether the build compiles a row of `by` (SM90_BY_*): the plan's rows always; the rows only a knob reaches
+ * with WSGEMM_SM90_KNOB_ROWS (a CMake option, 0 in the release build; 1 where it is not defined). SM90_BUILT
+ * expands to the token 0 or 1, for the preprocessor's selections in sm90_shard.cu and sm90_gemm.cu. */
+#ifndef WSGEMM_SM90_KNOB_ROWS
+#define WSGEMM_SM90_KNOB_ROWS 1
+#endif
+#define SM90_BUILT_SM90_BY_PLAN   1
+#define SM90_BUILT_SM90_BY_KNOB   WSGEMM_SM90_KNOB_ROWS
+#define SM90_BUILT_SM90_BY_TUNING WSGEMM_SM90_KNOB_ROWS
+#define SM90_BUILT(by)            SM90_BUILT_##by
+/* SM90_PICK(cond, a, b): a where cond expands to 1, b where it expands to 0 */
+#define SM90_PICK_0(a, b)      b
+#define SM90_PICK_1(a, b)      a
+#define SM90_PICK_(cond, a, b) SM90_PICK_##cond(a, b)
+#define SM90_PICK(cond, a, b)  SM90_PICK_(cond, a, b)
+
 /* One kernel configuration: the columns of sm90_kernels.def (which says what each means). */
 typedef struct sm90_kernel_config {
     const char *name;
@@ -27,6 +43,7 @@ typedef struct sm90_kernel_config {
     int fused;      /* 1: wsgemm_matmul's ops in the output op */
     int mn;         /* SM90_MN_*: the majorness pairs instantiated */
     int by;         /* SM90_BY_* */
+    int built;      /* 1: this build compiled the row's kernels (SM90_BUILT) */
 } sm90_kernel_config;
 
 /* The rows, in sm90_kernels.def's order. */
