@@ -44,7 +44,7 @@ typedef Sm90KernelInfo (*sm90_row_kernels)(int p_mn, int q_mn);
                     by)                                                                                             \
     SM90_PICK(SM90_BUILT(by), sm90_row_##name, NULL),
 static const sm90_row_kernels row_kernels[] = {
-    /* NULL: a row this build leaves out (SM90_BUILT) */
+/* NULL: a row this build leaves out (SM90_BUILT) */
 #include "sm90/sm90_kernels.def"
 };
 #undef SM90_KERNEL
