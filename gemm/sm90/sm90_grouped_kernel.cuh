@@ -177,7 +177,9 @@ static __device__ __forceinline__ void sm90_grouped_consumer(Sm90GroupedSmem<kBn
                                                              long long works, int consumer)
 {
     float acc[kBn / 2];
-    const bool signals = threadIdx.x % 128 == 0; /* one release per warpgroup */
+#pragma unroll
+    for (int i = 0; i < kBn / 2; ++i) acc[i] = 0.0f; /* each tile's first wgmma ignores them (scale-d 0) */
+    const bool signals = threadIdx.x % 128 == 0;     /* one release per warpgroup */
     const int k_blocks = (prm.k + SM90_BK - 1) / SM90_BK;
     PipelineState st = pipeline_consumer_start();
     for (long long w = blockIdx.x; w < works; w += gridDim.x) {
