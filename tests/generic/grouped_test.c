@@ -45,7 +45,6 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include "internal.h"        /* wsgemm_sm90_available: does this build hold the sm90 path */
 #include "sm90/sm90_probe.h" /* the grouped kernel's tile width */
 #include "testing.h"
 #include "wsgemm.h"
@@ -373,10 +372,15 @@ static void verify(const grouped_case *c, device_case *d, const slice *s, cublas
     }
 }
 
-/* 1 when this device and build run the sm90 grouped kernel. */
+/* 1 when this device and build run the sm90 grouped kernel (tests/generic/CMakeLists.txt defines
+ * WSGEMM_TEST_HAS_SM90 as 1 in a build with the sm90 path). */
 static int sm90_here(void)
 {
-    return testing_device_cc() == 90 && wsgemm_sm90_available();
+#if defined(WSGEMM_TEST_HAS_SM90) && WSGEMM_TEST_HAS_SM90
+    return testing_device_cc() == 90;
+#else
+    return 0;
+#endif
 }
 
 /* The sm90_* cases: skipped where the sm90 kernel cannot run. */
