@@ -11,9 +11,12 @@
  *                                    --tokens tokens (4096), uniform routing; _zipf: Zipf-skewed routing
  *   mixtral_up / mixtral_down        8 experts, hidden 4096, width 14336, 2 per token, --tokens tokens
  *   masked_decode                    32 experts x 64 tokens (masked, capacity 64), 7168 x 2048
- * Inputs uniform [-1, 1] bf16, bf16 out. One line per case: GPU ms and TFLOP/s of each, and the ratio.
+ * Inputs uniform [-1, 1] bf16, bf16 out. The weights are K-major by default (torch's nn.Linear layout,
+ * [width, hidden] row-major: transa T), the layout the sm90 grouped kernel reads on Hopper; --weights n-major
+ * stores them [hidden, width] (transa N), which runs on the generic path. One line per case: GPU ms and
+ * TFLOP/s of each, the ratio, and the path wsgemm ran.
  *
- *   wsgemm-grouped-bench [--case NAME] [--tokens N] [--rounds N] [--warmup N]
+ *   wsgemm-grouped-bench [--case NAME] [--tokens N] [--rounds N] [--warmup N] [--weights k-major|n-major]
  */
 #include <limits.h>
 #include <math.h>
@@ -52,7 +55,8 @@ typedef struct bench_run {
     int *counts; /* host: rows of each group */
     int *ends;   /* host: cumulative ends (contiguous) */
     void *x, *w, *out;
-    int *sizes; /* device: ends or counts */
+    int *sizes;    /* device: ends or counts */
+    int w_k_major; /* each expert's weights hidden-contiguous (transa T), else width-contiguous */
     wsgemm_handle h;
     cublasHandle_t cb;
 } bench_run;
@@ -91,10 +95,10 @@ static int call_wsgemm(void *ctx, int i)
         return 1;
     const long long per_x = masked ? (long long)c->capacity * c->hidden_in : 0;
     const long long per_out = masked ? (long long)c->capacity * c->width_out : 0;
-    const wsgemm_status s =
-        wsgemm_gemm_grouped_ex(r->h, &d, WSGEMM_OP_N, WSGEMM_OP_N, c->width_out, r->rows, c->hidden_in, &one, r->w,
-                               WSGEMM_R_16BF, c->width_out, (long long)c->hidden_in * c->width_out, r->x, WSGEMM_R_16BF,
-                               c->hidden_in, per_x, &zero, r->out, WSGEMM_R_16BF, c->width_out, per_out);
+    const wsgemm_status s = wsgemm_gemm_grouped_ex(
+        r->h, &d, r->w_k_major ? WSGEMM_OP_T : WSGEMM_OP_N, WSGEMM_OP_N, c->width_out, r->rows, c->hidden_in, &one,
+        r->w, WSGEMM_R_16BF, r->w_k_major ? c->hidden_in : c->width_out, (long long)c->hidden_in * c->width_out, r->x,
+        WSGEMM_R_16BF, c->hidden_in, per_x, &zero, r->out, WSGEMM_R_16BF, c->width_out, per_out);
     if (s != WSGEMM_STATUS_SUCCESS) fprintf(stderr, "%s: %s\n", kProg, wsgemm_get_last_error_message(r->h));
     return s != WSGEMM_STATUS_SUCCESS;
 }
@@ -112,17 +116,18 @@ static int call_cublas_loop(void *ctx, int i)
         const uint16_t *w = (const uint16_t *)r->w + (long long)g * c->hidden_in * c->width_out;
         const uint16_t *x = (const uint16_t *)r->x + start * c->hidden_in;
         uint16_t *out = (uint16_t *)r->out + start * c->width_out;
-        if (cublasGemmEx(r->cb, CUBLAS_OP_N, CUBLAS_OP_N, c->width_out, r->counts[g], c->hidden_in, &one, w,
-                         CUDA_R_16BF, c->width_out, x, CUDA_R_16BF, c->hidden_in, &zero, out, CUDA_R_16BF, c->width_out,
-                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
+        if (cublasGemmEx(r->cb, r->w_k_major ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, c->width_out, r->counts[g],
+                         c->hidden_in, &one, w, CUDA_R_16BF, r->w_k_major ? c->hidden_in : c->width_out, x, CUDA_R_16BF,
+                         c->hidden_in, &zero, out, CUDA_R_16BF, c->width_out, CUBLAS_COMPUTE_32F,
+                         CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
             return 1;
     }
     return 0;
 }
 
-static int run_case(const bench_case *c, int tokens, int rounds, int warmup, cudaStream_t stream)
+static int run_case(const bench_case *c, int tokens, int rounds, int warmup, int w_k_major, cudaStream_t stream)
 {
-    bench_run r = {.c = c};
+    bench_run r = {.c = c, .w_k_major = w_k_major};
     const int masked = c->per_token == 0;
     r.counts = calloc((size_t)c->experts, sizeof(int));
     r.ends = calloc((size_t)c->experts, sizeof(int));
@@ -183,14 +188,14 @@ static int run_case(const bench_case *c, int tokens, int rounds, int warmup, cud
 int main(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
-        printf("usage: %s [--case NAME] [--tokens N] [--rounds N] [--warmup N]\n"
+        printf("usage: %s [--case NAME] [--tokens N] [--rounds N] [--warmup N] [--weights k-major|n-major]\n"
                "  the grouped GEMM beside a loop of cublasGemmEx, GPU time side by side; cases:\n",
                kProg);
         for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; ++i) printf("    %s\n", kCases[i].name);
         return 0;
     }
     const char *only = NULL;
-    int tokens = 4096, rounds = 5, warmup = 1;
+    int tokens = 4096, rounds = 5, warmup = 1, w_k_major = 1;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = cli_value(kProg, argc, argv, &i);
         if (strcmp(a, "--case") == 0)
@@ -201,6 +206,10 @@ int main(int argc, char **argv)
             rounds = cli_int(kProg, a, v, 1, 1000);
         else if (strcmp(a, "--warmup") == 0)
             warmup = cli_int(kProg, a, v, 0, 1000);
+        else if (strcmp(a, "--weights") == 0 && (!strcmp(v, "k-major") || !strcmp(v, "n-major")))
+            w_k_major = !strcmp(v, "k-major");
+        else if (strcmp(a, "--weights") == 0)
+            cli_fail(kProg, "--weights '%s' is not k-major or n-major", v);
         else
             cli_fail(kProg, "unknown flag '%s'", a);
     }
@@ -210,11 +219,13 @@ int main(int argc, char **argv)
     if (testing_gpu_count() == 0) return cli_no_gpu(kProg, "nothing to time");
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    printf("weights %s\n", w_k_major ? "k-major (transa T)" : "n-major (transa N)");
     printf("%-20s %6s %8s %6s %6s %8s %8s %8s %8s %7s  %s\n", "case", "groups", "rows", "K", "N", "ws_ms", "ws_TF",
            "loop_ms", "loop_TF", "speedup", "path");
     int failed = 0;
     for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; ++i)
-        if (!only || !strcmp(only, kCases[i].name)) failed |= run_case(&kCases[i], tokens, rounds, warmup, stream);
+        if (!only || !strcmp(only, kCases[i].name))
+            failed |= run_case(&kCases[i], tokens, rounds, warmup, w_k_major, stream);
     cudaStreamDestroy(stream);
     return failed;
 }

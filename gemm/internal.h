@@ -63,7 +63,7 @@ typedef struct wsgemm_problem {
     const float *alpha_dev, *beta_dev;
     /* wsgemm_gemm_grouped_ex: the grouping (its sizes on the device); NULL for every other call. Then
      * batch_count is the group count, and m or n the grouped matrix's extent (docs/api.md, "Grouped GEMM");
-     * the generic path alone takes it (paths.c). */
+     * the generic path takes every such call, the sm90 path those its grouped plan takes (paths.c). */
     const wsgemm_grouped_desc *grouped;
 } wsgemm_problem;
 
@@ -122,6 +122,9 @@ wsgemm_status wsgemm_generic_grouped(const wsgemm_problem *p, wsgemm_launch_ctx 
 /* gemm/sm90: the Hopper path; declines with NOT_SUPPORTED what it cannot run. */
 int wsgemm_sm90_available(void); /* 1 when the build contains the sm90 kernel */
 wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
+/* gemm/sm90: the grouped GEMM along M or N on Hopper (p->grouped set); declines with NOT_SUPPORTED what its plan
+ * (sm90/sm90_grouped_plan.h) does not take. */
+wsgemm_status wsgemm_sm90_grouped(const wsgemm_problem *p, wsgemm_launch_ctx *ctx);
 
 /* gemm/sm100: the Blackwell path (hardware TMEM), and the same kernel source
  * built for sm_90a against the TMEM emulation. */

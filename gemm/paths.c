@@ -14,8 +14,10 @@
  *   sm100    every call with a product (sm100 and the same kernel emulated on sm_90a): the fused output op
  *            in its epilogue whenever the call is more than alpha and beta on D (an epilogue, a scale or amax,
  *            an E4M3 D, a C that is not D).
- * A grouped call (wsgemm_gemm_grouped_ex) runs on the generic path only: AUTO takes it, a forced fast path
- * declines.
+ * A grouped call (wsgemm_gemm_grouped_ex) runs on the sm90 path where its grouped plan takes it
+ * (sm90/sm90_grouped_plan.h: along M or N, K-major 16-bit operands TMA can read, at most 1024 groups, on a
+ * device of compute capability 9.0), on the generic path otherwise: AUTO takes the sm90 kernel where the plan
+ * does, a forced sm90 path declines the rest with the plan's reason, a forced sm100 path declines every one.
  * A matmul whose operand scales are tensors (a scale mode other than SCALAR_32F: block-scaled FP8) runs on the
  * generic path only until the fast kernels apply such scales: AUTO takes generic, a forced fast path declines.
  * AUTO takes the device's fastest path (sm100 once the device passed its self-check, sm90 on Hopper) where
@@ -33,6 +35,7 @@
 #include "common/scale.h"
 #include "common/status.h"
 #include "sm100/self_check.h"
+#include "sm90/sm90_grouped_plan.h"
 
 /* ---------------------------------------------------------------- devices and builds */
 
@@ -192,11 +195,13 @@ static int has_scale_tensors(const wsgemm_call *c)
            wsgemm_scale_mode_is_tensor((int)c->problem.b_scale_mode);
 }
 
-/* 1 when `path` runs c; else 0 with the reason in why (when why is not NULL). */
-static int path_takes(wsgemm_path path, const wsgemm_call *c, char *why, size_t why_size)
+/* 1 when `path` runs c on device d; else 0 with the reason in why (when why is not NULL). */
+static int path_takes(wsgemm_path path, const wsgemm_call *c, const wsgemm_device_info *d, char *why, size_t why_size)
 {
     if (path == WSGEMM_PATH_GENERIC) return 1;
-    if (c->kind == WSGEMM_CALL_GROUPED) { /* the fast kernels have no grouped scheduler yet */
+    if (c->kind == WSGEMM_CALL_GROUPED) { /* the sm90 grouped kernel, where its plan takes the call */
+        sm90_grouped_plan plan;
+        if (path == WSGEMM_PATH_SM90) return sm90_grouped_plan_make(&c->problem, d, &plan, why, why_size);
         if (why)
             snprintf(why, why_size, "the %s kernel runs no grouped GEMM; the generic path does (AUTO takes it)",
                      wsgemm_path_name(path));
@@ -257,11 +262,14 @@ wsgemm_path wsgemm_path_choose(const wsgemm_call *c, wsgemm_path forced, const w
 {
     if (c->kind == WSGEMM_CALL_GEMM && !wsgemm_call_has_product(c)) return WSGEMM_PATH_GENERIC;
     if (forced != WSGEMM_PATH_AUTO) return forced;
-    if (c->kind == WSGEMM_CALL_GROUPED) return WSGEMM_PATH_GENERIC;
+    if (c->kind == WSGEMM_CALL_GROUPED) /* no sm100 grouped kernel: sm90 on Hopper where it takes the call */
+        return is_hopper(d) && wsgemm_sm90_available() && path_takes(WSGEMM_PATH_SM90, c, d, NULL, 0)
+                   ? WSGEMM_PATH_SM90
+                   : WSGEMM_PATH_GENERIC;
     if (c->problem.device_scalars || has_scale_tensors(c))
         return WSGEMM_PATH_GENERIC; /* no fast path takes it: no self-check asked */
     const wsgemm_path fastest = auto_path(d, stream);
-    return path_takes(fastest, c, NULL, 0) ? fastest : WSGEMM_PATH_GENERIC;
+    return path_takes(fastest, c, d, NULL, 0) ? fastest : WSGEMM_PATH_GENERIC;
 }
 
 /* ---------------------------------------------------------------- the dispatch */
@@ -269,11 +277,13 @@ wsgemm_path wsgemm_path_choose(const wsgemm_call *c, wsgemm_path forced, const w
 wsgemm_status wsgemm_path_run(wsgemm_path path, const wsgemm_call *c, wsgemm_launch_ctx *ctx)
 {
     char why[256];
-    if (!path_takes(path, c, why, sizeof why)) return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "%s", why);
+    if (!path_takes(path, c, ctx->device, why, sizeof why))
+        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "%s", why);
     wsgemm_problem p = c->problem;
     p.fused = path_output_op(path, c);
     switch (path) {
-    case WSGEMM_PATH_SM90: return wsgemm_sm90_gemm(&p, ctx);
+    case WSGEMM_PATH_SM90:
+        return c->kind == WSGEMM_CALL_GROUPED ? wsgemm_sm90_grouped(&p, ctx) : wsgemm_sm90_gemm(&p, ctx);
     case WSGEMM_PATH_SM100: return wsgemm_sm100_gemm(&p, ctx);
     case WSGEMM_PATH_SM100_EMULATED: return wsgemm_sm100_emulated_gemm(&p, ctx);
     default: break;

@@ -35,6 +35,15 @@ wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
     (void)p;
     return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "this build has no sm90 kernel (WSGEMM_CUDA_ARCHS lacks 90a)");
 }
+int wsgemm_sm90_last_grouped_bn(void)
+{
+    return 0;
+}
+wsgemm_status wsgemm_sm90_grouped(const wsgemm_problem *p, wsgemm_launch_ctx *ctx)
+{
+    (void)p;
+    return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "this build has no sm90 kernel (WSGEMM_CUDA_ARCHS lacks 90a)");
+}
 #endif
 
 #ifdef WSGEMM_ABSENT_SM100

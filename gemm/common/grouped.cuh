@@ -125,6 +125,78 @@ __device__ __forceinline__ void block_scan(GroupedScanSmem<kThreads> &sm, long l
 
 } // namespace wsgemm_grouped_detail
 
+/* One chunk of the scan: groups base .. base + kThreads - 1, one a thread. Every thread of the CTA calls
+ * wsgemm_grouped_chunk_scan with the same base and the scratch's carries from the chunks before (set by
+ * wsgemm_grouped_scan_begin), looks at its group's entry, then calls wsgemm_grouped_chunk_end, which records
+ * a group that breaks the contract and carries the chunk's totals to the next one. */
+struct GroupedChunkEntry {
+    int group;
+    int here;  /* group < group_count */
+    int keeps; /* the group keeps the contract */
+    int begin, end;
+    long long units;     /* its units (0 when it breaks the contract) */
+    long long first;     /* the number of its first unit */
+    long long next;      /* first + units: the first unit of the next group */
+    long long carry_sum; /* the carries this chunk started from, and its totals (for chunk_end) */
+    long long units_total;
+    int carry_max, chunk_max;
+};
+
+template <int kThreads>
+__device__ __forceinline__ void wsgemm_grouped_scan_begin(const GroupedSizes &g, GroupedScanSmem<kThreads> &sm)
+{
+    if (threadIdx.x == 0) {
+        sm.carry_sum = 0;
+        sm.carry_max = 0;
+        sm.first_bad = g.group_count;
+        sm.found = 0;
+    }
+    __syncthreads();
+}
+
+template <int kThreads, int kTile>
+__device__ __forceinline__ GroupedChunkEntry wsgemm_grouped_chunk_scan(const GroupedSizes &g, int base,
+                                                                       GroupedScanSmem<kThreads> &sm)
+{
+    GroupedChunkEntry e;
+    const int contiguous = g.layout == WSGEMM_GROUPED_CONTIGUOUS;
+    e.group = base + (int)threadIdx.x;
+    e.here = e.group < g.group_count;
+    e.end = e.here ? g.sizes[e.group] : INT32_MIN;
+    /* the contiguous start is the previous group's end: the one before in this chunk, or the last of the
+     * chunk before, read again (one more load per chunk keeps the scan to one pass) */
+    e.begin = !e.here || !contiguous ? 0 : e.group == 0 ? 0 : g.sizes[e.group - 1];
+    long long units_incl;
+    int max_excl, max_total;
+    e.carry_sum = sm.carry_sum;
+    e.carry_max = sm.carry_max;
+    /* the contract needs the exclusive max of the ends first, then the units need the contract: two scans */
+    long long unused_incl, unused_total;
+    wsgemm_grouped_detail::block_scan<kThreads>(sm, 0, e.end, &unused_incl, &max_excl, &unused_total, &max_total);
+    e.chunk_max = max_total;
+    const int max_before = max_excl > e.carry_max ? max_excl : e.carry_max;
+    e.keeps = e.here && (contiguous ? (e.begin == max_before && e.begin <= e.end && e.end <= g.extent)
+                                    : (e.end >= 0 && e.end <= g.extent));
+    e.units = !e.keeps ? 0 : g.whole ? 1 : ((long long)(e.end - e.begin) + kTile - 1) / kTile;
+    wsgemm_grouped_detail::block_scan<kThreads>(sm, e.units, INT32_MIN, &units_incl, &max_excl, &e.units_total,
+                                                &max_total);
+    e.next = e.carry_sum + units_incl;
+    e.first = e.next - e.units;
+    return e;
+}
+
+template <int kThreads>
+__device__ __forceinline__ void wsgemm_grouped_chunk_end(GroupedScanSmem<kThreads> &sm, const GroupedChunkEntry &e)
+{
+    if (e.here && !e.keeps) atomicMin(&sm.first_bad, e.group);
+    __syncthreads();        /* every thread has read carry_* and written found, unit, first_bad */
+    if (threadIdx.x == 0) { /* max_total of the first scan: the largest end of this chunk */
+        sm.carry_sum = e.carry_sum + e.units_total;
+        sm.carry_max = e.carry_max > e.chunk_max ? e.carry_max : e.chunk_max;
+    }
+    __syncthreads();
+}
+
 /* Find unit `target` (0-based, group after group) of the grouping. Every thread of the CTA calls it with
  * the same arguments; it returns the same answer to all: 1 with *out set, or 0 when the grouping has fewer
  * units. full_scan: scan every group even after the unit is found, so that *first_bad (the lowest group that
@@ -134,50 +206,17 @@ template <int kThreads, int kTile>
 __device__ int wsgemm_grouped_find(const GroupedSizes &g, long long target, int full_scan,
                                    GroupedScanSmem<kThreads> &sm, GroupedUnit *out, int *first_bad)
 {
-    if (threadIdx.x == 0) {
-        sm.carry_sum = 0;
-        sm.carry_max = 0;
-        sm.first_bad = g.group_count;
-        sm.found = 0;
-    }
-    __syncthreads();
-    const int contiguous = g.layout == WSGEMM_GROUPED_CONTIGUOUS;
+    wsgemm_grouped_scan_begin<kThreads>(g, sm);
     for (int base = 0; base < g.group_count; base += kThreads) {
-        const int group = base + (int)threadIdx.x;
-        const int here = group < g.group_count;
-        const int end = here ? g.sizes[group] : INT32_MIN;
-        /* the contiguous start is the previous group's end: the one before in this chunk, or the last of the
-         * chunk before, read again (one more load per chunk keeps the scan to one pass) */
-        const int begin = !here || !contiguous ? 0 : group == 0 ? 0 : g.sizes[group - 1];
-        long long units_incl, units_total;
-        int max_excl, max_total;
-        const long long carry_sum = sm.carry_sum;
-        const int carry_max = sm.carry_max;
-        /* the contract needs the exclusive max of the ends first, then the units need the contract: two scans */
-        long long unused_incl, unused_total;
-        wsgemm_grouped_detail::block_scan<kThreads>(sm, 0, end, &unused_incl, &max_excl, &unused_total, &max_total);
-        const int chunk_max = max_total;
-        const int max_before = max_excl > carry_max ? max_excl : carry_max;
-        const int keeps = here && (contiguous ? (begin == max_before && begin <= end && end <= g.extent)
-                                              : (end >= 0 && end <= g.extent));
-        const long long units = !keeps ? 0 : g.whole ? 1 : ((long long)(end - begin) + kTile - 1) / kTile;
-        wsgemm_grouped_detail::block_scan<kThreads>(sm, units, INT32_MIN, &units_incl, &max_excl, &units_total,
-                                                    &max_total);
-        const long long first = carry_sum + units_incl - units;
-        if (keeps && target >= first && target < carry_sum + units_incl) { /* exactly one thread */
-            sm.unit.group = group;
-            sm.unit.begin = begin;
-            sm.unit.end = end;
-            sm.unit.tile_begin = begin + (int)(target - first) * kTile;
+        const GroupedChunkEntry e = wsgemm_grouped_chunk_scan<kThreads, kTile>(g, base, sm);
+        if (e.keeps && target >= e.first && target < e.next) { /* exactly one thread */
+            sm.unit.group = e.group;
+            sm.unit.begin = e.begin;
+            sm.unit.end = e.end;
+            sm.unit.tile_begin = e.begin + (int)(target - e.first) * kTile;
             sm.found = 1;
         }
-        if (here && !keeps) atomicMin(&sm.first_bad, group);
-        __syncthreads();        /* every thread has read carry_* and written found, unit, first_bad */
-        if (threadIdx.x == 0) { /* max_total of the first scan: the largest end of this chunk */
-            sm.carry_sum = carry_sum + units_total;
-            sm.carry_max = carry_max > chunk_max ? carry_max : chunk_max;
-        }
-        __syncthreads();
+        wsgemm_grouped_chunk_end<kThreads>(sm, e);
         if (sm.found && !full_scan) break;
     }
     const int found = sm.found;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * gemm/sm90/sm90_probe.h - the tests' view of what the sm90 launcher last ran on the calling thread: the
- * epilogue, the cluster size, the split region's K splits and the tile width. A test probe, not part of the
- * launcher contract (internal.h); a build without the sm90 path answers "none" (gemm/paths_absent.c).
+ * gemm/sm90/sm90_probe.h - the tests' view of what the sm90 launchers last ran on the calling thread: the
+ * epilogue, the cluster size, the split region's K splits and the tile width; the grouped kernel's tile width.
+ * A test probe, not part of the launcher contract (internal.h); a build without the sm90 path answers "none"
+ * (gemm/paths_absent.c).
  */
 #ifndef WSGEMM_SM90_PROBE_H
 #define WSGEMM_SM90_PROBE_H
@@ -28,6 +29,8 @@ int wsgemm_sm90_last_cluster(void);
 int wsgemm_sm90_last_sk_splits(void);
 /* The tile width (BN: 64, 128, 192 or 256) of that launch; 0 when none (also per thread). */
 int wsgemm_sm90_last_bn(void);
+/* The tile width (BN: 128 or 256) of the last sm90 grouped kernel this thread launched; 0 when none. */
+int wsgemm_sm90_last_grouped_bn(void);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,23 @@
  *   graph         one captured call replayed with new sizes
  *   paths         a forced sm90 path declines (C untouched), forced generic runs it
  *   k_grouped     groups along K, contiguous and masked, an empty K slice, sizes that break the contract
+ * The sm90_* cases run the Hopper grouped kernel (gemm/sm90/sm90_grouped_kernel.cuh: along M or N, K-major
+ * operands, transa T and transb N, TMA-aligned) and assert that it ran, with the tile width where the case
+ * picks one; they report skipped without a compute capability 9.0 device or without the sm90 path in the build:
+ *   sm90_uniform    contiguous along N, equal groups; the same with the launch mode PDL
+ *   sm90_skewed     contiguous along M, Zipf-like sizes with empty groups, fp32 C
+ *   sm90_empty      most groups empty, the first and the last among them
+ *   sm90_huge       one group holds every row: BN 256, 128 of its tiles and more
+ *   sm90_small      groups of 1 to 7 rows (below one tile), along N and M
+ *   sm90_unaligned  group ends off every tile boundary, odd m and n, k = 37 with padded leading dimensions,
+ *                   odd ldc, fp16
+ *   sm90_masked     masked along M and along N, counts from 0 to the capacity, beta 0.25
+ *   sm90_beta       alpha 1.5 with beta 0.75, fp32 and bf16 C (C read), and beta 0 on fp16 C
+ *   sm90_many       1024 groups (the group table's limit: three chunks of the scan), and 1025 (generic)
+ *   sm90_bad_sizes  sizes that break the contract, along M and N, contiguous and masked: the status, the bad
+ *                   groups' slices untouched, the good ones right
+ *   sm90_graph      one captured call replayed with new sizes, on the sm90 kernel
+ *   sm90_paths      forced sm90: a call it cannot take declines (NOT_SUPPORTED, C untouched), one it takes runs
  * C starts as NaN everywhere no group's slice covers (and everywhere when beta == 0): a NaN in a checked
  * element fails, and every element outside the slices must keep its bits.
  */
@@ -28,6 +45,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "sm90/sm90_probe.h" /* the grouped kernel's tile width */
 #include "testing.h"
 #include "wsgemm.h"
 
@@ -46,6 +64,10 @@ typedef struct grouped_case {
     float alpha, beta;
     int pad;       /* added to every leading dimension */
     int first_bad; /* the status expected: 0, or the first bad group + 1 */
+    int aligned;   /* batch strides multiples of 8 elements (16 bytes, as TMA reads them), else odd */
+    int sm90;      /* the call is one the sm90 grouped kernel takes: it runs there on a cc 9.0 device */
+    int bn;        /* sm90: the tile width it must run with, 0: either */
+    int pdl;       /* the launch mode PDL (wsgemm_grouped_desc.launch_mode) */
 } grouped_case;
 
 /* One group's slice: [begin, end) along the grouped dimension of matrix `mat` (0 for the contiguous one). */
@@ -92,8 +114,11 @@ static stored_layout layout_of(const grouped_case *c)
     l.mats_a = (dim_m || dim_k) && !masked ? 1 : c->groups; /* the grouped operands: one matrix, contiguous */
     l.mats_b = (dim_n || dim_k) && !masked ? 1 : c->groups;
     l.mats_c = masked || dim_k ? c->groups : 1;
-    l.stride_a = l.mats_a > 1 ? (long long)l.lda * l.cols_a + 3 : 0;
-    l.stride_b = l.mats_b > 1 ? (long long)l.ldb * l.cols_b + 5 : 0;
+    /* gaps between the matrices: odd, or (aligned) a whole 16 bytes past the next multiple of 8 elements */
+    const long long gap_a = c->aligned ? 8 + (8 - (long long)l.lda * l.cols_a % 8) % 8 : 3;
+    const long long gap_b = c->aligned ? 8 + (8 - (long long)l.ldb * l.cols_b % 8) % 8 : 5;
+    l.stride_a = l.mats_a > 1 ? (long long)l.lda * l.cols_a + gap_a : 0;
+    l.stride_b = l.mats_b > 1 ? (long long)l.ldb * l.cols_b + gap_b : 0;
     l.stride_c = l.mats_c > 1 ? (long long)l.ldc * c->n + 7 : 0;
     l.elems_a = (size_t)(l.mats_a > 1 ? l.stride_a * l.mats_a : (long long)l.lda * l.cols_a) + 1;
     l.elems_b = (size_t)(l.mats_b > 1 ? l.stride_b * l.mats_b : (long long)l.ldb * l.cols_b) + 1;
@@ -294,6 +319,7 @@ static wsgemm_status call_grouped(wsgemm_handle h, const grouped_case *c, const 
     wsgemm_grouped_desc desc;
     WSGEMM_CHECK(wsgemm_grouped_desc_init(&desc, c->layout, c->dim, c->groups, d->dsizes));
     desc.status = d->dstatus;
+    desc.launch_mode = c->pdl ? WSGEMM_LAUNCH_MODE_PDL : WSGEMM_LAUNCH_MODE_DEFAULT;
     return wsgemm_gemm_grouped_ex(h, &desc, c->transa, c->transb, c->m, c->n, c->k, &c->alpha, d->da, c->ab_type,
                                   d->l.lda, d->l.stride_a, d->db, c->ab_type, d->l.ldb, d->l.stride_b, &c->beta, d->dc,
                                   c->c_type, d->l.ldc, d->l.stride_c);
@@ -346,6 +372,43 @@ static void verify(const grouped_case *c, device_case *d, const slice *s, cublas
     }
 }
 
+/* 1 when this device and build run the sm90 grouped kernel (tests/generic/CMakeLists.txt defines
+ * WSGEMM_TEST_HAS_SM90 as 1 in a build with the sm90 path). */
+static int sm90_here(void)
+{
+#if defined(WSGEMM_TEST_HAS_SM90) && WSGEMM_TEST_HAS_SM90
+    return testing_device_cc() == 90;
+#else
+    return 0;
+#endif
+}
+
+/* The sm90_* cases: skipped where the sm90 kernel cannot run. */
+static void require_sm90(void)
+{
+    testing_require_gpu("grouped_test");
+    if (!sm90_here()) {
+        printf("SKIPPED: the sm90 grouped kernel needs compute capability 9.0 (this device: %d) and a build with "
+               "90a\n",
+               testing_device_cc());
+        exit(WSGEMM_TEST_SKIP);
+    }
+}
+
+/* The path the call must have taken, and (sm90) its tile width. */
+static void expect_path(wsgemm_handle h, const grouped_case *c, const char *label)
+{
+    wsgemm_path path = WSGEMM_PATH_NONE;
+    WSGEMM_CHECK(wsgemm_get_last_path(h, &path));
+    const wsgemm_path want = c->sm90 && sm90_here() ? WSGEMM_PATH_SM90 : WSGEMM_PATH_GENERIC;
+    EXPECT(path == want, "%s: path %s, expected %s", label, wsgemm_path_name(path), wsgemm_path_name(want));
+    if (want == WSGEMM_PATH_SM90) {
+        printf("  %s: sm90 grouped kernel, BN %d\n", label, wsgemm_sm90_last_grouped_bn());
+        EXPECT(c->bn == 0 || wsgemm_sm90_last_grouped_bn() == c->bn, "%s: BN %d, expected %d", label,
+               wsgemm_sm90_last_grouped_bn(), c->bn);
+    }
+}
+
 static void run_case(wsgemm_handle h, const grouped_case *c)
 {
     testing_require_gpu("grouped_test");
@@ -360,9 +423,7 @@ static void run_case(wsgemm_handle h, const grouped_case *c)
     slices_of(c, c->sizes, c->dim == WSGEMM_GROUPED_DIM_M ? c->m : c->dim == WSGEMM_GROUPED_DIM_N ? c->n : c->k, s);
     stage(c, &d, c->sizes, s, 23);
     WSGEMM_CHECK(call_grouped(h, c, &d));
-    wsgemm_path path = WSGEMM_PATH_NONE;
-    WSGEMM_CHECK(wsgemm_get_last_path(h, &path));
-    EXPECT(path == WSGEMM_PATH_GENERIC, "path %s, expected generic", wsgemm_path_name(path));
+    expect_path(h, c, c->name);
     verify(c, &d, s, cb, c->name);
     free(s);
     device_case_destroy(&d);
@@ -389,7 +450,11 @@ static grouped_case base_case(const char *name, wsgemm_grouped_layout layout, ws
                           .alpha = 1.0f,
                           .beta = 0.0f,
                           .pad = 0,
-                          .first_bad = 0};
+                          .first_bad = 0,
+                          .aligned = 0,
+                          .sm90 = 0,
+                          .bn = 0,
+                          .pdl = 0};
 }
 
 static void case_uniform(wsgemm_handle h)
@@ -399,7 +464,7 @@ static void case_uniform(wsgemm_handle h)
     grouped_case c = base_case("uniform", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_N, 8, ends, 192, 800, 256);
     run_case(h, &c);
     c.name = "uniform_weights_transposed";
-    c.transa = WSGEMM_OP_T; /* b's transposed-stride view */
+    c.transa = WSGEMM_OP_T; /* b's transposed-stride view (odd strides between the weights: generic) */
     run_case(h, &c);
 }
 
@@ -501,8 +566,9 @@ static void case_bad_sizes(wsgemm_handle h)
     run_case(h, &c);
 }
 
-/* One call captured into a graph, replayed with sizes changed in between (the call read none on the host). */
-static void case_graph(wsgemm_handle h)
+/* One call captured into a graph, replayed with sizes changed in between (the call read none on the host).
+ * sm90: K-major operands, the sm90 kernel's. */
+static void run_graph(wsgemm_handle h, int sm90)
 {
     testing_require_gpu("grouped_test graph");
     static const int first[4] = {50, 50, 130, 200};
@@ -510,6 +576,11 @@ static void case_graph(wsgemm_handle h)
     static const int third[4] = {200, 200, 200, 200};
     const int *rounds[3] = {first, second, third};
     grouped_case c = base_case("graph", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_N, 4, first, 80, 200, 64);
+    if (sm90) {
+        c.transa = WSGEMM_OP_T;
+        c.aligned = 1;
+        c.sm90 = 1;
+    }
     cublasHandle_t cb;
     CUBLAS_CHECK(cublasCreate(&cb));
     device_case d;
@@ -524,6 +595,7 @@ static void case_graph(wsgemm_handle h)
     CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
     EXPECT(s == WSGEMM_STATUS_SUCCESS, "captured call: %s (%s)", wsgemm_status_string(s),
            wsgemm_get_last_error_message(h));
+    expect_path(h, &c, "captured call");
     CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     for (int round = 0; round < 3; ++round) {
         c.sizes = rounds[round];
@@ -542,6 +614,11 @@ static void case_graph(wsgemm_handle h)
     cudaStreamDestroy(stream);
     device_case_destroy(&d);
     cublasDestroy(cb);
+}
+
+static void case_graph(wsgemm_handle h)
+{
+    run_graph(h, 0);
 }
 
 /* Groups along K (the weight gradient): C_g = op(A)[:, slice] op(B)[slice, :], one C per group. */
@@ -590,11 +667,227 @@ static void case_paths(wsgemm_handle h)
     device_case_destroy(&d);
 }
 
+/* ---------------------------------------------------------------- the sm90 grouped kernel */
+
+/* A case the sm90 grouped kernel takes: K-major operands (transa T, transb N), TMA-aligned strides. */
+static grouped_case sm90_case(const char *name, wsgemm_grouped_layout layout, wsgemm_grouped_dim dim, int groups,
+                              const int *sizes, int m, int n, int k)
+{
+    grouped_case c = base_case(name, layout, dim, groups, sizes, m, n, k);
+    c.transa = WSGEMM_OP_T;
+    c.transb = WSGEMM_OP_N;
+    c.aligned = 1;
+    c.sm90 = 1;
+    return c;
+}
+
+static void case_sm90_uniform(wsgemm_handle h)
+{
+    require_sm90();
+    static const int ends[8] = {100, 200, 300, 400, 500, 600, 700, 800};
+    grouped_case c = sm90_case("sm90_uniform", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_N, 8, ends, 192, 800, 256);
+    c.bn = 128; /* 14 P tiles x 1: too few works for BN 256 */
+    run_case(h, &c);
+    c.name = "sm90_uniform_pdl";
+    c.pdl = 1;
+    run_case(h, &c);
+}
+
+static void case_sm90_skewed(wsgemm_handle h)
+{
+    require_sm90();
+    static const int ends[16] = {400, 600, 700, 750, 780, 800, 800, 810, 815, 818, 820, 820, 821, 821, 822, 822};
+    grouped_case c = sm90_case("sm90_skewed", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_M, 16, ends, 830, 160, 128);
+    c.c_type = WSGEMM_R_32F;
+    run_case(h, &c);
+}
+
+static void case_sm90_empty(wsgemm_handle h)
+{
+    require_sm90();
+    static const int ends[10] = {0, 0, 65, 65, 65, 129, 129, 300, 300, 300};
+    grouped_case c = sm90_case("sm90_empty", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_N, 10, ends, 96, 320, 64);
+    run_case(h, &c);
+    static const int all_empty[3] = {0, 0, 0}; /* no work at all: only the status */
+    c = sm90_case("sm90_all_empty", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_M, 3, all_empty, 64, 64, 64);
+    run_case(h, &c);
+}
+
+static void case_sm90_huge(wsgemm_handle h)
+{
+    require_sm90();
+    static const int ends[6] = {0, 0, 4090, 4090, 4090, 4090};
+    /* 37 P tiles in the bound x 4 tiles of 256: BN 256; 32 tiles of the one group, the last one 122 rows */
+    grouped_case c = sm90_case("sm90_huge", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_M, 6, ends, 4096, 1024, 128);
+    c.bn = 256;
+    run_case(h, &c);
+}
+
+static void case_sm90_small(wsgemm_handle h)
+{
+    require_sm90();
+    static const int ends[7] = {1, 3, 6, 10, 15, 21, 28};
+    grouped_case c = sm90_case("sm90_small", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_N, 7, ends, 70, 28, 40);
+    run_case(h, &c);
+    c = sm90_case("sm90_small_dim_m", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_M, 7, ends, 28, 130, 64);
+    run_case(h, &c);
+}
+
+static void case_sm90_unaligned(wsgemm_handle h)
+{
+    require_sm90();
+    static const int ends[5] = {13, 77, 78, 140, 201};
+    /* k 37 with leading dimensions 40: a K tail inside the one K block; ldc 206 */
+    grouped_case c = sm90_case("sm90_unaligned", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_M, 5, ends, 203, 67, 37);
+    c.ab_type = WSGEMM_R_16F;
+    c.c_type = WSGEMM_R_16F;
+    c.pad = 3;
+    run_case(h, &c);
+    c.name = "sm90_unaligned_dim_n";
+    c.dim = WSGEMM_GROUPED_DIM_N;
+    c.m = 67;
+    c.n = 203;
+    c.k = 101; /* leading dimensions 104; two K blocks, the second of 37 */
+    run_case(h, &c);
+}
+
+static void case_sm90_masked(wsgemm_handle h)
+{
+    require_sm90();
+    static const int counts[6] = {64, 0, 17, 1, 80, 63};
+    grouped_case c = sm90_case("sm90_masked_m", WSGEMM_GROUPED_MASKED, WSGEMM_GROUPED_DIM_M, 6, counts, 80, 96, 72);
+    c.beta = 0.25f;
+    run_case(h, &c);
+    static const int big[4] = {300, 129, 0, 257}; /* capacity 300: three P tiles a matrix */
+    c = sm90_case("sm90_masked_n", WSGEMM_GROUPED_MASKED, WSGEMM_GROUPED_DIM_N, 4, big, 96, 300, 136);
+    c.beta = 0.25f;
+    c.c_type = WSGEMM_R_32F;
+    run_case(h, &c);
+}
+
+static void case_sm90_beta(wsgemm_handle h)
+{
+    require_sm90();
+    static const int ends[5] = {33, 100, 100, 180, 250};
+    grouped_case c = sm90_case("sm90_beta", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_N, 5, ends, 72, 260, 200);
+    c.alpha = 1.5f;
+    c.beta = 0.75f;
+    c.c_type = WSGEMM_R_32F;
+    run_case(h, &c);
+    c.name = "sm90_beta_bf16";
+    c.c_type = WSGEMM_R_16BF;
+    c.dim = WSGEMM_GROUPED_DIM_M;
+    c.m = 260;
+    c.n = 72;
+    run_case(h, &c);
+    c.name = "sm90_beta0_fp16";
+    c.ab_type = WSGEMM_R_16F;
+    c.c_type = WSGEMM_R_16F;
+    c.beta = 0.0f; /* C is NaN: read, it would show */
+    run_case(h, &c);
+}
+
+static void case_sm90_many(wsgemm_handle h)
+{
+    require_sm90();
+    enum { kGroups = 1025 };
+    static int ends[kGroups];
+    testing_rng r = testing_rng_seeded(71);
+    int end = 0;
+    for (int g = 0; g < kGroups; ++g) {
+        end += (int)(testing_rng_uniform(&r) * 3.5 + 3.5); /* 0 to 7 rows */
+        ends[g] = end;
+    }
+    grouped_case c = sm90_case("sm90_many", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_N, kGroups - 1, ends, 128,
+                               ends[kGroups - 2], 64);
+    run_case(h, &c);
+    c.name = "sm90_many_1025"; /* past the group table: the generic path */
+    c.groups = kGroups;
+    c.n = ends[kGroups - 1];
+    c.sm90 = 0;
+    run_case(h, &c);
+}
+
+static void case_sm90_bad_sizes(wsgemm_handle h)
+{
+    require_sm90();
+    static const int ends[6] = {40, 90, 70, 120, 400, 130};
+    grouped_case c =
+        sm90_case("sm90_bad_monotone", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_M, 6, ends, 200, 70, 48);
+    c.first_bad = 3; /* group 2 */
+    c.beta = 1.0f;
+    run_case(h, &c);
+    static const int negative[4] = {30, -5, 60, 90};
+    c = sm90_case("sm90_bad_negative", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_N, 4, negative, 40, 100, 32);
+    c.first_bad = 2; /* group 1, and group 2 starts at -5 */
+    run_case(h, &c);
+    static const int counts[5] = {10, 65, -1, 64, 1 << 30};
+    c = sm90_case("sm90_bad_masked", WSGEMM_GROUPED_MASKED, WSGEMM_GROUPED_DIM_M, 5, counts, 64, 40, 32);
+    c.beta = 1.0f;
+    c.first_bad = 2; /* group 1: 65 > 64 */
+    run_case(h, &c);
+}
+
+static void case_sm90_graph(wsgemm_handle h)
+{
+    require_sm90();
+    run_graph(h, 1);
+}
+
+/* Forced sm90: a call the grouped kernel cannot take (ops NN) declines with the reason, C untouched; one it
+ * takes runs there. */
+static void case_sm90_paths(wsgemm_handle h)
+{
+    require_sm90();
+    static const int ends[3] = {20, 20, 70};
+    grouped_case c = base_case("sm90_paths", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_N, 3, ends, 40, 70, 32);
+    device_case d;
+    device_case_create(&c, &d, 53);
+    slice sl[3];
+    slices_of(&c, c.sizes, c.n, sl);
+    stage(&c, &d, c.sizes, sl, 59);
+    WSGEMM_CHECK(wsgemm_set_path(h, WSGEMM_PATH_SM90));
+    const wsgemm_status s = call_grouped(h, &c, &d);
+    const char *msg = wsgemm_get_last_error_message(h);
+    printf("  forced sm90, ops NN -> %s: \"%s\"\n", wsgemm_status_string(s), msg);
+    EXPECT(s == WSGEMM_STATUS_NOT_SUPPORTED, "forced sm90, ops NN: %s", wsgemm_status_string(s));
+    EXPECT(strstr(msg, "K-major") != NULL, "forced sm90, ops NN: the message does not say why: \"%s\"", msg);
+    const size_t cbytes = (size_t)testing_dtype_bytes(c.c_type);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(d.hgot, d.dc, d.l.elems_c * cbytes, cudaMemcpyDeviceToHost));
+    EXPECT(memcmp(d.hgot, d.hc0, d.l.elems_c * cbytes) == 0, "forced sm90, ops NN: C was written");
+    device_case_destroy(&d);
+    c = sm90_case("sm90_paths_taken", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_N, 3, ends, 40, 70, 32);
+    run_case(h, &c); /* still forced sm90 */
+    WSGEMM_CHECK(wsgemm_set_path(h, WSGEMM_PATH_AUTO));
+}
+
 static const testing_handle_case cases[] = {
-    {"uniform", case_uniform},     {"skewed", case_skewed},       {"empty", case_empty}, {"huge", case_huge},
-    {"small", case_small},         {"unaligned", case_unaligned}, {"k0", case_k0},       {"beta", case_beta},
-    {"masked", case_masked},       {"bad_sizes", case_bad_sizes}, {"graph", case_graph}, {"paths", case_paths},
+    {"uniform", case_uniform},
+    {"skewed", case_skewed},
+    {"empty", case_empty},
+    {"huge", case_huge},
+    {"small", case_small},
+    {"unaligned", case_unaligned},
+    {"k0", case_k0},
+    {"beta", case_beta},
+    {"masked", case_masked},
+    {"bad_sizes", case_bad_sizes},
+    {"graph", case_graph},
+    {"paths", case_paths},
     {"k_grouped", case_k_grouped},
+    {"sm90_uniform", case_sm90_uniform},
+    {"sm90_skewed", case_sm90_skewed},
+    {"sm90_empty", case_sm90_empty},
+    {"sm90_huge", case_sm90_huge},
+    {"sm90_small", case_sm90_small},
+    {"sm90_unaligned", case_sm90_unaligned},
+    {"sm90_masked", case_sm90_masked},
+    {"sm90_beta", case_sm90_beta},
+    {"sm90_many", case_sm90_many},
+    {"sm90_bad_sizes", case_sm90_bad_sizes},
+    {"sm90_graph", case_sm90_graph},
+    {"sm90_paths", case_sm90_paths},
 };
 
 int main(int argc, char **argv)

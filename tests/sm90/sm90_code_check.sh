@@ -15,6 +15,10 @@
 #       bf16_n256_tuning (the tuning variants), bf16_n192 (the 128 x 192 tile), bf16_staged (the STAGED
 #       epilogue's kernels), bf16_pingpong (the pingpong schedule's), bf16_fused (wsgemm_matmul's fused ops),
 #       e4m3 (the FP8 kernels, plain and fused). Leaves <work dir>/<inst>/sm90.cubin for the sass entry.
+#       <inst> = grouped: the grouped GEMM's kernels instead (gemm/sm90/sm90_grouped.cu, every row of
+#       sm90_grouped_kernels.def), the same ptxas checks on sm90_grouped_kernel, their wgmma shapes and
+#       setmaxnreg in the PTX, and (with python3) tests/pdl/pdl_order_check.py on that PTX: no global access,
+#       the sizes included, before griddepcontrol.wait, launch_dependents present.
 #   sm90_code_check.sh sass <work dir> [cuobjdump]
 #       disassembles the bf16_n256 cubin and checks for HGMMA (the wgmma tensor-core instruction),
 #       USETMAXREG, UTMALDG and STSM, and no local-memory traffic (LDL/STL: the packed tile of the deferred
@@ -32,8 +36,14 @@ if [ "$mode" = ptxas ]; then
     inst=$2 nvcc=$3 root=$4 work=$5/$2
     mkdir -p "$work"
     src="$root/gemm/sm90/sm90_shard.cu" # the rows of shard <inst> of sm90_kernels.def
+    kernel=_Z16sm90_gemm_kernel
     flags="-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I$root/include -I$root -I$root/gemm"
-    flags="$flags -DSM90_SHARD_$inst=SM90_PROBE()"
+    if [ "$inst" = grouped ]; then
+        src="$root/gemm/sm90/sm90_grouped.cu" # the rows of sm90_grouped_kernels.def
+        kernel=_Z19sm90_grouped_kernel
+    else
+        flags="$flags -DSM90_SHARD_$inst=SM90_PROBE()"
+    fi
     log="$work/ptxas.log"
     rm -f "$work/sm90.ptx" "$work/sm90.cubin"
     "$nvcc" $flags -ptx "$src" -o "$work/sm90.ptx" || fail "nvcc -ptx of the $inst kernels failed"
@@ -47,10 +57,27 @@ if [ "$mode" = ptxas ]; then
             echo "ok: PTX has '$pat' ($n lines)"
         done
     fi
+    if [ "$inst" = grouped ]; then
+        for pat in "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" \
+                   "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" \
+                   "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16" \
+                   "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" "setmaxnreg.dec.sync.aligned.u32 40" \
+                   "setmaxnreg.inc.sync.aligned.u32 232" "wgmma.wait_group.sync.aligned 1" "griddepcontrol.wait" \
+                   "griddepcontrol.launch_dependents"; do
+            n=$(grep -c "$pat" "$work/sm90.ptx")
+            [ "$n" -gt 0 ] || fail "PTX lacks '$pat'"
+            echo "ok: PTX has '$pat' ($n lines)"
+        done
+        if command -v python3 > /dev/null 2>&1; then
+            python3 "$root/tests/pdl/pdl_order_check.py" "$work/sm90.ptx" ||
+                fail "the grouped kernels touch global memory before griddepcontrol.wait"
+            echo "ok: no global access before griddepcontrol.wait (pdl_order_check.py)"
+        fi
+    fi
     "$nvcc" $flags -cubin -Xptxas -v "$work/sm90.ptx" -o "$work/sm90.cubin" > "$log" 2>&1 ||
         { cat "$log"; fail "ptxas of the $inst kernels failed"; }
-    kernels=$(grep -c "Compiling entry function '_Z16sm90_gemm_kernel" "$log")
-    [ "$kernels" -gt 0 ] || fail "ptxas report of $inst names no sm90_gemm_kernel"
+    kernels=$(grep -c "Compiling entry function '$kernel" "$log")
+    [ "$kernels" -gt 0 ] || fail "ptxas report of $inst names no $kernel"
     spills=$(grep "spill stores" "$log" | grep -vc "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads")
     [ "$spills" -eq 0 ] && echo "ok: $inst: $kernels kernels, all with 0 bytes stack, 0 spill stores, 0 spill loads" \
         || { grep "spill" "$log"; fail "$spills functions spill or use a stack frame"; }
@@ -68,7 +95,7 @@ if [ "$mode" = ptxas ]; then
     # setmaxnreg moves registers inside the CTA's allocation: 40 x 128 + 232 x 256 = 168 x 384 exactly, so
     # every kernel must be allocated the launch-bounds cap of 168 (ptxas does so when it keeps setmaxnreg;
     # a kernel with fewer would hang in setmaxnreg.inc).
-    regs=$(grep -A4 "Compiling entry function '_Z16sm90_gemm_kernel" "$log" | grep -o "Used [0-9]* registers" | sort -u)
+    regs=$(grep -A4 "Compiling entry function '$kernel" "$log" | grep -o "Used [0-9]* registers" | sort -u)
     [ "$regs" = "Used 168 registers" ] || fail "sm90 kernels must use exactly 168 registers (setmaxnreg arithmetic); got: $regs"
     echo "ok: every kernel is allocated 168 registers (40 x 128 + 232 x 256 = 168 x 384)"
     echo "PASS"
