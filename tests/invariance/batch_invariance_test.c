@@ -14,9 +14,9 @@
  *   matmul_on_n   the same with ON_N (BIAS: the bias of all m rows)
  * Every output is poisoned (a NaN pattern, different for the big and the small call) before each run, and a
  * NaN never passes. Every call of a shape must run on one path: on a cc 9.0 device sm90, except the fused ops
- * (BIAS) under ON, and under ON_N with a D TMA cannot store (m = 100), which run generic. A few elements of each big C are checked against an fp64
- * host reference, so that the rows compared are a product. Under OFF the same comparison is made and only
- * reported (rows may differ there). Prints what it checked; exits 1 on failure.
+ * (BIAS) under ON, and under ON_N with a D TMA cannot store (m = 100), which run generic. A few elements of
+ * each big C are checked against an fp64 host reference, so that the rows compared are a product. Under OFF
+ * the same comparison is made and only reported (rows may differ there). Prints what it checked; exits 1 on failure.
  */
 #include <math.h>
 #include <stdint.h>
