@@ -11,6 +11,11 @@
  *              [--scales 0|1]
  *     any of these options (or an FP8 --ab) runs wsgemm_matmul instead, checked against and timed beside
  *     cublasLtMatmul (bench/matmul_run.c; alpha 1, beta 0, one matrix)
+ *   wsgemm-run ... --batch-invariant both|both_n
+ *     times the call with batch invariance OFF beside ON (both: rows invariant in m) or ON_N (both_n: columns
+ *     invariant in n), with cuBLAS, and checks the invariance: the shape's m (n) rows (columns) of op(A)
+ *     (op(B)), from a random first one, against the same ones inside a call of 777 more, bit for bit
+ *     (gemm_ex, one matrix, beta 0); exit 1 when a row (column) differs or a path differs between the two
  *   wsgemm-run --self-check
  *
  * --self-check runs the sm100 self-check of the current device by hand (docs/sm100.md): the helper
@@ -49,6 +54,7 @@ typedef struct options {
     unsigned long long seed;
     int matmul; /* a wsgemm_matmul option was given */
     matmul_problem mm;
+    wsgemm_batch_invariance invariant; /* --batch-invariant: OFF when not asked */
 } options;
 
 static const char kProg[] = "wsgemm-run";
@@ -57,7 +63,7 @@ static void usage(void)
 {
     printf("usage: %s [--m M] [--n N] [--k K] [--ta N|T] [--tb N|T] [--ab bf16|f16] [--c bf16|f16|f32]\n"
            "          [--path auto|generic|sm90|sm100|sm100-emulated] [--batch B] [--alpha A] [--beta B]\n"
-           "          [--reps R] [--seed S]\n"
+           "          [--reps R] [--seed S] [--batch-invariant both|both_n]\n"
            "          [--ab e4m3|e5m2] [--b T] [--d T] [--epilogue E] [--bias T] [--scales 0|1]  (wsgemm_matmul)\n"
            "       %s --self-check\n"
            "       %s --help\n"
@@ -95,7 +101,8 @@ static options parse(int argc, char **argv)
                  20,
                  1,
                  0,
-                 {0}};
+                 {0},
+                 WSGEMM_BATCH_INVARIANCE_OFF};
     int b_set = 0, d_set = 0;
     o.mm.bias_type = WSGEMM_R_16BF;
     o.mm.epilogue = WSGEMM_MATMUL_EPILOGUE_DEFAULT;
@@ -137,7 +144,14 @@ static options parse(int argc, char **argv)
             o.mm.bias_type = parse_dtype(a, v), o.matmul = 1;
         else if (!strcmp(a, "--scales"))
             o.mm.scales = cli_int(kProg, a, v, 0, 1), o.matmul = 1;
-        else if (!strcmp(a, "--epilogue")) {
+        else if (!strcmp(a, "--batch-invariant")) {
+            if (!strcmp(v, "both"))
+                o.invariant = WSGEMM_BATCH_INVARIANCE_ON;
+            else if (!strcmp(v, "both_n"))
+                o.invariant = WSGEMM_BATCH_INVARIANCE_ON_N;
+            else
+                cli_fail(kProg, "--batch-invariant: '%s' is not both or both_n", v);
+        } else if (!strcmp(a, "--epilogue")) {
             o.mm.epilogue = matmul_epilogue_parse(v);
             if (!o.mm.epilogue) cli_fail(kProg, "--epilogue: unknown epilogue '%s'", v);
             o.matmul = 1;
@@ -145,6 +159,9 @@ static options parse(int argc, char **argv)
             cli_fail(kProg, "unknown flag '%s'", a);
     }
     if (o.g.ab_type == WSGEMM_R_8F_E4M3 || o.g.ab_type == WSGEMM_R_8F_E5M2) o.matmul = 1;
+    if (o.invariant != WSGEMM_BATCH_INVARIANCE_OFF && (o.matmul || o.g.batch != 1 || o.g.beta != 0.0f))
+        cli_fail(kProg, "--batch-invariant: the 16-bit gemm_ex of one matrix with beta 0 (no matmul option, "
+                        "--batch 1, --beta 0)");
     o.mm = (matmul_problem){"wsgemm_matmul", o.g.transa,
                             o.g.transb,      o.g.m,
                             o.g.n,           o.g.k,
@@ -232,6 +249,147 @@ static int call_cublas(void *ctx, int i)
     return s != CUBLAS_STATUS_SUCCESS;
 }
 
+/* ---------------------------------------------------------------- --batch-invariant */
+
+/* The check of --batch-invariant: g's call (tight layouts) on `lines` rows of op(A) (ON) or columns of op(B)
+ * (ON_N) taken from a call of `lines` + 777 at a random first one, under `mode`; 1 when every one is bit for
+ * bit the bigger call's and both ran one path. */
+static int invariance_check(const testing_gemm *g0, wsgemm_batch_invariance mode, unsigned long long seed)
+{
+    const int on_n = mode == WSGEMM_BATCH_INVARIANCE_ON_N;
+    const int lines = on_n ? g0->n : g0->m, extra = 777;
+    const int first = (int)(seed * 2654435761ull % (unsigned long long)(extra + 1));
+    const wsgemm_dtype t = g0->ab_type;
+    const size_t es = (size_t)testing_dtype_bytes(t), cs = (size_t)testing_dtype_bytes(g0->c_type);
+    const int m_big = on_n ? g0->m : g0->m + extra, n_big = on_n ? g0->n + extra : g0->n, k = g0->k;
+    wsgemm_handle h;
+    WSGEMM_CHECK(wsgemm_create(&h));
+    WSGEMM_CHECK(wsgemm_set_batch_invariance(h, mode));
+    /* big operands, tight: A stored ra x ca, B rb x cb */
+    const int ra = g0->transa == WSGEMM_OP_N ? m_big : k, ca = g0->transa == WSGEMM_OP_N ? k : m_big;
+    const int rb = g0->transb == WSGEMM_OP_N ? k : n_big, cb = g0->transb == WSGEMM_OP_N ? n_big : k;
+    void *A = NULL, *B = NULL, *C = NULL, *a = NULL, *b = NULL, *c = NULL;
+    CUDA_CHECK(cudaMalloc(&A, (size_t)ra * ca * es));
+    CUDA_CHECK(cudaMalloc(&B, (size_t)rb * cb * es));
+    CUDA_CHECK(cudaMalloc(&C, (size_t)m_big * n_big * cs));
+    CUDA_CHECK(cudaMalloc(&c, (size_t)g0->m * g0->n * cs));
+    testing_device_fill_uniform(t, A, (size_t)ra * ca, seed * 5 + 1);
+    testing_device_fill_uniform(t, B, (size_t)rb * cb, seed * 5 + 2);
+    CUDA_CHECK(cudaMemset(C, 0xFF, (size_t)m_big * n_big * cs)); /* NaN in every output type */
+    CUDA_CHECK(cudaMemset(c, 0xFE, (size_t)g0->m * g0->n * cs));
+    /* the small call's operand: `lines` rows of op(A) or columns of op(B) from `first` */
+    int lda = ra, ldb = rb;
+    const int small_a_n = g0->transa == WSGEMM_OP_N, small_b_t = g0->transb == WSGEMM_OP_T;
+    if (!on_n) {
+        lda = small_a_n ? lines : k;
+        CUDA_CHECK(cudaMalloc(&a, (size_t)lines * k * es));
+        if (small_a_n)
+            CUDA_CHECK(cudaMemcpy2D(a, (size_t)lines * es, (const char *)A + (size_t)first * es, (size_t)ra * es,
+                                    (size_t)lines * es, (size_t)k, cudaMemcpyDeviceToDevice));
+        else
+            CUDA_CHECK(cudaMemcpy(a, (const char *)A + (size_t)first * ra * es, (size_t)lines * k * es,
+                                  cudaMemcpyDeviceToDevice));
+    } else {
+        ldb = small_b_t ? lines : k;
+        CUDA_CHECK(cudaMalloc(&b, (size_t)lines * k * es));
+        if (small_b_t)
+            CUDA_CHECK(cudaMemcpy2D(b, (size_t)lines * es, (const char *)B + (size_t)first * es, (size_t)rb * es,
+                                    (size_t)lines * es, (size_t)k, cudaMemcpyDeviceToDevice));
+        else
+            CUDA_CHECK(cudaMemcpy(b, (const char *)B + (size_t)first * rb * es, (size_t)lines * k * es,
+                                  cudaMemcpyDeviceToDevice));
+    }
+    const float alpha = g0->alpha, beta = 0.0f;
+    wsgemm_status s = wsgemm_gemm_ex(h, g0->transa, g0->transb, m_big, n_big, k, &alpha, A, t, ra, B, t, rb, &beta, C,
+                                     g0->c_type, m_big);
+    wsgemm_path big_path = WSGEMM_PATH_NONE, path = WSGEMM_PATH_NONE;
+    wsgemm_get_last_path(h, &big_path);
+    if (s == WSGEMM_STATUS_SUCCESS)
+        s = wsgemm_gemm_ex(h, g0->transa, g0->transb, g0->m, g0->n, k, &alpha, on_n ? A : a, t, on_n ? ra : lda,
+                           on_n ? b : B, t, on_n ? ldb : rb, &beta, c, g0->c_type, g0->m);
+    wsgemm_get_last_path(h, &path);
+    int ok = s == WSGEMM_STATUS_SUCCESS;
+    if (!ok) fprintf(stderr, "wsgemm-run: --batch-invariant check: %s\n", wsgemm_get_last_error_message(h));
+    long long bad = 0;
+    if (ok) {
+        unsigned char *hb = malloc((size_t)m_big * n_big * cs), *hs = malloc((size_t)g0->m * g0->n * cs);
+        if (!hb || !hs) abort();
+        CUDA_CHECK(cudaMemcpy(hb, C, (size_t)m_big * n_big * cs, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(hs, c, (size_t)g0->m * g0->n * cs, cudaMemcpyDeviceToHost));
+        for (int line = 0; line < lines; ++line) {
+            int differs = 0;
+            for (int e = 0; e < (on_n ? g0->m : g0->n) && !differs; ++e) {
+                const size_t is = on_n ? (size_t)line * g0->m + e : (size_t)e * g0->m + line;
+                const size_t ib = on_n ? (size_t)(first + line) * m_big + e : (size_t)e * m_big + first + line;
+                const float v = testing_load(g0->c_type, hs, is);
+                differs = memcmp(hs + is * cs, hb + ib * cs, cs) != 0 || v != v;
+            }
+            bad += differs;
+        }
+        free(hb);
+        free(hs);
+    }
+    printf("invariant check  %d %s from %d of a call with %d: %lld differ; paths %s and %s\n", lines,
+           on_n ? "columns" : "rows", first, lines + extra, bad, wsgemm_path_name(path), wsgemm_path_name(big_path));
+    ok = ok && bad == 0 && path == big_path;
+    cudaFree(A), cudaFree(B), cudaFree(C), cudaFree(a), cudaFree(b), cudaFree(c);
+    wsgemm_destroy(h);
+    return ok;
+}
+
+/* --batch-invariant: the check, then the call timed with invariance OFF and under `mode`, with cuBLAS. */
+static int batch_invariant_command(const options *o)
+{
+    const int check_ok = invariance_check(&o->g, o->invariant, o->seed);
+    wsgemm_handle h_off, h_on;
+    WSGEMM_CHECK(wsgemm_create(&h_off));
+    WSGEMM_CHECK(wsgemm_create(&h_on));
+    WSGEMM_CHECK(wsgemm_set_batch_invariance(h_on, o->invariant));
+    if (wsgemm_set_path(h_off, o->path) != WSGEMM_STATUS_SUCCESS ||
+        wsgemm_set_path(h_on, o->path) != WSGEMM_STATUS_SUCCESS) {
+        fprintf(stderr, "wsgemm-run: %s\n", wsgemm_get_last_error_message(h_off));
+        return 2;
+    }
+    /* each against cuBLAS first (poisoned output, every element), for the path each takes */
+    int ok = testing_case_against_cublas(h_off, &o->g, o->path, o->seed, 1);
+    wsgemm_path ran_off = WSGEMM_PATH_NONE, ran_on = WSGEMM_PATH_NONE;
+    wsgemm_get_last_path(h_off, &ran_off);
+    ok = testing_case_against_cublas(h_on, &o->g, o->path, o->seed, 1) && ok;
+    wsgemm_get_last_path(h_on, &ran_on);
+    const int nsets = rotation_sets(&o->g);
+    testing_buffers *sets = calloc((size_t)nsets, sizeof *sets);
+    for (int i = 0; i < nsets; ++i) timing_set_create(&o->g, o->seed + 100 + (unsigned)i, &sets[i]);
+    wsgemm_ctx off = {h_off, &o->g, sets, nsets}, on = {h_on, &o->g, sets, nsets};
+    cublas_ctx cc = {NULL, &o->g, (cudaDataType_t)o->g.c_type, sets, NULL, nsets};
+    CUBLAS_CHECK(cublasCreate(&cc.h));
+    const int with_cublas = o->g.c_type == WSGEMM_R_32F || o->g.c_type == o->g.ab_type;
+    const testing_timed_lib libs[3] = {
+        {"default", call_wsgemm, &off}, {"invariant", call_wsgemm, &on}, {"cuBLAS", call_cublas, &cc}};
+    const testing_timing_options topt = {.warmup = 3, .rounds = o->reps, .host_reps = 20};
+    testing_timing t;
+    const int timed = testing_time_interleaved(libs, with_cublas ? 3 : 2, 0, &topt, &t) == 0;
+    cublasDestroy(cc.h);
+    const double flops = 2.0 * o->g.m * (double)o->g.n * o->g.k;
+    printf("timing   GPU time: median of %d rounds behind a spin kernel (%d held), order alternating; %d input "
+           "sets\n",
+           t.rounds, t.held_rounds, nsets);
+    printf("%-10s %-15s %10s %10s %12s %21s\n", "impl", "path", "ms", "TFLOP/s", "vs default", "ms p10..p90");
+    const char *paths[3] = {wsgemm_path_name(ran_off), wsgemm_path_name(ran_on), "cublasGemmEx"};
+    for (int i = 0; i < (with_cublas ? 3 : 2) && timed; ++i) {
+        const double ms = t.lib[i].gpu_ms;
+        printf("%-10s %-15s %10.4f %10.1f %12.3f %10.4f..%-10.4f\n", libs[i].name, paths[i], ms,
+               ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0, t.lib[0].gpu_ms > 0 ? ms / t.lib[0].gpu_ms : 0.0,
+               t.lib[i].gpu_ms_p10, t.lib[i].gpu_ms_p90);
+    }
+    printf("check    %s; invariance %s\n", ok ? "PASS (both match cuBLAS)" : "FAIL (see mismatches above)",
+           check_ok ? "PASS (bit-identical)" : "FAIL");
+    for (int i = 0; i < nsets; ++i) testing_buffers_destroy(&sets[i]);
+    free(sets);
+    wsgemm_destroy(h_off);
+    wsgemm_destroy(h_on);
+    return ok && check_ok && timed ? 0 : 1;
+}
+
 /* wsgemm-run --self-check */
 static int self_check_command(void)
 {
@@ -296,6 +454,8 @@ int main(int argc, char **argv)
         matmul_print(&o.mm, &r);
         return rc != 0 || !r.checked || !r.check_passed;
     }
+
+    if (o.invariant != WSGEMM_BATCH_INVARIANCE_OFF) return batch_invariant_command(&o);
 
     wsgemm_handle h;
     WSGEMM_CHECK(wsgemm_create(&h));

@@ -166,6 +166,34 @@ wsgemm_status wsgemm_get_launch_mode(wsgemm_handle h, wsgemm_launch_mode *mode)
     return WSGEMM_STATUS_SUCCESS;
 }
 
+wsgemm_status wsgemm_set_batch_invariance(wsgemm_handle h, wsgemm_batch_invariance mode)
+{
+    if (wsgemm_handle_begin(h, "wsgemm_set_batch_invariance") != WSGEMM_STATUS_SUCCESS)
+        return WSGEMM_STATUS_NOT_INITIALIZED;
+    if (mode != WSGEMM_BATCH_INVARIANCE_OFF && mode != WSGEMM_BATCH_INVARIANCE_ON &&
+        mode != WSGEMM_BATCH_INVARIANCE_ON_N)
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                  "wsgemm_set_batch_invariance: mode = %d is not WSGEMM_BATCH_INVARIANCE_OFF (0), "
+                                  "WSGEMM_BATCH_INVARIANCE_ON (1) or WSGEMM_BATCH_INVARIANCE_ON_N (2)",
+                                  (int)mode);
+    pthread_mutex_lock(&h->lock);
+    h->batch_invariance = mode;
+    pthread_mutex_unlock(&h->lock);
+    return WSGEMM_STATUS_SUCCESS;
+}
+
+wsgemm_status wsgemm_get_batch_invariance(wsgemm_handle h, wsgemm_batch_invariance *mode)
+{
+    if (wsgemm_handle_query(h, "wsgemm_get_batch_invariance") != WSGEMM_STATUS_SUCCESS)
+        return WSGEMM_STATUS_NOT_INITIALIZED;
+    if (mode == NULL)
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE, "wsgemm_get_batch_invariance: mode is NULL");
+    pthread_mutex_lock(&h->lock);
+    *mode = h->batch_invariance;
+    pthread_mutex_unlock(&h->lock);
+    return WSGEMM_STATUS_SUCCESS;
+}
+
 /* ---------------------------------------------------------------- argument checks (no CUDA) */
 
 static int op_is_valid(wsgemm_op op)

@@ -129,10 +129,22 @@ static wsgemm_status check_operand_memory(wsgemm_handle h, const char *fn, const
 
 /* ---------------------------------------------------------------- the pipeline */
 
-wsgemm_status wsgemm_call_execute(wsgemm_handle h, const wsgemm_call *c, const wsgemm_handle_settings *settings)
+/* The call as it runs: with the batch invariance it asks for (a matmul descriptor's ON or ON_N), else the
+ * handle's, in its problem. */
+static wsgemm_call call_under_settings(const wsgemm_call *asked, const wsgemm_handle_settings *set)
 {
-    const char *fn = c->fn;
+    wsgemm_call c = *asked;
+    c.problem.batch_invariance =
+        asked->batch_invariance != WSGEMM_BATCH_INVARIANCE_OFF ? asked->batch_invariance : set->batch_invariance;
+    return c;
+}
+
+wsgemm_status wsgemm_call_execute(wsgemm_handle h, const wsgemm_call *asked, const wsgemm_handle_settings *settings)
+{
+    const char *fn = asked->fn;
     const wsgemm_handle_settings set = *settings;
+    const wsgemm_call call = call_under_settings(asked, &set);
+    const wsgemm_call *c = &call;
     const wsgemm_device_info *dev = NULL;
     wsgemm_status s = current_device(h, fn, &dev);
     if (s == WSGEMM_STATUS_SUCCESS) s = check_stream(h, fn, set.stream, set.stream_device, dev->ordinal);
@@ -153,8 +165,13 @@ wsgemm_status wsgemm_call_execute(wsgemm_handle h, const wsgemm_call *c, const w
                              .message_size = sizeof reason};
     wsgemm_path path = wsgemm_path_choose(c, set.forced, dev, set.stream);
     s = wsgemm_path_run(path, c, &ctx); /* a plan_only call stops after sizing the workspace */
-    if ((s == WSGEMM_STATUS_NOT_SUPPORTED || s == WSGEMM_STATUS_ALLOC_FAILED) && set.forced == WSGEMM_PATH_AUTO &&
-        path != WSGEMM_PATH_GENERIC) {
+    /* Under batch invariance only a decline the plan made from what stays fixed (types, layouts, the invariant
+     * dimensions: docs/api.md, "Batch invariance") goes to generic: a workspace that could not be had this time
+     * would send one batch size to another path than the next. */
+    const int may_fall_back =
+        s == WSGEMM_STATUS_NOT_SUPPORTED ||
+        (s == WSGEMM_STATUS_ALLOC_FAILED && c->problem.batch_invariance == WSGEMM_BATCH_INVARIANCE_OFF);
+    if (may_fall_back && set.forced == WSGEMM_PATH_AUTO && path != WSGEMM_PATH_GENERIC) {
         /* the fast path declined before touching the output; the generic kernel runs without a workspace when
          * none can be had */
         path = WSGEMM_PATH_GENERIC;

@@ -76,6 +76,7 @@ wsgemm_status wsgemm_handle_register(wsgemm_handle *out, const char *fn)
     h->forced_path = WSGEMM_PATH_AUTO;
     h->pointer_mode = WSGEMM_POINTER_MODE_HOST;
     h->launch_mode = WSGEMM_LAUNCH_MODE_DEFAULT;
+    h->batch_invariance = WSGEMM_BATCH_INVARIANCE_OFF;
     h->stream_device = -1;
     wsgemm_workspace_source_init(&h->workspace);
     *out = h;
@@ -184,6 +185,7 @@ wsgemm_handle_settings wsgemm_handle_settings_get(wsgemm_handle h)
     s.forced = h->forced_path;
     s.pointer_mode = h->pointer_mode;
     s.launch_mode = h->launch_mode;
+    s.batch_invariance = h->batch_invariance;
     pthread_mutex_unlock(&h->lock);
     return s;
 }

@@ -27,13 +27,15 @@ enum { WSGEMM_MESSAGE_BYTES = 512 };
 
 struct wsgemm_context {
     unsigned long long id; /* never reused: per-thread records are keyed by it, not by the address */
-    pthread_mutex_t lock;  /* stream, stream_device, forced_path, pointer_mode and launch_mode */
+    pthread_mutex_t lock;  /* stream, stream_device, forced_path, pointer_mode, launch_mode and
+                              batch_invariance */
     cudaStream_t stream;
     int stream_device; /* the stream's device, read by wsgemm_set_stream; -1: the current device's (the
                           default streams) or unknown (set while capturing, or no driver) */
     wsgemm_path forced_path;
     wsgemm_pointer_mode pointer_mode;
     wsgemm_launch_mode launch_mode;
+    wsgemm_batch_invariance batch_invariance;
     wsgemm_workspace_source workspace;
 };
 
@@ -44,6 +46,7 @@ typedef struct wsgemm_handle_settings {
     wsgemm_path forced;
     wsgemm_pointer_mode pointer_mode;
     wsgemm_launch_mode launch_mode;
+    wsgemm_batch_invariance batch_invariance;
 } wsgemm_handle_settings;
 
 /* Register a new handle (NULL with the message when out of memory: see wsgemm_handle_fail). */

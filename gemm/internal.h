@@ -65,6 +65,11 @@ typedef struct wsgemm_problem {
      * batch_count is the group count, and m or n the grouped matrix's extent (docs/api.md, "Grouped GEMM");
      * the generic path takes every such call, the sm90 path those its grouped plan takes (paths.c). */
     const wsgemm_grouped_desc *grouped;
+    /* The batch invariance the call runs under (the handle's, or the matmul descriptor's): ON, every choice
+     * that can change an element's arithmetic (path, kernel row, tile width, K split, epilogue) follows from
+     * n, k, the types and the layouts only, never from m; ON_N the same with m and n swapped (docs/api.md,
+     * "Batch invariance"). */
+    wsgemm_batch_invariance batch_invariance;
 } wsgemm_problem;
 
 /* Devices a process may use with wsgemm (ordinals 0 .. WSGEMM_MAX_DEVICES - 1); every per-device table

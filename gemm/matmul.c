@@ -29,10 +29,15 @@ static int max1(int x)
 }
 
 /* The sizes of wsgemm_matmul_desc a caller may give: 0.2's struct (the first with a size field; it ends at
- * amax_d), the struct with the scale modes (it ends before launch_mode) and this version's, the most this
+ * amax_d), the struct with the scale modes (it ends before launch_mode), the struct that ends at launch_mode
+ * (its sizeof: rounded up to the struct's alignment, which on LP64 makes it this version's size, the bytes
+ * after launch_mode being its padding, zeroed by wsgemm_matmul_desc_init) and this version's, the most this
  * library reads. */
 static const size_t kDescBytes02 = offsetof(wsgemm_matmul_desc, a_scale_mode);
 static const size_t kDescBytesScale = offsetof(wsgemm_matmul_desc, launch_mode);
+static const size_t kDescBytesLaunch =
+    (offsetof(wsgemm_matmul_desc, launch_mode) + sizeof(wsgemm_launch_mode) + _Alignof(wsgemm_matmul_desc) - 1) /
+    _Alignof(wsgemm_matmul_desc) * _Alignof(wsgemm_matmul_desc);
 static const size_t kDescBytes = sizeof(wsgemm_matmul_desc);
 
 static wsgemm_matmul_desc desc_defaults(wsgemm_op transa, wsgemm_op transb, wsgemm_dtype ab_type, wsgemm_dtype cd_type)
@@ -49,20 +54,22 @@ static wsgemm_matmul_desc desc_defaults(wsgemm_op transa, wsgemm_op transb, wsge
     d.aux_type = wsgemm_dtype_is_fp8(cd_type) ? WSGEMM_R_16BF : cd_type;
     d.a_scale_mode = d.b_scale_mode = WSGEMM_MATMUL_SCALE_SCALAR_32F;
     d.launch_mode = WSGEMM_LAUNCH_MODE_DEFAULT;
+    d.batch_invariance = WSGEMM_BATCH_INVARIANCE_OFF;
     return d;
 }
 
 /* The one size rule of wsgemm_matmul_desc, for desc_init and for the call: INVALID_VALUE for a size that is
- * none of 0.2's struct, the struct with the scale modes and this library's (the message says how to set it:
- * `hint`), NOT_SUPPORTED above this library's (fields it does not know could change the result). `what` names
- * the size in the message. */
+ * none of 0.2's struct, the struct with the scale modes, the one ending at launch_mode and this library's (the
+ * message says how to set it: `hint`), NOT_SUPPORTED above this library's (fields it does not know could change
+ * the result). `what` names the size in the message. */
 static wsgemm_status desc_size_check(wsgemm_handle h, const char *fn, const char *what, size_t size, const char *hint)
 {
-    if (size < kDescBytes && size != kDescBytes02 && size != kDescBytesScale)
+    if (size < kDescBytes && size != kDescBytes02 && size != kDescBytesScale && size != kDescBytesLaunch)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
                                   "%s: %s = %zu is not the size of a wsgemm_matmul_desc: %zu bytes (this version), "
-                                  "%zu (with the scale modes, without launch_mode) or %zu (0.2) (%s)",
-                                  fn, what, size, kDescBytes, kDescBytesScale, kDescBytes02, hint);
+                                  "%zu (ending at launch_mode), %zu (with the scale modes, without launch_mode) or "
+                                  "%zu (0.2) (%s)",
+                                  fn, what, size, kDescBytes, kDescBytesLaunch, kDescBytesScale, kDescBytes02, hint);
     if (size > kDescBytes)
         return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
                                   "%s: %s = %zu is above the %zu bytes this library's wsgemm_matmul_desc "
@@ -86,7 +93,8 @@ wsgemm_status wsgemm_matmul_desc_init_sized(wsgemm_matmul_desc *desc, size_t siz
 }
 
 /* The caller's descriptor as this library's struct: the desc->size bytes the caller holds, and the defaults
- * for fields beyond them (a 0.2 struct: both scale modes SCALAR_32F; a struct without launch_mode: DEFAULT).
+ * for fields beyond them (a 0.2 struct: both scale modes SCALAR_32F; a struct without launch_mode: DEFAULT; one without
+ * batch_invariance: OFF, the handle's).
  * Sizes as desc_size_check says. */
 static wsgemm_status desc_read(wsgemm_handle h, const wsgemm_matmul_desc *desc, wsgemm_matmul_desc *out)
 {
@@ -159,6 +167,12 @@ static wsgemm_status check_types(wsgemm_handle h, const wsgemm_matmul_desc *d, c
         return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
                                   "%s: desc->launch_mode = %d is not a wsgemm_launch_mode (DEFAULT 0, PDL 1)", kFn,
                                   (int)d->launch_mode);
+    if (d->batch_invariance != WSGEMM_BATCH_INVARIANCE_OFF && d->batch_invariance != WSGEMM_BATCH_INVARIANCE_ON &&
+        d->batch_invariance != WSGEMM_BATCH_INVARIANCE_ON_N)
+        return wsgemm_handle_fail(h, WSGEMM_STATUS_INVALID_VALUE,
+                                  "%s: desc->batch_invariance = %d is not a wsgemm_batch_invariance (OFF 0, ON 1, "
+                                  "ON_N 2)",
+                                  kFn, (int)d->batch_invariance);
     if (!wsgemm_scale_pair_is_accepted((int)d->a_scale_mode, (int)d->b_scale_mode))
         return wsgemm_handle_fail(h, WSGEMM_STATUS_NOT_SUPPORTED,
                                   "%s: desc->a_scale_mode = %s with desc->b_scale_mode = %s is not supported: both "
@@ -383,6 +397,7 @@ static wsgemm_call call_of(const matmul_call *c)
                    .amax = d->amax_d},
     };
     call.pdl = d->launch_mode == WSGEMM_LAUNCH_MODE_PDL;
+    call.batch_invariance = d->batch_invariance;
     call.operand_count = used_operands(c, call.operands);
     return call;
 }

@@ -20,6 +20,8 @@
  * does, a forced sm90 path declines the rest with the plan's reason, a forced sm100 path declines every one.
  * A matmul whose operand scales are tensors (a scale mode other than SCALAR_32F: block-scaled FP8) runs on the
  * generic path only until the fast kernels apply such scales: AUTO takes generic, a forced fast path declines.
+ * Under batch invariance ON (rows of C invariant in m) a matmul that needs the sm90 FUSED kernels runs on the
+ * generic path: those kernels lay m along their tile width (sm90_plan.c).
  * AUTO takes the device's fastest path (sm100 once the device passed its self-check, sm90 on Hopper) where
  * that path takes the call, generic otherwise. A call in WSGEMM_POINTER_MODE_DEVICE (alpha and beta device
  * floats) runs generic only: its kernels read the two values when they run; the fast kernels take them by
@@ -195,6 +197,8 @@ static int has_scale_tensors(const wsgemm_call *c)
            wsgemm_scale_mode_is_tensor((int)c->problem.b_scale_mode);
 }
 
+static const wsgemm_fused_epilogue *path_output_op(wsgemm_path path, const wsgemm_call *c);
+
 /* 1 when `path` runs c on device d; else 0 with the reason in why (when why is not NULL). */
 static int path_takes(wsgemm_path path, const wsgemm_call *c, const wsgemm_device_info *d, char *why, size_t why_size)
 {
@@ -236,6 +240,15 @@ static int path_takes(wsgemm_path path, const wsgemm_call *c, const wsgemm_devic
             snprintf(why, why_size,
                      "the sm90 kernel runs a matmul with 16-bit A and B (no scales) or FP8 A and B, "
                      "k > 0, alpha != 0, and beta == 0 or C == D without c_scale");
+        if (takes && p->batch_invariance == WSGEMM_BATCH_INVARIANCE_ON && path_output_op(path, c)) {
+            /* the FUSED kernels run swapped, m along their tile width; rows invariant in m keep m on the
+             * 128-row side (sm90_plan.c) */
+            if (why)
+                snprintf(why, why_size,
+                         "the sm90 fused output op runs m along its tile width, which batch invariance ON "
+                         "(rows invariant in m) does not allow; AUTO takes the generic path");
+            return 0;
+        }
         return takes;
     }
     if (!product && why) snprintf(why, why_size, "the sm100 kernel runs a matmul with k > 0 and alpha != 0");

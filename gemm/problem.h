@@ -68,6 +68,9 @@ typedef struct wsgemm_call {
     /* desc->launch_mode PDL (wsgemm_matmul, wsgemm_gemm_grouped_ex): the call's kernels use programmatic
      * dependent launch whatever the handle's launch mode (wsgemm_set_launch_mode) */
     int pdl;
+    /* desc->batch_invariance ON or ON_N (wsgemm_matmul): the call runs so whatever the handle's batch
+     * invariance (wsgemm_set_batch_invariance); OFF takes the handle's */
+    wsgemm_batch_invariance batch_invariance;
 } wsgemm_call;
 
 /* A product to form: k > 0 and alpha != 0 (else C = beta * C, or a matmul's output op on beta * C). */

@@ -104,6 +104,18 @@ typedef enum wsgemm_launch_mode {
                                        prologue while the stream's previous kernel finishes */
 } wsgemm_launch_mode;
 
+/* Batch invariance (docs/api.md, "Batch invariance"): whether a row (or column) of C may depend on how many
+ * other rows (columns) the call computes. OFF lets every plan choice follow the whole shape. ON: each row of C
+ * is bit-identical whatever m is, at fixed n, k, transposes, types, alpha, beta, leading dimensions and
+ * operand alignment (the kernel, its tile, its K split and every order of summation are chosen from n, k and
+ * the types only). ON_N: the same for each column of C whatever n is, at fixed m and k (a PyTorch linear
+ * layer's column-major GEMM has n = tokens). */
+typedef enum wsgemm_batch_invariance {
+    WSGEMM_BATCH_INVARIANCE_OFF = 0,
+    WSGEMM_BATCH_INVARIANCE_ON = 1,  /* rows of C invariant in m */
+    WSGEMM_BATCH_INVARIANCE_ON_N = 2 /* columns of C invariant in n */
+} wsgemm_batch_invariance;
+
 typedef struct wsgemm_context *wsgemm_handle;
 
 /* Handle life cycle. create needs no GPU; the device is looked up per call.
@@ -140,6 +152,12 @@ wsgemm_status wsgemm_get_pointer_mode(wsgemm_handle handle, wsgemm_pointer_mode 
  * cudaGridDependencySynchronize) before it reads the call's output. Before sm_90: DEFAULT (docs/api.md). */
 wsgemm_status wsgemm_set_launch_mode(wsgemm_handle handle, wsgemm_launch_mode mode);
 wsgemm_status wsgemm_get_launch_mode(wsgemm_handle handle, wsgemm_launch_mode *mode);
+
+/* The batch invariance of the GEMM calls (gemm_ex, strided batched, matmul; the workspace size query plans
+ * under it too); OFF unless set. ON and ON_N cost speed where the default plan would have chosen by the
+ * varying dimension (docs/api.md, "Batch invariance"). INVALID_VALUE for a value that is none of the three. */
+wsgemm_status wsgemm_set_batch_invariance(wsgemm_handle handle, wsgemm_batch_invariance mode);
+wsgemm_status wsgemm_get_batch_invariance(wsgemm_handle handle, wsgemm_batch_invariance *mode);
 
 /* C = alpha * op(A) * op(B) + beta * C, column-major; op(A) is m x k, op(B)
  * is k x n, C is m x n. A, B and C: device or managed memory of the current
@@ -217,7 +235,8 @@ typedef enum wsgemm_matmul_scale_mode {
  * .epilogue: 0 is no epilogue). */
 typedef struct wsgemm_matmul_desc {
     size_t size; /* bytes of this struct the caller holds: sizeof(wsgemm_matmul_desc) of the 0.2 header (the
-                    struct up to amax_d), of a header with the scale modes but no launch_mode, or of this one;
+                    struct up to amax_d), of a header with the scale modes but no launch_mode, of one that ends
+                    at launch_mode, or of this one;
                     any other size is INVALID_VALUE, more than this version's NOT_SUPPORTED */
     wsgemm_op transa, transb;
     wsgemm_dtype Atype, Btype; /* both 16BF, both 16F, or both FP8 (E4M3/E5M2, not both E5M2) */
@@ -236,11 +255,14 @@ typedef struct wsgemm_matmul_desc {
     /* added after the scale modes (a struct that ends before it gets DEFAULT): PDL launches this call's kernels
      * as wsgemm_set_launch_mode's PDL does; DEFAULT takes the handle's launch mode */
     wsgemm_launch_mode launch_mode;
+    /* added after launch_mode (a struct that ends before it gets OFF): ON or ON_N makes this call batch
+     * invariant so (wsgemm_set_batch_invariance) whatever the handle's setting; OFF takes the handle's */
+    wsgemm_batch_invariance batch_invariance;
 } wsgemm_matmul_desc;
 
 /* *desc = {size, transa, transb, ab_type, ab_type, cd_type, cd_type, DEFAULT, no bias (bias_type 16BF), no aux
  * (aux_type cd_type, or 16BF for an FP8 cd_type), no scales, no amax, both scale modes SCALAR_32F, launch mode
- * DEFAULT}, writing
+ * DEFAULT, batch invariance OFF (the handle's)}, writing
  * `size` bytes of it (the caller's sizeof(wsgemm_matmul_desc), which the macro passes). INVALID_VALUE for desc
  * NULL or a size below the 0.2 struct or between it and this version's; NOT_SUPPORTED for a size above this
  * version's (a newer header than this library). */
@@ -360,7 +382,7 @@ wsgemm_status wsgemm_gemm_workspace_size(wsgemm_handle handle, wsgemm_op transa,
  * except the queries, which leave it as it was so that a failed call's
  * message can still be read after asking for its path: wsgemm_get_stream,
  * wsgemm_get_path, wsgemm_get_last_path, wsgemm_get_pointer_mode, wsgemm_get_launch_mode,
- * wsgemm_get_version and this function. */
+ * wsgemm_get_batch_invariance, wsgemm_get_version and this function. */
 const char *wsgemm_status_string(wsgemm_status status);
 const char *wsgemm_path_name(wsgemm_path path);
 const char *wsgemm_get_last_error_message(wsgemm_handle handle);

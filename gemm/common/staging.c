@@ -33,7 +33,7 @@ static void view_one_row_as_k_major(wsgemm_operand *o, int k)
 }
 
 wsgemm_operand wsgemm_operand_describe(const void *ptr, int ld, long long stride, int k_major, int rows, int k,
-                                       int batch_count)
+                                       int batch_count, int one_row_view)
 {
     wsgemm_operand o = {
         .ptr = ptr,
@@ -45,7 +45,7 @@ wsgemm_operand wsgemm_operand_describe(const void *ptr, int ld, long long stride
         .k_major = k_major,
         .rows_dim = rows,
     };
-    view_one_row_as_k_major(&o, k);
+    if (one_row_view) view_one_row_as_k_major(&o, k);
     /* One column of one matrix (n = 1 with B K-major, say): its leading dimension is never stepped over, so
      * an odd one (ldb = k) needs no staging copy; TMA only wants a legal stride there. */
     if (o.cols == 1 && o.nb == 1) o.ld = round_up_ll(o.inner, 8);

@@ -22,9 +22,11 @@ extern "C" {
 #endif
 
 /* One operand as stored, `rows` (M or N) by K, K contiguous when k_major; a batch stride of 0 (or one batch)
- * means one matrix shared by the whole batch. Not yet staged. */
+ * means one matrix shared by the whole batch. Not yet staged. With one_row_view a one-row MN-major operand
+ * with ld 1 is described as the K-major row it also is (read in place); without it (batch invariance: the
+ * kernel's majorness must not follow the row count) it stays MN-major, and staging copies it. */
 wsgemm_operand wsgemm_operand_describe(const void *ptr, int ld, long long stride, int k_major, int rows, int k,
-                                       int batch_count);
+                                       int batch_count, int one_row_view);
 
 /* 1 when TMA cannot address o as it is stored. */
 int wsgemm_operand_needs_staging(const wsgemm_operand *o);

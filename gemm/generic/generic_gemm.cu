@@ -694,11 +694,21 @@ extern "C" wsgemm_status wsgemm_generic_gemm(const wsgemm_problem *p, wsgemm_lau
     const int splits = (p->k - 1) / kMaxChainK + 1;
     const double part_bytes = (double)splits * p->batch_count * p->m * p->n * sizeof(float);
     float *part = NULL;
+    /* under batch invariance the chains must not follow whether a workspace (m x n partials) could be had */
+    const int invariant = p->batch_invariance != WSGEMM_BATCH_INVARIANCE_OFF;
+    if (splits > 1 && invariant && part_bytes > 1099511627776.0)
+        return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED,
+                           "batch invariance: k = %d takes %d chains whose fp32 partials exceed 2^40 bytes", p->k,
+                           splits);
     if (splits > 1 && part_bytes <= 1099511627776.0) {
         void *ws = NULL;
         wsgemm_status s = wsgemm_workspace_reserve(ctx, (size_t)part_bytes, &ws);
         if (ctx->plan_only) return s;
-        if (s == WSGEMM_STATUS_SUCCESS) part = static_cast<float *>(ws); /* else: one chain, no workspace */
+        if (s == WSGEMM_STATUS_SUCCESS)
+            part = static_cast<float *>(ws);
+        else if (invariant)
+            return s; /* the reason is in ctx's message */
+        /* else: one chain, no workspace */
     }
     if (ctx->plan_only) return WSGEMM_STATUS_SUCCESS;
     const int pdl = pdl_of(ctx);

@@ -25,6 +25,13 @@
  *                map of its own when it has D's type and a TMA layout. Per-element stores otherwise (an E4M3
  *                D over a 16-bit C with beta != 0, a layout TMA cannot address).
  *   workspace    staged A, staged B, split-K partials, each 256-byte aligned.
+ *   invariance   under batch invariance (problem.batch_invariance) no choice follows the varying dimension
+ *                (m for ON, n for ON_N): the fewest K splits that keep each chain within
+ *                WSGEMM_MAX_CHAIN_BLOCKS (or the forced count); cta_group 1 for ON (m decides whether a pair
+ *                has rows), for ON_N 2 where m has two rows of tiles, else 1 (or the forced one); operands keep
+ *                their stored majorness (no one-row view; FP8 ones are always read from K-major copies, as on
+ *                sm90, since whether one needs staging follows its leading dimension); per-element stores for
+ *                ON (m decides which stores TMA can make) and for batched C under ON_N.
  */
 #include "sm100/sm100_plan.h"
 
@@ -77,6 +84,9 @@ double sm100_plan_estimate_us(const wsgemm_problem *p, int cta_group, long long 
 static wsgemm_epilogue_kind choose_epilogue(const wsgemm_problem *p, const wsgemm_knobs *knobs, int splits)
 {
     if (knobs->sm100_epilogue == WSGEMM_EPILOGUE_PREF_DIRECT) return WSGEMM_EPILOGUE_DIRECT;
+    if (p->batch_invariance == WSGEMM_BATCH_INVARIANCE_ON ||
+        (p->batch_invariance == WSGEMM_BATCH_INVARIANCE_ON_N && p->batch_count > 1))
+        return WSGEMM_EPILOGUE_DIRECT; /* the stores TMA can make would follow m (ON) or n (strideC) */
     if (splits > 1) return p->m % 4 == 0 ? WSGEMM_EPILOGUE_TMA : WSGEMM_EPILOGUE_DIRECT;
     /* D of any type the kernel writes (an E4M3 D too: 32-byte rows of 32 x 32 chunks) */
     const int c_bytes = wsgemm_dtype_size(p->Ctype);
@@ -115,6 +125,8 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
     const int nb = p->batch_count;
     const int fp8 = wsgemm_dtype_is_fp8(p->Atype);
     const int bk = fp8 ? SM100_BK_FP8 : SM100_BK;
+    const int invariant = p->batch_invariance != WSGEMM_BATCH_INVARIANCE_OFF;
+    const int one_row_view = !invariant;
     if (fp8 != wsgemm_dtype_is_fp8(p->Btype) || (!fp8 && p->Btype != p->Atype) ||
         (p->Atype == WSGEMM_R_8F_E5M2 && p->Btype == WSGEMM_R_8F_E5M2)) {
         snprintf(why, why_size,
@@ -131,8 +143,8 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
         .swap = 0,
         .p_extent = p->m,
         .q_extent = p->n,
-        .a = wsgemm_operand_describe(p->A, p->lda, p->strideA, p->transa == WSGEMM_OP_T, p->m, p->k, nb),
-        .b = wsgemm_operand_describe(p->B, p->ldb, p->strideB, p->transb == WSGEMM_OP_N, p->n, p->k, nb),
+        .a = wsgemm_operand_describe(p->A, p->lda, p->strideA, p->transa == WSGEMM_OP_T, p->m, p->k, nb, one_row_view),
+        .b = wsgemm_operand_describe(p->B, p->ldb, p->strideB, p->transb == WSGEMM_OP_N, p->n, p->k, nb, one_row_view),
         .schedule = WSGEMM_SCHEDULE_COOPERATIVE,
         .bm = SM100_BM,
         .bn = SM100_BN,
@@ -158,12 +170,15 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
         }
         min_splits = max_splits = 1;
     }
+    if (invariant) max_splits = min_splits; /* a count from K alone */
 
     /* cta_group candidates: 2 first (fewer operand bytes per FLOP: it wins ties), but only with two rows of
      * tiles (one row would leave the second CTA of every pair without rows), then 1; or the forced one */
     int groups[2], n_groups = 0;
     if (knobs->sm100_cta_group == 1 || knobs->sm100_cta_group == 2)
         groups[n_groups++] = knobs->sm100_cta_group;
+    else if (invariant) /* m's rows of tiles decide a pair: fixed only under ON_N */
+        groups[n_groups++] = p->batch_invariance == WSGEMM_BATCH_INVARIANCE_ON_N && tiles_m >= 2 ? 2 : 1;
     else {
         if (tiles_m >= 2) groups[n_groups++] = 2;
         groups[n_groups++] = 1;
@@ -211,7 +226,7 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
 
     /* workspace: staged operands (FP8 copies are K-major; every other operand keeps its major), then the split-K
      * partials */
-    s = wsgemm_plan_lay_out_workspace(plan, p, 0, why, why_size);
+    s = wsgemm_plan_lay_out_workspace(plan, p, invariant, why, why_size); /* invariant: FP8 always K-major */
     plan->p_mn = !plan->a.k_major && !(fp8 && plan->a.staged);
     plan->q_mn = !plan->b.k_major && !(fp8 && plan->b.staged);
     return s;

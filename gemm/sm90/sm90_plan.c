@@ -29,6 +29,14 @@
  *   fused ops    a wsgemm_matmul call with an epilogue (bias, aux, activation) gets the FUSED kernels: the
  *                choices above with BN 256 or 128, swapped, K unsplit, DEFERRED or TMA stores; beta != 0 and a
  *                D that TMA cannot store are declined.
+ *   invariance   under batch invariance (problem.batch_invariance) the varying dimension (m for ON, n for
+ *                ON_N) goes on P, whose tile is always 128 rows: ON keeps P = op(A), ON_N swaps. Then every
+ *                choice follows from Q's extent, K, the types, the layouts and the knobs: BN 64 for a Q side of
+ *                at most 64 (16-bit, plain), else 128 (the FP8 and fused rows' width too); the fewest K splits
+ *                that keep each chain within WSGEMM_MAX_CHAIN_BLOCKS (or the forced count); no split region, no
+ *                4-CTA cluster; operands keep their stored majorness (no one-row view); batched C takes the
+ *                per-element stores. ON declines the fused ops (they run swapped; paths.c sends them to
+ *                generic).
  */
 #include "sm90/sm90_plan.h"
 
@@ -65,6 +73,7 @@ static sm90_policy policy_of(const wsgemm_problem *p, const wsgemm_knobs *knobs)
                        .swap = knobs->sm90_swap,
                        .group = knobs->sm90_group,
                        .epilogue = knobs->sm90_epilogue};
+    if (p->batch_invariance != WSGEMM_BATCH_INVARIANCE_OFF) pol.hybrid = 0; /* its region follows the waves */
     if (p->fused) {
         pol.variant = SM90_VARIANT_FUSED;
         pol.splitk = 1;
@@ -206,6 +215,7 @@ static int scan_splits(const wsgemm_problem *p, const sm90_policy *pol, const sm
     int min_splits, max_splits;
     wsgemm_plan_split_range(k_blocks, pol->splitk, (double)p->m * p->n * p->batch_count * 4.0, &min_splits,
                             &max_splits);
+    if (p->batch_invariance != WSGEMM_BATCH_INVARIANCE_OFF) max_splits = min_splits; /* a count from K alone */
     int taken = 0;
     for (int sp = min_splits; sp <= max_splits; ++sp) {
         const double cost = estimate_cost(units, f->max_clusters, f->cluster, k_blocks, sp, f->bn, p);
@@ -226,13 +236,15 @@ static int scan_splits(const wsgemm_problem *p, const sm90_policy *pol, const sm
  * stores in public issues; the matrix's case m = 17, ldc = 40 in tests/generic/gemm_matrix_test.c shows it).
  * Such C goes through the per-element epilogue. Batches with gaps between the matrices (strideC > ldc*n) also
  * stay on it until a GPU run has shown them right with the TMA store: every layout that takes it now passed
- * the matrix on the H200. */
+ * the matrix on the H200. Under batch invariance batched C always does (strideC == ldc * n would tie the
+ * epilogue to n). */
 static int c_takes_tma_store(const wsgemm_problem *p, int swap, int splits)
 {
     const int c_bytes = wsgemm_dtype_size(p->Ctype);
+    const int batch_ok = p->batch_count == 1 ||
+                         (p->strideC == (long long)p->ldc * p->n && p->batch_invariance == WSGEMM_BATCH_INVARIANCE_OFF);
     return swap && splits == 1 && ((long long)p->m * c_bytes) % 16 == 0 &&
-           wsgemm_tma_layout_ok(p->C, p->ldc, p->strideC, p->batch_count > 1, c_bytes) &&
-           (p->batch_count == 1 || p->strideC == (long long)p->ldc * p->n);
+           wsgemm_tma_layout_ok(p->C, p->ldc, p->strideC, p->batch_count > 1, c_bytes) && batch_ok;
 }
 
 /* The TMA-store epilogue is the default (faster than direct stores on the H200: docs/perf-log.md, "sm90 kernel
@@ -382,6 +394,12 @@ static void set_grid(wsgemm_plan *plan, int group, int splits, int nb, int k_blo
  * that TMA cannot store (finish_kernel) are declined. */
 static wsgemm_status check_fused(const wsgemm_problem *p, char *why, size_t why_size)
 {
+    if (p->batch_invariance == WSGEMM_BATCH_INVARIANCE_ON) {
+        snprintf(why, why_size,
+                 "the fused epilogue runs swapped, m along its tile width: batch invariance ON (rows invariant "
+                 "in m) does not allow it");
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
     if (p->beta != 0.0f) {
         snprintf(why, why_size, "the fused epilogue reads no C: beta = %g is not 0", (double)p->beta);
         return WSGEMM_STATUS_NOT_SUPPORTED;
@@ -406,18 +424,23 @@ static wsgemm_status check_fused(const wsgemm_problem *p, char *why, size_t why_
 }
 
 /* Orientation, operands and input kind. A fused call is always swapped: its bias runs along q, its aux rows
- * are D's rows. */
+ * are D's rows. Under batch invariance the varying dimension is P (the header says why). */
 static wsgemm_plan orient(const wsgemm_problem *p, const sm90_policy *pol)
 {
     const int nb = p->batch_count;
     const int small = p->m < p->n ? p->m : p->n;
-    const int swap = p->fused ? 1 : small <= 256 ? p->m <= p->n /* the small side on Q */ : pol->swap != 0;
+    const int invariant = p->batch_invariance != WSGEMM_BATCH_INVARIANCE_OFF;
+    const int one_row_view = !invariant;
+    const int swap = invariant      ? p->batch_invariance == WSGEMM_BATCH_INVARIANCE_ON_N /* the varying side on P */
+                     : p->fused     ? 1
+                     : small <= 256 ? p->m <= p->n /* the small side on Q */
+                                    : pol->swap != 0;
     wsgemm_plan plan = {
         .swap = swap,
         .p_extent = swap ? p->n : p->m,
         .q_extent = swap ? p->m : p->n,
-        .a = wsgemm_operand_describe(p->A, p->lda, p->strideA, p->transa == WSGEMM_OP_T, p->m, p->k, nb),
-        .b = wsgemm_operand_describe(p->B, p->ldb, p->strideB, p->transb == WSGEMM_OP_N, p->n, p->k, nb),
+        .a = wsgemm_operand_describe(p->A, p->lda, p->strideA, p->transa == WSGEMM_OP_T, p->m, p->k, nb, one_row_view),
+        .b = wsgemm_operand_describe(p->B, p->ldb, p->strideB, p->transb == WSGEMM_OP_N, p->n, p->k, nb, one_row_view),
         .schedule = WSGEMM_SCHEDULE_COOPERATIVE,
         .bm = SM90_BM,
         .ab_type = p->Atype,
@@ -435,7 +458,8 @@ static wsgemm_plan orient(const wsgemm_problem *p, const sm90_policy *pol)
  * tiles where BN 256 has two and a half wave's worth of idle clusters: 3072^3 is 2.18 waves of 128 x 256 tiles
  * and 2.91 of 128 x 192) has the default variant only and so is offered where that kernel's epilogue is the
  * one the plan would keep: beta == 0 (DEFERRED for C of the input type, else the tile-end stores; a staged C
- * tile, which beta != 0 needs, is 256 or 128 wide). Returns the count. */
+ * tile, which beta != 0 needs, is 256 or 128 wide). Under batch invariance one width: 64 for a plain Q side
+ * of at most 64, else 128 (both ends of the varying side's range run well on it). Returns the count. */
 static int tile_candidates(const wsgemm_problem *p, const sm90_policy *pol, const wsgemm_plan *plan, int bn[4])
 {
     const int narrow = p->fused == NULL;
@@ -445,6 +469,8 @@ static int tile_candidates(const wsgemm_problem *p, const sm90_policy *pol, cons
         bn[n++] = 128; /* the FP8 rows' one width (sm90_kernels.def) */
     else if (pol->bn)
         bn[n++] = pol->bn;
+    else if (p->batch_invariance != WSGEMM_BATCH_INVARIANCE_OFF) /* one width from Q, the fixed side */
+        bn[n++] = plan->q_extent <= 64 && narrow ? 64 : 128;
     else if (plan->q_extent <= 64 && narrow)
         bn[n++] = 64;
     else if (plan->q_extent <= 128) {
@@ -548,8 +574,8 @@ static wsgemm_status choose_tile(const wsgemm_problem *p, const sm90_policy *pol
  * unsplit (per-call timing), and at m = 1, n = 4096, k = 14336 in 2 splits against the 2-CTA cluster's 3 or 4
  * (GPU time); at m = 128 (two Q tiles) and 256 slower or no better, so only here (docs/perf-log.md, "Decode
  * shapes: 4-CTA clusters" and "The hybrid schedule and the 4-CTA decode split"). A 4-CTA kernel the device
- * cannot run keeps the 2-CTA choice. It takes the place of a hybrid the model chose (with one Q tile that is
- * every tile split, the plain split of the 2-CTA cluster). */
+ * cannot run keeps the 2-CTA choice (and so does batch invariance: P's extent varies). It takes the place of
+ * a hybrid the model chose (with one Q tile that is every tile split, the plain split of the 2-CTA cluster). */
 static void pick_kernel(const wsgemm_problem *p, const sm90_policy *pol, const wsgemm_plan *plan, const sm90_choice *c,
                         int k_blocks, sm90_kernel_query query, void *query_ctx, sm90_kernel_facts *kernel, int *splits,
                         int *hybrid)
@@ -559,7 +585,7 @@ static void pick_kernel(const wsgemm_problem *p, const sm90_policy *pol, const w
     *kernel = *hybrid ? c->hybrid : c->plain;
     *splits = *hybrid ? 1 : c->splits;
     if (pol->variant == SM90_VARIANT_DEFAULT && kernel->bn == 64 && !hybrid_forced(pol, plan) && plan->q_extent <= 64 &&
-        plan->p_extent >= 4 * SM90_BM) {
+        plan->p_extent >= 4 * SM90_BM && p->batch_invariance == WSGEMM_BATCH_INVARIANCE_OFF) {
         sm90_kernel_facts f4;
         const int row = sm90_kernel_find(plan->in, SM90_VARIANT_CLUSTER4, 64, plan->p_mn, plan->q_mn);
         if (row_facts(query, query_ctx, plan, row, SM90_VARIANT_CLUSTER4, &f4) == WSGEMM_STATUS_SUCCESS && f4.exists &&

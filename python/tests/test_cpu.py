@@ -426,16 +426,36 @@ class LibraryTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             wsgemm.set_launch_mode("eager")
 
+    def test_batch_invariance(self):
+        self.assertEqual(wsgemm.batch_invariance(), "off")
+        for mode in ("on", "on_n"):
+            wsgemm.set_batch_invariance(mode)
+            try:
+                self.assertEqual(wsgemm.batch_invariance(), mode)
+            finally:
+                wsgemm.set_batch_invariance("off")
+        self.assertEqual(wsgemm.batch_invariance(), "off")
+        with self.assertRaises(ValueError):
+            wsgemm.set_batch_invariance("rows")
+        # a value the module would never pass: the library refuses it, naming the argument
+        h = _binding.handle()
+        status = h._lib.wsgemm_set_batch_invariance(h.ptr, 3)
+        self.assertNotEqual(status, 0)
+        self.assertIn("mode = 3", h._lib.wsgemm_get_last_error_message(h.ptr).decode())
+        self.assertEqual(wsgemm.batch_invariance(), "off")
+
     def test_matmul_desc_is_the_headers(self):
-        # the module's MatmulDesc has this library's size: init takes it and writes launch_mode DEFAULT
+        # the module's MatmulDesc has this library's size: init takes it and writes launch_mode DEFAULT and
+        # batch_invariance OFF
         lib = _binding.library()
-        d = _binding.MatmulDesc(launch_mode=7)
+        d = _binding.MatmulDesc(launch_mode=7, batch_invariance=5)
         init = lib.wsgemm_matmul_desc_init_sized
         init.restype = ctypes.c_int
         init.argtypes = [ctypes.POINTER(_binding.MatmulDesc), ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
                          ctypes.c_int, ctypes.c_int]
         self.assertEqual(init(ctypes.byref(d), ctypes.sizeof(_binding.MatmulDesc), 0, 0, 14, 14), 0)
         self.assertEqual(d.launch_mode, 0)
+        self.assertEqual(d.batch_invariance, 0)
         # one int more is no size of this library's struct
         self.assertNotEqual(init(ctypes.byref(d), ctypes.sizeof(_binding.MatmulDesc) + 8, 0, 0, 14, 14), 0)
 

@@ -27,7 +27,8 @@ from . import _arrays, _binding, _layout
 from ._binding import Error, library_path
 from ._grouped import grouped_mm
 
-__all__ = ["matmul", "grouped_mm", "Error", "version", "last_path", "library_path", "set_launch_mode", "launch_mode"]
+__all__ = ["matmul", "grouped_mm", "Error", "version", "last_path", "library_path", "set_launch_mode", "launch_mode",
+           "set_batch_invariance", "batch_invariance"]
 __version__ = "0.2.0"
 
 
@@ -63,6 +64,27 @@ def launch_mode():
     mode = ctypes.c_int(-1)
     h.check(h._lib.wsgemm_get_launch_mode(h.ptr, ctypes.byref(mode)))
     return {v: k for k, v in _binding.LAUNCH_MODES.items()}[mode.value]
+
+
+def set_batch_invariance(mode):
+    """Whether this thread's results may depend on the batch size: 'off' (the default), 'on' (each row of the
+    column-major C bit-identical whatever m is) or 'on_n' (each column whatever n is). wsgemm.matmul runs a
+    row-major (M, N) product as the column-major C^T = b^T a^T, so there 'on_n' keeps each row of out (each
+    token of a linear layer) bit-identical whatever M is. Costs speed where the default plan would follow the
+    batch size (docs/api.md "Batch invariance"). Applies to every later call of this thread, torch ops
+    included."""
+    if mode not in _binding.BATCH_INVARIANCE:
+        raise ValueError(f"wsgemm: batch invariance {mode!r} is not one of {sorted(_binding.BATCH_INVARIANCE)}")
+    h = _binding.handle()
+    h.check(h._lib.wsgemm_set_batch_invariance(h.ptr, _binding.BATCH_INVARIANCE[mode]))
+
+
+def batch_invariance():
+    """This thread's batch invariance: 'off', 'on' or 'on_n'."""
+    h = _binding.handle()
+    mode = ctypes.c_int(-1)
+    h.check(h._lib.wsgemm_get_batch_invariance(h.ptr, ctypes.byref(mode)))
+    return {v: k for k, v in _binding.BATCH_INVARIANCE.items()}[mode.value]
 
 
 def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None, path=None, epilogue=None, bias=None, aux=None,

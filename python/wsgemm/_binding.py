@@ -24,6 +24,8 @@ _c_float_p = ctypes.POINTER(ctypes.c_float)
 OP_N, OP_T = 0, 1
 # wsgemm_launch_mode (include/wsgemm.h)
 LAUNCH_MODES = {"default": 0, "pdl": 1}
+# wsgemm_batch_invariance (include/wsgemm.h)
+BATCH_INVARIANCE = {"off": 0, "on": 1, "on_n": 2}
 
 # wsgemm_matmul_scale_mode (include/wsgemm.h; cuBLASLt's CUBLASLT_MATMUL_MATRIX_SCALE_* values)
 SCALE_SCALAR_32F, SCALE_VEC32_UE8M0, SCALE_OUTER_VEC_32F, SCALE_VEC128_32F, SCALE_BLK128x128_32F = 0, 2, 3, 4, 5
@@ -72,6 +74,8 @@ def _declare(lib):
         "wsgemm_get_last_path": (ctypes.c_int, [handle, _c_int_p]),
         "wsgemm_set_launch_mode": (ctypes.c_int, [handle, ctypes.c_int]),
         "wsgemm_get_launch_mode": (ctypes.c_int, [handle, _c_int_p]),
+        "wsgemm_set_batch_invariance": (ctypes.c_int, [handle, ctypes.c_int]),
+        "wsgemm_get_batch_invariance": (ctypes.c_int, [handle, _c_int_p]),
         "wsgemm_gemm_ex": (ctypes.c_int, [handle, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                           _c_float_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
                                           ctypes.c_int, ctypes.c_int, _c_float_p, ctypes.c_void_p, ctypes.c_int,
@@ -172,7 +176,8 @@ class MatmulDesc(ctypes.Structure):
                 ("bias_type", ctypes.c_int), ("aux", ctypes.c_void_p), ("aux_type", ctypes.c_int), ("ldaux", ctypes.c_int),
                 ("a_scale", ctypes.c_void_p), ("b_scale", ctypes.c_void_p), ("c_scale", ctypes.c_void_p),
                 ("d_scale", ctypes.c_void_p), ("amax_d", ctypes.c_void_p),
-                ("a_scale_mode", ctypes.c_int), ("b_scale_mode", ctypes.c_int), ("launch_mode", ctypes.c_int)]
+                ("a_scale_mode", ctypes.c_int), ("b_scale_mode", ctypes.c_int), ("launch_mode", ctypes.c_int),
+                ("batch_invariance", ctypes.c_int)]
 
     def __init__(self, **fields):
         fields.setdefault("size", ctypes.sizeof(MatmulDesc))

@@ -7,6 +7,9 @@
  *                      and the device-mode argument checks that come before any CUDA call
  *   launch_mode        wsgemm_set/get_launch_mode and desc->launch_mode: DEFAULT unless set, bad values
  *                      refused with a message naming them (the GPU side: tests/pdl/pdl_chain_test.c)
+ *   batch_invariance   wsgemm_set/get_batch_invariance and desc->batch_invariance: OFF unless set, ON and ON_N
+ *                      taken, bad values refused with a message naming them, D untouched (the GPU side:
+ *                      tests/invariance/batch_invariance_test.c)
  *   message_cleared    after a failed call, every API function that succeeds leaves the message "", except the
  *                      queries (wsgemm_get_*), which keep it
  *   no_device          every call that needs a device says NO_DEVICE without one (set_workspace included)
@@ -184,6 +187,58 @@ static void case_launch_mode(wsgemm_handle h)
     EXPECT(d_untouched(), "a refused launch mode wrote D");
 }
 
+/* ---------------------------------------------------------------- batch_invariance */
+
+static void case_batch_invariance(wsgemm_handle h)
+{
+    wsgemm_batch_invariance mode = (wsgemm_batch_invariance)7;
+    EXPECT(wsgemm_get_batch_invariance(h, &mode) == WSGEMM_STATUS_SUCCESS && mode == WSGEMM_BATCH_INVARIANCE_OFF,
+           "a new handle is not batch invariant (got %d)", (int)mode);
+    const wsgemm_batch_invariance modes[2] = {WSGEMM_BATCH_INVARIANCE_ON, WSGEMM_BATCH_INVARIANCE_ON_N};
+    for (int i = 0; i < 2; ++i) {
+        EXPECT(wsgemm_set_batch_invariance(h, modes[i]) == WSGEMM_STATUS_SUCCESS, "set %d", (int)modes[i]);
+        EXPECT(wsgemm_get_batch_invariance(h, &mode) == WSGEMM_STATUS_SUCCESS && mode == modes[i],
+               "%d read back (got %d)", (int)modes[i], (int)mode);
+        /* a call with m = 0 succeeds without a device under either */
+        EXPECT(gemm_64(h, &one, &zero, 0) == WSGEMM_STATUS_SUCCESS, "gemm_ex m = 0 under %d: %s", (int)modes[i],
+               wsgemm_get_last_error_message(h));
+    }
+    expect_status(h, wsgemm_set_batch_invariance(h, (wsgemm_batch_invariance)3), WSGEMM_STATUS_INVALID_VALUE,
+                  "mode = 3", "set_batch_invariance(3)");
+    expect_status(h, wsgemm_set_batch_invariance(h, (wsgemm_batch_invariance)-1), WSGEMM_STATUS_INVALID_VALUE,
+                  "mode = -1", "set_batch_invariance(-1)");
+    EXPECT(wsgemm_get_batch_invariance(h, &mode) == WSGEMM_STATUS_SUCCESS && mode == WSGEMM_BATCH_INVARIANCE_ON_N,
+           "a refused value leaves ON_N (got %d)", (int)mode);
+    expect_status(h, wsgemm_get_batch_invariance(h, NULL), WSGEMM_STATUS_INVALID_VALUE, "mode is NULL",
+                  "get_batch_invariance(NULL)");
+    EXPECT(wsgemm_set_batch_invariance(NULL, WSGEMM_BATCH_INVARIANCE_ON) == WSGEMM_STATUS_NOT_INITIALIZED,
+           "NULL handle");
+    EXPECT(wsgemm_get_batch_invariance(NULL, &mode) == WSGEMM_STATUS_NOT_INITIALIZED, "NULL handle");
+    WSGEMM_CHECK(wsgemm_set_batch_invariance(h, WSGEMM_BATCH_INVARIANCE_OFF));
+    EXPECT(wsgemm_get_batch_invariance(h, &mode) == WSGEMM_STATUS_SUCCESS && mode == WSGEMM_BATCH_INVARIANCE_OFF,
+           "OFF read back (got %d)", (int)mode);
+
+    /* desc->batch_invariance: OFF (the handle's) from init, ON and ON_N taken (m = 0 succeeds without a device),
+     * others refused before any CUDA call, D untouched */
+    wsgemm_matmul_desc d;
+    WSGEMM_CHECK(wsgemm_matmul_desc_init(&d, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF));
+    EXPECT(d.batch_invariance == WSGEMM_BATCH_INVARIANCE_OFF, "init sets batch_invariance OFF (got %d)",
+           (int)d.batch_invariance);
+    for (int i = 0; i < 2; ++i) {
+        d.batch_invariance = modes[i];
+        EXPECT(matmul_64(h, &d, &one, &zero, NULL, 0) == WSGEMM_STATUS_SUCCESS, "desc->batch_invariance %d: %s",
+               (int)modes[i], wsgemm_get_last_error_message(h));
+    }
+    const int bad[2] = {3, -1};
+    for (int i = 0; i < 2; ++i) {
+        fill_sentinel();
+        d.batch_invariance = (wsgemm_batch_invariance)bad[i];
+        expect_status(h, matmul_64(h, &d, &one, &zero, NULL, 64), WSGEMM_STATUS_INVALID_VALUE, "desc->batch_invariance",
+                      bad[i] == 3 ? "desc->batch_invariance = 3" : "desc->batch_invariance = -1");
+        EXPECT(d_untouched(), "a refused batch invariance wrote D");
+    }
+}
+
 /* ---------------------------------------------------------------- message_cleared */
 
 /* A failed call on h, so that its message is not "". */
@@ -238,6 +293,10 @@ static void case_message_cleared(wsgemm_handle h)
     wsgemm_launch_mode launch;
     provoke(h), expect_cleared(h, wsgemm_set_launch_mode(h, WSGEMM_LAUNCH_MODE_DEFAULT), "wsgemm_set_launch_mode");
     provoke(h), expect_kept(h, wsgemm_get_launch_mode(h, &launch), "wsgemm_get_launch_mode");
+    wsgemm_batch_invariance invariance;
+    provoke(h),
+        expect_cleared(h, wsgemm_set_batch_invariance(h, WSGEMM_BATCH_INVARIANCE_OFF), "wsgemm_set_batch_invariance");
+    provoke(h), expect_kept(h, wsgemm_get_batch_invariance(h, &invariance), "wsgemm_get_batch_invariance");
     provoke(h), expect_cleared(h, wsgemm_set_workspace(h, NULL, 0), "wsgemm_set_workspace(NULL, 0)");
     provoke(h), expect_cleared(h, wsgemm_reset_workspace(h), "wsgemm_reset_workspace");
     provoke(h), expect_cleared(h, gemm_64(h, &one, &zero, 0), "wsgemm_gemm_ex (m = 0)");
@@ -398,6 +457,23 @@ static void case_desc_size(wsgemm_handle h)
     fill_sentinel();
     EXPECT(matmul_64(h, in_buf, &one, &zero, NULL, 0) == WSGEMM_STATUS_SUCCESS,
            "a struct without launch_mode is a descriptor: %s", wsgemm_get_last_error_message(h));
+    /* the struct that ends at launch_mode (sizeof: padded to the struct's alignment): a size init and the call
+     * take, writing only its bytes; batch_invariance is then OFF (on LP64 that size is this version's, the
+     * field in what was the older struct's padding, which init zeroes) */
+    const size_t align = _Alignof(wsgemm_matmul_desc);
+    const size_t size_launch =
+        (offsetof(wsgemm_matmul_desc, launch_mode) + sizeof(wsgemm_launch_mode) + align - 1) / align * align;
+    memset(buf, 0xCD, sizeof buf);
+    EXPECT(wsgemm_matmul_desc_init_sized(in_buf, size_launch, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF) ==
+               WSGEMM_STATUS_SUCCESS,
+           "init with the size of the struct ending at launch_mode: %s", wsgemm_get_last_error_message(NULL));
+    for (size_t i = size_launch; i < sizeof buf; ++i)
+        EXPECT(buf[i] == 0xCD, "init wrote byte %zu past a struct ending at launch_mode", i);
+    if (size_launch > offsetof(wsgemm_matmul_desc, batch_invariance))
+        EXPECT(in_buf->batch_invariance == WSGEMM_BATCH_INVARIANCE_OFF, "init of that size: batch_invariance %d",
+               (int)in_buf->batch_invariance);
+    EXPECT(matmul_64(h, in_buf, &one, &zero, NULL, 0) == WSGEMM_STATUS_SUCCESS,
+           "a struct ending at launch_mode is a descriptor: %s", wsgemm_get_last_error_message(h));
     EXPECT(
         wsgemm_matmul_desc_init_sized(in_buf, size_scale + 4, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF) ==
             (size_scale + 4 == size ? WSGEMM_STATUS_SUCCESS : WSGEMM_STATUS_INVALID_VALUE),
@@ -454,6 +530,7 @@ static const testing_handle_case cases[] = {
     {"status_to_cublas", case_status_to_cublas},
     {"pointer_mode", case_pointer_mode},
     {"launch_mode", case_launch_mode},
+    {"batch_invariance", case_batch_invariance},
     {"message_cleared", case_message_cleared},
     {"no_device", case_no_device},
     {"epilogues", case_epilogues},
