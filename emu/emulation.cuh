@@ -17,7 +17,8 @@
  *   2. WSGEMM_EMU_ENTRY, the marker sync/hb_hook.cuh and tmem/tmem.cuh look for: without it they stop with
  *      an #error that names this header;
  *   3. the emulation backend of tmem/tmem.cuh (emu/tmem_emu.cuh): Tensor Memory in global memory, tcgen05
- *      on CUDA cores, the checker of the PTX rules, and the host calls (tmem_host_prepare, ...).
+ *      on CUDA cores, the checker of the PTX rules, and the host calls (tmem_host_prepare, ...);
+ *   4. the stand-in for cluster launch control that sync/clc.cuh issues through (emu/clc_emu.cuh).
  * The hardware build (sm_100a, WSGEMM_TMEM_HARDWARE=1) and every sm90 build include none of emu/ and
  * compile exactly the sync/ and tmem/ wrappers' PTX. What the wing models and what it does not:
  * docs/emulation.md.
@@ -41,5 +42,7 @@
 #define WSGEMM_EMU_ENTRY 1
 
 #include "tmem_emu.cuh"
+
+#include "clc_emu.cuh"
 
 #endif /* WSGEMM_EMU_EMULATION_CUH */

@@ -651,7 +651,7 @@ typedef struct hb_smem_block {
     uint32_t store_group;   /* the store's bulk async-group (its issuer's numbering) */
     uint32_t store_retired; /* the issuer's clock at the wait_group[.read] that retired it; 0: still reading */
     uint32_t write_fence;   /* the writer's clock at its first fence.proxy.async after the write; 0: none yet */
-    uint32_t pad;
+    uint32_t read_fence;    /* CLC response slots: the last reader's clock after its fence.proxy.async; 0: none */
 } hb_smem_block;
 
 /* What a shared-memory access found: ordered, a race with an access of the other proxy, or generic writes
@@ -752,6 +752,57 @@ static inline WSGEMM_HD void hb_smem_retire(HB_SHARED hb_smem_block *b, unsigned
 {
     if (b->store.kind == HB_TMA_STORE && b->store.comp == comp && b->store_group == group && b->store_retired == 0u)
         b->store_retired = clock;
+}
+
+/* ---------------------------------------------------------------- cluster launch control response slots */
+
+/* A CLC response slot (sync/clc.cuh) is a block of its own (the emulation maps it past the shared memory a kernel
+ * can have). try_cancel writes the response by the async proxy from its issue until the full barrier phase its
+ * complete_tx completes: the block's load site, as for a TMA copy. Every role reads the response with
+ * ld.shared (its reads must be ordered after that write: no read before full), orders the read before the next
+ * async write with fence.proxy.async and releases the slot; the next try_cancel into the slot must be ordered
+ * after the last read (every reader released it) and after that reader's fence (read_fence). The block keeps
+ * the last read only: a reissue before some reader released, or without fences, in a kernel whose readers all
+ * follow one code path, is found at the last read before it. */
+
+/* try_cancel (or its stand-in) into the slot, by an agent at `start`. */
+static inline WSGEMM_HD int hb_clc_issue(HB_SHARED hb_smem_block *b, const hb_vc *start, const hb_site *me,
+                                         hb_site *earlier)
+{
+    if (!hb_site_ordered(&b->read, start)) {
+        hb_site_copy(earlier, &b->read);
+        return HB_SMEM_RACE;
+    }
+    if (b->read.kind != HB_NONE && b->read.comp < HB_COMPONENTS &&
+        (b->read_fence == 0u || b->read_fence > start->c[b->read.comp])) {
+        hb_site_copy(earlier, &b->read);
+        return HB_SMEM_NO_FENCE;
+    }
+    hb_site_copy(&b->load, me);
+    hb_site_clear(&b->read);
+    b->read_fence = 0;
+    return HB_SMEM_OK;
+}
+
+/* A role's read of the response, by an agent at `start`: ordered after the last try_cancel's write (and there is
+ * one: a read of a slot nothing has written yet is a read before full too). */
+static inline WSGEMM_HD int hb_clc_read(HB_SHARED hb_smem_block *b, const hb_vc *start, const hb_site *me,
+                                        hb_site *earlier)
+{
+    if (b->load.kind == HB_NONE || !hb_site_ordered(&b->load, start)) {
+        hb_site_copy(earlier, &b->load);
+        return HB_SMEM_RACE;
+    }
+    hb_site_copy(&b->read, me);
+    b->read_fence = 0;
+    return HB_SMEM_OK;
+}
+
+/* The fence.proxy.async after a read of the slot by agent component `comp`, whose clock is now `clock`: covers the
+ * block's last read if that is the agent's and no fence covers it yet. */
+static inline WSGEMM_HD void hb_clc_read_fenced(HB_SHARED hb_smem_block *b, unsigned comp, uint32_t clock)
+{
+    if (b->read.kind != HB_NONE && b->read.comp == comp && b->read_fence == 0u) b->read_fence = clock;
 }
 
 /* fence.proxy.async of agent component `comp` at clock `clock`: covers the block's last write if that is

@@ -73,6 +73,7 @@ enum {
     TMEM_HB_NAMES = 64,        /* distinct barrier names in race reports */
     TMEM_HB_PENDING = 4,       /* tcgen05.ld per thread whose registers stay poisoned until wait::ld */
     TMEM_HB_SMEM_BLOCKS = 232, /* HB_SMEM_BLOCK_BYTES blocks of shared memory (227 KB + 5 KB reserved) */
+    TMEM_HB_CLC_SLOTS = 2,     /* CLC response slots (sync/clc.cuh), tracked in the last reserved blocks */
     TMEM_HB_REG_CTAS = 1024,   /* threads whose registers are held: block linear id and thread index below these */
     TMEM_HB_REG_THREADS = 512
 };
@@ -372,23 +373,29 @@ static __device__ __forceinline__ const char *tmem_hb_name(uint32_t id)
     return (const char *)(uintptr_t)c_tmem_hb.names[id - 1u];
 }
 
+/* The two sites of a report and the names of the barriers they waited on, into the host's error record. */
+static __device__ __forceinline__ void tmem_hb_record_sites(tmem_emu_error *e, const hb_site *earlier,
+                                                            const hb_site *later)
+{
+    if (!e) return;
+    volatile tmem_emu_error *ve = e;
+    const hb_site *sites[2] = {earlier, later};
+    HB_LOOP
+    for (int i = 0; i < 2; i++) {
+        hb_site_copy(&ve->site[i], sites[i]);
+        const char *n = sites[i]->wait_name ? tmem_hb_name(sites[i]->wait_name) : "";
+        int j = 0;
+        HB_LOOP
+        for (; j < TMEM_EMU_NAME_CHARS - 1 && n[j]; j++) ve->wait_name[i][j] = n[j];
+        ve->wait_name[i][j] = '\0';
+    }
+}
+
 static __device__ __noinline__ void tmem_hb_report_race(const hb_site *earlier, const hb_site *later,
                                                         uint32_t tmem_rank, uint32_t cell_lane, uint32_t cell_col)
 {
     tmem_emu_error *e = c_tmem_hb.error;
-    if (e) {
-        volatile tmem_emu_error *ve = e;
-        const hb_site *sites[2] = {earlier, later};
-        HB_LOOP
-        for (int i = 0; i < 2; i++) {
-            hb_site_copy(&ve->site[i], sites[i]);
-            const char *n = sites[i]->wait_name ? tmem_hb_name(sites[i]->wait_name) : "";
-            int j = 0;
-            HB_LOOP
-            for (; j < TMEM_EMU_NAME_CHARS - 1 && n[j]; j++) ve->wait_name[i][j] = n[j];
-            ve->wait_name[i][j] = '\0';
-        }
-    }
+    tmem_hb_record_sites(e, earlier, later);
     tmem_emu_write_record(e, TMEM_EMU_ERR_RACE, cell_lane, cell_col, tmem_rank);
     /* the whole report (both sites, barrier names) is the host's: tmem_host_last_error */
     printf("TMEM-EMU ERROR RACE: %s by CTA rank %u warp %u (columns %u..%u) and %s by CTA rank %u warp %u (columns "
@@ -918,19 +925,7 @@ static __device__ __noinline__ void tmem_hb_report_proxy(int verdict, const hb_s
                                                          uint32_t rank, uint32_t block)
 {
     tmem_emu_error *e = c_tmem_hb.error;
-    if (e) {
-        volatile tmem_emu_error *ve = e;
-        const hb_site *sites[2] = {earlier, later};
-        HB_LOOP
-        for (int i = 0; i < 2; i++) {
-            hb_site_copy(&ve->site[i], sites[i]);
-            const char *n = sites[i]->wait_name ? tmem_hb_name(sites[i]->wait_name) : "";
-            int j = 0;
-            HB_LOOP
-            for (; j < TMEM_EMU_NAME_CHARS - 1 && n[j]; j++) ve->wait_name[i][j] = n[j];
-            ve->wait_name[i][j] = '\0';
-        }
-    }
+    tmem_hb_record_sites(e, earlier, later);
     const uint32_t offset = block * HB_SMEM_BLOCK_BYTES;
     if (verdict == HB_SMEM_NO_FENCE) {
         tmem_emu_write_record(e, TMEM_EMU_ERR_PROXY_FENCE, offset, rank, 0u);
@@ -1146,6 +1141,166 @@ static __device__ __forceinline__ void tmem_hb_smem_access(const void *ptr_smem,
     const tmem_hb_share sh =
         tmem_hb_share_begin(((unsigned long long)(write ? 1u : 0u) << 63) | ((unsigned long long)bytes << 32) | addr);
     if (sh.lanes) tmem_hb_smem_access_do(addr, bytes, write);
+    tmem_hb_share_end(&sh);
+}
+
+/* ================================================================ cluster launch control response slots */
+
+/* The block that stands for CLC response slot q (hb.h, hb_clc_issue): past the 227 KB a kernel can have. */
+static __device__ __forceinline__ uint32_t tmem_hb_clc_block(uint32_t q)
+{
+    return (uint32_t)TMEM_HB_SMEM_BLOCKS - (uint32_t)TMEM_HB_CLC_SLOTS + q;
+}
+
+/* A CLC slot access that found an unordered (HB_SMEM_RACE) or unfenced (HB_SMEM_NO_FENCE) access before it, in
+ * slot q of CTA `rank`. The records are the async-proxy ones (ASYNC_PROXY_RACE, PROXY_FENCE); the message
+ * names the CLC failure class. */
+static __device__ __noinline__ void tmem_hb_report_clc(int verdict, const hb_site *earlier, const hb_site *later,
+                                                       uint32_t rank, uint32_t q)
+{
+    tmem_emu_error *e = c_tmem_hb.error;
+    const int issue = later->kind == HB_TMA;
+    const char *what = verdict == HB_SMEM_NO_FENCE ? "reissued without the reader's fence.proxy.async after its read"
+                       : issue                     ? "reissued before every reader released it"
+                                                   : "read before its full barrier (the response's write)";
+    tmem_hb_record_sites(e, earlier, later);
+    tmem_emu_write_record(e, verdict == HB_SMEM_NO_FENCE ? TMEM_EMU_ERR_PROXY_FENCE : TMEM_EMU_ERR_ASYNC_PROXY_RACE,
+                          tmem_hb_clc_block(q) * HB_SMEM_BLOCK_BYTES, rank, q);
+    printf("TMEM-EMU ERROR %s: CLC response slot %u of CTA rank %u %s: %s by CTA rank %u warp %u, then %s by CTA "
+           "rank %u warp %u, not ordered by happens-before; block (%u,%u,%u)\n",
+           verdict == HB_SMEM_NO_FENCE ? "PROXY_FENCE" : "ASYNC_PROXY_RACE", q, rank, what,
+           earlier->kind == HB_TMA ? "try_cancel's write" : "a read of the response", (unsigned)earlier->cta,
+           (unsigned)earlier->warp, issue ? "try_cancel" : "a read", (unsigned)later->cta, (unsigned)later->warp,
+           blockIdx.x, blockIdx.y, blockIdx.z);
+    __trap();
+}
+
+/* try_cancel (or its stand-in) into slot q of this CTA or (multicast) of every CTA of the cluster, completing on
+ * the mbarrier at shared offset bar_offset in each: an event of the issuer's copy pipe that joins the phase that
+ * barrier's arming arrival opened (sync/clc.cuh: each slot use is armed before the issue that fills it). */
+static __device__ __noinline__ void tmem_hb_clc_issue_do(uint32_t q, uint32_t bar_offset, int multicast)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 3);
+    if (!slot) return;
+    const uint32_t block = tmem_hb_clc_block(q), me_rank = tmem_hb_rank(), t = hb_tma_issue(&slot->a);
+    const unsigned comp = slot->a.tma_pipe;
+    const uint32_t first = multicast ? 0u : me_rank, last = multicast ? tmem_hb_special(1) : me_rank + 1u;
+    hb_vc start;
+    hb_vc_copy(&start, &slot->a.vc);
+    const hb_site me = hb_agent_site(&slot->a, HB_TMA, comp, t, me_rank, 0u, 0u, block, 1u);
+    HB_LOOP
+    for (uint32_t r = first; r < last && r < TMEM_HB_MAX_RANKS; r++) {
+        tmem_hb_cta *c = &cl->cta[r];
+        hb_site earlier;
+        tmem_hb_lock(&c->smem_lock);
+        const int verdict = hb_clc_issue(&c->smem[block], &start, &me, &earlier);
+        tmem_hb_unlock(&c->smem_lock);
+        if (verdict != HB_SMEM_OK) tmem_hb_report_clc(verdict, &earlier, &me, r, q);
+    }
+    tmem_hb_unlock(&slot->lock);
+    HB_LOOP
+    for (uint32_t r = first; r < last && r < TMEM_HB_MAX_RANKS; r++) {
+        tmem_hb_barrier *b = tmem_hb_mbar(cl, r, bar_offset, 0);
+        if (!b) continue;
+        tmem_hb_lock(&b->lock);
+        hb_sync_join_latest_phase(&b->s, comp, t);
+        tmem_hb_unlock(&b->lock);
+    }
+}
+
+static __device__ __forceinline__ void tmem_hb_clc_issue(uint32_t q, uint32_t bar_smem, int multicast)
+{
+    if (c_tmem_hb.enabled) tmem_hb_clc_issue_do(q, tmem_hb_offset(bar_smem), multicast);
+}
+
+/* A role's read of slot q of its own CTA (one lane: the readers of sync/clc.cuh are single threads). */
+static __device__ __noinline__ void tmem_hb_clc_read_do(uint32_t q)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
+    if (!slot) return;
+    const uint32_t block = tmem_hb_clc_block(q), rank = tmem_hb_rank();
+    hb_vc start;
+    const uint32_t t = hb_generic_issue(&slot->a, 0, block, 1u, &start);
+    const hb_site me = hb_agent_site(&slot->a, HB_SMEM_READ, slot->a.self, t, rank, 0u, 0u, block, 1u);
+    tmem_hb_cta *c = &cl->cta[rank];
+    hb_site earlier;
+    tmem_hb_lock(&c->smem_lock);
+    const int verdict = hb_clc_read(&c->smem[block], &start, &me, &earlier);
+    tmem_hb_unlock(&c->smem_lock);
+    tmem_hb_unlock(&slot->lock);
+    if (verdict != HB_SMEM_OK) tmem_hb_report_clc(verdict, &earlier, &me, rank, q);
+}
+
+static __device__ __forceinline__ void tmem_hb_clc_read(uint32_t q)
+{
+    if (c_tmem_hb.enabled) tmem_hb_clc_read_do(q);
+}
+
+/* The reader's fence.proxy.async after its read of slot q (sync/clc.cuh, clc_fence_after_read, right after the
+ * fence, whose own hook has moved the reader's clock on). */
+static __device__ __noinline__ void tmem_hb_clc_fenced_do(uint32_t q)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
+    if (!slot) return;
+    tmem_hb_cta *c = &cl->cta[tmem_hb_rank()];
+    tmem_hb_lock(&c->smem_lock);
+    hb_clc_read_fenced(&c->smem[tmem_hb_clc_block(q)], slot->a.self, hb_agent_clock(&slot->a));
+    tmem_hb_unlock(&c->smem_lock);
+    tmem_hb_unlock(&slot->lock);
+}
+
+static __device__ __forceinline__ void tmem_hb_clc_fenced(uint32_t q)
+{
+    if (c_tmem_hb.enabled) tmem_hb_clc_fenced_do(q);
+}
+
+/* The pair's end (the CLC kernel, after its trailing cluster sync, every warp): the other CTA's last read of each
+ * response slot (after which its reader releases the slot on rank 0's barrier, remotely from the peer) is ordered
+ * before this warp leaves, so neither CTA exits while its peer may still read, release or receive a response. */
+static __device__ __noinline__ void tmem_hb_clc_exit_do(void)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 0);
+    if (!slot) return;
+    const uint32_t me_rank = tmem_hb_rank(), ranks = tmem_hb_special(1);
+    hb_vc now;
+    hb_vc_copy(&now, &slot->a.vc);
+    const hb_site me =
+        hb_agent_site(&slot->a, HB_SMEM_READ, slot->a.self, hb_agent_clock(&slot->a), me_rank, 0u, 0u, 0u, 0u);
+    tmem_hb_unlock(&slot->lock);
+    HB_LOOP
+    for (uint32_t r = 0; r < ranks && r < TMEM_HB_MAX_RANKS; r++) {
+        if (r == me_rank) continue;
+        tmem_hb_cta *c = &cl->cta[r];
+        HB_LOOP
+        for (uint32_t q = 0; q < TMEM_HB_CLC_SLOTS; q++) {
+            hb_site last;
+            tmem_hb_lock(&c->smem_lock);
+            hb_site_copy(&last, &c->smem[tmem_hb_clc_block(q)].read);
+            tmem_hb_unlock(&c->smem_lock);
+            if (hb_site_ordered(&last, &now)) continue;
+            tmem_emu_write_record(c_tmem_hb.error, TMEM_EMU_ERR_ASYNC_PROXY_RACE,
+                                  tmem_hb_clc_block(q) * HB_SMEM_BLOCK_BYTES, r, q);
+            printf(
+                "TMEM-EMU ERROR ASYNC_PROXY_RACE: CTA rank %u warp %u leaves while CTA rank %u warp %u's read of CLC "
+                "response slot %u (and its release on rank 0's barrier) is not ordered before it: a CTA of the pair "
+                "may exit while its peer still uses the hand-off (missing trailing cluster sync?); block "
+                "(%u,%u,%u)\n",
+                me_rank, (unsigned)me.warp, r, (unsigned)last.warp, q, blockIdx.x, blockIdx.y, blockIdx.z);
+            __trap();
+        }
+    }
+}
+
+/* Every thread of the CLC kernel of a pair, last before tmem_cta_exit (one update per warp). */
+static __device__ __forceinline__ void tmem_hb_clc_exit(void)
+{
+    if (!c_tmem_hb.enabled) return;
+    const tmem_hb_share sh = tmem_hb_share_begin(0ull);
+    if (sh.lanes) tmem_hb_clc_exit_do();
     tmem_hb_share_end(&sh);
 }
 

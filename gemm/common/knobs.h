@@ -52,6 +52,8 @@ typedef struct wsgemm_knobs {
     int sm100_ctas;      /* WSGEMM_SM100_CTAS=n > 0: grid of n CTAs (rounded up to whole clusters); 0: chosen */
     int sm100_group;     /* WSGEMM_SM100_GROUP=g: rows per band of the grouped tile order (default 8) */
     int sm100_splitk;    /* WSGEMM_SM100_SPLITK=n > 0: exactly n K splits (clamped to the K blocks); 0: chosen */
+    int sm100_clc;       /* WSGEMM_SM100_CLC=1: cluster launch control schedule where its kernel exists (bf16 C,
+                            one K split); 0: the static schedule */
     wsgemm_epilogue_pref sm100_epilogue;     /* WSGEMM_SM100_EPILOGUE=direct: per-element stores; else chosen */
     wsgemm_self_check_mode sm100_self_check; /* WSGEMM_SM100_SELF_CHECK=cached|fresh|off|trust */
     int sm100_self_check_timeout_s;          /* WSGEMM_SM100_SELF_CHECK_TIMEOUT=s > 0 (default 120) */

@@ -33,6 +33,10 @@ int wsgemm_sm100_emulated_last_launch(wsgemm_sm100_launch_probe *out)
     (void)out;
     return -1;
 }
+int wsgemm_sm100_emulated_clc_requests(void)
+{
+    return WSGEMM_EMULATION_ABSENT;
+}
 int wsgemm_sm100_emulated_checker_error(char *msg, size_t msg_size)
 {
     if (msg_size > 0) msg[0] = '\0';

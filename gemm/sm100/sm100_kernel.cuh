@@ -158,6 +158,7 @@
 #include "common/scheduler.cuh"
 #include "common/tma.cuh"
 #include "sm100/sm100_plan.h"
+#include "sync/clc.cuh"
 #include "sync/cluster.cuh"
 #include "sync/dealloc_barrier.cuh"
 #include "sync/elect.cuh"
@@ -278,13 +279,47 @@ struct SharedStorage {
     uint32_t tmem_base;                            /* written by tcgen05.alloc */
 };
 
+/* The CLC kernel's shared memory (kClc): the same layout with the cluster launch control slots after it
+ * (sync/clc.cuh), at the same offset in both CTAs of a pair. */
 template <int kCtaGroup>
+struct SharedStorageClc : SharedStorage<kCtaGroup> {
+    ClcSlots clc;
+};
+
+template <int kCtaGroup, bool kClc>
+struct StorageOf {
+    typedef SharedStorage<kCtaGroup> type;
+};
+template <int kCtaGroup>
+struct StorageOf<kCtaGroup, true> {
+    typedef SharedStorageClc<kCtaGroup> type;
+};
+
+/* The CLC slots of the storage, or none (the static schedule reads no response). */
+template <int kCtaGroup>
+__device__ __forceinline__ ClcSlots *clc_slots_of(SharedStorage<kCtaGroup> &)
+{
+    return nullptr;
+}
+template <int kCtaGroup>
+__device__ __forceinline__ ClcSlots *clc_slots_of(SharedStorageClc<kCtaGroup> &s)
+{
+    return &s.clc;
+}
+
+/* The readers of every CLC response per CTA: the producer lane, lane 0 of the MMA warp and of each epilogue
+ * warp. In a pair the peer's MMA warp takes no part (it has no tile loop): 2 x 6 - 1 on the leader's empty. */
+constexpr uint32_t kClcReaders = 1u + 1u + (uint32_t)kEpilogueWarps;
+
+template <int kCtaGroup, bool kClc = false>
 constexpr int smem_bytes()
 {
-    return (int)sizeof(SharedStorage<kCtaGroup>) + 1024; /* + slack to align the dynamic smem base */
+    return (int)sizeof(typename StorageOf<kCtaGroup, kClc>::type) + 1024; /* + slack to align the dynamic smem base */
 }
 static_assert(smem_bytes<1>() <= kSmemLimit, "cta_group 1 shared memory fits in 227 KB");
 static_assert(smem_bytes<2>() <= kSmemLimit, "cta_group 2 shared memory fits in 227 KB");
+static_assert(smem_bytes<1, true>() <= kSmemLimit && smem_bytes<2, true>() <= kSmemLimit,
+              "the CLC kernels' shared memory (the slots added) fits in 227 KB");
 
 #if SM100_EMULATION
 /* The emulation's happens-before tracking keeps a CTA's mbarriers in a table of TMEM_HB_MBARRIERS
@@ -299,6 +334,8 @@ constexpr int mbarrier_count()
 }
 static_assert(mbarrier_count<1>() <= TMEM_HB_MBARRIERS && mbarrier_count<2>() <= TMEM_HB_MBARRIERS,
               "every mbarrier of a CTA fits the happens-before tracking's table");
+static_assert(mbarrier_count<2>() + 2 * (int)CLC_SLOTS <= TMEM_HB_MBARRIERS,
+              "and so do the CLC kernel's, with the slots' full and empty barriers");
 #endif
 
 } // namespace
@@ -312,6 +349,8 @@ __device__ int wsgemm_sm100_report_smem_bytes_cg1 = smem_bytes<1>();
 __device__ int wsgemm_sm100_report_smem_bytes_cg2 = smem_bytes<2>();
 __device__ int wsgemm_sm100_report_stages_cg1 = Config<1>::kStages;
 __device__ int wsgemm_sm100_report_stages_cg2 = Config<2>::kStages;
+__device__ int wsgemm_sm100_report_smem_bytes_clc_cg1 = smem_bytes<1, true>();
+__device__ int wsgemm_sm100_report_smem_bytes_clc_cg2 = smem_bytes<2, true>();
 #endif
 
 namespace
@@ -344,6 +383,10 @@ struct KernelParams {
     int a_mn_major, b_mn_major;
     int a_batched, b_batched; /* 0: the operand is shared by every batch (stride 0 or one batch) */
     int fault;                /* a planted teardown bug (Fault); read only through planted_fault() */
+    /* EMULATION, CLC kernels: the stand-in's queue of unlaunched clusters (emu/clc_emu.cuh), the clusters handed
+     * out so far, zeroed by the launcher before each CLC launch; unused elsewhere. Last, so the other fields keep
+     * their offsets. */
+    unsigned int *clc_counter;
 };
 
 /* The planted fault of this launch: a compile-time FAULT_NONE in every build but the emulated kernel with
@@ -394,6 +437,69 @@ static __device__ __forceinline__ void tma_load_3d_cta_pair(uint32_t dst_smem, c
 }
 #endif
 
+/* ---------------------------------------------------------------- the units a CTA takes */
+
+/* One role's view of the CLC responses (kClc): the slots, where the role is in their sequence, and whether it is
+ * its CTA's arming thread (the producer lane: sync/clc.cuh, clc_arm). */
+struct ClcReader {
+    ClcSlots *slots;
+    PipelineState at;
+    uint32_t rank;
+    int arms;
+};
+
+/* The unit after u (the loops' step, `u = next_unit(...)`): without CLC the static round robin, u + unit_step
+ * (gemm/common/scheduler.cuh); with CLC the unit of the cluster the next response cancelled, or past the last
+ * unit when it failed, so every role of the pair leaves its loop on the same response. One thread reads the
+ * response (the producer lane; lane 0 of the MMA and epilogue warps, which broadcasts it to its warp), releases
+ * it, and the whole role goes on with the same unit. */
+template <int kCtaGroup, bool kClc>
+__device__ __forceinline__ long long next_unit(const KernelParams &p, ClcReader &clc, long long u, long long unit_step,
+                                               bool warp_wide)
+{
+    if constexpr (!kClc) {
+        (void)p, (void)clc, (void)warp_wide;
+        return u + unit_step;
+    } else {
+        (void)u, (void)unit_step;
+        ClcWork w = {0u, 0u};
+        if (!warp_wide || threadIdx.x % 32 == 0) {
+            w = clc_wait_read<kCtaGroup>(clc.slots, clc.at, clc.rank);
+            if (clc.arms && w.valid) clc_arm(clc.slots, clc.at); /* this slot's use after next */
+            clc_release<kCtaGroup>(clc.slots, clc.at, clc.rank);
+        }
+        if (warp_wide) {
+            w.valid = __shfl_sync(0xffffffffu, w.valid, 0);
+            w.first_ctaid_x = __shfl_sync(0xffffffffu, w.first_ctaid_x, 0);
+        }
+        pipeline_state_advance(&clc.at, CLC_SLOTS);
+        return w.valid ? (long long)(w.first_ctaid_x / (uint32_t)kCtaGroup) : p.sched.units;
+    }
+}
+
+/* The CLC issuer (rank 0's producer lane), at the start of each of its units: ask for the unit after it, into
+ * the slot the readers released (it waits for that). Nothing without CLC. */
+template <int kCtaGroup, bool kClc>
+__device__ __forceinline__ void request_next_unit(const KernelParams &p, ClcSlots *slots, PipelineState *issue,
+                                                  uint32_t rank)
+{
+    if constexpr (kClc) {
+        ClcSource src;
+#if SM100_EMULATION
+        src.counter_gmem = p.clc_counter;
+        src.clusters_launched = gridDim.x / (uint32_t)kCtaGroup;
+        src.clusters_total = (uint32_t)p.sched.units; /* the hardware grid: one cluster per unit */
+#else
+        (void)p;
+        src.unused = 0u;
+#endif
+        if (rank == 0) clc_issue<kCtaGroup>(slots, *issue, src);
+        pipeline_state_advance(issue, CLC_SLOTS);
+    } else {
+        (void)p, (void)slots, (void)issue, (void)rank;
+    }
+}
+
 /* ---------------------------------------------------------------- role: TMA producer (warp 0) */
 
 /* Load one operand k-block into a stage, with e = row_elems (elements per 128-byte row: 64 16-bit, 128 FP8):
@@ -419,9 +525,9 @@ __device__ __forceinline__ void load_operand(uint8_t *dst_smem, const CUtensorMa
     }
 }
 
-template <int kCtaGroup>
+template <int kCtaGroup, bool kClc>
 __device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, const PipelineRing &ring,
-                              uint32_t rank, long long first_unit, long long unit_step)
+                              uint32_t rank, long long first_unit, long long unit_step, ClcReader &clc)
 {
     typedef Config<kCtaGroup> C;
     if (!elect_one_sync()) return;
@@ -429,7 +535,9 @@ __device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
 #if SM100_EMULATION
     PipelineState forwarded = pipeline_consumer_start(); /* the peer's stages forwarded to the leader */
 #endif
-    for (long long u = first_unit; u < p.sched.units; u += unit_step) {
+    PipelineState issue = pipeline_producer_start();
+    for (long long u = first_unit; u < p.sched.units; u = next_unit<kCtaGroup, kClc>(p, clc, u, unit_step, false)) {
+        request_next_unit<kCtaGroup, kClc>(p, clc.slots, &issue, rank);
         const Tile tile = tile_at(p, u, rank);
         const int a_row0 = tile.m0;
         const int b_row0 = tile.n0 + (int)rank * C::kBRows;
@@ -497,9 +605,9 @@ __device__ __forceinline__ void issue_k_block(const KernelParams &p, SharedStora
         umma_commit_warp<kCtaGroup>(&s.empty[stage]);
 }
 
-template <int kCtaGroup>
+template <int kCtaGroup, bool kClc>
 __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, const PipelineRing &ring,
-                         uint32_t tmem_base, uint32_t rank, long long first_unit, long long unit_step)
+                         uint32_t tmem_base, uint32_t rank, long long first_unit, long long unit_step, ClcReader &clc)
 {
     typedef Config<kCtaGroup> C;
     if (kCtaGroup == 2 && rank != 0) {
@@ -510,7 +618,7 @@ __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, con
     const enum wait_scope acc_scope = kCtaGroup == 2 ? WAIT_CLUSTER : WAIT_CTA;
     PipelineState st = pipeline_consumer_start();
     PipelineState acc = pipeline_producer_start(); /* the MMA fills accumulators: they start empty */
-    for (long long u = first_unit; u < p.sched.units; u += unit_step) {
+    for (long long u = first_unit; u < p.sched.units; u = next_unit<kCtaGroup, kClc>(p, clc, u, unit_step, true)) {
         const Tile tile = tile_at(p, u, rank);
         mbarrier_wait(&s.acc_empty[acc.stage], acc.phase, acc_scope, 0, "acc_empty", acc.stage);
         __syncwarp(); /* lanes leave the spin at different times; elect.sync / the emulated UMMA need all 32 */
@@ -637,9 +745,9 @@ __device__ __forceinline__ float out_value(const KernelParams &p, const wsgemm_f
  *   chunks before acc_full is awaited (under the tile's main loop), each further chunk kBuffers - 1 chunks
  *   ahead (into the buffer whose store was issued one chunk earlier). The buffers are used in the order `seq`.
  * amax: this thread's running maximum (fused op with amax). */
-template <int kCtaGroup, typename TOut, int kOp>
+template <int kCtaGroup, typename TOut, int kOp, bool kClc>
 __device__ void epilogue_tiles(const KernelParams &p, SharedStorage<kCtaGroup> &s, uint32_t tmem_base, uint32_t rank,
-                               int warp, long long first_unit, long long unit_step, float &amax)
+                               int warp, long long first_unit, long long unit_step, float &amax, ClcReader &clc)
 {
     constexpr int kOut = wsgemm_dtype_of<TOut>::value;
     constexpr bool kFused = OutOpTraits<kOp>::kFused;
@@ -659,7 +767,7 @@ __device__ void epilogue_tiles(const KernelParams &p, SharedStorage<kCtaGroup> &
     const bool direct_c_read = kFused && factors.beta != 0.0f; /* DIRECT: the fused op reads its C per element */
     PipelineState acc = pipeline_consumer_start();
     uint32_t seq = 0; /* chunks this warp has put through shared memory */
-    for (long long u = first_unit; u < p.sched.units; u += unit_step) {
+    for (long long u = first_unit; u < p.sched.units; u = next_unit<kCtaGroup, kClc>(p, clc, u, unit_step, true)) {
         const Tile tile = tile_at(p, u, rank);
         const int r0 = tile.m0 + quarter * 32;
         const int z = tile.split * p.out_batches + tile.batch;
@@ -676,7 +784,7 @@ __device__ void epilogue_tiles(const KernelParams &p, SharedStorage<kCtaGroup> &
         }
         mbarrier_wait(&s.acc_full[acc.stage], acc.phase, acc_scope, 0, "acc_full", acc.stage);
         tcgen05_fence_after_thread_sync(); /* our tcgen05.ld after the MMAs the commit covered */
-        if (planted_fault(p) != FAULT_NONE && u + unit_step >= p.sched.units) fault_hold_back(p, rank);
+        if (!kClc && planted_fault(p) != FAULT_NONE && u + unit_step >= p.sched.units) fault_hold_back(p, rank);
 
         TOut *c =
             static_cast<TOut *>(p.c) + (long long)tile.split * p.stride_split + (long long)tile.batch * p.stride_c;
@@ -752,24 +860,28 @@ __device__ void epilogue_tiles(const KernelParams &p, SharedStorage<kCtaGroup> &
 
 /* The epilogue warps' role: the tiles with the launch's output op (one dispatch here, none per element), then
  * the TMA stores drained, amax raised once per warp, and the teardown signals. */
-template <int kCtaGroup, typename TOut>
+template <int kCtaGroup, typename TOut, bool kClc>
 __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, uint32_t tmem_base, uint32_t rank,
-                              int warp, long long first_unit, long long unit_step)
+                              int warp, long long first_unit, long long unit_step, ClcReader &clc)
 {
     const int lane = threadIdx.x % 32;
     float amax = 0.0f; /* this thread's largest |x| (fused op with amax) */
     switch (out_op_of(p)) {
     case OUT_OP_FUSED:
-        epilogue_tiles<kCtaGroup, TOut, OUT_OP_FUSED>(p, s, tmem_base, rank, warp, first_unit, unit_step, amax);
+        epilogue_tiles<kCtaGroup, TOut, OUT_OP_FUSED, kClc>(p, s, tmem_base, rank, warp, first_unit, unit_step, amax,
+                                                            clc);
         break;
     case OUT_OP_FUSED_RELU:
-        epilogue_tiles<kCtaGroup, TOut, OUT_OP_FUSED_RELU>(p, s, tmem_base, rank, warp, first_unit, unit_step, amax);
+        epilogue_tiles<kCtaGroup, TOut, OUT_OP_FUSED_RELU, kClc>(p, s, tmem_base, rank, warp, first_unit, unit_step,
+                                                                 amax, clc);
         break;
     case OUT_OP_FUSED_GELU:
-        epilogue_tiles<kCtaGroup, TOut, OUT_OP_FUSED_GELU>(p, s, tmem_base, rank, warp, first_unit, unit_step, amax);
+        epilogue_tiles<kCtaGroup, TOut, OUT_OP_FUSED_GELU, kClc>(p, s, tmem_base, rank, warp, first_unit, unit_step,
+                                                                 amax, clc);
         break;
     default:
-        epilogue_tiles<kCtaGroup, TOut, OUT_OP_PLAIN>(p, s, tmem_base, rank, warp, first_unit, unit_step, amax);
+        epilogue_tiles<kCtaGroup, TOut, OUT_OP_PLAIN, kClc>(p, s, tmem_base, rank, warp, first_unit, unit_step, amax,
+                                                            clc);
         break;
     }
     /* every TMA store has written C and read its chunk before the CTA's shared memory goes away */
@@ -786,15 +898,19 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
 
 /* ---------------------------------------------------------------- the kernel */
 
-template <int kCtaGroup, typename TOut>
-__global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_constant__ KernelParams p)
+/* The kernel's body: kClc false is the static schedule (sm100_gemm_kernel), true the CLC schedule
+ * (sm100_gemm_clc_kernel: the slots after the shared storage, the units from the responses, the trailing
+ * cluster sync). */
+template <int kCtaGroup, typename TOut, bool kClc>
+__device__ __forceinline__ void gemm_body(const KernelParams &p)
 {
     typedef Config<kCtaGroup> C;
+    typedef typename StorageOf<kCtaGroup, kClc>::type Storage;
     extern __shared__ uint8_t smem_raw[];
     /* Same offset in every CTA (the shared window starts at the same address), as the pair requires. */
     const uint32_t raw = smem_u32(smem_raw);
-    SharedStorage<kCtaGroup> &s =
-        *reinterpret_cast<SharedStorage<kCtaGroup> *>(smem_raw + (((raw + 1023u) & ~1023u) - raw));
+    Storage &storage = *reinterpret_cast<Storage *>(smem_raw + (((raw + 1023u) & ~1023u) - raw));
+    SharedStorage<kCtaGroup> &s = storage;
     const int warp = threadIdx.x / 32;
     const uint32_t rank = kCtaGroup == 2 ? cluster_ctarank() : 0u;
     const long long first_unit = (long long)(blockIdx.x / kCtaGroup); /* the cluster's index */
@@ -830,6 +946,8 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
             mbarrier_init(&s.dealloc, (uint32_t)kEpilogueThreads); /* planted bug: counts only our own */
         else
             dealloc_barrier_init<kCtaGroup>(&s.dealloc);
+        if constexpr (kClc)
+            clc_init(clc_slots_of(storage), kClcReaders * (uint32_t)kCtaGroup - (kCtaGroup == 2 ? 1u : 0u));
         fence_mbarrier_init();          /* visible to the peer's remote arrivals and commits */
         fence_proxy_async_shared_cta(); /* and to TMA complete_tx (async proxy) */
     }
@@ -858,10 +976,11 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
     wsgemm_pdl_wait();
 #endif
 
+    ClcReader clc = {clc_slots_of(storage), pipeline_consumer_start(), rank, warp == kTmaWarp};
     if (warp == kTmaWarp) {
-        producer_role<kCtaGroup>(p, s, ring, rank, first_unit, unit_step);
+        producer_role<kCtaGroup, kClc>(p, s, ring, rank, first_unit, unit_step, clc);
     } else if (warp == kMmaWarp) {
-        mma_role<kCtaGroup>(p, s, ring, tmem_base, rank, first_unit, unit_step);
+        mma_role<kCtaGroup, kClc>(p, s, ring, tmem_base, rank, first_unit, unit_step, clc);
         __syncwarp();
         if (planted_fault(p) == FAULT_EARLY_DEALLOC) {
             /* planted bug: free TMEM without waiting for the epilogue's last reads */
@@ -871,9 +990,31 @@ __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_co
             dealloc_barrier_complete_dealloc<kCtaGroup, (uint32_t)kTmemCols>(&s.dealloc, tmem_base);
         }
     } else {
-        epilogue_role<kCtaGroup, TOut>(p, s, tmem_base, rank, warp, first_unit, unit_step);
+        epilogue_role<kCtaGroup, TOut, kClc>(p, s, tmem_base, rank, warp, first_unit, unit_step, clc);
+    }
+    if constexpr (kClc && kCtaGroup == 2) {
+        /* (4) the peer's last CLC releases are remote arrivals on our empty[q] that nobody waits for, and our
+         * multicast responses land in the peer's slots: neither CTA of the pair exits before both are done */
+        __syncwarp();
+        cluster_sync();
+        WSGEMM_HB(tmem_hb_clc_exit()); /* the emulation checks (4): the peer's last reads are ordered before us */
     }
     tmem_cta_exit(); /* every commit arrival on this CTA's barriers was waited for (emulation check; no-op) */
+}
+
+/* The static schedule: cluster c takes units c, c + C, ... (gemm/common/scheduler.cuh). */
+template <int kCtaGroup, typename TOut>
+__global__ void __launch_bounds__(kThreads, 1) sm100_gemm_kernel(const __grid_constant__ KernelParams p)
+{
+    gemm_body<kCtaGroup, TOut, false>(p);
+}
+
+/* Cluster launch control (sync/clc.cuh): the grid holds one cluster per unit; a running cluster takes its own
+ * unit, then the units of clusters it cancels before they start, until a request fails. */
+template <int kCtaGroup, typename TOut>
+__global__ void __launch_bounds__(kThreads, 1) sm100_gemm_clc_kernel(const __grid_constant__ KernelParams p)
+{
+    gemm_body<kCtaGroup, TOut, true>(p);
 }
 
 } // namespace

@@ -104,6 +104,20 @@ int env_fault(void)
 }
 #endif
 
+#if SM100_EMULATION
+/* EMULATION: the CLC stand-in's counter (KernelParams.clc_counter, emu/clc_emu.cuh). Its only device-side user
+ * is the CLC kernels, through their parameter. */
+__device__ unsigned int clc_emu_taken;
+
+cudaError_t clc_counter_address(unsigned int **out)
+{
+    void *counter = NULL;
+    const cudaError_t err = cudaGetSymbolAddress(&counter, clc_emu_taken);
+    *out = (unsigned int *)counter;
+    return err;
+}
+#endif
+
 /* ---------------------------------------------------------------- host: the planner's query */
 
 #if SM100_EMULATION
@@ -118,6 +132,13 @@ const void *kernel_fn(void)
     return (const void *)sm100_gemm_kernel<kCtaGroup, TOut>;
 }
 
+/* The CLC kernels (sm100_plan.h, SM100_VARIANT_CLC): bf16 C only, one per cta_group. */
+template <int kCtaGroup>
+const void *clc_kernel_fn(void)
+{
+    return (const void *)sm100_gemm_clc_kernel<kCtaGroup, __nv_bfloat16>;
+}
+
 template <int kCtaGroup>
 const void *kernel_for_group(wsgemm_dtype out_type)
 {
@@ -129,18 +150,31 @@ const void *kernel_for_group(wsgemm_dtype out_type)
     }
 }
 
-/* The kernel of (cta_group, output type). */
-const void *kernel_for(int cta_group, wsgemm_dtype out_type)
+/* The kernel of (cta_group, output type, variant); a CLC variant exists for bf16 C only (clc_exists). */
+const void *kernel_for(int cta_group, wsgemm_dtype out_type, int variant)
 {
-    return cta_group == 2 ? kernel_for_group<2>(out_type) : kernel_for_group<1>(out_type);
+    if (variant != SM100_VARIANT_CLC)
+        return cta_group == 2 ? kernel_for_group<2>(out_type) : kernel_for_group<1>(out_type);
+    return cta_group == 2 ? clc_kernel_fn<2>() : clc_kernel_fn<1>();
+}
+
+int clc_exists(wsgemm_dtype out_type)
+{
+    return out_type == WSGEMM_R_16BF;
+}
+
+int kernel_smem(int cta_group, int variant)
+{
+    if (variant == SM100_VARIANT_CLC) return cta_group == 2 ? smem_bytes<2, true>() : smem_bytes<1, true>();
+    return cta_group == 2 ? smem_bytes<2>() : smem_bytes<1>();
 }
 
 /* Each kernel's preparation, per device: the shared-memory opt-in (cudaFuncSetAttribute) and the number of
  * co-resident clusters (cudaOccupancyMaxActiveClusters), done once per kernel and device under prep_lock, so
- * no launch sets an attribute again; 0 = not prepared yet. Eight kernels: (cta_group 1, 2) x (bf16, f16, f32,
- * E4M3). */
+ * no launch sets an attribute again; 0 = not prepared yet. Ten kernels: (cta_group 1, 2) x (bf16, f16, f32,
+ * E4M3), and the CLC kernels of cta_group 1 and 2 (bf16). */
 enum { kOutTypes = 4 };
-int prep_clusters[WSGEMM_MAX_DEVICES][2 * kOutTypes];
+int prep_clusters[WSGEMM_MAX_DEVICES][2 * kOutTypes + 2];
 pthread_mutex_t prep_lock = PTHREAD_MUTEX_INITIALIZER; /* handles may live on several host threads */
 
 int type_index(wsgemm_dtype t)
@@ -150,16 +184,18 @@ int type_index(wsgemm_dtype t)
 
 /* *clusters for the kernel of (cta_group, out_type) on the context's device, preparing it on first use (the
  * caller checked that its shared memory fits). Holds prep_lock across the driver calls: exactly once. */
-wsgemm_status prepare_kernel(wsgemm_launch_ctx *ctx, int cta_group, wsgemm_dtype out_type, int *clusters_out)
+wsgemm_status prepare_kernel(wsgemm_launch_ctx *ctx, int cta_group, wsgemm_dtype out_type, int variant,
+                             int *clusters_out)
 {
     const wsgemm_device_info *dev = ctx->device;
-    const int smem = cta_group == 2 ? smem_bytes<2>() : smem_bytes<1>();
-    const int slot = (cta_group - 1) * kOutTypes + type_index(out_type);
+    const int smem = kernel_smem(cta_group, variant);
+    const int slot = variant == SM100_VARIANT_CLC ? 2 * kOutTypes + cta_group - 1
+                                                  : (cta_group - 1) * kOutTypes + type_index(out_type);
     wsgemm_status st = WSGEMM_STATUS_SUCCESS;
     pthread_mutex_lock(&prep_lock);
     int clusters = prep_clusters[dev->ordinal][slot];
     if (clusters == 0) {
-        const void *fn = kernel_for(cta_group, out_type);
+        const void *fn = kernel_for(cta_group, out_type, variant);
         cudaError_t err = wsgemm_kernel_set_max_dynamic_smem(fn, smem);
         if (err != cudaSuccess) {
             wsgemm_forget_cuda_error(err);
@@ -186,17 +222,18 @@ wsgemm_status prepare_kernel(wsgemm_launch_ctx *ctx, int cta_group, wsgemm_dtype
     return st;
 }
 
-/* The planner's question (sm100_plan.h): does the kernel of (cta_group, out_type) fit this device, and how
- * many of its clusters run at once. */
-wsgemm_status query_kernel(void *launch_ctx, int cta_group, wsgemm_dtype out_type, sm100_kernel_facts *out)
+/* The planner's question (sm100_plan.h): does the kernel of (cta_group, out_type, variant) exist and fit this
+ * device, and how many of its clusters run at once. */
+wsgemm_status query_kernel(void *launch_ctx, int cta_group, wsgemm_dtype out_type, int variant, sm100_kernel_facts *out)
 {
     wsgemm_launch_ctx *ctx = (wsgemm_launch_ctx *)launch_ctx;
     memset(out, 0, sizeof *out);
-    const int smem = cta_group == 2 ? smem_bytes<2>() : smem_bytes<1>();
+    if (variant == SM100_VARIANT_CLC && !clc_exists(out_type)) return WSGEMM_STATUS_SUCCESS;
+    const int smem = kernel_smem(cta_group, variant);
     const wsgemm_device_info *dev = ctx->device;
     if (dev->smem_optin_bytes < smem || (cta_group == 2 && dev->sm_count < 2)) return WSGEMM_STATUS_SUCCESS;
     int clusters = 0;
-    const wsgemm_status st = prepare_kernel(ctx, cta_group, out_type, &clusters);
+    const wsgemm_status st = prepare_kernel(ctx, cta_group, out_type, variant, &clusters);
     if (st != WSGEMM_STATUS_SUCCESS) return st;
     out->exists = 1;
     out->cta_group = cta_group;
@@ -210,10 +247,10 @@ wsgemm_status query_kernel(void *launch_ctx, int cta_group, wsgemm_dtype out_typ
 
 /* The kernel was prepared (its shared-memory opt-in set on this device) when the plan asked query_kernel
  * about it: a launch sets no function attribute (its launch attributes: the cluster, and PDL with pdl). */
-template <int kCtaGroup, typename TOut>
+template <int kCtaGroup, typename TOut, bool kClc = false>
 cudaError_t launch_kernel(const KernelParams &p, int ctas, cudaStream_t stream, int pdl)
 {
-    const int smem = smem_bytes<kCtaGroup>();
+    const int smem = smem_bytes<kCtaGroup, kClc>();
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)ctas, 1, 1);
     cfg.blockDim = dim3(kThreads, 1, 1);
@@ -222,7 +259,10 @@ cudaError_t launch_kernel(const KernelParams &p, int ctas, cudaStream_t stream, 
     cudaLaunchAttribute attr[2];
     cluster_launch_config(&cfg, attr, (unsigned)kCtaGroup);
     wsgemm_pdl_config(&cfg, attr, pdl);
-    return cudaLaunchKernelEx(&cfg, sm100_gemm_kernel<kCtaGroup, TOut>, p);
+    if constexpr (kClc)
+        return cudaLaunchKernelEx(&cfg, sm100_gemm_clc_kernel<kCtaGroup, TOut>, p);
+    else
+        return cudaLaunchKernelEx(&cfg, sm100_gemm_kernel<kCtaGroup, TOut>, p);
 }
 
 template <int kCtaGroup>
@@ -322,6 +362,16 @@ wsgemm_status sm100_encode(void *self, wsgemm_plan *plan, const wsgemm_problem *
     char msg[256] = "";
     k = KernelParams{};
     set_params(&k, plan, p, ws, call->fault);
+#if SM100_EMULATION
+    if (plan->variant == SM100_VARIANT_CLC) {
+        const cudaError_t cerr = clc_counter_address(&k.clc_counter);
+        if (cerr != cudaSuccess) {
+            wsgemm_forget_cuda_error(cerr);
+            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s: the CLC counter: %s", SM100_PATH_NAME,
+                               cudaGetErrorString(cerr));
+        }
+    }
+#endif
     cudaError_t err = make_operand_map(&k.tmap_a, &plan->a, p->Atype, p->k, kBlockM, plan->bk, msg, sizeof msg);
     if (err == cudaSuccess)
         err = make_operand_map(&k.tmap_b, &plan->b, p->Btype, p->k, kBlockN / plan->cluster, plan->bk, msg, sizeof msg);
@@ -358,20 +408,39 @@ wsgemm_status sm100_launch(void *self, const wsgemm_plan *plan, const wsgemm_pro
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "TMEM set-up failed: %s", cudaGetErrorString(err));
     }
-    const long long ctas = plan->grid_clusters * plan->cluster;
+    const int clc = plan->variant == SM100_VARIANT_CLC;
+    long long clusters_launched = plan->grid_clusters;
+#if SM100_EMULATION
+    if (clc) {
+        /* EMULATION: sm_90 cannot cancel a cluster, so the grid is the clusters that run at once and the stand-in's
+         * counter (emu/clc_emu.cuh) hands out the units of the rest of the hardware grid */
+        if (clusters_launched > plan->max_clusters) clusters_launched = plan->max_clusters;
+        err = cudaMemsetAsync(k.clc_counter, 0, sizeof(unsigned int), ctx->stream); /* in stream order */
+        if (err != cudaSuccess) {
+            wsgemm_forget_cuda_error(err);
+            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "CLC counter set-up failed: %s", cudaGetErrorString(err));
+        }
+    }
+#endif
+    const long long ctas = clusters_launched * plan->cluster;
     const wsgemm_dtype out_type = sm100_plan_out_type(plan, p);
     int clusters = 0; /* prepared by the plan's query already: a table look-up, no driver call */
-    const wsgemm_status st = prepare_kernel(ctx, plan->cluster, out_type, &clusters);
+    const wsgemm_status st = prepare_kernel(ctx, plan->cluster, out_type, plan->variant, &clusters);
     if (st != WSGEMM_STATUS_SUCCESS) return st;
-    err = plan->cluster == 2 ? launch_for_output<2>(k, out_type, (int)ctas, ctx->stream, ctx->pdl)
-                             : launch_for_output<1>(k, out_type, (int)ctas, ctx->stream, ctx->pdl);
+    if (!clc)
+        err = plan->cluster == 2 ? launch_for_output<2>(k, out_type, (int)ctas, ctx->stream, ctx->pdl)
+                                 : launch_for_output<1>(k, out_type, (int)ctas, ctx->stream, ctx->pdl);
+    else
+        err = plan->cluster == 2 ? launch_kernel<2, __nv_bfloat16, true>(k, (int)ctas, ctx->stream, ctx->pdl)
+                                 : launch_kernel<1, __nv_bfloat16, true>(k, (int)ctas, ctx->stream, ctx->pdl);
     if (err != cudaSuccess) {
         wsgemm_forget_cuda_error(err);
         return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s kernel launch (cta_group %d, %lld CTAs) failed: %s",
                            SM100_PATH_NAME, plan->cluster, ctas, cudaGetErrorString(err));
     }
     last_launch = wsgemm_sm100_launch_probe{
-        plan->cluster, plan->splits, (int)plan->epilogue, plan->a.staged, plan->b.staged, ctas, k.kind, k.has_fused};
+        plan->cluster, plan->splits, (int)plan->epilogue, plan->a.staged, plan->b.staged,
+        ctas,          k.kind,       k.has_fused,         plan->variant,  plan->grid_clusters};
     last_launched = 1;
     return WSGEMM_STATUS_SUCCESS;
 }
@@ -440,6 +509,17 @@ extern "C" int wsgemm_sm100_emulated_tmem_leaked_columns(void)
 /* For tests/sm100: the first error the emulation's checker recorded since the last launch (0 = none),
  * with its description in msg. Readable after the checker's trap destroyed the context (the record is
  * in host-mapped memory), unlike its device printf, which may be lost with the context. */
+extern "C" int wsgemm_sm100_emulated_clc_requests(void)
+{
+    unsigned int taken = 0;
+    const cudaError_t err = cudaMemcpyFromSymbol(&taken, clc_emu_taken, sizeof taken);
+    if (err != cudaSuccess) {
+        wsgemm_forget_cuda_error(err);
+        return -1;
+    }
+    return (int)taken;
+}
+
 extern "C" int wsgemm_sm100_emulated_checker_error(char *msg, size_t msg_size)
 {
     return tmem_host_last_error(msg, msg_size);

@@ -171,6 +171,10 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
         min_splits = max_splits = 1;
     }
     if (invariant) max_splits = min_splits; /* a count from K alone */
+    /* the CLC variant (knobs->sm100_clc): its kernels write bf16 C from one K split; asked first, the static
+     * schedule (with the whole split range) where no CLC kernel fits */
+    const int want_clc = knobs->sm100_clc && !invariant && p->Ctype == WSGEMM_R_16BF && min_splits == 1 &&
+                         (double)tiles_m * (double)tiles_n * nb * 2.0 <= 2147483647.0; /* a grid of int CTAs */
 
     /* cta_group candidates: 2 first (fewer operand bytes per FLOP: it wins ties), but only with two rows of
      * tiles (one row would leave the second CTA of every pair without rows), then 1; or the forced one */
@@ -185,25 +189,29 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
     }
     const wsgemm_dtype out_single = p->Ctype;
     sm100_kernel_facts chosen = {0};
-    int splits = 1;
+    int splits = 1, variant = want_clc ? SM100_VARIANT_CLC : SM100_VARIANT_STATIC;
     double best = 0.0;
-    for (int g = 0; g < n_groups; ++g) {
-        const int cg = groups[g];
-        for (int sp = min_splits; sp <= max_splits; ++sp) {
-            sm100_kernel_facts f = {0};
-            s = query(query_ctx, cg, sp > 1 ? WSGEMM_R_32F : out_single, &f);
-            if (s != WSGEMM_STATUS_SUCCESS) return s;
-            if (!f.exists || f.max_clusters <= 0) continue;
-            const wsgemm_sched sch = wsgemm_sched_make((int)tiles_m, (int)tiles_n, cg, 1, sp, nb, k_blocks);
-            const double cost =
-                sm100_plan_estimate_us(p, cg, sch.units, f.max_clusters, sch.k_blocks_per_split, sch.splits);
-            if (!chosen.exists || cost < best * 0.95) {
-                best = cost;
-                chosen = f;
-                splits = sch.splits;
+    for (; !chosen.exists && variant >= SM100_VARIANT_STATIC; --variant) {
+        const int last_split = variant == SM100_VARIANT_CLC ? 1 : max_splits;
+        for (int g = 0; g < n_groups; ++g) {
+            const int cg = groups[g];
+            for (int sp = min_splits; sp <= last_split; ++sp) {
+                sm100_kernel_facts f = {0};
+                s = query(query_ctx, cg, sp > 1 ? WSGEMM_R_32F : out_single, variant, &f);
+                if (s != WSGEMM_STATUS_SUCCESS) return s;
+                if (!f.exists || f.max_clusters <= 0) continue;
+                const wsgemm_sched sch = wsgemm_sched_make((int)tiles_m, (int)tiles_n, cg, 1, sp, nb, k_blocks);
+                const double cost =
+                    sm100_plan_estimate_us(p, cg, sch.units, f.max_clusters, sch.k_blocks_per_split, sch.splits);
+                if (!chosen.exists || cost < best * 0.95) {
+                    best = cost;
+                    chosen = f;
+                    splits = sch.splits;
+                }
             }
         }
     }
+    ++variant; /* the variant the loop chose from */
     if (!chosen.exists) {
         snprintf(why, why_size, "no sm100 kernel (cta_group %s) fits this device",
                  n_groups == 1 ? (groups[0] == 2 ? "2" : "1") : "1 or 2");
@@ -213,7 +221,7 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
     plan->stages = chosen.stages;
     plan->smem_bytes = chosen.smem_bytes;
     plan->max_clusters = chosen.max_clusters;
-    plan->variant = 0;
+    plan->variant = variant;
     plan->tiles_p = (int)tiles_m;
     plan->tiles_q = (int)tiles_n;
     plan->sched =
@@ -222,6 +230,13 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
     plan->grid_clusters = plan->sched.units < plan->max_clusters ? plan->sched.units : plan->max_clusters;
     if (knobs->sm100_ctas > 0) /* forced grid (tests: more CTAs than units, zero-tile teardown) */
         plan->grid_clusters = (knobs->sm100_ctas + plan->cluster - 1) / plan->cluster;
+    if (variant == SM100_VARIANT_CLC) {
+        /* the hardware's queue is the grid: one cluster per unit. A forced grid is the clusters that run at once
+         * (what the emulated build launches: tests give it fewer clusters than units) */
+        if (knobs->sm100_ctas > 0 && plan->grid_clusters < plan->max_clusters)
+            plan->max_clusters = (int)plan->grid_clusters;
+        plan->grid_clusters = plan->sched.units;
+    }
     plan->epilogue = choose_epilogue(p, knobs, plan->splits);
 
     /* workspace: staged operands (FP8 copies are K-major; every other operand keeps its major), then the split-K

@@ -25,6 +25,14 @@ extern "C" {
  * 64 elements of 16-bit operands (kind::f16) or 128 of FP8 (kind::f8f6f4). */
 enum { SM100_BM = 128, SM100_BN = 256, SM100_BK = 64, SM100_BK_FP8 = 128 };
 
+/* The plan's variant (wsgemm_plan.variant): the tile schedule of the kernel.
+ *   STATIC  cluster c of the grid (the co-resident clusters) takes units c, c + C, ... (gemm/common/scheduler.cuh);
+ *   CLC     cluster launch control (sync/clc.cuh): the grid is one cluster per unit (grid_clusters = units), and a
+ *           running cluster cancels clusters that have not started and takes their units; max_clusters is the
+ *           clusters that run at once (the emulated build launches that many and hands out the rest from a
+ *           counter). Only the kernels that exist: bf16 C, one K split. */
+enum { SM100_VARIANT_STATIC = 0, SM100_VARIANT_CLC = 1 };
+
 /* What the kernel room and the device say about the kernel of (cta_group, C element type). */
 typedef struct sm100_kernel_facts {
     int exists; /* 0: not instantiated, or the device cannot give it its shared memory */
@@ -36,9 +44,13 @@ typedef struct sm100_kernel_facts {
 
 /* The launcher's answer (or a CPU test's model). Returns SUCCESS with *out filled (exists may be 0), or the
  * status of a failed driver call, with its message already in the launcher's context. */
-typedef wsgemm_status (*sm100_kernel_query)(void *ctx, int cta_group, wsgemm_dtype out_type, sm100_kernel_facts *out);
+typedef wsgemm_status (*sm100_kernel_query)(void *ctx, int cta_group, wsgemm_dtype out_type, int variant,
+                                            sm100_kernel_facts *out);
 
-/* Plan p (checked by api.c or matmul.c: m, n, k, batch_count > 0). Returns SUCCESS, the query's failure, or
+/* Plan p (checked by api.c or matmul.c: m, n, k, batch_count > 0). WSGEMM_SM100_CLC=1 (knobs->sm100_clc) asks for the
+ * CLC variant: granted with bf16 C when one K split serves (no forced split, no chain longer than
+ * WSGEMM_MAX_CHAIN_BLOCKS) and the query has the kernel; otherwise the static one. Returns SUCCESS, the query's
+ * failure, or
  * NOT_SUPPORTED with the reason in why (input types no kernel takes, operand scales without the fused op, a
  * fused op over more K than one accumulator chain, no kernel the device can run, a tile grid or a staged copy
  * beyond what the kernel can index). */

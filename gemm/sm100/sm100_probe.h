@@ -20,8 +20,10 @@ typedef struct wsgemm_sm100_launch_probe {
     int epilogue; /* wsgemm_epilogue_kind */
     int staged_a, staged_b;
     long long ctas;
-    int kind;  /* umma_kind (tmem/desc.h): 0 kind::f16, 1 kind::f8f6f4 */
-    int fused; /* 1: the epilogue applied wsgemm_matmul's fused output op */
+    int kind;                 /* umma_kind (tmem/desc.h): 0 kind::f16, 1 kind::f8f6f4 */
+    int fused;                /* 1: the epilogue applied wsgemm_matmul's fused output op */
+    int variant;              /* the schedule (SM100_VARIANT_*, sm100_plan.h): 0 static, 1 cluster launch control */
+    long long clusters_total; /* CLC: the clusters of the hardware grid (one per unit); else ctas / cta_group */
 } wsgemm_sm100_launch_probe;
 
 /* 0 with *out filled after this thread's last launch of the sm100 kernel (hardware build); -1 when this
@@ -43,6 +45,10 @@ int wsgemm_sm100_emulated_tmem_leaked_columns(void);
 /* The first error the emulation's checker recorded since the last launch (0 = none), described in msg.
  * Readable after the checker's trap destroyed the context (the record is in host-mapped memory). */
 int wsgemm_sm100_emulated_checker_error(char *msg, size_t msg_size);
+/* The CLC requests the emulated build's stand-in (emu/clc_emu.cuh) answered in the last CLC launch: every unit
+ * beyond the launched clusters' own, plus one failed request per launched cluster. -1 on a CUDA error; it
+ * synchronizes the legacy default stream. */
+int wsgemm_sm100_emulated_clc_requests(void);
 
 #ifdef __cplusplus
 }

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/common/plan_testing.h - what the planners' CPU tests (tests/sm90/sm90_plan_test.c,
- * tests/sm100/sm100_plan_test.c) share: problems with fake device addresses, a one-line description of a
- * problem, and the staged-copy layout every plan must keep. Header-only (static functions), host C.
+ * tests/sm100/sm100_plan_test.c and the others that drive a planner) share: problems with fake device
+ * addresses, a one-line description of a problem, the staged-copy layout every plan must keep, and the facts
+ * of one sm100 kernel on a B200. Header-only (static functions), host C.
  */
 #ifndef WSGEMM_TESTS_PLAN_TESTING_H
 #define WSGEMM_TESTS_PLAN_TESTING_H
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common/plan.h"
+#include "sm100/sm100_plan.h"
 
 /* A problem with fake device addresses (the planner never dereferences them; alignment is all it reads):
  * leading dimensions `pad` above the minimum, A misaligned by `misalign` elements, B shared by the whole
@@ -53,6 +56,18 @@ static inline void plan_testing_describe(const wsgemm_problem *p, char *buf, siz
              p->transa == WSGEMM_OP_N ? 'N' : 'T', p->transb == WSGEMM_OP_N ? 'N' : 'T', p->m, p->n, p->k,
              p->batch_count, p->lda, p->ldb, p->ldc, (int)((uintptr_t)p->A % 16), (int)p->Atype, (int)p->Ctype,
              (double)p->beta);
+}
+
+/* One sm100 kernel as a B200 runs it (gemm/sm100/sm100_kernel.cuh): 4 stages for cta_group 1, 6 for the pair,
+ * 231,424 bytes of shared memory, `max_clusters` co-resident (148 SMs; 74 pairs). */
+static inline void plan_testing_sm100_kernel(int cta_group, int max_clusters, sm100_kernel_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    f->exists = 1;
+    f->cta_group = cta_group;
+    f->stages = cta_group == 1 ? 4 : 6;
+    f->smem_bytes = 231424;
+    f->max_clusters = max_clusters;
 }
 
 /* An operand's staged copy, if any: 256-byte aligned, re-pitched to a multiple of 8 two-byte elements. */

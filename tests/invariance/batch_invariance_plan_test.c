@@ -51,17 +51,13 @@ static wsgemm_status sm90_model(void *ctx, int row, int p_mn, int q_mn, sm90_ker
     return WSGEMM_STATUS_SUCCESS;
 }
 
-/* The B200: one kernel per (cta_group, C type), 148 SMs, 74 pairs. */
-static wsgemm_status sm100_model(void *ctx, int cta_group, wsgemm_dtype out_type, sm100_kernel_facts *f)
+/* The B200: one kernel per (cta_group, C type, variant; the CLC variant for bf16 C only), 148 SMs, 74 pairs. */
+static wsgemm_status sm100_model(void *ctx, int cta_group, wsgemm_dtype out_type, int variant, sm100_kernel_facts *f)
 {
     (void)ctx;
-    (void)out_type;
     memset(f, 0, sizeof *f);
-    f->exists = 1;
-    f->cta_group = cta_group;
-    f->stages = cta_group == 1 ? 4 : 6;
-    f->smem_bytes = 231424;
-    f->max_clusters = cta_group == 1 ? 148 : 74;
+    if (variant == SM100_VARIANT_CLC && out_type != WSGEMM_R_16BF) return WSGEMM_STATUS_SUCCESS;
+    plan_testing_sm100_kernel(cta_group, cta_group == 1 ? 148 : 74, f);
     return WSGEMM_STATUS_SUCCESS;
 }
 

@@ -68,7 +68,9 @@
  *   warp writes no buffer a store still reads; no second C load into a buffer with one in flight; no
  *   CTA exits with a C load or a TMA store in flight.
  *
- * Usage: protocol_model [all | correct | mutants | one <cg> <stages> <kb> <tiles> <epi> [mutant [relay
+ * The cluster launch control hand-off of the CLC kernel (sync/clc.cuh) is modelled apart, in clc_model.c (case clc).
+ *
+ * Usage: protocol_model [all | correct | mutants | clc | one <cg> <stages> <kb> <tiles> <epi> [mutant [relay
  *        [direct|tma|staged [chunks [buffers [chunks of odd tiles]]]]]]]
  * Exit 0 when every correct configuration holds and every mutant is caught. Prints states and
  * transitions per configuration; `one` explores a single configuration and prints a trace.
@@ -78,6 +80,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "clc_model.h"
 
 enum { kCtaMax = 2, kStageMax = 4, kEpiMax = 4, kAccStages = 2, kPipeMax = 32 };
 /* Chunk buffers per epilogue warp (the kernel's kCMaxBuffers), and the parts in which a C load's bytes
@@ -1539,6 +1543,7 @@ int main(int argc, char **argv)
     int fails = self_check();
     if (strcmp(which, "correct") == 0 || strcmp(which, "all") == 0) fails += run_correct();
     if (strcmp(which, "mutants") == 0 || strcmp(which, "all") == 0) fails += run_mutants();
+    if (strcmp(which, "clc") == 0 || strcmp(which, "all") == 0) fails += clc_model_run(); /* clc_model.c */
     if (strcmp(which, "one") == 0) {
         /* one configuration with a trace */
         if (argc < 7) {

@@ -29,22 +29,20 @@
 #include "common/dtype.h"
 #include "sm100/self_check_cases.h"
 #include "sm100/sm100_plan.h"
+#include "plan_testing.h"
 #include "testing.h"
 
 static int failures;
 #define EXPECT(cond, ...) TESTING_EXPECT(failures, cond, __VA_ARGS__)
 
 /* A B200: 148 SMs, 74 pairs; every (cta_group, output type) kernel exists (gemm/sm100/sm100_kernel.cuh). */
-static wsgemm_status b200_query(void *ctx, int cta_group, wsgemm_dtype out_type, sm100_kernel_facts *f)
+static wsgemm_status b200_query(void *ctx, int cta_group, wsgemm_dtype out_type, int variant, sm100_kernel_facts *f)
 {
     (void)ctx;
     (void)out_type;
     memset(f, 0, sizeof *f);
-    f->exists = 1;
-    f->cta_group = cta_group;
-    f->stages = cta_group == 1 ? 4 : 6;
-    f->smem_bytes = 231424;
-    f->max_clusters = cta_group == 1 ? 148 : 74;
+    if (variant != SM100_VARIANT_STATIC) return WSGEMM_STATUS_SUCCESS; /* the self-check covers the static kernels */
+    plan_testing_sm100_kernel(cta_group, cta_group == 1 ? 148 : 74, f);
     return WSGEMM_STATUS_SUCCESS;
 }
 

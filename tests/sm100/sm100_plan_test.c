@@ -47,18 +47,14 @@ typedef struct model {
 } model;
 
 /* gemm/sm100/sm100_kernel.cuh: one kernel per (cta_group, C type); cta_group 1 has 4 stages of 48 KB, cta_group
- * 2 six of 32 KB, both with 32 KB of epilogue chunks. */
-static wsgemm_status model_query(void *ctx, int cta_group, wsgemm_dtype out_type, sm100_kernel_facts *f)
+ * 2 six of 32 KB, both with 32 KB of epilogue chunks; the CLC kernels (SM100_VARIANT_CLC) for bf16 C only. */
+static wsgemm_status model_query(void *ctx, int cta_group, wsgemm_dtype out_type, int variant, sm100_kernel_facts *f)
 {
     const model *md = ctx;
-    (void)out_type;
     memset(f, 0, sizeof *f);
     if (cta_group == 2 && !md->has_cg2) return WSGEMM_STATUS_SUCCESS;
-    f->exists = 1;
-    f->cta_group = cta_group;
-    f->stages = cta_group == 1 ? 4 : 6;
-    f->smem_bytes = 231424;
-    f->max_clusters = cta_group == 1 ? md->sm_count : md->max_pairs;
+    if (variant == SM100_VARIANT_CLC && out_type != WSGEMM_R_16BF) return WSGEMM_STATUS_SUCCESS;
+    plan_testing_sm100_kernel(cta_group, cta_group == 1 ? md->sm_count : md->max_pairs, f);
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -119,7 +115,14 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan, c
                                  : wsgemm_tma_operand_ok(o->ptr, o->ld, o->stride, o->nb > 1);
         EXPECT(o->staged || in_place, "%s: operand %c, which TMA cannot address, is not staged", shape, i ? 'B' : 'A');
     }
-    if (kn->sm100_ctas > 0)
+    if (plan->variant == SM100_VARIANT_CLC)
+        /* the hardware grid is one cluster per unit; the clusters that run at once, at most the forced grid */
+        EXPECT(kn->sm100_clc && plan->splits == 1 && p->Ctype == WSGEMM_R_16BF &&
+                   plan->grid_clusters == plan->sched.units && plan->max_clusters >= 1 &&
+                   (kn->sm100_ctas <= 0 || plan->max_clusters <= (kn->sm100_ctas + plan->cluster - 1) / plan->cluster),
+               "%s: CLC plan with %d splits, C type %d, grid %lld for %lld units, %d at once", shape, plan->splits,
+               (int)p->Ctype, plan->grid_clusters, plan->sched.units, plan->max_clusters);
+    else if (kn->sm100_ctas > 0)
         EXPECT(plan->grid_clusters * plan->cluster >= kn->sm100_ctas, "%s: forced grid %d, got %lld clusters", shape,
                kn->sm100_ctas, plan->grid_clusters);
     else
@@ -422,13 +425,17 @@ static void case_sweep(void)
     static const int ks[] = {1, 63, 64, 300, 1024, 4096, 14336};
     model b200 = {148, 74, 1}, partial = {148, 60, 1}, single = {20, 0, 0};
     model *models[3] = {&b200, &partial, &single};
-    wsgemm_knobs knob_sets[6];
-    for (int i = 0; i < 6; ++i) knob_sets[i] = wsgemm_knobs_defaults();
+    enum { K = 8 };
+    wsgemm_knobs knob_sets[K];
+    for (int i = 0; i < K; ++i) knob_sets[i] = wsgemm_knobs_defaults();
     knob_sets[1].sm100_cta_group = 1;
     knob_sets[2].sm100_splitk = 3;
     knob_sets[3].sm100_epilogue = WSGEMM_EPILOGUE_PREF_DIRECT;
     knob_sets[4].sm100_ctas = 12;
     knob_sets[5].sm100_group = 3;
+    knob_sets[6].sm100_clc = 1;
+    knob_sets[7].sm100_clc = 1;
+    knob_sets[7].sm100_ctas = 12;
     unsigned r = 4242u;
     for (int mi = 0; mi < D; ++mi)
         for (int ni = 0; ni < D; ++ni)
@@ -436,7 +443,7 @@ static void case_sweep(void)
                 r = r * 1103515245u + 12345u;
                 wsgemm_problem p = plan_testing_random_problem(r, dims[mi], dims[ni], ks[ki]);
                 if ((r >> 21) % 5 == 0 && dims[ni] > 1) p.ldb += 1; /* an odd leading dimension of B */
-                for (int kn = 0; kn < 6; ++kn) {
+                for (int kn = 0; kn < K; ++kn) {
                     wsgemm_plan plan = plan_of(&p, &knob_sets[kn], models[(r >> 23) % 3]);
                     check_invariants(&p, &plan, &knob_sets[kn]);
                 }
@@ -450,12 +457,84 @@ static void case_sweep(void)
                     q.batch_count = 1; /* wsgemm_matmul: one matrix */
                     q.fused = &f;
                 }
-                for (int kn = 0; kn < 6; ++kn) {
+                for (int kn = 0; kn < K; ++kn) {
                     wsgemm_plan plan = plan_of(&q, &knob_sets[kn], models[(r >> 23) % 3]);
                     check_invariants(&q, &plan, &knob_sets[kn]);
                 }
             }
     printf("sweep: %lld plans hold the workspace, staging, split, grid and epilogue invariants\n", checked);
+}
+
+/* WSGEMM_SM100_CLC=1: the CLC variant where its kernel exists (bf16 C, one K split), the static one elsewhere. */
+static void case_clc(void)
+{
+    model b200 = {148, 74, 1};
+    const wsgemm_op N = WSGEMM_OP_N, T = WSGEMM_OP_T;
+    const wsgemm_dtype BF = WSGEMM_R_16BF;
+    wsgemm_knobs kn = wsgemm_knobs_defaults();
+    kn.sm100_clc = 1;
+
+    /* a big square: pairs, the grid is every unit, 74 pairs at once */
+    wsgemm_problem p = plan_testing_problem(T, N, 8192, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+    wsgemm_plan plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.variant == SM100_VARIANT_CLC && plan.cluster == 2 && plan.grid_clusters == 32 * 32 &&
+               plan.max_clusters == 74,
+           "8192^3 CLC: variant %d cta_group %d grid %lld at once %d", plan.variant, plan.cluster, plan.grid_clusters,
+           plan.max_clusters);
+    /* the same with the knob off: static, the co-resident grid */
+    const wsgemm_knobs off = wsgemm_knobs_defaults();
+    plan = plan_of(&p, &off, &b200);
+    check_invariants(&p, &plan, &off);
+    EXPECT(plan.variant == SM100_VARIANT_STATIC && plan.grid_clusters == 74, "8192^3 static: variant %d grid %lld",
+           plan.variant, plan.grid_clusters);
+    /* the m = 64 decode splits K under the static schedule; asked for CLC it takes one split (the cost model's
+     * choice among one-split plans), cta_group 1, one cluster per unit */
+    p = plan_testing_problem(N, N, 64, 8192, 8192, 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.variant == SM100_VARIANT_CLC && plan.splits == 1 && plan.cluster == 1 && plan.grid_clusters == 32,
+           "m=64 CLC: variant %d splits %d cta_group %d grid %lld", plan.variant, plan.splits, plan.cluster,
+           plan.grid_clusters);
+    /* no CLC kernel for f16 or fp32 C: static */
+    static const wsgemm_dtype others[] = {WSGEMM_R_16F, WSGEMM_R_32F};
+    for (int i = 0; i < 2; ++i) {
+        p = plan_testing_problem(T, N, 2048, 2048, 2048, 1, BF, others[i], 0.0f, 0, 0);
+        plan = plan_of(&p, &kn, &b200);
+        check_invariants(&p, &plan, &kn);
+        EXPECT(plan.variant == SM100_VARIANT_STATIC, "C type %d with CLC asked: variant %d", (int)others[i],
+               plan.variant);
+    }
+    /* a forced split: static (the CLC kernels write C from one split) */
+    wsgemm_knobs split = kn;
+    split.sm100_splitk = 4;
+    p = plan_testing_problem(T, N, 2048, 2048, 8192, 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &split, &b200);
+    check_invariants(&p, &plan, &split);
+    EXPECT(plan.variant == SM100_VARIANT_STATIC && plan.splits == 4, "forced 4 splits with CLC: variant %d splits %d",
+           plan.variant, plan.splits);
+    /* a chain longer than WSGEMM_MAX_CHAIN_BLOCKS needs splits: static */
+    p = plan_testing_problem(T, N, 256, 256, 64 * (WSGEMM_MAX_CHAIN_BLOCKS + 1), 1, BF, BF, 0.0f, 0, 0);
+    plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.variant == SM100_VARIANT_STATIC && plan.splits >= 2, "k of %d blocks with CLC: variant %d splits %d",
+           (int)WSGEMM_MAX_CHAIN_BLOCKS + 1, plan.variant, plan.splits);
+    /* a forced grid: the clusters that run at once (the emulated tests' few clusters over many units) */
+    static const int groups[] = {1, 2};
+    for (int g = 0; g < 2; ++g) {
+        wsgemm_knobs few = kn;
+        few.sm100_cta_group = groups[g];
+        few.sm100_ctas = 2;
+        p = plan_testing_problem(T, N, 512, 768, 256, 1, BF, BF, 0.0f, 0, 0);
+        plan = plan_of(&p, &few, &b200);
+        check_invariants(&p, &plan, &few);
+        const long long units = (512 / (128 * groups[g])) * 3;
+        EXPECT(plan.variant == SM100_VARIANT_CLC && plan.cluster == groups[g] && plan.grid_clusters == units &&
+                   plan.max_clusters == 2 / groups[g],
+               "cta_group %d, 2 CTAs forced, CLC: variant %d grid %lld (want %lld) at once %d", groups[g], plan.variant,
+               plan.grid_clusters, units, plan.max_clusters);
+    }
+    printf("clc: %lld plans: CLC where its kernel serves, the static schedule elsewhere\n", checked);
 }
 
 int main(int argc, char **argv)
@@ -467,6 +546,8 @@ int main(int argc, char **argv)
         case_sweep();
     else if (strcmp(which, "fp8_fused") == 0)
         case_fp8_fused();
+    else if (strcmp(which, "clc") == 0)
+        case_clc();
     else {
         fprintf(stderr, "unknown case '%s'\n", which);
         return 2;

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # static_evidence.sh - static checks of the sm_100a build of the sm100 kernel (gemm/sm100/sm100_launch.cu, which includes sm100_kernel.cuh; no GPU needed):
-#   1. ptxas -v: every kernel has 0 spill bytes (printed);
-#   2. dynamic shared memory of both configurations within the 227 KB opt-in limit (printed);
+#   1. ptxas -v: every kernel has 0 spill bytes (printed); 8 static kernels and 2 cluster launch control ones;
+#   2. dynamic shared memory of both configurations (and of the CLC kernels) within the 227 KB opt-in limit;
 #   3. the PTX holds tcgen05.mma.cta_group::1 and ::2 of both kinds (kind::f16 for 16-bit inputs,
 #      kind::f8f6f4 for FP8), tcgen05.commit with .multicast::cluster,
 #      cp.async.bulk.tensor (with .cta_group::2), tcgen05.alloc / relinquish_alloc_permit / dealloc,
-#      tcgen05.ld;
+#      tcgen05.ld; clusterlaunchcontrol.try_cancel (plain and .multicast::cluster::all) and query_cancel,
+#      in the two CLC kernels' entries and no other;
 #   4. SASS census (UTCHMMA and UTCQMMA: the 16-bit and FP8 MMAs; UTCBAR, UTMALDG, UTMASTG, LDTM,
-#      UTCATOMSWS, UVIRTCOUNT, NANOSLEEP opcodes) equals the reviewed file tests/sm100/sass_census.txt (the
+#      UTCATOMSWS, UVIRTCOUNT, NANOSLEEP, UGETNEXTWORKID = try_cancel opcodes) equals the reviewed file
+#      tests/sm100/sass_census.txt, and UGETNEXTWORKID is in the CLC kernels' functions only (the
 #      planted-fault code exists only in the emulated build: its hold-back loop put 12,000 NANOSLEEPs into
 #      this cubin, the allocation retry loops leave one NANOSLEEP and one NANOSLEEP.SYNCS per kernel),
 #      where cuobjdump + nvdisasm exist (PATH, $CUOBJDUMP, or the pip packages nvidia-cuda-cuobjdump /
@@ -35,8 +37,9 @@ if ! "$NVCC" "${FLAGS[@]}" -cubin -Xptxas -v "$CU" -o "$WORK/sm100.cubin" > "$WO
     cat "$WORK/ptxas.log"; echo "FAIL: the sm_100a build does not compile"; exit 1
 fi
 # one line per kernel: name (demangled enough to read), registers, spills
-awk '/Compiling entry function/ {k=$0; name=""; if (k !~ /sm100_gemm_kernel/) next
-                                  sub(/.*sm100_gemm_kernelIL/, "", k); sub(/EEvNS.*/, "", k); name=k}
+awk '/Compiling entry function/ {k=$0; name=""; if (k !~ /sm100_gemm_(clc_)?kernel/) next
+                                  clc = k ~ /sm100_gemm_clc_kernel/ ? "clc " : ""
+                                  sub(/.*sm100_gemm_(clc_)?kernelIL/, "", k); sub(/EEvNS.*/, "", k); name=clc k}
      /spill stores/ {st=$5; ld=$9}
      /Used [0-9]+ registers/ && name != "" {printf "   kernel<%s>: %s registers, %s bytes spill stores, %s bytes spill loads\n", name, $5, st, ld}' \
     "$WORK/ptxas.log"
@@ -44,6 +47,9 @@ kernels=$(grep -c "Compiling entry function '.*sm100_gemm_kernel" "$WORK/ptxas.l
 spills=$(grep -E "spill (stores|loads)" "$WORK/ptxas.log" | grep -vc " 0 bytes spill stores, 0 bytes spill loads")
 echo "   $kernels kernels, $spills with spills"
 [ "$kernels" -eq 8 ] || { echo "FAIL: expected 8 kernels (cta_group 1/2 x 4 output types: bf16, f16, f32, E4M3)"; fail=1; }
+clc_kernels=$(grep -c "Compiling entry function '.*sm100_gemm_clc_kernel" "$WORK/ptxas.log")
+echo "   $clc_kernels cluster launch control kernels"
+[ "$clc_kernels" -eq 2 ] || { echo "FAIL: expected 2 CLC kernels (cta_group 1/2, bf16 C)"; fail=1; }
 [ "$spills" -eq 0 ] || { echo "FAIL: register spills"; fail=1; }
 
 echo "== 2. shared memory"
@@ -54,6 +60,10 @@ for cg in 1 2; do
     if [ -z "$bytes" ]; then echo "FAIL: no smem report for cta_group $cg in the PTX"; fail=1; continue; fi
     echo "   cta_group $cg: $stages stages, $bytes bytes dynamic shared memory (limit 232448 = 227 KB)"
     [ "$bytes" -le 232448 ] || { echo "FAIL: cta_group $cg exceeds 227 KB"; fail=1; }
+    bytes=$(grep -E "wsgemm_sm100_report_smem_bytes_clc_cg$cg *= *[0-9]+" "$WORK/sm100.ptx" | grep -oE "[0-9]+;" | tr -d ';')
+    if [ -z "$bytes" ]; then echo "FAIL: no smem report for the CLC kernel of cta_group $cg in the PTX"; fail=1; continue; fi
+    echo "   cta_group $cg, CLC: $bytes bytes dynamic shared memory (the response slots added)"
+    [ "$bytes" -le 232448 ] || { echo "FAIL: the CLC kernel of cta_group $cg exceeds 227 KB"; fail=1; }
 done
 
 echo "== 3. PTX inventory"
@@ -76,6 +86,17 @@ check "tcgen05.relinquish_alloc_permit" "relinquish"
 check "tcgen05.dealloc" "dealloc"
 check "tcgen05.ld.sync.aligned.32x32b.x32" "epilogue TMEM loads"
 check "tcgen05.wait::ld" "wait for the loads"
+check "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128" "CLC kernel, cta_group 1"
+check "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128" \
+    "CLC kernel, the pair"
+check "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128" "CLC response query"
+check "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128" "CLC response query"
+# cluster launch control in the CLC kernels' entries only (the static kernels' code is unchanged by it)
+awk '/^(\.visible )?\.entry/ { e = $0 } /clusterlaunchcontrol/ { print e }' "$WORK/sm100.ptx" | sort -u > "$WORK/clc_entries.txt"
+n=$(grep -c "sm100_gemm_clc_kernel" "$WORK/clc_entries.txt"); other=$(grep -vc "sm100_gemm_clc_kernel" "$WORK/clc_entries.txt")
+printf "   %-72s %4d\n" "entries with clusterlaunchcontrol: CLC kernels" "$n"
+printf "   %-72s %4d\n" "entries with clusterlaunchcontrol: other kernels" "$other"
+[ "$n" -eq 2 ] && [ "$other" -eq 0 ] || { echo "FAIL: clusterlaunchcontrol outside the two CLC kernels, or missing"; fail=1; }
 
 echo "== 4. SASS census"
 find_tool() { # name -> path or empty
@@ -97,7 +118,7 @@ else
     PATH="$(dirname "$NVDIS"):$PATH" "$CUOBJ" -sass "$WORK/sm100.cubin" > "$WORK/sm100.sass" || { echo "FAIL: cuobjdump"; exit 1; }
     # opcode = first token of an instruction after an optional predicate
     awk '$1 ~ /^\/\*[0-9a-f]+\*\/$/ { op = ($2 ~ /^@/) ? $3 : $2; print op }' "$WORK/sm100.sass" |
-        grep -E "^(UTCHMMA|UTCQMMA|UTCBAR|UTMALDG|UTMASTG|LDTM|UTCATOMSWS|UVIRTCOUNT|NANOSLEEP)" | sort | uniq -c |
+        grep -E "^(UTCHMMA|UTCQMMA|UTCBAR|UTMALDG|UTMASTG|LDTM|UTCATOMSWS|UVIRTCOUNT|NANOSLEEP|UGETNEXTWORKID)" | sort | uniq -c |
         awk '{printf "%s %s\n", $2, $1}' > "$WORK/sass_census.txt"
     sed 's/^/   /' "$WORK/sass_census.txt"
     if [ "$UPDATE" = "--update-census" ]; then
@@ -108,6 +129,13 @@ else
     else
         echo "   matches $REVIEWED"
     fi
+    # try_cancel (UGETNEXTWORKID.SELFCAST, .BROADCAST for the pair's multicast) in the CLC kernels only
+    awk '/Function :/ { f = $3 } $1 ~ /^\/\*[0-9a-f]+\*\/$/ && /UGETNEXTWORKID/ { print f }' "$WORK/sm100.sass" |
+        sort | uniq -c > "$WORK/clc_sass.txt"
+    n=$(grep -c "sm100_gemm_clc_kernel" "$WORK/clc_sass.txt"); other=$(grep -vc "sm100_gemm_clc_kernel" "$WORK/clc_sass.txt")
+    printf "   %-60s %4d\n" "functions with UGETNEXTWORKID: CLC kernels" "$n"
+    printf "   %-60s %4d\n" "functions with UGETNEXTWORKID: other kernels" "$other"
+    [ "$n" -eq 2 ] && [ "$other" -eq 0 ] || { echo "FAIL: UGETNEXTWORKID outside the two CLC kernels, or missing"; fail=1; }
 fi
 echo "== 5. no happens-before hooks in the shipped code"
 hooks() { # label, nvcc arguments...: preprocess, count the hook calls

@@ -14,6 +14,10 @@
  *                          op combinations, ragged m, n, k, beta != 0, both cta_groups (or cta_group cg)
  *   several_tiles_beta0 [cg]  the same with beta = 0: the epilogue loads no C (the mutation suite's test of
  *                          accumulator reuse: the happens-before tracking stops on a pair that loads C)
+ *   clc_cg1, clc_cg2       the cluster launch control schedule (WSGEMM_SM100_CLC=1, sync/clc.cuh): two CTAs
+ *                          (one pair) run at once over many units, the others handed out by try_cancel (on
+ *                          sm_90 the emulation's counter, emu/clc_emu.cuh); the launch was the CLC kernel's,
+ *                          and every unit beyond the launched clusters' own came through a request
  *   padded_ld              lda/ldb/ldc larger than the rows (and padding rows of C untouched)
  *   staged                 operands TMA cannot address (odd lda / ldb, bases 2 bytes past 16, an
  *                          overlapping batch stride): the path copies them (gemm/common/staging.h) and runs
@@ -46,6 +50,7 @@
 
 #include "common/knobs.h"      /* wsgemm_knobs_reload after each knob change */
 #include "internal.h"          /* wsgemm_sm100_emulated_available */
+#include "sm100/sm100_plan.h"  /* SM100_VARIANT_CLC */
 #include "sm100/sm100_probe.h" /* what the launcher ran (cta_group, splits, epilogue, staging); the
                                   emulation's TMEM columns and checker error */
 #include "testing.h"
@@ -236,6 +241,42 @@ static int case_several_tiles(wsgemm_handle h, int only_cg, int read_c)
             ok &= run_case(h, &g, cg, 650 + 10 * cg + o + (read_c ? 0 : 100));
         }
     unsetenv("WSGEMM_SM100_CTAS");
+    return ok;
+}
+
+/* CLC with two CTAs (one pair) at once: cta_group 1, 5 x 3 = 15 units; cta_group 2, 3 x 3 = 9 pair units (each
+ * cluster's own unit, the rest from try_cancel). All four op combinations, ragged m, n, k, beta 0 and != 0, bf16
+ * C (the CLC kernels' type). */
+static int case_clc(wsgemm_handle h, int cg)
+{
+    int ok = 1;
+    set_knob("WSGEMM_SM100_CLC", 1);
+    set_knob("WSGEMM_SM100_CTAS", 2);
+    for (int o = 0; o < 4; ++o) {
+        const int m = 520 + 37 * o, n = 700 - 20 * o;
+        testing_gemm g = make_case(kOps[o][0], kOps[o][1], m, n, 150 + 8 * o);
+        g.alpha = 0.5f + 0.25f * o;
+        g.beta = o % 2 ? -0.75f : 0.0f;
+        g.c_type = WSGEMM_R_16BF;
+        ok &= run_case(h, &g, cg, 1000 + 10 * cg + o);
+        const long long rows = ((m + 127) / 128 + cg - 1) / cg, units = rows * ((n + 255) / 256);
+        wsgemm_sm100_launch_probe l;
+        const int hw = kPath == WSGEMM_PATH_SM100;
+        const int got = hw ? wsgemm_sm100_last_launch(&l) : wsgemm_sm100_emulated_last_launch(&l);
+        /* the stand-in answered one request per unit beyond the launched clusters' own and one failed request per
+         * launched cluster: units in all (the hardware launches every cluster and cancels what has not started) */
+        const int requests = hw ? -1 : wsgemm_sm100_emulated_clc_requests();
+        const long long launched = got == 0 ? l.ctas / cg : -1;
+        const int ran = got == 0 && l.variant == SM100_VARIANT_CLC && l.cta_group == cg && l.clusters_total == units &&
+                        (hw ? launched == units : launched == 2 / cg && launched < units && requests == units);
+        printf("%s clc cta_group %d, %d x %d: variant %d, %lld clusters launched, %lld in the grid (want %lld), "
+               "%d requests answered\n",
+               ran ? "PASS" : "FAIL", cg, m, n, got == 0 ? l.variant : -1, launched, got == 0 ? l.clusters_total : -1,
+               units, requests);
+        ok &= ran;
+    }
+    set_knob("WSGEMM_SM100_CTAS", -1);
+    set_knob("WSGEMM_SM100_CLC", -1);
     return ok;
 }
 
@@ -764,6 +805,10 @@ int main(int argc, char **argv)
         ok = case_several_tiles(h, argc > 2 ? atoi(argv[2]) : 0, 1);
     } else if (strcmp(name, "several_tiles_beta0") == 0) {
         ok = case_several_tiles(h, argc > 2 ? atoi(argv[2]) : 0, 0);
+    } else if (strcmp(name, "clc_cg1") == 0) {
+        ok = case_clc(h, 1);
+    } else if (strcmp(name, "clc_cg2") == 0) {
+        ok = case_clc(h, 2);
     } else if (strcmp(name, "padded_ld") == 0) {
         ok = case_padded_ld(h);
     } else if (strcmp(name, "epilogue") == 0) {

@@ -113,6 +113,31 @@ MUTANTS = [
     ("c_read_before_load_wait", "kill", "epilogue,several_tiles",
      # C's old values read from the chunk before the wait on its TMA load's c_full barrier
      [(KERNEL, r"mbarrier_wait\(&s\.c_full\[[^;]*;", r"/*MUTANT*/;", 1)]),
+    # ---- cluster launch control (the CLC kernel, sync/clc.cuh): killed on the emulated kernel by the
+    # happens-before tracking of the response slots (emu/hb.h: ASYNC_PROXY_RACE, PROXY_FENCE) or a wrong result,
+    # whatever the timing; sync_protocol_model's case clc catches each class in the model too
+    ("clc_release_before_read", "kill", "clc_cg1,clc_cg2",
+     # the slot released right after its full wait, before the response is loaded: try_cancel may overwrite it
+     [(KERNEL, r"clc_release<kCtaGroup>\(clc\.slots, clc\.at, clc\.rank\);", r"/*MUTANT*/;", 1),
+      ("sync/clc.cuh", r"(mbarrier_wait\(&c->full\[at\.stage\][^;]*;)", r"\1 /*MUTANT*/ clc_release<kCtaGroup>(c, at, rank);",
+       1)]),
+    ("clc_read_before_full", "kill", "clc_cg1,clc_cg2",
+     [("sync/clc.cuh", r"mbarrier_wait\(&c->full\[at\.stage\][^;]*;", r"/*MUTANT*/;", 1)]),
+    ("clc_torn_halves", "kill", "clc_cg1,clc_cg2",
+     # the response read in two halves, the second (the first ctaid) after the release: across a reissue
+     [(KERNEL, r"(clc_release<kCtaGroup>\(clc\.slots, clc\.at, clc\.rank\);)",
+       r"\1 /*MUTANT*/ if (w.valid) w.first_ctaid_x = (uint32_t)clc_response_load(clc.slots, clc.at.stage).hi;", 1)]),
+    ("clc_no_proxy_fence", "kill", "clc_cg1,clc_cg2",
+     [("sync/clc.cuh", r"clc_fence_after_read\(at\.stage\);", r"/*MUTANT*/;", 1)]),
+    ("clc_epilogue_stops_early", "kill", "clc_cg1,clc_cg2",
+     # the epilogue takes the grid's last unit for "no more work" while the other roles compute it: that tile is
+     # never stored (WRONG; tracked: its acc_full commit is never observed)
+     [(KERNEL, r"(u = )(next_unit<kCtaGroup, kClc>\(p, clc, u, unit_step, true\))(\) \{\s*const Tile tile = tile_at\(p, u, "
+               r"rank\);\s*const int r0)",
+       r"\1\2, u = u + 1 >= p.sched.units ? p.sched.units : u /*MUTANT*/\3", 1)]),
+    ("clc_no_trailing_cluster_sync", "kill", "clc_cg2",
+     # a CTA of the pair exits while its peer may still read, release or receive a response (cta_group 2 only)
+     [(KERNEL, r"(/\* \(4\)[^*]*(?:\*(?!/)[^*]*)*\*/\s*__syncwarp\(\);\s*)cluster_sync\(\);", r"\1/*MUTANT*/;", 1)]),
     # ---- descriptor fields
     ("desc_version_bit", "kill", "ops_cg1",
      [("tmem/desc.h", r"desc \|= \(uint64_t\)SMEM_DESC_VERSION_SM100 << SMEM_DESC_VERSION_SHIFT;", r"/*MUTANT*/", 1)]),
