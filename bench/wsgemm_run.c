@@ -251,6 +251,22 @@ static int call_cublas(void *ctx, int i)
 
 /* ---------------------------------------------------------------- --batch-invariant */
 
+/* A new device copy of `lines` lines of an operand from line `first`, k long each: across the columns of
+ * the ld_src-pitched source when `across` (op(A) rows of an N operand, op(B) columns of a T one; pitch
+ * `lines`), else `lines` whole columns. */
+static void *copy_lines(const void *src, int ld_src, int first, int lines, int k, size_t es, int across)
+{
+    void *dst = NULL;
+    CUDA_CHECK(cudaMalloc(&dst, (size_t)lines * k * es));
+    if (across)
+        CUDA_CHECK(cudaMemcpy2D(dst, (size_t)lines * es, (const char *)src + (size_t)first * es, (size_t)ld_src * es,
+                                (size_t)lines * es, (size_t)k, cudaMemcpyDeviceToDevice));
+    else
+        CUDA_CHECK(cudaMemcpy(dst, (const char *)src + (size_t)first * ld_src * es, (size_t)lines * k * es,
+                              cudaMemcpyDeviceToDevice));
+    return dst;
+}
+
 /* The check of --batch-invariant: g's call (tight layouts) on `lines` rows of op(A) (ON) or columns of op(B)
  * (ON_N) taken from a call of `lines` + 777 at a random first one, under `mode`; 1 when every one is bit for
  * bit the bigger call's and both ran one path. */
@@ -282,22 +298,10 @@ static int invariance_check(const testing_gemm *g0, wsgemm_batch_invariance mode
     const int small_a_n = g0->transa == WSGEMM_OP_N, small_b_t = g0->transb == WSGEMM_OP_T;
     if (!on_n) {
         lda = small_a_n ? lines : k;
-        CUDA_CHECK(cudaMalloc(&a, (size_t)lines * k * es));
-        if (small_a_n)
-            CUDA_CHECK(cudaMemcpy2D(a, (size_t)lines * es, (const char *)A + (size_t)first * es, (size_t)ra * es,
-                                    (size_t)lines * es, (size_t)k, cudaMemcpyDeviceToDevice));
-        else
-            CUDA_CHECK(cudaMemcpy(a, (const char *)A + (size_t)first * ra * es, (size_t)lines * k * es,
-                                  cudaMemcpyDeviceToDevice));
+        a = copy_lines(A, ra, first, lines, k, es, small_a_n);
     } else {
         ldb = small_b_t ? lines : k;
-        CUDA_CHECK(cudaMalloc(&b, (size_t)lines * k * es));
-        if (small_b_t)
-            CUDA_CHECK(cudaMemcpy2D(b, (size_t)lines * es, (const char *)B + (size_t)first * es, (size_t)rb * es,
-                                    (size_t)lines * es, (size_t)k, cudaMemcpyDeviceToDevice));
-        else
-            CUDA_CHECK(cudaMemcpy(b, (const char *)B + (size_t)first * rb * es, (size_t)lines * k * es,
-                                  cudaMemcpyDeviceToDevice));
+        b = copy_lines(B, rb, first, lines, k, es, small_b_t);
     }
     const float alpha = g0->alpha, beta = 0.0f;
     wsgemm_status s = wsgemm_gemm_ex(h, g0->transa, g0->transb, m_big, n_big, k, &alpha, A, t, ra, B, t, rb, &beta, C,

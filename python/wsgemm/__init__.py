@@ -47,23 +47,33 @@ def last_path():
     return h._lib.wsgemm_path_name(path.value).decode()
 
 
+def _set_thread_mode(what, name, names, mode):
+    """wsgemm_set_<name> on this thread's handle with the value `names` gives the string mode."""
+    if mode not in names:
+        raise ValueError(f"wsgemm: {what} {mode!r} is not one of {sorted(names)}")
+    h = _binding.handle()
+    h.check(getattr(h._lib, "wsgemm_set_" + name)(h.ptr, names[mode]))
+
+
+def _thread_mode(name, names):
+    """wsgemm_get_<name> of this thread's handle, as its string in `names`."""
+    h = _binding.handle()
+    mode = ctypes.c_int(-1)
+    h.check(getattr(h._lib, "wsgemm_get_" + name)(h.ptr, ctypes.byref(mode)))
+    return {v: k for k, v in names.items()}[mode.value]
+
+
 def set_launch_mode(mode):
     """How this thread's calls launch their kernels: 'default', or 'pdl' (programmatic dependent launch on sm_90
     and later: each kernel may start its prologue while the stream's previous kernel finishes; results are the
     same; docs/api.md "Programmatic dependent launch"). Applies to every later call of this thread, torch ops
     included."""
-    if mode not in _binding.LAUNCH_MODES:
-        raise ValueError(f"wsgemm: launch mode {mode!r} is not one of {sorted(_binding.LAUNCH_MODES)}")
-    h = _binding.handle()
-    h.check(h._lib.wsgemm_set_launch_mode(h.ptr, _binding.LAUNCH_MODES[mode]))
+    _set_thread_mode("launch mode", "launch_mode", _binding.LAUNCH_MODES, mode)
 
 
 def launch_mode():
     """This thread's launch mode: 'default' or 'pdl'."""
-    h = _binding.handle()
-    mode = ctypes.c_int(-1)
-    h.check(h._lib.wsgemm_get_launch_mode(h.ptr, ctypes.byref(mode)))
-    return {v: k for k, v in _binding.LAUNCH_MODES.items()}[mode.value]
+    return _thread_mode("launch_mode", _binding.LAUNCH_MODES)
 
 
 def set_batch_invariance(mode):
@@ -73,18 +83,12 @@ def set_batch_invariance(mode):
     token of a linear layer) bit-identical whatever M is. Costs speed where the default plan would follow the
     batch size (docs/api.md "Batch invariance"). Applies to every later call of this thread, torch ops
     included."""
-    if mode not in _binding.BATCH_INVARIANCE:
-        raise ValueError(f"wsgemm: batch invariance {mode!r} is not one of {sorted(_binding.BATCH_INVARIANCE)}")
-    h = _binding.handle()
-    h.check(h._lib.wsgemm_set_batch_invariance(h.ptr, _binding.BATCH_INVARIANCE[mode]))
+    _set_thread_mode("batch invariance", "batch_invariance", _binding.BATCH_INVARIANCE, mode)
 
 
 def batch_invariance():
     """This thread's batch invariance: 'off', 'on' or 'on_n'."""
-    h = _binding.handle()
-    mode = ctypes.c_int(-1)
-    h.check(h._lib.wsgemm_get_batch_invariance(h.ptr, ctypes.byref(mode)))
-    return {v: k for k, v in _binding.BATCH_INVARIANCE.items()}[mode.value]
+    return _thread_mode("batch_invariance", _binding.BATCH_INVARIANCE)
 
 
 def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None, path=None, epilogue=None, bias=None, aux=None,

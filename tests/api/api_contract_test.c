@@ -415,6 +415,16 @@ static void case_epilogues(wsgemm_handle h)
 
 /* ---------------------------------------------------------------- desc_size */
 
+/* init_sized with `size` into a buffer of sentinels: it takes the size and writes no byte past it. */
+static void expect_sized_init(unsigned char *buf, size_t buf_bytes, size_t size, const char *what)
+{
+    memset(buf, 0xCD, buf_bytes);
+    EXPECT(wsgemm_matmul_desc_init_sized((wsgemm_matmul_desc *)(void *)buf, size, WSGEMM_OP_N, WSGEMM_OP_N,
+                                         WSGEMM_R_16BF, WSGEMM_R_16BF) == WSGEMM_STATUS_SUCCESS,
+           "init with the size of %s: %s", what, wsgemm_get_last_error_message(NULL));
+    for (size_t i = size; i < buf_bytes; ++i) EXPECT(buf[i] == 0xCD, "init wrote byte %zu past %s", i, what);
+}
+
 static void case_desc_size(wsgemm_handle h)
 {
     const size_t size = sizeof(wsgemm_matmul_desc);
@@ -427,20 +437,12 @@ static void case_desc_size(wsgemm_handle h)
 
     /* init never writes past the size it is given, and refuses a size it does not know */
     unsigned char buf[sizeof(wsgemm_matmul_desc) + 32];
-    memset(buf, 0xCD, sizeof buf);
     wsgemm_matmul_desc *in_buf = (wsgemm_matmul_desc *)(void *)buf;
-    EXPECT(wsgemm_matmul_desc_init_sized(in_buf, size, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF) ==
-               WSGEMM_STATUS_SUCCESS,
-           "init with the exact size");
-    for (size_t i = size; i < sizeof buf; ++i) EXPECT(buf[i] == 0xCD, "init wrote byte %zu past the struct", i);
+    expect_sized_init(buf, sizeof buf, size, "this version's struct");
     /* 0.2's struct (it ends at amax_d) is a size init takes, writing only its bytes */
     const size_t size02 = offsetof(wsgemm_matmul_desc, a_scale_mode);
-    memset(buf, 0xCD, sizeof buf);
-    EXPECT(wsgemm_matmul_desc_init_sized(in_buf, size02, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF) ==
-               WSGEMM_STATUS_SUCCESS,
-           "init with 0.2's size: %s", wsgemm_get_last_error_message(NULL));
+    expect_sized_init(buf, sizeof buf, size02, "a 0.2 struct");
     EXPECT(in_buf->size == size02, "init sets the size it was given");
-    for (size_t i = size02; i < sizeof buf; ++i) EXPECT(buf[i] == 0xCD, "init wrote byte %zu past a 0.2 struct", i);
     /* wsgemm_matmul reads only a 0.2 struct's bytes: the bytes after it (no scale modes) are not read */
     fill_sentinel();
     EXPECT(matmul_64(h, in_buf, &one, &zero, NULL, 0) == WSGEMM_STATUS_SUCCESS, "a 0.2 struct is a descriptor: %s",
@@ -448,12 +450,7 @@ static void case_desc_size(wsgemm_handle h)
     /* the struct with the scale modes, before launch_mode: a size init and the call take, writing only its
      * bytes; launch_mode is then DEFAULT */
     const size_t size_scale = offsetof(wsgemm_matmul_desc, launch_mode);
-    memset(buf, 0xCD, sizeof buf);
-    EXPECT(wsgemm_matmul_desc_init_sized(in_buf, size_scale, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF) ==
-               WSGEMM_STATUS_SUCCESS,
-           "init with the size before launch_mode: %s", wsgemm_get_last_error_message(NULL));
-    for (size_t i = size_scale; i < sizeof buf; ++i)
-        EXPECT(buf[i] == 0xCD, "init wrote byte %zu past a struct without launch_mode", i);
+    expect_sized_init(buf, sizeof buf, size_scale, "a struct without launch_mode");
     fill_sentinel();
     EXPECT(matmul_64(h, in_buf, &one, &zero, NULL, 0) == WSGEMM_STATUS_SUCCESS,
            "a struct without launch_mode is a descriptor: %s", wsgemm_get_last_error_message(h));
@@ -463,12 +460,7 @@ static void case_desc_size(wsgemm_handle h)
     const size_t align = _Alignof(wsgemm_matmul_desc);
     const size_t size_launch =
         (offsetof(wsgemm_matmul_desc, launch_mode) + sizeof(wsgemm_launch_mode) + align - 1) / align * align;
-    memset(buf, 0xCD, sizeof buf);
-    EXPECT(wsgemm_matmul_desc_init_sized(in_buf, size_launch, WSGEMM_OP_N, WSGEMM_OP_N, WSGEMM_R_16BF, WSGEMM_R_16BF) ==
-               WSGEMM_STATUS_SUCCESS,
-           "init with the size of the struct ending at launch_mode: %s", wsgemm_get_last_error_message(NULL));
-    for (size_t i = size_launch; i < sizeof buf; ++i)
-        EXPECT(buf[i] == 0xCD, "init wrote byte %zu past a struct ending at launch_mode", i);
+    expect_sized_init(buf, sizeof buf, size_launch, "a struct ending at launch_mode");
     if (size_launch > offsetof(wsgemm_matmul_desc, batch_invariance))
         EXPECT(in_buf->batch_invariance == WSGEMM_BATCH_INVARIANCE_OFF, "init of that size: batch_invariance %d",
                (int)in_buf->batch_invariance);
