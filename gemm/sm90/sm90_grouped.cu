@@ -119,6 +119,7 @@ extern "C" wsgemm_status wsgemm_sm90_grouped(const wsgemm_problem *p, wsgemm_lau
     prm.q_extent = plan.q_extent;
     prm.k = plan.k;
     prm.q_tiles = (plan.q_extent + plan.bn - 1) / plan.bn;
+    prm.q_band = plan.q_band;
     prm.p_batched = plan.p.matrices > 1;
     prm.q_batched = plan.q.matrices > 1;
     prm.out = p->C;

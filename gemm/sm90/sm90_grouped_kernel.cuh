@@ -19,12 +19,16 @@
  *                           the group's end and q_extent (alpha, beta; C read only when beta != 0).
  *
  * The scheduler. Group g keeping the contract has U_g = ceil((end_g - begin_g) / 128) units (tiles of P);
- * unit u of the grouping (group after group) times q_tiles = ceil(q_extent / BN) tiles of Q gives the works
- * w = u * q_tiles + q_tile, walked by CTA b as b, b + gridDim.x, ... (a static persistent order: the works
- * of one P tile are consecutive, so a wave reads each P tile once from DRAM and each weight tile from L2).
- * The table holds first_g (the number of group g's first unit), begin_g and end_g; the group of unit u is
- * the last g with first_g <= u (a binary search: an empty or skipped group has first_g == first_{g+1}, so
- * the search never stops on one while u is below the total). Both roles decode each work on their own.
+ * unit u of the grouping (group after group) times q_tiles = ceil(q_extent / BN) tiles of Q gives the works,
+ * walked by CTA b as b, b + gridDim.x, ... (a static persistent order). Group g's U_g * q_tiles works start
+ * at w = first_g * q_tiles, in bands of q_band tiles of Q (the plan's: a band of Q, the group's weights, fills
+ * about a third of L2): band after band, and within a band P tile after P tile, the band's Q tiles
+ * consecutive. So the CTAs of a wave that read one weight tile run together and share it through L2 however
+ * large the group's weights are (every P tile of the group reads the band before the next band starts), and a
+ * group of one P tile keeps the plain order, each Q tile once. The table holds first_g (the number of group
+ * g's first unit), begin_g and end_g; the group of work w is the last g with first_g <= w / q_tiles (a binary
+ * search: an empty or skipped group has first_g == first_{g+1}, so the search never stops on one while w is
+ * below the total). Both roles decode each work on their own.
  *
  * Reading past a group. A P tile whose rows run past end_g reads rows of the next group (contiguous) or
  * stale rows of its own matrix (masked) into shared memory; TMA zero-fills only outside the whole matrix.
@@ -60,6 +64,7 @@ typedef struct Sm90GroupedParams {
     GroupedSizes g;           /* along P: the extent is P's rows per matrix */
     int q_extent, k;          /* k > 0 (the plan declines the calls without a product) */
     int q_tiles;              /* ceil(q_extent / BN) */
+    int q_band;               /* 1 .. q_tiles: the Q tiles each P tile of a group reads before the next band */
     int p_batched, q_batched; /* 1: the map's third coordinate is the group; 0: always 0 */
     void *out;                /* D_g(p, q) at out + (g * out_group + p * out_sp + q * out_sq) elements */
     long long out_sp, out_sq, out_group;
@@ -92,7 +97,6 @@ static __device__ __forceinline__ Sm90GroupedWork sm90_grouped_decode(const Sm90
                                                                       const Sm90GroupedParams &prm, long long w)
 {
     const long long unit = w / prm.q_tiles;
-    const int q_tile = (int)(w - unit * prm.q_tiles);
     int lo = 0, hi = prm.g.group_count - 1; /* the last group whose first unit is <= unit */
     while (lo < hi) {
         const int mid = (lo + hi + 1) / 2;
@@ -101,11 +105,18 @@ static __device__ __forceinline__ Sm90GroupedWork sm90_grouped_decode(const Sm90
         else
             hi = mid - 1;
     }
+    /* the group's works: bands of q_band Q tiles (the last one `width` wide), P tile after P tile in each */
+    const long long local = w - sm->first[lo] * prm.q_tiles;
+    const int p_tiles = (sm->end[lo] - sm->begin[lo] + SM90_BM - 1) / SM90_BM;
+    const long long per_band = (long long)p_tiles * prm.q_band;
+    const int band = (int)(local / per_band);
+    const int in_band = (int)(local - band * per_band);
+    const int width = min(prm.q_band, prm.q_tiles - band * prm.q_band);
     Sm90GroupedWork r;
     r.group = lo;
-    r.p0 = sm->begin[lo] + (int)(unit - sm->first[lo]) * SM90_BM;
+    r.p0 = sm->begin[lo] + in_band / width * SM90_BM;
     r.p_end = sm->end[lo];
-    r.q0 = q_tile * kBn;
+    r.q0 = (band * prm.q_band + in_band % width) * kBn;
     return r;
 }
 

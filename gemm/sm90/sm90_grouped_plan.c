@@ -99,7 +99,12 @@ int sm90_grouped_plan_make(const wsgemm_problem *p, const wsgemm_device_info *d,
     plan->bn = wide ? 256 : 128;
     plan->row = sm90_grouped_row_find(plan->in, plan->bn);
     if (plan->row < 0) return decline(why, why_size, "has no kernel of this input type and tile"); /* table bug */
-    plan->works_bound = units * ceil_div(plan->q_extent, plan->bn);
+    /* a band of Q tiles (BN rows of k elements, 2 bytes each) in about a third of L2: with the group's P
+     * tiles and the next band it stays there while every P tile of the group reads it */
+    const long long q_tiles = ceil_div(plan->q_extent, plan->bn);
+    const long long band = (long long)d->l2_bytes / 3 / ((long long)plan->bn * plan->k * 2);
+    plan->q_band = (int)(band < 1 ? 1 : band > q_tiles ? q_tiles : band);
+    plan->works_bound = units * q_tiles;
     const long long grid = plan->works_bound < d->sm_count ? plan->works_bound : d->sm_count;
     plan->grid = grid > 0 ? (int)grid : 1;
     return 1;

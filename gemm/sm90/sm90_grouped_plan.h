@@ -59,8 +59,9 @@ typedef struct sm90_grouped_plan {
     int k;
     sm90_grouped_operand p, q;
     long long out_sp, out_sq, out_group; /* D_g(p, q) at C + g out_group + p out_sp + q out_sq (elements) */
-    long long works_bound;               /* the most works the sizes can make: units bound x q tiles */
-    int grid;                            /* CTAs: min(SMs, works_bound), at least 1 (CTA 0 writes the status) */
+    int q_band;            /* 1 .. q tiles: the Q tiles of a band (the kernel's order): about a third of L2 of Q rows */
+    long long works_bound; /* the most works the sizes can make: units bound x q tiles */
+    int grid;              /* CTAs: min(SMs, works_bound), at least 1 (CTA 0 writes the status) */
 } sm90_grouped_plan;
 
 /* 1 when the sm90 grouped kernel takes the grouped call p (p->grouped set, the arguments checked as

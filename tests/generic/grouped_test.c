@@ -23,6 +23,8 @@
  *   sm90_skewed     contiguous along M, Zipf-like sizes with empty groups, fp32 C
  *   sm90_empty      most groups empty, the first and the last among them
  *   sm90_huge       one group holds every row: BN 256, 128 of its tiles and more
+ *   sm90_banded     weights past a third of L2 (2 groups of 32768 x 288): the works walk bands of Q tiles,
+ *                   every P tile of a group through one band before the next, the last band narrower
  *   sm90_small      groups of 1 to 7 rows (below one tile), along N and M
  *   sm90_unaligned  group ends off every tile boundary, odd m and n, k = 37 with padded leading dimensions,
  *                   odd ldc, fp16
@@ -723,6 +725,19 @@ static void case_sm90_huge(wsgemm_handle h)
     run_case(h, &c);
 }
 
+static void case_sm90_banded(wsgemm_handle h)
+{
+    require_sm90();
+    static const int ends[2] = {129, 130};
+    /* each group's weights: 128 tiles of 256 x 288 (147,456 bytes each); a third of the H200's 50 MiB L2 holds
+     * 118 of them, so group 0 walks a band of 118 Q tiles for both its P tiles (the second one row), then one of
+     * 10; group 1 (one row, one P tile) walks its 128 in plain order */
+    grouped_case c =
+        sm90_case("sm90_banded", WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_M, 2, ends, 130, 32768, 288);
+    c.bn = 256;
+    run_case(h, &c);
+}
+
 static void case_sm90_small(wsgemm_handle h)
 {
     require_sm90();
@@ -880,6 +895,7 @@ static const testing_handle_case cases[] = {
     {"sm90_skewed", case_sm90_skewed},
     {"sm90_empty", case_sm90_empty},
     {"sm90_huge", case_sm90_huge},
+    {"sm90_banded", case_sm90_banded},
     {"sm90_small", case_sm90_small},
     {"sm90_unaligned", case_sm90_unaligned},
     {"sm90_masked", case_sm90_masked},

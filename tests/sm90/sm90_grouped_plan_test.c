@@ -113,6 +113,12 @@ static void case_choices(void)
     EXPECT(plan.grid == 132 && plan.in == SM90_IN_BF16, "M: grid %d in %d", plan.grid, plan.in);
     EXPECT(sm90_grouped_table[plan.row].bn == 256 && sm90_grouped_table[plan.row].in == SM90_IN_BF16, "M: row %d",
            plan.row);
+    EXPECT(plan.q_band == 16, "M: q band %d (all 16 tiles of 256 x 1024 in a third of L2)", plan.q_band);
+    /* Mixtral's up-projection: 8 experts of 14336 x 4096 weights (117 MB each, past L2): bands of 8 tiles (2 MiB) */
+    x = make_call(WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_M, 8, 8192, 14336, 4096, WSGEMM_OP_T, WSGEMM_OP_N,
+                  WSGEMM_R_16BF, WSGEMM_R_16BF);
+    EXPECT(plan_of(&x, &kH200, &plan, why, sizeof why) && plan.bn == 256 && plan.q_band == 8, "Mixtral: bn %d band %d",
+           plan.bn, plan.q_band);
     /* torch._grouped_mm's layout, grouped along N: P = op(B)^T (the tokens), D = C^T */
     x = make_call(WSGEMM_GROUPED_CONTIGUOUS, WSGEMM_GROUPED_DIM_N, 8, 1536, 8192, 1024, WSGEMM_OP_T, WSGEMM_OP_N,
                   WSGEMM_R_16F, WSGEMM_R_32F);
@@ -270,6 +276,14 @@ static void case_sweep(void)
                                         EXPECT(plan.bn == 128 ||
                                                    (plan.q_extent > 128 && plan.works_bound >= devices[dev]->sm_count),
                                                "bn 256 with q %d, works %lld", plan.q_extent, plan.works_bound);
+                                        const long long q_tiles = (plan.q_extent + plan.bn - 1) / plan.bn;
+                                        const long long band_bytes = (long long)plan.q_band * plan.bn * plan.k * 2;
+                                        EXPECT(plan.q_band >= 1 && plan.q_band <= q_tiles &&
+                                                   (plan.q_band == 1 || band_bytes <= devices[dev]->l2_bytes / 3) &&
+                                                   (plan.q_band == q_tiles ||
+                                                    band_bytes + (long long)plan.bn * plan.k * 2 >
+                                                        devices[dev]->l2_bytes / 3),
+                                               "q band %d of %lld tiles, %lld bytes", plan.q_band, q_tiles, band_bytes);
                                     }
     EXPECT(taken > 1000 && declined > 1000, "the sweep reaches both answers: %lld taken, %lld declined", taken,
            declined);
