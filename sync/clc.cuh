@@ -31,8 +31,9 @@
  * Responses are used in order: use i is slot i % CLC_SLOTS, phase parity (i / CLC_SLOTS) & 1 (a PipelineState
  * over CLC_SLOTS stages, sync/pipeline.cuh: readers start as consumers, the issuer as the producer, its empty
  * waits at parity 1 because the slots start empty). Every reader reads every response up to and including the
- * first failed one, so all roles see the same sequence of units and the same end. The last responses' empty arrivals are not waited for by anyone: the kernel ends
- * with a cluster barrier, so no CTA of a pair exits while its peer may still arrive on its barriers.
+ * first failed one, so all roles see the same sequence of units and the same end. The last responses' empty
+ * arrivals are not waited for by anyone: the kernel ends with a cluster barrier, so no CTA of a pair exits while
+ * its peer may still arrive on its barriers.
  *
  * The emulation build (WSGEMM_TMEM_EMULATION, sm_90a, which has no CLC) issues through clc_emu_try_cancel
  * (emu/clc_emu.cuh, brought in by emu/emulation.cuh): an atomic counter in global memory stands in for the
