@@ -5,6 +5,7 @@
 #include "common/device.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -130,4 +131,11 @@ cudaError_t wsgemm_kernel_set_max_dynamic_smem(const void *fn, int bytes)
     err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); /* no driver entry point */
     if (err != cudaSuccess) wsgemm_forget_cuda_error(err);
     return err;
+}
+
+void wsgemm_gpu_uuid_text(const char bytes[16], char *out, size_t size)
+{
+    const unsigned char *u = (const unsigned char *)bytes;
+    snprintf(out, size, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+             u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }

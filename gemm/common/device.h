@@ -25,6 +25,9 @@ extern "C" {
  * returned record never changes. On a CUDA error returns it (already cleared) and leaves *out alone. */
 cudaError_t wsgemm_device_info_get(int ordinal, const wsgemm_device_info **out);
 
+/* A GPU's UUID (cudaDeviceProp.uuid.bytes) as nvidia-smi writes it: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx". */
+void wsgemm_gpu_uuid_text(const char bytes[16], char *out, size_t size);
+
 typedef enum wsgemm_memory_kind {
     WSGEMM_MEMORY_HOST = 0,   /* unregistered or pinned host memory, or not a CUDA pointer */
     WSGEMM_MEMORY_DEVICE = 1, /* cudaMalloc / cudaMallocAsync / VMM device memory */

@@ -59,11 +59,13 @@ typedef struct wsgemm_knobs {
     int sm100_self_check_timeout_s;          /* WSGEMM_SM100_SELF_CHECK_TIMEOUT=s > 0 (default 120) */
     char sm100_self_check_helper[WSGEMM_KNOB_PATH_BYTES]; /* WSGEMM_SM100_SELF_CHECK_HELPER=path: this helper
                                                              and no other; "" (unset): looked up */
-    int sm100_auto_emulated;                /* WSGEMM_SM100_AUTO_EMULATED=1: on Hopper, AUTO treats the emulated sm100
+    int sm100_auto_emulated;                 /* WSGEMM_SM100_AUTO_EMULATED=1: on Hopper, AUTO treats the emulated sm100
                                                path as Blackwell's AUTO treats sm100 (self-check first); verification
                                                only */
-    char cache_dir[WSGEMM_KNOB_PATH_BYTES]; /* $XDG_CACHE_HOME/wsgemm, else $HOME/.cache/wsgemm (an absolute
+    char cache_dir[WSGEMM_KNOB_PATH_BYTES];  /* $XDG_CACHE_HOME/wsgemm, else $HOME/.cache/wsgemm (an absolute
                                                XDG_CACHE_HOME / HOME only); "": no disk cache */
+    char tune_cache[WSGEMM_KNOB_PATH_BYTES]; /* WSGEMM_TUNE_CACHE=path: the tuning cache the sm90 plan reads
+                                                (common/tune_cache.h); "" (unset): none */
 } wsgemm_knobs;
 
 /* An integer variable of the environment: its value, or `fallback` when it is unset or empty. Read on every
@@ -73,6 +75,12 @@ int wsgemm_env_int(const char *name, int fallback);
 
 /* The knobs with no variable set. */
 wsgemm_knobs wsgemm_knobs_defaults(void);
+/* The value of a knob's variable (NULL: unset), as a source of knobs answers it. */
+typedef const char *(*wsgemm_knob_lookup)(void *ctx, const char *name);
+
+/* The knobs as `lookup` answers for their variables (the tuning cache answers for a tuned shape). */
+wsgemm_knobs wsgemm_knobs_from(wsgemm_knob_lookup lookup, void *ctx);
+
 /* The knobs as the environment sets them now. */
 wsgemm_knobs wsgemm_knobs_from_env(void);
 /* The process's knobs: read from the environment at the first call, then kept. Thread-safe. */

@@ -27,6 +27,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "common/device.h"
 #include "common/status.h"
 
 extern char **environ;
@@ -554,13 +555,6 @@ void wsgemm_self_check_loaded_object(char *out, size_t size)
     if (out[0] == '\0') copy_text(out, size, "/proc/self/exe");
 }
 
-void wsgemm_self_check_uuid(const char bytes[16], char *out, size_t size)
-{
-    const unsigned char *u = (const unsigned char *)bytes;
-    text(out, size, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3],
-         u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-}
-
 /* The kernel driver's version ("580.159.04") from /proc/driver/nvidia/version, or "" where there is none. */
 static void kernel_driver_version(char *dst, size_t size)
 {
@@ -600,7 +594,7 @@ wsgemm_status wsgemm_self_check_request_for(int ordinal, wsgemm_path path, const
         return WSGEMM_STATUS_CUDA_ERROR;
     }
     const char *uuid = rq->uuid;
-    wsgemm_self_check_uuid(prop.uuid.bytes, rq->uuid, sizeof rq->uuid);
+    wsgemm_gpu_uuid_text(prop.uuid.bytes, rq->uuid, sizeof rq->uuid);
     char kernel_driver[64];
     kernel_driver_version(kernel_driver, sizeof kernel_driver);
 

@@ -155,9 +155,6 @@ void wsgemm_self_check_loaded_object(char *out, size_t size);
 int wsgemm_self_check_find_helper(const char *override_path, const char *loaded_object, char *out, size_t out_size,
                                   char *note, size_t note_size);
 
-/* A GPU's UUID (cudaDeviceProp.uuid.bytes) as nvidia-smi writes it: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx". */
-void wsgemm_self_check_uuid(const char bytes[16], char *out, size_t size);
-
 /* The request for device `ordinal` and `path` (WSGEMM_PATH_SM100 or WSGEMM_PATH_SM100_EMULATED): the
  * helper looked up, the key from the device's UUID and the driver, the cache file under knobs->cache_dir.
  * CUDA runtime queries only (no allocation, no stream). WSGEMM_STATUS_CUDA_ERROR (message in why) when the

@@ -48,6 +48,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "common/device.h"
 #include "common/knobs.h"
 #include "internal.h"
 #include "sm100/self_check.h"
@@ -472,7 +473,7 @@ int main(int argc, char **argv)
         return WSGEMM_SELF_CHECK_EXIT_CANNOT;
     }
     char own[48];
-    wsgemm_self_check_uuid(prop.uuid.bytes, own, sizeof own);
+    wsgemm_gpu_uuid_text(prop.uuid.bytes, own, sizeof own);
     if (uuid && strcmp(uuid, own) != 0) {
         result_line("error", "device %d is %s, not %s", device, own, uuid);
         return WSGEMM_SELF_CHECK_EXIT_CANNOT;

@@ -26,6 +26,7 @@
 #include "common/launch.cuh"
 #include "common/status.h"
 #include "common/tma.h"
+#include "common/tune_cache.h"
 #include "internal.h"
 #include "sm90/sm90_kernel.cuh"
 #include "sm90/sm90_plan.h"
@@ -175,6 +176,7 @@ static thread_local int last_epilogue = WSGEMM_SM90_EPILOGUE_NONE;
 static thread_local int last_cluster = 0;
 static thread_local int last_sk_splits = 0;
 static thread_local int last_bn = 0;
+static thread_local int last_tuned = 0;
 
 extern "C" wsgemm_sm90_epilogue wsgemm_sm90_last_epilogue(void)
 {
@@ -194,6 +196,11 @@ extern "C" int wsgemm_sm90_last_sk_splits(void)
 extern "C" int wsgemm_sm90_last_bn(void)
 {
     return last_bn;
+}
+
+extern "C" int wsgemm_sm90_last_tuned(void)
+{
+    return last_tuned;
 }
 
 /* The planner's question (sm90_plan.h): the facts of row `row` of the kernel table for the majorness pair, and
@@ -286,6 +293,8 @@ static Sm90Params kernel_params(const wsgemm_plan *plan, const wsgemm_problem *p
 /* One call's state between the skeleton's steps. */
 typedef struct sm90_call {
     const wsgemm_knobs *knobs;
+    const wsgemm_knobs *tuned; /* the tuning cache's entry for the call as knobs (common/tune_cache.h), or NULL */
+    int used_tuned;            /* the plan came from them */
     CUtensorMap map_p, map_q, map_c;
     Sm90Params prm;
 } sm90_call;
@@ -293,11 +302,16 @@ typedef struct sm90_call {
 static wsgemm_status sm90_plan(void *self, const wsgemm_problem *p, int lean, wsgemm_launch_ctx *ctx, wsgemm_plan *plan,
                                char *why, size_t why_size)
 {
-    const sm90_call *call = (const sm90_call *)self;
-    if (!lean) return sm90_plan_make(p, call->knobs, query_kernel, ctx, plan, why, why_size);
-    wsgemm_knobs off = *call->knobs; /* the hybrid-off plan: no split region's partial tiles */
-    off.sm90_hybrid = 0;
-    return sm90_plan_make(p, &off, query_kernel, ctx, plan, why, why_size);
+    sm90_call *call = (sm90_call *)self;
+    /* the tuned knobs first; where they decline the call, the process's */
+    for (int tuned = call->tuned != NULL; tuned >= 0; --tuned) {
+        wsgemm_knobs k = tuned ? *call->tuned : *call->knobs;
+        if (lean) k.sm90_hybrid = 0; /* the hybrid-off plan: no split region's partial tiles */
+        const wsgemm_status s = sm90_plan_make(p, &k, query_kernel, ctx, plan, why, why_size);
+        call->used_tuned = tuned;
+        if (s == WSGEMM_STATUS_SUCCESS || !tuned) return s;
+    }
+    return WSGEMM_STATUS_INTERNAL_ERROR; /* not reached */
 }
 
 static wsgemm_status sm90_encode(void *self, wsgemm_plan *plan, const wsgemm_problem *p, uint8_t *ws,
@@ -348,6 +362,7 @@ static wsgemm_status sm90_launch(void *self, const wsgemm_plan *plan, const wsge
     last_cluster = plan->cluster;
     last_sk_splits = plan->sched.sk_splits;
     last_bn = plan->bn;
+    last_tuned = call->used_tuned;
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -355,6 +370,22 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
 {
     sm90_call call;
     call.knobs = wsgemm_knobs_get();
+    call.tuned = NULL;
+    call.used_tuned = 0;
+    /* a plain call the tuning cache has an entry for (its settings fix m, so not under batch invariance) */
+    wsgemm_knobs tuned;
+    const wsgemm_tune_table *table = p->fused || p->batch_invariance != WSGEMM_BATCH_INVARIANCE_OFF
+                                         ? NULL
+                                         : wsgemm_tune_table_for(ctx->device->ordinal, call.knobs);
+    if (table) {
+        char key[WSGEMM_TUNE_KEY_BYTES];
+        wsgemm_tune_key("sm90", p, key, sizeof key);
+        const wsgemm_tune_entry *e = wsgemm_tune_find(table, key);
+        if (e) {
+            tuned = wsgemm_tune_knobs(e);
+            call.tuned = &tuned;
+        }
+    }
     const wsgemm_fast_path path = {.name = "sm90",
                                    .debug = call.knobs->sm90_debug,
                                    .self = &call,

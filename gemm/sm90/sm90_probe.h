@@ -29,6 +29,9 @@ int wsgemm_sm90_last_cluster(void);
 int wsgemm_sm90_last_sk_splits(void);
 /* The tile width (BN: 64, 128, 192 or 256) of that launch; 0 when none (also per thread). */
 int wsgemm_sm90_last_bn(void);
+/* 1 when that launch was planned with a tuning cache entry's settings (common/tune_cache.h), else 0. */
+int wsgemm_sm90_last_tuned(void);
+
 /* The tile width (BN: 128 or 256) of the last sm90 grouped kernel this thread launched; 0 when none. */
 int wsgemm_sm90_last_grouped_bn(void);
 

@@ -2,7 +2,8 @@
 /*
  * sm90_tune.c - time sm90 kernel configurations against cuBLAS in one process, on the same data.
  *
- * Usage: sm90_tune [--all] [--reps N] [--beta B] [--c bf16|f32] [--nn] [--config LABEL=VAR=V,VAR=V ...] [m n k ...]
+ * Usage: sm90_tune [--all] [--reps N] [--beta B] [--c bf16|f32] [--nn] [--config LABEL=VAR=V,VAR=V ...]
+ *                  [--write-cache FILE] [m n k ...]
  *   default shapes 4096^3 and 8192^3; --all adds the decode, small-K, unaligned and LLM shapes.
  *   --nn: op NN only (default NN and TN). --config (repeatable, 1 to 3 of the WSGEMM_SM90_* variables each,
  *   the prefix optional: BN=128 for WSGEMM_SM90_BN): time the plan's choice and these configurations instead
@@ -16,6 +17,9 @@
  *   cuBLAS's output relative to its largest element (a sample of elements; "BAD" above 2e-2).
  * Input buffers rotate among sets totalling > 2x the L2 size, warm-up first.
  * The configuration line of the sm90 launcher (WSGEMM_SM90_DEBUG=1) is printed once per configuration.
+ * --write-cache FILE: the fastest configuration of each shape and op pair (among those within 2e-2 of cuBLAS)
+ * as a tuning cache for this GPU (gemm/common/tune_cache.h; the library reads it from WSGEMM_TUNE_CACHE). The
+ * timing runs ignore any WSGEMM_TUNE_CACHE of the environment.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, strdup, strtok_r */
 #include <limits.h>
@@ -27,7 +31,9 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include "common/knobs.h" /* the library reads the knobs once: reload after each change */
+#include "common/device.h"     /* the GPU's UUID for the cache */
+#include "common/knobs.h"      /* the library reads the knobs once: reload after each change */
+#include "common/tune_cache.h" /* --write-cache */
 #include "cli.h"
 #include "testing.h"
 
@@ -131,6 +137,14 @@ static int is_small_shape(const shape *sh)
 {
     return sh->m <= 256 || sh->n <= 256 || (long long)sh->m * sh->n <= 2048LL * 2048LL;
 }
+
+/* --write-cache: one entry line per shape and op pair */
+enum { kMaxEntries = 64 };
+static char entries[kMaxEntries][384];
+static int n_entries;
+
+/* The entry of the fastest configuration for op pair ta tb of sh: its key and its variables. */
+static void add_entry(wsgemm_op ta, wsgemm_op tb, const shape *sh, const config *best);
 
 static wsgemm_handle handle;
 static cublasHandle_t cublas;
@@ -245,6 +259,8 @@ static void run_shape(const shape *sh, int reps, int small)
                sh->m, sh->n, sh->k, op ? 'T' : 'N', testing_dtype_name(c_type), (double)beta_arg, reps);
         printf("  %-26s %9s %9s %8s %9s %8s %8s %10s %6s\n", "sm90 config", "ms", "TFLOP/s", "x cuBLAS", "cuBLAS ms",
                "host us", "cuB. us", "rel diff", "held");
+        int best = -1;
+        double best_ms = INFINITY;
         for (int c = 0; c < ncfg; ++c) {
             apply(&cfgs[c]);
             setenv("WSGEMM_SM90_DEBUG", "1", 1);
@@ -265,11 +281,16 @@ static void run_shape(const shape *sh, int reps, int small)
                 continue;
             }
             const double ms = t.lib[0].gpu_ms, cub = t.lib[1].gpu_ms;
+            if (diff <= 2e-2 && ms < best_ms) {
+                best_ms = ms;
+                best = c;
+            }
             printf("  %-26s %9.4f %9.0f %8.3f %9.4f %8.1f %8.1f %10.2e %3d/%-3d%s\n", cfgs[c].label, ms,
                    flops / ms / 1e9, cub / ms, cub, t.lib[0].host_us, t.lib[1].host_us, diff, t.held_rounds, t.rounds,
                    diff > 2e-2 || diff != diff ? "  BAD" : "");
             fflush(stdout);
         }
+        if (best >= 0) add_entry(ta, tb, sh, &cfgs[best]);
         apply(&cfgs[0]);
     }
     for (int s = 0; s < st.count; ++s) {
@@ -280,12 +301,60 @@ static void run_shape(const shape *sh, int reps, int small)
     }
 }
 
+static void add_entry(wsgemm_op ta, wsgemm_op tb, const shape *sh, const config *best)
+{
+    if (n_entries == kMaxEntries) return;
+    wsgemm_problem p;
+    memset(&p, 0, sizeof p);
+    p.transa = ta;
+    p.transb = tb;
+    p.Atype = p.Btype = WSGEMM_R_16BF;
+    p.Ctype = c_type;
+    p.m = sh->m;
+    p.n = sh->n;
+    p.k = sh->k;
+    p.batch_count = 1;
+    p.beta = beta_arg;
+    char key[WSGEMM_TUNE_KEY_BYTES];
+    wsgemm_tune_key("sm90", &p, key, sizeof key);
+    char *line = entries[n_entries++];
+    int n = snprintf(line, sizeof entries[0], "entry %s", key);
+    for (int i = 0; i < 3 && best->env[i][0]; ++i)
+        n += snprintf(line + n, sizeof entries[0] - (size_t)n, " %s=%s", best->env[i][0], best->env[i][1]);
+    printf("  -> cache: %s  (%s)\n", line, best->label);
+}
+
+/* The cache file: header for this GPU and library, the entries, the checksum. */
+static int write_cache(const char *path)
+{
+    struct cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    char uuid[64];
+    wsgemm_gpu_uuid_text(prop.uuid.bytes, uuid, sizeof uuid);
+    size_t size = 256 + (size_t)n_entries * sizeof entries[0], n = 0;
+    char *text = malloc(size);
+    n += (size_t)snprintf(text + n, size - n, "wsgemm-tune-cache 1\nlibrary %d.%d.%d\ngpu %s\n", WSGEMM_VERSION_MAJOR,
+                          WSGEMM_VERSION_MINOR, WSGEMM_VERSION_PATCH, uuid);
+    for (int i = 0; i < n_entries; ++i) n += (size_t)snprintf(text + n, size - n, "%s\n", entries[i]);
+    n += (size_t)snprintf(text + n, size - n, "checksum %016llx\n", (unsigned long long)wsgemm_tune_checksum(text, n));
+    FILE *f = fopen(path, "w");
+    int ok = f && fwrite(text, 1, n, f) == n;
+    if (f && fclose(f) != 0) ok = 0;
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "%s: cannot write the tuning cache %s\n", "sm90_tune", path);
+        return 1;
+    }
+    printf("tuning cache: %d entries for %s in %s (WSGEMM_TUNE_CACHE=%s)\n", n_entries, uuid, path, path);
+    return 0;
+}
+
 static const char kProg[] = "sm90_tune";
 
 static void usage(void)
 {
     printf("usage: %s [--all] [--reps N] [--beta B] [--c bf16|f32] [--nn] [--config LABEL=VAR=V,VAR=V ...] "
-           "[m n k ...]\n"
+           "[--write-cache FILE] [m n k ...]\n"
            "       %s --help\n"
            "sm90 kernel configurations timed against cuBLAS (docs/tuning.md). Exit 0 (also without a CUDA device\n"
            "or without a compute capability 9.0 one: nothing run); 2: bad arguments.\n",
@@ -299,6 +368,7 @@ int main(int argc, char **argv)
         return 0;
     }
     int reps = 20, all = 0;
+    const char *cache_out = NULL;
     shape user[16];
     int nuser = 0;
     for (int i = 1; i < argc; ++i) {
@@ -315,6 +385,8 @@ int main(int argc, char **argv)
             c_type = strcmp(v, "f32") == 0 ? WSGEMM_R_32F : WSGEMM_R_16BF;
         } else if (strcmp(a, "--nn") == 0)
             nn_only = 1;
+        else if (strcmp(a, "--write-cache") == 0)
+            cache_out = cli_value(kProg, argc, argv, &i);
         else if (strcmp(a, "--config") == 0) {
             const char *v = cli_value(kProg, argc, argv, &i);
             if (parse_config(v) != 0)
@@ -341,6 +413,8 @@ int main(int argc, char **argv)
                 kProg, testing_device_cc() / 10, testing_device_cc() % 10);
         return 0;
     }
+    unsetenv("WSGEMM_TUNE_CACHE"); /* time the configurations, not an older cache's */
+    wsgemm_knobs_reload();
     WSGEMM_CHECK(wsgemm_create(&handle));
     WSGEMM_CHECK(wsgemm_set_path(handle, WSGEMM_PATH_SM90));
     CUBLAS_CHECK(cublasCreate(&cublas));
@@ -363,5 +437,5 @@ int main(int argc, char **argv)
     }
     cublasDestroy(cublas);
     WSGEMM_CHECK(wsgemm_destroy(handle));
-    return 0;
+    return cache_out ? write_cache(cache_out) : 0;
 }
