@@ -28,6 +28,10 @@
  *   idesc e4m3 x e4m3 -> f32, K-major both, M=128 N=256          0x08400010
  *   idesc same, cta_group::2 M=256 N=256                         0x10400010
  *   idesc e4m3 x e5m2 -> f32, K-major both, M=128 N=256          0x08400410
+ * kind::mxf8f6f4.block_scale, from CUTLASS's make_instr_desc_block_scaled (scale factors UE8M0):
+ *   e4m3 x e4m3, K-major both, M=128 N=256                       0x08c00000
+ *   the runtime form, A's scale factors at TMEM 0x80000010, B's at 0x40000020 (IDs 2 and 1):
+ *                                                                0x48c00010 (the upper half of its 64 bits)
  */
 #ifndef WSGEMM_TMEM_DESC_H
 #define WSGEMM_TMEM_DESC_H
@@ -262,6 +266,97 @@ static inline WSGEMM_HD umma_idesc_fields umma_idesc_decode(uint32_t idesc)
     f.m = ((idesc >> IDESC_M_SHIFT) & 0x1Fu) << 4;
     f.max_shift = (idesc >> IDESC_MAX_SHIFT_SHIFT) & 3u;
     f.reserved = ((idesc >> 6) & 1u) | (((idesc >> 23) & 1u) << 1) | (((idesc >> 29) & 1u) << 2);
+    return f;
+}
+
+/* ================================================================ block-scaled instruction descriptor */
+
+/* Bit positions of the instruction descriptor of .kind::mxf8f6f4.block_scale (PTX ISA table "Instruction
+ * descriptor format for .kind::mxf8f6f4, .kind::mxf4 and .kind::mxf4nvf4"; CUTLASS's
+ * UMMA::InstrDescriptorBlockScaled). D is always f32, so bits 4-5 say which byte of its 32-bit TMEM column
+ * each scale factor of B comes from instead, and bits 29-30 the same for A; bit 23, reserved in the dense
+ * kinds, is the scale factors' format. */
+enum {
+    IDESC_BS_SPARSE_SEL_SHIFT = 0, /* bits 0-1: sparsity selector (0 dense) */
+    IDESC_BS_SPARSE_SHIFT = 2,     /* bit 2   : sparsity (0 dense) */
+    IDESC_BS_B_SF_ID_SHIFT = 4,    /* bits 4-5: B's scale factor ID (the byte of the TMEM column) */
+    IDESC_BS_A_FORMAT_SHIFT = 7,   /* bits 7-9: A type (umma_f8_dtype) */
+    IDESC_BS_B_FORMAT_SHIFT = 10,  /* bits 10-12: B type */
+    IDESC_BS_NEGATE_A_SHIFT = 13,  /* bit 13 */
+    IDESC_BS_NEGATE_B_SHIFT = 14,  /* bit 14 */
+    IDESC_BS_A_MAJOR_SHIFT = 15,   /* bit 15: 0 K-major, 1 MN-major */
+    IDESC_BS_B_MAJOR_SHIFT = 16,   /* bit 16 */
+    IDESC_BS_N_SHIFT = 17,         /* bits 17-22: N >> 3 */
+    IDESC_BS_SF_FORMAT_SHIFT = 23, /* bit 23: scale factor format, umma_sf_format */
+    IDESC_BS_M_SHIFT = 24,         /* bits 24-28: M >> 4 */
+    IDESC_BS_A_SF_ID_SHIFT = 29,   /* bits 29-30: A's scale factor ID */
+    IDESC_BS_K_SIZE_SHIFT = 31     /* bit 31: K per instruction; 0 = 32 for mxf8f6f4 */
+};
+
+/* The scale factors' format: UE4M3 (nvfp4's) or UE8M0 (MX: a power of two per 32 elements of K). */
+typedef enum umma_sf_format { UMMA_SF_UE4M3 = 0, UMMA_SF_UE8M0 = 1 } umma_sf_format;
+
+typedef struct umma_idesc_bs_fields {
+    uint32_t sparse_sel, sparse;
+    uint32_t a_format, b_format, sf_format;
+    uint32_t a_sf_id, b_sf_id;
+    uint32_t negate_a, negate_b;
+    uint32_t a_major, b_major;
+    uint32_t n, m; /* decoded N (field << 3) and M (field << 4) */
+    uint32_t k_size;
+    uint32_t reserved; /* bits 3 and 6 (must be 0) */
+} umma_idesc_bs_fields;
+
+/* The scale factor ID of a scale factor's TMEM address: the byte of its 32-bit column, bits 30-31 of the
+ * address (what tcgen05.mma's block_scale operands take as [tmem] and the descriptor as the ID). */
+static inline WSGEMM_HD uint32_t umma_sf_id_of_tmem(uint32_t tmem_addr)
+{
+    return tmem_addr >> 30;
+}
+
+/* .kind::mxf8f6f4.block_scale with E4M3/E5M2 operands: the descriptor for scale factors at byte a_sf_id
+ * (A) and b_sf_id (B) of their TMEM columns. M is the instruction's M (the pair's for cta_group::2). */
+static inline WSGEMM_HD uint32_t umma_idesc_mxf8f6f4_encode(umma_f8_dtype a_format, umma_f8_dtype b_format,
+                                                            umma_sf_format sf_format, umma_major a_major,
+                                                            umma_major b_major, int negate_a, int negate_b, uint32_t m,
+                                                            uint32_t n, uint32_t a_sf_id, uint32_t b_sf_id)
+{
+    uint32_t idesc = 0;
+    idesc |= 0u << IDESC_BS_SPARSE_SEL_SHIFT; /* dense */
+    idesc |= 0u << IDESC_BS_SPARSE_SHIFT;
+    idesc |= (b_sf_id & 3u) << IDESC_BS_B_SF_ID_SHIFT;
+    idesc |= ((uint32_t)a_format & 7u) << IDESC_BS_A_FORMAT_SHIFT;
+    idesc |= ((uint32_t)b_format & 7u) << IDESC_BS_B_FORMAT_SHIFT;
+    idesc |= (negate_a ? 1u : 0u) << IDESC_BS_NEGATE_A_SHIFT;
+    idesc |= (negate_b ? 1u : 0u) << IDESC_BS_NEGATE_B_SHIFT;
+    idesc |= ((uint32_t)a_major & 1u) << IDESC_BS_A_MAJOR_SHIFT;
+    idesc |= ((uint32_t)b_major & 1u) << IDESC_BS_B_MAJOR_SHIFT;
+    idesc |= ((n >> 3) & 0x3Fu) << IDESC_BS_N_SHIFT;
+    idesc |= ((uint32_t)sf_format & 1u) << IDESC_BS_SF_FORMAT_SHIFT;
+    idesc |= ((m >> 4) & 0x1Fu) << IDESC_BS_M_SHIFT;
+    idesc |= (a_sf_id & 3u) << IDESC_BS_A_SF_ID_SHIFT;
+    idesc |= 0u << IDESC_BS_K_SIZE_SHIFT; /* K = 32 */
+    return idesc;
+}
+
+static inline WSGEMM_HD umma_idesc_bs_fields umma_idesc_bs_decode(uint32_t idesc)
+{
+    umma_idesc_bs_fields f;
+    f.sparse_sel = (idesc >> IDESC_BS_SPARSE_SEL_SHIFT) & 3u;
+    f.sparse = (idesc >> IDESC_BS_SPARSE_SHIFT) & 1u;
+    f.b_sf_id = (idesc >> IDESC_BS_B_SF_ID_SHIFT) & 3u;
+    f.a_format = (idesc >> IDESC_BS_A_FORMAT_SHIFT) & 7u;
+    f.b_format = (idesc >> IDESC_BS_B_FORMAT_SHIFT) & 7u;
+    f.negate_a = (idesc >> IDESC_BS_NEGATE_A_SHIFT) & 1u;
+    f.negate_b = (idesc >> IDESC_BS_NEGATE_B_SHIFT) & 1u;
+    f.a_major = (idesc >> IDESC_BS_A_MAJOR_SHIFT) & 1u;
+    f.b_major = (idesc >> IDESC_BS_B_MAJOR_SHIFT) & 1u;
+    f.n = ((idesc >> IDESC_BS_N_SHIFT) & 0x3Fu) << 3;
+    f.sf_format = (idesc >> IDESC_BS_SF_FORMAT_SHIFT) & 1u;
+    f.m = ((idesc >> IDESC_BS_M_SHIFT) & 0x1Fu) << 4;
+    f.a_sf_id = (idesc >> IDESC_BS_A_SF_ID_SHIFT) & 3u;
+    f.k_size = (idesc >> IDESC_BS_K_SIZE_SHIFT) & 1u;
+    f.reserved = ((idesc >> 3) & 1u) | (((idesc >> 6) & 1u) << 1);
     return f;
 }
 

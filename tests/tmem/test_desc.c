@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_desc.c - CPU tests of tmem/desc.h: the SM100 shared-memory descriptor and the kind::f16 and
- * kind::f8f6f4 instruction descriptors against known-good values (the words CUTLASS's descriptor types and
- * its encoder, cute UMMA::make_instr_desc, produce for the same arguments),
+ * test_desc.c - CPU tests of tmem/desc.h: the SM100 shared-memory descriptor and the kind::f16, kind::f8f6f4
+ * and kind::mxf8f6f4.block_scale instruction descriptors against known-good values (the words CUTLASS's
+ * descriptor types and its encoders, cute UMMA::make_instr_desc and make_instr_desc_block_scaled, produce for
+ * the same arguments),
  * decoder round trips, the legal-shape table, TMEM address packing, and a mutant check: the same checker
  * run on deliberately wrong encoders (the classic bugs) must fail, proving the checks can fail.
  *
- * Cases: known_good, known_good_f8f6f4, k_step, round_trip, legal_shapes, tmem_addr, mutants. Exit 0 = pass.
+ * Cases: known_good, known_good_f8f6f4, known_good_mxf8f6f4, k_step, round_trip, legal_shapes, tmem_addr,
+ * mutants. Exit 0 = pass.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +45,28 @@ typedef uint32_t (*idesc_encoder)(umma_acc_dtype, umma_dtype, umma_dtype, umma_m
 typedef uint64_t (*smem_encoder)(uint32_t, uint32_t, uint32_t, umma_swizzle);
 typedef uint32_t (*idesc_f8_encoder)(umma_acc_dtype, umma_f8_dtype, umma_f8_dtype, umma_major, umma_major, int, int,
                                      uint32_t, uint32_t);
+
+typedef uint32_t (*idesc_bs_encoder)(umma_f8_dtype, umma_f8_dtype, umma_sf_format, umma_major, umma_major, int, int,
+                                     uint32_t, uint32_t, uint32_t, uint32_t);
+
+/* Mutant 6: the block-scaled descriptor written as the dense one (D format f32 at bits 4-5 where B's scale
+ * factor ID goes, bit 23 left reserved, no A scale factor ID): the habit of reusing the dense encoder. */
+static uint32_t mutant_idesc_bs_dense(umma_f8_dtype a, umma_f8_dtype b, umma_sf_format sf, umma_major am, umma_major bm,
+                                      int na, int nb, uint32_t m, uint32_t n, uint32_t a_sf, uint32_t b_sf)
+{
+    (void)sf;
+    (void)a_sf;
+    (void)b_sf;
+    return umma_idesc_f8f6f4_encode(UMMA_ACC_F32, a, b, am, bm, na, nb, m, n);
+}
+
+/* Mutant 7: the two scale factor IDs swapped (A's at bits 4-5, B's at 29-30). */
+static uint32_t mutant_idesc_bs_ids_swapped(umma_f8_dtype a, umma_f8_dtype b, umma_sf_format sf, umma_major am,
+                                            umma_major bm, int na, int nb, uint32_t m, uint32_t n, uint32_t a_sf,
+                                            uint32_t b_sf)
+{
+    return umma_idesc_mxf8f6f4_encode(a, b, sf, am, bm, na, nb, m, n, b_sf, a_sf);
+}
 
 /* Mutant 3: kind::f16's format codes carried over (E4M3 written as 1, bf16's code: which is E5M2 here). */
 static uint32_t mutant_idesc_f8_bf16_codes(umma_acc_dtype d, umma_f8_dtype a, umma_f8_dtype b, umma_major am,
@@ -141,6 +165,37 @@ static int check_idesc_f8_known_good(idesc_f8_encoder enc, int verbose)
     return g_failures - before;
 }
 
+/* kind::mxf8f6f4.block_scale: the words of CUTLASS's make_instr_desc_block_scaled<A, B, float, float_ue8m0_t,
+ * M, N, a_major, b_major>() and, with scale factor IDs, of make_runtime_instr_desc_block_scaled (its upper 32
+ * bits) for the same arguments (cute/arch/mma_sm100_desc.hpp at CUTLASS commit 7107b055, computed with its
+ * headers). */
+static int check_idesc_bs_known_good(idesc_bs_encoder enc, int verbose)
+{
+    static const struct {
+        umma_f8_dtype a, b;
+        umma_major am, bm;
+        uint32_t m, n, tmem_sfa, tmem_sfb, want;
+    } rows[] = {
+        {UMMA_E4M3, UMMA_E4M3, UMMA_K_MAJOR, UMMA_K_MAJOR, 128, 256, 0, 0, 0x08c00000u},
+        {UMMA_E4M3, UMMA_E4M3, UMMA_K_MAJOR, UMMA_K_MAJOR, 256, 256, 0, 0, 0x10c00000u},
+        {UMMA_E4M3, UMMA_E5M2, UMMA_K_MAJOR, UMMA_K_MAJOR, 128, 128, 0, 0, 0x08a00400u},
+        {UMMA_E5M2, UMMA_E4M3, UMMA_MN_MAJOR, UMMA_K_MAJOR, 128, 64, 0, 0, 0x08908080u},
+        {UMMA_E4M3, UMMA_E4M3, UMMA_K_MAJOR, UMMA_MN_MAJOR, 64, 8, 0, 0, 0x04830000u},
+        {UMMA_E4M3, UMMA_E4M3, UMMA_K_MAJOR, UMMA_K_MAJOR, 128, 256, 0x80000010u, 0x40000020u, 0x48c00010u},
+    };
+    int before = g_failures;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        uint32_t got = enc(rows[i].a, rows[i].b, UMMA_SF_UE8M0, rows[i].am, rows[i].bm, 0, 0, rows[i].m, rows[i].n,
+                           umma_sf_id_of_tmem(rows[i].tmem_sfa), umma_sf_id_of_tmem(rows[i].tmem_sfb));
+        if (verbose)
+            printf("  idesc mxf8f6f4 A %u B %u majors %u/%u M=%u N=%u sf at 0x%08x/0x%08x = 0x%08x (want 0x%08x)\n",
+                   (unsigned)rows[i].a, (unsigned)rows[i].b, (unsigned)rows[i].am, (unsigned)rows[i].bm, rows[i].m,
+                   rows[i].n, rows[i].tmem_sfa, rows[i].tmem_sfb, got, rows[i].want);
+        EXPECT(got == rows[i].want, "row %zu: got 0x%08x want 0x%08x", i, got, rows[i].want);
+    }
+    return g_failures - before;
+}
+
 static int check_smem_known_good(smem_encoder enc, int verbose)
 {
     int before = g_failures;
@@ -183,6 +238,39 @@ static void case_known_good_f8f6f4(void)
                f.negate_a == 0u && f.negate_b == 1u && f.m == 256u && f.n == 144u && f.reserved == 0u,
            "decode: d %u a %u b %u majors %u/%u neg %u/%u m %u n %u reserved %u", f.d_format, f.a_format, f.b_format,
            f.a_major, f.b_major, f.negate_a, f.negate_b, f.m, f.n, f.reserved);
+}
+
+static void case_known_good_mxf8f6f4(void)
+{
+    check_idesc_bs_known_good(umma_idesc_mxf8f6f4_encode, 1);
+    /* Every field back through the decoder, over formats, majors, negations, shapes, IDs and both scale
+     * formats; bits 3 and 6 stay 0, K is 32. */
+    int checked = 0;
+    for (uint32_t a = 0; a < 2; a++)
+        for (uint32_t b = 0; b < 2; b++)
+            for (uint32_t sf = 0; sf < 2; sf++)
+                for (uint32_t maj = 0; maj < 4; maj++)
+                    for (uint32_t neg = 0; neg < 4; neg++)
+                        for (uint32_t m = 64; m <= 256; m += 64)
+                            for (uint32_t n = 8; n <= 256; n += 8)
+                                for (uint32_t ids = 0; ids < 16; ids++) {
+                                    const uint32_t w = umma_idesc_mxf8f6f4_encode(
+                                        (umma_f8_dtype)a, (umma_f8_dtype)b, (umma_sf_format)sf, (umma_major)(maj & 1),
+                                        (umma_major)(maj >> 1), neg & 1, neg >> 1, m, n, ids & 3, ids >> 2);
+                                    const umma_idesc_bs_fields f = umma_idesc_bs_decode(w);
+                                    const int ok = f.a_format == a && f.b_format == b && f.sf_format == sf &&
+                                                   f.a_major == (maj & 1) && f.b_major == (maj >> 1) &&
+                                                   f.negate_a == (neg & 1) && f.negate_b == (neg >> 1) && f.m == m &&
+                                                   f.n == n && f.a_sf_id == (ids & 3) && f.b_sf_id == (ids >> 2) &&
+                                                   f.sparse == 0 && f.sparse_sel == 0 && f.k_size == 0 &&
+                                                   f.reserved == 0;
+                                    EXPECT(ok, "round trip 0x%08x", w);
+                                    if (!ok) return;
+                                    checked++;
+                                }
+    EXPECT(umma_sf_id_of_tmem(0xC0000000u | (5u << 16) | 7u) == 3u && umma_sf_id_of_tmem(tmem_addr(127, 511)) == 0u,
+           "scale factor ID of a TMEM address");
+    printf("  %d block-scaled encode/decode round trips agree field by field\n", checked);
 }
 
 static void case_k_step(void)
@@ -284,13 +372,14 @@ static void case_mutants(void)
 {
     /* The real encoders pass the checkers... */
     int real = check_idesc_known_good(umma_idesc_f16_encode, 0) + check_smem_known_good(umma_smem_desc_encode, 0) +
-               check_idesc_f8_known_good(umma_idesc_f8f6f4_encode, 0);
+               check_idesc_f8_known_good(umma_idesc_f8f6f4_encode, 0) +
+               check_idesc_bs_known_good(umma_idesc_mxf8f6f4_encode, 0);
     EXPECT(real == 0, "real encoders fail their own checks (%d)", real);
     /* ...and each planted bug makes them fail. Their failures are expected: count them, then undo them. */
     struct {
         const char *name;
         int failures;
-    } m[5];
+    } m[7];
     int saved = g_failures;
     g_planted = 1;
     m[0].name = "idesc M at bit 23";
@@ -303,9 +392,13 @@ static void case_mutants(void)
     m[3].failures = check_smem_known_good(mutant_smem_sbo_bytes, 0);
     m[4].name = "idesc f8f6f4 with kind::f16 format codes";
     m[4].failures = check_idesc_f8_known_good(mutant_idesc_f8_bf16_codes, 0);
+    m[5].name = "idesc mxf8f6f4 as the dense f8f6f4 one";
+    m[5].failures = check_idesc_bs_known_good(mutant_idesc_bs_dense, 0);
+    m[6].name = "idesc mxf8f6f4 with the scale factor IDs swapped";
+    m[6].failures = check_idesc_bs_known_good(mutant_idesc_bs_ids_swapped, 0);
     g_planted = 0;
     g_failures = saved;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 7; i++) {
         printf("  mutant \"%s\": %d check(s) failed -> %s\n", m[i].name, m[i].failures,
                m[i].failures > 0 ? "caught" : "NOT CAUGHT");
         EXPECT(m[i].failures > 0, "mutant %s passed the checker", m[i].name);
@@ -323,10 +416,14 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         void (*fn)(void);
-    } cases[] = {
-        {"known_good", case_known_good}, {"known_good_f8f6f4", case_known_good_f8f6f4}, {"k_step", case_k_step},
-        {"round_trip", case_round_trip}, {"legal_shapes", case_legal_shapes},           {"tmem_addr", case_tmem_addr},
-        {"mutants", case_mutants}};
+    } cases[] = {{"known_good", case_known_good},
+                 {"known_good_f8f6f4", case_known_good_f8f6f4},
+                 {"known_good_mxf8f6f4", case_known_good_mxf8f6f4},
+                 {"k_step", case_k_step},
+                 {"round_trip", case_round_trip},
+                 {"legal_shapes", case_legal_shapes},
+                 {"tmem_addr", case_tmem_addr},
+                 {"mutants", case_mutants}};
     int ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (argc > 1 && strcmp(argv[1], cases[i].name) != 0 && strcmp(argv[1], "all") != 0) continue;
