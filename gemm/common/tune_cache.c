@@ -262,6 +262,8 @@ static void load(int ordinal, const char *path)
         char reason[WSGEMM_KNOB_PATH_BYTES];
         if (!wsgemm_tune_parse(text, len, uuid, version, &tables[ordinal], reason, sizeof reason))
             snprintf(why, sizeof why, "%s", reason);
+        for (int i = 0; i < tables[ordinal].count; ++i)
+            tables[ordinal].entries[i].knobs = wsgemm_tune_knobs(&tables[ordinal].entries[i]);
     }
     free(text);
     if (why[0]) fprintf(stderr, "wsgemm: tuning cache %s (WSGEMM_TUNE_CACHE) ignored: %s\n", path, why);

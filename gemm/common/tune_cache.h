@@ -20,7 +20,8 @@
  *
  * How the library uses it (gemm/sm90/sm90_gemm.cu): a plain sm90 call (no fused output op, batch invariance
  * off) whose key has an entry is planned with the entry's settings as knobs, except where the environment sets
- * the same variable (the environment wins); when that plan declines, the call is planned without them. A given
+ * the same variable (the environment wins; read with the file, as the process's knobs are read once); when
+ * that plan declines, the call is planned without them. A given
  * cache and call always get the same plan, so results stay bit-identical run to run.
  */
 #ifndef WSGEMM_COMMON_TUNE_CACHE_H
@@ -43,6 +44,7 @@ typedef struct wsgemm_tune_entry {
     int count;                              /* settings */
     const char *name[WSGEMM_TUNE_SETTINGS]; /* the variable (one of the allowed names, static storage) */
     char value[WSGEMM_TUNE_SETTINGS][WSGEMM_TUNE_VALUE_BYTES];
+    wsgemm_knobs knobs; /* wsgemm_tune_knobs of the entry when the process's table was read (not by the parser) */
 } wsgemm_tune_entry;
 
 typedef struct wsgemm_tune_table {
@@ -71,8 +73,8 @@ const wsgemm_tune_entry *wsgemm_tune_find(const wsgemm_tune_table *t, const char
 wsgemm_knobs wsgemm_tune_knobs(const wsgemm_tune_entry *e);
 
 /* The process's table for device `ordinal` from knobs->tune_cache: read and checked at the first call that
- * asks for that device, then kept (a message on stderr when it is ignored); NULL when there is none or it was
- * ignored. Thread-safe. */
+ * asks for that device, each entry's knobs made then, then kept (a message on stderr when it is ignored); NULL
+ * when there is none or it was ignored. Thread-safe. */
 const wsgemm_tune_table *wsgemm_tune_table_for(int ordinal, const wsgemm_knobs *knobs);
 
 /* Read the cache again at the next call (tests; only while no other thread is inside a wsgemm call). */

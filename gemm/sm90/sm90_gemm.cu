@@ -373,7 +373,6 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
     call.tuned = NULL;
     call.used_tuned = 0;
     /* a plain call the tuning cache has an entry for (its settings fix m, so not under batch invariance) */
-    wsgemm_knobs tuned;
     const wsgemm_tune_table *table = p->fused || p->batch_invariance != WSGEMM_BATCH_INVARIANCE_OFF
                                          ? NULL
                                          : wsgemm_tune_table_for(ctx->device->ordinal, call.knobs);
@@ -381,10 +380,7 @@ extern "C" wsgemm_status wsgemm_sm90_gemm(const wsgemm_problem *p, wsgemm_launch
         char key[WSGEMM_TUNE_KEY_BYTES];
         wsgemm_tune_key("sm90", p, key, sizeof key);
         const wsgemm_tune_entry *e = wsgemm_tune_find(table, key);
-        if (e) {
-            tuned = wsgemm_tune_knobs(e);
-            call.tuned = &tuned;
-        }
+        if (e) call.tuned = &e->knobs;
     }
     const wsgemm_fast_path path = {.name = "sm90",
                                    .debug = call.knobs->sm90_debug,
