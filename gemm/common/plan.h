@@ -106,6 +106,9 @@ wsgemm_status wsgemm_plan_lay_out_workspace(wsgemm_plan *plan, const wsgemm_prob
 /* One line describing the plan (the launcher's WSGEMM_SM90_DEBUG output). */
 void wsgemm_plan_describe(const wsgemm_plan *plan, const wsgemm_problem *p, char *buf, size_t size);
 
+/* A type's short name, as the plan lines and the tuning cache write it: f32, bf16, f16, e4m3, e5m2. */
+const char *wsgemm_dtype_short_name(wsgemm_dtype t);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common/device.h"
+#include "common/plan.h"
 #include "common/status.h"
 #include "wsgemm.h"
 
@@ -21,23 +22,11 @@ static const char *const kSettable[] = {"WSGEMM_SM90_BN",      "WSGEMM_SM90_SPLI
                                         "WSGEMM_SM90_SWAP",    "WSGEMM_SM90_GROUP",  "WSGEMM_SM90_HYBRID",
                                         "WSGEMM_SM90_EPILOGUE"};
 
-static const char *dtype_text(wsgemm_dtype t)
-{
-    switch (t) {
-    case WSGEMM_R_32F: return "f32";
-    case WSGEMM_R_16BF: return "bf16";
-    case WSGEMM_R_16F: return "f16";
-    case WSGEMM_R_8F_E4M3: return "e4m3";
-    case WSGEMM_R_8F_E5M2: return "e5m2";
-    }
-    return "?";
-}
-
 void wsgemm_tune_key(const char *path, const wsgemm_problem *p, char *buf, size_t size)
 {
     snprintf(buf, size, "%s %c%c %s %s %s %d %d %d %d %s", path, p->transa == WSGEMM_OP_N ? 'N' : 'T',
-             p->transb == WSGEMM_OP_N ? 'N' : 'T', dtype_text(p->Atype), dtype_text(p->Btype), dtype_text(p->Ctype),
-             p->m, p->n, p->k, p->batch_count, p->beta == 0.0f ? "beta0" : "beta");
+             p->transb == WSGEMM_OP_N ? 'N' : 'T', wsgemm_dtype_short_name(p->Atype), wsgemm_dtype_short_name(p->Btype),
+             wsgemm_dtype_short_name(p->Ctype), p->m, p->n, p->k, p->batch_count, p->beta == 0.0f ? "beta0" : "beta");
 }
 
 uint64_t wsgemm_tune_checksum(const char *text, size_t len)
