@@ -4,16 +4,21 @@
  * what is timed and how).
  *
  *   wsgemm-matmul-bench [--reps 20] [--path auto|generic|sm90]        the cuBLASLt suite below
+ *   wsgemm-matmul-bench --suite deepseek [--reps R] [--path P]          block-scaled FP8 on DeepSeek-V3's shapes
  *   wsgemm-matmul-bench --m M --n N --k K [--ta T] [--tb N] [--a e4m3] [--b e4m3] [--c bf16] [--d bf16]
  *                       [--epilogue none|relu|bias|relu_bias|gelu|gelu_bias|gelu_aux|gelu_aux_bias]
- *                       [--bias bf16] [--scales 0|1] [--reps R] [--path P]                   one problem
+ *                       [--bias bf16] [--scales 0|1|2] [--reps R] [--path P]                 one problem
  *
  * The suite: FP8 E4M3 at 8192^3 and 4096 x 14336 x 4096 with bf16 D (A transposed, B not: cuBLASLt's FP8
  * layout), and at 8192^3 with an E4M3 D (d_scale, amax_d), beside cuBLASLt's default and fast accumulation; bias+GELU
  * at 8192^3 in bf16, beside cuBLASLt's fused GELU_BIAS and beside cuBLASLt's GEMM followed by a separate bias+GELU
  * kernel; bias+GELU at an MLP's
  * up projection (14336 x 4096 x 4096) and 4096^3, bias+ReLU with a short K, GELU with its aux output. Prints
- * one table (ms: median GPU time of one call; ratio: TFLOP/s over cuBLASLt's). Without a GPU it says so on
+ * one table (ms: median GPU time of one call; ratio: TFLOP/s over cuBLASLt's). --scales: 0 none, 1 per-tensor
+ * (all 1), 2 DeepSeek-V3's block scales (A VEC128_32F, B BLK128x128_32F; matmul_run.h). The deepseek suite: E4M3
+ * A and B, bf16 D, those block scales, m = 64, 128 and 4096 tokens on each of the projections n x k = 2112 x 7168,
+ * 24576 x 1536, 32768 x 512, 7168 x 16384, 4096 x 7168, 7168 x 2048, beside cuBLASLt's block-scaled kernel and
+ * wsgemm's per-tensor call on the same data. Without a GPU it says so on
  * stderr and exits 0.
  * Exit 1 when a check or a call failed, 2 on bad arguments (bench/cli.h).
  */
@@ -50,12 +55,45 @@ static const matmul_problem kSuite[] = {
      WSGEMM_MATMUL_EPILOGUE_GELU_AUX_BIAS, BF, 0},
 };
 
+/* DeepSeek-V3's projections (n x k) at three token counts (m), block-scaled. */
+static const int kDeepSeekTokens[] = {64, 128, 4096};
+static const int kDeepSeekNK[][2] = {{2112, 7168},  {24576, 1536}, {32768, 512},
+                                     {7168, 16384}, {4096, 7168},  {7168, 2048}};
+enum { DEEPSEEK_PROBLEMS = 18 };
+_Static_assert(DEEPSEEK_PROBLEMS ==
+                   sizeof kDeepSeekTokens / sizeof kDeepSeekTokens[0] * (sizeof kDeepSeekNK / sizeof kDeepSeekNK[0]),
+               "one problem per token count and projection");
+
+static size_t deepseek_suite(matmul_problem *out, char (*names)[40])
+{
+    size_t n = 0;
+    for (size_t t = 0; t < sizeof kDeepSeekTokens / sizeof kDeepSeekTokens[0]; ++t)
+        for (size_t j = 0; j < sizeof kDeepSeekNK / sizeof kDeepSeekNK[0]; ++j, ++n) {
+            snprintf(names[n], sizeof names[n], "ds %dx%dx%d", kDeepSeekTokens[t], kDeepSeekNK[j][0],
+                     kDeepSeekNK[j][1]);
+            out[n] = (matmul_problem){names[n],
+                                      WSGEMM_OP_T,
+                                      WSGEMM_OP_N,
+                                      kDeepSeekTokens[t],
+                                      kDeepSeekNK[j][0],
+                                      kDeepSeekNK[j][1],
+                                      E4,
+                                      E4,
+                                      BF,
+                                      BF,
+                                      WSGEMM_MATMUL_EPILOGUE_DEFAULT,
+                                      BF,
+                                      MATMUL_SCALES_BLOCK};
+        }
+    return n;
+}
+
 static const char kProg[] = "wsgemm-matmul-bench";
 
 static void usage(void)
 {
-    printf("usage: %s [--reps R] [--path P] [--m M --n N --k K [--ta N|T] [--tb N|T] [--a T] [--b T] "
-           "[--c T] [--d T] [--epilogue E] [--bias T] [--scales 0|1]]\n"
+    printf("usage: %s [--reps R] [--path P] [--suite default|deepseek] [--m M --n N --k K [--ta N|T] [--tb N|T] "
+           "[--a T] [--b T] [--c T] [--d T] [--epilogue E] [--bias T] [--scales 0|1|2]]\n"
            "       %s --help\n"
            "wsgemm_matmul beside cublasLtMatmul: the built-in suite, or one problem. Exit 0: every check passed (or\n"
            "no CUDA device: nothing run); 1: a check or a call failed; 2: bad arguments.\n",
@@ -81,7 +119,7 @@ int main(int argc, char **argv)
     matmul_problem one = {
         "problem", WSGEMM_OP_T, WSGEMM_OP_N, 0, 0, 0, BF, BF, BF, BF, WSGEMM_MATMUL_EPILOGUE_DEFAULT, BF, 0};
     wsgemm_path path = WSGEMM_PATH_AUTO;
-    int reps = 20, single = 0;
+    int reps = 20, single = 0, deepseek = 0;
     if (cli_wants_help(argc, argv)) {
         usage();
         return 0;
@@ -116,8 +154,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--bias"))
             one.bias_type = dtype_arg(a, v);
         else if (!strcmp(a, "--scales"))
-            one.scales = cli_int(kProg, a, v, 0, 1);
-        else if (!strcmp(a, "--epilogue")) {
+            one.scales = cli_int(kProg, a, v, 0, 2);
+        else if (!strcmp(a, "--suite")) {
+            if (strcmp(v, "default") && strcmp(v, "deepseek")) cli_fail(kProg, "--suite: unknown suite '%s'", v);
+            deepseek = !strcmp(v, "deepseek");
+        } else if (!strcmp(a, "--epilogue")) {
             one.epilogue = matmul_epilogue_parse(v);
             if (!one.epilogue) cli_fail(kProg, "--epilogue: unknown epilogue '%s'", v);
         } else
@@ -125,8 +166,10 @@ int main(int argc, char **argv)
     }
     if (single && (!one.m || !one.n || !one.k)) cli_fail(kProg, "one problem needs all of --m, --n and --k");
     if (testing_gpu_count() == 0) return cli_no_gpu(kProg, "nothing to run");
-    const matmul_problem *problems = single ? &one : kSuite;
-    const size_t count = single ? 1 : sizeof kSuite / sizeof kSuite[0];
+    matmul_problem ds[DEEPSEEK_PROBLEMS];
+    char ds_names[DEEPSEEK_PROBLEMS][40];
+    const matmul_problem *problems = single ? &one : deepseek ? ds : kSuite;
+    const size_t count = single ? 1 : deepseek ? deepseek_suite(ds, ds_names) : sizeof kSuite / sizeof kSuite[0];
     printf("%-22s %-16s %-8s %10s %9s %8s\n", "problem", "library", "path", "ms", "TFLOP/s", "ratio");
     int failed = 0;
     for (size_t i = 0; i < count; ++i) {

@@ -12,6 +12,9 @@
  *   cuBLASLt fast      FP8 only: the same with CUBLASLT_MATMUL_DESC_FAST_ACCUM = 1
  *   cuBLASLt+kernel    bias/activation epilogues only: cublasLtMatmul without epilogue, then the epilogue as a
  *                      kernel of its own (testing_bias_activation) - what a framework without fusion runs
+ *   wsgemm per-tensor  block-scaled problems (MATMUL_SCALES_BLOCK) only, in place of the two above: the same call
+ *                      with per-tensor scales, the speed the block scales are measured against where cuBLASLt
+ *                      has no block-scaled kernel
  * The check: wsgemm's D against cuBLASLt's D on the device, every element (testing_device_check), one ulp
  * of D's type relative plus accumulation-order noise (1/512 of the RMS for 16-bit D; E4M3: 1/8 relative).
  */
@@ -88,10 +91,12 @@ typedef struct run_state {
     void *A[SETS], *B[SETS], *D[MATMUL_MAX_LIBS][SETS];
     void *C, *bias, *aux;
     float *scales, *amax; /* device: 1, 1, 1, 1; amax */
+    float *sa, *sb;       /* MATMUL_SCALES_BLOCK: A's m x ceil(k/128), B's ceil(k/128) x ceil(n/128) */
     cublasLtMatmulDesc_t op[MATMUL_MAX_LIBS];
     cublasLtMatrixLayout_t la, lb, lc, ld;
     cublasLtMatmulAlgo_t algo[MATMUL_MAX_LIBS];
     int third_is_kernel; /* lib 2: GEMM + separate epilogue kernel (else fast accumulation) */
+    int third_is_wsgemm; /* lib 2: wsgemm with per-tensor scales (MATMUL_SCALES_BLOCK) */
 } run_state;
 
 typedef struct lib_ctx {
@@ -99,7 +104,8 @@ typedef struct lib_ctx {
     int lib;
 } lib_ctx;
 
-static int call_wsgemm(run_state *s, int set)
+/* wsgemm_matmul into library lib's D: with the problem's scales, or (per_tensor) its per-tensor ones. */
+static int call_wsgemm(run_state *s, int lib, int set, int per_tensor)
 {
     const matmul_problem *p = s->p;
     wsgemm_matmul_desc d;
@@ -112,7 +118,12 @@ static int call_wsgemm(run_state *s, int set)
     d.aux = s->aux;
     d.aux_type = p->bias_type;
     d.ldaux = p->m;
-    if (p->scales) {
+    if (p->scales == MATMUL_SCALES_BLOCK && !per_tensor) {
+        d.a_scale_mode = WSGEMM_MATMUL_SCALE_VEC128_32F;
+        d.b_scale_mode = WSGEMM_MATMUL_SCALE_BLK128x128_32F;
+        d.a_scale = s->sa;
+        d.b_scale = s->sb;
+    } else if (p->scales) {
         d.a_scale = s->scales;
         d.b_scale = s->scales + 1;
         if (p->d == WSGEMM_R_8F_E4M3) {
@@ -122,7 +133,7 @@ static int call_wsgemm(run_state *s, int set)
     }
     const float alpha = 1.0f, beta = 0.0f;
     wsgemm_status st = wsgemm_matmul(s->h, &d, p->m, p->n, p->k, &alpha, s->A[set], s->rows_a, s->B[set], s->rows_b,
-                                     &beta, NULL, p->m, s->D[0][set], p->m);
+                                     &beta, NULL, p->m, s->D[lib][set], p->m);
     if (st != WSGEMM_STATUS_SUCCESS) fprintf(stderr, "wsgemm_matmul: %s\n", wsgemm_get_last_error_message(s->h));
     return st != WSGEMM_STATUS_SUCCESS;
 }
@@ -148,7 +159,9 @@ static int call_lt(run_state *s, int lib, int set)
 static int timed_call(void *ctx, int i)
 {
     lib_ctx *c = ctx;
-    return c->lib == 0 ? call_wsgemm(c->s, i % SETS) : call_lt(c->s, c->lib, i % SETS);
+    if (c->lib == 0) return call_wsgemm(c->s, 0, i % SETS, 0);
+    if (c->lib == 2 && c->s->third_is_wsgemm) return call_wsgemm(c->s, 2, i % SETS, 1);
+    return call_lt(c->s, c->lib, i % SETS);
 }
 
 /* cuBLASLt's descriptor for library `lib` (1: as wsgemm; 2: fast accumulation, or no epilogue) and its
@@ -163,7 +176,9 @@ static int lt_plan(run_state *s, int lib)
     const int32_t vec = (int32_t)p->bias_type;
     const int64_t ldaux = p->m;
     const int8_t fast = lib == 2 && !s->third_is_kernel;
-    const void *bias = s->bias, *sd = s->scales + 3, *amax = s->amax;
+    const void *bias = s->bias, *sd = s->scales + 3, *amax = s->amax, *sa = s->sa, *sb = s->sb;
+    const int32_t a_mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F,
+                  b_mode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
     void *aux = s->aux;
 #define SET(attr, value) \
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatmulDescSetAttribute(s->op[lib], attr, &(value), sizeof(value))
@@ -186,6 +201,12 @@ static int lt_plan(run_state *s, int lib)
     if (p->scales && p->d == WSGEMM_R_8F_E4M3) {
         SET(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, sd);
         SET(CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, amax);
+    }
+    if (p->scales == MATMUL_SCALES_BLOCK) { /* the same scale tensors, in cuBLASLt's layouts (wsgemm.h's are) */
+        SET(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, a_mode);
+        SET(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, b_mode);
+        SET(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, sa);
+        SET(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, sb);
     }
     if (fast) SET(CUBLASLT_MATMUL_DESC_FAST_ACCUM, fast);
 #undef SET
@@ -226,11 +247,12 @@ int matmul_run(const matmul_problem *p, wsgemm_path path, int reps, matmul_resul
     s.rows_b = p->tb == WSGEMM_OP_N ? p->k : p->n;
     s.cols_b = p->tb == WSGEMM_OP_N ? p->n : p->k;
     const int fused = has_bias(p->epilogue) || has_activation(p->epilogue);
-    s.third_is_kernel = fused && !has_aux(p->epilogue);
+    s.third_is_wsgemm = p->scales == MATMUL_SCALES_BLOCK;
+    s.third_is_kernel = fused && !has_aux(p->epilogue) && !s.third_is_wsgemm;
     out->nlibs = is_fp8(p->a) || s.third_is_kernel ? 3 : 2;
     out->lib[0] = "wsgemm";
     out->lib[1] = "cuBLASLt";
-    out->lib[2] = s.third_is_kernel ? "cuBLASLt+kernel" : "cuBLASLt fast";
+    out->lib[2] = s.third_is_wsgemm ? "wsgemm per-tensor" : s.third_is_kernel ? "cuBLASLt+kernel" : "cuBLASLt fast";
 
     WSGEMM_CHECK(wsgemm_create(&s.h));
     WSGEMM_CHECK(wsgemm_set_path(s.h, path));
@@ -257,16 +279,24 @@ int matmul_run(const matmul_problem *p, wsgemm_path path, int reps, matmul_resul
     s.scales = device_alloc(sizeof ones);
     CUDA_CHECK(cudaMemcpy(s.scales, ones, sizeof ones, cudaMemcpyHostToDevice));
     s.amax = device_alloc(sizeof(float));
+    if (p->scales == MATMUL_SCALES_BLOCK) {
+        const size_t kb = ((size_t)p->k + 127) / 128, na = (size_t)p->m * kb, nb = kb * (((size_t)p->n + 127) / 128);
+        s.sa = device_alloc(na * sizeof(float));
+        s.sb = device_alloc(nb * sizeof(float));
+        testing_device_fill_uniform(WSGEMM_R_32F, s.sa, na, 21);
+        testing_device_fill_uniform(WSGEMM_R_32F, s.sb, nb, 22);
+    }
 
     int failed = 0;
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.la, (cudaDataType_t)p->a, s.rows_a, s.cols_a, s.rows_a));
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lb, (cudaDataType_t)p->b, s.rows_b, s.cols_b, s.rows_b));
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.lc, (cudaDataType_t)p->c, p->m, p->n, p->m));
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s.ld, (cudaDataType_t)p->d, p->m, p->n, p->m));
-    for (int lib = 1; lib < out->nlibs; ++lib) failed |= lt_plan(&s, lib);
+    for (int lib = 1; lib < out->nlibs; ++lib)
+        if (!(lib == 2 && s.third_is_wsgemm)) failed |= lt_plan(&s, lib);
 
     /* the check: one call of each on set 0 */
-    if (!failed) failed |= call_wsgemm(&s, 0) || call_lt(&s, 1, 0);
+    if (!failed) failed |= call_wsgemm(&s, 0, 0, 0) || call_lt(&s, 1, 0);
     CUDA_CHECK(cudaDeviceSynchronize());
     wsgemm_get_last_path(s.h, &out->path);
     if (!failed) {
@@ -320,6 +350,8 @@ int matmul_run(const matmul_problem *p, wsgemm_path path, int reps, matmul_resul
     cudaFree(s.aux);
     cudaFree(s.scales);
     cudaFree(s.amax);
+    cudaFree(s.sa);
+    cudaFree(s.sb);
     cudaFree(s.lt_ws);
     cublasLtDestroy(s.lt);
     wsgemm_destroy(s.h);

@@ -15,16 +15,25 @@ typedef struct matmul_problem {
     wsgemm_dtype a, b, c, d; /* C is not read (beta 0); its type is cuBLASLt's C layout type */
     wsgemm_matmul_epilogue epilogue;
     wsgemm_dtype bias_type; /* also aux's */
-    int scales;             /* a_scale 1, b_scale 1, d_scale 1 as device floats, amax_d (FP8 D) */
+    int scales;             /* MATMUL_SCALES_* */
 } matmul_problem;
+
+/* The operand scales of a problem. */
+enum {
+    MATMUL_SCALES_NONE = 0,
+    MATMUL_SCALES_TENSOR = 1, /* a_scale 1, b_scale 1, d_scale 1 as device floats, amax_d (FP8 D) */
+    MATMUL_SCALES_BLOCK = 2   /* DeepSeek-V3's: A VEC128_32F (1 x 128), B BLK128x128_32F, uniform [-1, 1] scale
+                                 tensors; the third library is then wsgemm with per-tensor scales on the same data */
+};
 
 enum { MATMUL_MAX_LIBS = 4 };
 
 typedef struct matmul_result {
     wsgemm_path path; /* the path wsgemm ran */
     int nlibs;
-    const char *lib[MATMUL_MAX_LIBS]; /* [0] wsgemm, [1] cuBLASLt, then cuBLASLt fast accumulation (FP8) or
-                                         cuBLASLt GEMM + a separate epilogue kernel (bias/activation) */
+    const char *lib[MATMUL_MAX_LIBS]; /* [0] wsgemm, [1] cuBLASLt, then cuBLASLt fast accumulation (FP8),
+                                         cuBLASLt GEMM + a separate epilogue kernel (bias/activation) or wsgemm
+                                         with per-tensor scales (MATMUL_SCALES_BLOCK) */
     double ms[MATMUL_MAX_LIBS];       /* median GPU time of one call (0: did not run) */
     double tflops[MATMUL_MAX_LIBS];
     int held_rounds, rounds;

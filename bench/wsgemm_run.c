@@ -8,7 +8,7 @@
  *              [--batch 1] [--alpha 1] [--beta 0] [--reps 20] [--seed 1]
  *   wsgemm-run ... [--ab e4m3|e5m2] [--b e4m3|e5m2|bf16|f16] [--d bf16|f16|f32|e4m3]
  *              [--epilogue none|relu|bias|relu_bias|gelu|gelu_bias|gelu_aux|gelu_aux_bias] [--bias bf16|f16|f32]
- *              [--scales 0|1]
+ *              [--scales 0|1|2]
  *     any of these options (or an FP8 --ab) runs wsgemm_matmul instead, checked against and timed beside
  *     cublasLtMatmul (bench/matmul_run.c; alpha 1, beta 0, one matrix)
  *   wsgemm-run ... --batch-invariant both|both_n
@@ -64,7 +64,7 @@ static void usage(void)
     printf("usage: %s [--m M] [--n N] [--k K] [--ta N|T] [--tb N|T] [--ab bf16|f16] [--c bf16|f16|f32]\n"
            "          [--path auto|generic|sm90|sm100|sm100-emulated] [--batch B] [--alpha A] [--beta B]\n"
            "          [--reps R] [--seed S] [--batch-invariant both|both_n]\n"
-           "          [--ab e4m3|e5m2] [--b T] [--d T] [--epilogue E] [--bias T] [--scales 0|1]  (wsgemm_matmul)\n"
+           "          [--ab e4m3|e5m2] [--b T] [--d T] [--epilogue E] [--bias T] [--scales 0|1|2]  (wsgemm_matmul)\n"
            "       %s --self-check\n"
            "       %s --help\n"
            "One GEMM (default 8192^3 bf16, NN) checked against cuBLAS, then timed beside it. Exit 0: checked and\n"
@@ -143,7 +143,7 @@ static options parse(int argc, char **argv)
         else if (!strcmp(a, "--bias"))
             o.mm.bias_type = parse_dtype(a, v), o.matmul = 1;
         else if (!strcmp(a, "--scales"))
-            o.mm.scales = cli_int(kProg, a, v, 0, 1), o.matmul = 1;
+            o.mm.scales = cli_int(kProg, a, v, 0, 2), o.matmul = 1;
         else if (!strcmp(a, "--batch-invariant")) {
             if (!strcmp(v, "both"))
                 o.invariant = WSGEMM_BATCH_INVARIANCE_ON;

@@ -52,7 +52,8 @@ typedef struct wsgemm_problem {
     const float *a_scale, *b_scale;
     /* wsgemm_matmul's operand scale modes (SCALAR_32F for a GEMM and for per-tensor scales, which are then
      * a_scale and b_scale above) and, for the other modes, the scale tensors (common/scale.h has their layouts;
-     * NULL without a product). Only the generic path takes a mode other than SCALAR_32F (paths.c). */
+     * NULL without a product). The generic path takes every mode; the sm90 path the float tensors of E4M3
+     * operands (sm90_plan_takes_scales); the sm100 path none but SCALAR_32F (paths.c). */
     wsgemm_matmul_scale_mode a_scale_mode, b_scale_mode;
     const void *a_scales, *b_scales;
     /* WSGEMM_POINTER_MODE_DEVICE: alpha and beta are device floats the kernels read when they run, and alpha

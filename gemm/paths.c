@@ -38,6 +38,7 @@
 #include "common/status.h"
 #include "sm100/self_check.h"
 #include "sm90/sm90_grouped_plan.h"
+#include "sm90/sm90_plan.h"
 
 /* ---------------------------------------------------------------- devices and builds */
 
@@ -211,13 +212,25 @@ static int path_takes(wsgemm_path path, const wsgemm_call *c, const wsgemm_devic
                      wsgemm_path_name(path));
         return 0;
     }
-    if (has_scale_tensors(c)) { /* the fast kernels apply per-tensor scales only */
+    if (has_scale_tensors(c) && path != WSGEMM_PATH_SM90) { /* the sm100 kernels apply per-tensor scales only */
         if (why)
             snprintf(why, why_size,
                      "the %s kernel applies per-tensor operand scales only; a_scale_mode %s with b_scale_mode %s "
                      "(block-scaled FP8) runs on the generic path (AUTO takes it)",
                      wsgemm_path_name(path), wsgemm_scale_mode_name((int)c->problem.a_scale_mode),
                      wsgemm_scale_mode_name((int)c->problem.b_scale_mode));
+        return 0;
+    }
+    if (!sm90_plan_takes_scales(c->problem.Atype, c->problem.Btype, (int)c->problem.a_scale_mode,
+                                (int)c->problem.b_scale_mode)) {
+        if (why)
+            snprintf(why, why_size,
+                     "the sm90 kernels apply the float scale tensors (VEC128_32F, BLK128x128_32F, OUTER_VEC_32F) "
+                     "of E4M3 A and B; a_scale_mode %s with b_scale_mode %s, A type %d, B type %d runs on the "
+                     "generic path (AUTO takes it)",
+                     wsgemm_scale_mode_name((int)c->problem.a_scale_mode),
+                     wsgemm_scale_mode_name((int)c->problem.b_scale_mode), (int)c->problem.Atype,
+                     (int)c->problem.Btype);
         return 0;
     }
     if (c->problem.device_scalars) { /* the fast kernels take alpha and beta by value, and plan on them */
@@ -279,8 +292,11 @@ wsgemm_path wsgemm_path_choose(const wsgemm_call *c, wsgemm_path forced, const w
         return is_hopper(d) && wsgemm_sm90_available() && path_takes(WSGEMM_PATH_SM90, c, d, NULL, 0)
                    ? WSGEMM_PATH_SM90
                    : WSGEMM_PATH_GENERIC;
-    if (c->problem.device_scalars || has_scale_tensors(c))
-        return WSGEMM_PATH_GENERIC; /* no fast path takes it: no self-check asked */
+    if (c->problem.device_scalars) return WSGEMM_PATH_GENERIC; /* no fast path takes it: no self-check asked */
+    if (has_scale_tensors(c)) /* only the sm90 kernels apply scale tensors: no self-check asked either */
+        return is_hopper(d) && wsgemm_sm90_available() && path_takes(WSGEMM_PATH_SM90, c, d, NULL, 0)
+                   ? WSGEMM_PATH_SM90
+                   : WSGEMM_PATH_GENERIC;
     const wsgemm_path fastest = auto_path(d, stream);
     return path_takes(fastest, c, d, NULL, 0) ? fastest : WSGEMM_PATH_GENERIC;
 }

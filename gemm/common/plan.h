@@ -59,7 +59,8 @@ typedef struct wsgemm_plan {
     int variant;    /* the path's kernel-table variant (sm90_plan.h) */
     int p_mn, q_mn; /* 1: that operand is MN-major */
     wsgemm_dtype ab_type;
-    int in; /* the kernels' input types (sm90: SM90_IN_*, sm90/sm90_tile.h) */
+    int in;     /* the kernels' input types (sm90: SM90_IN_*, sm90/sm90_tile.h) */
+    int scales; /* how they scale FP8 operands (sm90: SM90_SCALES_*) */
     int smem_bytes;
     /* work */
     int splits; /* K splits (fp32 partials + a fixed-order reduction when > 1) */

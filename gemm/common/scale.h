@@ -116,6 +116,28 @@ WSGEMM_SCALE_FN long long wsgemm_scale_index(int mode, long long r, long long b,
     return 0;
 }
 
+/* wsgemm_scale_index of a float mode as three strides, for kernels that walk an operand's 128-row tiles and
+ * 128-K blocks: the scale of row r in K block b is element (r / 128) * tile + r * row + b * block (b a 128-K
+ * block for the 128-K modes; any b for SCALAR_32F and OUTER_VEC_32F, which have one block over all of K). */
+typedef struct wsgemm_scale_strides {
+    long long row, block, tile;
+} wsgemm_scale_strides;
+
+WSGEMM_SCALE_FN wsgemm_scale_strides wsgemm_scale_strides_of(int mode, long long outer, long long k)
+{
+    wsgemm_scale_strides s = {0, 0, 0};
+    if (mode == WSGEMM_MATMUL_SCALE_OUTER_VEC_32F) s.row = 1;
+    if (mode == WSGEMM_MATMUL_SCALE_VEC128_32F) {
+        s.row = 1;
+        s.block = outer;
+    }
+    if (mode == WSGEMM_MATMUL_SCALE_BLK128x128_32F) {
+        s.block = 1;
+        s.tile = (k + 127) / 128;
+    }
+    return s;
+}
+
 /* A UE8M0 byte (OCP Microscaling Formats v1.0, E8M0): 2^(e - 127) for e = 0 .. 254, NaN for 255. Exact in
  * fp32 bits: e >= 1 is the normal number with biased exponent e and a zero mantissa; e = 0 is 2^-127, the
  * subnormal with only mantissa bit 22 set; 255 the quiet NaN 0x7FC00000. */

@@ -53,11 +53,12 @@ static __device__ __forceinline__ void sm90_bias_load(const Sm90Params &prm, int
         sm90_bias_load_as<kBn, WSGEMM_R_32F>(prm, q0, b);
 }
 
-/* The bias of fragment column 8 j + 2 (lane % 4) + e of the tile (sm90_epilogue's fragment layout), fetched
+/* The value of fragment column 8 j + 2 (lane % 4) + e of the tile (sm90_epilogue's fragment layout) in a row
+ * vector spread over the warp as sm90_bias_load spreads the bias (the block scales of Q's columns too), fetched
  * from the lane that loaded it: column c is b[c / 32] of lane c % 32. j and e are constants after unrolling;
  * every lane of the warp calls it. */
 template <int kBn>
-static __device__ __forceinline__ float sm90_bias_of(const float (&b)[kBn / 32], int j, int e)
+static __device__ __forceinline__ float sm90_column_of(const float (&b)[kBn / 32], int j, int e)
 {
     return __shfl_sync(0xffffffffu, b[j / 4], 8 * (j % 4) + 2 * (threadIdx.x % 4) + e);
 }
@@ -217,7 +218,7 @@ static __device__ __forceinline__ void sm90_fused_tile(float (&acc)[kBn / 2], co
     if (prm.fused.ops.bias) {
 #pragma unroll
         for (int j = 0; j < kBn / 8; ++j) {
-            const float b0 = sm90_bias_of<kBn>(b, j, 0), b1 = sm90_bias_of<kBn>(b, j, 1);
+            const float b0 = sm90_column_of<kBn>(b, j, 0), b1 = sm90_column_of<kBn>(b, j, 1);
 #pragma unroll
             for (int r = 0; r < 4; ++r) acc[4 * j + r] += r % 2 ? b1 : b0;
         }

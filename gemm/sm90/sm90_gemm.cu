@@ -24,6 +24,7 @@
 #include "common/device.h"
 #include "common/knobs.h"
 #include "common/launch.cuh"
+#include "common/scale.h"
 #include "common/status.h"
 #include "common/tma.h"
 #include "common/tune_cache.h"
@@ -41,8 +42,8 @@
 #include "sm90/sm90_kernels.def"
 #undef SM90_KERNEL
 typedef Sm90KernelInfo (*sm90_row_kernels)(int p_mn, int q_mn);
-#define SM90_KERNEL(name, shard, variant, in, bm, bn, bk, stages, cluster, consumers, schedule, c_bytes, fused, mn, \
-                    by)                                                                                             \
+#define SM90_KERNEL(name, shard, variant, in, scales, bm, bn, bk, stages, cluster, consumers, schedule, c_bytes, \
+                    fused, mn, by)                                                                               \
     SM90_PICK(SM90_BUILT(by), sm90_row_##name, NULL),
 static const sm90_row_kernels row_kernels[] = {
 /* NULL: a row this build leaves out (SM90_BUILT) */
@@ -248,6 +249,14 @@ static cudaError_t encode_c(CUtensorMap *map, const wsgemm_problem *p, char *msg
 }
 
 /* The kernel's parameters: D(p, q) goes to C (or, split, to the fp32 partials in the workspace). */
+/* The scale tensor of an operand with `outer` rows of op(A) (columns of op(B)) as the kernels walk it. */
+static Sm90ScaleMap scale_map(wsgemm_matmul_scale_mode mode, const void *tensor, long long outer, long long k)
+{
+    const wsgemm_scale_strides s = wsgemm_scale_strides_of((int)mode, outer, k);
+    const Sm90ScaleMap map = {(const float *)tensor, s.row, s.block, s.tile};
+    return map;
+}
+
 static Sm90Params kernel_params(const wsgemm_plan *plan, const wsgemm_problem *p, uint8_t *ws)
 {
     Sm90Params prm;
@@ -280,6 +289,17 @@ static Sm90Params kernel_params(const wsgemm_plan *plan, const wsgemm_problem *p
     if (p->fused) prm.fused = *p->fused; /* its plan is swapped and unsplit (sm90_plan.c) */
     prm.a_scale = p->a_scale;            /* FP8 plans only (sm90_plan.c) */
     prm.b_scale = p->b_scale;
+    /* block-scaled plans: A's scales are P's when P = op(A), Q's when swapped (their layouts are in the
+     * frame of op(A) and op(B), whatever the orientation); OUTER_VEC_32F's, over all of K, scale the tiles'
+     * sums once (the outer maps), the others each K block's */
+    const int outer = p->a_scale_mode == WSGEMM_MATMUL_SCALE_OUTER_VEC_32F;
+    const Sm90ScaleMap none = {NULL, 0, 0, 0};
+    const Sm90ScaleMap a_map = scale_map(p->a_scale_mode, p->a_scales, p->m, p->k);
+    const Sm90ScaleMap b_map = scale_map(p->b_scale_mode, p->b_scales, p->n, p->k);
+    prm.p_scales = outer ? none : plan->swap ? b_map : a_map;
+    prm.q_scales = outer ? none : plan->swap ? a_map : b_map;
+    prm.p_outer = outer ? (plan->swap ? b_map : a_map) : none;
+    prm.q_outer = outer ? (plan->swap ? a_map : b_map) : none;
     if (plan->sched.sk_splits > 1) { /* the hybrid's split region: partial tiles, C's contiguous side contiguous */
         prm.sk_part = (float *)(ws + plan->partials_offset);
         prm.sk_sp = plan->swap ? plan->bn : 1;
@@ -342,7 +362,8 @@ static wsgemm_status sm90_launch(void *self, const wsgemm_plan *plan, const wsge
     (void)p;
     sm90_call *call = (sm90_call *)self;
     const Sm90KernelInfo info =
-        row_kernel(sm90_kernel_find(plan->in, plan->variant, plan->bn, plan->p_mn, plan->q_mn), plan->p_mn, plan->q_mn);
+        row_kernel(sm90_kernel_find(plan->in, plan->scales, plan->variant, plan->bn, plan->p_mn, plan->q_mn),
+                   plan->p_mn, plan->q_mn);
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[2];
     cluster_launch_config(&cfg, attr, (unsigned)plan->cluster);

@@ -122,6 +122,14 @@ static_assert(SM90_PRODUCER_REGS * 128 + SM90_CONSUMER_REGS * 256 <= 65536,
               "setmaxnreg: producer + consumer registers must fit the 64K register file");
 static_assert(SM90_PRODUCER_REGS % 8 == 0 && SM90_CONSUMER_REGS % 8 == 0, "setmaxnreg counts are multiples of 8");
 
+/* Where the scale of row r of P (column r of Q) in 128-K block b lies: ptr[(r / 128) * tile + r * row + b *
+ * block] (common/scale.h, wsgemm_scale_strides_of; ptr NULL: every scale is 1). row != 0: a scale per row
+ * (column); row == 0: one per 128-row tile and block. */
+typedef struct Sm90ScaleMap {
+    const float *ptr;
+    long long row, block, tile;
+} Sm90ScaleMap;
+
 /* Everything the kernel needs besides the tensor maps of P, Q (and C for the TMA-store epilogue). */
 typedef struct Sm90Params {
     wsgemm_sched sched;
@@ -146,6 +154,11 @@ typedef struct Sm90Params {
     /* FP8 kernels: the per-tensor scales of P and Q's operands (device floats, NULL: 1), applied as each K
      * block's sums are added into the fp32 accumulators (sm90_promote) */
     const float *a_scale, *b_scale;
+    /* block-scaled FP8 kernels (kScales = SM90_SCALES_BLOCK) read these instead: the scale of P's row p (Q's
+     * column q) in K block b, for any float layout of common/scale.h in the P/Q frame, applied as each K block's
+     * sums are added; and the scales over all of K (OUTER_VEC_32F: block 0 of maps with block == 0), applied
+     * once to each tile's sums, as the arithmetic of one block over all of K has it (ptr NULL: none) */
+    Sm90ScaleMap p_scales, q_scales, p_outer, q_outer;
 } Sm90Params;
 
 /* Chunk buffers (64 rows x 128 bytes) per consumer: 2 for the TMA and DEFERRED epilogues (the next chunk is
@@ -369,18 +382,119 @@ static __device__ __forceinline__ float sm90_operand_scale(const Sm90Params &prm
     return (prm.a_scale ? *prm.a_scale : 1.0f) * (prm.b_scale ? *prm.b_scale : 1.0f);
 }
 
+/* Block-scaled FP8 kernels: one consumer thread's scales. Its fragment rows (two: r and r + 8) take a scale
+ * each; Q's columns either one per tile (map row == 0) or one each, lane L loading columns L + 32 i of the
+ * tile into q[i] and the others fetching theirs by shuffle (sm90_column_of, as the bias). p_at and q_at point
+ * at block 0's scales of the thread's first row and first column; sm90_scales_load reads block b's. */
+typedef struct Sm90BlockScales {
+    const float *p_at, *q_at;
+    uint32_t valid;     /* bit 0, 1: the rows lie inside P; bit 2 + i: column L + 32 i inside Q */
+    float fill;         /* P's scale where no row is loaded: 0 outside P, 1 for an absent map (ptr NULL) */
+    float p0, p1, q[4]; /* block b's, after sm90_scales_load(b) */
+} Sm90BlockScales;
+
+static_assert(SM90_BK_FP8 == 128, "a K block of the FP8 kernels is one block of the 128-K scale modes");
+
+/* The scales of unit w for this consumer thread in maps pm (P) and qm (Q), before the first sm90_scales_load. */
+static __device__ __forceinline__ Sm90BlockScales sm90_block_scales_of(const Sm90ScaleMap &pm, const Sm90ScaleMap &qm,
+                                                                       const Sm90Params &prm,
+                                                                       const wsgemm_sched_unit &w, int consumer)
+{
+    const int lane = threadIdx.x % 32;
+    const long long r = (long long)w.row * SM90_BM + consumer * 64 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;
+    const long long c = (long long)w.col * 128 + (qm.row ? lane : 0);
+    Sm90BlockScales s;
+    s.p_at = pm.ptr + w.row * pm.tile + r * pm.row;
+    s.q_at = qm.ptr + w.col * qm.tile + c * qm.row;
+    s.valid = pm.ptr ? (r < prm.p_extent) | (r + 8 < prm.p_extent) << 1 : 0;
+    if (qm.ptr)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) s.valid |= (uint32_t)(c + 32 * i < prm.q_extent) << (2 + i);
+    s.fill = pm.ptr ? 0.0f : 1.0f;
+    return s;
+}
+
+/* Block b's scales into s.p0, s.p1 and s.q (loads in flight until sm90_promote uses them). A map without a
+ * ptr gives 1 everywhere; rows and columns outside P and Q give 0 (never stored). */
+static __device__ __forceinline__ void sm90_scales_load_from(Sm90BlockScales &s, const Sm90ScaleMap &pm,
+                                                             const Sm90ScaleMap &qm, int b)
+{
+    const long long pb = b * pm.block, qb = b * qm.block;
+    s.p0 = s.valid & 1 ? s.p_at[pb] : s.fill;
+    s.p1 = s.valid & 2 ? s.p_at[pb + 8 * pm.row] : s.fill;
+    const float qfill = qm.ptr ? 0.0f : 1.0f;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) s.q[i] = s.valid >> (2 + i) & 1 ? s.q_at[qb + 32 * i * qm.row] : qfill;
+}
+
+static __device__ __forceinline__ void sm90_scales_load(Sm90BlockScales &s, const Sm90Params &prm, int b)
+{
+    sm90_scales_load_from(s, prm.p_scales, prm.q_scales, b);
+}
+
+/* Per-tensor FP8 kernels: the scale is one float for the whole call, nothing to load. */
+static __device__ __forceinline__ void sm90_scales_load(float &, const Sm90Params &, int) {}
+
 /* FP8 kernels: one K block's sums (tmp, complete) added into the fp32 accumulators with the operand scales,
  * acc += s tmp, in fp32 round-to-nearest FMAs. The tensor cores add FP8 products into their accumulator with
  * fewer bits than fp32, so the error grows with the length of a chain; a chain of one K block (128 K, four
  * wgmmas) keeps it as small as cuBLASLt's default (not "fast") accumulation does (measured on
  * the H200: docs/perf-log.md, "FP8 on the sm90 kernels"). */
 template <int kN>
-static __device__ __forceinline__ void sm90_promote(float (&acc)[kN], float (&tmp)[kN], float s)
+static __device__ __forceinline__ void sm90_promote(float (&acc)[kN], float (&tmp)[kN], float s, const Sm90Params &)
 {
 #pragma unroll
     for (int i = 0; i < kN; ++i) wgmma_fence_operand(tmp[i]);
 #pragma unroll
     for (int i = 0; i < kN; ++i) acc[i] = fmaf(s, tmp[i], acc[i]);
+}
+
+/* Block-scaled: the same with the factor of each element, fl32(p scale * q scale) (docs/api.md, "Block-scaled
+ * FP8": one rounding, then one fma). acc[4 j + e] is row r, acc[4 j + 2 + e] row r + 8, both of fragment column
+ * 8 j + 2 (lane % 4) + e (the wgmma D layout, sm90_epilogue.cuh). */
+template <int kN>
+static __device__ __forceinline__ void sm90_promote(float (&acc)[kN], float (&tmp)[kN], const Sm90BlockScales &s,
+                                                    const Sm90Params &prm)
+{
+    static_assert(kN == 64, "block-scaled tiles are 128 columns wide: four columns per lane in q");
+#pragma unroll
+    for (int i = 0; i < kN; ++i) wgmma_fence_operand(tmp[i]);
+    if (prm.q_scales.row == 0) { /* one Q scale per tile and block */
+        const float s0 = s.p0 * s.q[0], s1 = s.p1 * s.q[0];
+#pragma unroll
+        for (int j = 0; j < kN / 4; ++j) {
+            acc[4 * j + 0] = fmaf(s0, tmp[4 * j + 0], acc[4 * j + 0]);
+            acc[4 * j + 1] = fmaf(s0, tmp[4 * j + 1], acc[4 * j + 1]);
+            acc[4 * j + 2] = fmaf(s1, tmp[4 * j + 2], acc[4 * j + 2]);
+            acc[4 * j + 3] = fmaf(s1, tmp[4 * j + 3], acc[4 * j + 3]);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < kN / 4; ++j)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                const float v = sm90_column_of<128>(s.q, j, e);
+                acc[4 * j + e] = fmaf(s.p0 * v, tmp[4 * j + e], acc[4 * j + e]);
+                acc[4 * j + 2 + e] = fmaf(s.p1 * v, tmp[4 * j + 2 + e], acc[4 * j + 2 + e]);
+            }
+    }
+}
+
+/* Block-scaled: the scales over all of K (prm.p_outer, q_outer: OUTER_VEC_32F) times the tile's complete sums,
+ * acc = fl32(p scale * q scale) * acc, once per element after the unit's last promotion. */
+static __device__ __forceinline__ void sm90_outer_scale(float (&acc)[64], const Sm90Params &prm,
+                                                        const wsgemm_sched_unit &w, int consumer)
+{
+    Sm90BlockScales s = sm90_block_scales_of(prm.p_outer, prm.q_outer, prm, w, consumer);
+    sm90_scales_load_from(s, prm.p_outer, prm.q_outer, 0);
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            const float v = prm.q_outer.row ? sm90_column_of<128>(s.q, j, e) : s.q[0];
+            acc[4 * j + e] *= s.p0 * v;
+            acc[4 * j + 2 + e] *= s.p1 * v;
+        }
 }
 
 /* One FP8 K block: wait for stage st and issue its four wgmmas into t as a chain of their own (one commit
@@ -396,13 +510,15 @@ static __device__ __forceinline__ void sm90_fp8_issue(float (&t)[kBn / 2], Sm90S
 /* kR consecutive FP8 K blocks (kR even), alternating between the buffers tmp0 and tmp1: block j + 1 is issued
  * into one while block j's sums, in the other, wait for it and go into acc, so the tensor cores have a group
  * queued while the adds run. Straight-line code that ends with nothing in flight (see sm90_fp8_unit). */
-template <int kR, int kBn, int kStages, int kCluster, int kIn>
+template <int kR, int kBn, int kStages, int kCluster, int kIn, typename Scales>
 static __device__ __forceinline__ void
 sm90_fp8_round(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2], float (&tmp1)[kBn / 2], Sm90Smem<kBn, kStages, 0> *sm,
-               const PipelineRing *ring, PipelineState &st, float scale, int consumer, uint32_t rank, bool signals)
+               const PipelineRing *ring, PipelineState &st, Scales &scale, const Sm90Params &prm, int kb, int consumer,
+               uint32_t rank, bool signals)
 {
     static_assert(kR >= 2 && kR % 2 == 0, "rounds of whole buffer pairs");
     PipelineState prev = st;
+    sm90_scales_load(scale, prm, kb);
     sm90_fp8_issue<kBn, kStages, kIn>(tmp0, sm, ring, st, consumer);
 #pragma unroll
     for (int j = 1; j < kR; ++j) { /* unrolled: which buffer is a constant in each copy */
@@ -414,14 +530,15 @@ sm90_fp8_round(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2], float (&tmp1)[kBn 
         wgmma_wait_group<1>(); /* block j - 1 is complete */
         if (signals) sm90_release<kCluster>(ring, prev, rank);
         if (j % 2)
-            sm90_promote(acc, tmp0, scale);
+            sm90_promote(acc, tmp0, scale, prm);
         else
-            sm90_promote(acc, tmp1, scale);
+            sm90_promote(acc, tmp1, scale, prm);
+        sm90_scales_load(scale, prm, kb + j); /* block j's, in flight while its wgmmas run */
         prev = cur;
     }
     wgmma_wait_group<0>(); /* block kR - 1, in tmp1 */
     if (signals) sm90_release<kCluster>(ring, prev, rank);
-    sm90_promote(acc, tmp1, scale);
+    sm90_promote(acc, tmp1, scale, prm);
 }
 
 /* FP8 kernels: the K blocks of one unit, each a chain of wgmmas of its own whose sums are added into acc
@@ -435,23 +552,24 @@ sm90_fp8_round(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2], float (&tmp1)[kBn 
  * return, of the block after its last, every stage released and every sum in acc. */
 enum { SM90_FP8_ROUND = 16 };
 
-template <int kBn, int kStages, int kCluster, int kIn>
-static __device__ __forceinline__ void sm90_fp8_unit(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2],
-                                                     float (&tmp1)[kBn / 2], Sm90Smem<kBn, kStages, 0> *sm,
-                                                     const PipelineRing *ring, PipelineState &st, int blocks,
-                                                     float scale, int consumer, uint32_t rank, bool signals)
+template <int kBn, int kStages, int kCluster, int kIn, typename Scales>
+static __device__ __forceinline__ void
+sm90_fp8_unit(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2], float (&tmp1)[kBn / 2], Sm90Smem<kBn, kStages, 0> *sm,
+              const PipelineRing *ring, PipelineState &st, int kb, int kb_end, Scales scale, const Sm90Params &prm,
+              int consumer, uint32_t rank, bool signals)
 {
 #pragma unroll
     for (int i = 0; i < kBn / 2; ++i) acc[i] = 0.0f;
-    for (; blocks >= SM90_FP8_ROUND; blocks -= SM90_FP8_ROUND)
-        sm90_fp8_round<SM90_FP8_ROUND, kBn, kStages, kCluster, kIn>(acc, tmp0, tmp1, sm, ring, st, scale, consumer,
-                                                                    rank, signals);
-    for (; blocks > 0; --blocks) {
+    for (; kb_end - kb >= SM90_FP8_ROUND; kb += SM90_FP8_ROUND)
+        sm90_fp8_round<SM90_FP8_ROUND, kBn, kStages, kCluster, kIn>(acc, tmp0, tmp1, sm, ring, st, scale, prm, kb,
+                                                                    consumer, rank, signals);
+    for (; kb < kb_end; ++kb) {
         const PipelineState cur = st;
+        sm90_scales_load(scale, prm, kb);
         sm90_fp8_issue<kBn, kStages, kIn>(tmp0, sm, ring, st, consumer);
         wgmma_wait_group<0>();
         if (signals) sm90_release<kCluster>(ring, cur, rank);
-        sm90_promote(acc, tmp0, scale);
+        sm90_promote(acc, tmp0, scale, prm);
     }
 }
 
@@ -473,7 +591,8 @@ static __device__ __forceinline__ void sm90_fp8_unit(float (&acc)[kBn / 2], floa
  * A tile with fewer K blocks than chunks stores the rest before its own pack; the last tile's chunks go
  * out after the loop. FP8 kernels run each unit's K blocks in sm90_fp8_unit and store at the tile end (the
  * sums and their two K-block buffers leave no registers for a packed tile). */
-template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int kCBytes, int kDefer, int kFused>
+template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int kCBytes, int kDefer, int kFused,
+          int kScales>
 static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<kBn, kStages, kCBytes> *sm, const PipelineRing *ring,
                                                           const PipelineRing *ring_c, const Sm90Params &prm,
                                                           const CUtensorMap *map_c, uint32_t rank, int consumer)
@@ -501,8 +620,13 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<kBn, kStages,
     for (; u < prm.sched.sk_first; u += nclusters) { /* every unit but a hybrid's split region */
         const wsgemm_sched_unit w = wsgemm_sched_decode_plain(&prm.sched, u, (int)rank);
         PipelineState prev = st;
-        if constexpr (kFp8) {
-            sm90_fp8_unit<kBn, kStages, kCluster, kIn>(acc, tmp0, tmp1, sm, ring, st, w.kb_end - w.kb_begin, scale,
+        if constexpr (kFp8 && kScales == SM90_SCALES_BLOCK) {
+            sm90_fp8_unit<kBn, kStages, kCluster, kIn>(
+                acc, tmp0, tmp1, sm, ring, st, w.kb_begin, w.kb_end,
+                sm90_block_scales_of(prm.p_scales, prm.q_scales, prm, w, consumer), prm, consumer, rank, signals);
+            if (prm.p_outer.ptr || prm.q_outer.ptr) sm90_outer_scale(acc, prm, w, consumer);
+        } else if constexpr (kFp8) {
+            sm90_fp8_unit<kBn, kStages, kCluster, kIn>(acc, tmp0, tmp1, sm, ring, st, w.kb_begin, w.kb_end, scale, prm,
                                                        consumer, rank, signals);
         } else {
             for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
@@ -599,24 +723,24 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<kBn, kStages,
     if (prm.epilogue != WSGEMM_EPILOGUE_DIRECT && threadIdx.x % 128 == 0) bulk_wait_group<0>();
 }
 
-template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int kCBytes, int kFused>
+template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int kCBytes, int kFused, int kScales>
 static __device__ __forceinline__ void sm90_consumer(Sm90Smem<kBn, kStages, kCBytes> *sm, const PipelineRing *ring,
                                                      const PipelineRing *ring_c, const Sm90Params &prm,
                                                      const CUtensorMap *map_c, uint32_t rank, int consumer)
 {
     if constexpr (kCBytes != 0) { /* a STAGED kernel runs only that epilogue */
-        sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes, 0, 0>(sm, ring, ring_c, prm, map_c, rank,
-                                                                                   consumer);
+        sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes, 0, 0, 0>(sm, ring, ring_c, prm, map_c,
+                                                                                      rank, consumer);
     } else if constexpr (kIn >= SM90_IN_E4M3) { /* FP8 kernels store at the tile end */
-        sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, 0, 0, kFused>(sm, ring, ring_c, prm, map_c, rank,
-                                                                                  consumer);
+        sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, 0, 0, kFused, kScales>(sm, ring, ring_c, prm, map_c,
+                                                                                           rank, consumer);
     } else {
         if (prm.epilogue == WSGEMM_EPILOGUE_DEFERRED)
-            sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, 0, 1, kFused>(sm, ring, ring_c, prm, map_c,
-                                                                                      rank, consumer);
+            sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, 0, 1, kFused, 0>(sm, ring, ring_c, prm, map_c,
+                                                                                         rank, consumer);
         else
-            sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, 0, 0, kFused>(sm, ring, ring_c, prm, map_c,
-                                                                                      rank, consumer);
+            sm90_consumer_loop<kBn, kStages, kCluster, kPMn, kQMn, kIn, 0, 0, kFused, 0>(sm, ring, ring_c, prm, map_c,
+                                                                                         rank, consumer);
     }
 }
 
@@ -709,7 +833,8 @@ static __device__ __forceinline__ void sm90_consumer_pingpong(Sm90Smem<kBn, kSta
 
 /* ---------------------------------------------------------------- the kernel */
 
-template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int kCBytes, int kSched, int kFused>
+template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int kCBytes, int kSched, int kFused,
+          int kScales>
 __global__ void __launch_bounds__(SM90_THREADS, 1)
     sm90_gemm_kernel(const __grid_constant__ CUtensorMap map_p, const __grid_constant__ CUtensorMap map_q,
                      const __grid_constant__ CUtensorMap map_c, const __grid_constant__ Sm90Params prm)
@@ -769,12 +894,14 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     } else {
         setmaxnreg_inc<SM90_CONSUMER_REGS>();
         if constexpr (kSched) {
-            static_assert(kCBytes == 0 && !kFused, "the pingpong schedule runs the plain tile-end epilogues only");
+            static_assert(kCBytes == 0 && !kFused && kScales == SM90_SCALES_TENSOR,
+                          "the pingpong schedule runs the plain tile-end epilogues of 16-bit inputs only");
             sm90_consumer_pingpong<kBn, kStages, kCluster, kPMn, kQMn, kIn>(sm, &ring, prm, &map_c, rank, warp / 4 - 1);
         } else {
             static_assert(!kFused || kCBytes == 0, "the fused ops run in the DEFERRED, TMA and DIRECT epilogues");
-            sm90_consumer<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes, kFused>(sm, &ring, &ring_c, prm, &map_c,
-                                                                                    rank, warp / 4 - 1);
+            static_assert(kScales == SM90_SCALES_TENSOR || kIn >= SM90_IN_E4M3, "block scales scale FP8 operands");
+            sm90_consumer<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes, kFused, kScales>(
+                sm, &ring, &ring_c, prm, &map_c, rank, warp / 4 - 1);
         }
     }
 
@@ -784,14 +911,14 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
 }
 
 template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int kCBytes = 0, int kSched = 0,
-          int kFused = 0>
+          int kFused = 0, int kScales = SM90_SCALES_TENSOR>
 static Sm90KernelInfo sm90_kernel_info(void)
 {
     static_assert(sizeof(Sm90Smem<kBn, kStages, kCBytes>) + SM90_SWIZZLE_ATOM <= 227 * 1024,
                   "ring + epilogue buffers + alignment slack must fit the 227 KB a block may opt into");
     static_assert(kCluster == 1 || kCluster == 2 || kCluster == 4, "the Q tile is split between 1, 2 or 4 CTAs");
     Sm90KernelInfo info;
-    info.fn = (const void *)sm90_gemm_kernel<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes, kSched, kFused>;
+    info.fn = (const void *)sm90_gemm_kernel<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes, kSched, kFused, kScales>;
     info.smem_bytes = (int)sizeof(Sm90Smem<kBn, kStages, kCBytes>) + SM90_SWIZZLE_ATOM; /* + alignment slack */
     info.bn = kBn;
     info.stages = kStages;
@@ -805,18 +932,22 @@ static Sm90KernelInfo sm90_kernel_info(void)
 /* The kernels of one row of the kernel table (sm90_kernels.def), one per majorness pair the row has (kMn, SM90_MN_*):
  * info.fn == NULL for a pair it does not have. sm90_shard.cu defines sm90_row_<name> for the rows of its shard
  * with it; the launcher (sm90_gemm.cu) holds them by row index. */
-template <int kMn, int kBn, int kStages, int kCluster, int kIn, int kCBytes, int kSched, int kFused>
+template <int kMn, int kBn, int kStages, int kCluster, int kIn, int kScales, int kCBytes, int kSched, int kFused>
 static Sm90KernelInfo sm90_kernel_of_row(int p_mn, int q_mn)
 {
     Sm90KernelInfo none = {};
     if constexpr ((kMn & 1) != 0)
-        if (!p_mn && !q_mn) return sm90_kernel_info<kBn, kStages, kCluster, 0, 0, kIn, kCBytes, kSched, kFused>();
+        if (!p_mn && !q_mn)
+            return sm90_kernel_info<kBn, kStages, kCluster, 0, 0, kIn, kCBytes, kSched, kFused, kScales>();
     if constexpr ((kMn & 2) != 0)
-        if (!p_mn && q_mn) return sm90_kernel_info<kBn, kStages, kCluster, 0, 1, kIn, kCBytes, kSched, kFused>();
+        if (!p_mn && q_mn)
+            return sm90_kernel_info<kBn, kStages, kCluster, 0, 1, kIn, kCBytes, kSched, kFused, kScales>();
     if constexpr ((kMn & 4) != 0)
-        if (p_mn && !q_mn) return sm90_kernel_info<kBn, kStages, kCluster, 1, 0, kIn, kCBytes, kSched, kFused>();
+        if (p_mn && !q_mn)
+            return sm90_kernel_info<kBn, kStages, kCluster, 1, 0, kIn, kCBytes, kSched, kFused, kScales>();
     if constexpr ((kMn & 8) != 0)
-        if (p_mn && q_mn) return sm90_kernel_info<kBn, kStages, kCluster, 1, 1, kIn, kCBytes, kSched, kFused>();
+        if (p_mn && q_mn)
+            return sm90_kernel_info<kBn, kStages, kCluster, 1, 1, kIn, kCBytes, kSched, kFused, kScales>();
     return none;
 }
 

@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/scale.h"
 #include "common/staging.h"
 #include "common/tma.h"
 #include "sm90/sm90_table.h"
@@ -281,10 +282,10 @@ static wsgemm_status row_facts(sm90_kernel_query query, void *ctx, const wsgemm_
 static wsgemm_status kernel_facts(sm90_kernel_query query, void *ctx, const wsgemm_plan *plan, int bn, int variant,
                                   sm90_kernel_facts *f)
 {
-    int row = sm90_kernel_find(plan->in, variant, bn, plan->p_mn, plan->q_mn);
+    int row = sm90_kernel_find(plan->in, plan->scales, variant, bn, plan->p_mn, plan->q_mn);
     if (row < 0 && variant != 0 && variant != SM90_VARIANT_FUSED) {
         variant = 0;
-        row = sm90_kernel_find(plan->in, 0, bn, plan->p_mn, plan->q_mn);
+        row = sm90_kernel_find(plan->in, plan->scales, 0, bn, plan->p_mn, plan->q_mn);
     }
     return row_facts(query, ctx, plan, row, variant, f);
 }
@@ -322,7 +323,8 @@ static wsgemm_status use_staged_kernel(wsgemm_plan *plan, const wsgemm_problem *
     sm90_kernel_facts f = {0};
     const int variant = wide ? SM90_VARIANT_STAGED32 : SM90_VARIANT_STAGED16;
     wsgemm_status s =
-        row_facts(query, query_ctx, plan, sm90_kernel_find(plan->in, variant, bn, plan->p_mn, plan->q_mn), variant, &f);
+        row_facts(query, query_ctx, plan, sm90_kernel_find(plan->in, plan->scales, variant, bn, plan->p_mn, plan->q_mn),
+                  variant, &f);
     if (s != WSGEMM_STATUS_SUCCESS || !f.exists || f.max_clusters <= 0) return s;
     plan->epilogue = WSGEMM_EPILOGUE_STAGED;
     take_kernel(plan, &f);
@@ -359,7 +361,27 @@ static wsgemm_status check_types(const wsgemm_problem *p, const wsgemm_plan *pla
         snprintf(why, why_size, "an E4M3 D is written by the fused output op only");
         return WSGEMM_STATUS_NOT_SUPPORTED;
     }
+    if (plan->scales == SM90_SCALES_BLOCK &&
+        !sm90_plan_takes_scales(p->Atype, p->Btype, (int)p->a_scale_mode, (int)p->b_scale_mode)) {
+        snprintf(why, why_size,
+                 "the block-scaled sm90 kernels take E4M3 A and B with float scale tensors (VEC128_32F, "
+                 "BLK128x128_32F, OUTER_VEC_32F); not a_scale_mode %s with b_scale_mode %s, A type %d, B type %d",
+                 wsgemm_scale_mode_name((int)p->a_scale_mode), wsgemm_scale_mode_name((int)p->b_scale_mode),
+                 (int)p->Atype, (int)p->Btype);
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
+    if (plan->scales == SM90_SCALES_BLOCK && p->batch_count > 1) { /* wsgemm_matmul multiplies one matrix */
+        snprintf(why, why_size, "scale tensors scale one matrix; batch_count = %d", p->batch_count);
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
     return WSGEMM_STATUS_SUCCESS;
+}
+
+int sm90_plan_takes_scales(wsgemm_dtype a, wsgemm_dtype b, int a_mode, int b_mode)
+{
+    if (!wsgemm_scale_mode_is_tensor(a_mode) && !wsgemm_scale_mode_is_tensor(b_mode)) return 1;
+    return a == WSGEMM_R_8F_E4M3 && b == WSGEMM_R_8F_E4M3 && a_mode != WSGEMM_MATMUL_SCALE_VEC32_UE8M0 &&
+           b_mode != WSGEMM_MATMUL_SCALE_VEC32_UE8M0;
 }
 
 const wsgemm_operand *sm90_plan_p(const wsgemm_plan *plan)
@@ -445,6 +467,9 @@ static wsgemm_plan orient(const wsgemm_problem *p, const sm90_policy *pol)
         .bm = SM90_BM,
         .ab_type = p->Atype,
         .in = swap ? input_kind(p->Btype, p->Atype) : input_kind(p->Atype, p->Btype),
+        .scales = wsgemm_scale_mode_is_tensor((int)p->a_scale_mode) || wsgemm_scale_mode_is_tensor((int)p->b_scale_mode)
+                      ? SM90_SCALES_BLOCK
+                      : SM90_SCALES_TENSOR,
     };
     const int fp8 = plan.in >= SM90_IN_E4M3;
     /* the FP8 kernels read K-major operands only: an MN-major FP8 operand runs from its K-major copy (staging) */
@@ -587,7 +612,7 @@ static void pick_kernel(const wsgemm_problem *p, const sm90_policy *pol, const w
     if (pol->variant == SM90_VARIANT_DEFAULT && kernel->bn == 64 && !hybrid_forced(pol, plan) && plan->q_extent <= 64 &&
         plan->p_extent >= 4 * SM90_BM && p->batch_invariance == WSGEMM_BATCH_INVARIANCE_OFF) {
         sm90_kernel_facts f4;
-        const int row = sm90_kernel_find(plan->in, SM90_VARIANT_CLUSTER4, 64, plan->p_mn, plan->q_mn);
+        const int row = sm90_kernel_find(plan->in, plan->scales, SM90_VARIANT_CLUSTER4, 64, plan->p_mn, plan->q_mn);
         if (row_facts(query, query_ctx, plan, row, SM90_VARIANT_CLUSTER4, &f4) == WSGEMM_STATUS_SUCCESS && f4.exists &&
             f4.max_clusters > 0) {
             const long long units4 = (plan->p_extent + 4 * SM90_BM - 1) / (4 * SM90_BM) * p->batch_count;

@@ -44,6 +44,11 @@ typedef wsgemm_status (*sm90_kernel_query)(void *ctx, int row, int p_mn, int q_m
 wsgemm_status sm90_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs, sm90_kernel_query query,
                              void *query_ctx, wsgemm_plan *plan, char *why, size_t why_size);
 
+/* 1 when the sm90 kernels apply wsgemm_matmul's scale modes a_mode, b_mode to A and B of these types: per-tensor
+ * scales (SCALAR_32F) of any FP8 pair, and the float scale tensors (VEC128_32F, BLK128x128_32F, OUTER_VEC_32F)
+ * of E4M3 A and B (the block-scaled rows of sm90_kernels.def); the generic path runs the rest. */
+int sm90_plan_takes_scales(wsgemm_dtype a, wsgemm_dtype b, int a_mode, int b_mode);
+
 /* The operand of the plan that is P (Q): b (a) when swapped. */
 const wsgemm_operand *sm90_plan_p(const wsgemm_plan *plan);
 const wsgemm_operand *sm90_plan_q(const wsgemm_plan *plan);

@@ -23,18 +23,18 @@
 #define SM90_WHEN_1(...) __VA_ARGS__
 #define SM90_WHEN(cond)  SM90_CAT(SM90_WHEN_, cond)
 
-#define SM90_ROW(name, variant, in, bm, bn, bk, stages, cluster, consumers, schedule, c_bytes, fused, mn)      \
-    static_assert((bm) == SM90_BM && (bk) == SM90_BK_OF(in) && (consumers) == 2,                               \
-                  "row " #name ": the kernel's CTA tile is SM90_BM x BN, its K step SM90_BK_OF(in), with two " \
-                  "consumer warpgroups");                                                                      \
-    Sm90KernelInfo sm90_row_##name(int p_mn, int q_mn)                                                         \
-    {                                                                                                          \
-        return sm90_kernel_of_row<mn, bn, stages, cluster, in, c_bytes, schedule, fused>(p_mn, q_mn);          \
+#define SM90_ROW(name, variant, in, scales, bm, bn, bk, stages, cluster, consumers, schedule, c_bytes, fused, mn) \
+    static_assert((bm) == SM90_BM && (bk) == SM90_BK_OF(in) && (consumers) == 2,                                  \
+                  "row " #name ": the kernel's CTA tile is SM90_BM x BN, its K step SM90_BK_OF(in), with two "    \
+                  "consumer warpgroups");                                                                         \
+    Sm90KernelInfo sm90_row_##name(int p_mn, int q_mn)                                                            \
+    {                                                                                                             \
+        return sm90_kernel_of_row<mn, bn, stages, cluster, in, scales, c_bytes, schedule, fused>(p_mn, q_mn);     \
     }
 
-#define SM90_KERNEL(name, shard, variant, in, bm, bn, bk, stages, cluster, consumers, schedule, c_bytes, fused, mn, \
-                    by)                                                                                             \
-    SM90_WHEN(SM90_PICK(SM90_BUILT(by), SM90_IN_SHARD(shard), 0))                                                   \
-    (SM90_ROW(name, variant, in, bm, bn, bk, stages, cluster, consumers, schedule, c_bytes, fused, mn))
+#define SM90_KERNEL(name, shard, variant, in, scales, bm, bn, bk, stages, cluster, consumers, schedule, c_bytes, \
+                    fused, mn, by)                                                                               \
+    SM90_WHEN(SM90_PICK(SM90_BUILT(by), SM90_IN_SHARD(shard), 0))                                                \
+    (SM90_ROW(name, variant, in, scales, bm, bn, bk, stages, cluster, consumers, schedule, c_bytes, fused, mn))
 #include "sm90/sm90_kernels.def"
 #undef SM90_KERNEL

@@ -34,6 +34,7 @@ typedef struct sm90_kernel_config {
     const char *name;
     int variant;    /* SM90_VARIANT_* */
     int in;         /* SM90_IN_* */
+    int scales;     /* SM90_SCALES_* */
     int bm, bn, bk; /* CTA tile and K per stage */
     int stages;     /* operand ring depth */
     int cluster;    /* CTAs per cluster along P */
@@ -57,8 +58,8 @@ extern const sm90_kernel_config sm90_kernel_table[SM90_KERNEL_ROWS];
 
 /* The kernels the table instantiates: one per row and majorness pair. */
 #define SM90_MN_PAIRS(mn) (((mn)&1) + ((mn) >> 1 & 1) + ((mn) >> 2 & 1) + ((mn) >> 3 & 1))
-#define SM90_KERNEL(name, shard, variant, in, bm, bn, bk, stages, cluster, consumers, schedule, c_bytes, fused, mn, \
-                    by)                                                                                             \
+#define SM90_KERNEL(name, shard, variant, in, scales, bm, bn, bk, stages, cluster, consumers, schedule, c_bytes, \
+                    fused, mn, by)                                                                               \
     +SM90_MN_PAIRS(mn)
 enum {
     SM90_KERNEL_COUNT = 0
@@ -72,9 +73,9 @@ static inline int sm90_kernel_has_pair(const sm90_kernel_config *r, int p_mn, in
     return r->mn >> ((p_mn ? 2 : 0) + (q_mn ? 1 : 0)) & 1;
 }
 
-/* The row of input kind `in`, variant and tile width bn that has the majorness pair (p_mn, q_mn); -1 when no row
- * does. */
-int sm90_kernel_find(int in, int variant, int bn, int p_mn, int q_mn);
+/* The row of input kind `in`, operand scaling `scales`, variant and tile width bn that has the majorness pair
+ * (p_mn, q_mn); -1 when no row does. */
+int sm90_kernel_find(int in, int scales, int variant, int bn, int p_mn, int q_mn);
 
 #ifdef __cplusplus
 }

@@ -47,6 +47,13 @@ enum {
     SM90_SCHED_PINGPONG = 1     /* each on its own tiles, taking turns */
 };
 
+/* How a kernel scales its FP8 operands (the kernel's kScales): */
+enum {
+    SM90_SCALES_TENSOR = 0, /* one float per operand (or none: 16-bit inputs), read once */
+    SM90_SCALES_BLOCK = 1   /* a float per row, column, 128-K block or 128 x 128 block of P and Q (the float
+                               modes of wsgemm_matmul_scale_mode), applied as each K block's sums are added */
+};
+
 /* Which P/Q majorness pairs a row instantiates, one bit per pair: bit (p_mn * 2 + q_mn). */
 enum {
     SM90_MN_K_K = 1 << 0, /* K-major P and Q only */

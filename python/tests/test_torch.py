@@ -184,21 +184,25 @@ def _expand_scales(s, rows, k, block_rows, block_k, rows_fastest):
 @unittest.skipUnless(HAVE_TORCH, "torch with CUDA is not available")
 class BlockScaledTest(unittest.TestCase):
     """torch.ops.wsgemm.matmul with scale tensors (docs/api.md, "Block-scaled FP8") against a float64
-    reference of the same arithmetic; the generic path must run them (path counts)."""
+    reference of the same arithmetic; the path that takes them must run them (path counts): on a 9.0 device the
+    sm90 block-scaled kernels for E4M3 operands with float scales, else the generic path."""
 
     def setUp(self):
         self.gen = torch.Generator(device="cuda").manual_seed(11)
         torch_ops.reset_path_counts()
 
-    def check(self, a8, bt8, sa_full, sb_full, got, what):
-        """a8 (M, K) and bt8 = b^T (N, K) with each element's scale in sa_full (M, K) and sb_full (N, K)."""
+    def check(self, a8, bt8, sa_full, sb_full, got, what, float_scales=True):
+        """a8 (M, K) and bt8 = b^T (N, K) with each element's scale in sa_full (M, K) and sb_full (N, K). The sm90
+        kernels' block sums are FP8 tensor-core sums, with fewer bits than fp32: 2^-10 of the magnitude for them."""
+        sm90 = float_scales and torch.cuda.get_device_capability() == (9, 0)
         a, bt = a8.float().double() * sa_full, bt8.float().double() * sb_full
         want, mag = a @ bt.t(), a.abs() @ bt.abs().t()
-        tol = 2.0**-8 * want.abs() + 2.0**-16 * mag + 1e-30
+        tol = 2.0**-8 * want.abs() + (2.0**-10 if sm90 else 2.0**-16) * mag + 1e-30
         bad = ~((got.double() - want).abs() <= tol)
         self.assertFalse(bool(bad.any()), f"{what}: {int(bad.sum())} of {bad.numel()} elements wrong")
         counts = torch_ops.path_counts()
-        self.assertGreaterEqual(counts.get("generic", 0), 1, f"{what}: the generic path did not run: {counts}")
+        path = "sm90" if sm90 else "generic"
+        self.assertGreaterEqual(counts.get(path, 0), 1, f"{what}: the {path} path did not run: {counts}")
 
     def test_deepseek_1x128_with_128x128(self):
         for M, N, K in ((256, 384, 512), (200, 130, 300)):
@@ -245,7 +249,7 @@ class BlockScaledTest(unittest.TestCase):
         out, _, _ = torch.ops.wsgemm.matmul(a8, b8, None, sa, sb, out_dtype=torch.float32)
         torch.cuda.synchronize()
         self.check(a8, b8.t(), _expand_scales(sa, M, K, 1, 32, True), _expand_scales(sb.t(), N, K, 1, 32, True),
-                   out, "MX")
+                   out, "MX", float_scales=False)
 
     def test_bad_layout_is_refused(self):
         a8 = uniform((128, 256), torch.float8_e4m3fn, self.gen)

@@ -10,7 +10,7 @@
  *
  * The grid: m, n in 1..8192 (ragged and aligned), k in 1..300000 (past one accumulator chain), every op pair,
  * bf16/f16 with each C type, beta 0 and 1, batches, padded and misaligned operands (plan_testing.h's random
- * problem), FP8 pairs (E5M2 x E5M2 too) with and without scales, fused calls; 20 knob sets (each variant,
+ * problem), FP8 pairs (E5M2 x E5M2 too) with and without scales (per tensor, or block-scaled), fused calls; 20 knob sets (each variant,
  * each forced BN, swap off, split-K forced, each epilogue preference, the hybrid off and forced, a band
  * height); two device sizes (132 and 20 SMs). The device model: each row of the kernel table exists as the
  * table says, with sm_count / cluster co-resident clusters. Beside the pins, the build budget: every row of
@@ -113,6 +113,12 @@ static wsgemm_problem grid_problem(int i, model **md)
         p.Btype = pairs[(r >> 21) % 4][1];
         if ((r >> 23) & 1) p.a_scale = p.b_scale = &kScale;
         if ((r >> 24) % 4 == 0) p.fused = &kOps;
+        if ((r >> 26) % 3 == 0) { /* block-scaled: DeepSeek-V3's pair of scale tensors */
+            p.a_scale = p.b_scale = NULL;
+            p.a_scale_mode = WSGEMM_MATMUL_SCALE_VEC128_32F;
+            p.b_scale_mode = WSGEMM_MATMUL_SCALE_BLK128x128_32F;
+            p.a_scales = p.b_scales = &kScale;
+        }
     } else if (kind == 2) { /* fused: an E4M3 D now and then */
         p.fused = &kOps;
         if ((r >> 27) % 4 == 0) p.Ctype = WSGEMM_R_8F_E4M3;
@@ -142,12 +148,13 @@ static void plan_text(wsgemm_status s, const wsgemm_plan *pl, const char *why, c
     snprintf(buf, size,
              "swap %d p %lld q %lld a [%s] b [%s] schedule %d tile %d %d %d cluster %d stages %d variant %d mn %d %d "
              "ab %d in %d splits %d tiles %d %d sched [%d %d %d %d %d %d %d %d %lld %lld %d %d] max_clusters %d grid "
-             "%lld epilogue %d partials %zu %zu workspace %zu",
+             "%lld epilogue %d partials %zu %zu workspace %zu%s",
              pl->swap, pl->p_extent, pl->q_extent, a, b, (int)pl->schedule, pl->bm, pl->bn, pl->bk, pl->cluster,
              pl->stages, pl->variant, pl->p_mn, pl->q_mn, (int)pl->ab_type, pl->in, pl->splits, pl->tiles_p,
              pl->tiles_q, sc->row_groups, sc->cols, sc->cluster_rows, sc->group, sc->splits, sc->batch, sc->k_blocks,
              sc->k_blocks_per_split, sc->units, sc->sk_first, sc->sk_splits, sc->sk_kb_per_split, pl->max_clusters,
-             pl->grid_clusters, (int)pl->epilogue, pl->partials_offset, pl->partials_bytes, pl->workspace_bytes);
+             pl->grid_clusters, (int)pl->epilogue, pl->partials_offset, pl->partials_bytes, pl->workspace_bytes,
+             pl->scales == SM90_SCALES_BLOCK ? " block-scaled" : "");
 }
 
 static uint32_t fnv1a(uint32_t h, const char *s)
@@ -170,7 +177,7 @@ static void grid_plan_text(int i, const wsgemm_knobs *kn, int kn_index, char *bu
     const wsgemm_status s = plan_make(&p, kn, md, &plan, why, sizeof why);
     plan_text(s, &plan, why, buf, size);
     if (s != WSGEMM_STATUS_SUCCESS) return;
-    const int row = sm90_kernel_find(plan.in, plan.variant, plan.bn, plan.p_mn, plan.q_mn);
+    const int row = sm90_kernel_find(plan.in, plan.scales, plan.variant, plan.bn, plan.p_mn, plan.q_mn);
     if (row < 0) {
         snprintf(buf, size, "the plan's kernel (in %d, variant %d, BN %d, mn %d %d) is no row of the table", plan.in,
                  plan.variant, plan.bn, plan.p_mn, plan.q_mn);
@@ -265,7 +272,7 @@ int main(int argc, char **argv)
         for (int pair = 0; pair < 4; ++pair) {
             const sm90_kernel_config *k = &sm90_kernel_table[r];
             if (!sm90_kernel_has_pair(k, pair >> 1, pair & 1)) continue;
-            const int found = sm90_kernel_find(k->in, k->variant, k->bn, pair >> 1, pair & 1);
+            const int found = sm90_kernel_find(k->in, k->scales, k->variant, k->bn, pair >> 1, pair & 1);
             if (found != r) {
                 fprintf(stderr, "FAIL: row %s: the lookup by its fields finds row %d\n", k->name, found);
                 failures++;

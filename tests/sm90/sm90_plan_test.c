@@ -36,6 +36,8 @@
  *            aligned as TMA reads it; then on the FP8 kernels (BN 128,
  *            the input pair as P x Q, 128 K per block), no split region, tile-end stores (TMA or per element); and
  *            16-bit problems with operand scales are declined.
+ *   block_scales  wsgemm_matmul's scale tensors: the block-scaled rows for E4M3 A and B with float scale
+ *            tensors, declined otherwise; the kernels' scale strides against wsgemm_scale_index.
  * Prints what it checked; exits 1 on failure.
  */
 #include <stdint.h>
@@ -43,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/scale.h"
 #include "common/tma.h"
 #include "sm90/sm90_plan.h"
 #include "sm90/sm90_table.h"
@@ -605,6 +608,108 @@ static void case_fp8(void)
            plans, tma, staged, declined, why);
 }
 
+/* Block-scaled FP8: every accepted mode pair (and MX) with every FP8 type pair, plain and fused, on a few shapes
+ * and ops: planned exactly when sm90_plan_takes_scales says so (E4M3 x E4M3, float scale tensors), then on a
+ * block-scaled row (scales BLOCK, 128 x 128 tiles so that a tile is one 128 x 128 scale block of P and Q);
+ * declined otherwise. And wsgemm_scale_strides_of, which the launcher hands the kernels, against
+ * wsgemm_scale_index for every float mode, row and 128-K block of several extents. */
+static void case_block_scales(void)
+{
+    enum { SC = WSGEMM_MATMUL_SCALE_SCALAR_32F, MX = WSGEMM_MATMUL_SCALE_VEC32_UE8M0 };
+    enum { OV = WSGEMM_MATMUL_SCALE_OUTER_VEC_32F, V1 = WSGEMM_MATMUL_SCALE_VEC128_32F };
+    enum { B2 = WSGEMM_MATMUL_SCALE_BLK128x128_32F };
+    static const int mode_pairs[][2] = {{V1, B2}, {B2, V1}, {V1, V1}, {B2, B2}, {OV, OV}, {MX, MX}};
+    static const wsgemm_dtype pairs[][2] = {{WSGEMM_R_8F_E4M3, WSGEMM_R_8F_E4M3},
+                                            {WSGEMM_R_8F_E4M3, WSGEMM_R_8F_E5M2},
+                                            {WSGEMM_R_8F_E5M2, WSGEMM_R_8F_E4M3}};
+    static const int shapes[][3] = {{4096, 2112, 7168}, {64, 24576, 1536}, {128, 7168, 16384},
+                                    {1, 4096, 256},     {1000, 1, 384},    {77, 99, 1}};
+    const wsgemm_fused_epilogue ops = {.ops = {1, 0, 0, WSGEMM_ACTIVATION_GELU}};
+    const wsgemm_knobs kn = wsgemm_knobs_defaults();
+    model h200 = {132};
+    const float scales[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    long long plans = 0, declined = 0;
+    for (size_t mp = 0; mp < sizeof mode_pairs / sizeof mode_pairs[0]; ++mp)
+        for (size_t tp = 0; tp < sizeof pairs / sizeof pairs[0]; ++tp)
+            for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; ++si)
+                for (int variant = 0; variant < 4; ++variant) {
+                    const int fused = (variant & 1) && shapes[si][0] % 8 == 0; /* a D that TMA can store */
+                    const wsgemm_op ta = variant & 2 ? WSGEMM_OP_N : WSGEMM_OP_T; /* N: A copied K-major */
+                    wsgemm_problem p = plan_testing_problem(ta, WSGEMM_OP_N, shapes[si][0], shapes[si][1],
+                                                            shapes[si][2], 1, pairs[tp][0], WSGEMM_R_16BF, 0.0f, 0, 0);
+                    p.Btype = pairs[tp][1];
+                    p.a_scale_mode = (wsgemm_matmul_scale_mode)mode_pairs[mp][0];
+                    p.b_scale_mode = (wsgemm_matmul_scale_mode)mode_pairs[mp][1];
+                    p.a_scales = scales;
+                    p.b_scales = scales;
+                    if (fused) p.fused = &ops;
+                    char shape[256], why[256] = "";
+                    plan_testing_describe(&p, shape, sizeof shape);
+                    wsgemm_plan plan;
+                    const wsgemm_status s = sm90_plan_make(&p, &kn, model_query, &h200, &plan, why, sizeof why);
+                    checked++;
+                    const int want = sm90_plan_takes_scales(p.Atype, p.Btype, (int)p.a_scale_mode, (int)p.b_scale_mode);
+                    EXPECT(want == (pairs[tp][0] == WSGEMM_R_8F_E4M3 && pairs[tp][1] == WSGEMM_R_8F_E4M3 &&
+                                    mode_pairs[mp][0] != MX),
+                           "%s: scale modes %d x %d: sm90_plan_takes_scales %d", shape, mode_pairs[mp][0],
+                           mode_pairs[mp][1], want);
+                    if (!want) {
+                        EXPECT(s == WSGEMM_STATUS_NOT_SUPPORTED, "%s: scale modes %d x %d, B %d: planned", shape,
+                               mode_pairs[mp][0], mode_pairs[mp][1], (int)p.Btype);
+                        declined += s == WSGEMM_STATUS_NOT_SUPPORTED;
+                        continue;
+                    }
+                    EXPECT(s == WSGEMM_STATUS_SUCCESS, "%s: scale modes %d x %d fused %d: declined: %s", shape,
+                           mode_pairs[mp][0], mode_pairs[mp][1], fused, why);
+                    if (s != WSGEMM_STATUS_SUCCESS) continue;
+                    check_invariants(&p, &plan);
+                    plans++;
+                    const int row = sm90_kernel_find(plan.in, plan.scales, plan.variant, plan.bn, plan.p_mn, plan.q_mn);
+                    EXPECT(plan.scales == SM90_SCALES_BLOCK && row >= 0 &&
+                               sm90_kernel_table[row].scales == SM90_SCALES_BLOCK && plan.bn == 128 && plan.bm == 128 &&
+                               plan.bk == 128 && plan.in == SM90_IN_E4M3 &&
+                               plan.variant == (fused ? SM90_VARIANT_FUSED : SM90_VARIANT_DEFAULT) &&
+                               plan.sched.sk_splits == 1,
+                           "%s: block-scaled plan scales %d row %d bn %d bk %d in %d variant %d", shape, plan.scales,
+                           row, plan.bn, plan.bk, plan.in, plan.variant);
+                }
+    /* per-tensor FP8 keeps the per-tensor rows */
+    wsgemm_problem p = plan_testing_problem(WSGEMM_OP_T, WSGEMM_OP_N, 4096, 4096, 4096, 1, WSGEMM_R_8F_E4M3,
+                                            WSGEMM_R_16BF, 0.0f, 0, 0);
+    wsgemm_plan plan;
+    char why[256] = "";
+    EXPECT(sm90_plan_make(&p, &kn, model_query, &h200, &plan, why, sizeof why) == WSGEMM_STATUS_SUCCESS &&
+               plan.scales == SM90_SCALES_TENSOR,
+           "per-tensor E4M3: scales %d (%s)", plan.scales, why);
+    /* the strides the kernels walk the scale tensors with */
+    static const int modes[] = {SC, OV, V1, B2};
+    static const long long outers[] = {1, 77, 128, 300, 4096};
+    static const long long kk[] = {1, 128, 200, 7168};
+    long long strides = 0;
+    for (size_t mi = 0; mi < sizeof modes / sizeof modes[0]; ++mi)
+        for (size_t oi = 0; oi < sizeof outers / sizeof outers[0]; ++oi)
+            for (size_t ki = 0; ki < sizeof kk / sizeof kk[0]; ++ki) {
+                const long long outer = outers[oi], k = kk[ki];
+                const wsgemm_scale_strides st = wsgemm_scale_strides_of(modes[mi], outer, k);
+                for (long long r = 0; r < outer; ++r)
+                    for (long long b = 0; b < (k + 127) / 128; ++b) {
+                        const long long want = wsgemm_scale_index(modes[mi], r, b, outer, k);
+                        const long long got = (r / 128) * st.tile + r * st.row + b * st.block;
+                        strides++;
+                        if (got != want) {
+                            EXPECT(0, "mode %d outer %lld k %lld: (r %lld, b %lld) at %lld, want %lld", modes[mi],
+                                   outer, k, r, b, got, want);
+                            r = outer;
+                            break;
+                        }
+                    }
+            }
+    EXPECT(plans > 50 && declined > 50, "the sweep reached too few cases: %lld plans, %lld declined", plans, declined);
+    printf("block_scales: %lld block-scaled plans, %lld declined (E5M2 operands, UE8M0 scales); %lld scale indices "
+           "from the kernels' strides equal to wsgemm_scale_index\n",
+           plans, declined, strides);
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "choices";
@@ -616,6 +721,8 @@ int main(int argc, char **argv)
         case_fused();
     else if (strcmp(which, "fp8") == 0)
         case_fp8();
+    else if (strcmp(which, "block_scales") == 0)
+        case_block_scales();
     else {
         fprintf(stderr, "unknown case '%s'\n", which);
         return 2;
