@@ -8,14 +8,13 @@
  * any decision shows here with the problem and its plans now made (`--print I` prints every plan of problem I
  * in full, to compare with a planner built from another revision).
  *
- * The grid: m, n in 1..8192 (ragged and aligned), k in 1..300000 (past one accumulator chain), every op pair,
- * bf16/f16 with each C type, beta 0 and 1, batches, padded and misaligned operands (plan_testing.h's random
- * problem), FP8 pairs (E5M2 x E5M2 too) with and without scales (per tensor, or block-scaled), fused calls; 20 knob sets (each variant,
- * each forced BN, swap off, split-K forced, each epilogue preference, the hybrid off and forced, a band
- * height); two device sizes (132 and 20 SMs). The device model: each row of the kernel table exists as the
- * table says, with sm_count / cluster co-resident clusters. Beside the pins, the build budget: every row of
- * the table runs some plan of the grid, an SM90_BY_PLAN row with the default knobs, the others only with a
- * knob set that asks for them.
+ * The grid: m, n in 1..8192 (ragged and aligned), k in 1..300000 (past one accumulator chain), every op pair, bf16/f16
+ * with each C type, beta 0 and 1, batches, padded and misaligned operands (plan_testing.h's random problem), FP8 pairs
+ * (E5M2 x E5M2 too) with and without scales (per tensor, or block-scaled), fused calls; 20 knob sets (each variant,
+ * each forced BN, swap off, split-K forced, each epilogue preference, the hybrid off and forced, a band height); two
+ * device sizes (132 and 20 SMs). The device model: each row of the kernel table exists as the table says, with sm_count
+ * / cluster co-resident clusters. Beside the pins, the build budget: every row of the table runs some plan of the grid,
+ * an SM90_BY_PLAN row with the default knobs, the others only with a knob set that asks for them.
  * Exits 0 when every plan matches, 1 otherwise.
  */
 #include <stdint.h>

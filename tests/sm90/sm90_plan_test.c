@@ -633,7 +633,7 @@ static void case_block_scales(void)
         for (size_t tp = 0; tp < sizeof pairs / sizeof pairs[0]; ++tp)
             for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; ++si)
                 for (int variant = 0; variant < 4; ++variant) {
-                    const int fused = (variant & 1) && shapes[si][0] % 8 == 0; /* a D that TMA can store */
+                    const int fused = (variant & 1) && shapes[si][0] % 8 == 0;    /* a D that TMA can store */
                     const wsgemm_op ta = variant & 2 ? WSGEMM_OP_N : WSGEMM_OP_T; /* N: A copied K-major */
                     wsgemm_problem p = plan_testing_problem(ta, WSGEMM_OP_N, shapes[si][0], shapes[si][1],
                                                             shapes[si][2], 1, pairs[tp][0], WSGEMM_R_16BF, 0.0f, 0, 0);
