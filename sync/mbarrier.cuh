@@ -54,6 +54,16 @@ static __device__ __forceinline__ void mbarrier_arrive(uint64_t *bar_smem)
     asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar_smem)) : "memory");
 }
 
+/* PTX ISA "cp.async.mbarrier.arrive.noinc": one arrival on this CTA's barrier once every cp.async this thread
+ * has issued so far is complete (immediately when none is pending); the copied data is then visible to a thread
+ * that observes the phase completion. .noinc: the arrival is one of the count the barrier was initialized
+ * with, not an extra one. */
+static __device__ __forceinline__ void mbarrier_arrive_on_cp_async(uint64_t *bar_smem)
+{
+    WSGEMM_HB(tmem_hb_on_arrive_local(bar_smem, 1u));
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(bar_smem)) : "memory");
+}
+
 /* PTX ISA "mbarrier.arrive" with a count: `count` arrivals at once (one thread standing in for
  * several). */
 static __device__ __forceinline__ void mbarrier_arrive_count(uint64_t *bar_smem, uint32_t count)

@@ -154,10 +154,10 @@ typedef struct Sm90Params {
     /* FP8 kernels: the per-tensor scales of P and Q's operands (device floats, NULL: 1), applied as each K
      * block's sums are added into the fp32 accumulators (sm90_promote) */
     const float *a_scale, *b_scale;
-    /* block-scaled FP8 kernels (kScales = SM90_SCALES_BLOCK) read these instead: the scale of P's row p (Q's
-     * column q) in K block b, for any float layout of common/scale.h in the P/Q frame, applied as each K block's
-     * sums are added; and the scales over all of K (OUTER_VEC_32F: block 0 of maps with block == 0), applied
-     * once to each tile's sums, as the arithmetic of one block over all of K has it (ptr NULL: none) */
+    /* block-scaled FP8 kernels (kScales = SM90_SCALES_BLOCK or BLOCK_COLS) read these instead: the scale of P's
+     * row p (Q's column q) in K block b, for any float layout of common/scale.h in the P/Q frame, applied as each
+     * K block's sums are added; and the scales over all of K (OUTER_VEC_32F: block 0 of maps with block == 0),
+     * applied once to each tile's sums, as the arithmetic of one block over all of K has it (ptr NULL: none) */
     Sm90ScaleMap p_scales, q_scales, p_outer, q_outer;
 } Sm90Params;
 
@@ -382,58 +382,151 @@ static __device__ __forceinline__ float sm90_operand_scale(const Sm90Params &prm
     return (prm.a_scale ? *prm.a_scale : 1.0f) * (prm.b_scale ? *prm.b_scale : 1.0f);
 }
 
-/* Block-scaled FP8 kernels: one consumer thread's scales. Its fragment rows (two: r and r + 8) take a scale
- * each; Q's columns either one per tile (map row == 0) or one each, lane L loading columns L + 32 i of the
- * tile into q[i] and the others fetching theirs by shuffle (sm90_column_of, as the bias). p_at and q_at point
- * at block 0's scales of the thread's first row and first column; sm90_scales_load reads block b's. */
-typedef struct Sm90BlockScales {
-    const float *p_at, *q_at;
-    uint32_t valid;     /* bit 0, 1: the rows lie inside P; bit 2 + i: column L + 32 i inside Q */
-    float fill;         /* P's scale where no row is loaded: 0 outside P, 1 for an absent map (ptr NULL) */
-    float p0, p1, q[4]; /* block b's, after sm90_scales_load(b) */
-} Sm90BlockScales;
+/* Block-scaled FP8 kernels: each stage of the ring has a slot of SM90_SCALE_SLOT floats beside its operands (after
+ * Sm90Smem in shared memory), the K block's scales of the tile's 128 P rows and then of its 128 Q columns (one
+ * float, at the half's start, where the map has one per tile: row == 0). Warp 1 of the producer warpgroup fills
+ * them (sm90_scale_loader) with cp.async, so their global-memory latency is hidden as deep as the ring. */
+enum { SM90_SCALE_SLOT = 256 };
 
-static_assert(SM90_BK_FP8 == 128, "a K block of the FP8 kernels is one block of the 128-K scale modes");
+static_assert(SM90_BK_FP8 == 128 && SM90_BM == 128,
+              "a K block of the FP8 kernels, and their tile, is one block of the 128-K scale modes");
 
-/* The scales of unit w for this consumer thread in maps pm (P) and qm (Q), before the first sm90_scales_load. */
-static __device__ __forceinline__ Sm90BlockScales sm90_block_scales_of(const Sm90ScaleMap &pm, const Sm90ScaleMap &qm,
-                                                                       const Sm90Params &prm,
+/* PTX ISA "cp.async" of 4 bytes, global to shared (dst a shared-window address); in_bounds false: nothing is
+ * read and dst is zero-filled. */
+static __device__ __forceinline__ void sm90_cp_async_4(uint32_t dst, const float *src, bool in_bounds)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(in_bounds ? 4 : 0)
+                 : "memory");
+}
+
+/* One float and two adjacent floats from a shared-window address (the scale slots: 32-bit addresses keep the
+ * consumers' registers for their sums). The slots are written by cp.async and read after full[s]'s wait. */
+static __device__ __forceinline__ float sm90_lds(uint32_t addr)
+{
+    float v;
+    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(addr) : "memory");
+    return v;
+}
+
+static __device__ __forceinline__ float2 sm90_lds2(uint32_t addr)
+{
+    float2 v;
+    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");
+    return v;
+}
+
+/* Where one lane copies an operand tile's scales from (sm90_scale_loader): the address of its first row's scale in
+ * the next K block (lane L copies rows L + 32 i of the tile; lane 0 alone the one scale of a map with row == 0), and
+ * which of its four rows lie inside the operand (bit i; row == 0: bit 0 the tile does, bit 1 it does not, a zero
+ * to copy). ptr NULL: the map has no tensor, nothing is copied. */
+typedef struct Sm90ScaleSource {
+    const float *at;
+    uint32_t rows;
+} Sm90ScaleSource;
+
+static __device__ __forceinline__ Sm90ScaleSource sm90_scale_source(const Sm90ScaleMap &m, int tile, int kb, int extent,
+                                                                    int lane)
+{
+    Sm90ScaleSource src = {NULL, 0};
+    if (!m.ptr) return src;
+    const int r0 = tile * SM90_BM + (m.row ? lane : 0);
+    src.at = m.ptr + (long long)tile * m.tile + (long long)r0 * m.row + (long long)kb * m.block;
+    if (m.row == 0) /* a 2-CTA cluster's last tile may lie past the operand: its scale is none */
+        src.rows = lane == 0 ? (tile * SM90_BM < extent ? 1u : 2u) : 0u;
+    else
+#pragma unroll
+        for (int i = 0; i < 4; ++i) src.rows |= (uint32_t)(r0 + 32 * i < extent) << i;
+    return src;
+}
+
+/* One K block's scales of an operand tile (src.at: the lane's first row's) into its half of a slot, and src.at
+ * on to the next block's; rows past the operand's extent get 0. */
+static __device__ __forceinline__ void sm90_scale_copy(uint32_t dst, Sm90ScaleSource &src, const Sm90ScaleMap &m,
+                                                       int lane)
+{
+    if (!src.at) return;
+    if (m.row == 0) {
+        if (src.rows) sm90_cp_async_4(dst, src.rows & 1 ? src.at : m.ptr, src.rows & 1);
+    } else {
+#pragma unroll 1
+        for (int i = 0; i < 4; ++i) { /* a loop: the producer warps have 40 registers */
+            const bool in = src.rows >> i & 1;
+            sm90_cp_async_4(dst + 4 * (lane + 32 * i), in ? src.at + 32 * i : src.at, in); /* row == 1 here */
+        }
+    }
+    src.at += m.block;
+}
+
+/* The scale loader (warp 1, all lanes): for every K block of every unit this CTA runs, in the ring's order, wait
+ * for the stage to be free (empty[s], on which the consumer warps also arrive once they have read its slot), copy
+ * the block's scales into the slot and arrive on full[s] when the copies land (one arrival per lane: full[s]
+ * counts the TMA producer's and these 32). */
+template <int kStages, int kCluster>
+static __device__ __forceinline__ void sm90_scale_loader(uint32_t slots, const PipelineRing *ring,
+                                                         const Sm90Params &prm, uint32_t rank)
+{
+    const int lane = threadIdx.x % 32;
+    PipelineState st = pipeline_producer_start();
+    const long long nclusters = gridDim.x / kCluster;
+    for (long long u = blockIdx.x / kCluster; u < prm.sched.units; u += nclusters) {
+        const wsgemm_sched_unit w = wsgemm_sched_decode_plain(&prm.sched, u, (int)rank); /* no split region */
+        Sm90ScaleSource p = sm90_scale_source(prm.p_scales, w.row, w.kb_begin, prm.p_extent, lane);
+        Sm90ScaleSource q = sm90_scale_source(prm.q_scales, w.col, w.kb_begin, prm.q_extent, lane);
+        for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
+            producer_acquire(ring, st);
+            const uint32_t slot = slots + st.stage * SM90_SCALE_SLOT * 4;
+            sm90_scale_copy(slot, p, prm.p_scales, lane);
+            sm90_scale_copy(slot + 128 * 4, q, prm.q_scales, lane);
+            mbarrier_arrive_on_cp_async(&ring->full[st.stage]);
+            pipeline_state_advance(&st, kStages);
+        }
+    }
+}
+
+/* A consumer thread's view of the slots: where they are and its first fragment row in the tile (the second is 8
+ * rows on). */
+template <int kQCols>
+struct Sm90BlockScales {
+    uint32_t slots; /* shared-window address */
+    int row;
+};
+
+/* Stage `stage`'s slot has been read by this warp (every lane's loads of it done): one arrival per consumer warp
+ * on this CTA's empty[s], after which the loader may overwrite it. Per-tensor FP8 kernels read no slot. */
+template <int kQCols>
+static __device__ __forceinline__ void sm90_scales_release(const Sm90BlockScales<kQCols> &, const PipelineRing *ring,
+                                                           int stage)
+{
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) mbarrier_arrive(&ring->empty[stage]);
+}
+
+static __device__ __forceinline__ void sm90_scales_release(const float &, const PipelineRing *, int) {}
+
+/* Block-scaled: the scales over all of K (OUTER_VEC_32F, prm.p_outer and q_outer), read from global memory once
+ * per tile: this thread's two rows' and (a scale per column) lane L's columns L + 32 i, which the others fetch
+ * by shuffle (sm90_column_of, as the bias). Rows and columns outside P and Q read nothing. */
+typedef struct Sm90OuterScales {
+    float p0, p1, q[4];
+} Sm90OuterScales;
+
+static __device__ __forceinline__ Sm90OuterScales sm90_outer_scales_of(const Sm90Params &prm,
                                                                        const wsgemm_sched_unit &w, int consumer)
 {
     const int lane = threadIdx.x % 32;
     const long long r = (long long)w.row * SM90_BM + consumer * 64 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;
-    const long long c = (long long)w.col * 128 + (qm.row ? lane : 0);
-    Sm90BlockScales s;
-    s.p_at = pm.ptr + w.row * pm.tile + r * pm.row;
-    s.q_at = qm.ptr + w.col * qm.tile + c * qm.row;
-    s.valid = pm.ptr ? (r < prm.p_extent) | (r + 8 < prm.p_extent) << 1 : 0;
-    if (qm.ptr)
+    const Sm90ScaleMap &pm = prm.p_outer, &qm = prm.q_outer;
+    const float fill_p = pm.ptr ? 0.0f : 1.0f, fill_q = qm.ptr ? 0.0f : 1.0f;
+    Sm90OuterScales s;
+    s.p0 = pm.ptr && r < prm.p_extent ? pm.ptr[r * pm.row] : fill_p;
+    s.p1 = pm.ptr && r + 8 < prm.p_extent ? pm.ptr[(r + 8) * pm.row] : fill_p;
 #pragma unroll
-        for (int i = 0; i < 4; ++i) s.valid |= (uint32_t)(c + 32 * i < prm.q_extent) << (2 + i);
-    s.fill = pm.ptr ? 0.0f : 1.0f;
+    for (int i = 0; i < 4; ++i) {
+        const long long c = (long long)w.col * 128 + (qm.row ? lane + 32 * i : 0);
+        s.q[i] = qm.ptr && c < prm.q_extent ? qm.ptr[c * qm.row] : fill_q;
+    }
     return s;
 }
-
-/* Block b's scales into s.p0, s.p1 and s.q (loads in flight until sm90_promote uses them). A map without a
- * ptr gives 1 everywhere; rows and columns outside P and Q give 0 (never stored). */
-static __device__ __forceinline__ void sm90_scales_load_from(Sm90BlockScales &s, const Sm90ScaleMap &pm,
-                                                             const Sm90ScaleMap &qm, int b)
-{
-    const long long pb = b * pm.block, qb = b * qm.block;
-    s.p0 = s.valid & 1 ? s.p_at[pb] : s.fill;
-    s.p1 = s.valid & 2 ? s.p_at[pb + 8 * pm.row] : s.fill;
-    const float qfill = qm.ptr ? 0.0f : 1.0f;
-#pragma unroll
-    for (int i = 0; i < 4; ++i) s.q[i] = s.valid >> (2 + i) & 1 ? s.q_at[qb + 32 * i * qm.row] : qfill;
-}
-
-static __device__ __forceinline__ void sm90_scales_load(Sm90BlockScales &s, const Sm90Params &prm, int b)
-{
-    sm90_scales_load_from(s, prm.p_scales, prm.q_scales, b);
-}
-
-/* Per-tensor FP8 kernels: the scale is one float for the whole call, nothing to load. */
-static __device__ __forceinline__ void sm90_scales_load(float &, const Sm90Params &, int) {}
 
 /* FP8 kernels: one K block's sums (tmp, complete) added into the fp32 accumulators with the operand scales,
  * acc += s tmp, in fp32 round-to-nearest FMAs. The tensor cores add FP8 products into their accumulator with
@@ -441,7 +534,8 @@ static __device__ __forceinline__ void sm90_scales_load(float &, const Sm90Param
  * wgmmas) keeps it as small as cuBLASLt's default (not "fast") accumulation does (measured on
  * the H200: docs/perf-log.md, "FP8 on the sm90 kernels"). */
 template <int kN>
-static __device__ __forceinline__ void sm90_promote(float (&acc)[kN], float (&tmp)[kN], float s, const Sm90Params &)
+static __device__ __forceinline__ void sm90_promote(float (&acc)[kN], float (&tmp)[kN], float s, const Sm90Params &,
+                                                    int)
 {
 #pragma unroll
     for (int i = 0; i < kN; ++i) wgmma_fence_operand(tmp[i]);
@@ -450,17 +544,26 @@ static __device__ __forceinline__ void sm90_promote(float (&acc)[kN], float (&tm
 }
 
 /* Block-scaled: the same with the factor of each element, fl32(p scale * q scale) (docs/api.md, "Block-scaled
- * FP8": one rounding, then one fma). acc[4 j + e] is row r, acc[4 j + 2 + e] row r + 8, both of fragment column
- * 8 j + 2 (lane % 4) + e (the wgmma D layout, sm90_epilogue.cuh). */
-template <int kN>
-static __device__ __forceinline__ void sm90_promote(float (&acc)[kN], float (&tmp)[kN], const Sm90BlockScales &s,
-                                                    const Sm90Params &prm)
+ * FP8": one rounding, then one fma), the scales from stage `stage`'s slot. acc[4 j + e] is row r, acc[4 j + 2 + e]
+ * row r + 8, both of fragment column 8 j + 2 (lane % 4) + e (the wgmma D layout, sm90_epilogue.cuh), whose two
+ * columns' scales are one 8-byte load. */
+template <int kN, int kQCols>
+static __device__ __forceinline__ void sm90_promote(float (&acc)[kN], float (&tmp)[kN],
+                                                    const Sm90BlockScales<kQCols> &s, const Sm90Params &prm, int stage)
 {
-    static_assert(kN == 64, "block-scaled tiles are 128 columns wide: four columns per lane in q");
+    static_assert(kN == 64, "block-scaled tiles are 128 columns wide");
 #pragma unroll
     for (int i = 0; i < kN; ++i) wgmma_fence_operand(tmp[i]);
-    if (prm.q_scales.row == 0) { /* one Q scale per tile and block */
-        const float s0 = s.p0 * s.q[0], s1 = s.p1 * s.q[0];
+    const uint32_t slot = s.slots + stage * SM90_SCALE_SLOT * 4;
+    const int per_row = prm.p_scales.row != 0;
+    const float p0 = prm.p_scales.ptr ? sm90_lds(slot + 4 * (per_row ? s.row : 0)) : 1.0f;
+    const float p1 = prm.p_scales.ptr ? sm90_lds(slot + 4 * (per_row ? s.row + 8 : 0)) : 1.0f;
+    /* one Q scale per tile and block: SM90_SCALES_BLOCK's only path. BLOCK_COLS kernels keep it behind a run-time
+     * test too: with the per-column path alone ptxas hoists its sixteen 8-byte loads ahead of the FMAs and spills
+     * (in the sm90_code_check.e4m3_block_cols report), behind the test it does not */
+    if (!kQCols || prm.q_scales.row == 0) {
+        const float q = prm.q_scales.ptr ? sm90_lds(slot + 128 * 4) : 1.0f;
+        const float s0 = p0 * q, s1 = p1 * q;
 #pragma unroll
         for (int j = 0; j < kN / 4; ++j) {
             acc[4 * j + 0] = fmaf(s0, tmp[4 * j + 0], acc[4 * j + 0]);
@@ -469,14 +572,15 @@ static __device__ __forceinline__ void sm90_promote(float (&acc)[kN], float (&tm
             acc[4 * j + 3] = fmaf(s1, tmp[4 * j + 3], acc[4 * j + 3]);
         }
     } else {
+        const uint32_t qs = slot + 4 * (128 + 2 * (threadIdx.x % 4));
 #pragma unroll
-        for (int j = 0; j < kN / 4; ++j)
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-                const float v = sm90_column_of<128>(s.q, j, e);
-                acc[4 * j + e] = fmaf(s.p0 * v, tmp[4 * j + e], acc[4 * j + e]);
-                acc[4 * j + 2 + e] = fmaf(s.p1 * v, tmp[4 * j + 2 + e], acc[4 * j + 2 + e]);
-            }
+        for (int j = 0; j < kN / 4; ++j) {
+            const float2 v = sm90_lds2(qs + 32 * j);
+            acc[4 * j + 0] = fmaf(p0 * v.x, tmp[4 * j + 0], acc[4 * j + 0]);
+            acc[4 * j + 1] = fmaf(p0 * v.y, tmp[4 * j + 1], acc[4 * j + 1]);
+            acc[4 * j + 2] = fmaf(p1 * v.x, tmp[4 * j + 2], acc[4 * j + 2]);
+            acc[4 * j + 3] = fmaf(p1 * v.y, tmp[4 * j + 3], acc[4 * j + 3]);
+        }
     }
 }
 
@@ -485,8 +589,7 @@ static __device__ __forceinline__ void sm90_promote(float (&acc)[kN], float (&tm
 static __device__ __forceinline__ void sm90_outer_scale(float (&acc)[64], const Sm90Params &prm,
                                                         const wsgemm_sched_unit &w, int consumer)
 {
-    Sm90BlockScales s = sm90_block_scales_of(prm.p_outer, prm.q_outer, prm, w, consumer);
-    sm90_scales_load_from(s, prm.p_outer, prm.q_outer, 0);
+    const Sm90OuterScales s = sm90_outer_scales_of(prm, w, consumer);
 #pragma unroll
     for (int j = 0; j < 16; ++j)
 #pragma unroll
@@ -518,7 +621,6 @@ sm90_fp8_round(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2], float (&tmp1)[kBn 
 {
     static_assert(kR >= 2 && kR % 2 == 0, "rounds of whole buffer pairs");
     PipelineState prev = st;
-    sm90_scales_load(scale, prm, kb);
     sm90_fp8_issue<kBn, kStages, kIn>(tmp0, sm, ring, st, consumer);
 #pragma unroll
     for (int j = 1; j < kR; ++j) { /* unrolled: which buffer is a constant in each copy */
@@ -530,15 +632,16 @@ sm90_fp8_round(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2], float (&tmp1)[kBn 
         wgmma_wait_group<1>(); /* block j - 1 is complete */
         if (signals) sm90_release<kCluster>(ring, prev, rank);
         if (j % 2)
-            sm90_promote(acc, tmp0, scale, prm);
+            sm90_promote(acc, tmp0, scale, prm, (int)prev.stage);
         else
-            sm90_promote(acc, tmp1, scale, prm);
-        sm90_scales_load(scale, prm, kb + j); /* block j's, in flight while its wgmmas run */
+            sm90_promote(acc, tmp1, scale, prm, (int)prev.stage);
+        sm90_scales_release(scale, ring, (int)prev.stage);
         prev = cur;
     }
     wgmma_wait_group<0>(); /* block kR - 1, in tmp1 */
     if (signals) sm90_release<kCluster>(ring, prev, rank);
-    sm90_promote(acc, tmp1, scale, prm);
+    sm90_promote(acc, tmp1, scale, prm, (int)prev.stage);
+    sm90_scales_release(scale, ring, (int)prev.stage);
 }
 
 /* FP8 kernels: the K blocks of one unit, each a chain of wgmmas of its own whose sums are added into acc
@@ -565,11 +668,11 @@ sm90_fp8_unit(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2], float (&tmp1)[kBn /
                                                                     consumer, rank, signals);
     for (; kb < kb_end; ++kb) {
         const PipelineState cur = st;
-        sm90_scales_load(scale, prm, kb);
         sm90_fp8_issue<kBn, kStages, kIn>(tmp0, sm, ring, st, consumer);
         wgmma_wait_group<0>();
         if (signals) sm90_release<kCluster>(ring, cur, rank);
-        sm90_promote(acc, tmp0, scale, prm);
+        sm90_promote(acc, tmp0, scale, prm, (int)cur.stage);
+        sm90_scales_release(scale, ring, (int)cur.stage);
     }
 }
 
@@ -604,6 +707,9 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<kBn, kStages,
     for (int i = 0; i < kBn / 2; ++i) acc[i] = 0.0f;
     float tmp0[kFp8 ? kBn / 2 : 1], tmp1[kFp8 ? kBn / 2 : 1]; /* FP8: the wgmmas' accumulators (sm90_fp8_unit) */
     const float scale = kFp8 ? sm90_operand_scale(prm) : 1.0f;
+    /* block-scaled: the scale slots after the ring, and this thread's first fragment row */
+    const Sm90BlockScales<kScales == SM90_SCALES_BLOCK_COLS> scale_slots = {
+        smem_u32(sm + 1), consumer * 64 + ((int)threadIdx.x / 32 % 4) * 16 + (int)threadIdx.x % 32 / 4};
     const bool signals = threadIdx.x % 128 == 0; /* one release per warpgroup and destination CTA */
     uint32_t chunks = 0;                         /* TMA-store epilogue chunks written so far */
     uint32_t packed[kDefer ? kBn / 4 : 1];       /* DEFER: the previous tile, converted */
@@ -620,10 +726,9 @@ static __device__ __forceinline__ void sm90_consumer_loop(Sm90Smem<kBn, kStages,
     for (; u < prm.sched.sk_first; u += nclusters) { /* every unit but a hybrid's split region */
         const wsgemm_sched_unit w = wsgemm_sched_decode_plain(&prm.sched, u, (int)rank);
         PipelineState prev = st;
-        if constexpr (kFp8 && kScales == SM90_SCALES_BLOCK) {
-            sm90_fp8_unit<kBn, kStages, kCluster, kIn>(
-                acc, tmp0, tmp1, sm, ring, st, w.kb_begin, w.kb_end,
-                sm90_block_scales_of(prm.p_scales, prm.q_scales, prm, w, consumer), prm, consumer, rank, signals);
+        if constexpr (kFp8 && kScales != SM90_SCALES_TENSOR) {
+            sm90_fp8_unit<kBn, kStages, kCluster, kIn>(acc, tmp0, tmp1, sm, ring, st, w.kb_begin, w.kb_end, scale_slots,
+                                                       prm, consumer, rank, signals);
             if (prm.p_outer.ptr || prm.q_outer.ptr) sm90_outer_scale(acc, prm, w, consumer);
         } else if constexpr (kFp8) {
             sm90_fp8_unit<kBn, kStages, kCluster, kIn>(acc, tmp0, tmp1, sm, ring, st, w.kb_begin, w.kb_end, scale, prm,
@@ -857,9 +962,10 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     const PipelineRing ring_c = {&sm->c_full, &sm->c_empty, 1, WAIT_CTA, WAIT_CTA, "sm90.c_full", "sm90.c_empty"};
 
     if (threadIdx.x == 0) {
-        /* full: the local producer's one arrive.expect_tx; empty: each consumer warpgroup that reads the stage,
-         * in each CTA (cooperative: both; pingpong: the one whose unit it holds) */
-        pipeline_init(&ring, 1, (kSched ? 1 : 2) * kCluster);
+        /* full: the local producer's one arrive.expect_tx (block-scaled: and the scale loader's 32 lanes); empty:
+         * each consumer warpgroup that reads the stage, in each CTA (cooperative: both; pingpong: the one whose
+         * unit it holds), and (block-scaled) each local consumer warp once it has read the stage's scale slot */
+        pipeline_init(&ring, kScales ? 1 + 32 : 1, (kSched ? 1 : 2) * kCluster + (kScales ? 8 : 0));
         if constexpr (kCBytes != 0) pipeline_init(&ring_c, 1, 2);
         if constexpr (kSched) { /* pingpong: each turn is handed over by the other warpgroup's leader */
             mbarrier_init(&sm->turn[0], 1);
@@ -890,6 +996,8 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
                 wsgemm_pdl_launch_dependents(); /* the CTA's last load is issued */
             }
             __syncwarp();
+        } else if (kScales != SM90_SCALES_TENSOR && warp == 1) {
+            sm90_scale_loader<kStages, kCluster>(smem_u32(sm + 1), &ring, prm, rank);
         }
     } else {
         setmaxnreg_inc<SM90_CONSUMER_REGS>();
@@ -914,12 +1022,13 @@ template <int kBn, int kStages, int kCluster, int kPMn, int kQMn, int kIn, int k
           int kFused = 0, int kScales = SM90_SCALES_TENSOR>
 static Sm90KernelInfo sm90_kernel_info(void)
 {
-    static_assert(sizeof(Sm90Smem<kBn, kStages, kCBytes>) + SM90_SWIZZLE_ATOM <= 227 * 1024,
+    constexpr int kSlotBytes = kScales != SM90_SCALES_TENSOR ? kStages * SM90_SCALE_SLOT * 4 : 0;
+    static_assert(sizeof(Sm90Smem<kBn, kStages, kCBytes>) + kSlotBytes + SM90_SWIZZLE_ATOM <= 227 * 1024,
                   "ring + epilogue buffers + alignment slack must fit the 227 KB a block may opt into");
     static_assert(kCluster == 1 || kCluster == 2 || kCluster == 4, "the Q tile is split between 1, 2 or 4 CTAs");
     Sm90KernelInfo info;
     info.fn = (const void *)sm90_gemm_kernel<kBn, kStages, kCluster, kPMn, kQMn, kIn, kCBytes, kSched, kFused, kScales>;
-    info.smem_bytes = (int)sizeof(Sm90Smem<kBn, kStages, kCBytes>) + SM90_SWIZZLE_ATOM; /* + alignment slack */
+    info.smem_bytes = (int)sizeof(Sm90Smem<kBn, kStages, kCBytes>) + kSlotBytes + SM90_SWIZZLE_ATOM; /* + slack */
     info.bn = kBn;
     info.stages = kStages;
     info.cluster = kCluster;

@@ -361,7 +361,7 @@ static wsgemm_status check_types(const wsgemm_problem *p, const wsgemm_plan *pla
         snprintf(why, why_size, "an E4M3 D is written by the fused output op only");
         return WSGEMM_STATUS_NOT_SUPPORTED;
     }
-    if (plan->scales == SM90_SCALES_BLOCK &&
+    if (plan->scales != SM90_SCALES_TENSOR &&
         !sm90_plan_takes_scales(p->Atype, p->Btype, (int)p->a_scale_mode, (int)p->b_scale_mode)) {
         snprintf(why, why_size,
                  "the block-scaled sm90 kernels take E4M3 A and B with float scale tensors (VEC128_32F, "
@@ -370,7 +370,7 @@ static wsgemm_status check_types(const wsgemm_problem *p, const wsgemm_plan *pla
                  (int)p->Atype, (int)p->Btype);
         return WSGEMM_STATUS_NOT_SUPPORTED;
     }
-    if (plan->scales == SM90_SCALES_BLOCK && p->batch_count > 1) { /* wsgemm_matmul multiplies one matrix */
+    if (plan->scales != SM90_SCALES_TENSOR && p->batch_count > 1) { /* wsgemm_matmul multiplies one matrix */
         snprintf(why, why_size, "scale tensors scale one matrix; batch_count = %d", p->batch_count);
         return WSGEMM_STATUS_NOT_SUPPORTED;
     }
@@ -445,6 +445,16 @@ static wsgemm_status check_fused(const wsgemm_problem *p, char *why, size_t why_
     return WSGEMM_STATUS_SUCCESS;
 }
 
+/* The kernels' operand scaling (sm90_tile.h): per tensor; or scale tensors, with Q's per column (VEC128_32F on
+ * the operand that is Q) or not. */
+static int scales_kind(const wsgemm_problem *p, int swap)
+{
+    if (!wsgemm_scale_mode_is_tensor((int)p->a_scale_mode) && !wsgemm_scale_mode_is_tensor((int)p->b_scale_mode))
+        return SM90_SCALES_TENSOR;
+    const wsgemm_matmul_scale_mode q_mode = swap ? p->a_scale_mode : p->b_scale_mode;
+    return q_mode == WSGEMM_MATMUL_SCALE_VEC128_32F ? SM90_SCALES_BLOCK_COLS : SM90_SCALES_BLOCK;
+}
+
 /* Orientation, operands and input kind. A fused call is always swapped: its bias runs along q, its aux rows
  * are D's rows. Under batch invariance the varying dimension is P (the header says why). */
 static wsgemm_plan orient(const wsgemm_problem *p, const sm90_policy *pol)
@@ -467,9 +477,7 @@ static wsgemm_plan orient(const wsgemm_problem *p, const sm90_policy *pol)
         .bm = SM90_BM,
         .ab_type = p->Atype,
         .in = swap ? input_kind(p->Btype, p->Atype) : input_kind(p->Atype, p->Btype),
-        .scales = wsgemm_scale_mode_is_tensor((int)p->a_scale_mode) || wsgemm_scale_mode_is_tensor((int)p->b_scale_mode)
-                      ? SM90_SCALES_BLOCK
-                      : SM90_SCALES_TENSOR,
+        .scales = scales_kind(p, swap),
     };
     const int fp8 = plan.in >= SM90_IN_E4M3;
     /* the FP8 kernels read K-major operands only: an MN-major FP8 operand runs from its K-major copy (staging) */

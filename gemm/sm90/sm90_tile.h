@@ -49,9 +49,11 @@ enum {
 
 /* How a kernel scales its FP8 operands (the kernel's kScales): */
 enum {
-    SM90_SCALES_TENSOR = 0, /* one float per operand (or none: 16-bit inputs), read once */
-    SM90_SCALES_BLOCK = 1   /* a float per row, column, 128-K block or 128 x 128 block of P and Q (the float
-                               modes of wsgemm_matmul_scale_mode), applied as each K block's sums are added */
+    SM90_SCALES_TENSOR = 0,    /* one float per operand (or none: 16-bit inputs), read once */
+    SM90_SCALES_BLOCK = 1,     /* wsgemm_matmul's float scale tensors (per row, 128-K block or 128 x 128 block),
+                                  applied as each K block's sums are added: P's per row or per tile, Q's one per
+                                  tile (BLK128x128_32F) or none in the blocks (OUTER_VEC_32F, applied at the end) */
+    SM90_SCALES_BLOCK_COLS = 2 /* the same with Q's per column (VEC128_32F on Q): a multiply more per element */
 };
 
 /* Which P/Q majorness pairs a row instantiates, one bit per pair: bit (p_mn * 2 + q_mn). */

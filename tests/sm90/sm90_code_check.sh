@@ -14,7 +14,8 @@
 #       deferred epilogue) present in the PTX. The shards checked (tests/sm90/CMakeLists.txt): bf16_n256,
 #       bf16_n256_tuning (the tuning variants), bf16_n192 (the 128 x 192 tile), bf16_staged (the STAGED
 #       epilogue's kernels), bf16_pingpong (the pingpong schedule's), bf16_fused (wsgemm_matmul's fused ops),
-#       e4m3 (the FP8 kernels, plain and fused), e4m3_block (the block-scaled FP8 kernels). Leaves <work dir>/<inst>/sm90.cubin for the sass entry.
+#       e4m3 (the FP8 kernels, plain and fused), e4m3_block and e4m3_block_cols (the block-scaled FP8
+#       kernels). Leaves <work dir>/<inst>/sm90.cubin for the sass entry.
 #       <inst> = grouped: the grouped GEMM's kernels instead (gemm/sm90/sm90_grouped.cu, every row of
 #       sm90_grouped_kernels.def), the same ptxas checks on sm90_grouped_kernel, their wgmma shapes and
 #       setmaxnreg in the PTX, and (with python3) tests/pdl/pdl_order_check.py on that PTX: no global access,

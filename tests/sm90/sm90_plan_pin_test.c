@@ -112,11 +112,18 @@ static wsgemm_problem grid_problem(int i, model **md)
         p.Btype = pairs[(r >> 21) % 4][1];
         if ((r >> 23) & 1) p.a_scale = p.b_scale = &kScale;
         if ((r >> 24) % 4 == 0) p.fused = &kOps;
-        if ((r >> 26) % 3 == 0) { /* block-scaled: DeepSeek-V3's pair of scale tensors */
+        if ((r >> 26) % 3 == 0) { /* block-scaled: DeepSeek-V3's pair of scale tensors, its mirror, rowwise */
+            static const wsgemm_matmul_scale_mode modes[3][2] = {
+                {WSGEMM_MATMUL_SCALE_VEC128_32F, WSGEMM_MATMUL_SCALE_BLK128x128_32F},
+                {WSGEMM_MATMUL_SCALE_BLK128x128_32F, WSGEMM_MATMUL_SCALE_VEC128_32F},
+                {WSGEMM_MATMUL_SCALE_OUTER_VEC_32F, WSGEMM_MATMUL_SCALE_OUTER_VEC_32F}};
+            const int pair = (int)((r >> 28) % 3);
             p.a_scale = p.b_scale = NULL;
-            p.a_scale_mode = WSGEMM_MATMUL_SCALE_VEC128_32F;
-            p.b_scale_mode = WSGEMM_MATMUL_SCALE_BLK128x128_32F;
+            p.a_scale_mode = modes[pair][0];
+            p.b_scale_mode = modes[pair][1];
             p.a_scales = p.b_scales = &kScale;
+            p.beta = 0.0f; /* the fused rows' rule, so that both fused block-scaled rows run plans */
+            p.fused = (r >> 30) & 1 ? &kOps : NULL;
         }
     } else if (kind == 2) { /* fused: an E4M3 D now and then */
         p.fused = &kOps;
@@ -153,7 +160,9 @@ static void plan_text(wsgemm_status s, const wsgemm_plan *pl, const char *why, c
              pl->tiles_q, sc->row_groups, sc->cols, sc->cluster_rows, sc->group, sc->splits, sc->batch, sc->k_blocks,
              sc->k_blocks_per_split, sc->units, sc->sk_first, sc->sk_splits, sc->sk_kb_per_split, pl->max_clusters,
              pl->grid_clusters, (int)pl->epilogue, pl->partials_offset, pl->partials_bytes, pl->workspace_bytes,
-             pl->scales == SM90_SCALES_BLOCK ? " block-scaled" : "");
+             pl->scales == SM90_SCALES_BLOCK        ? " block-scaled"
+             : pl->scales == SM90_SCALES_BLOCK_COLS ? " block-scaled, Q per column"
+                                                    : "");
 }
 
 static uint32_t fnv1a(uint32_t h, const char *s)

@@ -37,7 +37,8 @@
  *            the input pair as P x Q, 128 K per block), no split region, tile-end stores (TMA or per element); and
  *            16-bit problems with operand scales are declined.
  *   block_scales  wsgemm_matmul's scale tensors: the block-scaled rows for E4M3 A and B with float scale
- *            tensors, declined otherwise; the kernels' scale strides against wsgemm_scale_index.
+ *            tensors (BLOCK_COLS exactly where Q's operand has VEC128_32F), declined otherwise; the kernels'
+ *            scale strides against wsgemm_scale_index.
  * Prints what it checked; exits 1 on failure.
  */
 #include <stdint.h>
@@ -628,7 +629,7 @@ static void case_block_scales(void)
     const wsgemm_knobs kn = wsgemm_knobs_defaults();
     model h200 = {132};
     const float scales[4] = {1.0f, 2.0f, 3.0f, 4.0f};
-    long long plans = 0, declined = 0;
+    long long plans = 0, declined = 0, cols = 0;
     for (size_t mp = 0; mp < sizeof mode_pairs / sizeof mode_pairs[0]; ++mp)
         for (size_t tp = 0; tp < sizeof pairs / sizeof pairs[0]; ++tp)
             for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; ++si)
@@ -665,9 +666,12 @@ static void case_block_scales(void)
                     check_invariants(&p, &plan);
                     plans++;
                     const int row = sm90_kernel_find(plan.in, plan.scales, plan.variant, plan.bn, plan.p_mn, plan.q_mn);
-                    EXPECT(plan.scales == SM90_SCALES_BLOCK && row >= 0 &&
-                               sm90_kernel_table[row].scales == SM90_SCALES_BLOCK && plan.bn == 128 && plan.bm == 128 &&
-                               plan.bk == 128 && plan.in == SM90_IN_E4M3 &&
+                    /* Q's scales per column exactly when the operand on Q has VEC128_32F */
+                    const int q_mode = plan.swap ? mode_pairs[mp][0] : mode_pairs[mp][1];
+                    const int want_scales = q_mode == V1 ? SM90_SCALES_BLOCK_COLS : SM90_SCALES_BLOCK;
+                    cols += want_scales == SM90_SCALES_BLOCK_COLS;
+                    EXPECT(plan.scales == want_scales && row >= 0 && sm90_kernel_table[row].scales == want_scales &&
+                               plan.bn == 128 && plan.bm == 128 && plan.bk == 128 && plan.in == SM90_IN_E4M3 &&
                                plan.variant == (fused ? SM90_VARIANT_FUSED : SM90_VARIANT_DEFAULT) &&
                                plan.sched.sk_splits == 1,
                            "%s: block-scaled plan scales %d row %d bn %d bk %d in %d variant %d", shape, plan.scales,
@@ -704,10 +708,13 @@ static void case_block_scales(void)
                         }
                     }
             }
-    EXPECT(plans > 50 && declined > 50, "the sweep reached too few cases: %lld plans, %lld declined", plans, declined);
-    printf("block_scales: %lld block-scaled plans, %lld declined (E5M2 operands, UE8M0 scales); %lld scale indices "
+    EXPECT(plans > 50 && declined > 50 && cols > 10 && plans - cols > 10,
+           "the sweep reached too few cases: %lld plans (%lld with Q's scales per column), %lld declined", plans, cols,
+           declined);
+    printf("block_scales: %lld block-scaled plans (%lld with Q's scales per column), %lld declined (E5M2 operands, "
+           "UE8M0 scales); %lld scale indices "
            "from the kernels' strides equal to wsgemm_scale_index\n",
-           plans, declined, strides);
+           plans, cols, declined, strides);
 }
 
 int main(int argc, char **argv)
