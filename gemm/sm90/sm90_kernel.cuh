@@ -44,7 +44,10 @@
  * wgmmas, a chain of their own in one of two register buffers; once a block's wgmmas are complete (the next
  * block's run meanwhile) its sums, times a_scale * b_scale, are added into the fp32 accumulators
  * (sm90_fp8_unit, sm90_promote: the tensor cores keep fewer bits than fp32 when they add FP8 products into a
- * long chain). They store at the tile end (TMA, or DIRECT where TMA cannot store D).
+ * long chain). They store at the tile end (TMA, or DIRECT where TMA cannot store D). Block-scaled FP8 kernels
+ * (kScales = SM90_SCALES_BLOCK or BLOCK_COLS: wsgemm_matmul's float scale tensors) promote each block with the
+ * factor of each row and column instead, read from a slot of scales beside each stage that warp 1 of the
+ * producer warpgroup fills by cp.async (sm90_scale_loader; the barrier counts there).
  * Cluster of kCluster (1, 2 or 4) CTAs along P: the CTAs of a cluster compute tiles (row + rank, col), which
  * share the Q tile; each CTA loads 1/kCluster of the Q tile and multicasts it to all, and loads its own P
  * tile alone. 4 is for decode shapes, where the Q tile (the small operand) would otherwise be read from
