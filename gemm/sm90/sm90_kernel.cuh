@@ -46,8 +46,8 @@
  * (sm90_fp8_unit, sm90_promote: the tensor cores keep fewer bits than fp32 when they add FP8 products into a
  * long chain). They store at the tile end (TMA, or DIRECT where TMA cannot store D). Block-scaled FP8 kernels
  * (kScales = SM90_SCALES_BLOCK or BLOCK_COLS: wsgemm_matmul's float scale tensors) promote each block with the
- * factor of each row and column instead, read from a slot of scales beside each stage that warp 1 of the
- * producer warpgroup fills by cp.async (sm90_scale_loader; the barrier counts there).
+ * factor of each row and column instead, read from a slot of scales beside each stage that warps 1 and 2 of the
+ * producer warpgroup fill by cp.async (sm90_scale_loader; the barrier counts there).
  * Cluster of kCluster (1, 2 or 4) CTAs along P: the CTAs of a cluster compute tiles (row + rank, col), which
  * share the Q tile; each CTA loads 1/kCluster of the Q tile and multicasts it to all, and loads its own P
  * tile alone. 4 is for decode shapes, where the Q tile (the small operand) would otherwise be read from
@@ -387,8 +387,8 @@ static __device__ __forceinline__ float sm90_operand_scale(const Sm90Params &prm
 
 /* Block-scaled FP8 kernels: each stage of the ring has a slot of SM90_SCALE_SLOT floats beside its operands (after
  * Sm90Smem in shared memory), the K block's scales of the tile's 128 P rows and then of its 128 Q columns (one
- * float, at the half's start, where the map has one per tile: row == 0). Warp 1 of the producer warpgroup fills
- * them (sm90_scale_loader) with cp.async, so their global-memory latency is hidden as deep as the ring. */
+ * float, at the half's start, where the map has one per tile: row == 0). Warps 1 and 2 of the producer warpgroup
+ * fill them (sm90_scale_loader) with cp.async, so their global-memory latency is hidden as deep as the ring. */
 enum { SM90_SCALE_SLOT = 256 };
 
 static_assert(SM90_BK_FP8 == 128 && SM90_BM == 128,
@@ -451,8 +451,8 @@ static __device__ __forceinline__ void sm90_scale_copy(uint32_t dst, Sm90ScaleSo
     if (m.row == 0) {
         if (src.rows) sm90_cp_async_4(dst, src.rows & 1 ? src.at : m.ptr, src.rows & 1);
     } else {
-#pragma unroll 1
-        for (int i = 0; i < 4; ++i) { /* a loop: the producer warps have 40 registers */
+#pragma unroll
+        for (int i = 0; i < 4; ++i) { /* unrolled: each copy its own registers, none waits for the last's */
             const bool in = src.rows >> i & 1;
             sm90_cp_async_4(dst + 4 * (lane + 32 * i), in ? src.at + 32 * i : src.at, in); /* row == 1 here */
         }
@@ -460,11 +460,12 @@ static __device__ __forceinline__ void sm90_scale_copy(uint32_t dst, Sm90ScaleSo
     src.at += m.block;
 }
 
-/* The scale loader (warp 1, all lanes): for every K block of every unit this CTA runs, in the ring's order, wait
- * for the stage to be free (empty[s], on which the consumer warps also arrive once they have read its slot), copy
- * the block's scales into the slot and arrive on full[s] when the copies land (one arrival per lane: full[s]
- * counts the TMA producer's and these 32). */
-template <int kStages, int kCluster>
+/* A scale loader (warp 1 for P's scales, kQ = 0; warp 2 for Q's, kQ = 1; all lanes): for every K block of every
+ * unit this CTA runs, in the ring's order, wait for the stage to be free (empty[s], on which the consumer warps
+ * also arrive once they have read its slot), copy the block's scales into its half of the slot and arrive on
+ * full[s] when the copies land (one arrival per lane: full[s] counts the TMA producer's and these 64). One warp
+ * per operand: each lane's copies then fit the producer warps' 40 registers unrolled. */
+template <int kStages, int kCluster, int kQ>
 static __device__ __forceinline__ void sm90_scale_loader(uint32_t slots, const PipelineRing *ring,
                                                          const Sm90Params &prm, uint32_t rank)
 {
@@ -473,13 +474,12 @@ static __device__ __forceinline__ void sm90_scale_loader(uint32_t slots, const P
     const long long nclusters = gridDim.x / kCluster;
     for (long long u = blockIdx.x / kCluster; u < prm.sched.units; u += nclusters) {
         const wsgemm_sched_unit w = wsgemm_sched_decode_plain(&prm.sched, u, (int)rank); /* no split region */
-        Sm90ScaleSource p = sm90_scale_source(prm.p_scales, w.row, w.kb_begin, prm.p_extent, lane);
-        Sm90ScaleSource q = sm90_scale_source(prm.q_scales, w.col, w.kb_begin, prm.q_extent, lane);
+        const Sm90ScaleMap &m = kQ ? prm.q_scales : prm.p_scales;
+        Sm90ScaleSource src =
+            sm90_scale_source(m, kQ ? w.col : w.row, w.kb_begin, kQ ? prm.q_extent : prm.p_extent, lane);
         for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
             producer_acquire(ring, st);
-            const uint32_t slot = slots + st.stage * SM90_SCALE_SLOT * 4;
-            sm90_scale_copy(slot, p, prm.p_scales, lane);
-            sm90_scale_copy(slot + 128 * 4, q, prm.q_scales, lane);
+            sm90_scale_copy(slots + (st.stage * SM90_SCALE_SLOT + kQ * 128) * 4, src, m, lane);
             mbarrier_arrive_on_cp_async(&ring->full[st.stage]);
             pipeline_state_advance(&st, kStages);
         }
@@ -965,10 +965,10 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
     const PipelineRing ring_c = {&sm->c_full, &sm->c_empty, 1, WAIT_CTA, WAIT_CTA, "sm90.c_full", "sm90.c_empty"};
 
     if (threadIdx.x == 0) {
-        /* full: the local producer's one arrive.expect_tx (block-scaled: and the scale loader's 32 lanes); empty:
+        /* full: the local producer's one arrive.expect_tx (block-scaled: and the scale loaders' 64 lanes); empty:
          * each consumer warpgroup that reads the stage, in each CTA (cooperative: both; pingpong: the one whose
          * unit it holds), and (block-scaled) each local consumer warp once it has read the stage's scale slot */
-        pipeline_init(&ring, kScales ? 1 + 32 : 1, (kSched ? 1 : 2) * kCluster + (kScales ? 8 : 0));
+        pipeline_init(&ring, kScales ? 1 + 64 : 1, (kSched ? 1 : 2) * kCluster + (kScales ? 8 : 0));
         if constexpr (kCBytes != 0) pipeline_init(&ring_c, 1, 2);
         if constexpr (kSched) { /* pingpong: each turn is handed over by the other warpgroup's leader */
             mbarrier_init(&sm->turn[0], 1);
@@ -1000,7 +1000,9 @@ __global__ void __launch_bounds__(SM90_THREADS, 1)
             }
             __syncwarp();
         } else if (kScales != SM90_SCALES_TENSOR && warp == 1) {
-            sm90_scale_loader<kStages, kCluster>(smem_u32(sm + 1), &ring, prm, rank);
+            sm90_scale_loader<kStages, kCluster, 0>(smem_u32(sm + 1), &ring, prm, rank);
+        } else if (kScales != SM90_SCALES_TENSOR && warp == 2) {
+            sm90_scale_loader<kStages, kCluster, 1>(smem_u32(sm + 1), &ring, prm, rank);
         }
     } else {
         setmaxnreg_inc<SM90_CONSUMER_REGS>();
