@@ -617,10 +617,10 @@ static __device__ __forceinline__ void sm90_fp8_issue(float (&t)[kBn / 2], Sm90S
  * into one while block j's sums, in the other, wait for it and go into acc, so the tensor cores have a group
  * queued while the adds run. Straight-line code that ends with nothing in flight (see sm90_fp8_unit). */
 template <int kR, int kBn, int kStages, int kCluster, int kIn, typename Scales>
-static __device__ __forceinline__ void
-sm90_fp8_round(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2], float (&tmp1)[kBn / 2], Sm90Smem<kBn, kStages, 0> *sm,
-               const PipelineRing *ring, PipelineState &st, Scales &scale, const Sm90Params &prm, int kb, int consumer,
-               uint32_t rank, bool signals)
+static __device__ __forceinline__ void sm90_fp8_round(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2],
+                                                      float (&tmp1)[kBn / 2], Sm90Smem<kBn, kStages, 0> *sm,
+                                                      const PipelineRing *ring, PipelineState &st, Scales &scale,
+                                                      const Sm90Params &prm, int consumer, uint32_t rank, bool signals)
 {
     static_assert(kR >= 2 && kR % 2 == 0, "rounds of whole buffer pairs");
     PipelineState prev = st;
@@ -667,8 +667,8 @@ sm90_fp8_unit(float (&acc)[kBn / 2], float (&tmp0)[kBn / 2], float (&tmp1)[kBn /
 #pragma unroll
     for (int i = 0; i < kBn / 2; ++i) acc[i] = 0.0f;
     for (; kb_end - kb >= SM90_FP8_ROUND; kb += SM90_FP8_ROUND)
-        sm90_fp8_round<SM90_FP8_ROUND, kBn, kStages, kCluster, kIn>(acc, tmp0, tmp1, sm, ring, st, scale, prm, kb,
-                                                                    consumer, rank, signals);
+        sm90_fp8_round<SM90_FP8_ROUND, kBn, kStages, kCluster, kIn>(acc, tmp0, tmp1, sm, ring, st, scale, prm, consumer,
+                                                                    rank, signals);
     for (; kb < kb_end; ++kb) {
         const PipelineState cur = st;
         sm90_fp8_issue<kBn, kStages, kIn>(tmp0, sm, ring, st, consumer);
