@@ -191,7 +191,7 @@ typedef enum umma_f8_dtype { UMMA_E4M3 = 0, UMMA_E5M2 = 1 } umma_f8_dtype;
 /* The kind of a tcgen05.mma (the instruction's .kind; the descriptor does not say it: both kinds use format
  * codes 0 and 1): f16 (F16/BF16 operands, K = 16 per instruction) or f8f6f4 (here E4M3/E5M2, K = 32). Either
  * way one instruction reads 32 bytes of K per operand row. */
-typedef enum umma_kind { UMMA_KIND_F16 = 0, UMMA_KIND_F8F6F4 = 1 } umma_kind;
+typedef enum umma_kind { UMMA_KIND_F16 = 0, UMMA_KIND_F8F6F4 = 1, UMMA_KIND_MXF8F6F4 = 2 } umma_kind;
 typedef enum umma_acc_dtype { UMMA_ACC_F16 = 0, UMMA_ACC_F32 = 1 } umma_acc_dtype;
 typedef enum umma_major { UMMA_K_MAJOR = 0, UMMA_MN_MAJOR = 1 } umma_major;
 
@@ -360,6 +360,50 @@ static inline WSGEMM_HD umma_idesc_bs_fields umma_idesc_bs_decode(uint32_t idesc
     return f;
 }
 
+/* ================================================================ block scale factors in TMEM */
+
+/* MX scale factors (UE8M0, one per 32 elements of K) of a 128-K k-block, as tcgen05.mma .kind::mxf8f6f4
+ * .block_scale reads them (PTX ISA "Layout of the Scale Factor A Matrix" / "... B Matrix" for scale_vec::1X,
+ * and "Block scaling": the factors are replicated in all four 32-lane quarters), and as tcgen05.cp
+ * .32x128b.warpx4 puts them there:
+ *   - a chunk covers 128 rows (of A's M, or B's N) x the 4 sub-blocks of 32 K of one 128-K k-block: 512
+ *     bytes in shared memory, byte (r % 32) * 16 + (r / 32) * 4 + sub (CUTLASS's SfKMajorAtom,
+ *     ((32,4),(32,4)):((16,4),(0,1)) in cutlass/detail/sm100_blockscaled_layout.hpp);
+ *   - tcgen05.cp.32x128b.warpx4 copies its 32 rows of 16 bytes (row t at byte 16 t: no swizzle, 8-row core
+ *     matrices 128 bytes apart) into lanes t, t + 32, t + 64, t + 96, 4 columns from the destination's:
+ *     column j of lane t holds bytes 16 t + 4 j .. + 3, i.e. rows 32 j + t of sub-blocks 0..3;
+ *   - the MMA takes the factor of row r from column base + r / 32, byte = its scale factor ID (the idesc
+ *     field: the sub-block), in any quarter (all four hold it).
+ * A chunk is 4 TMEM columns; B with N = 192 needs two chunks (the second half used). */
+enum {
+    UMMA_SF_CHUNK_ROWS = 128,  /* rows of A (M) or B (N) per chunk */
+    UMMA_SF_SUBBLOCKS = 4,     /* 32-K sub-blocks per 128-K k-block: the scale factor IDs 0..3 */
+    UMMA_SF_VEC = 32,          /* K elements per scale factor (scale_vec::1X) */
+    UMMA_SF_CHUNK_BYTES = 512, /* UMMA_SF_CHUNK_ROWS x UMMA_SF_SUBBLOCKS */
+    UMMA_SF_CHUNK_COLS = 4,    /* TMEM columns per chunk */
+    UMMA_SF_CP_ROWS = 32,      /* rows of 16 bytes that one tcgen05.cp.32x128b reads */
+    UMMA_SF_CP_ROW_BYTES = 16
+};
+
+/* Byte offset in its chunk of the factor of row r (0..127) and sub-block `sub` (0..3). */
+static inline WSGEMM_HD uint32_t umma_sf_chunk_offset(uint32_t r, uint32_t sub)
+{
+    return (r % 32u) * UMMA_SF_CP_ROW_BYTES + (r / 32u) * 4u + sub;
+}
+
+/* The TMEM column (from the chunk's first) and byte where row r's factors land. */
+static inline WSGEMM_HD uint32_t umma_sf_tmem_column(uint32_t r)
+{
+    return r / 32u;
+}
+
+/* The shared-memory descriptor tcgen05.cp.32x128b reads a chunk through: no swizzle, 8-row core matrices of
+ * 16-byte rows 128 bytes apart (SBO); LBO 0, as DeepGEMM's (one 16-byte column of core matrices: unused). */
+static inline WSGEMM_HD uint64_t umma_sf_cp_desc(uint32_t smem_addr)
+{
+    return umma_smem_desc_encode(smem_addr, 0u, 8u * UMMA_SF_CP_ROW_BYTES, UMMA_SWIZZLE_NONE);
+}
+
 /* ================================================================ legal shapes */
 
 /* Legal dense kind::f16 shapes (PTX ISA "Matrix shape" table for tcgen05.mma):
@@ -378,11 +422,11 @@ static inline WSGEMM_HD umma_idesc_bs_fields umma_idesc_bs_decode(uint32_t idesc
 /* K elements of one instruction of the kind, and the bytes of an operand element. */
 static inline WSGEMM_HD uint32_t umma_kind_k(umma_kind kind)
 {
-    return kind == UMMA_KIND_F8F6F4 ? UMMA_F8F6F4_K : UMMA_F16_K;
+    return kind == UMMA_KIND_F16 ? UMMA_F16_K : UMMA_F8F6F4_K;
 }
 static inline WSGEMM_HD uint32_t umma_kind_elem_bytes(umma_kind kind)
 {
-    return kind == UMMA_KIND_F8F6F4 ? 1u : 2u;
+    return kind == UMMA_KIND_F16 ? 2u : 1u;
 }
 
 static inline WSGEMM_HD int umma_f16_shape_is_legal(int cta_group, uint32_t m, uint32_t n)

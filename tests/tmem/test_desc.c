@@ -7,7 +7,7 @@
  * decoder round trips, the legal-shape table, TMEM address packing, and a mutant check: the same checker
  * run on deliberately wrong encoders (the classic bugs) must fail, proving the checks can fail.
  *
- * Cases: known_good, known_good_f8f6f4, known_good_mxf8f6f4, k_step, round_trip, legal_shapes, tmem_addr,
+ * Cases: known_good, known_good_f8f6f4, known_good_mxf8f6f4, k_step, round_trip, legal_shapes, tmem_addr, sf_layout,
  * mutants. Exit 0 = pass.
  */
 #include <stdint.h>
@@ -368,6 +368,59 @@ static void case_tmem_addr(void)
     printf("  tmem_addr(96, 256) = 0x%08x\n", tmem_addr(96, 256));
 }
 
+/* The MX scale factor chunk (tmem/desc.h "block scale factors in TMEM"): the byte order of CUTLASS's
+ * SfKMajorAtom ((32,4),(32,4)):((16,4),(0,1)) at known points; a permutation of the 512 bytes; and, through
+ * tcgen05.cp.32x128b.warpx4 as the PTX ISA describes it (row t of 16 bytes at start + (t / 8) * SBO + (t % 8) *
+ * 16, into lanes t + 32 q, column j = bytes 4 j .. 4 j + 3) read back where the MMA reads row r's factor of
+ * sub-block s (column r / 32, any quarter, byte s), every (r, s) gives its own byte. The copy's descriptor:
+ * no swizzle, SBO 128, LBO 0, version 1. */
+static void case_sf_layout(void)
+{
+    static const struct {
+        uint32_t r, sub, off;
+    } known[] = {{0, 0, 0}, {0, 3, 3}, {1, 0, 16}, {31, 0, 496}, {32, 0, 4}, {33, 3, 23}, {64, 1, 9}, {127, 3, 511}};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        EXPECT(umma_sf_chunk_offset(known[i].r, known[i].sub) == known[i].off, "offset of row %u sub-block %u: %u",
+               known[i].r, known[i].sub, umma_sf_chunk_offset(known[i].r, known[i].sub));
+    unsigned char seen[UMMA_SF_CHUNK_BYTES] = {0};
+    for (uint32_t r = 0; r < UMMA_SF_CHUNK_ROWS; r++)
+        for (uint32_t sub = 0; sub < UMMA_SF_SUBBLOCKS; sub++) {
+            const uint32_t off = umma_sf_chunk_offset(r, sub);
+            EXPECT(off < UMMA_SF_CHUNK_BYTES && !seen[off], "row %u sub-block %u: offset %u out of range or taken", r,
+                   sub, off);
+            if (off < UMMA_SF_CHUNK_BYTES) seen[off] = 1;
+        }
+    /* a chunk of distinct-looking bytes: copy it, then read each factor back */
+    const uint32_t saddr = 0x2400;
+    const uint64_t d = umma_sf_cp_desc(saddr);
+    EXPECT(d == 0x0000400800000240ull, "cp descriptor 0x%016llx", (unsigned long long)d);
+    const umma_smem_desc_fields f = umma_smem_desc_decode(d);
+    EXPECT(f.layout == UMMA_SWIZZLE_NONE && f.sbo_bytes == 128 && f.lbo_bytes == 0 && f.version == 1 &&
+               f.start_addr == saddr,
+           "cp descriptor fields layout %u sbo %u lbo %u version %u start 0x%x", f.layout, f.sbo_bytes, f.lbo_bytes,
+           f.version, f.start_addr);
+    uint8_t chunk[UMMA_SF_CHUNK_BYTES];
+    for (uint32_t i = 0; i < UMMA_SF_CHUNK_BYTES; i++) chunk[i] = (uint8_t)(i * 131u + 7u + (i >> 8));
+    uint32_t tmem[UMMA_SF_CHUNK_COLS][TMEM_LANES];
+    for (uint32_t t = 0; t < UMMA_SF_CP_ROWS; t++)
+        for (uint32_t j = 0; j < UMMA_SF_CHUNK_COLS; j++) {
+            const uint8_t *row = chunk + (t / 8) * f.sbo_bytes + (t % 8) * UMMA_SF_CP_ROW_BYTES;
+            const uint32_t w = row[4 * j] | (uint32_t)row[4 * j + 1] << 8 | (uint32_t)row[4 * j + 2] << 16 |
+                               (uint32_t)row[4 * j + 3] << 24;
+            for (uint32_t q = 0; q < 4; q++) tmem[j][32 * q + t] = w;
+        }
+    int bad = 0;
+    for (uint32_t r = 0; r < UMMA_SF_CHUNK_ROWS; r++)
+        for (uint32_t sub = 0; sub < UMMA_SF_SUBBLOCKS; sub++)
+            for (uint32_t q = 0; q < 4; q++) {
+                const uint32_t w = tmem[umma_sf_tmem_column(r)][32 * q + r % 32];
+                const uint8_t got = (uint8_t)(w >> (8 * sub)), want = chunk[umma_sf_chunk_offset(r, sub)];
+                if (got != want && bad++ < 5)
+                    printf("  row %u sub-block %u quarter %u: 0x%02x, want 0x%02x\n", r, sub, q, got, want);
+            }
+    EXPECT(bad == 0, "%d factors read back wrong", bad);
+}
+
 static void case_mutants(void)
 {
     /* The real encoders pass the checkers... */
@@ -423,6 +476,7 @@ int main(int argc, char **argv)
                  {"round_trip", case_round_trip},
                  {"legal_shapes", case_legal_shapes},
                  {"tmem_addr", case_tmem_addr},
+                 {"sf_layout", case_sf_layout},
                  {"mutants", case_mutants}};
     int ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
