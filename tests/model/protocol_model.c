@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * protocol_model.c - an exhaustive model of the SM100 (tcgen05) GEMM kernel protocol, explored on the
- * CPU: every interleaving of the roles, the asynchronous TMA copies and the in-order tensor pipe, for
- * small stage/tile counts, checked against the protocol's safety properties; then a mutation suite in
- * which each known bug class is planted and must be caught.
+ * CPU: every interleaving of the roles, the asynchronous TMA copies and the tensor pipe, for small
+ * stage/tile counts, plain and block-scaled (MXFP8), checked against the protocol's safety properties;
+ * then a mutation suite in which each known bug class is planted and must be caught.
  *
  * The model (docs/protocol.md draws it):
  *   CTAs        cta_group 1: one CTA. cta_group 2: a pair, rank 0 the leader (it alone issues MMAs).
@@ -30,9 +30,18 @@
  *   MMA warp    leader only: per tile: wait acc_empty[a] (leader's; producer phase starts at 1); per
  *               k-block: wait full[s]; issue MMA(tile, k, s, a) and commit(empty[s], multicast to the
  *               pair) into the tensor pipe; after the last k-block, commit(acc_full[a], multicast).
- *   tensor pipe in order, asynchronous: an MMA reads stage s of every CTA of the group and accumulates
- *               into accumulator a of every CTA's TMEM; a commit arrives once on its barrier in every
- *               CTA of the mask when everything before it in the pipe is done.
+ *               Block-scaled (mx): after the full[s] wait first CP(tile, k, s, slot s), one op for the
+ *               tcgen05.cp of SFA and of SFB, then the MMA, which also reads scale slot s.
+ *   tensor pipe asynchronous: an MMA reads stage s of every CTA of the group and accumulates into
+ *               accumulator a of every CTA's TMEM (mx: with the scales in slot t of every CTA's TMEM);
+ *               a commit arrives once on its barrier in every CTA of the mask. MMAs and commits execute
+ *               in issue order, each once everything before it in the pipe is done (the ISA orders an
+ *               MMA after earlier MMAs and cps, a commit after everything; an MMA ahead of an earlier
+ *               commit would only delay that commit's arrival). A CP executes at any time after its
+ *               issue, ahead of earlier MMAs, commits and CPs (the ISA orders no cp after an earlier mma
+ *               or cp of its thread): in one step it reads the scales in stage s of every CTA of the
+ *               group and writes them into slot t of every CTA's TMEM (cp.cta_group::2: each CTA's own
+ *               smem into its own TMEM).
  *   epilogue    E warps per CTA (the real kernel has 4 warps of 32 threads; a warp stands for its 32
  *               threads and arrival counts scale by the same factor). DIRECT: per tile wait acc_full[a]
  *               (own CTA) and tcgen05.ld the accumulator (one step), then arrive on the leader's
@@ -53,16 +62,19 @@
  *
  * Properties (a violation ends the exploration with a shortest trace):
  *   deadlock: a state with no enabled step that is not the final state;
- *   no stage overwritten while an issued MMA still reads it; an MMA reads exactly its (tile, k) data
- *   in every CTA of the group;
+ *   no stage overwritten while an issued MMA or CP still reads it; an MMA or CP reads exactly its
+ *   (tile, k) data in every CTA of the group;
+ *   mx: an MMA reads, in every CTA of the group, a scale slot holding exactly its (tile, k) scales; no
+ *   CP writes a slot while an earlier MMA that reads the slot is issued and not yet executed;
  *   no accumulator overwritten before every epilogue warp read it; the epilogue reads a complete
  *   accumulator of the right tile;
- *   no TMEM access (MMA, tcgen05.ld, the address read) before the alloc or after the dealloc of that
- *   CTA; every allocation freed before the CTA exits;
+ *   no TMEM access (MMA, CP, tcgen05.ld, the address read) before the alloc or after the dealloc of
+ *   that CTA; every allocation freed before the CTA exits;
  *   no dealloc before the peer's alloc, nor before every epilogue warp of both CTAs finished reading;
  *   no waiter two phases behind (when a thread waits for phase k, the barrier completed at most k+1);
  *   no arrival, complete_tx, commit or TMA write on a barrier/stage of an exited or uninitialised CTA,
- *   and no more arrivals in a phase than its count; no CTA exits with copies or MMAs in flight;
+ *   and no more arrivals in a phase than its count; no CTA exits with copies, MMAs or CPs (into its
+ *   TMEM) in flight;
  *   chunk buffers: the output op of chunk seq reads the whole C of chunk seq (STAGED); no C load
  *   lands in a buffer while a TMA store still reads it or while it holds results not yet stored; the
  *   warp writes no buffer a store still reads; no second C load into a buffer with one in flight; no
@@ -70,8 +82,8 @@
  *
  * The cluster launch control hand-off of the CLC kernel (sync/clc.cuh) is modelled apart, in clc_model.c (case clc).
  *
- * Usage: protocol_model [all | correct | mutants | clc | one <cg> <stages> <kb> <tiles> <epi> [mutant [relay
- *        [direct|tma|staged [chunks [buffers [chunks of odd tiles]]]]]]]
+ * Usage: protocol_model [all | correct | mutants | clc | one [mx] <cg> <stages> <kb> <tiles> <epi> [mutant
+ *        [relay [direct|tma|staged [chunks [buffers [chunks of odd tiles]]]]]]]
  * Exit 0 when every correct configuration holds and every mutant is caught. Prints states and
  * transitions per configuration; `one` explores a single configuration and prints a trace.
  */
@@ -84,6 +96,9 @@
 #include "clc_model.h"
 
 enum { kCtaMax = 2, kStageMax = 4, kEpiMax = 4, kAccStages = 2, kPipeMax = 32 };
+/* Block-scaled (mx): TMEM scale slots per CTA (one per stage, slot = stage), and the step ids that name the
+ * n-th tcgen05.cp of the tensor pipe (the copies in flight at once: at most one per stage in the protocol). */
+enum { kSlotMax = kStageMax, kCpSteps = 8 };
 /* Chunk buffers per epilogue warp (the kernel's kCMaxBuffers), and the parts in which a C load's bytes
  * complete_tx: TMA may complete a copy's bytes in pieces, and two are enough for a barrier that
  * expects too few bytes to open while the chunk has only partly landed. */
@@ -121,6 +136,14 @@ typedef enum {
     MUT_C_FULL_PHASE_1,          /* STAGED: the warp's c_full waits start at phase 1 (off by one) */
     MUT_STORE_NO_READ_WAIT,      /* TMA (beta 0): the warp writes a buffer without wait_group.read */
     MUT_NO_STORE_DRAIN,          /* TMA, STAGED: no wait_group 0 before the teardown: exit under a store */
+    /* block-scaled (mx) only */
+    MUT_SF_SINGLE_SLOT,         /* every k-block's scales go to slot 0 (relies on an in-order tensor pipe) */
+    MUT_SF_CP_BEFORE_FULL_WAIT, /* the tcgen05.cp is issued before the full[s] wait */
+    MUT_SF_COMMIT_BEFORE_CP,    /* commit(empty[s]) goes into the pipe before the k-block's cp and MMA */
+    MUT_SF_SLOT_OFF_BY_ONE,     /* the cp writes slot (s + 1) % stages, the MMA reads slot s */
+    MUT_SF_TWO_SLOTS,           /* two slots for more stages: slot s % 2 (the TMEM budget of one slot pair) */
+    MUT_SF_CP_AFTER_MMA,        /* the cp is issued after the MMA that reads its slot */
+    MUT_SF_CP_LEADER_ONLY,      /* 2-CTA: the cp fills only the leader's slot (and reads only its stage) */
     MUT_COUNT
 } mutant;
 
@@ -155,6 +178,13 @@ static const char *const mutant_names[MUT_COUNT] = {
     "c_full_initial_phase_1",
     "store_buffer_reused_without_read_wait",
     "exit_without_store_wait",
+    "sf_single_slot",
+    "sf_cp_before_full_wait",
+    "sf_commit_before_cp",
+    "sf_slot_off_by_one",
+    "sf_two_slots",
+    "sf_cp_after_mma",
+    "sf_cp_leader_only",
 };
 
 /* How the epilogue writes C (the plan's wsgemm_epilogue_kind): DIRECT from registers; TMA through a
@@ -177,6 +207,8 @@ typedef struct config {
     int chunks;     /* TMA, STAGED: 32-column chunks per tile (8 in the kernel, fewer at the n edge) */
     int cbufs;      /* TMA, STAGED: chunk buffers per warp, 2 (fp32 output) or 4 (16-bit) */
     int chunks_odd; /* when not 0, the chunks of the odd tiles (a CTA's tiles need not be equally wide) */
+    int mx;         /* block-scaled (MXFP8): per k-block a tcgen05.cp of the stage's scales into a TMEM scale
+                       slot of every CTA of the group, ahead of the MMA that reads that slot */
 } config;
 
 static config C; /* the configuration being explored */
@@ -194,7 +226,7 @@ enum bar_kind { B_FULL, B_EMPTY, B_ACC_FULL, B_ACC_EMPTY, B_DEALLOC, B_C_FULL };
 static const char *const bar_names[] = {"full", "empty", "acc_full", "acc_empty", "dealloc", "c_full"};
 
 enum { P_INIT, P_SYNC1_A, P_SYNC1_W, P_SYNC2_A, P_SYNC2_W, P_LOOP, P_RELAY, P_TAIL, P_DONE };
-enum { M_SYNC1_A, M_SYNC1_W, M_ALLOC, M_ADDR_A, M_SYNC2_A, M_SYNC2_W, M_TILE, M_K, M_DEALLOC, M_DONE };
+enum { M_SYNC1_A, M_SYNC1_W, M_ALLOC, M_ADDR_A, M_SYNC2_A, M_SYNC2_W, M_TILE, M_CP, M_K, M_DEALLOC, M_DONE };
 enum {
     E_SYNC1_A,
     E_SYNC1_W,
@@ -245,6 +277,7 @@ typedef struct state {
     uint8_t prod_pc[kCtaMax], prod_i[kCtaMax];
     uint8_t mma_pc[kCtaMax], mma_i[kCtaMax], mma_j[kCtaMax], mma_k[kCtaMax];
     epi_warp epi[kCtaMax][kEpiMax];
+    uint8_t slot[kCtaMax][kSlotMax]; /* mx: (tile*kb + k + 1) of the scales a tcgen05.cp wrote there; 0 none */
     uint8_t pipe_len;
     uint16_t pipe[kPipeMax];
     /* Last, warp by warp, so that a configuration stores and hashes only the buffers of the warps it
@@ -252,15 +285,49 @@ typedef struct state {
     chunk_bufs cb[kEpiMax][kCtaMax];
 } state;
 
-/* tensor pipe entries */
+/* tensor pipe entries: a commit (bit 15: barrier kind, index, CTA mask); a tcgen05.cp (bit 14: tile, k-block,
+ * stage, scale slot); else an MMA (tile, k-block, stage, accumulator, the scale slot it reads) */
 #define OP_COMMIT 0x8000u
-static uint16_t op_mma(int j, int k, int s, int a)
+#define OP_CP     0x4000u
+static uint16_t op_mma(int j, int k, int s, int a, int t)
 {
-    return (uint16_t)(j | (k << 5) | (s << 8) | (a << 11));
+    return (uint16_t)(j | (k << 5) | (s << 8) | (a << 11) | (t << 12));
+}
+static uint16_t op_cp(int j, int k, int s, int t)
+{
+    return (uint16_t)(OP_CP | (unsigned)j | ((unsigned)k << 5) | ((unsigned)s << 8) | ((unsigned)t << 12));
 }
 static uint16_t op_commit(int kind, int idx, int mask)
 {
     return (uint16_t)(OP_COMMIT | (unsigned)kind | ((unsigned)idx << 3) | ((unsigned)mask << 6));
+}
+static int op_is_mma(uint16_t op)
+{
+    return !(op & (OP_COMMIT | OP_CP));
+}
+static int op_is_cp(uint16_t op)
+{
+    return (op & (OP_COMMIT | OP_CP)) == OP_CP;
+}
+static int op_tile(uint16_t op)
+{
+    return op & 31;
+}
+static int op_kblock(uint16_t op)
+{
+    return (op >> 5) & 7;
+}
+static int op_stage(uint16_t op)
+{
+    return (op >> 8) & 7;
+}
+static int op_acc(uint16_t op)
+{
+    return (op >> 11) & 1;
+}
+static int op_slot(uint16_t op)
+{
+    return (op >> 12) & 3;
 }
 
 /* ---------------------------------------------------------------- violations */
@@ -408,6 +475,40 @@ static int accp_p0(void)
 {
     return C.mut == MUT_ACC_PRODUCER_PHASE_0 ? 0 : 1;
 }
+/* mx: the CTAs whose stage a tcgen05.cp reads and whose slot it writes (cp.cta_group::2 copies each CTA's
+ * own smem into its own TMEM at the same offsets) */
+static int cp_mask(void)
+{
+    return C.mut == MUT_SF_CP_LEADER_ONLY ? 1 : group_mask();
+}
+/* mx: the scale slot the k-block in stage s is copied into, and the one its MMA reads: the stage's own */
+static int cp_slot(int s)
+{
+    switch (C.mut) {
+    case MUT_SF_SINGLE_SLOT: return 0;
+    case MUT_SF_SLOT_OFF_BY_ONE: return (s + 1) % C.stages;
+    case MUT_SF_TWO_SLOTS: return s % 2;
+    default: return s;
+    }
+}
+static int mma_slot(int s)
+{
+    return C.mut == MUT_SF_SLOT_OFF_BY_ONE ? s : cp_slot(s);
+}
+/* where the MMA warp begins a k-block: the mutant issues the cp before the full[s] wait */
+static int mma_k_entry(void)
+{
+    return C.mx && C.mut == MUT_SF_CP_BEFORE_FULL_WAIT ? M_CP : M_K;
+}
+/* what a scale slot holding v (tile*kb + k + 1; 0 none) holds */
+static const char *scales_label(int v, char *buf, size_t n)
+{
+    if (v)
+        snprintf(buf, n, "the scales of tile %d k-block %d", (v - 1) / C.kb, (v - 1) % C.kb);
+    else
+        snprintf(buf, n, "no scales");
+    return buf;
+}
 
 /* where a role goes after the set-up */
 static int mma_after_setup(int cta)
@@ -461,6 +562,18 @@ static void init_barriers(state *st, int c)
      * model's DIRECT states leave them out */
     for (int e = 0; e < (via_smem() ? C.epi : 0); ++e)
         for (int b = 0; b < kCBufMax; ++b) st->cb[e][c].c_full[b].pend = (uint8_t)bar_count(B_C_FULL, c);
+}
+
+/* mx: the MMA warp puts the tcgen05.cp of k-block (j, k), stage s, into the tensor pipe. */
+static void pipe_push_cp(state *st, int j, int k, int s)
+{
+    int cps = 0;
+    for (int p = 0; p < st->pipe_len; ++p) cps += op_is_cp(st->pipe[p]);
+    if (cps == kCpSteps || st->pipe_len == kPipeMax) {
+        fprintf(stderr, "model: too many tcgen05.cp in flight (raise kCpSteps or kPipeMax)\n");
+        exit(2);
+    }
+    st->pipe[st->pipe_len++] = op_cp(j, k, s, cp_slot(s));
 }
 
 /* Each step function: returns 0, with `st` untouched, if the step is not enabled in `st`, else applies it. */
@@ -559,18 +672,29 @@ static int step_mma(state *st, int c)
         const int j = st->mma_j[c], a = j % kAccStages;
         if (C.mut != MUT_NO_ACC_EMPTY_WAIT && !passes(&st->acc_empty[0][a], ring_parity(j, kAccStages, accp_p0())))
             return 0;
-        st->mma_pc[c] = M_K;
+        st->mma_pc[c] = mma_k_entry();
         return 1;
     }
+    case M_CP: /* (mutant only) the k-block's tcgen05.cp before its full[s] wait */
+        pipe_push_cp(st, st->mma_j[c], st->mma_k[c], st->mma_i[c] % C.stages);
+        st->mma_pc[c] = M_K;
+        return 1;
     case M_K: {
         const int i = st->mma_i[c], s = i % C.stages, j = st->mma_j[c], k = st->mma_k[c], a = j % kAccStages;
         if (!passes(&st->full[0][s], ring_parity(i, C.stages, cons_p0()))) return 0;
-        if (st->pipe_len + 3 > kPipeMax) {
+        if (st->pipe_len + 4 > kPipeMax) {
             fprintf(stderr, "model: tensor pipe overflow (raise kPipeMax)\n");
             exit(2);
         }
-        st->pipe[st->pipe_len++] = op_mma(j, k, s, a);
-        if (C.mut == MUT_ARRIVE_NOT_COMMIT_EMPTY) {
+        /* mx: tcgen05.cp of the stage's scales (SFA and SFB: one op) into the slot, then the MMA that reads it */
+        const int commit_first = C.mx && C.mut == MUT_SF_COMMIT_BEFORE_CP;
+        if (commit_first) st->pipe[st->pipe_len++] = op_commit(B_EMPTY, s, commit_mask());
+        if (C.mx && C.mut != MUT_SF_CP_BEFORE_FULL_WAIT && C.mut != MUT_SF_CP_AFTER_MMA) pipe_push_cp(st, j, k, s);
+        st->pipe[st->pipe_len++] = op_mma(j, k, s, a, C.mx ? mma_slot(s) : 0);
+        if (C.mx && C.mut == MUT_SF_CP_AFTER_MMA) pipe_push_cp(st, j, k, s);
+        if (commit_first) {
+            /* commit(empty[s]) is in the pipe already */
+        } else if (C.mut == MUT_ARRIVE_NOT_COMMIT_EMPTY) {
             for (int d = 0; d < C.cg; ++d)
                 if (commit_mask() >> d & 1) arrive(st, B_EMPTY, d, s);
         } else {
@@ -589,6 +713,8 @@ static int step_mma(state *st, int c)
             st->mma_k[c] = 0;
             st->mma_j[c]++;
             st->mma_pc[c] = st->mma_j[c] == C.tiles ? M_DEALLOC : M_TILE;
+        } else {
+            st->mma_pc[c] = mma_k_entry();
         }
         return 1;
     }
@@ -862,10 +988,14 @@ static int step_land(state *st, int c, int s)
     if (!st->inflight[c][s]) return 0;
     if (st->exited[c]) VIOLATION("TMA writes stage %d of CTA %d after that CTA exited", s, c);
     for (int p = 0; p < st->pipe_len; ++p) {
-        uint16_t op = st->pipe[p];
-        if (!(op & OP_COMMIT) && ((op >> 8) & 7) == s)
+        const uint16_t op = st->pipe[p];
+        if (op_is_mma(op) && op_stage(op) == s)
             VIOLATION("TMA overwrites stage %d of CTA %d while an issued MMA (tile %d, k %d) still reads it", s, c,
-                      op & 31, (op >> 5) & 7);
+                      op_tile(op), op_kblock(op));
+        else if (op_is_cp(op) && op_stage(op) == s && (cp_mask() >> c & 1))
+            VIOLATION("TMA overwrites stage %d of CTA %d while an issued tcgen05.cp (tile %d, k %d) still reads its "
+                      "scales",
+                      s, c, op_tile(op), op_kblock(op));
     }
     st->stage_data[c][s] = st->inflight[c][s];
     st->inflight[c][s] = 0;
@@ -882,20 +1012,39 @@ static int epi_has_read(const state *st, int d, int e, int t)
     return w->ch == chunks_of(t) - 1 && (w->pc == E_REL || w->pc == E_COMBINE || w->pc == E_STORE);
 }
 
-/* The head of the in-order tensor pipe completes. */
+/* Takes the operation at position p out of the tensor pipe. */
+static uint16_t pipe_take(state *st, int p)
+{
+    const uint16_t op = st->pipe[p];
+    memmove(&st->pipe[p], &st->pipe[p + 1], sizeof(st->pipe[0]) * (size_t)(st->pipe_len - 1 - p));
+    st->pipe[--st->pipe_len] = 0;
+    return op;
+}
+
+/* The position of the n-th tcgen05.cp (from the oldest) in the tensor pipe; -1 none. */
+static int pipe_cp_at(const state *st, int n)
+{
+    for (int p = 0; p < st->pipe_len; ++p)
+        if (op_is_cp(st->pipe[p]) && n-- == 0) return p;
+    return -1;
+}
+
+/* The tensor pipe's head, an MMA or a commit, completes. An MMA is ordered after every earlier MMA and cp of
+ * the issuing thread, a commit after everything before it, so either executes at the head only (an MMA
+ * that ran ahead of an earlier commit would only delay that commit's arrival: what the MMA reads and
+ * writes does not depend on it). A cp at the head executes by step_cp, as anywhere else. */
 static int step_pipe(state *st)
 {
-    if (st->pipe_len == 0) return 0;
-    const uint16_t op = st->pipe[0];
-    memmove(&st->pipe[0], &st->pipe[1], sizeof(st->pipe[0]) * (size_t)(st->pipe_len - 1));
-    st->pipe[--st->pipe_len] = 0;
+    if (st->pipe_len == 0 || op_is_cp(st->pipe[0])) return 0;
+    const uint16_t op = pipe_take(st, 0);
     if (op & OP_COMMIT) {
         int kind = op & 7, idx = (op >> 3) & 7, mask = (op >> 6) & 3;
         for (int d = 0; d < C.cg; ++d)
             if (mask >> d & 1) arrive(st, kind, d, idx);
         return 1;
     }
-    const int j = op & 31, k = (op >> 5) & 7, s = (op >> 8) & 7, a = (op >> 11) & 1;
+    const int j = op_tile(op), k = op_kblock(op), s = op_stage(op), a = op_acc(op), t = op_slot(op);
+    char h[48];
     for (int d = 0; d < C.cg; ++d) {
         if (!(group_mask() >> d & 1)) continue;
         if (st->exited[d]) VIOLATION("MMA (tile %d, k %d) touches CTA %d after it exited", j, k, d);
@@ -905,6 +1054,9 @@ static int step_pipe(state *st)
         if (st->stage_data[d][s] != j * C.kb + k + 1)
             VIOLATION("MMA (tile %d, k %d) reads stage %d of CTA %d holding %s", j, k, s, d,
                       st->stage_data[d][s] ? "other data (not yet landed or already overwritten)" : "nothing");
+        if (C.mx && st->slot[d][t] != j * C.kb + k + 1)
+            VIOLATION("MMA (tile %d, k %d) reads scale slot %d of CTA %d holding %s", j, k, t, d,
+                      scales_label(st->slot[d][t], h, sizeof(h)));
         if (k == 0) {
             if (st->acc_tile[d][a]) {
                 int prev = st->acc_tile[d][a] - 1;
@@ -925,6 +1077,36 @@ static int step_pipe(state *st)
     return 1;
 }
 
+/* mx: the n-th tcgen05.cp of the tensor pipe completes, whatever is before it: the ISA orders a cp after
+ * nothing its thread issued before it in the pipe (no mma -> cp, no cp -> cp), only after what the full[s]
+ * wait and tcgen05.fence::after_thread_sync made it see. It reads the scales in stage s of every CTA of the
+ * group and writes them into slot t of each CTA's TMEM. */
+static int step_cp(state *st, int n)
+{
+    const int p = pipe_cp_at(st, n);
+    if (p < 0) return 0;
+    const uint16_t op = st->pipe[p];
+    const int j = op_tile(op), k = op_kblock(op), s = op_stage(op), t = op_slot(op), v = j * C.kb + k + 1;
+    for (int d = 0; d < C.cg; ++d) {
+        if (!(cp_mask() >> d & 1)) continue;
+        if (st->exited[d]) VIOLATION("tcgen05.cp (tile %d, k %d) touches CTA %d after it exited", j, k, d);
+        if (st->tmem[d] != TMEM_ALLOCATED)
+            VIOLATION("tcgen05.cp (tile %d, k %d) writes TMEM of CTA %d %s", j, k, d,
+                      st->tmem[d] == TMEM_FREED ? "after its dealloc" : "before its alloc");
+        if (st->stage_data[d][s] != v)
+            VIOLATION("tcgen05.cp (tile %d, k %d) reads the scales in stage %d of CTA %d holding %s", j, k, s, d,
+                      st->stage_data[d][s] ? "other data (not yet landed or already overwritten)" : "nothing");
+        for (int q = 0; q < p; ++q)
+            if (op_is_mma(st->pipe[q]) && op_slot(st->pipe[q]) == t)
+                VIOLATION("tcgen05.cp (tile %d, k %d) writes scale slot %d of CTA %d while the earlier MMA (tile %d, "
+                          "k %d), not yet executed, still has to read it",
+                          j, k, t, d, op_tile(st->pipe[q]), op_kblock(st->pipe[q]));
+        st->slot[d][t] = (uint8_t)v;
+    }
+    pipe_take(st, p);
+    return 1;
+}
+
 static int cta_roles_done(const state *st, int c)
 {
     if (st->prod_pc[c] != P_DONE || st->mma_pc[c] != M_DONE) return 0;
@@ -940,6 +1122,10 @@ static int step_exit(state *st, int c)
     if (st->tmem[c] == TMEM_ALLOCATED) VIOLATION("CTA %d exits with its TMEM allocation not freed", c);
     for (int s = 0; s < C.stages; ++s)
         if (st->inflight[c][s]) VIOLATION("CTA %d exits with a TMA copy into stage %d in flight", c, s);
+    for (int p = 0; p < st->pipe_len; ++p)
+        if (op_is_cp(st->pipe[p]) && (cp_mask() >> c & 1))
+            VIOLATION("CTA %d exits with the tcgen05.cp (tile %d, k %d) into its TMEM in flight", c,
+                      op_tile(st->pipe[p]), op_kblock(st->pipe[p]));
     if (c == 0 && st->pipe_len) VIOLATION("CTA %d exits with %d tensor-pipe operations in flight", c, st->pipe_len);
     for (int e = 0; e < C.epi; ++e) {
         const epi_warp *w = &st->epi[c][e];
@@ -1038,10 +1224,10 @@ static void canonicalize(state *st)
 
 /* ---------------------------------------------------------------- steps, by number */
 /* step ids: per CTA c (base 16*c): 0 producer, 1 MMA warp, 2..2+E-1 epilogue warps, 8+s TMA landing into
- * stage s, 14 exit; 32: tensor pipe; from kStepChunk, per epilogue warp e of CTA c (base kStepChunk +
- * 8 * (kEpiMax * c + e)): b: part of the C load into buffer b lands, 4 + b: the store from buffer b has
- * read it. */
-enum { kStepChunk = 33, kStepCount = kStepChunk + 8 * kEpiMax * kCtaMax };
+ * stage s, 14 exit; 32: the tensor pipe's head (an MMA or a commit); from kStepCp, n: the pipe's n-th
+ * tcgen05.cp (mx); from kStepChunk, per epilogue warp e of CTA c (base kStepChunk + 8 * (kEpiMax * c + e)):
+ * b: part of the C load into buffer b lands, 4 + b: the store from buffer b has read it. */
+enum { kStepCp = 33, kStepChunk = kStepCp + kCpSteps, kStepCount = kStepChunk + 8 * kEpiMax * kCtaMax };
 _Static_assert(kCBufMax <= 4, "four step ids per warp for each kind of chunk buffer step");
 
 static int apply_step(state *st, int id)
@@ -1051,6 +1237,7 @@ static int apply_step(state *st, int id)
         if (c >= C.cg || e >= C.epi || b >= C.cbufs) return 0;
         return x % 8 < 4 ? step_c_land(st, c, e, b) : step_store_read(st, c, e, b);
     }
+    if (id >= kStepCp) return C.mx ? step_cp(st, id - kStepCp) : 0;
     if (id == 32) return step_pipe(st);
     int c = id / 16, r = id % 16;
     if (c >= C.cg) return 0;
@@ -1078,7 +1265,8 @@ static const char *const mma_pc_names[] = {"cluster sync #1 arrive",
                                            "cluster sync #2 arrive",
                                            "cluster sync #2 wait",
                                            "wait acc_empty",
-                                           "wait full, issue MMA + commit(s)",
+                                           "(mutant) issue tcgen05.cp before the full wait",
+                                           "wait full, issue (mx: tcgen05.cp,) MMA, commit(s)",
                                            "relinquish, wait dealloc barrier, dealloc",
                                            "done"};
 static const char *const epi_pc_names[] = {"cluster sync #1 arrive",
@@ -1103,6 +1291,23 @@ _Static_assert(sizeof(prod_pc_names) / sizeof(prod_pc_names[0]) == P_DONE + 1, "
 _Static_assert(sizeof(mma_pc_names) / sizeof(mma_pc_names[0]) == M_DONE + 1, "a name per MMA warp step");
 _Static_assert(sizeof(epi_pc_names) / sizeof(epi_pc_names[0]) == E_DONE + 1, "a name per epilogue step");
 
+/* A tensor pipe operation, as it executes. */
+static const char *op_label(uint16_t op, char *buf, size_t n)
+{
+    if (op & OP_COMMIT)
+        snprintf(buf, n, "commit arrives on %s[%d] (CTA mask %d)", bar_names[op & 7], (op >> 3) & 7, (op >> 6) & 3);
+    else if (op_is_cp(op))
+        snprintf(buf, n, "tcgen05.cp tile %d k-block %d: scales of stage %d into slot %d", op_tile(op), op_kblock(op),
+                 op_stage(op), op_slot(op));
+    else if (C.mx)
+        snprintf(buf, n, "MMA tile %d k-block %d from stage %d and scale slot %d into accumulator %d", op_tile(op),
+                 op_kblock(op), op_stage(op), op_slot(op), op_acc(op));
+    else
+        snprintf(buf, n, "MMA tile %d k-block %d from stage %d into accumulator %d", op_tile(op), op_kblock(op),
+                 op_stage(op), op_acc(op));
+    return buf;
+}
+
 /* What step `id` does from state `st` (the state before it). */
 static void step_name(const state *st, int id, char *buf, size_t n)
 {
@@ -1118,14 +1323,15 @@ static void step_name(const state *st, int id, char *buf, size_t n)
                      store_chunk(w, b), b);
         return;
     }
+    if (id >= kStepCp) {
+        const int p = pipe_cp_at(st, id - kStepCp);
+        char o[96];
+        snprintf(buf, n, "tensor pipe: %s (%d operations before it)", op_label(st->pipe[p], o, sizeof(o)), p);
+        return;
+    }
     if (id == 32) {
-        uint16_t op = st->pipe[0];
-        if (op & OP_COMMIT)
-            snprintf(buf, n, "tensor pipe: commit arrives on %s[%d] (CTA mask %d)", bar_names[op & 7], (op >> 3) & 7,
-                     (op >> 6) & 3);
-        else
-            snprintf(buf, n, "tensor pipe: MMA tile %d k-block %d from stage %d into accumulator %d", op & 31,
-                     (op >> 5) & 7, (op >> 8) & 7, (op >> 11) & 1);
+        char o[96];
+        snprintf(buf, n, "tensor pipe: %s", op_label(st->pipe[0], o, sizeof(o)));
         return;
     }
     int c = id / 16, r = id % 16;
@@ -1266,7 +1472,19 @@ static void print_where(const state *st)
         printf("        dealloc barrier: %d arrivals missing, %d phases done\n", st->dealloc[c].pend,
                st->dealloc[c].done);
     }
+    if (C.mx)
+        for (int c = 0; c < C.cg; ++c) {
+            char h[48];
+            printf("      scale slots of CTA %d:", c);
+            for (int t = 0; t < C.stages; ++t)
+                printf("%s %d: %s", t ? ";" : "", t, scales_label(st->slot[c][t], h, sizeof(h)));
+            printf("\n");
+        }
     printf("      tensor pipe: %d operations in flight\n", st->pipe_len);
+    for (int p = 0; p < st->pipe_len; ++p) {
+        char o[96];
+        printf("        %s\n", op_label(st->pipe[p], o, sizeof(o)));
+    }
 }
 
 /* The shortest path to state idx (BFS), then the violating step if any. Epilogue warps are numbered
@@ -1369,61 +1587,84 @@ done:
  * interleavings of the pair beyond what a CI test should spend: 3.1 million states for 2-2-2-3). */
 static const config correct_configs[] = {
     /* cg stages kb tiles epi mutant relay: zero-tile CTAs, one trip, several trips around both rings */
-    {1, 1, 1, 0, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {1, 1, 1, 1, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {1, 1, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {1, 2, 1, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {1, 2, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {1, 3, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {1, 2, 3, 2, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {1, 2, 2, 5, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {1, 4, 1, 5, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {2, 1, 1, 0, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {2, 1, 1, 1, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {2, 1, 2, 2, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {2, 2, 1, 3, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {2, 2, 2, 3, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {2, 3, 2, 2, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
-    {2, 2, 2, 5, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0},
+    {1, 1, 1, 0, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
+    {1, 1, 1, 1, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
+    {1, 1, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
+    {1, 2, 1, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
+    {1, 2, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
+    {1, 3, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
+    {1, 2, 3, 2, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
+    {1, 2, 2, 5, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
+    {1, 4, 1, 5, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
+    {2, 1, 1, 0, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
+    {2, 1, 1, 1, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
+    {2, 1, 2, 2, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
+    {2, 2, 1, 3, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
+    {2, 2, 2, 3, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
+    {2, 3, 2, 2, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
+    {2, 2, 2, 5, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 0},
     /* cta_group 2, relay variant (the sm_90a emulation build of the sm100 kernel) */
-    {2, 1, 1, 1, 4, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0},
-    {2, 2, 1, 3, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0},
-    {2, 2, 2, 3, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0},
-    {2, 3, 2, 2, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0},
+    {2, 1, 1, 1, 4, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0, 0},
+    {2, 2, 1, 3, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0, 0},
+    {2, 2, 2, 3, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0, 0},
+    {2, 3, 2, 2, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0, 0},
     /* STAGED (beta != 0): c_full, the loads ahead and the stores; the last three fields are chunks per
      * tile, buffers per warp (2: an fp32 output, 4: a 16-bit one) and the chunks of the odd tiles (8 are
      * a whole tile, fewer one at the n edge). One warp per CTA mostly: each warp's buffers and barriers
      * are its own, and two warps' traffic multiplies (two warps of four buffers: 4.5 million states) */
-    {1, 1, 1, 0, 4, MUT_NONE, 0, EPI_STAGED, 3, 2, 0},
-    {1, 2, 2, 3, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 0},
-    {1, 2, 1, 5, 1, MUT_NONE, 0, EPI_STAGED, 3, 2, 0},
-    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 1, 2, 0},
-    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 2, 2, 0},
-    {1, 2, 1, 3, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 1},
-    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 8, 2, 3},
-    {1, 2, 1, 2, 1, MUT_NONE, 0, EPI_STAGED, 5, 4, 0},
-    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 8, 4, 3},
-    {2, 1, 1, 0, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 0},
-    {2, 1, 1, 2, 1, MUT_NONE, 0, EPI_STAGED, 3, 2, 0},
-    {2, 1, 1, 2, 1, MUT_NONE, 0, EPI_STAGED, 2, 2, 1},
-    {2, 1, 1, 1, 1, MUT_NONE, 1, EPI_STAGED, 3, 2, 0},
+    {1, 1, 1, 0, 4, MUT_NONE, 0, EPI_STAGED, 3, 2, 0, 0},
+    {1, 2, 2, 3, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 0, 0},
+    {1, 2, 1, 5, 1, MUT_NONE, 0, EPI_STAGED, 3, 2, 0, 0},
+    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 1, 2, 0, 0},
+    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 2, 2, 0, 0},
+    {1, 2, 1, 3, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 1, 0},
+    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 8, 2, 3, 0},
+    {1, 2, 1, 2, 1, MUT_NONE, 0, EPI_STAGED, 5, 4, 0, 0},
+    {1, 2, 1, 3, 1, MUT_NONE, 0, EPI_STAGED, 8, 4, 3, 0},
+    {2, 1, 1, 0, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 0, 0},
+    {2, 1, 1, 2, 1, MUT_NONE, 0, EPI_STAGED, 3, 2, 0, 0},
+    {2, 1, 1, 2, 1, MUT_NONE, 0, EPI_STAGED, 2, 2, 1, 0},
+    {2, 1, 1, 1, 1, MUT_NONE, 1, EPI_STAGED, 3, 2, 0, 0},
     /* TMA (beta 0): the stores alone, a buffer rewritten after wait_group.read cbufs - 1 */
-    {1, 2, 2, 3, 2, MUT_NONE, 0, EPI_TMA, 3, 2, 0},
-    {1, 2, 1, 2, 1, MUT_NONE, 0, EPI_TMA, 5, 4, 0},
-    {2, 1, 1, 2, 1, MUT_NONE, 0, EPI_TMA, 3, 2, 0},
+    {1, 2, 2, 3, 2, MUT_NONE, 0, EPI_TMA, 3, 2, 0, 0},
+    {1, 2, 1, 2, 1, MUT_NONE, 0, EPI_TMA, 5, 4, 0, 0},
+    {2, 1, 1, 2, 1, MUT_NONE, 0, EPI_TMA, 3, 2, 0, 0},
+    /* block-scaled (mx): a tcgen05.cp per k-block into slot = stage, executing out of order in the pipe */
+    {1, 1, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 1},
+    {1, 2, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 1},
+    {1, 3, 2, 3, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 1},
+    {1, 4, 1, 5, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 1},
+    {1, 4, 3, 3, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 1},
+    {2, 1, 1, 1, 4, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 1},
+    {2, 2, 2, 3, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 1},
+    {2, 3, 2, 2, 2, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 1},
+    {2, 4, 1, 3, 1, MUT_NONE, 0, EPI_DIRECT, 0, 0, 0, 1},
+    {2, 2, 2, 3, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0, 1},
+    {2, 3, 2, 2, 2, MUT_NONE, 1, EPI_DIRECT, 0, 0, 0, 1},
+    {1, 2, 2, 3, 2, MUT_NONE, 0, EPI_STAGED, 3, 2, 0, 1},
 };
 
 /* 0: not applicable; else a bit mask of the variants to run it on: 1 cta_group 1, 2 cta_group 2,
- * 4 cta_group 2 relay. */
+ * 4 cta_group 2 relay; 8, 16, 32 the same block-scaled (mx). */
 static int mutant_variants(mutant m)
 {
     switch (m) {
+    case MUT_SF_SINGLE_SLOT:
+    case MUT_SF_CP_BEFORE_FULL_WAIT:
+    case MUT_SF_COMMIT_BEFORE_CP:
+    case MUT_SF_SLOT_OFF_BY_ONE:
+    case MUT_SF_TWO_SLOTS:
+    case MUT_SF_CP_AFTER_MMA: return 8 | 16 | 32;
+    case MUT_SF_CP_LEADER_ONLY: return 16 | 32;
+    /* a few of the others with mx too: the cp is the first reader of a stage and the first writer of TMEM */
+    case MUT_ARRIVE_NOT_COMMIT_EMPTY:
+    case MUT_CONSUMER_PHASE_1: return 1 | 2 | 4 | 8;
     case MUT_DEALLOC_COUNT_NO_CG:
     case MUT_ACC_EMPTY_COUNT_NO_CG:
     case MUT_NO_SIGNAL_PEER:
     case MUT_NO_MULTICAST: return 2 | 4;
     case MUT_EXPECT_TX_NOT_DOUBLED: return 2;
-    case MUT_NO_CLUSTER_SYNC2: /* cta_group 2 only: with one CTA there is no sync #2 to remove */ return 2 | 4;
+    case MUT_NO_CLUSTER_SYNC2: /* cta_group 2 only: with one CTA there is no sync #2 to remove */ return 2 | 4 | 16;
     case MUT_RELAY_FULL_COUNT_1:
     case MUT_RELAY_NO_WAIT: return 4;
     case MUT_C_REFILL_WAIT_BUFS: /* four buffers: the pair's two warps' traffic multiplies to 0.9 million
@@ -1449,8 +1690,9 @@ static void describe(const config *c, char *buf, size_t n)
         len += snprintf(buf + len, n - (size_t)len, ", %s, %d chunks", epilogue_names[c->epilogue], c->chunks);
         if (c->chunks_odd && len > 0 && (size_t)len < n)
             len += snprintf(buf + len, n - (size_t)len, " (odd tiles %d)", c->chunks_odd);
-        if (len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, " of %d buffers", c->cbufs);
+        if (len > 0 && (size_t)len < n) len += snprintf(buf + len, n - (size_t)len, " of %d buffers", c->cbufs);
     }
+    if (c->mx && len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, ", mx");
 }
 
 static size_t state_limit = 20000000;
@@ -1471,12 +1713,14 @@ static int run_correct(void)
     return fails;
 }
 
-/* Where mutant m is run on variant v (0 cta_group 1, 1 cta_group 2, 2 its relay variant). */
+/* Where mutant m is run on variant v (0 cta_group 1, 1 cta_group 2, 2 its relay variant; 3..5 the same mx). */
 static config mutant_config(mutant m, int v)
 {
     /* two trips around the accumulator ring and the smem ring */
-    config cfg = {v == 0 ? 1 : 2, 2, 2, 3, 2, m, v == 2, EPI_DIRECT, 0, 0, 0};
-    if (m >= MUT_C_NO_FULL_WAIT) {
+    config cfg = {v % 3 == 0 ? 1 : 2, 2, 2, 3, 2, m, v % 3 == 2, EPI_DIRECT, 0, 0, 0, v >= 3};
+    if (m == MUT_SF_TWO_SLOTS) /* two slots serve two stages: it takes a third */
+        cfg.stages = 3;
+    if (m >= MUT_C_NO_FULL_WAIT && m <= MUT_NO_STORE_DRAIN) {
         /* the chunk buffers: one warp per CTA (the buffers and c_full are the warp's own), two tiles of
          * three chunks through two buffers: a load ahead, a tile starting at either buffer, a second phase */
         cfg.stages = 1, cfg.kb = 1, cfg.tiles = 2, cfg.epi = 1;
@@ -1495,7 +1739,7 @@ static int run_mutants(void)
     int fails = 0;
     char d[160];
     for (int m = 1; m < MUT_COUNT; ++m) {
-        for (int v = 0; v < 3; ++v) {
+        for (int v = 0; v < 6; ++v) {
             if (!(mutant_variants((mutant)m) >> v & 1)) continue;
             config cfg = mutant_config((mutant)m, v);
             describe(&cfg, d, sizeof(d));
@@ -1545,10 +1789,12 @@ int main(int argc, char **argv)
     if (strcmp(which, "mutants") == 0 || strcmp(which, "all") == 0) fails += run_mutants();
     if (strcmp(which, "clc") == 0 || strcmp(which, "all") == 0) fails += clc_model_run(); /* clc_model.c */
     if (strcmp(which, "one") == 0) {
-        /* one configuration with a trace */
+        /* one configuration with a trace; `one mx ...`: block-scaled */
+        const int mx = argc > 2 && strcmp(argv[2], "mx") == 0;
+        if (mx) argv++, argc--; /* the positions below as without it */
         if (argc < 7) {
-            fprintf(stderr, "usage: protocol_model one <cg> <stages> <kb> <tiles> <epi> [mutant name|number [relay 0|1 "
-                            "[direct|tma|staged [chunks [buffers [chunks of odd tiles]]]]]]\n");
+            fprintf(stderr, "usage: protocol_model one [mx] <cg> <stages> <kb> <tiles> <epi> [mutant name|number "
+                            "[relay 0|1 [direct|tma|staged [chunks [buffers [chunks of odd tiles]]]]]]\n");
             return 2;
         }
         mutant mut = MUT_NONE;
@@ -1571,10 +1817,15 @@ int main(int argc, char **argv)
                       epilogue,
                       argc > 10 ? atoi(argv[10]) : 3,
                       argc > 11 ? atoi(argv[11]) : 2,
-                      argc > 12 ? atoi(argv[12]) : 0};
+                      argc > 12 ? atoi(argv[12]) : 0,
+                      mx};
         if (epilogue == EPI_DIRECT) cfg.chunks = cfg.cbufs = cfg.chunks_odd = 0;
         if (cfg.relay && cfg.cg != 2) {
             fprintf(stderr, "protocol_model: relay needs cta_group 2\n");
+            return 2;
+        }
+        if (cfg.mut >= MUT_SF_SINGLE_SLOT && cfg.mut < MUT_COUNT && !cfg.mx) {
+            fprintf(stderr, "protocol_model: mutant %s needs mx\n", mutant_names[cfg.mut]);
             return 2;
         }
         if (cfg.cg < 1 || cfg.cg > 2 || cfg.stages < 1 || cfg.stages > kStageMax || cfg.kb < 1 || cfg.kb > 7 ||
