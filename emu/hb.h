@@ -15,16 +15,16 @@
  * section tcgen05-memory-consistency-model, and "tcgen05.fence", "tcgen05.commit", "tcgen05.wait"):
  *   - Agents are warps (the TMEM instructions are warp-collective or issued by one lane; lanes of one warp
  *     are not told apart). Each warp has a clock component for its execution, and gets one for its
- *     tcgen05.ld pipe and one for its tensor pipe (tcgen05.mma) the first time it uses them: asynchronous
- *     tcgen05 operations are events of those pipes, not of the warp.
+ *     tcgen05.ld pipe and one for its tensor pipe (tcgen05.mma, tcgen05.cp) the first time it uses them:
+ *     asynchronous tcgen05 operations are events of those pipes, not of the warp.
  *   - An agent carries three vector clocks:
  *       vc          what its execution is ordered after (program order + acquired synchronisation);
- *       async_view  what its NEXT asynchronous tcgen05 operation (mma, ld) is ordered after. It grows only at
+ *       async_view  what its NEXT asynchronous tcgen05 operation (mma, cp, ld) is ordered after. It grows only at
  *                   tcgen05.fence::after_thread_sync (async_view |= vc: "an asynchronous tcgen05 operation
  *                   subsequent to fence::after_thread_sync is ordered after all prior tcgen05 and execution
  *                   ordering operations"), at the warp's own synchronous tcgen05 instructions (alloc,
  *                   dealloc, commit, wait, fences: "inherently ordered" with its tcgen05 operations), and at
- *                   wait::ld (its own loads). Without the fence, a tcgen05.mma or tcgen05.ld after a barrier
+ *                   wait::ld (its own loads). Without the fence, a tcgen05.mma, cp or ld after a barrier
  *                   wait is NOT ordered after what the wait synchronised with.
  *       done        asynchronous operations that completed (tcgen05.wait::ld) but are not yet published:
  *                   tcgen05.fence::before_thread_sync moves them into vc ("an asynchronous tcgen05 operation
@@ -32,17 +32,36 @@
  *                   ordering operations"), so a later arrive releases them. Without the fence (or without the
  *                   wait::ld) an arrive does not release the loads.
  *   - tcgen05.mma: an event of the warp's tensor pipe; ordered after async_view and after the pipe's earlier
- *     MMAs (mma -> mma is a pipelined pair). tcgen05.commit makes an mbarrier arrival that releases vc plus
- *     every MMA the warp issued so far (the mbarrier-based completion mechanism; commit implies
- *     fence::before_thread_sync). Multicast commits arrive on each CTA of the mask. A commit's arrival is
- *     made by the tensor core, later: a CTA must not exit before a wait observed every phase a commit
- *     arrived on (the producer tail), checked when the kernel reports its exit.
+ *     MMAs and cps (mma -> mma and cp -> mma are pipelined pairs). tcgen05.commit makes an mbarrier arrival
+ *     that releases vc plus every MMA and cp the warp issued so far (the mbarrier-based completion mechanism;
+ *     commit implies fence::before_thread_sync). Multicast commits arrive on each CTA of the mask. A commit's
+ *     arrival is made by the tensor core, later: a CTA must not exit before a wait observed every phase a
+ *     commit arrived on (the producer tail), checked when the kernel reports its exit.
+ *   - tcgen05.cp (here: the scale factors of a block-scaled MMA, shared memory -> TMEM) and the scale reads of
+ *     tcgen05.mma .block_scale. The PTX ISA's "Pipelined tcgen05 instructions" lists the pairs of one issuing
+ *     thread that are ordered without a wait or fence, all with one cta_group: mma -> mma (same accumulator
+ *     and shape), cp -> mma, shift -> mma, shift -> cp.4x256b, mma -> shift; mma -> cp and cp -> cp are not
+ *     among them (this model orders every MMA after the pipe's earlier ones). So a cp is an event of the
+ *     tensor pipe, numbered by the pipe's clock together with the MMAs (a commit completes and releases it, an
+ *     MMA after it is ordered after it), but its start is async_view alone: it is not ordered after the
+ *     thread's earlier MMAs, nor its earlier cps. A cp that overwrites scale factors an earlier MMA reads is
+ *     ordered after that MMA only by synchronisation (commit -> empty[s] -> the producer's wait, its arrive on
+ *     full[s] -> the MMA thread's wait + fence::after_thread_sync). Numbering the cp on the pipe makes nobody
+ *     see it wrongly: a clock holds the pipe's component at c only as a commit's release (every event up to c
+ *     completed) or as an MMA's start (every event of the pipe before the MMA is ordered before it), never as
+ *     "after the event c" alone, so a holder of c is ordered after every event up to c, cps included, and one
+ *     that holds less (an acquirer of an earlier commit) is not ordered after a cp numbered later; a cp's own
+ *     start never takes the pipe's clock. A block-scaled MMA reads its SFA and SFB columns (all 128 lanes;
+ *     cta_group 2 in both CTAs): a read with the MMA's epoch (site kind HB_MMA_SCALES) besides its D write; a
+ *     cp writes its columns of all 128 lanes (32x128b.warpx4 replicates 32 lanes into the four quarters;
+ *     cta_group 2: in both CTAs, each from its own shared memory at the same offset).
  *   - tcgen05.ld: an event of the warp's load pipe, ordered after async_view; tcgen05.wait::ld completes
  *     every earlier load (ld -> wait::ld is a pipelined pair).
  *   - Shared-memory operands: a TMA copy is an event of the issuing warp's copy pipe that joins the mbarrier
  *     phase its complete_tx completes; a tcgen05.mma must be ordered after the last copy into the 1024-byte
- *     block its A and B descriptors start in (so the MMA warp needs fence::after_thread_sync after its
- *     full[s] wait, as for TMEM). Only copy -> MMA is checked, at that granularity.
+ *     block its A and B descriptors start in, a tcgen05.cp after the last copy into every block of its source
+ *     (so the MMA warp needs fence::after_thread_sync after its full[s] wait, as for TMEM). Only copy -> MMA
+ *     and copy -> cp are checked, at that granularity (hb_smem_tcgen05_read).
  *   - Shared memory and the async proxy (PTX ISA "Memory Consistency Model: proxies", "cp.async.bulk.tensor",
  *     "cp.async.bulk.wait_group", "membar/fence": fence.proxy.async), per CTA in 1024-byte blocks
  *     (hb_smem_block). A TMA load writes its destination from its issue until the mbarrier phase its
@@ -66,11 +85,23 @@
  *     observed completion acquires (the tcgen05 ordering composes with execution ordering: the PTX ISA's
  *     canonical patterns wait with try_wait.relaxed.cluster).
  *   - TMEM is tracked per CTA in cells of one lane quarter x 32 columns. A cell keeps the epoch of its last
- *     write (mma, or the alloc that created it), of the dealloc that freed it, and the epoch of the last
+ *     write (mma, cp, or the alloc that created it), of the dealloc that freed it, and the epoch of the last
  *     read of each component (a read vector clock, as FastTrack's read-shared mode). An access races with
  *     a recorded one when that one is not ordered before the access's start clock and one of the two
- *     writes. dealloc checks every earlier access of the cell; a cta_group::2 dealloc frees the pair's
- *     cells in both CTAs (the allocation is collective).
+ *     writes; an access of fewer columns, or starting inside a cell, touches every cell it overlaps. A write
+ *     is reported against an unordered read since the cell's last write before that write itself (the read
+ *     is the later of the two). dealloc checks every earlier access of the cell, the scale reads included;
+ *     a cta_group::2 dealloc frees the pair's cells in both CTAs (the allocation is collective).
+ *   - The granularity is enough for the block-scaled sm100 layout: two accumulators at columns 0 and 192
+ *     (192 each, 32-aligned) and one 32-column scale slot per smem stage t at columns 384 + 32 t, so no cell
+ *     holds two accumulators, or an accumulator and scale factors, or two slots. SFA (columns 0..3 of the
+ *     slot) and SFB (4..11) share the slot's cell, and their two cps are not ordered with each other: a cp
+ *     whose cell's last write is a cp of the same pipe is not checked against that write when it writes none
+ *     of the columns the run of such cps wrote (hb_cell_cp_run: the cell keeps the run's columns, cp_cols).
+ *     That is sound because the cp's start holds the start of every cp of the run (async_view only grows),
+ *     so it is ordered after everything they were checked against, and it still checks the reads. Reads
+ *     are kept per cell, not per column: a cp into columns of a cell that an unordered MMA read other columns
+ *     of is reported (the layout reads SFA and SFB of a slot together, so this never separates them).
  */
 #ifndef WSGEMM_EMU_HB_H
 #define WSGEMM_EMU_HB_H
@@ -133,6 +164,8 @@ typedef enum hb_kind {
     HB_TMA_STORE,  /* a TMA store (cp.async.bulk.tensor shared -> global) reading its source */
     HB_SMEM_WRITE, /* generic-proxy writes (st.shared) */
     HB_SMEM_READ,  /* generic-proxy reads (ld.shared) */
+    HB_CP,         /* tcgen05.cp: shared memory -> TMEM, a write of its columns (block-scaled MMA scale factors) */
+    HB_MMA_SCALES, /* tcgen05.mma .block_scale reading its scale-factor columns (the same event as its D write) */
     HB_KIND_COUNT
 } hb_kind;
 
@@ -195,9 +228,10 @@ typedef struct hb_sync {
 } hb_sync;
 
 typedef struct hb_cell {
-    hb_site write;      /* last write (mma) or the alloc that made the cell live; kind HB_NONE: never */
+    hb_site write;      /* last write (mma, cp) or the alloc that made the cell live; kind HB_NONE: never */
     hb_site freed;      /* the dealloc that freed it; kind HB_NONE: live */
     uint32_t read_mask; /* bit k: component k read the cell since the last write (its entry in reads is valid) */
+    uint32_t cp_cols;   /* write is a cp: bit i, column i of the cell written by the run of cps ending in it */
     hb_vc reads;        /* per component: clock of its last read since the last write */
     hb_site read_site[HB_COMPONENTS];
 } hb_cell;
@@ -265,6 +299,8 @@ static inline WSGEMM_HD const char *hb_kind_name(unsigned kind)
     case HB_TMA_STORE: return "cp.async.bulk.tensor (TMA) store reading shared memory";
     case HB_SMEM_WRITE: return "st.shared (generic-proxy write)";
     case HB_SMEM_READ: return "ld.shared (generic-proxy read)";
+    case HB_CP: return "tcgen05.cp (shared memory -> TMEM)";
+    case HB_MMA_SCALES: return "tcgen05.mma .block_scale reading scale factors";
     default: return "none";
     }
 }
@@ -377,7 +413,7 @@ static inline WSGEMM_HD void hb_wait_ld(HB_SHARED hb_agent *a)
 }
 
 /* tcgen05.mma issued: its epoch on the tensor pipe (which must be assigned) and its start clock, ordered
- * after the pipe's earlier MMAs. */
+ * after the pipe's earlier MMAs and cps. */
 static inline WSGEMM_HD uint32_t hb_mma_issue(HB_SHARED hb_agent *a, hb_vc *start)
 {
     hb_vc_copy(start, &a->async_view);
@@ -386,8 +422,19 @@ static inline WSGEMM_HD uint32_t hb_mma_issue(HB_SHARED hb_agent *a, hb_vc *star
     return a->mma_clock;
 }
 
+/* tcgen05.cp issued: an event of the tensor pipe (which must be assigned), numbered after the pipe's earlier
+ * MMAs and cps so that a commit releases it and a later MMA is ordered after it (cp -> mma), but started at
+ * async_view alone: neither mma -> cp nor cp -> cp is a pipelined pair. Returns its epoch; *start its start
+ * clock. */
+static inline WSGEMM_HD uint32_t hb_cp_issue(HB_SHARED hb_agent *a, hb_vc *start)
+{
+    hb_vc_copy(start, &a->async_view);
+    a->mma_clock += 1u;
+    return a->mma_clock;
+}
+
 /* tcgen05.commit: implies fence::before_thread_sync; *released = what its mbarrier arrival(s) publish:
- * the agent's clock and the completion of every MMA it issued so far. */
+ * the agent's clock and the completion of every MMA and cp it issued so far. */
 static inline WSGEMM_HD void hb_commit(HB_SHARED hb_agent *a, hb_vc *released)
 {
     hb_fence_before_thread_sync(a);
@@ -519,6 +566,7 @@ static inline WSGEMM_HD void hb_cell_clear(HB_SHARED hb_cell *c)
     hb_site_clear(&c->write);
     hb_site_clear(&c->freed);
     c->read_mask = 0;
+    c->cp_cols = 0;
     hb_vc_clear(&c->reads);
 }
 
@@ -550,10 +598,23 @@ static inline WSGEMM_HD void hb_cell_forget_reads(HB_SHARED hb_cell *c)
 
 enum hb_op { HB_OP_READ, HB_OP_WRITE, HB_OP_ALLOC, HB_OP_FREE };
 
-/* Apply one access to one cell. Returns 0 when it is ordered after every conflicting access recorded,
- * otherwise 1 with the conflicting access in *earlier (the cell is then left unchanged). */
+/* Does a write by `me` continue the cell's run of tcgen05.cp writes, so that it need not be ordered after the
+ * cell's last write? It does when that write is a cp of the same tensor pipe (an earlier event of the same
+ * agent: me's start clock, async_view when it was issued, holds that cp's start and so everything that cp and
+ * the run before it were checked to be ordered after) and none of the cell's columns `cols` that me writes was
+ * written by the run (disjoint columns do not conflict). SFA and SFB of one scale slot share a cell and their
+ * two cps are not ordered with each other: without the run they would be reported against each other. */
+static inline WSGEMM_HD int hb_cell_cp_run(const HB_SHARED hb_cell *c, const hb_site *me, uint32_t cols)
+{
+    return me->kind == HB_CP && c->write.kind == HB_CP && c->write.comp == me->comp && (c->cp_cols & cols) == 0u;
+}
+
+/* Apply one access to one cell; `cols`: bit i set when the access touches column i of the cell. Returns 0 when
+ * it is ordered after every conflicting access recorded, otherwise 1 with the conflicting access in *earlier
+ * (the cell is then left unchanged). A write is reported against the most recent conflicting access: a read
+ * since the cell's last write, before that write itself. */
 static inline WSGEMM_HD int hb_cell_access(HB_SHARED hb_cell *c, enum hb_op op, const hb_vc *start, const hb_site *me,
-                                           hb_site *earlier)
+                                           uint32_t cols, hb_site *earlier)
 {
     int freed = c->freed.kind != HB_NONE;
     if (op == HB_OP_READ || op == HB_OP_WRITE) {
@@ -563,11 +624,11 @@ static inline WSGEMM_HD int hb_cell_access(HB_SHARED hb_cell *c, enum hb_op op, 
             hb_site_copy(earlier, &c->freed);
             return 1;
         }
-        if (!hb_site_ordered(&c->write, start)) {
-            hb_site_copy(earlier, &c->write);
-            return 1;
-        }
         if (op == HB_OP_READ) {
+            if (!hb_site_ordered(&c->write, start)) {
+                hb_site_copy(earlier, &c->write);
+                return 1;
+            }
             if (me->comp < HB_COMPONENTS) {
                 c->reads.c[me->comp] = me->clock;
                 c->read_mask |= 1u << me->comp;
@@ -576,6 +637,12 @@ static inline WSGEMM_HD int hb_cell_access(HB_SHARED hb_cell *c, enum hb_op op, 
             return 0;
         }
         if (hb_cell_unordered_read(c, start, earlier)) return 1;
+        const int run = hb_cell_cp_run(c, me, cols);
+        if (!run && !hb_site_ordered(&c->write, start)) {
+            hb_site_copy(earlier, &c->write);
+            return 1;
+        }
+        c->cp_cols = me->kind != HB_CP ? 0u : run ? (c->cp_cols | cols) : cols;
         hb_site_copy(&c->write, me);
         hb_cell_forget_reads(c);
         return 0;
@@ -604,8 +671,20 @@ static inline WSGEMM_HD int hb_cell_access(HB_SHARED hb_cell *c, enum hb_op op, 
     return 0;
 }
 
-/* The cells of one lane quarter (HB_CELL_UNITS of them) that columns [col0, col0 + ncols) touch. Returns 0,
- * or 1 with *earlier and the cell's first column in *cell_col. */
+/* The columns of the cell whose first column is `cell_col` that [col0, col0 + ncols) touches, as a mask. */
+static inline WSGEMM_HD uint32_t hb_cell_cols(unsigned cell_col, unsigned col0, unsigned ncols)
+{
+    if (col0 + ncols <= cell_col) return 0u;
+    unsigned lo = col0 > cell_col ? col0 - cell_col : 0u, hi = col0 + ncols - cell_col;
+    if (hi > HB_CELL_COLS) hi = HB_CELL_COLS;
+    if (lo >= hi) return 0u;
+    uint32_t below_hi = hi >= 32u ? 0xFFFFFFFFu : (1u << hi) - 1u;
+    return below_hi & ~((1u << lo) - 1u);
+}
+
+/* The cells of one lane quarter (HB_CELL_UNITS of them) that columns [col0, col0 + ncols) touch: every cell
+ * the range overlaps, also for fewer than HB_CELL_COLS columns or a start inside a cell. Returns 0, or 1 with
+ * *earlier and the cell's first column in *cell_col. */
 static inline WSGEMM_HD int hb_tmem_quarter_access(HB_SHARED hb_cell *quarter_cells, enum hb_op op, unsigned col0,
                                                    unsigned ncols, const hb_vc *start, const hb_site *me,
                                                    hb_site *earlier, unsigned *cell_col)
@@ -615,7 +694,7 @@ static inline WSGEMM_HD int hb_tmem_quarter_access(HB_SHARED hb_cell *quarter_ce
     if (last >= HB_CELL_COLS * HB_CELL_UNITS) last = HB_CELL_COLS * HB_CELL_UNITS - 1u;
     HB_LOOP
     for (unsigned u = col0 / HB_CELL_COLS; u <= last / HB_CELL_COLS; u++) {
-        if (hb_cell_access(&quarter_cells[u], op, start, me, earlier)) {
+        if (hb_cell_access(&quarter_cells[u], op, start, me, hb_cell_cols(u * HB_CELL_COLS, col0, ncols), earlier)) {
             *cell_col = u * HB_CELL_COLS;
             return 1;
         }
@@ -695,6 +774,18 @@ static inline WSGEMM_HD int hb_smem_generic_access(HB_SHARED hb_smem_block *b, i
         hb_site_copy(&b->read, me);
     }
     return HB_SMEM_OK;
+}
+
+/* An asynchronous tcgen05 read of the block (a tcgen05.mma operand, the source of a tcgen05.cp) by an operation
+ * whose start clock is `start`: ordered after the last TMA copy into the block (a full[s] wait and
+ * fence::after_thread_sync before the issue). Returns HB_SMEM_OK, or HB_SMEM_RACE with the copy in *earlier.
+ * The block remembers no such read: that the producer refills the stage only after the commit that follows
+ * the reads (the empty[s] wait) is not checked here. */
+static inline WSGEMM_HD int hb_smem_tcgen05_read(const HB_SHARED hb_smem_block *b, const hb_vc *start, hb_site *earlier)
+{
+    if (hb_site_ordered(&b->load, start)) return HB_SMEM_OK;
+    hb_site_copy(earlier, &b->load);
+    return HB_SMEM_RACE;
 }
 
 /* A TMA copy into the block issued by an agent at `start`: ordered after the retirement of the last TMA

@@ -17,6 +17,10 @@
  *   tcgen05.fence::before/after         tmem_hb_fence              (tmem/tmem.cuh)
  *   tcgen05.alloc / dealloc             tmem_hb_alloc / tmem_hb_dealloc  (emu/tmem_emu.cuh)
  *   tcgen05.mma, tcgen05.commit[.mc]    tmem_hb_mma / tmem_hb_commit
+ *   tcgen05.mma .block_scale            tmem_hb_mma_scaled         (the emulated block-scaled MMA: its D write and
+ *                                                                  its reads of the scale-factor columns)
+ *   tcgen05.cp (scale factors)          tmem_hb_cp                 (the emulated tcgen05.cp: its TMEM write and its
+ *                                                                  shared-memory source read)
  *   tcgen05.ld, tcgen05.wait::ld        tmem_hb_ld / tmem_hb_wait_ld
  *   cp.async.bulk.tensor (TMA load)     tmem_hb_tma_load[_bytes]   (the kernel's TMA wrapper through WSGEMM_HB,
  *                                                                  e.g. gemm/common/tma.cuh, examples/tcgen05_gemm.cu:
@@ -35,8 +39,8 @@
  * Not tracked: __syncthreads() and __syncwarp() (compiler builtins with no wrapper: use cta_barrier_sync()
  * from sync/named_barrier.cuh where a CTA barrier orders TMEM accesses), mbarrier_arrive_cluster with a raw
  * shared::cluster address (use mbarrier_arrive_remote), a wait loop written around the try_wait/test_wait
- * wrappers instead of mbarrier_wait, shared memory other than a TMA copy's destination block read by an MMA,
- * ld/st.shared the kernel does not announce with tmem_hb_smem_access, multicast TMA copies.
+ * wrappers instead of mbarrier_wait, shared memory other than a TMA copy's destination block read by an MMA
+ * or a tcgen05.cp, ld/st.shared the kernel does not announce with tmem_hb_smem_access, multicast TMA copies.
  *
  * State: per cluster (linear cluster id < TMEM_HB_MAX_CLUSTERS, at most 2 CTAs and 32 warps) the agents
  * (one per warp), the mbarriers by shared-memory offset, the named barriers, the cluster barrier and the TMEM
@@ -805,6 +809,26 @@ static __device__ __noinline__ void tmem_hb_wait_ld(void)
     tmem_hb_unlock(&slot->lock);
 }
 
+/* An asynchronous tcgen05 read of CTA r's shared memory [smem_addr, smem_addr + bytes) (bytes 0: the block
+ * smem_addr is in): after the last TMA copy into each of its blocks (hb_smem_tcgen05_read). */
+static __device__ __noinline__ void tmem_hb_async_smem_read(tmem_hb_cluster *cl, uint32_t r, uint32_t smem_addr,
+                                                            uint32_t bytes, const hb_vc *start, const hb_site *me)
+{
+    if (r >= TMEM_HB_MAX_RANKS) return;
+    const uint32_t offset = tmem_hb_offset(smem_addr), first = offset / HB_SMEM_BLOCK_BYTES;
+    uint32_t last = bytes ? (offset + bytes - 1u) / HB_SMEM_BLOCK_BYTES : first;
+    if (last >= TMEM_HB_SMEM_BLOCKS) last = TMEM_HB_SMEM_BLOCKS - 1u;
+    tmem_hb_cta *c = &cl->cta[r];
+    HB_LOOP
+    for (uint32_t k = first; k <= last; k++) {
+        hb_site w;
+        tmem_hb_lock(&c->smem_lock);
+        const int verdict = hb_smem_tcgen05_read(&c->smem[k], start, &w);
+        tmem_hb_unlock(&c->smem_lock);
+        if (verdict != HB_SMEM_OK) tmem_hb_report_race(&w, me, r, ~0u, k * HB_SMEM_BLOCK_BYTES);
+    }
+}
+
 /* The MMA's operand reads: after the last TMA copy into the block each descriptor starts in, in this CTA
  * and (cta_group 2, the peer's operands at the same offsets) in the peer. */
 static __device__ __noinline__ void tmem_hb_mma_operands(tmem_hb_cluster *cl, uint32_t cg, uint32_t a_saddr,
@@ -812,22 +836,33 @@ static __device__ __noinline__ void tmem_hb_mma_operands(tmem_hb_cluster *cl, ui
 {
     uint32_t rank = tmem_hb_rank();
     HB_LOOP
-    for (uint32_t i = 0; i < 2u * cg; i++) {
-        uint32_t r = i < 2u ? rank : rank ^ 1u, block = tmem_hb_offset(i % 2u ? b_saddr : a_saddr) >> 10;
-        if (r >= TMEM_HB_MAX_RANKS || block >= TMEM_HB_SMEM_BLOCKS) continue;
-        tmem_hb_cta *c = &cl->cta[r];
-        hb_site w;
-        tmem_hb_lock(&c->smem_lock);
-        hb_site_copy(&w, &c->smem[block].load);
-        tmem_hb_unlock(&c->smem_lock);
-        if (!hb_site_ordered(&w, start)) tmem_hb_report_race(&w, me, r, ~0u, block * 1024u);
-    }
+    for (uint32_t i = 0; i < 2u * cg; i++)
+        tmem_hb_async_smem_read(cl, i < 2u ? rank : rank ^ 1u, i % 2u ? b_saddr : a_saddr, 0u, start, me);
 }
 
-/* tcgen05.mma writing D at columns [col, col + n) of all 128 lanes, in both CTAs for cta_group 2, reading A
- * and B from shared memory at a_saddr, b_saddr. */
-static __device__ __noinline__ void tmem_hb_mma(uint32_t col, uint32_t n, uint32_t cg, uint32_t a_saddr,
-                                                uint32_t b_saddr)
+/* One access of columns [col, col + ncols) of all 128 lanes by the event of site *me (its kind, columns
+ * and lanes are set here), in this CTA and, for cta_group 2, in the peer. */
+static __device__ __noinline__ void tmem_hb_all_lanes_access(tmem_hb_cluster *cl, uint32_t cg, enum hb_op op,
+                                                             unsigned kind, uint32_t col, uint32_t ncols,
+                                                             const hb_vc *start, const hb_site *me)
+{
+    const uint32_t rank = tmem_hb_rank();
+    hb_site s = *me;
+    s.kind = (uint8_t)kind;
+    s.col0 = (uint16_t)col;
+    s.ncols = (uint16_t)ncols;
+    s.lane0 = 0u;
+    s.nlanes = 128u;
+    tmem_hb_cells_access(cl, rank, op, start, &s);
+    if (cg == 2u) tmem_hb_cells_access(cl, rank ^ 1u, op, start, &s);
+}
+
+/* tcgen05.mma (tmem_hb_mma, tmem_hb_mma_scaled): D at columns [col, col + n) of all 128 lanes, in both CTAs
+ * for cta_group 2, A and B from shared memory at a_saddr, b_saddr; with sfa_ncols, sfb_ncols not 0 also the
+ * scale-factor reads of columns [sfa_col, sfa_col + sfa_ncols) and [sfb_col, sfb_col + sfb_ncols). */
+static __device__ __noinline__ void tmem_hb_mma_do(uint32_t col, uint32_t n, uint32_t cg, uint32_t a_saddr,
+                                                   uint32_t b_saddr, uint32_t sfa_col, uint32_t sfa_ncols,
+                                                   uint32_t sfb_col, uint32_t sfb_ncols)
 {
     tmem_hb_cluster *cl;
     tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 2);
@@ -838,8 +873,49 @@ static __device__ __noinline__ void tmem_hb_mma(uint32_t col, uint32_t n, uint32
     hb_site me = hb_agent_site(&slot->a, HB_MMA, slot->a.mma_pipe, t, rank, 0u, 128u, col, n);
     tmem_hb_unlock(&slot->lock);
     tmem_hb_mma_operands(cl, cg, a_saddr, b_saddr, &start, &me);
-    tmem_hb_cells_access(cl, rank, HB_OP_WRITE, &start, &me);
-    if (cg == 2u) tmem_hb_cells_access(cl, rank ^ 1u, HB_OP_WRITE, &start, &me);
+    if (sfa_ncols) tmem_hb_all_lanes_access(cl, cg, HB_OP_READ, HB_MMA_SCALES, sfa_col, sfa_ncols, &start, &me);
+    if (sfb_ncols) tmem_hb_all_lanes_access(cl, cg, HB_OP_READ, HB_MMA_SCALES, sfb_col, sfb_ncols, &start, &me);
+    tmem_hb_all_lanes_access(cl, cg, HB_OP_WRITE, HB_MMA, col, n, &start, &me);
+}
+
+/* tcgen05.mma writing D at columns [col, col + n) of all 128 lanes, in both CTAs for cta_group 2, reading A
+ * and B from shared memory at a_saddr, b_saddr. */
+static __device__ __noinline__ void tmem_hb_mma(uint32_t col, uint32_t n, uint32_t cg, uint32_t a_saddr,
+                                                uint32_t b_saddr)
+{
+    tmem_hb_mma_do(col, n, cg, a_saddr, b_saddr, 0u, 0u, 0u, 0u);
+}
+
+/* tcgen05.mma ... .block_scale: as tmem_hb_mma, and it reads its scale factors, columns
+ * [sfa_col, sfa_col + sfa_ncols) and [sfb_col, sfb_col + sfb_ncols) of all 128 lanes (the scales are
+ * replicated into the four lane quarters), in this CTA and, for cta_group 2, in the peer (each CTA holds its
+ * own SFA half and all of SFB). */
+static __device__ __noinline__ void tmem_hb_mma_scaled(uint32_t col, uint32_t n, uint32_t cg, uint32_t a_saddr,
+                                                       uint32_t b_saddr, uint32_t sfa_col, uint32_t sfa_ncols,
+                                                       uint32_t sfb_col, uint32_t sfb_ncols)
+{
+    tmem_hb_mma_do(col, n, cg, a_saddr, b_saddr, sfa_col, sfa_ncols, sfb_col, sfb_ncols);
+}
+
+/* tcgen05.cp writing columns [col, col + ncols) of all 128 lanes (32x128b.warpx4 replicates its 32 lanes into
+ * the four lane quarters) of this CTA and, for cta_group 2, of the peer (each CTA's columns from its own
+ * shared memory at the same offset), reading shared memory [s_saddr, s_saddr + s_bytes): after the last TMA
+ * copy into each block of it, in both CTAs for cta_group 2. An event of the tensor pipe started at
+ * async_view alone (hb_cp_issue: not ordered after the thread's earlier MMAs and cps). */
+static __device__ __noinline__ void tmem_hb_cp(uint32_t col, uint32_t ncols, uint32_t cg, uint32_t s_saddr,
+                                               uint32_t s_bytes)
+{
+    tmem_hb_cluster *cl;
+    tmem_hb_agent_slot *slot = tmem_hb_my_agent(&cl, 2);
+    if (!slot) return;
+    hb_vc start;
+    uint32_t t = hb_cp_issue(&slot->a, &start);
+    uint32_t rank = tmem_hb_rank();
+    hb_site me = hb_agent_site(&slot->a, HB_CP, slot->a.mma_pipe, t, rank, 0u, 128u, col, ncols);
+    tmem_hb_unlock(&slot->lock);
+    tmem_hb_async_smem_read(cl, rank, s_saddr, s_bytes, &start, &me);
+    if (cg == 2u) tmem_hb_async_smem_read(cl, rank ^ 1u, s_saddr, s_bytes, &start, &me);
+    tmem_hb_all_lanes_access(cl, cg, HB_OP_WRITE, HB_CP, col, ncols, &start, &me);
 }
 
 /* tcgen05.commit on the mbarrier at bar_smem's offset in this CTA (cta_mask 0) or in each CTA of the mask. */

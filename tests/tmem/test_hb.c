@@ -35,6 +35,17 @@
  *                                 the right order, and each of them wrong
  *   proxy_bulk_groups             commit_group numbering: wait_group.read N retires all but the N most
  *                                 recent groups and never a store not yet committed
+ * Block-scaled MMAs (tcgen05.cp of the scale factors into TMEM, tcgen05.mma .block_scale reading them), on a
+ * trace of the MXFP8 k-loop (4 stages and 4 scale slots, slot = stage, 2 accumulators of 192 columns):
+ *   mx_correct                    cta_group 1 and 2: nothing reported, every slot written by cp and read
+ *   mx_one_slot                   every k-block's scales in one slot: k-block 1's cp vs k-block 0's MMA read
+ *   mx_cp_unfenced                the cp without fence::after_thread_sync after full[s], or before the
+ *                                 wait: the TMA copy of the scales vs the cp reading them
+ *   mx_scales_freed_early         dealloc while a scaled MMA is not ordered before it (the kernel without
+ *                                 the dealloc barrier; the scale columns freed after their cps completed)
+ *   mx_cp_pipelined               cp -> mma on the same columns and mma -> cp on other columns: nothing;
+ *                                 mma -> cp on the columns the MMA read: reported
+ *   mx_cells                      accesses of fewer than 32 columns or inside a cell, the cell's cp run
  * Exit 0 = pass.
  */
 #include <stddef.h>
@@ -59,13 +70,14 @@ static int g_failures;
 
 /* ================================================================ a small world to replay traces in */
 
-enum { MAX_AGENTS = 10, MAX_BARS = 16 };
+enum { MAX_AGENTS = 10, MAX_BARS = 32 };
 
 typedef struct world {
     hb_agent ag[MAX_AGENTS];
     hb_sync bar[MAX_BARS];
     hb_cell cells[2][HB_CELLS]; /* TMEM of cluster ranks 0 and 1 */
     hb_smem_block smem[16];     /* shared memory of rank 0, 1024-byte blocks (the async-proxy cases) */
+    hb_smem_block smem1[16];    /* and of rank 1 (the block-scaled pair) */
     int raced;                  /* the first race stops the replay, as the emulation's trap does */
     int proxy_verdict;          /* a report of the async-proxy model: HB_SMEM_RACE or HB_SMEM_NO_FENCE */
     hb_site earlier, later;
@@ -81,8 +93,16 @@ static world *world_new(void)
     }
     for (int c = 0; c < 2; c++)
         for (int i = 0; i < HB_CELLS; i++) hb_cell_clear(&w->cells[c][i]);
-    for (int i = 0; i < 16; i++) hb_smem_block_clear(&w->smem[i]);
+    for (int i = 0; i < 16; i++) {
+        hb_smem_block_clear(&w->smem[i]);
+        hb_smem_block_clear(&w->smem1[i]);
+    }
     return w;
+}
+
+static hb_smem_block *smem_of(world *w, unsigned cta)
+{
+    return cta ? w->smem1 : w->smem;
 }
 
 /* Agent i = warp `warp` of cluster rank `cta`; components: 3i (its execution), 3i+1 (load pipe), 3i+2
@@ -206,11 +226,21 @@ static void barrier_sync(world *w, int a, int b, uint32_t n, uint32_t phase)
 static void print_race(const world *w)
 {
     const hb_site *s[2] = {&w->earlier, &w->later};
-    printf("  reported: TMEM of CTA rank %u, lanes %u..%u, columns %u..%u:\n", w->cell_cta, w->cell_lane,
-           w->cell_lane + 31, w->cell_col, w->cell_col + 31);
+    if (w->cell_lane == ~0u) /* a tcgen05 read of shared memory (smem_async_read) */
+        printf("  reported: shared memory of CTA rank %u, offsets %u..%u:\n", w->cell_cta, w->cell_col,
+               w->cell_col + HB_SMEM_BLOCK_BYTES - 1);
+    else
+        printf("  reported: TMEM of CTA rank %u, lanes %u..%u, columns %u..%u:\n", w->cell_cta, w->cell_lane,
+               w->cell_lane + 31, w->cell_col, w->cell_col + 31);
     for (int i = 0; i < 2; i++) {
         char wait[48] = "none";
         if (s[i]->wait_name) snprintf(wait, sizeof wait, "barrier %u parity %u", s[i]->wait_index, s[i]->wait_parity);
+        if (s[i]->kind == HB_TMA) {
+            printf("    %s: CTA rank %u warp %u %s blocks %u..%u [epoch %u@%u] (last wait: %s)\n",
+                   i ? "later  " : "earlier", s[i]->cta, s[i]->warp, hb_kind_name(s[i]->kind), s[i]->col0,
+                   s[i]->col0 + s[i]->ncols - 1, s[i]->comp, s[i]->clock, wait);
+            continue;
+        }
         printf("    %s: CTA rank %u warp %u %s lanes %u..%u columns %u..%u [epoch %u@%u] (last wait: %s)\n",
                i ? "later  " : "earlier", s[i]->cta, s[i]->warp, hb_kind_name(s[i]->kind), s[i]->lane0,
                s[i]->lane0 + s[i]->nlanes - 1, s[i]->col0, s[i]->col0 + s[i]->ncols - 1, s[i]->comp, s[i]->clock, wait);
@@ -759,24 +789,33 @@ static void smem_access(world *w, int a, int write, unsigned b0, unsigned n)
     }
 }
 
-/* arrive.expect_tx on barrier b, then a TMA copy into blocks [b0, b0 + n) completing on b */
-static void tma_load_smem(world *w, int a, int b, unsigned b0, unsigned n)
+/* a TMA copy into blocks [b0, b0 + n) of the agent's CTA, completing on barrier b (its phase opened by an
+ * arrive.expect_tx before) */
+static void tma_copy(world *w, int a, int b, unsigned b0, unsigned n)
 {
     if (w->raced) return;
-    arrive(w, a, b, 1);
     uint32_t t = hb_tma_issue(&w->ag[a]);
     hb_vc start;
     hb_vc_copy(&start, &w->ag[a].vc);
     hb_site me = hb_agent_site(&w->ag[a], HB_TMA, w->ag[a].tma_pipe, t, w->ag[a].cta, 0, 0, b0, n);
+    hb_smem_block *smem = smem_of(w, w->ag[a].cta);
     for (unsigned k = b0; k < b0 + n; k++) {
         hb_site earlier;
-        int v = hb_smem_tma_load(&w->smem[k], &start, &me, &earlier);
+        int v = hb_smem_tma_load(&smem[k], &start, &me, &earlier);
         if (v) {
             proxy_found(w, v, &earlier, &me);
             return;
         }
     }
     hb_sync_join_latest_phase(&w->bar[b], w->ag[a].tma_pipe, t);
+}
+
+/* arrive.expect_tx on barrier b, then a TMA copy into blocks [b0, b0 + n) completing on b */
+static void tma_load_smem(world *w, int a, int b, unsigned b0, unsigned n)
+{
+    if (w->raced) return;
+    arrive(w, a, b, 1);
+    tma_copy(w, a, b, b0, n);
 }
 
 /* a TMA store reading blocks [b0, b0 + n) */
@@ -1029,6 +1068,442 @@ static void case_proxy_bulk_groups(void)
     free(w);
 }
 
+/* ================================================================ block-scaled MMA: tcgen05.cp and scale reads */
+
+/* An asynchronous tcgen05 read (an MMA operand, a tcgen05.cp source) of blocks [b0, b0 + n) of CTA `cta`'s
+ * shared memory: after the last TMA copy into each. A race is recorded with cell_lane ~0u and the block's
+ * offset in cell_col. */
+static void smem_async_read(world *w, unsigned cta, unsigned b0, unsigned n, const hb_vc *start, hb_site me)
+{
+    if (w->raced) return;
+    for (unsigned k = b0; k < b0 + n; k++) {
+        hb_site earlier;
+        if (hb_smem_tcgen05_read(&smem_of(w, cta)[k], start, &earlier) != HB_SMEM_OK) {
+            w->raced = 1;
+            w->earlier = earlier;
+            w->later = me;
+            w->cell_cta = cta;
+            w->cell_lane = ~0u;
+            w->cell_col = k * HB_SMEM_BLOCK_BYTES;
+            return;
+        }
+    }
+}
+
+/* tcgen05.cp writing columns [col, col + n) of all 128 lanes (both CTAs when pair), reading blocks
+ * [b0, b0 + nb) of each CTA's shared memory */
+static void cp_(world *w, int a, unsigned col, unsigned n, int pair, unsigned b0, unsigned nb)
+{
+    hb_vc start;
+    uint32_t t = hb_cp_issue(&w->ag[a], &start);
+    unsigned cta = w->ag[a].cta;
+    hb_site me = hb_agent_site(&w->ag[a], HB_CP, w->ag[a].mma_pipe, t, cta, 0, 128, col, n);
+    smem_async_read(w, cta, b0, nb, &start, me);
+    if (pair) smem_async_read(w, cta ^ 1u, b0, nb, &start, me);
+    access(w, cta, HB_OP_WRITE, &start, me);
+    if (pair) access(w, cta ^ 1u, HB_OP_WRITE, &start, me);
+}
+
+/* tcgen05.mma .block_scale: D at [col, col + n), A and B from blocks a_block, b_block (nb 0: not checked),
+ * the scale factors from [sfa, sfa + 4) and [sfb, sfb + 8), all 128 lanes, both CTAs when pair */
+static void mma_scaled(world *w, int a, unsigned col, unsigned n, int pair, unsigned a_block, unsigned b_block,
+                       unsigned nb, unsigned sfa, unsigned sfb)
+{
+    hb_vc start;
+    uint32_t t = hb_mma_issue(&w->ag[a], &start);
+    unsigned cta = w->ag[a].cta;
+    hb_site me = hb_agent_site(&w->ag[a], HB_MMA, w->ag[a].mma_pipe, t, cta, 0, 128, col, n);
+    hb_site sa = hb_agent_site(&w->ag[a], HB_MMA_SCALES, w->ag[a].mma_pipe, t, cta, 0, 128, sfa, 4);
+    hb_site sb = hb_agent_site(&w->ag[a], HB_MMA_SCALES, w->ag[a].mma_pipe, t, cta, 0, 128, sfb, 8);
+    for (int r = 0; r <= pair; r++) {
+        smem_async_read(w, cta ^ (unsigned)r, a_block, nb, &start, me);
+        smem_async_read(w, cta ^ (unsigned)r, b_block, nb, &start, me);
+    }
+    for (int r = 0; r <= pair; r++) {
+        access(w, cta ^ (unsigned)r, HB_OP_READ, &start, sa);
+        access(w, cta ^ (unsigned)r, HB_OP_READ, &start, sb);
+    }
+    for (int r = 0; r <= pair; r++) access(w, cta ^ (unsigned)r, HB_OP_WRITE, &start, me);
+}
+
+/* The block-scaled k-loop of the MXFP8 sm100 design, 128 x 192 per CTA (cta_group 1) or 256 x 192 per pair
+ * (cta_group 2): two accumulators of 192 columns (0, 192), four smem stages, each holding the k-block's A
+ * (block 4s), B (4s + 1), SFA (512 bytes at block 4s + 2) and SFB (1024 bytes from offset 512 of it: blocks
+ * 4s + 2 and 4s + 3), and four 32-column scale slots (slot t at column 384 + 32 t: SFA 4 columns, SFB 8 after
+ * it). K-block i uses stage and slot i % 4: the MMA warp waits full[s], fences, copies SFA and SFB into slot
+ * s (tcgen05.cp), issues 4 scaled MMAs and commits empty[s]; the tile's last k-block also commits acc_full.
+ * The producer runs 3 k-blocks ahead. Each planted deviation is one field. */
+typedef struct mx_bugs {
+    int cg;              /* cta_group: 1, or 2 (the pair) */
+    int one_slot;        /* every k-block's scales into slot 0 */
+    int no_fence_full;   /* MMA warp: no fence::after_thread_sync after the full[s] waits */
+    int cp_before_wait;  /* MMA warp: the cps before the full[s] wait */
+    int no_dealloc_wait; /* MMA warp: frees TMEM without the dealloc barrier */
+} mx_bugs;
+
+/* Agents. cta_group 1: producer, MMA warp, epilogue warps 2..5 (lane quarters 2, 3, 0, 1). cta_group 2: per
+ * CTA r agents 3r (producer), 3r + 1 (MMA warp; the peer's only allocates and deallocates), 3r + 2 (one
+ * epilogue warp, lane quarter 2). Barriers of CTA r from 16 r. */
+enum { MX_P = 0, MX_M = 1, MX_E = 2 };
+enum { MX_FULL = 0, MX_EMPTY = 4, MX_ACC_FULL = 8, MX_ACC_EMPTY = 10, MX_DEALLOC = 12, MX_ADDR = 13, MX_CLUSTER = 14 };
+enum { MX_STAGES = 4, MX_KBLOCKS = 3, MX_TILES = 4, MX_BN = 192, MX_SF = 384 };
+
+static unsigned mx_epi_warps(const mx_bugs *b)
+{
+    return b->cg == 2 ? 1u : 4u;
+}
+
+static int mx_epi(const mx_bugs *b, unsigned r, unsigned e)
+{
+    return b->cg == 2 ? (int)(3u * r + 2u) : MX_E + (int)e;
+}
+
+static void mx_setup(world *w, const mx_bugs *b)
+{
+    int pair = b->cg == 2;
+    for (unsigned r = 0; r <= (unsigned)pair; r++) {
+        int base = 16 * (int)r;
+        proxy_agent(w, (int)(3u * r), r, 0);
+        agent(w, (int)(3u * r) + 1, r, 1);
+        for (int s = 0; s < MX_STAGES; s++) {
+            bar_init(w, base + MX_FULL + s, 1); /* the leader's arrive.expect_tx (a pair's copies complete there) */
+            bar_init(w, base + MX_EMPTY + s, 1);
+        }
+        for (int a = 0; a < 2; a++) {
+            bar_init(w, base + MX_ACC_FULL + a, 1);
+            bar_init(w, base + MX_ACC_EMPTY + a, pair ? 2 : 128);
+        }
+        bar_init(w, base + MX_DEALLOC, pair ? 2 : 128);
+    }
+    if (pair) {
+        agent(w, 2, 0, 2);
+        agent(w, 5, 1, 2);
+        bar_init(w, MX_CLUSTER, 6);
+        alloc_(w, MX_M, 0, 512);
+        alloc_(w, 3 + MX_M, 0, 512);
+        for (int i = 0; i < 6; i++) { /* cluster_sync after the allocs */
+            fence_before(w, i);
+            arrive(w, i, MX_CLUSTER, 1);
+        }
+        for (int i = 0; i < 6; i++) {
+            barrier_sync(w, i, MX_CLUSTER, 1, 0);
+            fence_after(w, i);
+        }
+        return;
+    }
+    for (int e = 0; e < 4; e++) agent(w, MX_E + e, 0, 2 + (unsigned)e);
+    bar_init(w, MX_ADDR, 160);
+    alloc_(w, MX_M, 0, 512);
+    fence_before(w, MX_M);
+    arrive(w, MX_M, MX_ADDR, 32);
+    fence_after(w, MX_M);
+    for (int e = 0; e < 4; e++) arrive(w, MX_E + e, MX_ADDR, 32);
+    for (int e = 0; e < 4; e++) {
+        barrier_sync(w, MX_E + e, MX_ADDR, 32, 0);
+        fence_after(w, MX_E + e);
+    }
+}
+
+/* The producer(s) fill stage i % 4 with k-block i: wait empty[s], the leader's arrive.expect_tx on its
+ * full[s], then A, B, SFA and SFB by TMA into each CTA's own shared memory, completing on the leader's full[s]. */
+static void mx_produce(world *w, const mx_bugs *b, int i)
+{
+    int s = i % MX_STAGES;
+    unsigned b0 = 4u * (unsigned)s;
+    for (unsigned r = 0; r < (unsigned)b->cg; r++) {
+        int p = (int)(3u * r);
+        wait_(w, p, 16 * (int)r + MX_EMPTY + s, (unsigned)((i / MX_STAGES) & 1) ^ 1u);
+        if (r == 0) arrive(w, p, MX_FULL + s, 1);
+        tma_copy(w, p, MX_FULL + s, b0, 1);      /* A */
+        tma_copy(w, p, MX_FULL + s, b0 + 1u, 1); /* B */
+        tma_copy(w, p, MX_FULL + s, b0 + 2u, 1); /* SFA: 512 bytes */
+        tma_copy(w, p, MX_FULL + s, b0 + 2u, 2); /* SFB: 1024 bytes from offset 512 */
+    }
+}
+
+static void mx_kblock(world *w, const mx_bugs *b, int i, int acc, int last)
+{
+    int pair = b->cg == 2, s = i % MX_STAGES;
+    unsigned b0 = 4u * (unsigned)s, slot = b->one_slot ? 0u : (unsigned)s, sf = MX_SF + 32u * slot;
+    if (i + 3 < MX_TILES * MX_KBLOCKS) mx_produce(w, b, i + 3);
+    if (!b->cp_before_wait) {
+        wait_(w, MX_M, MX_FULL + s, (unsigned)(i / MX_STAGES) & 1u);
+        if (!b->no_fence_full) fence_after(w, MX_M);
+    }
+    cp_(w, MX_M, sf, 4, pair, b0 + 2u, 1);      /* SFA(s) -> slot, columns 0..3 */
+    cp_(w, MX_M, sf + 4u, 8, pair, b0 + 2u, 2); /* SFB(s) -> slot, columns 4..11 */
+    if (b->cp_before_wait) {
+        wait_(w, MX_M, MX_FULL + s, (unsigned)(i / MX_STAGES) & 1u);
+        if (!b->no_fence_full) fence_after(w, MX_M);
+    }
+    for (int k = 0; k < 4; k++) mma_scaled(w, MX_M, MX_BN * (unsigned)acc, MX_BN, pair, b0, b0 + 1u, 1, sf, sf + 4u);
+    commit(w, MX_M, MX_EMPTY + s, pair ? 16 + MX_EMPTY + s : -1);
+    if (last) commit(w, MX_M, MX_ACC_FULL + acc, pair ? 16 + MX_ACC_FULL + acc : -1);
+}
+
+static void mx_mma_tile(world *w, const mx_bugs *b, int t)
+{
+    int a = t % 2;
+    wait_(w, MX_M, MX_ACC_EMPTY + a, (unsigned)((t / 2) & 1) ^ 1u);
+    fence_after(w, MX_M);
+    for (int kb = 0; kb < MX_KBLOCKS; kb++) mx_kblock(w, b, t * MX_KBLOCKS + kb, a, kb == MX_KBLOCKS - 1);
+}
+
+/* Every epilogue warp reads accumulator t % 2 (6 chunks of 32 columns) and releases it on the leader's
+ * acc_empty. */
+static void mx_epi_tile(world *w, const mx_bugs *b, int t)
+{
+    int a = t % 2;
+    for (unsigned r = 0; r < (unsigned)b->cg; r++) {
+        for (unsigned e = 0; e < mx_epi_warps(b); e++) {
+            int ag = mx_epi(b, r, e);
+            unsigned q = b->cg == 2 ? 2u : (2u + e) % 4u;
+            wait_(w, ag, 16 * (int)r + MX_ACC_FULL + a, (unsigned)(t / 2) & 1u);
+            fence_after(w, ag);
+            for (unsigned ch = 0; ch < MX_BN / 32u; ch++) {
+                ld(w, ag, q, MX_BN * (unsigned)a + 32u * ch, 32);
+                wait_ld(w, ag);
+            }
+            fence_before(w, ag);
+            arrive(w, ag, MX_ACC_EMPTY + a, b->cg == 2 ? 1 : 32);
+        }
+    }
+}
+
+/* Teardown: every epilogue warp signals the dealloc barrier (in a pair its own CTA's and the peer's), the
+ * MMA warp(s) wait on it, fence and free all 512 columns (a pair's dealloc frees both CTAs' cells). */
+static void mx_teardown(world *w, const mx_bugs *b)
+{
+    int pair = b->cg == 2;
+    for (unsigned r = 0; r < (unsigned)b->cg; r++) {
+        for (unsigned e = 0; e < mx_epi_warps(b); e++) {
+            int ag = mx_epi(b, r, e);
+            fence_before(w, ag);
+            if (pair) arrive(w, ag, 16 * (int)(r ^ 1u) + MX_DEALLOC, 1);
+            arrive(w, ag, 16 * (int)r + MX_DEALLOC, pair ? 1 : 32);
+        }
+    }
+    for (unsigned r = 0; r < (unsigned)b->cg; r++) {
+        int m = (int)(3u * r) + MX_M;
+        if (!b->no_dealloc_wait) wait_(w, m, 16 * (int)r + MX_DEALLOC, 0);
+        fence_after(w, m);
+        dealloc_(w, m, 0, 512, pair);
+    }
+}
+
+/* The replay: the producer fills the first three stages, the MMA warp runs one accumulator ahead of the
+ * epilogue (as cg1_run). */
+static world *mx_run(const mx_bugs *b)
+{
+    world *w = world_new();
+    mx_setup(w, b);
+    for (int i = 0; i < 3; i++) mx_produce(w, b, i);
+    mx_mma_tile(w, b, 0);
+    mx_mma_tile(w, b, 1);
+    for (int t = 0; t < MX_TILES; t++) {
+        mx_epi_tile(w, b, t);
+        if (t + 2 < MX_TILES) mx_mma_tile(w, b, t + 2);
+    }
+    mx_teardown(w, b);
+    return w;
+}
+
+static void case_mx_correct(void)
+{
+    for (int cg = 1; cg <= 2; cg++) {
+        mx_bugs b = {0};
+        b.cg = cg;
+        world *w = mx_run(&b);
+        expect_clean(w, cg == 1 ? "block-scaled k-loop, cta_group 1: 4 slots, 4 tiles, 2 accumulators"
+                                : "block-scaled k-loop, cta_group 2: cp and MMAs into both CTAs, pair dealloc");
+        /* the trace really copied into every slot of every CTA, and the dealloc freed them */
+        for (int r = 0; r < cg; r++)
+            for (unsigned q = 0; q < HB_QUARTERS; q++)
+                for (unsigned t = 0; t < MX_STAGES; t++) {
+                    const hb_cell *c = &w->cells[r][q * HB_CELL_UNITS + (MX_SF / HB_CELL_COLS) + t];
+                    EXPECT(c->write.kind == HB_CP && c->write.col0 == MX_SF + 32u * t + 4u && c->cp_cols == 0xFFFu,
+                           "rank %d quarter %u slot %u: last write %s at column %u, cp columns %#x", r, q, t,
+                           hb_kind_name(c->write.kind), c->write.col0, c->cp_cols);
+                    EXPECT(c->read_mask != 0u && c->freed.kind == HB_DEALLOC,
+                           "rank %d quarter %u slot %u: no scale read recorded, or not freed", r, q, t);
+                }
+        free(w);
+    }
+}
+
+/* One scale slot for every k-block: the cp of k-block 1 overwrites slot 0 while nothing orders it after the
+ * MMAs of k-block 0 that read it (mma -> cp is not a pipelined pair, and full[1]'s chain carries no commit
+ * of k-block 0). */
+static void case_mx_one_slot(void)
+{
+    for (int cg = 1; cg <= 2; cg++) {
+        mx_bugs b = {0};
+        b.cg = cg;
+        b.one_slot = 1;
+        world *w = mx_run(&b);
+        expect_race(w, "one scale slot for every k-block: cp overwrites scales an earlier MMA reads", HB_MMA_SCALES,
+                    HB_CP);
+        /* k-block 0's last MMA (epoch 6 on the pipe: cp, cp, 4 MMAs) read slot 0; k-block 1's SFA cp writes it */
+        EXPECT(w->raced && w->cell_cta == 0 && w->cell_lane == 0 && w->cell_col == MX_SF && w->earlier.warp == 1 &&
+                   w->later.warp == 1 && w->earlier.clock == 6 && w->later.clock == 7 && w->later.col0 == MX_SF &&
+                   w->later.ncols == 4,
+               "cell rank %u lane %u column %u; read epoch %u, cp epoch %u at columns %u (+%u)", w->cell_cta,
+               w->cell_lane, w->cell_col, w->earlier.clock, w->later.clock, w->later.col0, w->later.ncols);
+        free(w);
+    }
+}
+
+/* The TMA copy of the scale factors -> full[s] -> cp: ordered only with fence::after_thread_sync between the
+ * wait and the cp. Without it, or with the cps before the wait, the cp reads the stage's scale block while
+ * nothing orders it after the copy: reported at k-block 0's SFA cp (the block of stage 0's scales). */
+static void case_mx_cp_unfenced(void)
+{
+    for (int variant = 0; variant < 2; variant++)
+        for (int cg = 1; cg <= 2; cg++) {
+            mx_bugs b = {0};
+            b.cg = cg;
+            if (variant == 0)
+                b.no_fence_full = 1;
+            else
+                b.cp_before_wait = 1;
+            world *w = mx_run(&b);
+            expect_race(w,
+                        variant == 0 ? "tcgen05.cp without fence::after_thread_sync after the full[s] wait"
+                                     : "tcgen05.cp before the full[s] wait",
+                        HB_TMA, HB_CP);
+            EXPECT(w->raced && w->cell_lane == ~0u && w->cell_cta == 0 && w->cell_col == 2u * HB_SMEM_BLOCK_BYTES &&
+                       w->earlier.warp == 0 && w->later.warp == 1 && w->later.col0 == MX_SF,
+                   "shared block at %u of rank %u, copy by warp %u, cp by warp %u at column %u", w->cell_col,
+                   w->cell_cta, w->earlier.warp, w->later.warp, w->later.col0);
+            free(w);
+        }
+}
+
+/* The scale columns freed while a scaled MMA reading them is not ordered before the dealloc. In the kernel
+ * the MMA warp frees all 512 columns without the dealloc barrier: the cps and MMAs of the k-blocks whose
+ * commits no wait of the MMA warp observed (its last full[s] wait carries the commit of k-block 7) are not
+ * ordered before it, and the dealloc meets the first of them in column order: accumulator 0's last write,
+ * k-block 8's last MMA (epoch 9 x 6 = 54: each k-block is 2 cps and 4 MMAs); its scale reads belong to the
+ * same event and the cells after. Then the scale columns alone: freed after the MMA warp observed its cps
+ * complete (a commit it waited for) but not the scaled MMA that reads them: the dealloc finds the scale read
+ * (the cell's last read of the tensor pipe: SFB's), and with the wait for the MMA's commit nothing. */
+static void case_mx_scales_freed_early(void)
+{
+    mx_bugs b = {0};
+    b.cg = 1;
+    b.no_dealloc_wait = 1;
+    world *w = mx_run(&b);
+    expect_race(w, "the MMA warp frees TMEM without the dealloc barrier", HB_MMA, HB_DEALLOC);
+    EXPECT(w->raced && w->earlier.warp == 1 && w->earlier.col0 == 0 && w->earlier.clock == 54 && w->cell_col == 0,
+           "earlier: warp %u columns %u epoch %u, at cell column %u", w->earlier.warp, w->earlier.col0,
+           w->earlier.clock, w->cell_col);
+    free(w);
+
+    w = world_new();
+    agent(w, 0, 0, 1);
+    bar_init(w, 0, 1); /* the cps' commit */
+    bar_init(w, 1, 1); /* acc_full */
+    alloc_(w, 0, 0, 512);
+    fence_after(w, 0);
+    cp_(w, 0, MX_SF, 4, 0, 0, 0);
+    cp_(w, 0, MX_SF + 4u, 8, 0, 0, 0);
+    commit(w, 0, 0, -1);
+    wait_(w, 0, 0, 0);
+    fence_after(w, 0);
+    mma_scaled(w, 0, 0, MX_BN, 0, 0, 0, 0, MX_SF, MX_SF + 4u);
+    commit(w, 0, 1, -1);
+    dealloc_(w, 0, MX_SF, 512 - MX_SF, 0); /* no wait on acc_full */
+    expect_race(w, "scale columns freed before the scaled MMA reading them completed", HB_MMA_SCALES, HB_DEALLOC);
+    EXPECT(w->raced && w->cell_col == MX_SF && w->earlier.col0 == MX_SF + 4u && w->earlier.clock == 3,
+           "at cell column %u, the read of columns %u.. epoch %u", w->cell_col, w->earlier.col0, w->earlier.clock);
+    free(w);
+    /* the same with the wait on acc_full: the MMA completed before the free */
+    w = world_new();
+    agent(w, 0, 0, 1);
+    bar_init(w, 0, 1);
+    bar_init(w, 1, 1);
+    alloc_(w, 0, 0, 512);
+    fence_after(w, 0);
+    cp_(w, 0, MX_SF, 4, 0, 0, 0);
+    cp_(w, 0, MX_SF + 4u, 8, 0, 0, 0);
+    mma_scaled(w, 0, 0, MX_BN, 0, 0, 0, 0, MX_SF, MX_SF + 4u);
+    commit(w, 0, 1, -1);
+    wait_(w, 0, 1, 0);
+    fence_after(w, 0);
+    dealloc_(w, 0, MX_SF, 512 - MX_SF, 0);
+    expect_clean(w, "scale columns freed after the wait on the commit of the MMA reading them");
+    free(w);
+}
+
+/* One thread's tensor pipe: cp -> mma is a pipelined pair, so a scaled MMA right after the cps of its scales
+ * is ordered after them; a cp right after an MMA is not ordered after it, which matters only when it writes
+ * what the MMA reads. */
+static void case_mx_cp_pipelined(void)
+{
+    world *w = world_new();
+    agent(w, 0, 0, 1);
+    alloc_(w, 0, 0, 512);
+    fence_after(w, 0);
+    cp_(w, 0, MX_SF, 4, 0, 0, 0); /* slot 0 */
+    cp_(w, 0, MX_SF + 4u, 8, 0, 0, 0);
+    mma_scaled(w, 0, 0, MX_BN, 0, 0, 0, 0, MX_SF, MX_SF + 4u); /* cp -> mma, same columns */
+    expect_clean(w, "cp, then a scaled MMA reading what it copied (cp -> mma)");
+    cp_(w, 0, MX_SF + 32u, 4, 0, 0, 0); /* slot 1: other columns than the MMA's */
+    cp_(w, 0, MX_SF + 36u, 8, 0, 0, 0);
+    expect_clean(w, "mma, then a cp on other columns (not ordered, no conflict)");
+    mma_scaled(w, 0, MX_BN, MX_BN, 0, 0, 0, 0, MX_SF + 32u, MX_SF + 36u);
+    expect_clean(w, "cp, then a scaled MMA of the other accumulator reading the new slot");
+    /* the control: a cp into slot 0, which the first MMA reads, with nothing ordering it after that MMA */
+    cp_(w, 0, MX_SF, 4, 0, 0, 0);
+    expect_race(w, "mma, then a cp overwriting its scales (mma -> cp is not pipelined)", HB_MMA_SCALES, HB_CP);
+    EXPECT(w->raced && w->earlier.clock == 3 && w->later.clock == 7, "the read of epoch %u, the cp of epoch %u",
+           w->earlier.clock, w->later.clock);
+    free(w);
+}
+
+/* Accesses of fewer than 32 columns, or starting inside a cell, touch every cell they overlap; a cell keeps
+ * the columns of its run of cps, and a cp on columns the run already wrote is checked again. */
+static void case_mx_cells(void)
+{
+    EXPECT(hb_cell_cols(384, 384, 4) == 0xFu && hb_cell_cols(384, 388, 8) == 0xFF0u, "SFA / SFB masks");
+    EXPECT(hb_cell_cols(0, 30, 4) == 0xC0000000u && hb_cell_cols(32, 30, 4) == 0x3u, "straddling masks");
+    EXPECT(hb_cell_cols(0, 0, 32) == 0xFFFFFFFFu && hb_cell_cols(32, 0, 32) == 0u && hb_cell_cols(64, 0, 40) == 0u,
+           "whole-cell and disjoint masks");
+    world *w = world_new();
+    agent(w, 0, 0, 1);
+    agent(w, 1, 0, 2);
+    alloc_(w, 0, 0, 512);
+    fence_after(w, 0);
+    cp_(w, 0, 30, 4, 0, 0, 0); /* columns 30..33: cells 0 and 1 of every quarter */
+    for (unsigned q = 0; q < HB_QUARTERS; q++) {
+        const hb_cell *c = &w->cells[0][q * HB_CELL_UNITS];
+        EXPECT(c[0].write.kind == HB_CP && c[1].write.kind == HB_CP && c[2].write.kind == HB_ALLOC,
+               "quarter %u: cells 0, 1, 2 last written by %s, %s, %s", q, hb_kind_name(c[0].write.kind),
+               hb_kind_name(c[1].write.kind), hb_kind_name(c[2].write.kind));
+        EXPECT(c[0].cp_cols == 0xC0000000u && c[1].cp_cols == 0x3u, "quarter %u: cp columns %#x %#x", q, c[0].cp_cols,
+               c[1].cp_cols);
+    }
+    cp_(w, 0, 34, 2, 0, 0, 0); /* the run goes on in cell 1 */
+    EXPECT(w->cells[0][1].cp_cols == 0xFu, "cell 1 after columns 34..35: %#x", w->cells[0][1].cp_cols);
+    expect_clean(w, "cps of one thread on disjoint columns of a cell");
+    /* a read of 2 columns inside cell 1 by another warp, ordered after nothing: reported on cell 1 */
+    fence_after(w, 1);
+    ld(w, 1, 0, 40, 2);
+    expect_race(w, "a 2-column ld inside a cell, unordered after the cp", HB_CP, HB_LD);
+    EXPECT(w->raced && w->cell_col == 32 && w->cell_lane == 0, "at cell column %u lane %u", w->cell_col, w->cell_lane);
+    free(w);
+    /* a cp on columns its run already wrote is not part of the run: cp -> cp is not ordered */
+    w = world_new();
+    agent(w, 0, 0, 1);
+    alloc_(w, 0, 0, 512);
+    fence_after(w, 0);
+    cp_(w, 0, MX_SF, 4, 0, 0, 0);
+    cp_(w, 0, MX_SF + 4u, 8, 0, 0, 0);
+    cp_(w, 0, MX_SF + 2u, 4, 0, 0, 0);
+    expect_race(w, "a cp over columns an earlier cp of the thread wrote (cp -> cp is not pipelined)", HB_CP, HB_CP);
+    free(w);
+}
+
 /* ================================================================ main */
 
 int main(int argc, char **argv)
@@ -1058,6 +1533,12 @@ int main(int argc, char **argv)
         {"proxy_read_before_load_wait", case_proxy_read_before_load_wait},
         {"proxy_cross_warp", case_proxy_cross_warp},
         {"proxy_bulk_groups", case_proxy_bulk_groups},
+        {"mx_correct", case_mx_correct},
+        {"mx_one_slot", case_mx_one_slot},
+        {"mx_cp_unfenced", case_mx_cp_unfenced},
+        {"mx_scales_freed_early", case_mx_scales_freed_early},
+        {"mx_cp_pipelined", case_mx_cp_pipelined},
+        {"mx_cells", case_mx_cells},
     };
     int ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
