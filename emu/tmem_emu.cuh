@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * emu/tmem_emu.cuh - the sm_90a backend of tmem/tmem.cuh: Tensor Memory and tcgen05.mma (kind::f16 with
- * F16/BF16 operands, kind::f8f6f4 with E4M3/E5M2) emulated on CUDA cores, with a checker for the PTX rules.
+ * F16/BF16 operands, kind::f8f6f4 with E4M3/E5M2, kind::mxf8f6f4.block_scale with UE8M0 factors per 32 K) and
+ * tcgen05.cp (32x128b.warpx4, the factors' copy into TMEM) emulated on CUDA cores, with a checker for the PTX
+ * rules.
  * Do not include directly: with WSGEMM_TMEM_EMULATION=1 a translation unit includes emu/emulation.cuh
  * first, then tmem/tmem.cuh. The model and what it proves: docs/emulation.md, docs/tmem.md.
  *
@@ -22,7 +24,12 @@
  *     swizzle XOR give (swizzle on the absolute shared address, as the hardware and TMA do); products in
  *     fp32 FMA, accumulated into the TMEM cells of this CTA and, for cta_group 2, of the peer.
  *     Synchronous: done when the call returns; then commit fences (acq_rel, cluster scope) and arrives
- *     with release at cluster scope on the barrier(s).
+ *     with release at cluster scope on the barrier(s). Block-scaled: each K=32 instruction's fp32 dot
+ *     product of a row and a column is multiplied by A's factor of the row and B's of the column, read from
+ *     TMEM where the PTX ISA's scale-factor layout puts them (tmem/desc.h), after checking that all four
+ *     lane quarters hold the same factors (SF_NOT_REPLICATED otherwise).
+ *   - tcgen05.cp: the 32 rows of 16 bytes the no-swizzle source descriptor names, written into the four lane
+ *     quarters of 4 columns (the peer's from its own shared memory for cta_group 2), synchronously.
  *   - tcgen05.ld: loads of the cells (L2, __ldcg) after the lane-quarter and ownership checks. The
  *     destination registers hold the poison pattern (a NaN) until the thread's tcgen05.wait::ld, which
  *     delivers the values: a use of the registers before the wait computes with NaN, as an asynchronous
@@ -676,12 +683,49 @@ static __device__ __forceinline__ void tmem_emu_load_row(const tmem_emu_operand 
     }
 }
 
+/* A block-scaled MMA's scale factors: the TMEM cells of this CTA [0] and the peer [1], the first column of A's
+ * and B's, and the byte (scale factor ID) each takes. */
+typedef struct tmem_emu_scales {
+    const uint32_t *cells[2];
+    uint32_t sfa_col, sfb_col;
+    uint32_t a_id, b_id;
+} tmem_emu_scales;
+
+/* A UE8M0 factor: 2^(e - 127) exactly (e = 0 the fp32 subnormal 2^-127), e = 255 NaN (OCP MX spec). */
+static __device__ __forceinline__ float tmem_emu_ue8m0(uint32_t e)
+{
+    if (e == 255u) return __uint_as_float(0x7FC00000u);
+    return e == 0u ? __uint_as_float(0x00400000u) : __uint_as_float(e << 23);
+}
+
+/* The factor of row (A: M index in the CTA, 0..127; B: N index, 0..N-1) from its chunk: column
+ * sf_col + 4 (r / 128) + (r % 128) / 32, lane r % 32 of quarter q, byte id (tmem/desc.h). */
+static __device__ __forceinline__ uint32_t tmem_emu_sf_byte(const uint32_t *cells, uint32_t sf_col, uint32_t r,
+                                                            uint32_t q, uint32_t id)
+{
+    uint32_t col = sf_col + UMMA_SF_CHUNK_COLS * (r / UMMA_SF_CHUNK_ROWS) + umma_sf_tmem_column(r % UMMA_SF_CHUNK_ROWS);
+    uint32_t word = __ldcg(cells + (size_t)col * TMEM_LANES + 32u * q + r % 32u);
+    return (word >> (8u * id)) & 0xFFu;
+}
+
+/* Row m of A reads its factor in its own lane (quarter m / 32); column n of B in quarter (n / 32) % 4. The
+ * check below has made sure the quarters agree, so which one is read does not change the result. */
+static __device__ __forceinline__ float tmem_emu_sf_a(const tmem_emu_scales *sc, uint32_t cta, uint32_t m)
+{
+    return tmem_emu_ue8m0(tmem_emu_sf_byte(sc->cells[cta], sc->sfa_col, m, m / 32u, sc->a_id));
+}
+static __device__ __forceinline__ float tmem_emu_sf_b(const tmem_emu_scales *sc, uint32_t cta, uint32_t n)
+{
+    return tmem_emu_ue8m0(tmem_emu_sf_byte(sc->cells[cta], sc->sfb_col, n, (n / 32u) % 4u, sc->b_id));
+}
+
 /* The product part of an emulated UMMA with kElemBytes-byte operands: rows lane + j*nlanes (j < 4) of every
  * 4*nlanes-row group, in each CTA of the group, all n_total columns. */
 template <int kElemBytes>
-static __device__ __forceinline__ void
-tmem_emu_umma_products(uint32_t cg, const uint32_t *sm, uint32_t d_col, uint32_t n_total, const tmem_emu_operand *a,
-                       const tmem_emu_operand *b, uint32_t accumulate, uint32_t lane, uint32_t nlanes)
+static __device__ __forceinline__ void tmem_emu_umma_products(uint32_t cg, const uint32_t *sm, uint32_t d_col,
+                                                              uint32_t n_total, const tmem_emu_operand *a,
+                                                              const tmem_emu_operand *b, uint32_t accumulate,
+                                                              uint32_t lane, uint32_t nlanes, const tmem_emu_scales *sc)
 {
     constexpr uint32_t kK = 32u / kElemBytes;
     uint32_t n_half = (cg == 2) ? n_total / 2u : n_total; /* B rows per CTA */
@@ -698,11 +742,13 @@ tmem_emu_umma_products(uint32_t cg, const uint32_t *sm, uint32_t d_col, uint32_t
             for (uint32_t n = 0; n < n_total; n++) {
                 float bv[kK];
                 tmem_emu_load_row<kElemBytes>(b, n / n_half, n % n_half, bv);
+                const float sb = sc ? tmem_emu_sf_b(sc, cta, n) : 1.0f;
 #pragma unroll
                 for (uint32_t j = 0; j < 4; j++) {
                     float dot = 0.0f;
 #pragma unroll
                     for (uint32_t k = 0; k < kK; k++) dot = fmaf(av[j][k], bv[k], dot);
+                    if (sc) dot = (dot * tmem_emu_sf_a(sc, cta, rows[j])) * sb;
                     uint32_t *cell = cells + (size_t)(d_col + n) * TMEM_LANES + rows[j];
                     float d = accumulate ? __uint_as_float(__ldcg(cell)) + dot : dot;
                     __stcg(cell, __float_as_uint(d));
@@ -712,58 +758,36 @@ tmem_emu_umma_products(uint32_t cg, const uint32_t *sm, uint32_t d_col, uint32_t
     }
 }
 
-/* The emulated tcgen05.mma.cta_group::cg.kind::<kind> (umma_kind), computed by `nlanes` lanes (1 or 32) of
- * which this is `lane`. */
-static __device__ __forceinline__ void tmem_emu_umma_compute(uint32_t cg, uint32_t kind, uint32_t d_tmem,
-                                                             uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
-                                                             uint32_t accumulate, uint32_t lane, uint32_t nlanes)
+/* The checks of an MMA's D operand, shape and issuing CTA that every kind shares (lane 0 reports); returns the
+ * SMs whose TMEM the MMA writes in sm[0] (this CTA) and sm[1] (the peer for cta_group 2, else this CTA). */
+static __device__ __forceinline__ void tmem_emu_umma_check_d(uint32_t cg, uint32_t d_tmem, uint32_t m, uint32_t n,
+                                                             int report, uint32_t *sm)
 {
-    int report = (lane == 0);
-    umma_idesc_fields id = umma_idesc_decode(idesc);
     uint32_t me = tmem_emu_block_linear();
-    uint32_t sm[2];
     sm[0] = tmem_emu_my_sm();
     sm[1] = sm[0];
     uint32_t d_col = tmem_addr_column(d_tmem);
     if (report) {
-        if (id.reserved & 2u)
-            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc bit 23 is reserved (M written at bit 23 instead of 24?)", idesc,
-                          id.m, 0);
-        if (id.reserved != 0 || id.sparse || id.sparse_sel || id.saturate || id.max_shift)
-            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc: reserved, sparsity, saturate or max-shift bits set", idesc,
-                          id.reserved, 0);
-        if (id.d_format != UMMA_ACC_F32)
-            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc: the emulation models D = f32 only", idesc, id.d_format, 0);
-        if (kind != UMMA_KIND_F16 && kind != UMMA_KIND_F8F6F4)
-            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "tcgen05.mma: the emulation models kind::f16 and kind::f8f6f4 only",
-                          kind, 0, 0);
-        if (kind == UMMA_KIND_F16 && (id.a_format > 1u || id.b_format > 1u))
-            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc: kind::f16 takes A/B format 0 (f16) or 1 (bf16)", idesc,
-                          id.a_format, id.b_format);
-        if (kind == UMMA_KIND_F8F6F4 && (id.a_format > 1u || id.b_format > 1u))
-            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC,
-                          "idesc: kind::f8f6f4 is modelled with A/B format 0 (E4M3) or 1 (E5M2) only", idesc,
-                          id.a_format, id.b_format);
-        /* the dense kind::f8f6f4 shapes are the kind::f16 ones (PTX ISA "Matrix shape"), K = 32 */
-        if (!umma_f16_shape_is_legal((int)cg, id.m, id.n))
+        /* the dense kind::f8f6f4 and block-scaled shapes are the kind::f16 ones (PTX ISA "Matrix shape"),
+         * M = 64 aside, which the next check excludes */
+        if (!umma_f16_shape_is_legal((int)cg, m, n))
             tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc: illegal tcgen05.mma shape for this cta_group (a=M b=N c=cg)",
-                          id.m, id.n, cg);
-        if (id.m != 128u * cg)
+                          m, n, cg);
+        if (m != 128u * cg)
             tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC,
-                          "idesc: the emulation models M=128 (cta_group::1) and M=256 (cta_group::2) only", id.m, cg,
-                          0);
-        if (tmem_addr_lane(d_tmem) != 0 || d_col + id.n > TMEM_COLUMNS)
+                          "idesc: the emulation models M=128 (cta_group::1) and M=256 (cta_group::2) only", m, cg, 0);
+        if (tmem_addr_lane(d_tmem) != 0 || d_col + n > TMEM_COLUMNS)
             tmem_emu_fail(TMEM_EMU_ERR_BAD_ADDRESS, "tcgen05.mma: D address must be lane 0 and fit in 512 columns",
-                          d_tmem, id.n, 0);
-        if (tmem_emu_held_state(sm[0], d_col, id.n, me + 1u) == 1)
+                          d_tmem, n, 0);
+        if (tmem_emu_held_state(sm[0], d_col, n, me + 1u) == 1)
             tmem_emu_fail(
                 TMEM_EMU_ERR_PAIR_DEALLOCATED,
                 "tcgen05.mma after the other CTA of the pair deallocated (cta_group::2 dealloc is collective)", d_tmem,
-                id.n, 0);
-        if (!tmem_emu_held_by(sm[0], d_col, id.n, me + 1u))
+                n, 0);
+        if (!tmem_emu_held_by(sm[0], d_col, n, me + 1u))
             tmem_emu_fail(TMEM_EMU_ERR_UNALLOCATED_ACCESS,
                           "tcgen05.mma writes D columns this CTA does not hold (never allocated, or deallocated)",
-                          d_tmem, id.n, 0);
+                          d_tmem, n, 0);
     }
     if (cg == 2) {
         if (report) {
@@ -779,12 +803,45 @@ static __device__ __forceinline__ void tmem_emu_umma_compute(uint32_t cg, uint32
         uint32_t peer_state = peer->state;
         __threadfence();
         sm[1] = peer->smid;
-        if (report && (peer_state == 0u || !tmem_emu_held_by(sm[1], d_col, id.n, peer_block + 1u)))
+        if (report && (peer_state == 0u || !tmem_emu_held_by(sm[1], d_col, n, peer_block + 1u)))
             tmem_emu_fail(TMEM_EMU_ERR_PEER_NOT_ALLOCATED,
                           "tcgen05.mma.cta_group::2: the peer CTA does not hold the D columns (no cluster sync after "
                           "its alloc, or it already deallocated)",
-                          d_tmem, id.n, peer_block);
+                          d_tmem, n, peer_block);
     }
+}
+
+/* The emulated tcgen05.mma.cta_group::cg.kind::<kind> (umma_kind), computed by `nlanes` lanes (1 or 32) of
+ * which this is `lane`. */
+static __device__ __forceinline__ void tmem_emu_umma_compute(uint32_t cg, uint32_t kind, uint32_t d_tmem,
+                                                             uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
+                                                             uint32_t accumulate, uint32_t lane, uint32_t nlanes)
+{
+    int report = (lane == 0);
+    umma_idesc_fields id = umma_idesc_decode(idesc);
+    uint32_t d_col = tmem_addr_column(d_tmem);
+    if (report) {
+        if (id.reserved & 2u)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc bit 23 is reserved (M written at bit 23 instead of 24?)", idesc,
+                          id.m, 0);
+        if (id.reserved != 0 || id.sparse || id.sparse_sel || id.saturate || id.max_shift)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc: reserved, sparsity, saturate or max-shift bits set", idesc,
+                          id.reserved, 0);
+        if (id.d_format != UMMA_ACC_F32)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc: the emulation models D = f32 only", idesc, id.d_format, 0);
+        if (kind != UMMA_KIND_F16 && kind != UMMA_KIND_F8F6F4)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC,
+                          "tcgen05.mma: kind::f16 and kind::f8f6f4 here (block-scaled: umma_mma_scaled)", kind, 0, 0);
+        if (kind == UMMA_KIND_F16 && (id.a_format > 1u || id.b_format > 1u))
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "idesc: kind::f16 takes A/B format 0 (f16) or 1 (bf16)", idesc,
+                          id.a_format, id.b_format);
+        if (kind == UMMA_KIND_F8F6F4 && (id.a_format > 1u || id.b_format > 1u))
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC,
+                          "idesc: kind::f8f6f4 is modelled with A/B format 0 (E4M3) or 1 (E5M2) only", idesc,
+                          id.a_format, id.b_format);
+    }
+    uint32_t sm[2];
+    tmem_emu_umma_check_d(cg, d_tmem, id.m, id.n, report, sm);
     const uint32_t eb = umma_kind_elem_bytes((umma_kind)kind);
     tmem_emu_operand a = tmem_emu_decode_operand(a_desc, id.a_major, id.a_format, eb, id.negate_a, cg, report,
                                                  "A shared-memory descriptor field (a=bit position b=value)");
@@ -793,9 +850,9 @@ static __device__ __forceinline__ void tmem_emu_umma_compute(uint32_t cg, uint32
     if (report) tmem_hb_mma(d_col, id.n, cg, a.start_addr, b.start_addr);
     if (nlanes > 1) __syncwarp(); /* lane 0 validated everything (or trapped) before any lane touches memory */
     if (eb == 1u)
-        tmem_emu_umma_products<1>(cg, sm, d_col, id.n, &a, &b, accumulate, lane, nlanes);
+        tmem_emu_umma_products<1>(cg, sm, d_col, id.n, &a, &b, accumulate, lane, nlanes, 0);
     else
-        tmem_emu_umma_products<2>(cg, sm, d_col, id.n, &a, &b, accumulate, lane, nlanes);
+        tmem_emu_umma_products<2>(cg, sm, d_col, id.n, &a, &b, accumulate, lane, nlanes, 0);
     tmem_emu_fence(); /* this lane's cells visible at cluster scope before the commit's release */
 }
 
@@ -827,6 +884,182 @@ static __device__ __noinline__ void tmem_emu_umma_warp(uint32_t cg, uint32_t kin
     __syncwarp();
     tmem_emu_umma_compute(cg, kind, d_tmem, a_desc, b_desc, idesc, accumulate, tmem_emu_laneid(), 32u);
     __syncwarp();
+}
+
+/* ---------------------------------------------------------------- block scaling */
+
+/* Columns [col, col + ncols) held by this CTA and, for cta_group 2, by the peer (sm[1]); lane 0 reports. */
+static __device__ __forceinline__ void tmem_emu_check_held_pair(uint32_t cg, const uint32_t *sm, uint32_t taddr,
+                                                                uint32_t ncols, const char *what)
+{
+    uint32_t col = tmem_addr_column(taddr);
+    if (tmem_addr_lane(taddr) != 0 || col + ncols > TMEM_COLUMNS)
+        tmem_emu_fail(TMEM_EMU_ERR_BAD_ADDRESS, what, taddr, ncols, 0);
+    if (!tmem_emu_held_by(sm[0], col, ncols, tmem_emu_block_linear() + 1u))
+        tmem_emu_fail(TMEM_EMU_ERR_UNALLOCATED_ACCESS, what, taddr, ncols, 0);
+    if (cg == 2 && !tmem_emu_held_by(sm[1], col, ncols, tmem_emu_peer_block_linear() + 1u))
+        tmem_emu_fail(TMEM_EMU_ERR_PEER_NOT_ALLOCATED, what, taddr, ncols, tmem_emu_peer_block_linear());
+}
+
+/* Every lane quarter holds the same scale factors in columns [col, col + ncols) (PTX ISA "Block scaling": the
+ * MMA may read any of them; tcgen05.cp .warpx4 writes all four). Lanes split the rows. */
+static __device__ __forceinline__ void tmem_emu_check_sf_replicated(const uint32_t *cells, uint32_t col, uint32_t ncols,
+                                                                    uint32_t lane, uint32_t nlanes)
+{
+    for (uint32_t c = col; c < col + ncols; c++)
+        for (uint32_t t = lane; t < 32u; t += nlanes) {
+            uint32_t w0 = __ldcg(cells + (size_t)c * TMEM_LANES + t);
+            for (uint32_t q = 1; q < 4u; q++) {
+                uint32_t wq = __ldcg(cells + (size_t)c * TMEM_LANES + 32u * q + t);
+                if (wq != w0)
+                    tmem_emu_fail(TMEM_EMU_ERR_SF_NOT_REPLICATED,
+                                  "block-scaled tcgen05.mma: scale factors differ between lane quarters (a=column "
+                                  "b=lane c=quarter; copied without .warpx4?)",
+                                  c, t, q);
+            }
+        }
+}
+
+/* The emulated tcgen05.mma.cta_group::cg.kind::mxf8f6f4.block_scale (E4M3/E5M2, UE8M0 factors, scale_vec::1X):
+ * every product of one K=32 instruction is scaled by A's factor of its row and B's of its column. */
+static __device__ __forceinline__ void tmem_emu_umma_scaled_compute(uint32_t cg, uint32_t d_tmem, uint64_t a_desc,
+                                                                    uint64_t b_desc, uint32_t idesc, uint32_t sfa_tmem,
+                                                                    uint32_t sfb_tmem, uint32_t accumulate,
+                                                                    uint32_t lane, uint32_t nlanes)
+{
+    int report = (lane == 0);
+    umma_idesc_bs_fields id = umma_idesc_bs_decode(idesc);
+    uint32_t d_col = tmem_addr_column(d_tmem);
+    if (report) {
+        if (id.reserved != 0 || id.sparse || id.sparse_sel)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "block-scaled idesc: reserved or sparsity bits set", idesc,
+                          id.reserved, 0);
+        if (id.a_format > 1u || id.b_format > 1u)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC,
+                          "block-scaled idesc: kind::mxf8f6f4 is modelled with A/B format 0 (E4M3) or 1 (E5M2) only",
+                          idesc, id.a_format, id.b_format);
+        if (id.sf_format != UMMA_SF_UE8M0 || id.k_size != 0)
+            tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC,
+                          "block-scaled idesc: kind::mxf8f6f4 takes UE8M0 factors (bit 23) and K = 32 (bit 31 = 0)",
+                          idesc, id.sf_format, id.k_size);
+    }
+    uint32_t sm[2];
+    tmem_emu_umma_check_d(cg, d_tmem, id.m, id.n, report, sm);
+    const uint32_t sfb_cols = UMMA_SF_CHUNK_COLS * ((id.n + UMMA_SF_CHUNK_ROWS - 1u) / UMMA_SF_CHUNK_ROWS);
+    if (report) {
+        tmem_emu_check_held_pair(cg, sm, sfa_tmem, UMMA_SF_CHUNK_COLS,
+                                 "block-scaled tcgen05.mma: scale_A address (lane 0, columns held; a=address b=ncols)");
+        tmem_emu_check_held_pair(cg, sm, sfb_tmem, sfb_cols,
+                                 "block-scaled tcgen05.mma: scale_B address (lane 0, columns held; a=address b=ncols)");
+    }
+    tmem_emu_operand a = tmem_emu_decode_operand(a_desc, id.a_major, id.a_format, 1u, id.negate_a, cg, report,
+                                                 "A shared-memory descriptor field (a=bit position b=value)");
+    tmem_emu_operand b = tmem_emu_decode_operand(b_desc, id.b_major, id.b_format, 1u, id.negate_b, cg, report,
+                                                 "B shared-memory descriptor field (a=bit position b=value)");
+    tmem_emu_scales sc;
+    sc.cells[0] = tmem_emu_cells(sm[0]);
+    sc.cells[1] = tmem_emu_cells(sm[1]);
+    sc.sfa_col = tmem_addr_column(sfa_tmem);
+    sc.sfb_col = tmem_addr_column(sfb_tmem);
+    sc.a_id = id.a_sf_id;
+    sc.b_id = id.b_sf_id;
+    if (report)
+        tmem_hb_mma_scaled(d_col, id.n, cg, a.start_addr, b.start_addr, sc.sfa_col, UMMA_SF_CHUNK_COLS, sc.sfb_col,
+                           sfb_cols);
+    for (uint32_t cta = 0; cta < cg; cta++) {
+        tmem_emu_check_sf_replicated(sc.cells[cta], sc.sfa_col, UMMA_SF_CHUNK_COLS, lane, nlanes);
+        tmem_emu_check_sf_replicated(sc.cells[cta], sc.sfb_col, sfb_cols, lane, nlanes);
+    }
+    if (nlanes > 1) __syncwarp(); /* every check passed (or trapped) before any lane writes D */
+    tmem_emu_umma_products<1>(cg, sm, d_col, id.n, &a, &b, accumulate, lane, nlanes, &sc);
+    tmem_emu_fence();
+}
+
+static __device__ __noinline__ void tmem_emu_umma_scaled_single(uint32_t cg, uint32_t d_tmem, uint64_t a_desc,
+                                                                uint64_t b_desc, uint32_t idesc, uint32_t sfa_tmem,
+                                                                uint32_t sfb_tmem, uint32_t accumulate)
+{
+    tmem_emu_check_prepared();
+    tmem_emu_require_single("block-scaled tcgen05.mma issued by several threads (one MMA each on hardware): use "
+                            "elect_one_sync() or umma_mma_scaled_warp");
+    tmem_emu_note_cta_group(cg);
+    tmem_emu_delay(4);
+    tmem_emu_umma_scaled_compute(cg, d_tmem, a_desc, b_desc, idesc, sfa_tmem, sfb_tmem, accumulate, 0, 1);
+}
+
+static __device__ __noinline__ void tmem_emu_umma_scaled_warp(uint32_t cg, uint32_t d_tmem, uint64_t a_desc,
+                                                              uint64_t b_desc, uint32_t idesc, uint32_t sfa_tmem,
+                                                              uint32_t sfb_tmem, uint32_t accumulate)
+{
+    tmem_emu_check_prepared();
+    tmem_emu_require_warp("umma_mma_scaled_warp called by part of a warp (the whole MMA warp calls it)");
+    if (__shfl_sync(0xFFFFFFFFu, d_tmem, 0) != d_tmem || __shfl_sync(0xFFFFFFFFu, idesc, 0) != idesc ||
+        __shfl_sync(0xFFFFFFFFu, a_desc, 0) != a_desc || __shfl_sync(0xFFFFFFFFu, b_desc, 0) != b_desc ||
+        __shfl_sync(0xFFFFFFFFu, sfa_tmem, 0) != sfa_tmem || __shfl_sync(0xFFFFFFFFu, sfb_tmem, 0) != sfb_tmem ||
+        __shfl_sync(0xFFFFFFFFu, accumulate, 0) != accumulate)
+        tmem_emu_fail(TMEM_EMU_ERR_NOT_CONVERGED,
+                      "umma_mma_scaled_warp: lanes pass different operands (the leader's are used on hardware)", d_tmem,
+                      idesc, 0);
+    tmem_emu_note_cta_group(cg);
+    if (tmem_emu_laneid() == 0) tmem_emu_delay(4);
+    __syncwarp();
+    tmem_emu_umma_scaled_compute(cg, d_tmem, a_desc, b_desc, idesc, sfa_tmem, sfb_tmem, accumulate, tmem_emu_laneid(),
+                                 32u);
+    __syncwarp();
+}
+
+/* The emulated tcgen05.cp.cta_group::cg.32x128b.warpx4 [taddr], s_desc: 32 rows of 16 bytes of shared memory
+ * (row t at start + (t / 8) * SBO + (t % 8) * 16: the no-swizzle K-major core matrices) into lanes t, t + 32,
+ * t + 64, t + 96 of columns taddr .. + 3, column j from bytes 4j .. 4j + 3 of the row; cta_group 2 in both CTAs
+ * of the pair, each from its own shared memory at the same address. One thread (the issuing one) copies. */
+static __device__ __noinline__ void tmem_emu_cp_single(uint32_t cg, uint32_t taddr, uint64_t s_desc)
+{
+    tmem_emu_check_prepared();
+    tmem_emu_require_single("tcgen05.cp issued by several threads (one copy each on hardware): use "
+                            "elect_one_sync() or umma_cp_sf_warp");
+    tmem_emu_note_cta_group(cg);
+    tmem_emu_delay(6);
+    uint32_t sm[2];
+    sm[0] = tmem_emu_my_sm();
+    sm[1] = sm[0];
+    if (cg == 2) {
+        if (cluster_nctarank() < 2)
+            tmem_emu_fail(TMEM_EMU_ERR_NO_CLUSTER, "tcgen05.cp.cta_group::2 without a cluster", cluster_nctarank(), 0,
+                          0);
+        if (cluster_ctarank() & 1u)
+            tmem_emu_fail(TMEM_EMU_ERR_ODD_CTA_ISSUE, "tcgen05.cp.cta_group::2 issued by the odd CTA of the pair",
+                          cluster_ctarank(), 0, 0);
+        volatile tmem_emu_cta *peer = tmem_emu_cta_record(tmem_emu_peer_block_linear());
+        __threadfence();
+        sm[1] = peer->smid;
+    }
+    tmem_emu_check_held_pair(cg, sm, taddr, UMMA_SF_CHUNK_COLS,
+                             "tcgen05.cp: destination (lane 0, 4 columns held; a=address b=ncols)");
+    umma_smem_desc_fields f = umma_smem_desc_decode(s_desc);
+    if (f.version != SMEM_DESC_VERSION_SM100)
+        tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC, "tcgen05.cp source descriptor field (a=bit position b=value)", 46u,
+                      f.version, 0);
+    if (f.layout != UMMA_SWIZZLE_NONE || f.base_offset != 0 || f.lbo_mode != 0 || f.reserved != 0 ||
+        f.start_addr % 16u != 0)
+        tmem_emu_fail(TMEM_EMU_ERR_BAD_DESC,
+                      "tcgen05.cp: the emulation models the no-swizzle source of scale factors (a=layout b=start)",
+                      f.layout, f.start_addr, 0);
+    const uint32_t col = tmem_addr_column(taddr);
+    const uint32_t span =
+        3u * f.sbo_bytes + 8u * UMMA_SF_CP_ROW_BYTES; /* bytes from the first row's to past the last */
+    tmem_hb_cp(col, UMMA_SF_CHUNK_COLS, cg, f.start_addr, span);
+    const char *src = (const char *)__cvta_shared_to_generic((size_t)f.start_addr);
+    for (uint32_t cta = 0; cta < cg; cta++) {
+        const char *base = cta == 0 ? src : (const char *)__cluster_map_shared_rank(src, cluster_ctarank() ^ 1u);
+        uint32_t *cells = tmem_emu_cells(sm[cta]);
+        for (uint32_t t = 0; t < UMMA_SF_CP_ROWS; t++) {
+            uint4 v = *(const uint4 *)(base + (t / 8u) * f.sbo_bytes + (t % 8u) * UMMA_SF_CP_ROW_BYTES);
+            uint32_t w[4] = {v.x, v.y, v.z, v.w};
+            for (uint32_t j = 0; j < 4u; j++)
+                for (uint32_t q = 0; q < 4u; q++) __stcg(cells + (size_t)(col + j) * TMEM_LANES + 32u * q + t, w[j]);
+        }
+    }
+    tmem_emu_fence(); /* the cells visible at cluster scope before the commit's release */
 }
 
 /* The emulated tcgen05.commit: the MMAs are complete (synchronous), so: fence, then one arrive with

@@ -44,6 +44,7 @@ typedef enum tmem_emu_error_code {
     TMEM_EMU_ERR_ASYNC_PROXY_RACE,  /* a shared-memory access of one proxy (generic ld/st.shared) and one of the
     async proxy (TMA copy in, TMA store reading) not ordered by happens-before */
     TMEM_EMU_ERR_PROXY_FENCE,       /* a TMA store reads generic writes without a fence.proxy.async ordered between */
+    TMEM_EMU_ERR_SF_NOT_REPLICATED, /* a block-scaled MMA's scale factors differ between TMEM lane quarters */
     TMEM_EMU_ERR_COUNT
 } tmem_emu_error_code;
 
@@ -76,6 +77,7 @@ static inline __host__ __device__ const char *tmem_emu_error_name(uint32_t code)
     case TMEM_EMU_ERR_HB_LOCK_TIMEOUT: return "HB_LOCK_TIMEOUT";
     case TMEM_EMU_ERR_ASYNC_PROXY_RACE: return "ASYNC_PROXY_RACE";
     case TMEM_EMU_ERR_PROXY_FENCE: return "PROXY_FENCE";
+    case TMEM_EMU_ERR_SF_NOT_REPLICATED: return "SF_NOT_REPLICATED";
     default: return "UNKNOWN";
     }
 }

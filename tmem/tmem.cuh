@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * tmem/tmem.cuh - the one device API for Tensor Memory (TMEM) and the 5th-generation tensor core
- * (tcgen05, kind::f16 and kind::f8f6f4), cta_group 1 and 2, with two backends chosen at build time:
+ * (tcgen05, kind::f16, kind::f8f6f4 and kind::mxf8f6f4.block_scale with tcgen05.cp of the scale factors),
+ * cta_group 1 and 2, with two backends chosen at build time:
  *
  *   WSGEMM_TMEM_HARDWARE=1   sm_100a: tmem/tmem_hw.cuh, one inline-PTX wrapper per tcgen05 instruction.
  *   WSGEMM_TMEM_EMULATION=1  sm_90a : emu/tmem_emu.cuh, the verification wing (docs/emulation.md): TMEM in
@@ -38,6 +39,10 @@
  *           // K step of 16 elements: 32 B inside a K-major atom; 16 rows x swizzle bytes for MN-major
  *       (FP8 operands: umma_mma_warp<CG>(UMMA_KIND_F8F6F4, ...), K = 32 per instruction, the same 32 B
  *        K-major step, 32 rows x swizzle bytes MN-major)
+ *       (MXFP8, before the MMAs of the k-block: umma_cp_sf_warp<CG>(slot + 4 c, umma_sf_cp_desc(chunk c)) for
+ *        the 512-byte chunks of A's and B's factors, then umma_mma_scaled_warp<CG>(..., idesc with scale
+ *        factor IDs k, slot, slot + 4, ...); the slot of a k-block is its stage's: a copy is not ordered
+ *        after earlier MMAs, so it may overwrite only factors whose MMAs a commit wait has shown complete)
  *       umma_commit_warp<CG>(&empty[s])                        // cta_group 1
  *       umma_commit_multicast_warp<CG>(&empty[s], 0b11)        // cta_group 2, leader CTA only
  *     The one-thread forms umma_f16 / umma_commit / umma_commit_multicast (inside `if (elect_one_sync())`)
@@ -330,6 +335,44 @@ static __device__ __forceinline__ void umma_mma(umma_kind kind, uint32_t d_tmem,
 #endif
 }
 
+/* .kind::mxf8f6f4.block_scale: D[d_tmem] (+)= (A x scale_A) * (B x scale_B), E4M3/E5M2 operands, UE8M0 factors
+ * per 32 elements of K read from TMEM at sfa_tmem / sfb_tmem (tmem/desc.h "block scale factors in TMEM"; the
+ * byte of each column is the idesc's scale factor ID, umma_idesc_mxf8f6f4_encode). ONE thread issues. */
+template <int kCtaGroup>
+static __device__ __forceinline__ void umma_mma_scaled(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
+                                                       uint32_t idesc, uint32_t sfa_tmem, uint32_t sfb_tmem,
+                                                       uint32_t accumulate)
+{
+    static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
+#if defined(WSGEMM_TMEM_HARDWARE)
+    if constexpr (kCtaGroup == 1)
+        tcgen05_mma_cg1_kind_mxf8f6f4_block_scale(d_tmem, a_desc, b_desc, idesc, sfa_tmem, sfb_tmem, accumulate);
+    else
+        tcgen05_mma_cg2_kind_mxf8f6f4_block_scale(d_tmem, a_desc, b_desc, idesc, sfa_tmem, sfb_tmem, accumulate);
+#else
+    tmem_emu_umma_scaled_single(kCtaGroup, d_tmem, a_desc, b_desc, idesc, sfa_tmem, sfb_tmem, accumulate);
+#endif
+}
+
+/* tcgen05.cp.32x128b.warpx4: one 512-byte chunk of scale factors (s_desc: umma_sf_cp_desc) into 4 columns of
+ * every lane quarter at taddr (lane 0). Asynchronous; ordered before this thread's later MMAs (cp -> mma is a
+ * pipelined pair), NOT after its earlier ones: a chunk an issued MMA may still read is overwritten only after a
+ * commit covering that MMA was observed. ONE thread issues; cta_group 2: the even CTA, each CTA of the pair
+ * copies its own shared memory into its own TMEM. */
+template <int kCtaGroup>
+static __device__ __forceinline__ void umma_cp_sf(uint32_t taddr, uint64_t s_desc)
+{
+    static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
+#if defined(WSGEMM_TMEM_HARDWARE)
+    if constexpr (kCtaGroup == 1)
+        tcgen05_cp_cg1_32x128b_warpx4(taddr, s_desc);
+    else
+        tcgen05_cp_cg2_32x128b_warpx4(taddr, s_desc);
+#else
+    tmem_emu_cp_single(kCtaGroup, taddr, s_desc);
+#endif
+}
+
 /* kind::f16 (f16 or bf16 operands). */
 template <int kCtaGroup>
 static __device__ __forceinline__ void umma_f16(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
@@ -382,6 +425,32 @@ static __device__ __forceinline__ void umma_mma_warp(umma_kind kind, uint32_t d_
     __syncwarp();
 #else
     tmem_emu_umma_warp(kCtaGroup, (uint32_t)kind, d_tmem, a_desc, b_desc, idesc, accumulate);
+#endif
+}
+
+template <int kCtaGroup>
+static __device__ __forceinline__ void umma_mma_scaled_warp(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc,
+                                                            uint32_t idesc, uint32_t sfa_tmem, uint32_t sfb_tmem,
+                                                            uint32_t accumulate)
+{
+#if defined(WSGEMM_TMEM_HARDWARE)
+    if (elect_one_sync()) umma_mma_scaled<kCtaGroup>(d_tmem, a_desc, b_desc, idesc, sfa_tmem, sfb_tmem, accumulate);
+    __syncwarp();
+#else
+    tmem_emu_umma_scaled_warp(kCtaGroup, d_tmem, a_desc, b_desc, idesc, sfa_tmem, sfb_tmem, accumulate);
+#endif
+}
+
+template <int kCtaGroup>
+static __device__ __forceinline__ void umma_cp_sf_warp(uint32_t taddr, uint64_t s_desc)
+{
+#if defined(WSGEMM_TMEM_HARDWARE)
+    if (elect_one_sync()) umma_cp_sf<kCtaGroup>(taddr, s_desc);
+    __syncwarp();
+#else
+    __syncwarp();
+    if (elect_one_sync()) umma_cp_sf<kCtaGroup>(taddr, s_desc);
+    __syncwarp();
 #endif
 }
 

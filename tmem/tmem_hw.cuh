@@ -128,6 +128,44 @@ WSGEMM_TCGEN05_MMA(tcgen05_mma_cg1_kind_f8f6f4, 1, f8f6f4)
 WSGEMM_TCGEN05_MMA(tcgen05_mma_cg2_kind_f8f6f4, 2, f8f6f4)
 #undef WSGEMM_TCGEN05_MMA
 
+/* .kind::mxf8f6f4.block_scale (E4M3/E5M2 operands, K = 32, UE8M0 scale factors per 32 elements of K):
+ * D (+)= (A x scale_A) * (B x scale_B), the factors read from TMEM at sfa_tmem and sfb_tmem (the byte of each
+ * 32-bit column the idesc's scale factor IDs name). scale_vec::1X is the only vector size mxf8f6f4 takes
+ * (PTX ISA "Valid combinations of scale_vectorsize"), and the form without it is that one, as CUTLASS and
+ * DeepGEMM write it. */
+#define WSGEMM_TCGEN05_MMA_BS(name, cta_group)                                                                     \
+    static __device__ __forceinline__ void name(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, \
+                                                uint32_t sfa_tmem, uint32_t sfb_tmem, uint32_t enable_input_d)     \
+    {                                                                                                              \
+        WSGEMM_TCGEN05_ASM("{\n\t.reg .pred p;\n\t"                                                                \
+                           "setp.ne.b32 p, %4, 0;\n\t"                                                             \
+                           "tcgen05.mma.cta_group::" #cta_group ".kind::mxf8f6f4.block_scale"                      \
+                           " [%0], %1, %2, %3, [%5], [%6], p;\n\t}" ::"r"(d_tmem),                                 \
+                           "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(enable_input_d), "r"(sfa_tmem), "r"(sfb_tmem) \
+                           : "memory");                                                                            \
+    }
+WSGEMM_TCGEN05_MMA_BS(tcgen05_mma_cg1_kind_mxf8f6f4_block_scale, 1)
+WSGEMM_TCGEN05_MMA_BS(tcgen05_mma_cg2_kind_mxf8f6f4_block_scale, 2)
+#undef WSGEMM_TCGEN05_MMA_BS
+
+/* ---------------------------------------------------------------- copy into TMEM (PTX ISA "tcgen05.cp") */
+
+/* Shared memory (s_desc: the matrix descriptor of 32 rows of 16 bytes) -> TMEM at taddr, shape 32x128b with
+ * .warpx4: the 32 rows land in lanes t, t + 32, t + 64, t + 96 (every lane quarter gets the copy), 4 columns.
+ * Asynchronous, one thread issues; completion is observed through tcgen05.commit. A later tcgen05.mma of the
+ * same thread and cta_group is ordered after it (a pipelined pair); an earlier MMA is not ordered before it.
+ * cta_group::2 (issued by the even CTA): each CTA of the pair copies its own shared memory, at the same
+ * address, into its own TMEM. */
+static __device__ __forceinline__ void tcgen05_cp_cg1_32x128b_warpx4(uint32_t taddr, uint64_t s_desc)
+{
+    WSGEMM_TCGEN05_ASM("tcgen05.cp.cta_group::1.32x128b.warpx4 [%0], %1;" ::"r"(taddr), "l"(s_desc) : "memory");
+}
+
+static __device__ __forceinline__ void tcgen05_cp_cg2_32x128b_warpx4(uint32_t taddr, uint64_t s_desc)
+{
+    WSGEMM_TCGEN05_ASM("tcgen05.cp.cta_group::2.32x128b.warpx4 [%0], %1;" ::"r"(taddr), "l"(s_desc) : "memory");
+}
+
 /* ---------------------------------------------------------------- commit (PTX ISA "tcgen05.commit") */
 
 /* One arrive on the mbarrier at bar_saddr once every earlier asynchronous

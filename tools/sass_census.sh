@@ -4,7 +4,8 @@
 #   Counts, per kernel, the SASS instructions of the Blackwell tensor-core path in FILE (a cubin, an
 #   object or an executable): UTCHMMA (tcgen05.mma), UTCBAR (tcgen05.commit), LDTM (tcgen05.ld),
 #   UTCATOMSWS (tcgen05.alloc/dealloc), UVIRTCOUNT (relinquish), UTMALDG/UTMASTG (TMA), with their
-#   modifiers. Prints "kernel opcode count" lines, sorted.
+#   modifiers (UTCQMMA: tcgen05.mma of the 8-bit kinds, f8f6f4 and mxf8f6f4.block_scale; UTCCP: tcgen05.cp).
+#   Prints "kernel opcode count" lines, sorted.
 #   --check REVIEWED: compare with a reviewed census kept in the repo; exit 1 and show the diff if they differ.
 #   --write REVIEWED: (re)write the reviewed file (then review the diff before committing it).
 # Exit 77 (skipped) when cuobjdump or nvdisasm cannot be found. They need no GPU: CUDA toolkit bin/, or
@@ -56,7 +57,7 @@ census=$(printf '%s\n' "$sass" | awk '
         sub(/^@!?U?P[0-9T]+[ \t]+/, "", line)              # predicate
         split(line, t, /[ \t;]+/)
         op = t[1]
-        if (op ~ /^(UTCHMMA|UTCQMMA|UTCBAR|LDTM|STTM|UTCATOMSWS|UVIRTCOUNT|UTMALDG|UTMASTG)/) n[fn " " op]++
+        if (op ~ /^(UTCHMMA|UTCQMMA|UTCCP|UTCBAR|LDTM|STTM|UTCATOMSWS|UVIRTCOUNT|UTMALDG|UTMASTG)/) n[fn " " op]++
     }
     END { for (k in n) print k, n[k] }' | sort)
 [ -n "$census" ] || census="(no tensor-core instructions)"

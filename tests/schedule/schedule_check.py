@@ -32,7 +32,8 @@ GPU_ALONE = re.compile(r"^(timing_test|bench\.smoke|reliability_test\.multi_gpu_
 TMEM_TRAPS = ("misuse_dealloc_before_ld misuse_wrong_warp_ld misuse_alloc_after_relinquish misuse_double_dealloc "
               "misuse_bad_ncols misuse_desc_version misuse_idesc_m_bit23 misuse_warp_issue misuse_cg2_no_cluster "
               "misuse_cta_group_mix misuse_mma_after_dealloc misuse_pair_dealloc_before_peer_ld "
-              "misuse_part_of_warp_ld hb_release_early hb_no_fence_after").split()
+              "misuse_part_of_warp_ld hb_release_early hb_no_fence_after hb_mx_single_slot "
+              "hb_mx_single_slot_cg2").split()
 TRAPS = re.compile(r"^(tracked\.)?(sync_watchdog_negative\.fires|sync_teardown_emu\.early_dealloc_caught|"
                    r"example_tcgen05_gemm\.missing_fence_caught|test_sm100_emulated\.fault_.*|"
                    r"self_check_gpu_test\.planted_fault|test_tmem_emu\.(" + "|".join(TMEM_TRAPS) + "))$")

@@ -37,6 +37,8 @@ for cg in 1 2; do
     expect "$k" "tcgen05.dealloc.cta_group::$cg.sync.aligned.b32"
     expect "$k" "tcgen05.relinquish_alloc_permit.cta_group::$cg.sync.aligned"
     expect "$k" "tcgen05.mma.cta_group::$cg.kind::f16"
+    expect "$k" "tcgen05.mma.cta_group::$cg.kind::mxf8f6f4.block_scale"
+    expect "$k" "tcgen05.cp.cta_group::$cg.32x128b.warpx4"
     expect "$k" "tcgen05.ld.sync.aligned.32x32b.x16.b32"
     expect "$k" "tcgen05.ld.sync.aligned.32x32b.x32.b32"
     expect "$k" "tcgen05.ld.sync.aligned.32x32b.x64.b32"

@@ -64,6 +64,21 @@ static __device__ __forceinline__ uint8_t *align1024(uint8_t *p)
     return p + ((1024u - (saddr & 1023u)) & 1023u);
 }
 
+/* The test kernels' end: every thread done with TMEM (both CTAs of a pair, and with each other's smem),
+ * then warp 0 relinquishes and frees the columns. */
+template <int CG>
+static __device__ __forceinline__ void teardown(uint32_t tmem_base, uint32_t ncols, uint32_t warp)
+{
+    tcgen05_fence_before_thread_sync();
+    cta_barrier_sync();
+    if (CG == 2) cluster_sync();
+    if (warp == 0) {
+        tmem_relinquish_alloc_permit<CG>();
+        tcgen05_fence_after_thread_sync();
+        tmem_dealloc<CG>(tmem_base, ncols);
+    }
+}
+
 /* A: M x K row-major (K contiguous) in global; B: N x K row-major. D: M x N fp32 (row-major).
  * D16 (optional): what the 16x256b loads returned, scattered by the documented fragment mapping. */
 template <int CG>
@@ -139,14 +154,198 @@ __global__ void __launch_bounds__(128, 1)
             }
         }
     }
+    teardown<CG>(tmem_base, 512u, warp);
+}
+
+/* ================================================================ the block-scaled (MXFP8) test kernel */
+
+/* MXFP8: A (M x K) and B (N x K) E4M3 bytes, K-major, K = 128 * nkb; SA (M x K/32) and SB (N x K/32) UE8M0
+ * bytes, row-major. Each CTA writes its A rows, its half of B's rows (cta_group 2) and, per k-block, the chunks
+ * of its own 128 rows of SA and of all N rows of SB (512 bytes per 128 rows, tmem/desc.h's order) into shared
+ * memory; the leader's MMA warp copies each k-block's chunks into the scale slot of that k-block (columns 384 +
+ * 32 slot; `single_slot`: slot 0 for every k-block) with tcgen05.cp, then issues the 4 scaled MMAs of the
+ * k-block (scale factor IDs 0..3), one commit at the end. D: M x N fp32. */
+enum { MX_MAX_KB = 2, MX_SLOT_COL = 384, MX_SLOT_COLS = 32 };
+
+template <int CG>
+__global__ void __launch_bounds__(128, 1)
+    mx_test_kernel(const uint8_t *A, const uint8_t *B, const uint8_t *SA, const uint8_t *SB, float *D, uint32_t n,
+                   uint32_t nkb, uint32_t single_slot)
+{
+    extern __shared__ uint8_t smem_raw[];
+    __shared__ uint64_t mma_done;
+    __shared__ uint32_t tmem_slot;
+    const operand_layout L = {MAJ_K, 128};
+    const uint32_t K = 128u * nkb, ks = K / 32u, sb_chunks = (n + 127u) / 128u;
+    uint8_t *tiles = align1024(smem_raw);
+    uint32_t rank = (CG == 2) ? cluster_ctarank() : 0;
+    uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    uint32_t rows_b = n / CG, m0 = rank * 128u, n0 = rank * rows_b;
+    uint8_t *a_tile = tiles, *b_tile = tiles + 128u * K, *sf = b_tile + ((rows_b * K + 1023u) & ~1023u);
+    /* per k-block: one chunk of SA, then sb_chunks of SB */
+    const uint32_t kb_sf_bytes = (1u + sb_chunks) * UMMA_SF_CHUNK_BYTES;
+    for (uint32_t idx = threadIdx.x; idx < 128u * K; idx += blockDim.x) {
+        uint32_t r = idx / K, k = idx % K;
+        a_tile[tile_offset_eb(L, r, k, 128, K, 1)] = A[(size_t)(m0 + r) * K + k];
+    }
+    for (uint32_t idx = threadIdx.x; idx < rows_b * K; idx += blockDim.x) {
+        uint32_t r = idx / K, k = idx % K;
+        b_tile[tile_offset_eb(L, r, k, rows_b, K, 1)] = B[(size_t)(n0 + r) * K + k];
+    }
+    for (uint32_t idx = threadIdx.x; idx < nkb * kb_sf_bytes; idx += blockDim.x) {
+        uint32_t kb = idx / kb_sf_bytes, rest = idx % kb_sf_bytes, chunk = rest / UMMA_SF_CHUNK_BYTES;
+        uint32_t r = rest % UMMA_SF_CHUNK_BYTES / 4u, sub = rest % 4u; /* any order covering the chunk */
+        uint8_t v = 127;                                               /* rows past N: 1.0 (never read) */
+        if (chunk == 0)
+            v = SA[(size_t)(m0 + r) * ks + 4u * kb + sub];
+        else if (128u * (chunk - 1u) + r < n)
+            v = SB[(size_t)(128u * (chunk - 1u) + r) * ks + 4u * kb + sub];
+        sf[kb * kb_sf_bytes + chunk * UMMA_SF_CHUNK_BYTES + umma_sf_chunk_offset(r, sub)] = v;
+    }
+    if (threadIdx.x == 0) {
+        mbarrier_init(&mma_done, 1);
+        fence_mbarrier_init();
+    }
+    fence_proxy_async_shared_cta(); /* ordinary smem stores, read by tcgen05.cp and the tensor core */
+    cta_barrier_sync();
+    if (CG == 2) cluster_sync();
+    if (warp == 0) tmem_alloc<CG>(&tmem_slot, 512);
     tcgen05_fence_before_thread_sync();
     cta_barrier_sync();
-    if (CG == 2) cluster_sync(); /* both CTAs done with TMEM and with each other's smem */
-    if (warp == 0) {
-        tmem_relinquish_alloc_permit<CG>();
-        tcgen05_fence_after_thread_sync();
-        tmem_dealloc<CG>(tmem_base, 512);
+    if (CG == 2) cluster_sync();
+    tcgen05_fence_after_thread_sync();
+    const uint32_t tmem_base = tmem_slot;
+    if (warp == 0 && rank == 0) {
+        const uint32_t a_saddr = (uint32_t)__cvta_generic_to_shared(a_tile);
+        const uint32_t b_saddr = (uint32_t)__cvta_generic_to_shared(b_tile);
+        const uint32_t sf_saddr = (uint32_t)__cvta_generic_to_shared(sf);
+        for (uint32_t kb = 0; kb < nkb; kb++) {
+            const uint32_t slot = tmem_base + MX_SLOT_COL + MX_SLOT_COLS * (single_slot ? 0u : kb);
+            const uint32_t kb_sf = sf_saddr + kb * kb_sf_bytes;
+            for (uint32_t c = 0; c <= sb_chunks; c++)
+                umma_cp_sf_warp<CG>(slot + UMMA_SF_CHUNK_COLS * c, umma_sf_cp_desc(kb_sf + c * UMMA_SF_CHUNK_BYTES));
+            for (uint32_t s = 0; s < 4; s++) {
+                const uint32_t idesc = umma_idesc_mxf8f6f4_encode(UMMA_E4M3, UMMA_E4M3, UMMA_SF_UE8M0, UMMA_K_MAJOR,
+                                                                  UMMA_K_MAJOR, 0, 0, 128u * CG, n, s, s);
+                umma_mma_scaled_warp<CG>(tmem_base, tile_desc_eb(L, a_saddr, 128, K, 4 * kb + s, 1),
+                                         tile_desc_eb(L, b_saddr, rows_b, K, 4 * kb + s, 1), idesc, slot,
+                                         slot + UMMA_SF_CHUNK_COLS, (kb | s) != 0);
+            }
+        }
+        if (CG == 1)
+            umma_commit_warp<CG>(&mma_done);
+        else
+            umma_commit_multicast_warp<CG>(&mma_done, 0x3);
     }
+    mbarrier_wait(&mma_done, 0, CG == 2 ? WAIT_CLUSTER : WAIT_CTA, 0, "mma_done", 0);
+    __syncwarp();
+    tcgen05_fence_after_thread_sync();
+    const uint32_t row = 32 * warp + lane;
+    for (uint32_t c = 0; c < n; c += 32) {
+        uint32_t regs[32];
+        tmem_ld_32x32b_x32(tmem_base + ((32 * warp) << 16) + c, regs);
+        tmem_wait_ld_regs<32>(regs);
+        for (uint32_t i = 0; i < 32 && c + i < n; i++) D[(size_t)(m0 + row) * n + c + i] = __uint_as_float(regs[i]);
+    }
+    teardown<CG>(tmem_base, 512u, warp);
+}
+
+/* Launch mx_test_kernel on random E4M3 data and factors in [2^-8, 2^8] (one 2^-127 and one 2^113 too);
+ * `check`: compare D with the fp64 reference (sum over the 32-K sub-blocks of factor_A x factor_B x the
+ * sub-block's products). Returns 0 when D agrees (or, unchecked, when the kernel ran). */
+static int run_mx(int cg, uint32_t n, uint32_t nkb, uint32_t single_slot, int check)
+{
+    const uint32_t M = 128u * (uint32_t)cg, K = 128u * nkb, ks = K / 32u;
+    testing_rng rng = testing_rng_seeded(0x3e4a0000u + n * 5u + (uint32_t)cg * 3u + nkb);
+    size_t na = (size_t)M * K, nb = (size_t)n * K, nd = (size_t)M * n;
+    uint8_t *hA = (uint8_t *)malloc(na), *hB = (uint8_t *)malloc(nb), *hSA = (uint8_t *)malloc((size_t)M * ks),
+            *hSB = (uint8_t *)malloc((size_t)n * ks);
+    float *hD = (float *)malloc(nd * 4);
+    for (size_t i = 0; i < na; i++) hA[i] = testing_float_to_fp8(testing_rng_uniform(&rng), WSGEMM_R_8F_E4M3);
+    for (size_t i = 0; i < nb; i++) hB[i] = testing_float_to_fp8(testing_rng_uniform(&rng), WSGEMM_R_8F_E4M3);
+    for (size_t i = 0; i < (size_t)M * ks; i++) hSA[i] = (uint8_t)(119u + testing_rng_next(&rng) % 17u);
+    for (size_t i = 0; i < (size_t)n * ks; i++) hSB[i] = (uint8_t)(119u + testing_rng_next(&rng) % 17u);
+    hSA[3] = 0;   /* 2^-127 */
+    hSB[5] = 240; /* 2^113: large, the products still within fp32 */
+    uint8_t *dA, *dB, *dSA, *dSB;
+    float *dD;
+    CHECK_CUDA(cudaMalloc(&dA, na));
+    CHECK_CUDA(cudaMalloc(&dB, nb));
+    CHECK_CUDA(cudaMalloc(&dSA, (size_t)M * ks));
+    CHECK_CUDA(cudaMalloc(&dSB, (size_t)n * ks));
+    CHECK_CUDA(cudaMalloc(&dD, nd * 4));
+    CHECK_CUDA(cudaMemcpy(dA, hA, na, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(dB, hB, nb, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(dSA, hSA, (size_t)M * ks, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(dSB, hSB, (size_t)n * ks, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemset(dD, 0xFF, nd * 4));
+    const uint32_t sb_chunks = (n + 127u) / 128u, rows_b = n / (uint32_t)cg;
+    size_t smem = 1024 + 128u * K + ((rows_b * K + 1023u) & ~1023u) + nkb * (1u + sb_chunks) * UMMA_SF_CHUNK_BYTES;
+    CHECK_CUDA(tmem_host_prepare(0));
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    cfg.gridDim = dim3((unsigned)cg, 1, 1);
+    cfg.blockDim = dim3(128, 1, 1);
+    cfg.dynamicSmemBytes = smem;
+    if (cg == 2) {
+        cluster_launch_config(&cfg, attr, 2u);
+        CHECK_CUDA(cudaFuncSetAttribute(mx_test_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        CHECK_CUDA(cudaLaunchKernelEx(&cfg, mx_test_kernel<2>, (const uint8_t *)dA, (const uint8_t *)dB,
+                                      (const uint8_t *)dSA, (const uint8_t *)dSB, dD, n, nkb, single_slot));
+    } else {
+        CHECK_CUDA(cudaFuncSetAttribute(mx_test_kernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        CHECK_CUDA(cudaLaunchKernelEx(&cfg, mx_test_kernel<1>, (const uint8_t *)dA, (const uint8_t *)dB,
+                                      (const uint8_t *)dSA, (const uint8_t *)dSB, dD, n, nkb, single_slot));
+    }
+    char msg[1024];
+    int leaked = tmem_host_leak_check(0, msg, sizeof msg);
+    int rc = leaked != 0;
+    if (leaked != 0) printf("  leak check returned %d: %s\n", leaked, msg);
+    if (check && !rc) {
+        CHECK_CUDA(cudaMemcpy(hD, dD, nd * 4, cudaMemcpyDeviceToHost));
+        size_t bad = 0;
+        double max_rel = 0;
+        for (uint32_t m = 0; m < M; m++)
+            for (uint32_t j = 0; j < n; j++) {
+                double ref = 0, mag = 0;
+                for (uint32_t b = 0; b < ks; b++) {
+                    double part = 0, pmag = 0;
+                    for (uint32_t k = 32u * b; k < 32u * b + 32u; k++) {
+                        double x = (double)testing_fp8_to_float(hA[(size_t)m * K + k], WSGEMM_R_8F_E4M3) *
+                                   (double)testing_fp8_to_float(hB[(size_t)j * K + k], WSGEMM_R_8F_E4M3);
+                        part += x;
+                        pmag += fabs(x);
+                    }
+                    double f =
+                        ldexp(1.0, (int)hSA[(size_t)m * ks + b] - 127) * ldexp(1.0, (int)hSB[(size_t)j * ks + b] - 127);
+                    ref += f * part;
+                    mag += f * pmag;
+                }
+                double got = hD[(size_t)m * n + j], err = fabs(got - ref);
+                /* fp32 sums of 32 products per instruction, then fp32 accumulation over at most 8 of them */
+                if (!(err <= 1e-5 * mag + 1e-30)) {
+                    if (bad < 5)
+                        printf("  mismatch D[%u][%u] = %.9g, reference %.9g (|terms| %.3g)\n", m, j, got, ref, mag);
+                    bad++;
+                }
+                if (mag > 0 && err / mag > max_rel) max_rel = err / mag;
+            }
+        printf("  MXFP8 cta_group %d, M=%u N=%u K=%u (%u k-blocks x 4 scaled MMAs), E4M3 x E4M3, UE8M0 factors via "
+               "tcgen05.cp: %zu mismatches of %zu, max error / magnitude %.3g\n",
+               cg, M, n, K, nkb, bad, nd, max_rel);
+        rc = bad != 0;
+    }
+    cudaFree(dA);
+    cudaFree(dB);
+    cudaFree(dSA);
+    cudaFree(dSB);
+    cudaFree(dD);
+    free(hA);
+    free(hB);
+    free(hSA);
+    free(hSB);
+    free(hD);
+    return rc;
 }
 
 /* ================================================================ host helpers */
@@ -399,14 +598,7 @@ __global__ void __launch_bounds__(128, 1)
         tmem_wait_ld();
         for (uint32_t i = 0; i < 32; i++) C[(size_t)row * N + n0 + c + i] = __uint_as_float(regs[i]);
     }
-    tcgen05_fence_before_thread_sync();
-    cta_barrier_sync();
-    if (CG == 2) cluster_sync();
-    if (warp == 0) {
-        tmem_relinquish_alloc_permit<CG>();
-        tcgen05_fence_after_thread_sync();
-        tmem_dealloc<CG>(d_tmem, 256);
-    }
+    teardown<CG>(d_tmem, 256u, warp);
 }
 
 static int case_gemm_1024(int cg)
@@ -725,6 +917,8 @@ static int misuse_child(const char *name, int kind, int expect_code)
         cfg.gridDim = dim3(2, 1, 1);
         cfg.blockDim = dim3(128, 1, 1);
         CHECK_CUDA(cudaLaunchKernelEx(&cfg, misuse_pair_kernel, sink));
+    } else if (kind <= -10) { /* the MX kernel, two k-blocks; -10: a slot per k-block, -11: one slot for both */
+        run_mx(kind == -12 ? 2 : 1, 192, 2, kind != -10, 0);
     } else if (kind <= -3) {
         hb_kernel<<<1, 64>>>(-3 - kind, sink); /* -3 - kind: enum hb_kind_case */
     } else
@@ -825,6 +1019,9 @@ int main(int argc, char **argv)
         {"hb_control", -3 - HB_CONTROL, TMEM_EMU_OK},
         {"hb_release_early", -3 - HB_RELEASE_EARLY, TMEM_EMU_ERR_RACE},
         {"hb_no_fence_after", -3 - HB_NO_FENCE_AFTER, TMEM_EMU_ERR_RACE},
+        {"hb_mx_slots", -10, TMEM_EMU_OK},
+        {"hb_mx_single_slot", -11, TMEM_EMU_ERR_RACE},
+        {"hb_mx_single_slot_cg2", -12, TMEM_EMU_ERR_RACE},
     };
     int all = strcmp(name, "all") == 0, ran = 0, failed = 0;
 
@@ -841,6 +1038,16 @@ int main(int argc, char **argv)
     int need_gpu = all;
     for (size_t i = 0; i < sizeof umma_cases / sizeof umma_cases[0]; i++)
         need_gpu |= strcmp(name, umma_cases[i].name) == 0;
+    static const struct {
+        const char *name;
+        int cg;
+        uint32_t n, nkb;
+    } mx_cases[] = {{"mx_k128_n192", 1, 192, 1},
+                    {"mx_k256_n128", 1, 128, 2},
+                    {"mx_k256_n256", 1, 256, 2},
+                    {"mx_cg2_k128_n192", 2, 192, 1},
+                    {"mx_cg2_k256_n256", 2, 256, 2}};
+    for (size_t i = 0; i < sizeof mx_cases / sizeof mx_cases[0]; i++) need_gpu |= strcmp(name, mx_cases[i].name) == 0;
     need_gpu |= !strcmp(name, "alloc_ld_roundtrip") || !strcmp(name, "gemm_1024") || !strcmp(name, "gemm_1024_cg2") ||
                 !strcmp(name, "ld_poison_until_wait");
     if (need_gpu) {
@@ -854,6 +1061,14 @@ int main(int argc, char **argv)
         if (!all && strcmp(name, umma_cases[i].name) != 0) continue;
         printf("test_tmem_emu %s\n", umma_cases[i].name);
         int rc = run_umma_case(&umma_cases[i]);
+        printf("  %s\n", rc == 0 ? "PASS" : "FAILED");
+        failed += rc != 0;
+        ran++;
+    }
+    for (size_t i = 0; i < sizeof mx_cases / sizeof mx_cases[0]; i++) {
+        if (!all && strcmp(name, mx_cases[i].name) != 0) continue;
+        printf("test_tmem_emu %s\n", mx_cases[i].name);
+        int rc = run_mx(mx_cases[i].cg, mx_cases[i].n, mx_cases[i].nkb, 0, 1);
         printf("  %s\n", rc == 0 ? "PASS" : "FAILED");
         failed += rc != 0;
         ran++;

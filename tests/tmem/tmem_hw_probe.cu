@@ -22,6 +22,9 @@ static __device__ __forceinline__ void probe_body(uint32_t *out, uint64_t a_desc
     uint32_t tmem_base = tmem_slot;
     if (warp == 0) {
         umma_f16_warp<kCtaGroup>(tmem_base, a_desc, b_desc, idesc, 0);
+        /* block-scaled MXFP8: the scale factors into TMEM, then the scaled MMA reading them */
+        umma_cp_sf_warp<kCtaGroup>(tmem_base + 384, umma_sf_cp_desc((uint32_t)a_desc));
+        umma_mma_scaled_warp<kCtaGroup>(tmem_base + 128, a_desc, b_desc, idesc, tmem_base + 384, tmem_base + 388, 1);
         if (kCtaGroup == 1)
             umma_commit_warp<kCtaGroup>(&bar);
         else
