@@ -339,6 +339,13 @@ static inline WSGEMM_HD uint32_t umma_idesc_mxf8f6f4_encode(umma_f8_dtype a_form
     return idesc;
 }
 
+/* The descriptor idesc with its scale factor IDs replaced: the k-loop's one per 32-K instruction of a k-block. */
+static inline WSGEMM_HD uint32_t umma_idesc_bs_set_sf_ids(uint32_t idesc, uint32_t a_sf_id, uint32_t b_sf_id)
+{
+    idesc &= ~((3u << IDESC_BS_A_SF_ID_SHIFT) | (3u << IDESC_BS_B_SF_ID_SHIFT));
+    return idesc | (a_sf_id & 3u) << IDESC_BS_A_SF_ID_SHIFT | (b_sf_id & 3u) << IDESC_BS_B_SF_ID_SHIFT;
+}
+
 static inline WSGEMM_HD umma_idesc_bs_fields umma_idesc_bs_decode(uint32_t idesc)
 {
     umma_idesc_bs_fields f;

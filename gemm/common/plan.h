@@ -74,6 +74,9 @@ typedef struct wsgemm_plan {
     /* workspace: staged operands (a.stage_*, b.stage_*), then split-K partials or the split region's partial
      * tiles, each 256-byte aligned */
     size_t partials_offset, partials_bytes;
+    /* sm100 block-scaled (MX) plans: the operands' scale factors rearranged into the kernel's chunks, after the
+     * partials, 256-byte aligned (sm100_plan.h, sm100_mx_scales_layout); 0 bytes otherwise */
+    size_t scales_offset, scales_bytes;
     size_t workspace_bytes; /* what the launcher reserves; 0: none */
 } wsgemm_plan;
 

@@ -59,6 +59,13 @@
  * unit one split's K blocks of a tile; the kernel writes that split's fp32 partials, and
  * gemm/common/splitk_reduce.cuh adds them in split order into C.
  *
+ * Block-scaled MXFP8 (kMx: sm100_mx_gemm_kernel, bf16 D, the static schedule): tcgen05.mma kind::mxf8f6f4
+ * .block_scale on 128 x 192 tiles (a pair: 256 x 192; two 192-column accumulators leave TMEM columns 384-511 for
+ * one scale slot per stage, 4 stages); each stage also holds the k-block's UE8M0 factors (A's 512-byte chunk of
+ * this CTA's rows, B's two of the tile, in each CTA of a pair), loaded by TMA on full[s] with the operands; after
+ * the full[s] wait the MMA lane copies them into the stage's slot (tcgen05.cp) and issues the four scaled MMAs with
+ * scale factor IDs 0..3. The barriers and the teardown are the ones below (docs/sm100.md, "Block-scaled MXFP8").
+ *
  * ---------------------------------------------------------------- barriers (count: who arrives)
  *
  *   cta_group 1 (one CTA)
@@ -191,9 +198,9 @@ namespace
 
 /* ---------------------------------------------------------------- constants */
 
-constexpr int kBlockM = 128;                /* A rows per CTA = TMEM lanes = accumulator rows per CTA */
-constexpr int kBlockN = 256;                /* accumulator columns per tile (UMMA N) */
-constexpr int kSwizzleBytes = 128;          /* CU_TENSOR_MAP_SWIZZLE_128B / UMMA_SWIZZLE_128B */
+constexpr int kBlockM = 128;       /* A rows per CTA = TMEM lanes = accumulator rows per CTA */
+constexpr int kBlockN = 256;       /* accumulator columns per tile (UMMA N); the MX kernel's: Config::kBlockN */
+constexpr int kSwizzleBytes = 128; /* CU_TENSOR_MAP_SWIZZLE_128B / UMMA_SWIZZLE_128B */
 constexpr int kStageKBytes = kSwizzleBytes; /* K per stage and operand row: one 128-byte swizzle row */
 constexpr int kUmmaKBytes = 32; /* K bytes per instruction: 16 16-bit elements (kind::f16), 32 FP8 (f8f6f4) */
 constexpr int kUmmasPerStage = kStageKBytes / kUmmaKBytes;
@@ -230,16 +237,31 @@ static_assert(kCWarpBytes % (32 * kEpilogueChunk * 4) == 0 && kCWarpBytes / (32 
               "at least two fp32 chunks per warp: one is filled while the other's TMA store reads");
 static_assert(kEpilogueThreads == (int)DEALLOC_BARRIER_EPILOGUE_THREADS,
               "dealloc barrier counts every epilogue thread");
+/* The block-scaled (MX) kernel's TMEM beside its two accumulators: one scale slot per stage, 32 columns apart (a
+ * happens-before cell each: emu/hb.h), holding A's chunk of factors at +0 and B's at +4, +8 (tmem/desc.h). */
+constexpr int kSfSlotCols = 32;
+constexpr int kSfBChunks = (SM100_BN_MX + UMMA_SF_CHUNK_ROWS - 1) / UMMA_SF_CHUNK_ROWS;
+static_assert(UMMA_SF_CHUNK_COLS * (1 + kSfBChunks) <= kSfSlotCols, "A's and B's chunks fit one scale slot");
 
-template <int kCtaGroup>
+/* The kernel of cta_group kCtaGroup; kMx: the block-scaled MXFP8 one (sm100_plan.h, SM100_SCALES_MX), with N =
+ * SM100_BN_MX, the k-block's scale factors loaded with its stage and copied into the stage's scale slot. */
+template <int kCtaGroup, bool kMx = false>
 struct Config {
     static_assert(kCtaGroup == 1 || kCtaGroup == 2, "cta_group is 1 or 2");
-    static constexpr int kTileM = kBlockM * kCtaGroup;     /* rows of C per (pair) tile = UMMA M */
-    static constexpr int kBRows = kBlockN / kCtaGroup;     /* rows of B (N) this CTA loads per stage */
-    static constexpr int kABytes = kBlockM * kStageKBytes; /* 16 KB */
-    static constexpr int kBBytes = kBRows * kStageKBytes;  /* 32 KB (cg 1) / 16 KB (cg 2) */
-    static constexpr int kStageBytes = kABytes + kBBytes;  /* bytes THIS CTA's TMA lands per stage */
-    static constexpr int kStages = kCtaGroup == 1 ? 4 : 6; /* as many as fit in 227 KB beside the C chunks */
+    static constexpr int kBlockN = kMx ? (int)SM100_BN_MX : (int)SM100_BN; /* accumulator columns per tile (UMMA N) */
+    static constexpr int kTileM = kBlockM * kCtaGroup;                     /* rows of C per (pair) tile = UMMA M */
+    static constexpr int kBRows = kBlockN / kCtaGroup;                     /* rows of B (N) this CTA loads per stage */
+    static constexpr int kABytes = kBlockM * kStageKBytes;                 /* 16 KB */
+    static constexpr int kBBytes = kBRows * kStageKBytes; /* 32 KB (cg 1) / 16 KB (cg 2); MX 24 / 12 KB */
+    /* MX: the k-block's factors, A's chunk of this CTA's 128 rows and B's chunks of the whole tile (in each CTA of a
+     * pair: the pair's tcgen05.cp copies each CTA's shared memory into its own TMEM) */
+    static constexpr int kSfABytes = kMx ? UMMA_SF_CHUNK_BYTES : 0;
+    static constexpr int kSfBBytes = kMx ? kSfBChunks * UMMA_SF_CHUNK_BYTES : 0;
+    static constexpr int kSfBytes = kSfABytes + kSfBBytes;
+    static constexpr int kStageBytes = kABytes + kBBytes + kSfBytes; /* bytes THIS CTA's TMA lands per stage */
+    /* as many as fit in 227 KB beside the C chunks; MX: one TMEM scale slot per stage beside the accumulators */
+    static constexpr int kStages = kMx ? SM100_MX_STAGES : kCtaGroup == 1 ? 4 : 6;
+    static constexpr int kSfSlotCol = kAccStages * kBlockN; /* MX: slot s at kSfSlotCol + kSfSlotCols s */
     /* full[s] arrivals: the local TMA lane; EMULATION with a pair: the leader also receives P's relay */
     static __device__ __forceinline__ uint32_t full_count(uint32_t rank)
     {
@@ -250,21 +272,35 @@ struct Config {
     static constexpr uint32_t kAccEmptyCount = kEpilogueThreads * kCtaGroup;
 
     static_assert(UMMA_F16_SHAPE_IS_LEGAL(kCtaGroup, kTileM, kBlockN),
-                  "legal tcgen05.mma kind::f16 shape (kind::f8f6f4 has the same M and N)");
+                  "legal tcgen05.mma kind::f16 shape (kind::f8f6f4 and mxf8f6f4 have the same M and N)");
+    static_assert(!kMx || kSfSlotCol + kStages * kSfSlotCols <= kTmemCols,
+                  "MX: two accumulators and a scale slot per stage fit the 512 columns");
+    static_assert(kBlockN % kEpilogueChunk == 0, "the epilogue reads whole 32-column chunks");
     static_assert(kCtaGroup == 1 || kTileM == 256, "cta_group::2 uses M = 256 (M = 128 folds the layout)");
     static_assert(kABytes % kSwizzleAtomBytes == 0 && kBBytes % kSwizzleAtomBytes == 0,
                   "every stage starts on a 1024-B boundary (SW128 atoms, descriptor base offset 0)");
     static_assert(kBRows <= 256 && kBlockM <= 256, "a TMA box dimension is at most 256");
-    static_assert(kBRows % kMaxRowElems == 0 && kBlockM % kMaxRowElems == 0,
-                  "MN-major tiles are whole 128-byte-wide boxes (64 16-bit or 128 FP8 elements)");
+    static_assert(kMx || (kBRows % kMaxRowElems == 0 && kBlockM % kMaxRowElems == 0),
+                  "MN-major tiles are whole 128-byte-wide boxes (64 16-bit or 128 FP8 elements); the MX kernel "
+                  "reads K-major operands only (the plan copies MN-major ones)");
     static_assert(kStages >= 4, "at least four stages in the smem ring");
 };
 
 /* ---------------------------------------------------------------- shared memory */
 
-template <int kCtaGroup>
-struct SharedStorage {
-    typedef Config<kCtaGroup> C;
+/* MX: the stages' scale factors as TMA lands them (the chunks of tmem/desc.h: no swizzle, tcgen05.cp's source);
+ * nothing in the other kernels (an empty base takes no bytes, so their layout is what it was). */
+template <int kStages, int kBytes>
+struct ScaleStages {
+    alignas(1024) uint8_t sf[kStages][kBytes];
+};
+template <int kStages>
+struct ScaleStages<kStages, 0> {
+};
+
+template <int kCtaGroup, bool kMx = false>
+struct SharedStorage : ScaleStages<Config<kCtaGroup, kMx>::kStages, Config<kCtaGroup, kMx>::kSfBytes> {
+    typedef Config<kCtaGroup, kMx> C;
     alignas(1024) uint8_t a[C::kStages][C::kABytes]; /* swizzled operand stages, 1024-B aligned */
     alignas(1024) uint8_t b[C::kStages][C::kBBytes];
     /* the epilogue's output chunks (TMA epilogue): warp w's 32 rows x 32 columns of C, column-major without
@@ -286,18 +322,18 @@ struct SharedStorageClc : SharedStorage<kCtaGroup> {
     ClcSlots clc;
 };
 
-template <int kCtaGroup, bool kClc>
+template <int kCtaGroup, bool kClc, bool kMx = false>
 struct StorageOf {
-    typedef SharedStorage<kCtaGroup> type;
+    typedef SharedStorage<kCtaGroup, kMx> type;
 };
 template <int kCtaGroup>
-struct StorageOf<kCtaGroup, true> {
+struct StorageOf<kCtaGroup, true, false> {
     typedef SharedStorageClc<kCtaGroup> type;
 };
 
 /* The CLC slots of the storage, or none (the static schedule reads no response). */
-template <int kCtaGroup>
-__device__ __forceinline__ ClcSlots *clc_slots_of(SharedStorage<kCtaGroup> &)
+template <int kCtaGroup, bool kMx>
+__device__ __forceinline__ ClcSlots *clc_slots_of(SharedStorage<kCtaGroup, kMx> &)
 {
     return nullptr;
 }
@@ -311,15 +347,18 @@ __device__ __forceinline__ ClcSlots *clc_slots_of(SharedStorageClc<kCtaGroup> &s
  * warp. In a pair the peer's MMA warp takes no part (it has no tile loop): 2 x 6 - 1 on the leader's empty. */
 constexpr uint32_t kClcReaders = 1u + 1u + (uint32_t)kEpilogueWarps;
 
-template <int kCtaGroup, bool kClc = false>
+template <int kCtaGroup, bool kClc = false, bool kMx = false>
 constexpr int smem_bytes()
 {
-    return (int)sizeof(typename StorageOf<kCtaGroup, kClc>::type) + 1024; /* + slack to align the dynamic smem base */
+    return (int)sizeof(typename StorageOf<kCtaGroup, kClc, kMx>::type) +
+           1024; /* + slack to align the dynamic smem base */
 }
 static_assert(smem_bytes<1>() <= kSmemLimit, "cta_group 1 shared memory fits in 227 KB");
 static_assert(smem_bytes<2>() <= kSmemLimit, "cta_group 2 shared memory fits in 227 KB");
 static_assert(smem_bytes<1, true>() <= kSmemLimit && smem_bytes<2, true>() <= kSmemLimit,
               "the CLC kernels' shared memory (the slots added) fits in 227 KB");
+static_assert(smem_bytes<1, false, true>() <= kSmemLimit && smem_bytes<2, false, true>() <= kSmemLimit,
+              "the MX kernels' shared memory (the scale stages added) fits in 227 KB");
 
 #if SM100_EMULATION
 /* The emulation's happens-before tracking keeps a CTA's mbarriers in a table of TMEM_HB_MBARRIERS
@@ -351,6 +390,8 @@ __device__ int wsgemm_sm100_report_stages_cg1 = Config<1>::kStages;
 __device__ int wsgemm_sm100_report_stages_cg2 = Config<2>::kStages;
 __device__ int wsgemm_sm100_report_smem_bytes_clc_cg1 = smem_bytes<1, true>();
 __device__ int wsgemm_sm100_report_smem_bytes_clc_cg2 = smem_bytes<2, true>();
+__device__ int wsgemm_sm100_report_smem_bytes_mx_cg1 = smem_bytes<1, false, true>();
+__device__ int wsgemm_sm100_report_smem_bytes_mx_cg2 = smem_bytes<2, false, true>();
 #endif
 
 namespace
@@ -387,6 +428,10 @@ struct KernelParams {
      * out so far, zeroed by the launcher before each CLC launch; unused elsewhere. Last, so the other fields keep
      * their offsets. */
     unsigned int *clc_counter;
+    /* The MX kernel: the k-blocks' scale factors in the workspace, rearranged into chunks (sm100_plan.h,
+     * sm100_mx_scales_layout), as 3-D byte tensors {256, chunk rows, tiles} without swizzle: A's box {256, 2, 1} is
+     * one 512-byte chunk (128 rows of one k-block), B's {256, 2 kSfBChunks, 1} the tile's chunks. */
+    CUtensorMap tmap_sfa, tmap_sfb;
 };
 
 /* The planted fault of this launch: a compile-time FAULT_NONE in every build but the emulated kernel with
@@ -406,12 +451,13 @@ struct Tile {
     int kb_begin, kb_end; /* this split's K blocks */
 };
 
+template <int kBN = kBlockN>
 __device__ __forceinline__ Tile tile_at(const KernelParams &p, long long u, uint32_t rank)
 {
     const wsgemm_sched_unit w = wsgemm_sched_decode(&p.sched, u, (int)rank);
     Tile tile;
     tile.m0 = w.row * kBlockM;
-    tile.n0 = w.col * kBlockN;
+    tile.n0 = w.col * kBN;
     tile.batch = w.batch;
     tile.split = w.split;
     tile.kb_begin = w.kb_begin;
@@ -525,11 +571,28 @@ __device__ __forceinline__ void load_operand(uint8_t *dst_smem, const CUtensorMa
     }
 }
 
-template <int kCtaGroup, bool kClc>
-__device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, const PipelineRing &ring,
+/* MX: one box of a k-block's scale factors (`bytes` of them) into the stage, completing on full[s] as the operands'
+ * boxes do (in a hardware pair: on the leader's). */
+template <int kCtaGroup>
+__device__ __forceinline__ void load_scales(uint32_t dst_smem, const CUtensorMap *map, int c1, int tile, uint32_t bytes,
+                                            uint64_t *full_smem, uint32_t full_cluster)
+{
+#if !SM100_EMULATION
+    if (kCtaGroup == 2) {
+        (void)bytes;
+        tma_load_3d_cta_pair(dst_smem, map, full_cluster, 0, c1, tile);
+        return;
+    }
+#endif
+    (void)full_cluster;
+    tma_load_3d(dst_smem, map, smem_u32(full_smem), 0, c1, tile, bytes);
+}
+
+template <int kCtaGroup, bool kClc, bool kMx>
+__device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup, kMx> &s, const PipelineRing &ring,
                               uint32_t rank, long long first_unit, long long unit_step, ClcReader &clc)
 {
-    typedef Config<kCtaGroup> C;
+    typedef Config<kCtaGroup, kMx> C;
     if (!elect_one_sync()) return;
     PipelineState st = pipeline_producer_start();
 #if SM100_EMULATION
@@ -538,7 +601,7 @@ __device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
     PipelineState issue = pipeline_producer_start();
     for (long long u = first_unit; u < p.sched.units; u = next_unit<kCtaGroup, kClc>(p, clc, u, unit_step, false)) {
         request_next_unit<kCtaGroup, kClc>(p, clc.slots, &issue, rank);
-        const Tile tile = tile_at(p, u, rank);
+        const Tile tile = tile_at<C::kBlockN>(p, u, rank);
         const int a_row0 = tile.m0;
         const int b_row0 = tile.n0 + (int)rank * C::kBRows;
         const int a_batch = p.a_batched ? tile.batch : 0;
@@ -561,6 +624,13 @@ __device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
                                              full, full_cluster);
             load_operand<kCtaGroup, C::kBRows>(s.b[st.stage], &p.tmap_b, p.b_mn_major, p.row_elems, b_row0, k0, b_batch,
                                                full, full_cluster);
+            if constexpr (kMx) { /* A's chunk of this CTA's rows, B's chunks of the whole tile (in each CTA) */
+                const uint32_t sf = smem_u32(s.sf[st.stage]);
+                load_scales<kCtaGroup>(sf, &p.tmap_sfa, 2 * kb, tile.m0 / kBlockM, (uint32_t)C::kSfABytes, full,
+                                       full_cluster);
+                load_scales<kCtaGroup>(sf + (uint32_t)C::kSfABytes, &p.tmap_sfb, 2 * kSfBChunks * kb,
+                                       tile.n0 / C::kBlockN, (uint32_t)C::kSfBBytes, full, full_cluster);
+            }
 #if SM100_EMULATION
             if (kCtaGroup == 2 && rank != 0) {
                 /* EMULATION: this lane issued the copies, so it forwards their completion to the leader's
@@ -587,17 +657,37 @@ __device__ void producer_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
  * calls the tmem/ _warp forms: on hardware the elect.sync leader (the same lane every call) issues each
  * instruction, so the commit covers exactly the MMAs before it; in the emulation the 32 lanes share the
  * arithmetic of each UMMA (tmem/tmem.cuh, "the emulation's main design decision"). */
-template <int kCtaGroup>
-__device__ __forceinline__ void issue_k_block(const KernelParams &p, SharedStorage<kCtaGroup> &s, uint32_t stage,
-                                              uint32_t d_tmem, int first_k_block)
+template <int kCtaGroup, bool kMx>
+__device__ __forceinline__ void issue_k_block(const KernelParams &p, SharedStorage<kCtaGroup, kMx> &s, uint32_t stage,
+                                              uint32_t d_tmem, uint32_t tmem_base, int first_k_block)
 {
     const uint64_t a_desc = p.a_desc + ((smem_u32(s.a[stage]) & 0x3FFFFu) >> 4);
     const uint64_t b_desc = p.b_desc + ((smem_u32(s.b[stage]) & 0x3FFFFu) >> 4);
+    if constexpr (kMx) {
+        /* the k-block's factors into the stage's scale slot: A's chunk at +0, B's at +4, +8 (tcgen05.cp is ordered
+         * before the MMAs below, and overwrites only factors of the k-block that last used this stage, whose MMAs
+         * the producer saw complete through empty[s] before it refilled the stage: docs/protocol.md) */
+        const uint32_t slot = tmem_base + (uint32_t)(Config<kCtaGroup, true>::kSfSlotCol + kSfSlotCols * (int)stage);
+        const uint32_t sf = smem_u32(s.sf[stage]);
 #pragma unroll
-    for (int kk = 0; kk < kUmmasPerStage; ++kk) {
-        umma_mma_warp<kCtaGroup>((umma_kind)p.kind, d_tmem, umma_smem_desc_advance(a_desc, kk * p.a_k_step_bytes),
-                                 umma_smem_desc_advance(b_desc, kk * p.b_k_step_bytes), p.idesc,
-                                 (first_k_block && kk == 0) ? 0u : 1u);
+        for (int c = 0; c <= kSfBChunks; ++c)
+            umma_cp_sf_warp<kCtaGroup>(slot + (uint32_t)(c * UMMA_SF_CHUNK_COLS),
+                                       umma_sf_cp_desc(sf + (uint32_t)(c * UMMA_SF_CHUNK_BYTES)));
+            /* four scaled MMAs of 32 K each: sub-block kk's factors are byte kk of the slot's words */
+#pragma unroll
+        for (int kk = 0; kk < kUmmasPerStage; ++kk)
+            umma_mma_scaled_warp<kCtaGroup>(d_tmem, umma_smem_desc_advance(a_desc, kk * p.a_k_step_bytes),
+                                            umma_smem_desc_advance(b_desc, kk * p.b_k_step_bytes),
+                                            umma_idesc_bs_set_sf_ids(p.idesc, (uint32_t)kk, (uint32_t)kk), slot,
+                                            slot + UMMA_SF_CHUNK_COLS, (first_k_block && kk == 0) ? 0u : 1u);
+    } else {
+        (void)tmem_base;
+#pragma unroll
+        for (int kk = 0; kk < kUmmasPerStage; ++kk) {
+            umma_mma_warp<kCtaGroup>((umma_kind)p.kind, d_tmem, umma_smem_desc_advance(a_desc, kk * p.a_k_step_bytes),
+                                     umma_smem_desc_advance(b_desc, kk * p.b_k_step_bytes), p.idesc,
+                                     (first_k_block && kk == 0) ? 0u : 1u);
+        }
     }
     if (kCtaGroup == 2)
         umma_commit_multicast_warp<kCtaGroup>(&s.empty[stage], 0x3);
@@ -605,11 +695,11 @@ __device__ __forceinline__ void issue_k_block(const KernelParams &p, SharedStora
         umma_commit_warp<kCtaGroup>(&s.empty[stage]);
 }
 
-template <int kCtaGroup, bool kClc>
-__device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, const PipelineRing &ring,
+template <int kCtaGroup, bool kClc, bool kMx>
+__device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup, kMx> &s, const PipelineRing &ring,
                          uint32_t tmem_base, uint32_t rank, long long first_unit, long long unit_step, ClcReader &clc)
 {
-    typedef Config<kCtaGroup> C;
+    typedef Config<kCtaGroup, kMx> C;
     if (kCtaGroup == 2 && rank != 0) {
         return; /* the peer's MMA warp only allocates and deallocates */
     }
@@ -619,16 +709,16 @@ __device__ void mma_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, con
     PipelineState st = pipeline_consumer_start();
     PipelineState acc = pipeline_producer_start(); /* the MMA fills accumulators: they start empty */
     for (long long u = first_unit; u < p.sched.units; u = next_unit<kCtaGroup, kClc>(p, clc, u, unit_step, true)) {
-        const Tile tile = tile_at(p, u, rank);
+        const Tile tile = tile_at<C::kBlockN>(p, u, rank);
         mbarrier_wait(&s.acc_empty[acc.stage], acc.phase, acc_scope, 0, "acc_empty", acc.stage);
         __syncwarp(); /* lanes leave the spin at different times; elect.sync / the emulated UMMA need all 32 */
         tcgen05_fence_after_thread_sync(); /* the epilogue's tcgen05.ld of this accumulator before our MMAs */
-        const uint32_t d_tmem = tmem_base + (uint32_t)(acc.stage * kBlockN);
+        const uint32_t d_tmem = tmem_base + (uint32_t)(acc.stage * C::kBlockN);
         for (int kb = tile.kb_begin; kb < tile.kb_end; ++kb) {
             consumer_wait(&ring, st);
             __syncwarp();
             tcgen05_fence_after_thread_sync(); /* the MMAs after the observed TMA completion */
-            issue_k_block<kCtaGroup>(p, s, st.stage, d_tmem, kb == tile.kb_begin);
+            issue_k_block<kCtaGroup, kMx>(p, s, st.stage, d_tmem, tmem_base, kb == tile.kb_begin);
             pipeline_state_advance(&st, C::kStages);
         }
         /* accumulator a is complete when every MMA above is: commit to acc_full (both CTAs of a pair) */
@@ -669,9 +759,9 @@ struct CChunks {
 /* Bring C's old values for chunk `seq` of this warp (32 rows from r0, 32 columns from j0, output matrix z)
  * into buffer seq % kBuffers by TMA; one lane issues it, after the buffer's last TMA store has read it. C is
  * D (tmap_c) or, for the fused op with a C of its own, tmap_c_in (same type and boxes, C's address and ldc). */
-template <int kCtaGroup, typename TOut>
-__device__ __forceinline__ void c_chunk_load(const KernelParams &p, SharedStorage<kCtaGroup> &s, int ew, uint32_t seq,
-                                             int r0, int j0, int z)
+template <int kCtaGroup, typename TOut, typename Storage>
+__device__ __forceinline__ void c_chunk_load(const KernelParams &p, Storage &s, int ew, uint32_t seq, int r0, int j0,
+                                             int z)
 {
     typedef CChunks<TOut> CC;
     const uint32_t buf = seq % CC::kBuffers;
@@ -745,10 +835,12 @@ __device__ __forceinline__ float out_value(const KernelParams &p, const wsgemm_f
  *   chunks before acc_full is awaited (under the tile's main loop), each further chunk kBuffers - 1 chunks
  *   ahead (into the buffer whose store was issued one chunk earlier). The buffers are used in the order `seq`.
  * amax: this thread's running maximum (fused op with amax). */
-template <int kCtaGroup, typename TOut, int kOp, bool kClc>
-__device__ void epilogue_tiles(const KernelParams &p, SharedStorage<kCtaGroup> &s, uint32_t tmem_base, uint32_t rank,
-                               int warp, long long first_unit, long long unit_step, float &amax, ClcReader &clc)
+template <int kCtaGroup, typename TOut, int kOp, bool kClc, bool kMx>
+__device__ void epilogue_tiles(const KernelParams &p, SharedStorage<kCtaGroup, kMx> &s, uint32_t tmem_base,
+                               uint32_t rank, int warp, long long first_unit, long long unit_step, float &amax,
+                               ClcReader &clc)
 {
+    constexpr int kBN = Config<kCtaGroup, kMx>::kBlockN;
     constexpr int kOut = wsgemm_dtype_of<TOut>::value;
     constexpr bool kFused = OutOpTraits<kOp>::kFused;
     typedef CChunks<TOut> CC;
@@ -768,10 +860,10 @@ __device__ void epilogue_tiles(const KernelParams &p, SharedStorage<kCtaGroup> &
     PipelineState acc = pipeline_consumer_start();
     uint32_t seq = 0; /* chunks this warp has put through shared memory */
     for (long long u = first_unit; u < p.sched.units; u = next_unit<kCtaGroup, kClc>(p, clc, u, unit_step, true)) {
-        const Tile tile = tile_at(p, u, rank);
+        const Tile tile = tile_at<kBN>(p, u, rank);
         const int r0 = tile.m0 + quarter * 32;
         const int z = tile.split * p.out_batches + tile.batch;
-        const int cols = min(kBlockN, p.n - tile.n0);
+        const int cols = min(kBN, p.n - tile.n0);
         const int chunks = (cols + kEpilogueChunk - 1) / kEpilogueChunk;
         const int i = tile.m0 + row;
         const bool row_in_d = i < p.m;
@@ -788,7 +880,7 @@ __device__ void epilogue_tiles(const KernelParams &p, SharedStorage<kCtaGroup> &
 
         TOut *c =
             static_cast<TOut *>(p.c) + (long long)tile.split * p.stride_split + (long long)tile.batch * p.stride_c;
-        const uint32_t taddr = tmem_base + tmem_addr((uint32_t)(quarter * 32), (uint32_t)(acc.stage * kBlockN));
+        const uint32_t taddr = tmem_base + tmem_addr((uint32_t)(quarter * 32), (uint32_t)(acc.stage * kBN));
         for (int ch = 0; ch < chunks; ++ch) {
             const int j0 = tile.n0 + ch * kEpilogueChunk;
             uint32_t v[kEpilogueChunk];
@@ -860,28 +952,28 @@ __device__ void epilogue_tiles(const KernelParams &p, SharedStorage<kCtaGroup> &
 
 /* The epilogue warps' role: the tiles with the launch's output op (one dispatch here, none per element), then
  * the TMA stores drained, amax raised once per warp, and the teardown signals. */
-template <int kCtaGroup, typename TOut, bool kClc>
-__device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s, uint32_t tmem_base, uint32_t rank,
-                              int warp, long long first_unit, long long unit_step, ClcReader &clc)
+template <int kCtaGroup, typename TOut, bool kClc, bool kMx>
+__device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup, kMx> &s, uint32_t tmem_base,
+                              uint32_t rank, int warp, long long first_unit, long long unit_step, ClcReader &clc)
 {
     const int lane = threadIdx.x % 32;
     float amax = 0.0f; /* this thread's largest |x| (fused op with amax) */
     switch (out_op_of(p)) {
     case OUT_OP_FUSED:
-        epilogue_tiles<kCtaGroup, TOut, OUT_OP_FUSED, kClc>(p, s, tmem_base, rank, warp, first_unit, unit_step, amax,
-                                                            clc);
+        epilogue_tiles<kCtaGroup, TOut, OUT_OP_FUSED, kClc, kMx>(p, s, tmem_base, rank, warp, first_unit, unit_step,
+                                                                 amax, clc);
         break;
     case OUT_OP_FUSED_RELU:
-        epilogue_tiles<kCtaGroup, TOut, OUT_OP_FUSED_RELU, kClc>(p, s, tmem_base, rank, warp, first_unit, unit_step,
-                                                                 amax, clc);
+        epilogue_tiles<kCtaGroup, TOut, OUT_OP_FUSED_RELU, kClc, kMx>(p, s, tmem_base, rank, warp, first_unit,
+                                                                      unit_step, amax, clc);
         break;
     case OUT_OP_FUSED_GELU:
-        epilogue_tiles<kCtaGroup, TOut, OUT_OP_FUSED_GELU, kClc>(p, s, tmem_base, rank, warp, first_unit, unit_step,
-                                                                 amax, clc);
+        epilogue_tiles<kCtaGroup, TOut, OUT_OP_FUSED_GELU, kClc, kMx>(p, s, tmem_base, rank, warp, first_unit,
+                                                                      unit_step, amax, clc);
         break;
     default:
-        epilogue_tiles<kCtaGroup, TOut, OUT_OP_PLAIN, kClc>(p, s, tmem_base, rank, warp, first_unit, unit_step, amax,
-                                                            clc);
+        epilogue_tiles<kCtaGroup, TOut, OUT_OP_PLAIN, kClc, kMx>(p, s, tmem_base, rank, warp, first_unit, unit_step,
+                                                                 amax, clc);
         break;
     }
     /* every TMA store has written C and read its chunk before the CTA's shared memory goes away */
@@ -901,16 +993,16 @@ __device__ void epilogue_role(const KernelParams &p, SharedStorage<kCtaGroup> &s
 /* The kernel's body: kClc false is the static schedule (sm100_gemm_kernel), true the CLC schedule
  * (sm100_gemm_clc_kernel: the slots after the shared storage, the units from the responses, the trailing
  * cluster sync). */
-template <int kCtaGroup, typename TOut, bool kClc>
+template <int kCtaGroup, typename TOut, bool kClc, bool kMx = false>
 __device__ __forceinline__ void gemm_body(const KernelParams &p)
 {
-    typedef Config<kCtaGroup> C;
-    typedef typename StorageOf<kCtaGroup, kClc>::type Storage;
+    typedef Config<kCtaGroup, kMx> C;
+    typedef typename StorageOf<kCtaGroup, kClc, kMx>::type Storage;
     extern __shared__ uint8_t smem_raw[];
     /* Same offset in every CTA (the shared window starts at the same address), as the pair requires. */
     const uint32_t raw = smem_u32(smem_raw);
     Storage &storage = *reinterpret_cast<Storage *>(smem_raw + (((raw + 1023u) & ~1023u) - raw));
-    SharedStorage<kCtaGroup> &s = storage;
+    SharedStorage<kCtaGroup, kMx> &s = storage;
     const int warp = threadIdx.x / 32;
     const uint32_t rank = kCtaGroup == 2 ? cluster_ctarank() : 0u;
     const long long first_unit = (long long)(blockIdx.x / kCtaGroup); /* the cluster's index */
@@ -935,6 +1027,10 @@ __device__ __forceinline__ void gemm_body(const KernelParams &p)
         tma_prefetch_tensormap(&p.tmap_b);
         if (p.epilogue != WSGEMM_EPILOGUE_DIRECT) tma_prefetch_tensormap(&p.tmap_c);
         if (p.c_in_own_map) tma_prefetch_tensormap(&p.tmap_c_in);
+        if constexpr (kMx) {
+            tma_prefetch_tensormap(&p.tmap_sfa);
+            tma_prefetch_tensormap(&p.tmap_sfb);
+        }
         pipeline_init(&ring, C::full_count(rank), 1u); /* full: TMA lane(s); empty: one (multicast) commit */
         for (int a = 0; a < kAccStages; ++a) {
             mbarrier_init(&s.acc_full[a], 1u);                 /* one (multicast) commit */
@@ -978,9 +1074,9 @@ __device__ __forceinline__ void gemm_body(const KernelParams &p)
 
     ClcReader clc = {clc_slots_of(storage), pipeline_consumer_start(), rank, warp == kTmaWarp};
     if (warp == kTmaWarp) {
-        producer_role<kCtaGroup, kClc>(p, s, ring, rank, first_unit, unit_step, clc);
+        producer_role<kCtaGroup, kClc, kMx>(p, s, ring, rank, first_unit, unit_step, clc);
     } else if (warp == kMmaWarp) {
-        mma_role<kCtaGroup, kClc>(p, s, ring, tmem_base, rank, first_unit, unit_step, clc);
+        mma_role<kCtaGroup, kClc, kMx>(p, s, ring, tmem_base, rank, first_unit, unit_step, clc);
         __syncwarp();
         if (planted_fault(p) == FAULT_EARLY_DEALLOC) {
             /* planted bug: free TMEM without waiting for the epilogue's last reads */
@@ -990,7 +1086,7 @@ __device__ __forceinline__ void gemm_body(const KernelParams &p)
             dealloc_barrier_complete_dealloc<kCtaGroup, (uint32_t)kTmemCols>(&s.dealloc, tmem_base);
         }
     } else {
-        epilogue_role<kCtaGroup, TOut, kClc>(p, s, tmem_base, rank, warp, first_unit, unit_step, clc);
+        epilogue_role<kCtaGroup, TOut, kClc, kMx>(p, s, tmem_base, rank, warp, first_unit, unit_step, clc);
     }
     if constexpr (kClc && kCtaGroup == 2) {
         /* (4) the peer's last CLC releases are remote arrivals on our empty[q] that nobody waits for, and our
@@ -1015,6 +1111,13 @@ template <int kCtaGroup, typename TOut>
 __global__ void __launch_bounds__(kThreads, 1) sm100_gemm_clc_kernel(const __grid_constant__ KernelParams p)
 {
     gemm_body<kCtaGroup, TOut, true>(p);
+}
+
+/* Block-scaled MXFP8 (sm100_plan.h, SM100_SCALES_MX): 128 x 192 tiles (a pair: 256 x 192), the static schedule. */
+template <int kCtaGroup, typename TOut>
+__global__ void __launch_bounds__(kThreads, 1) sm100_mx_gemm_kernel(const __grid_constant__ KernelParams p)
+{
+    gemm_body<kCtaGroup, TOut, false, true>(p);
 }
 
 } // namespace

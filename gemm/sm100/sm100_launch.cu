@@ -7,9 +7,11 @@
  *   -> reserve the workspace -> stage operands TMA cannot address -> encode the tensor maps and the kernel's
  *   parameters -> launch the kernel and, split, the fixed-order reduction.
  *
- * The planner asks this file about the kernels (query_kernel): whether the kernel of (cta_group, output type)
- * fits the device and how many of its clusters run at once. One source, two builds (gemm/CMakeLists.txt): the
- * hardware one defines wsgemm_sm100_available / _gemm, the emulated one (sm_90a) wsgemm_sm100_emulated_*.
+ * The planner asks this file about the kernels (query_kernel): whether the kernel of (cta_group, output type,
+ * schedule, scales) fits the device and how many of its clusters run at once. A block-scaled (MX) plan's factors
+ * are rearranged into the kernel's chunks in the workspace (sm100_mx_scales_kernel) just before its kernel. One
+ * source, two builds (gemm/CMakeLists.txt): the hardware one defines wsgemm_sm100_available / _gemm, the emulated
+ * one (sm_90a) wsgemm_sm100_emulated_*.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -89,6 +91,51 @@ cudaError_t make_input_map(CUtensorMap *map, const wsgemm_problem *p, char *msg,
     return wsgemm_tma_cache_encode(wsgemm_tma_shared_cache(), wsgemm_tma_encode_unswizzled, map, &d, msg, msg_size);
 }
 
+/* MX: one operand's scale factor tensor as the kernel's TMA reads its chunks (sm100_plan.h,
+ * sm100_mx_scales_layout): bytes {256, 2 chunks_per_tile x k_blocks, tiles} without swizzle, box {256, 2
+ * chunks_per_tile, 1}. */
+cudaError_t make_scales_map(CUtensorMap *map, const uint8_t *chunks, long long tiles, int k_blocks, int chunks_per_tile,
+                            char *msg, size_t msg_size)
+{
+    wsgemm_tma_2d16 d;
+    d.base = chunks;
+    d.dtype = WSGEMM_R_8F_E4M3; /* any 1-byte type: the bytes are copied as they are */
+    d.inner = 256;
+    d.outer = (uint64_t)(2 * chunks_per_tile) * (uint64_t)k_blocks;
+    d.depth = (uint64_t)tiles;
+    d.ld = 256;
+    d.batch_stride = (uint64_t)k_blocks * (uint64_t)chunks_per_tile * UMMA_SF_CHUNK_BYTES;
+    d.box_inner = 256;
+    d.box_outer = (uint32_t)(2 * chunks_per_tile);
+    return wsgemm_tma_cache_encode(wsgemm_tma_shared_cache(), wsgemm_tma_encode_unswizzled, map, &d, msg, msg_size);
+}
+
+/* ---------------------------------------------------------------- device: the MX factors' rearrangement */
+
+/* One operand's VEC32_UE8M0 factors (outer x k32 bytes, element r + b outer) into the kernel's chunks: byte i of
+ * the copy from sm100_mx_scale_source, the padding factor 127 (2^0) where it names none. The source may be the
+ * previous kernel's output (PDL: wait for it first). */
+__global__ void sm100_mx_scales_kernel(const uint8_t *src, long long outer, int k32, int k_blocks, int tile_rows,
+                                       uint8_t *dst, long long bytes)
+{
+    wsgemm_pdl_wait();
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < bytes;
+         i += (long long)gridDim.x * blockDim.x) {
+        const long long from = sm100_mx_scale_source(i, outer, k32, k_blocks, tile_rows);
+        dst[i] = from < 0 ? (uint8_t)127 : src[from];
+    }
+}
+
+cudaError_t launch_mx_scales(const uint8_t *src, long long outer, int k32, int k_blocks, int tile_rows, uint8_t *dst,
+                             long long bytes, cudaStream_t stream, int pdl)
+{
+    const int threads = 256;
+    const long long want = (bytes + threads - 1) / threads;
+    dim3 grid((unsigned)(want < 4096 ? want : 4096));
+    void *args[] = {&src, &outer, &k32, &k_blocks, &tile_rows, &dst, &bytes};
+    return wsgemm_launch_kernel((const void *)sm100_mx_scales_kernel, grid, dim3(threads), args, 0, stream, pdl);
+}
+
 /* ---------------------------------------------------------------- host: knobs */
 
 #if SM100_PLANTED_FAULTS
@@ -139,6 +186,13 @@ const void *clc_kernel_fn(void)
     return (const void *)sm100_gemm_clc_kernel<kCtaGroup, __nv_bfloat16>;
 }
 
+/* The MX kernels (SM100_SCALES_MX): bf16 D only, static schedule, one per cta_group. */
+template <int kCtaGroup>
+const void *mx_kernel_fn(void)
+{
+    return (const void *)sm100_mx_gemm_kernel<kCtaGroup, __nv_bfloat16>;
+}
+
 template <int kCtaGroup>
 const void *kernel_for_group(wsgemm_dtype out_type)
 {
@@ -150,31 +204,35 @@ const void *kernel_for_group(wsgemm_dtype out_type)
     }
 }
 
-/* The kernel of (cta_group, output type, variant); a CLC variant exists for bf16 C only (clc_exists). */
-const void *kernel_for(int cta_group, wsgemm_dtype out_type, int variant)
+/* The kernel of (cta_group, output type, variant, scales); a CLC variant and the MX kernels exist for bf16 C only
+ * (kernel_exists). */
+const void *kernel_for(int cta_group, wsgemm_dtype out_type, int variant, int scales)
 {
+    if (scales == SM100_SCALES_MX) return cta_group == 2 ? mx_kernel_fn<2>() : mx_kernel_fn<1>();
     if (variant != SM100_VARIANT_CLC)
         return cta_group == 2 ? kernel_for_group<2>(out_type) : kernel_for_group<1>(out_type);
     return cta_group == 2 ? clc_kernel_fn<2>() : clc_kernel_fn<1>();
 }
 
-int clc_exists(wsgemm_dtype out_type)
+int kernel_exists(wsgemm_dtype out_type, int variant, int scales)
 {
-    return out_type == WSGEMM_R_16BF;
+    if (scales == SM100_SCALES_MX) return out_type == WSGEMM_R_16BF && variant == SM100_VARIANT_STATIC;
+    return variant != SM100_VARIANT_CLC || out_type == WSGEMM_R_16BF;
 }
 
-int kernel_smem(int cta_group, int variant)
+int kernel_smem(int cta_group, int variant, int scales)
 {
+    if (scales == SM100_SCALES_MX) return cta_group == 2 ? smem_bytes<2, false, true>() : smem_bytes<1, false, true>();
     if (variant == SM100_VARIANT_CLC) return cta_group == 2 ? smem_bytes<2, true>() : smem_bytes<1, true>();
     return cta_group == 2 ? smem_bytes<2>() : smem_bytes<1>();
 }
 
 /* Each kernel's preparation, per device: the shared-memory opt-in (cudaFuncSetAttribute) and the number of
  * co-resident clusters (cudaOccupancyMaxActiveClusters), done once per kernel and device under prep_lock, so
- * no launch sets an attribute again; 0 = not prepared yet. Ten kernels: (cta_group 1, 2) x (bf16, f16, f32,
- * E4M3), and the CLC kernels of cta_group 1 and 2 (bf16). */
+ * no launch sets an attribute again; 0 = not prepared yet. Twelve kernels: (cta_group 1, 2) x (bf16, f16, f32,
+ * E4M3), the CLC kernels of cta_group 1 and 2 (bf16), and the MX kernels of cta_group 1 and 2 (bf16). */
 enum { kOutTypes = 4 };
-int prep_clusters[WSGEMM_MAX_DEVICES][2 * kOutTypes + 2];
+int prep_clusters[WSGEMM_MAX_DEVICES][2 * kOutTypes + 4];
 pthread_mutex_t prep_lock = PTHREAD_MUTEX_INITIALIZER; /* handles may live on several host threads */
 
 int type_index(wsgemm_dtype t)
@@ -184,18 +242,19 @@ int type_index(wsgemm_dtype t)
 
 /* *clusters for the kernel of (cta_group, out_type) on the context's device, preparing it on first use (the
  * caller checked that its shared memory fits). Holds prep_lock across the driver calls: exactly once. */
-wsgemm_status prepare_kernel(wsgemm_launch_ctx *ctx, int cta_group, wsgemm_dtype out_type, int variant,
+wsgemm_status prepare_kernel(wsgemm_launch_ctx *ctx, int cta_group, wsgemm_dtype out_type, int variant, int scales,
                              int *clusters_out)
 {
     const wsgemm_device_info *dev = ctx->device;
-    const int smem = kernel_smem(cta_group, variant);
-    const int slot = variant == SM100_VARIANT_CLC ? 2 * kOutTypes + cta_group - 1
-                                                  : (cta_group - 1) * kOutTypes + type_index(out_type);
+    const int smem = kernel_smem(cta_group, variant, scales);
+    const int slot = scales == SM100_SCALES_MX      ? 2 * kOutTypes + 2 + cta_group - 1
+                     : variant == SM100_VARIANT_CLC ? 2 * kOutTypes + cta_group - 1
+                                                    : (cta_group - 1) * kOutTypes + type_index(out_type);
     wsgemm_status st = WSGEMM_STATUS_SUCCESS;
     pthread_mutex_lock(&prep_lock);
     int clusters = prep_clusters[dev->ordinal][slot];
     if (clusters == 0) {
-        const void *fn = kernel_for(cta_group, out_type, variant);
+        const void *fn = kernel_for(cta_group, out_type, variant, scales);
         cudaError_t err = wsgemm_kernel_set_max_dynamic_smem(fn, smem);
         if (err != cudaSuccess) {
             wsgemm_forget_cuda_error(err);
@@ -222,22 +281,25 @@ wsgemm_status prepare_kernel(wsgemm_launch_ctx *ctx, int cta_group, wsgemm_dtype
     return st;
 }
 
-/* The planner's question (sm100_plan.h): does the kernel of (cta_group, out_type, variant) exist and fit this
- * device, and how many of its clusters run at once. */
-wsgemm_status query_kernel(void *launch_ctx, int cta_group, wsgemm_dtype out_type, int variant, sm100_kernel_facts *out)
+/* The planner's question (sm100_plan.h): does the kernel of (cta_group, out_type, variant, scales) exist and fit
+ * this device, and how many of its clusters run at once. */
+wsgemm_status query_kernel(void *launch_ctx, int cta_group, wsgemm_dtype out_type, int variant, int scales,
+                           sm100_kernel_facts *out)
 {
     wsgemm_launch_ctx *ctx = (wsgemm_launch_ctx *)launch_ctx;
     memset(out, 0, sizeof *out);
-    if (variant == SM100_VARIANT_CLC && !clc_exists(out_type)) return WSGEMM_STATUS_SUCCESS;
-    const int smem = kernel_smem(cta_group, variant);
+    if (!kernel_exists(out_type, variant, scales)) return WSGEMM_STATUS_SUCCESS;
+    const int smem = kernel_smem(cta_group, variant, scales);
     const wsgemm_device_info *dev = ctx->device;
     if (dev->smem_optin_bytes < smem || (cta_group == 2 && dev->sm_count < 2)) return WSGEMM_STATUS_SUCCESS;
     int clusters = 0;
-    const wsgemm_status st = prepare_kernel(ctx, cta_group, out_type, variant, &clusters);
+    const wsgemm_status st = prepare_kernel(ctx, cta_group, out_type, variant, scales, &clusters);
     if (st != WSGEMM_STATUS_SUCCESS) return st;
     out->exists = 1;
     out->cta_group = cta_group;
-    out->stages = cta_group == 2 ? Config<2>::kStages : Config<1>::kStages;
+    out->stages = scales == SM100_SCALES_MX ? SM100_MX_STAGES
+                  : cta_group == 2          ? Config<2>::kStages
+                                            : Config<1>::kStages;
     out->smem_bytes = smem;
     out->max_clusters = clusters;
     return WSGEMM_STATUS_SUCCESS;
@@ -247,10 +309,10 @@ wsgemm_status query_kernel(void *launch_ctx, int cta_group, wsgemm_dtype out_typ
 
 /* The kernel was prepared (its shared-memory opt-in set on this device) when the plan asked query_kernel
  * about it: a launch sets no function attribute (its launch attributes: the cluster, and PDL with pdl). */
-template <int kCtaGroup, typename TOut, bool kClc = false>
+template <int kCtaGroup, typename TOut, bool kClc = false, bool kMx = false>
 cudaError_t launch_kernel(const KernelParams &p, int ctas, cudaStream_t stream, int pdl)
 {
-    const int smem = smem_bytes<kCtaGroup, kClc>();
+    const int smem = smem_bytes<kCtaGroup, kClc, kMx>();
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)ctas, 1, 1);
     cfg.blockDim = dim3(kThreads, 1, 1);
@@ -259,7 +321,9 @@ cudaError_t launch_kernel(const KernelParams &p, int ctas, cudaStream_t stream, 
     cudaLaunchAttribute attr[2];
     cluster_launch_config(&cfg, attr, (unsigned)kCtaGroup);
     wsgemm_pdl_config(&cfg, attr, pdl);
-    if constexpr (kClc)
+    if constexpr (kMx)
+        return cudaLaunchKernelEx(&cfg, sm100_mx_gemm_kernel<kCtaGroup, TOut>, p);
+    else if constexpr (kClc)
         return cudaLaunchKernelEx(&cfg, sm100_gemm_clc_kernel<kCtaGroup, TOut>, p);
     else
         return cudaLaunchKernelEx(&cfg, sm100_gemm_kernel<kCtaGroup, TOut>, p);
@@ -309,7 +373,13 @@ void set_params(KernelParams *k, const wsgemm_plan *plan, const wsgemm_problem *
     const int tile_m = kBlockM * plan->cluster;
     const umma_major a_major = k->a_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR;
     const umma_major b_major = k->b_mn_major ? UMMA_MN_MAJOR : UMMA_K_MAJOR;
-    if (wsgemm_dtype_is_fp8(p->Atype)) {
+    if (plan->scales == SM100_SCALES_MX) { /* the scale factor IDs (0 here) are set per instruction by the kernel */
+        k->kind = UMMA_KIND_MXF8F6F4;
+        const umma_f8_dtype a = p->Atype == WSGEMM_R_8F_E5M2 ? UMMA_E5M2 : UMMA_E4M3;
+        const umma_f8_dtype b = p->Btype == WSGEMM_R_8F_E5M2 ? UMMA_E5M2 : UMMA_E4M3;
+        k->idesc = umma_idesc_mxf8f6f4_encode(a, b, UMMA_SF_UE8M0, a_major, b_major, 0, 0, (uint32_t)tile_m,
+                                              (uint32_t)plan->bn, 0, 0);
+    } else if (wsgemm_dtype_is_fp8(p->Atype)) {
         k->kind = UMMA_KIND_F8F6F4;
         const umma_f8_dtype a = p->Atype == WSGEMM_R_8F_E5M2 ? UMMA_E5M2 : UMMA_E4M3;
         const umma_f8_dtype b = p->Btype == WSGEMM_R_8F_E5M2 ? UMMA_E5M2 : UMMA_E4M3;
@@ -345,6 +415,7 @@ struct Sm100Call {
     const wsgemm_knobs *knobs;
     int fault;
     KernelParams k;
+    uint8_t *scales; /* an MX plan's scale chunks in the workspace (sm100_mx_scales_layout) */
 };
 
 wsgemm_status sm100_plan(void *self, const wsgemm_problem *p, int lean, wsgemm_launch_ctx *ctx, wsgemm_plan *plan,
@@ -374,7 +445,16 @@ wsgemm_status sm100_encode(void *self, wsgemm_plan *plan, const wsgemm_problem *
 #endif
     cudaError_t err = make_operand_map(&k.tmap_a, &plan->a, p->Atype, p->k, kBlockM, plan->bk, msg, sizeof msg);
     if (err == cudaSuccess)
-        err = make_operand_map(&k.tmap_b, &plan->b, p->Btype, p->k, kBlockN / plan->cluster, plan->bk, msg, sizeof msg);
+        err =
+            make_operand_map(&k.tmap_b, &plan->b, p->Btype, p->k, plan->bn / plan->cluster, plan->bk, msg, sizeof msg);
+    if (err == cudaSuccess && plan->scales == SM100_SCALES_MX) {
+        const sm100_mx_scales_layout l = sm100_mx_scales_layout_of(p->m, p->n, p->k);
+        const uint8_t *chunks = ws + plan->scales_offset;
+        call->scales = ws + plan->scales_offset;
+        err = make_scales_map(&k.tmap_sfa, chunks, l.a_tiles, l.k_blocks, 1, msg, sizeof msg);
+        if (err == cudaSuccess)
+            err = make_scales_map(&k.tmap_sfb, chunks + l.b_offset, l.b_tiles, l.k_blocks, l.b_chunks, msg, sizeof msg);
+    }
     if (err != cudaSuccess)
         return wsgemm_fail(ctx, WSGEMM_STATUS_NOT_SUPPORTED, "%s tensor map: %s", SM100_PATH_NAME, msg);
     if (plan->epilogue != WSGEMM_EPILOGUE_DIRECT &&
@@ -425,9 +505,27 @@ wsgemm_status sm100_launch(void *self, const wsgemm_plan *plan, const wsgemm_pro
     const long long ctas = clusters_launched * plan->cluster;
     const wsgemm_dtype out_type = sm100_plan_out_type(plan, p);
     int clusters = 0; /* prepared by the plan's query already: a table look-up, no driver call */
-    const wsgemm_status st = prepare_kernel(ctx, plan->cluster, out_type, plan->variant, &clusters);
+    const wsgemm_status st = prepare_kernel(ctx, plan->cluster, out_type, plan->variant, plan->scales, &clusters);
     if (st != WSGEMM_STATUS_SUCCESS) return st;
-    if (!clc)
+    const int mx = plan->scales == SM100_SCALES_MX;
+    if (mx) { /* the factors into the kernel's chunks (the workspace's scale region), in stream order */
+        const sm100_mx_scales_layout l = sm100_mx_scales_layout_of(p->m, p->n, p->k);
+        uint8_t *chunks = call->scales;
+        err = launch_mx_scales((const uint8_t *)p->a_scales, p->m, p->k / UMMA_SF_VEC, l.k_blocks, SM100_BM, chunks,
+                               (long long)l.a_bytes, ctx->stream, ctx->pdl);
+        if (err == cudaSuccess)
+            err = launch_mx_scales((const uint8_t *)p->b_scales, p->n, p->k / UMMA_SF_VEC, l.k_blocks, SM100_BN_MX,
+                                   chunks + l.b_offset, (long long)l.b_bytes, ctx->stream, ctx->pdl);
+        if (err != cudaSuccess) {
+            wsgemm_forget_cuda_error(err);
+            return wsgemm_fail(ctx, WSGEMM_STATUS_CUDA_ERROR, "%s MX scale rearrangement launch failed: %s",
+                               SM100_PATH_NAME, cudaGetErrorString(err));
+        }
+    }
+    if (mx)
+        err = plan->cluster == 2 ? launch_kernel<2, __nv_bfloat16, false, true>(k, (int)ctas, ctx->stream, ctx->pdl)
+                                 : launch_kernel<1, __nv_bfloat16, false, true>(k, (int)ctas, ctx->stream, ctx->pdl);
+    else if (!clc)
         err = plan->cluster == 2 ? launch_for_output<2>(k, out_type, (int)ctas, ctx->stream, ctx->pdl)
                                  : launch_for_output<1>(k, out_type, (int)ctas, ctx->stream, ctx->pdl);
     else
@@ -451,6 +549,7 @@ wsgemm_status run_sm100(const wsgemm_problem *p, wsgemm_launch_ctx *ctx, const w
     Sm100Call call;
     call.knobs = knobs;
     call.fault = fault;
+    call.scales = NULL;
     const wsgemm_fast_path path = {.name = SM100_PATH_NAME,
                                    .debug = knobs->sm100_debug,
                                    .self = &call,

@@ -24,7 +24,11 @@
  *                allows TMA stores, an E4M3 D included; a fused op's C other than D comes in through a tensor
  *                map of its own when it has D's type and a TMA layout. Per-element stores otherwise (an E4M3
  *                D over a 16-bit C with beta != 0, a layout TMA cannot address).
- *   workspace    staged A, staged B, split-K partials, each 256-byte aligned.
+ *   block scale  MX (VEC32_UE8M0 on A and B, SM100_SCALES_MX): the 128 x 192 kernel (a pair: 256 x 192) with bf16 D,
+ *                one K split, the static schedule, K-major operands (MN-major ones copied); the factors rearranged
+ *                into the kernel's chunks in the workspace (sm100_mx_scales_layout). Other scale tensors (VEC128_32F,
+ *                BLK128x128_32F, OUTER_VEC_32F) are declined: no sm100 kernel applies them.
+ *   workspace    staged A, staged B, split-K partials, MX scale chunks, each 256-byte aligned.
  *   invariance   under batch invariance (problem.batch_invariance) no choice follows the varying dimension
  *                (m for ON, n for ON_N): the fewest K splits that keep each chain within
  *                WSGEMM_MAX_CHAIN_BLOCKS (or the forced count); cta_group 1 for ON (m decides whether a pair
@@ -38,6 +42,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/scale.h"
 #include "common/staging.h"
 #include "common/tma.h"
 
@@ -72,6 +77,22 @@ double sm100_plan_estimate_us(const wsgemm_problem *p, int cta_group, long long 
     double cost = (t_tiles > t_hbm ? t_tiles : t_hbm) + 2.0; /* + the launch */
     if (splits > 1) cost += (double)splits * p->m * p->n * p->batch_count * 4.0 * 2.0 / 6.0e6 + 3.0;
     return cost;
+}
+
+/* ---------------------------------------------------------------- block scale factors */
+
+sm100_mx_scales_layout sm100_mx_scales_layout_of(long long m, long long n, long long k)
+{
+    sm100_mx_scales_layout l;
+    l.a_tiles = (m + SM100_BM - 1) / SM100_BM;
+    l.b_tiles = (n + SM100_BN_MX - 1) / SM100_BN_MX;
+    l.k_blocks = (int)((k + SM100_BK_FP8 - 1) / SM100_BK_FP8);
+    l.b_chunks = (SM100_BN_MX + UMMA_SF_CHUNK_ROWS - 1) / UMMA_SF_CHUNK_ROWS;
+    l.a_bytes = (size_t)l.a_tiles * (size_t)l.k_blocks * UMMA_SF_CHUNK_BYTES;
+    l.b_offset = (l.a_bytes + 255) / 256 * 256;
+    l.b_bytes = (size_t)l.b_tiles * (size_t)l.k_blocks * (size_t)l.b_chunks * UMMA_SF_CHUNK_BYTES;
+    l.bytes = l.b_offset + l.b_bytes;
+    return l;
 }
 
 /* ---------------------------------------------------------------- epilogue */
@@ -127,6 +148,9 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
     const int bk = fp8 ? SM100_BK_FP8 : SM100_BK;
     const int invariant = p->batch_invariance != WSGEMM_BATCH_INVARIANCE_OFF;
     const int one_row_view = !invariant;
+    const int mx =
+        p->a_scale_mode == WSGEMM_MATMUL_SCALE_VEC32_UE8M0 && p->b_scale_mode == WSGEMM_MATMUL_SCALE_VEC32_UE8M0;
+    const int bn = mx ? (int)SM100_BN_MX : (int)SM100_BN;
     if (fp8 != wsgemm_dtype_is_fp8(p->Btype) || (!fp8 && p->Btype != p->Atype) ||
         (p->Atype == WSGEMM_R_8F_E5M2 && p->Btype == WSGEMM_R_8F_E5M2)) {
         snprintf(why, why_size,
@@ -139,6 +163,21 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
         snprintf(why, why_size, "operand scales are applied by the fused output op only");
         return WSGEMM_STATUS_NOT_SUPPORTED;
     }
+    if (!mx &&
+        (wsgemm_scale_mode_is_tensor((int)p->a_scale_mode) || wsgemm_scale_mode_is_tensor((int)p->b_scale_mode))) {
+        snprintf(why, why_size,
+                 "a_scale_mode %s with b_scale_mode %s: the sm100 kernels apply per-tensor scales or MX ones "
+                 "(VEC32_UE8M0 on both)",
+                 wsgemm_scale_mode_name((int)p->a_scale_mode), wsgemm_scale_mode_name((int)p->b_scale_mode));
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
+    if (mx && (!fp8 || p->Ctype != WSGEMM_R_16BF || p->batch_count != 1)) {
+        snprintf(why, why_size,
+                 "block-scaled MX (VEC32_UE8M0): the sm100 kernel takes FP8 A and B, a bf16 D and no batch; "
+                 "not A type %d, B type %d, D type %d, batch %d",
+                 (int)p->Atype, (int)p->Btype, (int)p->Ctype, nb);
+        return WSGEMM_STATUS_NOT_SUPPORTED;
+    }
     *plan = (wsgemm_plan){
         .swap = 0,
         .p_extent = p->m,
@@ -147,25 +186,24 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
         .b = wsgemm_operand_describe(p->B, p->ldb, p->strideB, p->transb == WSGEMM_OP_N, p->n, p->k, nb, one_row_view),
         .schedule = WSGEMM_SCHEDULE_COOPERATIVE,
         .bm = SM100_BM,
-        .bn = SM100_BN,
+        .bn = bn,
         .bk = bk,
         .ab_type = p->Atype,
+        .scales = mx ? SM100_SCALES_MX : SM100_SCALES_TENSOR,
     };
     const int k_blocks = (p->k - 1) / bk + 1; /* k > 0; k + bk - 1 could overflow */
-    const long long tiles_m = (p->m - 1LL) / SM100_BM + 1, tiles_n = (p->n - 1LL) / SM100_BN + 1;
-    wsgemm_status s = wsgemm_plan_check_tiles(tiles_m, tiles_n, SM100_BM, SM100_BN, why, why_size);
+    const long long tiles_m = (p->m - 1LL) / SM100_BM + 1, tiles_n = (p->n - 1LL) / bn + 1;
+    wsgemm_status s = wsgemm_plan_check_tiles(tiles_m, tiles_n, SM100_BM, bn, why, why_size);
     if (s != WSGEMM_STATUS_SUCCESS) return s;
 
     /* split counts: at least 4 K blocks per split and at most 16 splits, unless forced; at least enough that no
      * accumulator chain is longer than WSGEMM_MAX_CHAIN_BLOCKS; fp32 partials of at most 2^40 bytes */
     int min_splits, max_splits;
     wsgemm_plan_split_range(k_blocks, knobs->sm100_splitk, (double)p->m * p->n * nb * 4.0, &min_splits, &max_splits);
-    if (p->fused) { /* the fused op runs on the accumulators: one chain */
+    if (p->fused || mx) { /* the fused op runs on the accumulators, the MX kernel writes bf16 D: one chain */
         if (k_blocks > WSGEMM_MAX_CHAIN_BLOCKS) {
-            snprintf(why, why_size,
-                     "k = %d is %d K blocks: a fused output op runs on one accumulator chain of at "
-                     "most %d",
-                     p->k, k_blocks, (int)WSGEMM_MAX_CHAIN_BLOCKS);
+            snprintf(why, why_size, "k = %d is %d K blocks: a %s runs on one accumulator chain of at most %d", p->k,
+                     k_blocks, mx ? "block-scaled MX matmul" : "fused output op", (int)WSGEMM_MAX_CHAIN_BLOCKS);
             return WSGEMM_STATUS_NOT_SUPPORTED;
         }
         min_splits = max_splits = 1;
@@ -173,7 +211,7 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
     if (invariant) max_splits = min_splits; /* a count from K alone */
     /* the CLC variant (knobs->sm100_clc): its kernels write bf16 C from one K split; asked first, the static
      * schedule (with the whole split range) where no CLC kernel fits */
-    const int want_clc = knobs->sm100_clc && !invariant && p->Ctype == WSGEMM_R_16BF && min_splits == 1 &&
+    const int want_clc = knobs->sm100_clc && !invariant && !mx && p->Ctype == WSGEMM_R_16BF && min_splits == 1 &&
                          (double)tiles_m * (double)tiles_n * nb * 2.0 <= 2147483647.0; /* a grid of int CTAs */
 
     /* cta_group candidates: 2 first (fewer operand bytes per FLOP: it wins ties), but only with two rows of
@@ -197,7 +235,7 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
             const int cg = groups[g];
             for (int sp = min_splits; sp <= last_split; ++sp) {
                 sm100_kernel_facts f = {0};
-                s = query(query_ctx, cg, sp > 1 ? WSGEMM_R_32F : out_single, variant, &f);
+                s = query(query_ctx, cg, sp > 1 ? WSGEMM_R_32F : out_single, variant, plan->scales, &f);
                 if (s != WSGEMM_STATUS_SUCCESS) return s;
                 if (!f.exists || f.max_clusters <= 0) continue;
                 const wsgemm_sched sch = wsgemm_sched_make((int)tiles_m, (int)tiles_n, cg, 1, sp, nb, k_blocks);
@@ -241,8 +279,14 @@ wsgemm_status sm100_plan_make(const wsgemm_problem *p, const wsgemm_knobs *knobs
 
     /* workspace: staged operands (FP8 copies are K-major; every other operand keeps its major), then the split-K
      * partials */
-    s = wsgemm_plan_lay_out_workspace(plan, p, invariant, why, why_size); /* invariant: FP8 always K-major */
+    /* invariant: FP8 always K-major; MX: the kernel reads K-major operands only */
+    s = wsgemm_plan_lay_out_workspace(plan, p, invariant || mx, why, why_size);
     plan->p_mn = !plan->a.k_major && !(fp8 && plan->a.staged);
     plan->q_mn = !plan->b.k_major && !(fp8 && plan->b.staged);
+    if (s == WSGEMM_STATUS_SUCCESS && mx) { /* the scale chunks after the partials */
+        plan->scales_offset = (plan->workspace_bytes + 255) / 256 * 256;
+        plan->scales_bytes = sm100_mx_scales_layout_of(p->m, p->n, p->k).bytes;
+        plan->workspace_bytes = plan->scales_offset + plan->scales_bytes;
+    }
     return s;
 }

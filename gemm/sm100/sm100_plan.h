@@ -16,6 +16,7 @@
 
 #include "common/knobs.h"
 #include "common/plan.h"
+#include "tmem/desc.h" /* the scale factors' chunk (UMMA_SF_*), WSGEMM_HD */
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,6 +25,48 @@ extern "C" {
 /* The kernel's fixed tile (gemm/sm100/sm100_kernel.cuh static-asserts that it agrees): 128 bytes of K per stage,
  * 64 elements of 16-bit operands (kind::f16) or 128 of FP8 (kind::f8f6f4). */
 enum { SM100_BM = 128, SM100_BN = 256, SM100_BK = 64, SM100_BK_FP8 = 128 };
+
+/* How the kernel scales FP8 operands (wsgemm_plan.scales):
+ *   TENSOR  per-tensor scales (or none), applied by the fused output op in the epilogue: every kernel above;
+ *   MX      block-scaled MXFP8 (wsgemm_matmul's VEC32_UE8M0 on A and B): tcgen05.mma kind::mxf8f6f4.block_scale
+ *           with the factors copied into Tensor Memory per k-block (docs/sm100.md, "Block-scaled MXFP8"). Its
+ *           tile is 128 x SM100_BN_MX (a pair: 256 x SM100_BN_MX), since two 256-column accumulators would leave no
+ *           TMEM columns for the factors; K-major operands (MN-major ones are copied), bf16 D, one K split, static
+ *           schedule, SM100_MX_STAGES stages (one scale slot of TMEM per stage). */
+enum { SM100_SCALES_TENSOR = 0, SM100_SCALES_MX = 1 };
+enum { SM100_BN_MX = 192, SM100_MX_STAGES = 4 };
+
+/* Where an MX plan's scale factors lie in the workspace (plan->scales_offset): A's, one 512-byte chunk (tmem/desc.h,
+ * UMMA_SF_CHUNK_BYTES: 128 rows x the 4 sub-blocks of a 128-K k-block) per (128-row tile, k-block), chunk
+ * (tile * k_blocks + kb); then, b_offset bytes on, B's, b_chunks chunks per (SM100_BN_MX-column tile, k-block) at
+ * ((tile * k_blocks + kb) * b_chunks + c) (c: rows 128 c .. of the tile; rows past the tile or the matrix, and
+ * sub-blocks past k, hold 127: a factor of 1 that never meets a nonzero product). */
+typedef struct sm100_mx_scales_layout {
+    long long a_tiles, b_tiles; /* ceil(m / 128), ceil(n / SM100_BN_MX) */
+    int k_blocks;               /* ceil(k / 128) */
+    int b_chunks;               /* chunks per B tile: ceil(SM100_BN_MX / 128) */
+    size_t a_bytes, b_offset, b_bytes, bytes;
+} sm100_mx_scales_layout;
+
+sm100_mx_scales_layout sm100_mx_scales_layout_of(long long m, long long n, long long k);
+
+/* The byte of the source scale tensor (VEC32_UE8M0: outer x k32, element r + b * outer) that byte `idx` of one
+ * operand's chunked copy holds, for tiles of tile_rows rows in chunks of 128 (A: 128, B: SM100_BN_MX) over
+ * k_blocks k-blocks; -1 where the copy holds the padding factor 127. The launcher's rearrangement kernel and the
+ * CPU test share it. */
+static inline WSGEMM_HD long long sm100_mx_scale_source(long long idx, long long outer, int k32, int k_blocks,
+                                                        int tile_rows)
+{
+    const int chunks = (tile_rows + UMMA_SF_CHUNK_ROWS - 1) / UMMA_SF_CHUNK_ROWS;
+    const long long chunk = idx / UMMA_SF_CHUNK_BYTES, o = idx % UMMA_SF_CHUNK_BYTES;
+    const long long c = chunk % chunks, kb = chunk / chunks % k_blocks, tile = chunk / chunks / k_blocks;
+    /* the row in its chunk and the sub-block: umma_sf_chunk_offset inverted */
+    const long long r = o / UMMA_SF_CP_ROW_BYTES + 32 * (o % UMMA_SF_CP_ROW_BYTES / 4), sub = o % 4;
+    const long long row_in_tile = UMMA_SF_CHUNK_ROWS * c + r, row = tile * tile_rows + row_in_tile;
+    const long long b = UMMA_SF_SUBBLOCKS * kb + sub;
+    if (row_in_tile >= tile_rows || row >= outer || b >= k32) return -1;
+    return row + b * outer;
+}
 
 /* The plan's variant (wsgemm_plan.variant): the tile schedule of the kernel.
  *   STATIC  cluster c of the grid (the co-resident clusters) takes units c, c + C, ... (gemm/common/scheduler.cuh);
@@ -44,7 +87,7 @@ typedef struct sm100_kernel_facts {
 
 /* The launcher's answer (or a CPU test's model). Returns SUCCESS with *out filled (exists may be 0), or the
  * status of a failed driver call, with its message already in the launcher's context. */
-typedef wsgemm_status (*sm100_kernel_query)(void *ctx, int cta_group, wsgemm_dtype out_type, int variant,
+typedef wsgemm_status (*sm100_kernel_query)(void *ctx, int cta_group, wsgemm_dtype out_type, int variant, int scales,
                                             sm100_kernel_facts *out);
 
 /* Plan p (checked by api.c or matmul.c: m, n, k, batch_count > 0). WSGEMM_SM100_CLC=1 (knobs->sm100_clc) asks for the

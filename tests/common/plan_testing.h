@@ -58,14 +58,17 @@ static inline void plan_testing_describe(const wsgemm_problem *p, char *buf, siz
              (double)p->beta);
 }
 
-/* One sm100 kernel as a B200 runs it (gemm/sm100/sm100_kernel.cuh): 4 stages for cta_group 1, 6 for the pair,
- * 231,424 bytes of shared memory, `max_clusters` co-resident (148 SMs; 74 pairs). */
-static inline void plan_testing_sm100_kernel(int cta_group, int max_clusters, sm100_kernel_facts *f)
+/* One sm100 kernel as a B200 runs it (gemm/sm100/sm100_kernel.cuh): 4 stages for cta_group 1, 6 for the pair (the
+ * MX kernels, scales SM100_SCALES_MX: 4, bf16 D only), 231,424 bytes of shared memory, `max_clusters` co-resident
+ * (148 SMs; 74 pairs). */
+static inline void plan_testing_sm100_kernel(int cta_group, int scales, wsgemm_dtype out_type, int max_clusters,
+                                             sm100_kernel_facts *f)
 {
     memset(f, 0, sizeof *f);
+    if (scales == SM100_SCALES_MX && out_type != WSGEMM_R_16BF) return; /* the MX kernels write bf16 D only */
     f->exists = 1;
     f->cta_group = cta_group;
-    f->stages = cta_group == 1 ? 4 : 6;
+    f->stages = scales == SM100_SCALES_MX ? SM100_MX_STAGES : cta_group == 1 ? 4 : 6;
     f->smem_bytes = 231424;
     f->max_clusters = max_clusters;
 }

@@ -52,12 +52,13 @@ static wsgemm_status sm90_model(void *ctx, int row, int p_mn, int q_mn, sm90_ker
 }
 
 /* The B200: one kernel per (cta_group, C type, variant; the CLC variant for bf16 C only), 148 SMs, 74 pairs. */
-static wsgemm_status sm100_model(void *ctx, int cta_group, wsgemm_dtype out_type, int variant, sm100_kernel_facts *f)
+static wsgemm_status sm100_model(void *ctx, int cta_group, wsgemm_dtype out_type, int variant, int scales,
+                                 sm100_kernel_facts *f)
 {
     (void)ctx;
     memset(f, 0, sizeof *f);
     if (variant == SM100_VARIANT_CLC && out_type != WSGEMM_R_16BF) return WSGEMM_STATUS_SUCCESS;
-    plan_testing_sm100_kernel(cta_group, cta_group == 1 ? 148 : 74, f);
+    plan_testing_sm100_kernel(cta_group, scales, out_type, cta_group == 1 ? 148 : 74, f);
     return WSGEMM_STATUS_SUCCESS;
 }
 

@@ -36,13 +36,13 @@ static int failures;
 #define EXPECT(cond, ...) TESTING_EXPECT(failures, cond, __VA_ARGS__)
 
 /* A B200: 148 SMs, 74 pairs; every (cta_group, output type) kernel exists (gemm/sm100/sm100_kernel.cuh). */
-static wsgemm_status b200_query(void *ctx, int cta_group, wsgemm_dtype out_type, int variant, sm100_kernel_facts *f)
+static wsgemm_status b200_query(void *ctx, int cta_group, wsgemm_dtype out_type, int variant, int scales,
+                                sm100_kernel_facts *f)
 {
     (void)ctx;
-    (void)out_type;
     memset(f, 0, sizeof *f);
     if (variant != SM100_VARIANT_STATIC) return WSGEMM_STATUS_SUCCESS; /* the self-check covers the static kernels */
-    plan_testing_sm100_kernel(cta_group, cta_group == 1 ? 148 : 74, f);
+    plan_testing_sm100_kernel(cta_group, scales, out_type, cta_group == 1 ? 148 : 74, f);
     return WSGEMM_STATUS_SUCCESS;
 }
 

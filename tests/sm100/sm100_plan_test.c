@@ -21,6 +21,9 @@
  *            with two rows of tiles; no accumulator chain longer than 4096 K blocks; TMA stores only where
  *            the output's rows are whole 16-byte chunks and TMA can address it; every split has K blocks; the
  *            same problems again with FP8 inputs and / or the fused op (the rules of fp8_fused).
+ *   mx       block-scaled MX (VEC32_UE8M0): the 128 x 192 kernel, K-major operands, one split, the static schedule,
+ *            the scale chunks after the rest of the workspace; declines (fp32 D, a batch, a chain past 4096 K
+ *            blocks, VEC128 / BLK128x128 scales); every scale byte mapped once into the chunk the MMA reads it from.
  * Prints what it checked; exits 1 on failure.
  */
 #include <stdint.h>
@@ -48,13 +51,15 @@ typedef struct model {
 
 /* gemm/sm100/sm100_kernel.cuh: one kernel per (cta_group, C type); cta_group 1 has 4 stages of 48 KB, cta_group
  * 2 six of 32 KB, both with 32 KB of epilogue chunks; the CLC kernels (SM100_VARIANT_CLC) for bf16 C only. */
-static wsgemm_status model_query(void *ctx, int cta_group, wsgemm_dtype out_type, int variant, sm100_kernel_facts *f)
+static wsgemm_status model_query(void *ctx, int cta_group, wsgemm_dtype out_type, int variant, int scales,
+                                 sm100_kernel_facts *f)
 {
     const model *md = ctx;
     memset(f, 0, sizeof *f);
     if (cta_group == 2 && !md->has_cg2) return WSGEMM_STATUS_SUCCESS;
-    if (variant == SM100_VARIANT_CLC && out_type != WSGEMM_R_16BF) return WSGEMM_STATUS_SUCCESS;
-    plan_testing_sm100_kernel(cta_group, cta_group == 1 ? md->sm_count : md->max_pairs, f);
+    if (variant == SM100_VARIANT_CLC && (out_type != WSGEMM_R_16BF || scales == SM100_SCALES_MX))
+        return WSGEMM_STATUS_SUCCESS;
+    plan_testing_sm100_kernel(cta_group, scales, out_type, cta_group == 1 ? md->sm_count : md->max_pairs, f);
     return WSGEMM_STATUS_SUCCESS;
 }
 
@@ -103,8 +108,10 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan, c
     const size_t b_end = plan->b.staged ? plan->b.stage_offset + plan->b.stage_bytes : 0;
     EXPECT(!plan->a.staged || !plan->b.staged || plan->b.stage_offset >= a_end, "%s: staged A and B overlap", shape);
     EXPECT(plan->partials_offset >= a_end && plan->partials_offset >= b_end, "%s: partials overlap a copy", shape);
-    EXPECT(plan->workspace_bytes == plan->partials_offset + plan->partials_bytes &&
-               (plan->workspace_bytes == 0) == (!plan->a.staged && !plan->b.staged && plan->splits == 1),
+    const int mx = plan->scales == SM100_SCALES_MX;
+    EXPECT(plan->workspace_bytes ==
+                   (mx ? plan->scales_offset + plan->scales_bytes : plan->partials_offset + plan->partials_bytes) &&
+               (plan->workspace_bytes == 0) == (!plan->a.staged && !plan->b.staged && plan->splits == 1 && !mx),
            "%s: workspace %zu bytes, partials end at %zu", shape, plan->workspace_bytes,
            plan->partials_offset + plan->partials_bytes);
     /* the operands as TMA will see them: either legal in place or staged */
@@ -137,7 +144,7 @@ static void check_invariants(const wsgemm_problem *p, const wsgemm_plan *plan, c
            plan->sched.k_blocks_per_split);
     EXPECT((long long)(plan->splits - 1) * plan->sched.k_blocks_per_split < plan->sched.k_blocks,
            "%s: an empty split (%d of %d K blocks)", shape, plan->sched.k_blocks_per_split, plan->sched.k_blocks);
-    EXPECT(plan->tiles_p == (p->m + 127) / 128 && plan->tiles_q == (p->n + 255) / 256 &&
+    EXPECT(plan->tiles_p == (p->m + 127) / 128 && plan->tiles_q == (p->n + plan->bn - 1) / plan->bn &&
                plan->sched.cols == plan->tiles_q && plan->sched.cluster_rows == plan->cluster,
            "%s: the schedule is not of the plan's tile", shape);
     /* TMA stores: whole 16-byte chunks per column of the output, an addressable C (or the tight partials) */
@@ -537,6 +544,120 @@ static void case_clc(void)
     printf("clc: %lld plans: CLC where its kernel serves, the static schedule elsewhere\n", checked);
 }
 
+/* mx: block-scaled MX plans (VEC32_UE8M0 on A and B): the 128 x 192 kernel, K-major operands (MN-major ones copied),
+ * one K split, the static schedule, the scale chunks after everything else in the workspace; declines (a D other
+ * than bf16, a batch, other scale tensors); and the chunk mapping the launcher's rearrangement follows. */
+static void case_mx(void)
+{
+    model b200 = {148, 74, 1};
+    wsgemm_knobs kn = wsgemm_knobs_defaults();
+    const wsgemm_op N = WSGEMM_OP_N, T = WSGEMM_OP_T;
+    const wsgemm_dtype BF = WSGEMM_R_16BF, E4 = WSGEMM_R_8F_E4M3, E5 = WSGEMM_R_8F_E5M2, F32 = WSGEMM_R_32F;
+    static const struct {
+        wsgemm_op ta, tb;
+        int m, n, k;
+        wsgemm_dtype a;
+    } shapes[] = {{T, N, 8192, 8192, 8192, E4},     {T, N, 64, 8192, 8192, E4},    {N, T, 1000, 520, 288, E4},
+                  {N, N, 129, 385, 96, E5},         {T, T, 4096, 14336, 4096, E4}, {T, N, 1, 1, 32, E4},
+                  {T, N, 256, 192 * 7 + 1, 160, E4}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+        wsgemm_problem p = plan_testing_problem(shapes[i].ta, shapes[i].tb, shapes[i].m, shapes[i].n, shapes[i].k, 1,
+                                                shapes[i].a, BF, 0.0f, 0, 0);
+        p.Btype = E4;
+        p.a_scale_mode = p.b_scale_mode = WSGEMM_MATMUL_SCALE_VEC32_UE8M0;
+        wsgemm_fused_epilogue f = fused_for(&p, 1);
+        p.fused = &f;
+        const wsgemm_plan plan = plan_of(&p, &kn, &b200);
+        check_invariants(&p, &plan, &kn);
+        char line[640];
+        wsgemm_plan_describe(&plan, &p, line, sizeof line);
+        printf("  %s\n", line);
+        const sm100_mx_scales_layout l = sm100_mx_scales_layout_of(p.m, p.n, p.k);
+        EXPECT(plan.scales == SM100_SCALES_MX && plan.bn == SM100_BN_MX && plan.bk == 128 &&
+                   plan.stages == SM100_MX_STAGES && plan.splits == 1 && plan.variant == SM100_VARIANT_STATIC &&
+                   !plan.p_mn && !plan.q_mn && plan.a.staged == (shapes[i].ta == N && p.m > 1) &&
+                   plan.b.staged == (shapes[i].tb == T && p.n > 1),
+               "MX %dx%dx%d: scales %d bn %d stages %d splits %d variant %d majors %d %d staged %d %d", p.m, p.n, p.k,
+               plan.scales, plan.bn, plan.stages, plan.splits, plan.variant, plan.p_mn, plan.q_mn, plan.a.staged,
+               plan.b.staged);
+        const size_t a_end = plan.a.staged ? plan.a.stage_offset + plan.a.stage_bytes : 0;
+        const size_t b_end = plan.b.staged ? plan.b.stage_offset + plan.b.stage_bytes : 0;
+        EXPECT(plan.scales_offset % 256 == 0 && plan.scales_offset >= a_end && plan.scales_offset >= b_end &&
+                   plan.scales_bytes == l.bytes &&
+                   l.a_bytes == (size_t)((p.m + 127) / 128) * (size_t)((p.k + 127) / 128) * 512u &&
+                   l.b_bytes == (size_t)((p.n + 191) / 192) * (size_t)((p.k + 127) / 128) * 1024u &&
+                   l.b_offset >= l.a_bytes && l.b_offset % 256 == 0,
+               "MX %dx%dx%d: scale chunks at %zu, %zu bytes (A %zu, B %zu at %zu)", p.m, p.n, p.k, plan.scales_offset,
+               plan.scales_bytes, l.a_bytes, l.b_bytes, l.b_offset);
+    }
+    /* a forced split or the CLC schedule do not apply: one chain, static */
+    kn.sm100_splitk = 3;
+    kn.sm100_clc = 1;
+    wsgemm_problem p = plan_testing_problem(T, N, 256, 384, 1024, 1, E4, BF, 0.0f, 0, 0);
+    p.a_scale_mode = p.b_scale_mode = WSGEMM_MATMUL_SCALE_VEC32_UE8M0;
+    wsgemm_fused_epilogue f = fused_for(&p, 1);
+    p.fused = &f;
+    wsgemm_plan plan = plan_of(&p, &kn, &b200);
+    check_invariants(&p, &plan, &kn);
+    EXPECT(plan.splits == 1 && plan.variant == SM100_VARIANT_STATIC, "MX, forced split and CLC: %d splits variant %d",
+           plan.splits, plan.variant);
+    kn = wsgemm_knobs_defaults();
+    /* declined: an fp32 D, a batch, a chain past WSGEMM_MAX_CHAIN_BLOCKS, VEC128 scales (no sm100 kernel applies
+     * them) */
+    p.Ctype = F32;
+    f = fused_for(&p, 1);
+    expect_declined(&p, &kn, &b200, "MX with an fp32 D");
+    p = plan_testing_problem(T, N, 256, 384, 1024, 2, E4, BF, 0.0f, 0, 0);
+    p.a_scale_mode = p.b_scale_mode = WSGEMM_MATMUL_SCALE_VEC32_UE8M0;
+    f = fused_for(&p, 1);
+    p.fused = &f;
+    expect_declined(&p, &kn, &b200, "MX with a batch of 2");
+    p = plan_testing_problem(T, N, 64, 64, 4097 * 128, 1, E4, BF, 0.0f, 0, 0);
+    p.a_scale_mode = p.b_scale_mode = WSGEMM_MATMUL_SCALE_VEC32_UE8M0;
+    f = fused_for(&p, 1);
+    p.fused = &f;
+    expect_declined(&p, &kn, &b200, "MX over 4097 K blocks");
+    p = plan_testing_problem(T, N, 256, 384, 1024, 1, E4, BF, 0.0f, 0, 0);
+    p.a_scale_mode = WSGEMM_MATMUL_SCALE_VEC128_32F;
+    p.b_scale_mode = WSGEMM_MATMUL_SCALE_BLK128x128_32F;
+    f = fused_for(&p, 1);
+    p.fused = &f;
+    expect_declined(&p, &kn, &b200, "VEC128_32F x BLK128x128_32F");
+
+    /* the chunk mapping: every source byte lands exactly once, where the MMA reads it (row r of a tile, sub-block
+     * s of k-block kb: chunk (tile, kb, r / 128), byte umma_sf_chunk_offset(r % 128, s)); the rest is padding */
+    static const struct {
+        long long outer;
+        int k32, tile_rows;
+    } maps[] = {{128, 4, 128}, {300, 5, 128},         {1, 1, 128},
+                {192, 8, 192}, {385, 3, SM100_BN_MX}, {1000, 9, SM100_BN_MX}};
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; ++i) {
+        const long long outer = maps[i].outer;
+        const int k32 = maps[i].k32, rows = maps[i].tile_rows, kbs = (k32 + 3) / 4, chunks = (rows + 127) / 128;
+        const long long tiles = (outer + rows - 1) / rows, bytes = tiles * kbs * chunks * 512;
+        unsigned char *seen = calloc((size_t)(outer * k32), 1);
+        int bad = 0;
+        long long pads = 0;
+        for (long long idx = 0; idx < bytes; ++idx) {
+            const long long from = sm100_mx_scale_source(idx, outer, k32, kbs, rows);
+            if (from < 0) {
+                ++pads;
+                continue;
+            }
+            const long long r = from % outer, b = from / outer, tile = r / rows, rt = r % rows;
+            const long long want = ((tile * kbs + b / 4) * chunks + rt / 128) * 512 +
+                                   umma_sf_chunk_offset((uint32_t)(rt % 128), (uint32_t)(b % 4));
+            bad += from >= outer * k32 || seen[from]++ || want != idx;
+        }
+        for (long long j = 0; j < outer * k32; ++j) bad += seen[j] != 1;
+        EXPECT(bad == 0 && pads == bytes - outer * k32, "MX chunks of %lld x %d (tiles of %d rows): %d misplaced",
+               outer, k32, rows, bad);
+        free(seen);
+        checked++;
+    }
+    printf("mx: the 128 x 192 block-scaled kernel's plans, declines and scale chunks\n");
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "choices";
@@ -548,6 +669,8 @@ int main(int argc, char **argv)
         case_fp8_fused();
     else if (strcmp(which, "clc") == 0)
         case_clc();
+    else if (strcmp(which, "mx") == 0)
+        case_mx();
     else {
         fprintf(stderr, "unknown case '%s'\n", which);
         return 2;

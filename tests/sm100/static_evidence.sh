@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # static_evidence.sh - static checks of the sm_100a build of the sm100 kernel (gemm/sm100/sm100_launch.cu, which includes sm100_kernel.cuh; no GPU needed):
-#   1. ptxas -v: every kernel has 0 spill bytes (printed); 8 static kernels and 2 cluster launch control ones;
+#   1. ptxas -v: every kernel has 0 spill bytes (printed); 8 static kernels, 2 cluster launch control ones and 2
+#      block-scaled MXFP8 ones;
 #   2. dynamic shared memory of both configurations (and of the CLC kernels) within the 227 KB opt-in limit;
 #   3. the PTX holds tcgen05.mma.cta_group::1 and ::2 of both kinds (kind::f16 for 16-bit inputs,
-#      kind::f8f6f4 for FP8), tcgen05.commit with .multicast::cluster,
+#      kind::f8f6f4 for FP8, kind::mxf8f6f4.block_scale and tcgen05.cp for MX), tcgen05.commit with
+#      .multicast::cluster,
 #      cp.async.bulk.tensor (with .cta_group::2), tcgen05.alloc / relinquish_alloc_permit / dealloc,
 #      tcgen05.ld; clusterlaunchcontrol.try_cancel (plain and .multicast::cluster::all) and query_cancel,
 #      in the two CLC kernels' entries and no other;
-#   4. SASS census (UTCHMMA and UTCQMMA: the 16-bit and FP8 MMAs; UTCBAR, UTMALDG, UTMASTG, LDTM,
+#   4. SASS census (UTCHMMA and UTCQMMA: the 16-bit and FP8 MMAs (block-scaled too); UTCCP: tcgen05.cp; UTCBAR, UTMALDG, UTMASTG, LDTM,
 #      UTCATOMSWS, UVIRTCOUNT, NANOSLEEP, UGETNEXTWORKID = try_cancel opcodes) equals the reviewed file
 #      tests/sm100/sass_census.txt, and UGETNEXTWORKID is in the CLC kernels' functions only (the
 #      planted-fault code exists only in the emulated build: its hold-back loop put 12,000 NANOSLEEPs into
@@ -37,9 +39,9 @@ if ! "$NVCC" "${FLAGS[@]}" -cubin -Xptxas -v "$CU" -o "$WORK/sm100.cubin" > "$WO
     cat "$WORK/ptxas.log"; echo "FAIL: the sm_100a build does not compile"; exit 1
 fi
 # one line per kernel: name (demangled enough to read), registers, spills
-awk '/Compiling entry function/ {k=$0; name=""; if (k !~ /sm100_gemm_(clc_)?kernel/) next
-                                  clc = k ~ /sm100_gemm_clc_kernel/ ? "clc " : ""
-                                  sub(/.*sm100_gemm_(clc_)?kernelIL/, "", k); sub(/EEvNS.*/, "", k); name=clc k}
+awk '/Compiling entry function/ {k=$0; name=""; if (k !~ /sm100_(mx_)?gemm_(clc_)?kernel/) next
+                                  clc = k ~ /sm100_gemm_clc_kernel/ ? "clc " : k ~ /sm100_mx_gemm_kernel/ ? "mx " : ""
+                                  sub(/.*sm100_(mx_)?gemm_(clc_)?kernelIL/, "", k); sub(/EEvNS.*/, "", k); name=clc k}
      /spill stores/ {st=$5; ld=$9}
      /Used [0-9]+ registers/ && name != "" {printf "   kernel<%s>: %s registers, %s bytes spill stores, %s bytes spill loads\n", name, $5, st, ld}' \
     "$WORK/ptxas.log"
@@ -50,6 +52,9 @@ echo "   $kernels kernels, $spills with spills"
 clc_kernels=$(grep -c "Compiling entry function '.*sm100_gemm_clc_kernel" "$WORK/ptxas.log")
 echo "   $clc_kernels cluster launch control kernels"
 [ "$clc_kernels" -eq 2 ] || { echo "FAIL: expected 2 CLC kernels (cta_group 1/2, bf16 C)"; fail=1; }
+mx_kernels=$(grep -c "Compiling entry function '.*sm100_mx_gemm_kernel" "$WORK/ptxas.log")
+echo "   $mx_kernels block-scaled MXFP8 kernels"
+[ "$mx_kernels" -eq 2 ] || { echo "FAIL: expected 2 MX kernels (cta_group 1/2, bf16 D)"; fail=1; }
 [ "$spills" -eq 0 ] || { echo "FAIL: register spills"; fail=1; }
 
 echo "== 2. shared memory"
@@ -64,6 +69,10 @@ for cg in 1 2; do
     if [ -z "$bytes" ]; then echo "FAIL: no smem report for the CLC kernel of cta_group $cg in the PTX"; fail=1; continue; fi
     echo "   cta_group $cg, CLC: $bytes bytes dynamic shared memory (the response slots added)"
     [ "$bytes" -le 232448 ] || { echo "FAIL: the CLC kernel of cta_group $cg exceeds 227 KB"; fail=1; }
+    bytes=$(grep -E "wsgemm_sm100_report_smem_bytes_mx_cg$cg *= *[0-9]+" "$WORK/sm100.ptx" | grep -oE "[0-9]+;" | tr -d ';')
+    if [ -z "$bytes" ]; then echo "FAIL: no smem report for the MX kernel of cta_group $cg in the PTX"; fail=1; continue; fi
+    echo "   cta_group $cg, MX: $bytes bytes dynamic shared memory (4 stages with their scale factors)"
+    [ "$bytes" -le 232448 ] || { echo "FAIL: the MX kernel of cta_group $cg exceeds 227 KB"; fail=1; }
 done
 
 echo "== 3. PTX inventory"
@@ -78,6 +87,10 @@ check "tcgen05.mma.cta_group::1.kind::f8f6f4" "cta_group 1 kernels, FP8 inputs"
 check "tcgen05.mma.cta_group::2.kind::f8f6f4" "cta_group 2 kernels, FP8 inputs"
 check "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster" "pair commit"
 check "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64" "single-CTA commit"
+check "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale" "MX kernel, cta_group 1"
+check "tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale" "MX kernel, the pair"
+check "tcgen05.cp.cta_group::1.32x128b.warpx4" "MX scale factors into TMEM, cta_group 1"
+check "tcgen05.cp.cta_group::2.32x128b.warpx4" "MX scale factors into TMEM, the pair"
 check "cp.async.bulk.tensor.3d" "TMA loads"
 check "cp.async.bulk.tensor.3d.cta_group::2" "TMA completing on the leader's barrier"
 check "tcgen05.alloc.cta_group::1" "alloc"
@@ -118,7 +131,7 @@ else
     PATH="$(dirname "$NVDIS"):$PATH" "$CUOBJ" -sass "$WORK/sm100.cubin" > "$WORK/sm100.sass" || { echo "FAIL: cuobjdump"; exit 1; }
     # opcode = first token of an instruction after an optional predicate
     awk '$1 ~ /^\/\*[0-9a-f]+\*\/$/ { op = ($2 ~ /^@/) ? $3 : $2; print op }' "$WORK/sm100.sass" |
-        grep -E "^(UTCHMMA|UTCQMMA|UTCBAR|UTMALDG|UTMASTG|LDTM|UTCATOMSWS|UVIRTCOUNT|NANOSLEEP|UGETNEXTWORKID)" | sort | uniq -c |
+        grep -E "^(UTCHMMA|UTCQMMA|UTCCP|UTCBAR|UTMALDG|UTMASTG|LDTM|UTCATOMSWS|UVIRTCOUNT|NANOSLEEP|UGETNEXTWORKID)" | sort | uniq -c |
         awk '{printf "%s %s\n", $2, $1}' > "$WORK/sass_census.txt"
     sed 's/^/   /' "$WORK/sass_census.txt"
     if [ "$UPDATE" = "--update-census" ]; then

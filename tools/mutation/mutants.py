@@ -132,7 +132,7 @@ MUTANTS = [
     ("clc_epilogue_stops_early", "kill", "clc_cg1,clc_cg2",
      # the epilogue takes the grid's last unit for "no more work" while the other roles compute it: that tile is
      # never stored (WRONG; tracked: its acc_full commit is never observed)
-     [(KERNEL, r"(u = )(next_unit<kCtaGroup, kClc>\(p, clc, u, unit_step, true\))(\) \{\s*const Tile tile = tile_at\(p, u, "
+     [(KERNEL, r"(u = )(next_unit<kCtaGroup, kClc>\(p, clc, u, unit_step, true\))(\) \{\s*const Tile tile = tile_at<kBN>\(p, u, "
                r"rank\);\s*const int r0)",
        r"\1\2, u = u + 1 >= p.sched.units ? p.sched.units : u /*MUTANT*/\3", 1)]),
     ("clc_no_trailing_cluster_sync", "kill", "clc_cg2",
@@ -141,8 +141,18 @@ MUTANTS = [
     # ---- descriptor fields
     ("desc_version_bit", "kill", "ops_cg1",
      [("tmem/desc.h", r"desc \|= \(uint64_t\)SMEM_DESC_VERSION_SM100 << SMEM_DESC_VERSION_SHIFT;", r"/*MUTANT*/", 1)]),
+    # ---- block-scaled MX k-block
+    ("mx_single_slot", "kill", "mx",
+     # every stage's factors copied into one TMEM slot: a copy may overwrite factors an earlier k-block's MMAs still
+     # read (the PTX ISA orders no mma -> cp; tracked: RACE between the scale read and the copy)
+     [(KERNEL, r"kSfSlotCols \* \(int\)stage", r"kSfSlotCols * 0 /*MUTANT*/", 1)]),
+    ("mx_sf_ids_zero", "kill", "mx",
+     # every instruction of a k-block reads sub-block 0's factors (WRONG wherever the four differ)
+     [(KERNEL, r"umma_idesc_bs_set_sf_ids\(p\.idesc, \(uint32_t\)kk, \(uint32_t\)kk\)",
+       r"umma_idesc_bs_set_sf_ids(p.idesc, 0u, 0u) /*MUTANT*/", 1)]),
     ("desc_k_step_missing", "kill", "ops_cg1",
-     [(KERNEL, r"umma_smem_desc_advance\(a_desc, [^)]*\)", r"umma_smem_desc_advance(a_desc, 0u /*MUTANT*/)", 1)]),
+     [(KERNEL, r"(\(umma_kind\)p\.kind, d_tmem, )umma_smem_desc_advance\(a_desc, [^)]*\)",
+       r"\1umma_smem_desc_advance(a_desc, 0u /*MUTANT*/)", 1)]),
 ]
 
 
