@@ -18,8 +18,10 @@
  * (sm90/sm90_grouped_plan.h: along M or N, K-major 16-bit operands TMA can read, at most 1024 groups, on a
  * device of compute capability 9.0), on the generic path otherwise: AUTO takes the sm90 kernel where the plan
  * does, a forced sm90 path declines the rest with the plan's reason, a forced sm100 path declines every one.
- * A matmul whose operand scales are tensors (a scale mode other than SCALAR_32F: block-scaled FP8) runs on the
- * generic path only until the fast kernels apply such scales: AUTO takes generic, a forced fast path declines.
+ * A matmul whose operand scales are tensors (a scale mode other than SCALAR_32F: block-scaled FP8) runs under AUTO
+ * on the sm90 block-scaled kernels where they take it (VEC128_32F, BLK128x128_32F, OUTER_VEC_32F), on the generic
+ * path otherwise; a forced sm100 path runs MX (VEC32_UE8M0 on both) on its block-scaled kernel, which AUTO does not
+ * choose until the device self-check covers it; other forced paths decline.
  * Under batch invariance ON (rows of C invariant in m) a matmul that needs the sm90 FUSED kernels runs on the
  * generic path: those kernels lay m along their tile width (sm90_plan.c).
  * AUTO takes the device's fastest path (sm100 once the device passed its self-check, sm90 on Hopper) where
@@ -191,7 +193,14 @@ static int has_epilogue_ops(const wsgemm_call *c)
     return c->output.ops.bias || c->output.ops.aux || c->output.ops.activation != WSGEMM_ACTIVATION_NONE;
 }
 
-/* Operand scales that are tensors (block-scaled FP8): the generic kernel's alone. */
+/* Block-scaled MXFP8: VEC32_UE8M0 factors on both operands (the sm100 MX kernel's, when the path is forced). */
+static int is_mx(const wsgemm_call *c)
+{
+    return c->problem.a_scale_mode == WSGEMM_MATMUL_SCALE_VEC32_UE8M0 &&
+           c->problem.b_scale_mode == WSGEMM_MATMUL_SCALE_VEC32_UE8M0;
+}
+
+/* Operand scales that are tensors (block-scaled FP8). */
 static int has_scale_tensors(const wsgemm_call *c)
 {
     return wsgemm_scale_mode_is_tensor((int)c->problem.a_scale_mode) ||
@@ -212,16 +221,18 @@ static int path_takes(wsgemm_path path, const wsgemm_call *c, const wsgemm_devic
                      wsgemm_path_name(path));
         return 0;
     }
-    if (has_scale_tensors(c) && path != WSGEMM_PATH_SM90) { /* the sm100 kernels apply per-tensor scales only */
+    if (has_scale_tensors(c) && path != WSGEMM_PATH_SM90 && !(is_sm100(path) && is_mx(c))) {
+        /* the sm100 kernels apply per-tensor scales and MX ones (the plan checks the rest of the call) */
         if (why)
             snprintf(why, why_size,
-                     "the %s kernel applies per-tensor operand scales only; a_scale_mode %s with b_scale_mode %s "
-                     "(block-scaled FP8) runs on the generic path (AUTO takes it)",
+                     "the %s kernel applies per-tensor operand scales or MX ones (VEC32_UE8M0 on both); "
+                     "a_scale_mode %s with b_scale_mode %s (block-scaled FP8) runs on the generic path (AUTO takes it)",
                      wsgemm_path_name(path), wsgemm_scale_mode_name((int)c->problem.a_scale_mode),
                      wsgemm_scale_mode_name((int)c->problem.b_scale_mode));
         return 0;
     }
-    if (!sm90_plan_takes_scales(c->problem.Atype, c->problem.Btype, (int)c->problem.a_scale_mode,
+    if (path == WSGEMM_PATH_SM90 &&
+        !sm90_plan_takes_scales(c->problem.Atype, c->problem.Btype, (int)c->problem.a_scale_mode,
                                 (int)c->problem.b_scale_mode)) {
         if (why)
             snprintf(why, why_size,

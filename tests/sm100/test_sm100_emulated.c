@@ -31,6 +31,9 @@
  *                          reference: TMA stores, C == D loaded by TMA, per-element stores; both cta_groups
  *   fused_e4m3_d           an E4M3 D stored by TMA (and per element where the plan says so)
  *   fused_c_not_d          beta != 0 with a C that is not D: C by TMA from its own tensor map, C untouched
+ *   mx                     block-scaled MXFP8 (VEC32_UE8M0 on A and B: kind::mxf8f6f4.block_scale) against an
+ *                          fp64 host reference: every op layout, a partial K block, E5M2 x E4M3, alpha, beta,
+ *                          UE8M0 codes 0, 254 and 255 (NaN), both cta_groups; an fp32 D declined, D untouched
  *   fault_early_dealloc, fault_missing_peer_signal
  *                          the planted teardown bugs (WSGEMM_SM100_FAULT) run in a child process;
  *                          the case passes only if the child failed AND the emulation checker said so
@@ -54,11 +57,15 @@
 #include "sm100/sm100_probe.h" /* what the launcher ran (cta_group, splits, epilogue, staging); the
                                   emulation's TMEM columns and checker error */
 #include "testing.h"
+#include "tmem/desc.h" /* UMMA_KIND_MXF8F6F4: the probe's kind of the block-scaled MMA */
 #include "wsgemm.h"
 
 /* The path under test: the emulated kernel on Hopper (9.0), the real one on Blackwell (10.0): the same
  * cases are the first-run check on a B200 (docs/sm100.md). */
 static wsgemm_path kPath = WSGEMM_PATH_SM100_EMULATED;
+
+/* The probe's MMA kind of the MX kernel (kind::mxf8f6f4.block_scale). */
+static const int kKindMx = UMMA_KIND_MXF8F6F4; /* 2 */
 
 static int round8(int x)
 {
@@ -749,6 +756,233 @@ static int case_fused_c_not_d(wsgemm_handle h)
     return ok;
 }
 
+/* ---------------------------------------------------------------- block-scaled MXFP8 (wsgemm_matmul)
+ *
+ * VEC32_UE8M0 factors on A and B (include/wsgemm.h): A's an m x k/32 byte matrix (ld m), element (i, b) scaling
+ * op(A)(i, 32 b .. 32 b + 31), B's an n x k/32 one (ld n), element (j, b) scaling op(B)(32 b .., j); byte e is
+ * 2^(e - 127), 255 NaN. The kernel applies them in kind::mxf8f6f4.block_scale and writes a bf16 D (MN-major
+ * operands copied K-major first). A and B uniform [-1, 1] rounded to FP8, the factors random in [120, 134]
+ * (2^-7 .. 2^7); C is D, poisoned with NaN when beta == 0. The fp64 host reference: alpha sum_b 2^(ea - 127)
+ * 2^(eb - 127) (exact sum of the block's 32 products) + beta C, NaN where a factor is. Tolerance per element:
+ * 1 bf16 ulp at max(|got|, |ref|) + 2^-16 S (S: the same sum over |products|, plus |beta C|: the kernel sums in
+ * fp32, in another order); NaN exactly where the reference is NaN. */
+typedef struct mx_case {
+    const char *what;
+    wsgemm_op ta, tb;
+    int m, n, k;
+    wsgemm_dtype a, b, d; /* d other than bf16: the forced path declines, D untouched */
+    float alpha, beta;
+    int edges; /* 1: the UE8M0 edge codes of mx_edge_codes (m = 256, k = 256) */
+} mx_case;
+
+static size_t mx_a_index(const mx_case *mc, int lda, int i, int l)
+{
+    return mc->ta == WSGEMM_OP_N ? (size_t)i + (size_t)l * lda : (size_t)l + (size_t)i * lda;
+}
+
+static size_t mx_b_index(const mx_case *mc, int ldb, int l, int j)
+{
+    return mc->tb == WSGEMM_OP_N ? (size_t)l + (size_t)j * ldb : (size_t)j + (size_t)l * ldb;
+}
+
+/* A UE8M0 factor as OCP MX defines it: 2^(e - 127), NaN for 255. */
+static double mx_ue8m0(unsigned char e)
+{
+    return e == 255 ? NAN : ldexp(1.0, (int)e - 127);
+}
+
+/* One bf16 ulp at v >= 0 (finite): 2^(exponent - 7), the subnormal step 2^-133 below 2^-126. */
+static double mx_bf16_ulp(double v)
+{
+    int e = -126;
+    if (v > 0.0) {
+        (void)frexp(v, &e); /* v = f 2^e, f in [0.5, 1) */
+        e = e - 1 < -126 ? -126 : e - 1;
+    }
+    return ldexp(1.0, e - 7);
+}
+
+/* The edge codes (m = 256, k = 256: 8 factor blocks). Rows 5 and m - 6 take 254 (2^127) in block 1, where every
+ * factor of B is 100 (2^-27) and those rows' A elements are at most 2^-6: a block sum of at most 1/2, finite times
+ * either factor first (2^126, then 2^99). Rows 9 and 3m/4 take 0 (2^-127) in every block, and B's block 6 is
+ * 150 (2^23): results near 2^-104, normal, which a 0 read as zero or as 2^-126 misses by all of |ref|. Row
+ * m/2 + 2 takes 255 (NaN) in block 3: its whole row of D is NaN. */
+static void mx_edge_codes(const mx_case *mc, int lda, unsigned char *hA, unsigned char *sa, unsigned char *sb,
+                          testing_rng *r)
+{
+    enum { kLow = 1, kNan = 3, kHigh = 6 };
+    const int m = mc->m, n = mc->n;
+    const int big_rows[2] = {5, m - 6}, tiny_rows[2] = {9, 3 * m / 4};
+    for (int j = 0; j < n; ++j) {
+        sb[j + (size_t)kLow * n] = 100;
+        sb[j + (size_t)kHigh * n] = 150;
+    }
+    for (int t = 0; t < 2; ++t) {
+        sa[big_rows[t] + (size_t)kLow * m] = 254;
+        for (int l = 32 * kLow; l < 32 * kLow + 32; ++l)
+            testing_store(mc->a, hA, mx_a_index(mc, lda, big_rows[t], l), ldexpf(testing_rng_uniform(r), -6));
+        for (int b = 0; b < mc->k / 32; ++b) sa[tiny_rows[t] + (size_t)b * m] = 0;
+    }
+    sa[m / 2 + 2 + (size_t)kNan * m] = 255;
+}
+
+/* D against the reference; the count of bad elements (the first 5 printed), the largest error and its share of
+ * the tolerance. */
+static size_t mx_check(const mx_case *mc, int lda, int ldb, int ldd, const unsigned char *hA, const unsigned char *hB,
+                       const unsigned char *sa, const unsigned char *sb, const unsigned char *hC,
+                       const unsigned char *hD, double *max_err, double *max_share)
+{
+    const int m = mc->m, n = mc->n, k = mc->k;
+    const size_t na = (size_t)lda * (mc->ta == WSGEMM_OP_N ? k : m), nb = (size_t)ldb * (mc->tb == WSGEMM_OP_N ? n : k);
+    double *a = malloc(na * sizeof(double)), *b = malloc(nb * sizeof(double));
+    for (size_t e = 0; e < na; ++e) a[e] = testing_load(mc->a, hA, e);
+    for (size_t e = 0; e < nb; ++e) b[e] = testing_load(mc->b, hB, e);
+    size_t bad = 0;
+    *max_err = 0.0, *max_share = 0.0;
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            double total = 0.0, bound = 0.0;
+            for (int blk = 0; blk < k / 32; ++blk) {
+                const double f = mx_ue8m0(sa[i + (size_t)blk * m]) * mx_ue8m0(sb[j + (size_t)blk * n]);
+                double part = 0.0, abs_part = 0.0;
+                for (int l = 32 * blk; l < 32 * blk + 32; ++l) {
+                    const double p = a[mx_a_index(mc, lda, i, l)] * b[mx_b_index(mc, ldb, l, j)];
+                    part += p;
+                    abs_part += fabs(p);
+                }
+                total += f * part;
+                bound += fabs(f) * abs_part;
+            }
+            double want = (double)mc->alpha * total;
+            bound *= fabs((double)mc->alpha);
+            if (mc->beta != 0.0f) {
+                const double t = (double)mc->beta * testing_load(WSGEMM_R_16BF, hC, (size_t)i + (size_t)j * ldd);
+                want += t;
+                bound += fabs(t);
+            }
+            const double got = testing_load(WSGEMM_R_16BF, hD, (size_t)i + (size_t)j * ldd);
+            int good;
+            double tol = 0.0;
+            if (isnan(want)) {
+                good = isnan(got);
+            } else if (isinf(want)) {
+                good = got == want;
+            } else if (!isfinite(got)) {
+                good = 0;
+            } else {
+                const double err = fabs(got - want), big = fabs(got) > fabs(want) ? fabs(got) : fabs(want);
+                tol = mx_bf16_ulp(big) + ldexp(bound, -16);
+                good = err <= tol;
+                if (err > *max_err) *max_err = err;
+                if (err / tol > *max_share) *max_share = err / tol;
+            }
+            if (!good && bad++ < 5)
+                printf("    D (%d, %d): got %.8g, reference %.8g (tol %.3g) [m %d n %d k %d]\n", i, j, got, want, tol,
+                       m, n, k);
+        }
+    free(a), free(b);
+    return bad;
+}
+
+static int run_mx(wsgemm_handle h, const mx_case *mc, int cg, uint64_t seed)
+{
+    const int m = mc->m, n = mc->n, k = mc->k, k32 = k / 32;
+    const int declines = mc->d != WSGEMM_R_16BF, d_bytes = testing_dtype_bytes(mc->d);
+    const int a_rows = mc->ta == WSGEMM_OP_N ? m : k, a_cols = mc->ta == WSGEMM_OP_N ? k : m;
+    const int b_rows = mc->tb == WSGEMM_OP_N ? k : n, b_cols = mc->tb == WSGEMM_OP_N ? n : k;
+    const int lda = (a_rows + 15) / 16 * 16, ldb = (b_rows + 15) / 16 * 16, ldd = m;
+    const size_t na = (size_t)lda * a_cols, nb = (size_t)ldb * b_cols, nd = (size_t)ldd * n;
+    const size_t nsa = (size_t)m * k32, nsb = (size_t)n * k32;
+    unsigned char *hA = malloc(na), *hB = malloc(nb), *hSA = malloc(nsa), *hSB = malloc(nsb);
+    unsigned char *hC = malloc(nd * d_bytes), *hD = malloc(nd * d_bytes);
+    testing_rng r = testing_rng_seeded(seed);
+    for (size_t i = 0; i < na; ++i) testing_store(mc->a, hA, i, testing_rng_uniform(&r));
+    for (size_t i = 0; i < nb; ++i) testing_store(mc->b, hB, i, testing_rng_uniform(&r));
+    for (size_t i = 0; i < nsa; ++i) hSA[i] = (unsigned char)(120 + testing_rng_next(&r) % 15);
+    for (size_t i = 0; i < nsb; ++i) hSB[i] = (unsigned char)(120 + testing_rng_next(&r) % 15);
+    for (size_t i = 0; i < nd; ++i) testing_store(mc->d, hC, i, testing_rng_uniform(&r));
+    if (mc->edges) mx_edge_codes(mc, lda, hA, hSA, hSB, &r);
+    if (mc->beta == 0.0f || declines) memset(hC, 0xFF, nd * d_bytes); /* NaN: must not be read (or written) */
+    void *A = dev_copy(hA, na), *B = dev_copy(hB, nb), *SA = dev_copy(hSA, nsa), *SB = dev_copy(hSB, nsb);
+    void *D = dev_copy(hC, nd * d_bytes); /* C is D */
+
+    wsgemm_matmul_desc desc;
+    WSGEMM_CHECK(wsgemm_matmul_desc_init(&desc, mc->ta, mc->tb, mc->a, mc->d));
+    desc.Btype = mc->b;
+    desc.a_scale_mode = WSGEMM_MATMUL_SCALE_VEC32_UE8M0;
+    desc.b_scale_mode = WSGEMM_MATMUL_SCALE_VEC32_UE8M0;
+    desc.a_scale = (const float *)SA;
+    desc.b_scale = (const float *)SB;
+    set_cta_group(cg);
+    printf("[cta_group %d] mx %s: m %d n %d k %d, A %s, B %s, D %s, alpha %g, beta %g\n", cg, mc->what, m, n, k,
+           testing_dtype_name(mc->a), testing_dtype_name(mc->b), testing_dtype_name(mc->d), (double)mc->alpha,
+           (double)mc->beta);
+    const wsgemm_status st = wsgemm_matmul(h, &desc, m, n, k, &mc->alpha, A, lda, B, ldb, &mc->beta, D, ldd, D, ldd);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(hD, D, nd * d_bytes, cudaMemcpyDeviceToHost));
+    int ok;
+    if (declines) {
+        const int same = memcmp(hC, hD, nd * d_bytes) == 0;
+        ok = st == WSGEMM_STATUS_NOT_SUPPORTED && same;
+        printf("%s mx %s cta_group %d: %s (want NOT_SUPPORTED), D %s\n", ok ? "PASS" : "FAIL", mc->what, cg,
+               wsgemm_status_string(st), same ? "untouched" : "WRITTEN");
+    } else {
+        wsgemm_path ran = WSGEMM_PATH_NONE;
+        wsgemm_get_last_path(h, &ran);
+        ok = st == WSGEMM_STATUS_SUCCESS && ran == kPath;
+        if (!ok)
+            printf("FAIL mx %s: %s (%s), path %s (want %s)\n", mc->what, wsgemm_status_string(st),
+                   wsgemm_get_last_error_message(h), wsgemm_path_name(ran), wsgemm_path_name(kPath));
+        if (ok) {
+            double max_err, max_share;
+            const size_t bad = mx_check(mc, lda, ldb, ldd, hA, hB, hSA, hSB, hC, hD, &max_err, &max_share);
+            printf("%s mx %s cta_group %d: max |err| %.3g (%.3g of its tolerance), %zu of %zu elements bad\n",
+                   bad ? "FAIL" : "PASS", mc->what, cg, max_err, max_share, bad, (size_t)m * n);
+            ok = bad == 0;
+        }
+        /* the launch: this cta_group, one K split, the MN-major operands staged, the block-scaled MMA */
+        ok &= expect_launch("mx", cg, 1, -1, mc->ta == WSGEMM_OP_N, mc->tb == WSGEMM_OP_T);
+        wsgemm_sm100_launch_probe l;
+        const int got =
+            kPath == WSGEMM_PATH_SM100 ? wsgemm_sm100_last_launch(&l) : wsgemm_sm100_emulated_last_launch(&l);
+        if (got != 0 || l.kind != kKindMx) {
+            printf("FAIL mx %s: MMA kind %d (want %d, kind::mxf8f6f4.block_scale)\n", mc->what, got == 0 ? l.kind : -1,
+                   kKindMx);
+            ok = 0;
+        }
+        char rec[1024] = "";
+        const int code = wsgemm_sm100_emulated_checker_error(rec, sizeof rec);
+        if (!ok && code != 0 && code != WSGEMM_EMULATION_ABSENT) printf("  emulation checker record: %s\n", rec);
+    }
+    CUDA_CHECK(cudaFree(A));
+    CUDA_CHECK(cudaFree(B));
+    CUDA_CHECK(cudaFree(SA));
+    CUDA_CHECK(cudaFree(SB));
+    CUDA_CHECK(cudaFree(D));
+    free(hA), free(hB), free(hSA), free(hSB), free(hC), free(hD);
+    return ok;
+}
+
+/* mx: both cta_groups; K-major operands, a partial last K block with beta (C read), both operands MN-major, A
+ * MN-major with alpha, E5M2 A by E4M3 B, the UE8M0 edge codes; then the same call with an fp32 D declined. */
+static int case_mx(wsgemm_handle h)
+{
+    const wsgemm_op T = WSGEMM_OP_T, N = WSGEMM_OP_N;
+    const wsgemm_dtype E4 = WSGEMM_R_8F_E4M3, E5 = WSGEMM_R_8F_E5M2, BF = WSGEMM_R_16BF, F32 = WSGEMM_R_32F;
+    const mx_case cases[] = {
+        {"TN, UE8M0 codes 0, 254, 255", T, N, 256, 192, 256, E4, E4, BF, 1.0f, 0.0f, 1},
+        {"TN, partial K block, beta 0.5", T, N, 200, 300, 160, E4, E4, BF, 1.0f, 0.5f, 0},
+        {"NT, both operands staged", N, T, 129, 385, 96, E4, E4, BF, 1.0f, 0.0f, 0},
+        {"NN, A staged, alpha 0.75", N, N, 64, 200, 512, E4, E4, BF, 0.75f, 0.0f, 0},
+        {"TN, E5M2 x E4M3", T, N, 256, 384, 128, E5, E4, BF, 1.0f, 0.0f, 0},
+        {"TN, fp32 D declined", T, N, 256, 192, 256, E4, E4, F32, 1.0f, 0.0f, 1},
+    };
+    int ok = 1;
+    for (int cg = 1; cg <= 2; ++cg)
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) ok &= run_mx(h, &cases[c], cg, 9400 + 10 * cg + c);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     const char *name = argc > 1 ? argv[1] : "ops_cg1";
@@ -825,6 +1059,8 @@ int main(int argc, char **argv)
         ok = case_fused_e4m3_d(h);
     } else if (strcmp(name, "fused_c_not_d") == 0) {
         ok = case_fused_c_not_d(h);
+    } else if (strcmp(name, "mx") == 0) {
+        ok = case_mx(h);
     } else {
         fprintf(stderr, "unknown case '%s'\n", name);
         ok = 0;
